@@ -1,0 +1,117 @@
+"""What the commands share: host options, the machine they talk about, the data."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, List, Optional
+
+from torchsmith.machine import PLATFORMS, Machine
+from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
+
+__all__ = ["Context", "add_host_options", "add_json_option"]
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print exactly one JSON document on stdout")
+
+
+def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = True) -> None:
+    """``--host FILE`` and the overrides that describe a machine without probing it."""
+    group = parser.add_argument_group("host (describe another machine instead of probing this one)")
+    group.add_argument("--host", metavar="FILE", help="a host profile from `torchsmith probe --json`")
+    group.add_argument("--platform", choices=PLATFORMS, help="operating system and CPU")
+    group.add_argument("--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05")
+    group.add_argument("--driver-cuda", metavar="X.Y",
+                       help="highest CUDA the driver supports (nvidia-smi's 'CUDA Version')")
+    group.add_argument("--gpu", action="append", metavar="CC[:NAME]", default=None,
+                       help="an NVIDIA GPU by compute capability, e.g. 8.6 or 12.0:RTX 5090 "
+                            "(repeat for each GPU)")
+    group.add_argument("--no-gpu", action="store_true", help="plan for a machine with no GPU")
+    if python_flag:
+        group.add_argument("--python", metavar="X.Y|PATH",
+                           help="the target Python: a version (3.12) or an interpreter path")
+    group.add_argument("--jetson", metavar="L4T", help="an NVIDIA Jetson on this L4T release, e.g. 35.2.1")
+    group.add_argument("--rocm-gfx", action="append", metavar="GFX", default=None,
+                       help="an AMD GPU by gfx target, e.g. gfx1100 (repeat for each GPU)")
+    group.add_argument("--rocm-version", metavar="X.Y", help="installed ROCm version")
+
+
+def _looks_like_version(text: str) -> bool:
+    head = text.split(".")
+    return 2 <= len(head) <= 3 and all(p.isdigit() for p in head)
+
+
+class Context:
+    """Per-invocation state: parsed args, and the machine and data, loaded once when asked."""
+
+    def __init__(self, args: argparse.Namespace, environ: Optional[Any] = None) -> None:
+        self.args = args
+        self.environ = dict(os.environ if environ is None else environ)
+        self.warnings: List[str] = []
+        self._machine: Optional[Machine] = None
+        self._kb: Any = None
+
+    # --- the target interpreter ------------------------------------------------------
+    def python_path(self) -> Optional[str]:
+        value = getattr(self.args, "python", None)
+        if value and not _looks_like_version(value):
+            return str(value)
+        return None
+
+    def python_version(self) -> Optional[str]:
+        value = getattr(self.args, "python", None)
+        if value and _looks_like_version(value):
+            return str(value)
+        return None
+
+    # --- the machine -----------------------------------------------------------------
+    def overrides(self) -> Overrides:
+        from torchsmith.overrides import overrides_from_env
+
+        a = self.args
+        gpus = getattr(a, "gpu", None)
+        flags = build_overrides(
+            platform=getattr(a, "platform", None),
+            driver=getattr(a, "driver", None),
+            driver_cuda=getattr(a, "driver_cuda", None),
+            gpus=tuple(parse_gpu_spec(s, i) for i, s in enumerate(gpus)) if gpus else None,
+            no_gpu=bool(getattr(a, "no_gpu", False)),
+            python_version=self.python_version(),
+            jetson=getattr(a, "jetson", None),
+            rocm_gfx=tuple(getattr(a, "rocm_gfx", None) or ()) or None,
+            rocm_version=getattr(a, "rocm_version", None),
+        )
+        return flags.merged_over(overrides_from_env(self.environ))
+
+    def machine(self) -> Machine:
+        """The machine this command is about: ``--host FILE`` or a probe, then overrides."""
+        if self._machine is None:
+            from torchsmith.overrides import apply_overrides
+
+            host_file = getattr(self.args, "host", None)
+            if host_file:
+                from torchsmith.machine import load_machine
+
+                base = load_machine(host_file)
+            else:
+                from torchsmith.host.live import LiveHost
+                from torchsmith.probe import probe
+
+                python = self.python_path()
+                base = probe(LiveHost(self.environ), python=python)
+            self._machine = apply_overrides(base, self.overrides())
+        return self._machine
+
+    # --- the data --------------------------------------------------------------------
+    def kb(self) -> Any:
+        if self._kb is None:
+            from torchsmith.kb import load_kb
+
+            self._kb = load_kb(getattr(self.args, "kb", None) or self.environ.get("TORCHSMITH_KB"))
+            self.warnings.extend(getattr(self._kb, "warnings", ()))
+        return self._kb
+
+    def kb_version_if_loaded(self) -> Optional[str]:
+        return getattr(self._kb, "kb_version", None) if self._kb is not None else None

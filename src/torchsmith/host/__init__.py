@@ -1,0 +1,113 @@
+"""The only door from torchsmith to the operating system.
+
+Every hardware or OS read goes through a :class:`Host`. ``LiveHost`` talks to this machine;
+``RecordedHost`` replays a capture (a JSON file of files read and commands run), which is how
+the tests stand in for GPUs this machine does not have, and how users send bug reports.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
+
+__all__ = ["CommandResult", "Host", "PlatformInfo", "command_key"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did. ``returncode`` is None when it never finished or never started."""
+
+    argv: List[str]
+    returncode: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    not_found: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.not_found
+
+    def problem(self) -> str:
+        """A one-line description of why this command gave no usable answer."""
+        name = self.argv[0] if self.argv else "command"
+        if self.not_found:
+            return f"{os.path.basename(name)} not found"
+        if self.timed_out:
+            return f"{os.path.basename(name)} did not answer in time (killed)"
+        detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        first = detail[0][:200] if detail else "no output"
+        return f"{os.path.basename(name)} exited with {self.returncode}: {first}"
+
+
+@dataclass(frozen=True)
+class PlatformInfo:
+    """Facts Python itself knows about the interpreter running torchsmith and its OS."""
+
+    system: str  # platform.system(): Linux, Windows, Darwin
+    machine: str  # platform.machine(): x86_64, aarch64, arm64, AMD64
+    release: str  # kernel release
+    python_version: str  # 3.11.7
+    python_implementation: str  # CPython
+    python_executable: str
+    python_prefix: str
+    python_base_prefix: str
+    python_free_threaded: bool = False
+    python_bits: int = 64
+    libc: str = ""  # "glibc 2.36", "" when not glibc
+    cpu_count: int = 0
+    mac_version: str = ""  # platform.mac_ver()[0]
+    windows_version: str = ""
+
+    def to_json(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlatformInfo:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+class Host(Protocol):
+    """Small on purpose: everything above it is pure and testable from captures."""
+
+    def read_text(self, path: str) -> Optional[str]:
+        """The file's text, or None when it is absent or unreadable."""
+
+    def list_dir(self, path: str) -> Optional[List[str]]:
+        """Sorted entry names, or None when the directory is absent or unreadable."""
+
+    def which(self, name: str) -> Optional[str]:
+        """The executable's path on PATH, or None."""
+
+    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
+        """Run a command without a shell; never raises, never waits past ``timeout``."""
+
+    def environ(self) -> Mapping[str, str]:
+        """The environment variables torchsmith may read."""
+
+    def platform(self) -> PlatformInfo:
+        """What Python knows of the interpreter and OS."""
+
+
+def command_key(argv: Sequence[str]) -> str:
+    """A stable name for a command, the same on every machine, for captures.
+
+    The executable is reduced to its basename, any Python interpreter to ``python``, and
+    files inside the torchsmith package to ``torchsmith:<relative path>``.
+    """
+    parts: List[str] = []
+    for index, arg in enumerate(argv):
+        if index == 0:
+            base = os.path.basename(arg)
+            parts.append("python" if base.startswith("python") else base)
+        elif os.path.isabs(arg) and arg.startswith(_PACKAGE_DIR):
+            rel = os.path.relpath(arg, _PACKAGE_DIR).replace(os.sep, "/")
+            parts.append(f"torchsmith:{rel}")
+        else:
+            parts.append(arg)
+    return " ".join(parts)
+

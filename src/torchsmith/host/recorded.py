@@ -1,0 +1,141 @@
+"""Captures: a host's answers written down, and replayed.
+
+A capture is one JSON document::
+
+    {"schema": 1, "slug": "...", "description": "...", "sources": ["where each text came from"],
+     "platform": {PlatformInfo fields}, "environ": {...},
+     "files": {path: text | null}, "dirs": {path: [names] | null}, "which": {name: path | null},
+     "commands": {command_key: {"returncode", "stdout", "stderr", "timed_out", "not_found"}}}
+
+Anything a capture does not mention is absent: no file, no directory, no executable.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from torchsmith.errors import ProfileError
+from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
+
+__all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "load_capture"]
+
+CAPTURE_SCHEMA = 1
+
+
+class RecordedHost:
+    """Replays a capture. Pure: it never touches the machine it runs on."""
+
+    def __init__(self, capture: Mapping[str, Any]) -> None:
+        if not isinstance(capture, Mapping) or capture.get("schema") != CAPTURE_SCHEMA:
+            raise ProfileError(f"not a torchsmith capture (schema {CAPTURE_SCHEMA} expected)")
+        self.capture = capture
+        try:
+            self._platform = PlatformInfo.from_json(capture["platform"])
+        except (KeyError, TypeError) as exc:
+            raise ProfileError(f"capture has no usable 'platform' section: {exc}") from exc
+        self._files: Mapping[str, Optional[str]] = capture.get("files") or {}
+        self._dirs: Mapping[str, Optional[List[str]]] = capture.get("dirs") or {}
+        self._which: Mapping[str, Optional[str]] = capture.get("which") or {}
+        self._commands: Mapping[str, Mapping[str, Any]] = capture.get("commands") or {}
+        self._environ: Dict[str, str] = {
+            str(k): str(v) for k, v in (capture.get("environ") or {}).items()
+        }
+
+    def read_text(self, path: str) -> Optional[str]:
+        return self._files.get(path)
+
+    def list_dir(self, path: str) -> Optional[List[str]]:
+        names = self._dirs.get(path)
+        return sorted(names) if names is not None else None
+
+    def which(self, name: str) -> Optional[str]:
+        return self._which.get(name)
+
+    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
+        answer = self._commands.get(command_key(argv))
+        if answer is None:
+            return CommandResult(list(argv), not_found=True)
+        return CommandResult(
+            list(argv),
+            returncode=answer.get("returncode"),
+            stdout=answer.get("stdout", ""),
+            stderr=answer.get("stderr", ""),
+            timed_out=bool(answer.get("timed_out", False)),
+            not_found=bool(answer.get("not_found", False)),
+        )
+
+    def environ(self) -> Mapping[str, str]:
+        return self._environ
+
+    def platform(self) -> PlatformInfo:
+        return self._platform
+
+
+class RecordingHost:
+    """Wraps another host and writes down every answer, for ``probe --record``."""
+
+    def __init__(self, inner: Host, environ_keys: Optional[Sequence[str]] = None) -> None:
+        self._inner = inner
+        self._environ_keys = environ_keys
+        self.files: Dict[str, Optional[str]] = {}
+        self.dirs: Dict[str, Optional[List[str]]] = {}
+        self.which_answers: Dict[str, Optional[str]] = {}
+        self.commands: Dict[str, Dict[str, Any]] = {}
+        self.read_environ: Dict[str, str] = {}
+
+    def read_text(self, path: str) -> Optional[str]:
+        self.files[path] = text = self._inner.read_text(path)
+        return text
+
+    def list_dir(self, path: str) -> Optional[List[str]]:
+        self.dirs[path] = names = self._inner.list_dir(path)
+        return names
+
+    def which(self, name: str) -> Optional[str]:
+        self.which_answers[name] = found = self._inner.which(name)
+        return found
+
+    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
+        result = self._inner.run(argv, timeout)
+        self.commands[command_key(argv)] = {
+            "returncode": result.returncode,
+            "stdout": result.stdout,
+            "stderr": result.stderr,
+            "timed_out": result.timed_out,
+            "not_found": result.not_found,
+        }
+        return result
+
+    def environ(self) -> Mapping[str, str]:
+        return self._inner.environ()
+
+    def platform(self) -> PlatformInfo:
+        return self._inner.platform()
+
+    def capture(self, slug: str = "recorded", description: str = "") -> Dict[str, Any]:
+        environ = self._inner.environ()
+        keys = self._environ_keys if self._environ_keys is not None else sorted(environ)
+        return {
+            "schema": CAPTURE_SCHEMA,
+            "slug": slug,
+            "description": description,
+            "sources": ["recorded by torchsmith probe --record"],
+            "platform": self._inner.platform().to_json(),
+            "environ": {k: environ[k] for k in keys if k in environ},
+            "files": dict(sorted(self.files.items())),
+            "dirs": dict(sorted(self.dirs.items())),
+            "which": dict(sorted(self.which_answers.items())),
+            "commands": dict(sorted(self.commands.items())),
+        }
+
+
+def load_capture(path: str) -> RecordedHost:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise ProfileError(f"cannot read capture {path}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise ProfileError(f"capture {path} is not valid JSON: {exc}") from exc
+    return RecordedHost(data)

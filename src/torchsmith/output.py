@@ -1,0 +1,93 @@
+"""Results and how they are shown: one JSON envelope, or text for people.
+
+Commands return a :class:`Result`; only this module and the CLI print. With ``--json`` stdout
+carries exactly one document (keys sorted, no colour)::
+
+    {"schema": 1, "torchsmith": VERSION, "kb_version": ..., "command": ..., "status": ...,
+     "exit_code": N, "data": {...}, "warnings": [...], "errors": [{code, message, context, hint}]}
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Dict, List, Optional
+
+from torchsmith import __version__
+
+__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Result", "emit", "use_color"]
+
+ENVELOPE_SCHEMA = 1
+
+
+class ExitCode(enum.IntEnum):
+    """Documented in docs/reference/exit-codes.md; a test keeps the two in step."""
+
+    OK = 0
+    FAILURE = 1
+    USAGE = 2
+    NO_SOLUTION = 3
+    PROBLEMS_FOUND = 4
+    WOULD_BREAK = 5
+    INTERRUPTED = 130
+
+
+@dataclass
+class Result:
+    command: str
+    data: Dict[str, Any] = field(default_factory=dict)
+    status: str = "ok"
+    exit_code: ExitCode = ExitCode.OK
+    warnings: List[str] = field(default_factory=list)
+    errors: List[Dict[str, Any]] = field(default_factory=list)
+    kb_version: Optional[str] = None
+    # Renders the human form; receives the stream to write to. None = print data as JSON.
+    human: Optional[Callable[[IO[str]], None]] = None
+
+    def envelope(self) -> Dict[str, Any]:
+        return {
+            "schema": ENVELOPE_SCHEMA,
+            "torchsmith": __version__,
+            "kb_version": self.kb_version,
+            "command": self.command,
+            "status": self.status,
+            "exit_code": int(self.exit_code),
+            "data": self.data,
+            "warnings": list(self.warnings),
+            "errors": list(self.errors),
+        }
+
+
+def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool:
+    import os
+
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR") is not None:
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def emit(result: Result, as_json: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> None:
+    if as_json:
+        out.write(json.dumps(result.envelope(), sort_keys=True, indent=2) + "\n")
+        return
+    if result.human is not None:
+        result.human(out)
+    elif result.data:
+        out.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
+    for warning in result.warnings:
+        err.write(f"warning: {warning}\n")
+    for error in result.errors:
+        err.write(format_error(error) + "\n")
+
+
+def format_error(error: Dict[str, Any]) -> str:
+    lines = [f"error[{error.get('code', 'error')}]: {error.get('message', '')}"]
+    lines.extend(f"  {line}" for line in error.get("context") or ())
+    if error.get("hint"):
+        lines.append(f"  hint: {error['hint']}")
+    return "\n".join(lines)

@@ -1,0 +1,184 @@
+"""Facts the user states instead of letting the probe read them.
+
+The same overrides come from flags (``--driver 535.104.05``) or the environment
+(``TORCHSMITH_DRIVER=535.104.05``); flags win. As with conda's ``CONDA_OVERRIDE_CUDA``, an
+empty variable means "absent" (``TORCHSMITH_DRIVER=`` describes a machine with no driver).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from torchsmith.errors import UsageError
+from torchsmith.machine import (
+    PLATFORMS,
+    AmdGpu,
+    JetsonInfo,
+    Machine,
+    NvidiaGpu,
+    NvidiaInfo,
+    RocmInfo,
+)
+
+__all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_gpu_spec"]
+
+# flag destination -> environment variable
+ENV_VARS: Dict[str, str] = {
+    "platform": "TORCHSMITH_PLATFORM",
+    "driver": "TORCHSMITH_DRIVER",
+    "driver_cuda": "TORCHSMITH_DRIVER_CUDA",
+    "gpus": "TORCHSMITH_GPUS",
+    "no_gpu": "TORCHSMITH_NO_GPU",
+    "python_version": "TORCHSMITH_PYTHON_VERSION",
+    "jetson": "TORCHSMITH_JETSON",
+    "rocm_gfx": "TORCHSMITH_ROCM_GFX",
+    "rocm_version": "TORCHSMITH_ROCM_VERSION",
+}
+
+_CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
+_VERSION = re.compile(r"^\d+(\.\d+){0,3}$")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    platform: Optional[str] = None
+    driver: Optional[str] = None  # "" = no driver
+    driver_cuda: Optional[str] = None
+    gpus: Optional[Tuple[NvidiaGpu, ...]] = None
+    no_gpu: bool = False
+    python_version: Optional[str] = None
+    jetson: Optional[str] = None  # L4T release
+    rocm_gfx: Optional[Tuple[str, ...]] = None
+    rocm_version: Optional[str] = None
+
+    def merged_over(self, base: Overrides) -> Overrides:
+        """These overrides, falling back to ``base`` for anything not set here."""
+        values = {}
+        for f in dataclasses.fields(self):
+            mine = getattr(self, f.name)
+            values[f.name] = mine if mine not in (None, False) else getattr(base, f.name)
+        return Overrides(**values)
+
+    @property
+    def empty(self) -> bool:
+        return self == Overrides()
+
+
+def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
+    """``8.6``, ``sm_86``, ``86`` or ``8.6:RTX 3090`` -> an NvidiaGpu."""
+    cc_text, _, name = spec.partition(":")
+    match = _CC.match(cc_text.strip().lower())
+    if not match:
+        raise UsageError(
+            f"not a compute capability: {cc_text.strip()!r}",
+            hint="write it as 8.6, sm_86 or 8.6:NAME",
+        )
+    cc = f"{int(match.group(1))}.{match.group(2)}"
+    return NvidiaGpu(index=index, name=name.strip() or f"GPU sm_{cc.replace('.', '')}",
+                     compute_capability=cc, source="override")
+
+
+def _check_version(value: str, what: str) -> str:
+    if value and not _VERSION.match(value):
+        raise UsageError(f"not a {what}: {value!r}", hint="write it as digits and dots")
+    return value
+
+
+def overrides_from_env(environ: Mapping[str, str]) -> Overrides:
+    values: Dict[str, object] = {}
+    for key, var in ENV_VARS.items():
+        if var not in environ:
+            continue
+        raw = environ[var].strip()
+        if key == "gpus":
+            values[key] = tuple(
+                parse_gpu_spec(s, i) for i, s in enumerate(p for p in raw.split(",") if p.strip())
+            )
+        elif key == "no_gpu":
+            values[key] = raw.lower() not in ("", "0", "false", "no")
+        elif key == "rocm_gfx":
+            values[key] = tuple(p.strip() for p in raw.split(",") if p.strip())
+        else:
+            values[key] = raw
+    return build_overrides(**values)
+
+
+def build_overrides(**values: object) -> Overrides:
+    """Validate raw override values (from flags or env) into :class:`Overrides`."""
+    platform = values.get("platform")
+    if platform and platform not in PLATFORMS:
+        raise UsageError(f"unknown platform {platform!r}", hint="one of: " + ", ".join(PLATFORMS))
+    for key, what in (("driver", "driver version"), ("driver_cuda", "CUDA version"),
+                      ("python_version", "Python version"), ("jetson", "L4T release"),
+                      ("rocm_version", "ROCm version")):
+        value = values.get(key)
+        if isinstance(value, str):
+            _check_version(value, what)
+    for gfx in values.get("rocm_gfx") or ():  # type: ignore[attr-defined]
+        if not re.match(r"^gfx[0-9a-f]{3,4}$", str(gfx)):
+            raise UsageError(f"not a gfx target: {gfx!r}", hint="e.g. gfx1100 or gfx90a")
+    return Overrides(**values)  # type: ignore[arg-type]
+
+
+def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
+    """The machine as the user describes it. Each overridden fact is named in ``overridden``."""
+    changed: List[str] = []
+    m = machine
+    if overrides.platform:
+        system, _, arch = overrides.platform.partition("-")
+        wsl = system == "wsl"
+        m = dataclasses.replace(m, os=dataclasses.replace(
+            m.os, system="linux" if wsl else system, arch=arch, wsl=wsl, source="override"))
+        if system != "linux" and not wsl:
+            m = dataclasses.replace(m, jetson=None)
+        changed.append("platform")
+    if overrides.python_version:
+        m = dataclasses.replace(m, python=dataclasses.replace(
+            m.python, version=overrides.python_version, source="override"))
+        changed.append("python")
+    if overrides.no_gpu:
+        m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
+        changed.append("no-gpu")
+    nvidia = m.nvidia
+    if overrides.driver is not None:
+        if overrides.driver == "":
+            nvidia = None
+        else:
+            nvidia = dataclasses.replace(nvidia or NvidiaInfo(), driver_version=overrides.driver,
+                                         driver_version_source="override", driver_cuda=None,
+                                         driver_cuda_source="")
+        changed.append("driver")
+    if overrides.driver_cuda:
+        nvidia = dataclasses.replace(nvidia or NvidiaInfo(), driver_cuda=overrides.driver_cuda,
+                                     driver_cuda_source="override")
+        changed.append("driver-cuda")
+    if overrides.gpus is not None:
+        nvidia = dataclasses.replace(nvidia or NvidiaInfo(), gpus=overrides.gpus,
+                                     gpus_source="override", visible=None)
+        changed.append("gpus")
+    if nvidia is not m.nvidia:
+        m = dataclasses.replace(m, nvidia=nvidia)
+    if overrides.jetson:
+        m = dataclasses.replace(
+            m,
+            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
+            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
+        )
+        changed.append("jetson")
+    if overrides.rocm_gfx is not None or overrides.rocm_version:
+        rocm = m.rocm or RocmInfo(source="override")
+        if overrides.rocm_gfx is not None:
+            rocm = dataclasses.replace(rocm, gpus=tuple(
+                AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
+        if overrides.rocm_version:
+            rocm = dataclasses.replace(rocm, version=overrides.rocm_version,
+                                       version_source="override")
+        m = dataclasses.replace(m, rocm=rocm)
+        changed.append("rocm")
+    if not changed:
+        return m
+    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+

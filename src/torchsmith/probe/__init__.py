@@ -1,0 +1,80 @@
+"""``probe``: a fast picture of the machine, without importing torch.
+
+Every fact records where it came from; a source that fails becomes a :class:`ProbeNote`
+instead of an exception. All reads go through a :class:`~torchsmith.host.Host`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import List, Optional
+
+from torchsmith.host import Host
+from torchsmith.machine import Machine, ProbeNote, PythonInfo
+from torchsmith.probe.apple import detect_apple
+from torchsmith.probe.intel import detect_intel_gpus
+from torchsmith.probe.jetson import detect_jetson
+from torchsmith.probe.nvidia import detect_nvidia
+from torchsmith.probe.rocm import detect_rocm
+from torchsmith.probe.system import (
+    detect_env,
+    detect_os,
+    detect_python,
+    detect_scheduler,
+    detect_toolkits,
+)
+
+__all__ = ["inspect_python", "probe"]
+
+_SNIPPET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "snippets", "python_info.py")
+
+
+def inspect_python(host: Host, executable: str, notes: List[ProbeNote]) -> Optional[PythonInfo]:
+    """Facts about another interpreter, read by running a stdlib-only snippet in it."""
+    result = host.run([executable, _SNIPPET], 15.0)
+    if not result.ok:
+        notes.append(ProbeNote(f"python {executable}", result.problem()))
+        return None
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+        return PythonInfo(
+            version=str(data["version"]),
+            implementation=str(data.get("implementation", "CPython")),
+            free_threaded=bool(data.get("free_threaded")),
+            executable=str(data.get("executable") or executable),
+            prefix=str(data.get("prefix", "")),
+            virtualenv=data.get("virtualenv"),
+            conda_prefix=data.get("conda_prefix"),
+            source=f"ran {executable}",
+        )
+    except (ValueError, IndexError, KeyError, TypeError):
+        notes.append(ProbeNote(f"python {executable}", "printed no usable JSON"))
+        return None
+
+
+def probe(host: Host, python: Optional[str] = None) -> Machine:
+    """Describe the machine behind ``host``. ``python``: inspect that interpreter instead."""
+    notes: List[ProbeNote] = []
+    plat = host.platform()
+    os_info = detect_os(host, plat, notes)
+    python_info = detect_python(host, plat)
+    if python:
+        python_info = inspect_python(host, python, notes) or python_info
+    jetson = detect_jetson(host, notes) if os_info.system == "linux" else None
+    nvidia = detect_nvidia(host, notes) if os_info.system in ("linux", "windows") else None
+    rocm = detect_rocm(host, notes) if os_info.system in ("linux", "windows") else None
+    return Machine(
+        os=os_info,
+        python=python_info,
+        nvidia=nvidia,
+        jetson=jetson,
+        rocm=rocm,
+        intel_gpus=detect_intel_gpus(host, notes) if os_info.system in ("linux", "windows") else (),
+        apple=detect_apple(host, plat, notes),
+        cuda_toolkits=detect_toolkits(host, notes) if os_info.system != "macos" else (),
+        env=detect_env(host, plat),
+        scheduler=detect_scheduler(host),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,311 @@
+"""NVIDIA driver and GPUs.
+
+Sources, in order; each is asked only for what the earlier ones left unknown, each with a
+timeout because a broken driver can make NVML or nvidia-smi hang for minutes:
+
+1. NVML (nvidia-ml-py) in a child interpreter: driver, driver CUDA, every GPU.
+2. ``/proc/driver/nvidia/version`` then ``/sys/module/nvidia/version``: the driver version.
+3. ``nvidia-smi --query-gpu=...``: the GPUs (``compute_cap`` needs driver 510+; older
+   drivers are asked again without it).
+4. libcuda's ``cuDriverGetVersion`` in a child interpreter, then the ``nvidia-smi`` banner:
+   the highest CUDA the driver supports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from torchsmith.host import Host
+from torchsmith.machine import NvidiaGpu, NvidiaInfo, ProbeNote
+
+__all__ = [
+    "detect_nvidia",
+    "parse_cuda_driver_int",
+    "parse_nvidia_smi_banner",
+    "parse_nvidia_smi_query",
+    "parse_proc_driver_version",
+    "parse_visible_devices",
+]
+
+TIMEOUT = 8.0
+_SNIPPETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "snippets")
+
+QUERY_FIELDS = ("index", "name", "compute_cap", "memory.total", "uuid", "pci.bus_id",
+                "mig.mode.current", "driver_version")
+_LEGACY_FIELDS = tuple(f for f in QUERY_FIELDS if f != "compute_cap")
+
+_PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
+_BANNER_DRIVER = re.compile(r"Driver Version:\s*(\d+\.\d+(?:\.\d+)*)")
+_BANNER_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
+_DRIVER = re.compile(r"^\d+\.\d+(\.\d+)*$")
+
+
+def parse_proc_driver_version(text: str) -> Optional[str]:
+    """``535.104.05`` from /proc/driver/nvidia/version (or the bare /sys/module line)."""
+    match = _PROC_VERSION.search(text)
+    if match:
+        return match.group(1)
+    stripped = text.strip()
+    return stripped if _DRIVER.match(stripped) else None
+
+
+def parse_nvidia_smi_banner(text: str) -> Tuple[Optional[str], Optional[str]]:
+    """(driver version, driver CUDA) from plain ``nvidia-smi`` output."""
+    driver = _BANNER_DRIVER.search(text)
+    cuda = _BANNER_CUDA.search(text)
+    return (driver.group(1) if driver else None, cuda.group(1) if cuda else None)
+
+
+def parse_cuda_driver_int(value: int) -> Optional[str]:
+    """cuDriverGetVersion's 12080 -> ``12.8``."""
+    if value <= 0:
+        return None
+    return f"{value // 1000}.{(value % 1000) // 10}"
+
+
+def _clean(cell: str) -> Optional[str]:
+    cell = cell.strip()
+    return None if cell in ("", "[N/A]", "N/A", "[Not Supported]", "[Unknown Error]") else cell
+
+
+def parse_nvidia_smi_query(text: str, fields: Sequence[str] = QUERY_FIELDS) -> List[Dict[str, Any]]:
+    """Rows of ``--query-gpu=... --format=csv,noheader,nounits`` as dicts.
+
+    Lines that do not have the right number of cells (a truncated output) are skipped.
+    """
+    rows: List[Dict[str, Any]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != len(fields):
+            continue
+        row = {name: _clean(cell) for name, cell in zip(fields, cells)}
+        if row.get("index") is None or not str(row["index"]).isdigit():
+            continue
+        rows.append(row)
+    return rows
+
+
+def parse_visible_devices(value: str, gpus: Sequence[NvidiaGpu]) -> Tuple[int, ...]:
+    """Indexes of the GPUs CUDA_VISIBLE_DEVICES lets a process see.
+
+    CUDA's own rules: entries are indexes or (prefixes of) UUIDs; the list stops at the first
+    entry that matches no device; an empty value or ``-1`` hides every GPU.
+    """
+    chosen: List[int] = []
+    for entry in (e.strip() for e in value.split(",")):
+        if entry.isdigit():
+            index = int(entry)
+            if not any(g.index == index for g in gpus):
+                break
+            chosen.append(index)
+            continue
+        matches = [g.index for g in gpus if entry and g.uuid and g.uuid.startswith(entry)]
+        if len(matches) != 1:
+            break
+        chosen.append(matches[0])
+    return tuple(dict.fromkeys(chosen))
+
+
+def _driver_present(host: Host) -> bool:
+    if host.read_text("/proc/driver/nvidia/version") is not None:
+        return True
+    if host.which("nvidia-smi"):
+        return True
+    wsl_lib = host.list_dir("/usr/lib/wsl/lib") or []
+    return any(name.startswith("libnvidia-ml") for name in wsl_lib)
+
+
+def _from_nvml(host: Host, python: str, notes: List[ProbeNote]) -> Optional[Dict[str, Any]]:
+    result = host.run([python, os.path.join(_SNIPPETS, "nvml_probe.py")], TIMEOUT)
+    if not result.ok:
+        notes.append(ProbeNote("nvml", result.problem()))
+        return None
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        notes.append(ProbeNote("nvml", "the NVML child printed no JSON"))
+        return None
+    if not isinstance(data, dict):
+        return None
+    if data.get("error"):
+        notes.append(ProbeNote("nvml", _explain_nvml_error(str(data["error"]))))
+        if not data.get("driver_version"):
+            return None
+    return data
+
+
+def _explain_nvml_error(error: str) -> str:
+    lowered = error.lower()
+    if "mismatch" in lowered:
+        return ("Driver/library version mismatch: the loaded kernel module and the user-space "
+                "NVIDIA libraries differ (a driver update without a reboot). Reboot, or reload "
+                "the nvidia kernel modules.")
+    if "driver not loaded" in lowered:
+        return "NVML: the NVIDIA kernel driver is not loaded"
+    return error
+
+
+def _gpus_from_rows(rows: Sequence[Dict[str, Any]], source: str) -> Tuple[NvidiaGpu, ...]:
+    gpus = []
+    for row in rows:
+        memory = row.get("memory.total")
+        gpus.append(NvidiaGpu(
+            index=int(row["index"]),
+            name=row.get("name") or "unknown NVIDIA GPU",
+            compute_capability=_normalise_cc(row.get("compute_cap")),
+            memory_mib=int(float(memory)) if memory and _is_number(memory) else None,
+            uuid=row.get("uuid"),
+            bus_id=row.get("pci.bus_id"),
+            mig_mode=row.get("mig.mode.current"),
+            source=source,
+        ))
+    return tuple(gpus)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _normalise_cc(value: Optional[str]) -> Optional[str]:
+    if not value:
+        return None
+    match = re.match(r"^(\d+)\.(\d+)$", value.strip())
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
+def _smi_problem(stdout: str, stderr: str, rc: Optional[int]) -> str:
+    text = (stdout + "\n" + stderr).strip()
+    if "No devices were found" in text:
+        return "nvidia-smi: the driver is loaded but no NVIDIA device was found"
+    if "version mismatch" in text.lower():
+        return ("nvidia-smi: Driver/library version mismatch (driver updated without a reboot); "
+                "reboot or reload the nvidia kernel modules")
+    if "couldn't communicate with the NVIDIA driver" in text:
+        return ("nvidia-smi cannot talk to the NVIDIA driver: it is not loaded or not installed "
+                "for this kernel")
+    first = text.splitlines()[0][:200] if text else "no output"
+    return f"nvidia-smi exited with {rc}: {first}"
+
+
+def _from_nvidia_smi(host: Host, notes: List[ProbeNote]) -> Optional[Tuple[NvidiaGpu, ...]]:
+    smi = host.which("nvidia-smi")
+    if not smi:
+        notes.append(ProbeNote("nvidia-smi", "nvidia-smi not found on PATH"))
+        return None
+    for fields in (QUERY_FIELDS, _LEGACY_FIELDS):
+        result = host.run(
+            [smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"], TIMEOUT
+        )
+        if result.timed_out or result.not_found:
+            notes.append(ProbeNote("nvidia-smi", result.problem()))
+            return None
+        text = result.stdout + result.stderr
+        if result.returncode != 0 and "not a valid field" in text and fields is QUERY_FIELDS:
+            continue  # driver older than 510 has no compute_cap; ask again without it
+        if result.returncode != 0:
+            notes.append(ProbeNote("nvidia-smi", _smi_problem(result.stdout, result.stderr,
+                                                              result.returncode)))
+            return None
+        rows = parse_nvidia_smi_query(result.stdout, fields)
+        if not rows:
+            notes.append(ProbeNote("nvidia-smi", "nvidia-smi printed no GPU rows it could read"))
+            return None
+        return _gpus_from_rows(rows, "nvidia-smi --query-gpu")
+    return None
+
+
+def _cuda_from_libcuda(host: Host, python: str, notes: List[ProbeNote]) -> Optional[str]:
+    result = host.run([python, os.path.join(_SNIPPETS, "cuda_driver.py")], TIMEOUT)
+    if not result.ok:
+        notes.append(ProbeNote("cuDriverGetVersion", result.problem()))
+        return None
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+        version = int(data["version"])
+    except (ValueError, IndexError, KeyError, TypeError):
+        detail = result.stdout.strip()[:200] or "no output"
+        notes.append(ProbeNote("cuDriverGetVersion", f"no version: {detail}"))
+        return None
+    return parse_cuda_driver_int(version)
+
+
+def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
+    """The NVIDIA driver and GPUs, or None when there is no sign of an NVIDIA driver."""
+    if not _driver_present(host):
+        return None
+    python = host.platform().python_executable or "python3"
+    driver = driver_src = cuda = cuda_src = None
+    gpus: Tuple[NvidiaGpu, ...] = ()
+    gpus_src = ""
+
+    nvml = _from_nvml(host, python, notes)
+    if nvml:
+        driver, driver_src = nvml.get("driver_version"), "nvml"
+        cuda_int = nvml.get("cuda_driver_version")
+        if isinstance(cuda_int, int):
+            cuda, cuda_src = parse_cuda_driver_int(cuda_int), "nvml"
+        rows = [g for g in nvml.get("gpus") or () if isinstance(g, dict)]
+        gpus = tuple(
+            NvidiaGpu(index=int(g.get("index", i)), name=str(g.get("name") or "unknown"),
+                      compute_capability=_normalise_cc(g.get("compute_capability")),
+                      memory_mib=g.get("memory_mib"), uuid=g.get("uuid"), bus_id=g.get("bus_id"),
+                      mig_mode=g.get("mig_mode"), source="nvml")
+            for i, g in enumerate(rows)
+        )
+        gpus_src = "nvml" if gpus else ""
+
+    if not driver:
+        for path in ("/proc/driver/nvidia/version", "/sys/module/nvidia/version"):
+            text = host.read_text(path)
+            found = parse_proc_driver_version(text) if text else None
+            if found:
+                driver, driver_src = found, path
+                break
+            if text is not None:
+                notes.append(ProbeNote(path, "present but no driver version could be read"))
+
+    smi_gpus = None
+    if not gpus or any(g.compute_capability is None for g in gpus):
+        smi_gpus = _from_nvidia_smi(host, notes)
+        if smi_gpus:
+            gpus, gpus_src = smi_gpus, "nvidia-smi --query-gpu"
+
+    if not cuda and driver:
+        cuda = _cuda_from_libcuda(host, python, notes)
+        cuda_src = "cuDriverGetVersion" if cuda else None
+    if not cuda and smi_gpus is not None and host.which("nvidia-smi"):
+        banner = host.run([host.which("nvidia-smi") or "nvidia-smi"], TIMEOUT)
+        if banner.ok:
+            banner_driver, cuda = parse_nvidia_smi_banner(banner.stdout)
+            cuda_src = "nvidia-smi" if cuda else None
+            if not driver and banner_driver:
+                driver, driver_src = banner_driver, "nvidia-smi"
+
+    if not driver and not gpus:
+        return None
+    visible: Optional[Tuple[int, ...]] = None
+    cvd = host.environ().get("CUDA_VISIBLE_DEVICES")
+    if cvd is not None and gpus:
+        visible = parse_visible_devices(cvd, gpus)
+        hidden = len(gpus) - len(visible)
+        if hidden:
+            notes.append(ProbeNote(
+                "CUDA_VISIBLE_DEVICES",
+                f"CUDA_VISIBLE_DEVICES={cvd!r} hides {hidden} of {len(gpus)} GPU(s) from CUDA",
+            ))
+    if driver and not gpus:
+        notes.append(ProbeNote("nvidia", f"driver {driver} is loaded but no GPU could be listed"))
+    return NvidiaInfo(
+        driver_version=driver, driver_version_source=driver_src or "",
+        driver_cuda=cuda, driver_cuda_source=cuda_src or "",
+        gpus=gpus, gpus_source=gpus_src, visible=visible,
+    )
