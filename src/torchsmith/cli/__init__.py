@@ -22,6 +22,15 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS: Tuple[Tuple[str, str, str], ...] = (
     ("summary", "torchsmith.cli.summary", "this machine, this environment, the install to use (default)"),
     ("probe", "torchsmith.cli.probe", "describe this machine's GPUs, driver, OS and Python"),
+    ("plan", "torchsmith.cli.plan", "the best working torch stack for a machine, and why"),
+    ("matrix", "torchsmith.cli.matrix", "recent torch releases × variants: which run here, and why not"),
+    ("install", "torchsmith.cli.install", "install the plan into a venv, verify it, roll back on failure"),
+    ("guard", "torchsmith.cli.guard", "keep a working torch from being replaced by later installs"),
+    ("doctor", "torchsmith.cli.doctor", "what is wrong with this environment, and the fix"),
+    ("explain", "torchsmith.cli.explain", "the cause and fix of an error message or log"),
+    ("kb", "torchsmith.cli.kb", "the compatibility data: info, show, validate, refresh"),
+    ("fleet", "torchsmith.cli.fleet", "plan for many nodes of a cluster at once"),
+    ("build-env", "torchsmith.cli.build_env", "preflight and environment for building PyTorch from source"),
 )
 
 
@@ -45,7 +54,13 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     """The parser of one command, and its module."""
     for command, module_name, text in COMMANDS:
         if command == name:
-            module = importlib.import_module(module_name)
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != module_name:
+                    raise
+                raise TorchsmithError(f"`torchsmith {name}` is not in this build yet",
+                                      code="not-available") from exc
             parser = argparse.ArgumentParser(
                 prog=f"torchsmith {name}",
                 description=(module.__doc__ or text).strip(),
@@ -78,7 +93,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             )
             return int(ExitCode.USAGE)
         name = args_list.pop(0)
-    parser, module = build_parser(name)
+    try:
+        parser, module = build_parser(name)
+    except TorchsmithError as exc:
+        sys.stderr.write(f"error[{exc.code}]: {exc}\n")
+        return int(ExitCode.FAILURE)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as stop:

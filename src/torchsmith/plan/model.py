@@ -1,0 +1,80 @@
+"""The vocabulary of a plan, shared by the resolver, the renderers, install and doctor.
+
+A :class:`Request` is what the user asked for; a :class:`Plan` is the decision: exact pins,
+where each comes from, why, and what was turned down. Plans are values: "no solution" is a
+Plan with ``status == "no-solution"`` and its rejections, not an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+__all__ = ["PackagePin", "Plan", "Rejection", "Request"]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for."""
+
+    requirements: Tuple[str, ...] = ("torch", "torchvision", "torchaudio")
+    installer: str = "pip"  # pip | uv | conda | pixi
+    # Keep what is installed in the target environment (``plan xformers`` next to a torch).
+    installed: Tuple[Tuple[str, str], ...] = ()  # (name, version incl. local, e.g. "2.5.1+cu124")
+    allow_prerelease: bool = False
+
+
+@dataclass(frozen=True)
+class PackagePin:
+    """One package of the stack, pinned exactly, with where it must come from."""
+
+    name: str  # canonical name: torch, torchvision, mmcv, torch-scatter, xformers
+    version: str  # public version: "2.5.1"
+    variant: Optional[str] = None  # "cu124", "cpu", "rocm6.2", "jetson-jp51"; None for plain PyPI
+    # The index this package must come from; None = the user's configured default index.
+    index_url: Optional[str] = None
+    # A direct wheel URL, for packages published as files (NVIDIA's Jetson wheels).
+    wheel_url: Optional[str] = None
+    # Find-links page (mmcv, torch-geometric extensions publish per-torch/CUDA pages).
+    find_links: Optional[str] = None
+    local_version: Optional[str] = None  # "+cu124" as it appears in the installed version
+
+    @property
+    def requirement(self) -> str:
+        """A pip requirement line pinning this package (``torch==2.5.1+cu124``)."""
+        if self.wheel_url:
+            return f"{self.name} @ {self.wheel_url}"
+        return f"{self.name}=={self.version}{self.local_version or ''}"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A better-looking alternative and why it does not work on this host."""
+
+    candidate: str  # "torch 2.9.1 cu128"
+    reason: str  # one plain line with found-vs-needed facts
+    code: str = ""  # stable kebab-case reason: driver-too-old, arch-not-compiled, no-wheel-for-python
+
+
+@dataclass(frozen=True)
+class Plan:
+    status: str  # "ok" | "no-solution"
+    packages: Tuple[PackagePin, ...] = ()
+    platform: str = ""  # "linux-x86_64"
+    python: str = ""  # "3.11"
+    accelerator: str = "cpu"  # "cuda", "rocm", "mps", "xpu", "cpu", "jetson"
+    variant: Optional[str] = None  # the chosen torch variant: "cu126"
+    reasons: Tuple[str, ...] = ()  # the chosen path, one plain line each, with sources
+    rejected: Tuple[Rejection, ...] = ()
+    warnings: Tuple[str, ...] = ()
+    system_prerequisites: Tuple[str, ...] = ()  # "sudo apt-get install libopenblas-dev"
+    environment: Tuple[Tuple[str, str], ...] = ()  # ("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
+    conda: Dict[str, Any] = field(default_factory=dict)  # conda-forge specs for conda/pixi
+    kb_version: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def package(self, name: str) -> Optional[PackagePin]:
+        return next((p for p in self.packages if p.name == name), None)
