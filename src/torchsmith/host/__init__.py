@@ -67,7 +67,7 @@ class PlatformInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PlatformInfo:
-        known = {f for f in cls.__dataclass_fields__}
+        known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 
 

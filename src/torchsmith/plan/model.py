@@ -22,6 +22,10 @@ class Request:
     # Keep what is installed in the target environment (``plan xformers`` next to a torch).
     installed: Tuple[Tuple[str, str], ...] = ()  # (name, version incl. local, e.g. "2.5.1+cu124")
     allow_prerelease: bool = False
+    # A mirror of the PyTorch wheel index: replaces the base of every PyTorch index URL from the
+    # data (https://download.pytorch.org/whl/cu126 -> <base>/cu126). From --torch-index or
+    # TORCHSMITH_TORCH_INDEX; the tests point it at their local index.
+    torch_index_base: Optional[str] = None
 
 
 @dataclass(frozen=True)
