@@ -71,7 +71,10 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def emit(result: Result, as_json: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> None:
+def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
+         err: Optional[IO[str]] = None) -> None:
+    out = out or sys.stdout
+    err = err or sys.stderr
     if as_json:
         out.write(json.dumps(result.envelope(), sort_keys=True, indent=2) + "\n")
         return

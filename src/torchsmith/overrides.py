@@ -71,7 +71,8 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
     """``8.6``, ``sm_86``, ``86`` or ``8.6:RTX 3090`` -> an NvidiaGpu."""
     cc_text, _, name = spec.partition(":")
     match = _CC.match(cc_text.strip().lower())
-    if not match:
+    # Majors run 1..12 today; leave room for the future but refuse nonsense like 99.9.
+    if not match or not 1 <= int(match.group(1)) <= 20:
         raise UsageError(
             f"not a compute capability: {cc_text.strip()!r}",
             hint="write it as 8.6, sm_86 or 8.6:NAME",

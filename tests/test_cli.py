@@ -1,0 +1,103 @@
+"""The command line's contract: exit codes, the JSON envelope, errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchsmith import __version__
+from torchsmith.cli import COMMANDS, main
+from torchsmith.output import ExitCode
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_exit_codes_are_documented_exactly() -> None:
+    table = (DOCS / "reference" / "exit-codes.md").read_text()
+    documented = {int(code): name for code, name in re.findall(r"^\| (\d+) \| (\w+) \|", table, re.M)}
+    assert documented == {int(code): code.name for code in ExitCode}
+    assert len(set(documented)) == len(ExitCode)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"torchsmith {__version__}"
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name, _, _ in COMMANDS:
+        assert f"  {name} " in out
+
+
+def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["frobnicate"]) == ExitCode.USAGE
+    assert "unknown command 'frobnicate'" in capsys.readouterr().err
+
+
+def test_bad_flag_value_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["probe", "--gpu", "banana", "--json"])
+    captured = capsys.readouterr()
+    envelope = json.loads(captured.out)
+    assert code == ExitCode.USAGE == envelope["exit_code"]
+    assert envelope["status"] == "error"
+    assert envelope["errors"][0]["code"] == "usage"
+    assert "banana" in envelope["errors"][0]["message"]
+
+
+def test_probe_json_is_one_envelope_with_the_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe", "--json", "--gpu", "8.6:RTX 3090", "--driver", "550.54.14"]) == 0
+    envelope = json.loads(capsys.readouterr().out)
+    assert set(envelope) == {"schema", "torchsmith", "kb_version", "command", "status",
+                             "exit_code", "data", "warnings", "errors"}
+    assert envelope["command"] == "probe" and envelope["status"] == "ok"
+    profile = envelope["data"]
+    assert profile["kind"] == "torchsmith.host-profile"
+    assert profile["nvidia"]["driver_version"] == "550.54.14"
+    assert profile["nvidia"]["gpus"][0]["compute_capability"] == "8.6"
+
+
+def test_a_saved_profile_comes_back_with_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe", "--json", "--gpu", "12.0:RTX 5090", "--platform", "windows-x86_64"]) == 0
+    saved = tmp_path / "host.json"
+    saved.write_text(capsys.readouterr().out)
+    assert main(["probe", "--json", "--host", str(saved)]) == 0
+    again = json.loads(capsys.readouterr().out)["data"]
+    assert again["os"]["system"] == "windows"
+    assert again["nvidia"]["gpus"][0]["name"] == "RTX 5090"
+
+
+def test_a_broken_profile_is_an_error_not_a_traceback(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "host.json"
+    bad.write_text('{"kind": "torchsmith.host-profile", "schema": 1, "nvidia": 5}')
+    assert main(["probe", "--host", str(bad)]) == ExitCode.FAILURE
+    err = capsys.readouterr().err
+    assert err.startswith("error[host-profile-invalid]: host profile is malformed")
+    assert "Traceback" not in err
+
+
+def test_probe_human_output_names_the_stated_facts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe", "--gpu", "6.1:GeForce GTX 1080", "--driver", "535.104.05"]) == 0
+    out = capsys.readouterr().out
+    assert "GeForce GTX 1080 (sm_61)" in out
+    assert "NVIDIA 535.104.05" in out
+    assert "given by you, not probed" in out
+
+
+@pytest.mark.slow
+def test_console_entry_points_run_as_a_user_would(tmp_path: Path) -> None:
+    for argv in ([sys.executable, "-m", "torchsmith", "--version"],):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"torchsmith {__version__}"
+    done = subprocess.run([sys.executable, "-m", "torchsmith"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "System" in done.stdout and "Python" in done.stdout

@@ -1,0 +1,116 @@
+"""The Host door: the live host's timeouts, and captures recorded and replayed."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from torchsmith.errors import ProfileError
+from torchsmith.host import CommandResult, command_key
+from torchsmith.host.live import LiveHost
+from torchsmith.host.recorded import RecordedHost, RecordingHost, load_capture
+
+
+def _script(directory: Path, name: str, body: str) -> Path:
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def test_live_run_kills_a_hanging_command_and_its_children(tmp_path: Path) -> None:
+    # The hanging child keeps stdout open; only killing the whole group ends the wait.
+    hang = _script(tmp_path, "hang", "sleep 30 &\nsleep 30\n")
+    started = time.monotonic()
+    result = LiveHost().run([str(hang)], timeout=0.5)
+    assert result.timed_out and not result.ok
+    assert time.monotonic() - started < 5
+    assert "did not answer in time" in result.problem()
+
+
+def test_live_run_reports_missing_executables_without_raising(tmp_path: Path) -> None:
+    result = LiveHost().run([str(tmp_path / "nope")], timeout=1)
+    assert result.not_found
+    assert result.problem() == "nope not found"
+
+
+def test_live_run_captures_output_and_exit_code(tmp_path: Path) -> None:
+    tool = _script(tmp_path, "tool", "echo out; echo err >&2; exit 3\n")
+    result = LiveHost().run([str(tool)], timeout=5)
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert result.problem() == "tool exited with 3: err"
+
+
+def test_live_which_uses_the_given_path(tmp_path: Path) -> None:
+    _script(tmp_path, "nvidia-smi", "exit 0\n")
+    host = LiveHost({"PATH": str(tmp_path)})
+    assert host.which("nvidia-smi") == str(tmp_path / "nvidia-smi")
+    assert LiveHost({"PATH": str(tmp_path / "empty")}).which("nvidia-smi") is None
+
+
+def test_live_read_text_is_none_for_absent_and_replaces_bad_bytes(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"ok \xff")
+    host = LiveHost()
+    assert host.read_text(str(tmp_path / "f")) == "ok \ufffd"
+    assert host.read_text(str(tmp_path / "absent")) is None
+    assert host.list_dir(str(tmp_path)) == ["f"]
+    assert host.list_dir(str(tmp_path / "absent")) is None
+
+
+def test_live_platform_describes_this_interpreter() -> None:
+    plat = LiveHost().platform()
+    assert plat.python_executable == sys.executable
+    assert plat.python_version.startswith(f"{sys.version_info[0]}.{sys.version_info[1]}")
+    assert plat.cpu_count == os.cpu_count()
+
+
+def test_command_key_is_machine_independent() -> None:
+    import torchsmith
+
+    snippet = os.path.join(os.path.dirname(torchsmith.__file__), "snippets", "nvml_probe.py")
+    assert command_key(["/usr/bin/python3.11", snippet]) == "python torchsmith:snippets/nvml_probe.py"
+    assert command_key(["/usr/bin/nvidia-smi", "-L"]) == "nvidia-smi -L"
+
+
+def test_recording_then_replaying_gives_the_same_answers(tmp_path: Path) -> None:
+    tool = _script(tmp_path, "nvidia-smi", "echo 'GPU 0: Tesla V100'\n")
+    (tmp_path / "version").write_text("NVRM version: 535.104.05\n")
+    recorder = RecordingHost(LiveHost({"PATH": str(tmp_path)}), environ_keys=["PATH"])
+    live_answers = (
+        recorder.read_text(str(tmp_path / "version")),
+        recorder.read_text(str(tmp_path / "absent")),
+        recorder.which("nvidia-smi"),
+        recorder.run([str(tool), "-L"], timeout=5),
+    )
+    capture = json.loads(json.dumps(recorder.capture(slug="t")))
+    replay = RecordedHost(capture)
+    assert (
+        replay.read_text(str(tmp_path / "version")),
+        replay.read_text(str(tmp_path / "absent")),
+        replay.which("nvidia-smi"),
+        replay.run([str(tool), "-L"]),
+    ) == live_answers
+    assert replay.platform() == LiveHost().platform()
+    assert replay.environ() == {"PATH": str(tmp_path)}
+
+
+def test_replay_treats_unrecorded_things_as_absent() -> None:
+    host = RecordedHost({"schema": 1, "platform": LiveHost().platform().to_json()})
+    assert host.read_text("/etc/os-release") is None
+    assert host.which("nvidia-smi") is None
+    assert host.run(["nvidia-smi"]) == CommandResult(["nvidia-smi"], not_found=True)
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"schema": 99}', '{"schema": 1}'])
+def test_bad_captures_give_one_line_errors(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "capture.json"
+    path.write_text(content)
+    with pytest.raises(ProfileError) as info:
+        load_capture(str(path))
+    assert "\n" not in str(info.value)
