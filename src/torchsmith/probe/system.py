@@ -27,6 +27,7 @@ __all__ = [
     "normalise_arch",
     "parse_os_release",
     "redact_url",
+    "toolkit_version",
 ]
 
 # Variables that change which libraries load or where packages come from.
@@ -156,7 +157,8 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
     )
 
 
-def _version_from_toolkit_dir(host: Host, path: str) -> Tuple[Optional[str], str]:
+def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
+    """(``12.4``, how it was read) for a CUDA toolkit directory; (None, "") when unknown."""
     text = host.read_text(os.path.join(path, "version.json"))
     if text:
         try:
@@ -190,7 +192,7 @@ def detect_toolkits(host: Host, notes: List[ProbeNote]) -> Tuple[CudaToolkit, ..
             candidates.append(f"/usr/local/{name}")
     found: Dict[str, CudaToolkit] = {}
     for path in dict.fromkeys(candidates):
-        version, source = _version_from_toolkit_dir(host, path)
+        version, source = toolkit_version(host, path)
         bin_names = host.list_dir(os.path.join(path, "bin")) or []
         nvcc = os.path.join(path, "bin", "nvcc") if "nvcc" in bin_names else None
         if version or nvcc:
