@@ -1,0 +1,39 @@
+"""Display controllers on the PCI bus, read from sysfs (Linux only)."""
+
+from __future__ import annotations
+
+from typing import List, NamedTuple
+
+from torchsmith.host import Host
+
+__all__ = ["PciDevice", "display_devices"]
+
+_SYSFS = "/sys/bus/pci/devices"
+
+
+class PciDevice(NamedTuple):
+    slot: str  # 0000:03:00.0
+    vendor: str  # 8086 (lower-case hex, no 0x)
+    device: str  # 56a0
+
+
+def _hex_id(text: str) -> str:
+    value = text.strip().lower()
+    return value[2:] if value.startswith("0x") else value
+
+
+def display_devices(host: Host, vendor: str) -> List[PciDevice]:
+    """Devices of ``vendor`` (``"8086"``) whose PCI class is a display controller (0x03xxxx)."""
+    found: List[PciDevice] = []
+    for slot in host.list_dir(_SYSFS) or []:
+        base = f"{_SYSFS}/{slot}"
+        vendor_text = host.read_text(f"{base}/vendor")
+        if vendor_text is None or _hex_id(vendor_text) != vendor:
+            continue
+        class_text = host.read_text(f"{base}/class")
+        if class_text is None or not _hex_id(class_text).startswith("03"):
+            continue
+        device = _hex_id(host.read_text(f"{base}/device") or "")
+        if len(device) == 4 and all(c in "0123456789abcdef" for c in device):
+            found.append(PciDevice(slot, vendor, device))
+    return found
