@@ -1,0 +1,143 @@
+"""Name the cause and the fix of an error message or a whole log (pip, uv, conda, docker, Python).
+
+  torchsmith explain "RuntimeError: CUDA error: no kernel image is available ..."
+  some-command 2>&1 | torchsmith explain -
+  torchsmith explain --file build.log --json
+
+Facts about the machine (its GPUs, driver, Python) are added from `--host FILE`, or from probing
+this machine unless `--no-probe` is given. Text that matches no known failure gets an honest
+"not recognised" and the checks worth running; exit code 0 either way (see docs/explain.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO, Any, Dict, List, Optional, Tuple
+
+from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.output import Result
+
+# What to run when nothing matched: each shows facts, none guesses a cause.
+GENERIC_CHECKS = (
+    "torchsmith doctor",
+    "torchsmith probe",
+    "python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())\"",
+    "nvidia-smi",
+)
+_HUMAN_MAX = 4  # explanations shown in full on one screen; the rest by title
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="*", metavar="TEXT",
+                        help="the error message (words are joined); '-' reads standard input")
+    parser.add_argument("--file", metavar="LOG", help="read the text from a log file (any encoding)")
+    parser.add_argument("--no-probe", action="store_true",
+                        help="explain the text alone, without facts about this machine")
+    parser.add_argument("--signatures", metavar="FILE",
+                        help="use this signature file instead of the packaged one")
+    add_json_option(parser)
+    add_host_options(parser, python_flag=False)
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def _read_stdin() -> str:
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return _decode(buffer.read())
+    return str(sys.stdin.read())
+
+
+def read_text(args: argparse.Namespace) -> Tuple[str, Dict[str, Any]]:
+    """The text to explain and where it came from: TEXT words, standard input, or --file."""
+    words: List[str] = list(args.text or [])
+    stdin = words == ["-"]
+    given = [bool(words), bool(args.file)]
+    if sum(given) > 1:
+        raise UsageError("give the text one way: TEXT, '-' (standard input) or --file LOG")
+    if args.file:
+        try:
+            with open(args.file, "rb") as handle:
+                text = _decode(handle.read())
+        except OSError as exc:
+            raise TorchsmithError(f"cannot read {args.file}: {exc.strerror or exc}",
+                                  code="input-unreadable") from exc
+        origin = {"from": "file", "path": args.file}
+    elif stdin:
+        text = _read_stdin()
+        origin = {"from": "stdin"}
+    else:
+        text = " ".join(words)
+        origin = {"from": "arguments"}
+    if not text.strip():
+        raise UsageError(
+            "nothing to explain: give an error message, '-' to read standard input, or --file LOG",
+        )
+    origin["characters"] = len(text)
+    origin["lines"] = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return text, origin
+
+
+def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Any], Optional[str]]:
+    """The machine whose facts to add, and how it was known; none with --no-probe."""
+    if args.no_probe and not args.host:
+        return None, None
+    try:
+        machine = ctx.machine()
+    except TorchsmithError as exc:
+        if args.host:
+            raise
+        ctx.warnings.append(f"explaining without facts about this machine: {exc}")
+        return None, None
+    return machine, (f"host profile {args.host}" if args.host else "this machine")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.explain import explain, load_catalog
+
+    text, origin = read_text(args)
+    catalog = load_catalog(args.signatures)
+    machine, machine_source = _machine(args, ctx)
+    explanations = explain(text, catalog, machine)
+    recognised = bool(explanations)
+    data: Dict[str, Any] = {
+        "recognised": recognised,
+        "matches": [e.to_json() for e in explanations],
+        "input": origin,
+        "host": machine_source,
+        "signatures": {"version": catalog.version, "count": len(catalog.signatures)},
+    }
+    if not recognised:
+        data["checks"] = list(GENERIC_CHECKS)
+
+    def human(out: IO[str]) -> None:
+        if not recognised:
+            out.write(f"Not recognised: none of the {len(catalog.signatures)} known failure signatures "
+                      f"matches this text.\nNo cause is guessed. Worth running:\n")
+            out.writelines(f"  {check}\n" for check in GENERIC_CHECKS)
+            return
+        count = len(explanations)
+        out.write(f"{count} known failure{'s' if count > 1 else ''} in this text, root cause first.\n")
+        for number, item in enumerate(explanations[:_HUMAN_MAX], 1):
+            out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
+            out.write(f"   > {item.excerpt}\n")
+            out.write(f"   Cause: {item.cause}\n")
+            if item.host_facts:
+                out.write(f"   On {machine_source}: " + "; ".join(item.host_facts) + "\n")
+            out.write("   Fix:\n")
+            out.writelines(f"     - {step}\n" for step in item.fix)
+        rest = explanations[_HUMAN_MAX:]
+        if rest:
+            out.write(f"\nAlso found (--json for details): "
+                      f"{', '.join(f'{e.signature.id} (line {e.line})' for e in rest)}\n")
+
+    return Result(
+        command="explain",
+        status="ok" if recognised else "not-recognised",
+        data=data,
+        human=human,
+    )

@@ -1,0 +1,218 @@
+"""The failure signatures: loaded from ``signatures.json`` and validated once.
+
+Each signature is data: regexes with named groups for the facts they carry, a plain cause, the
+fix as steps, the doctor finding it corresponds to, and the public reports where the text is
+seen. A file that does not validate is a one-line :class:`TorchsmithError`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Pattern, Sequence, Tuple
+
+from torchsmith.errors import TorchsmithError
+
+__all__ = [
+    "CATALOG_KIND",
+    "CATALOG_SCHEMA",
+    "DEFAULT_PATH",
+    "HOST_FACT_KINDS",
+    "Catalog",
+    "Signature",
+    "load_catalog",
+    "parse_catalog",
+]
+
+CATALOG_KIND = "torchsmith.explain-signatures"
+CATALOG_SCHEMA = 1
+DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "signatures.json")
+
+# What a signature may ask to be told about the machine (rendered by explain.host).
+HOST_FACT_KINDS = frozenset({
+    "apple", "container", "driver", "glibc", "gpus", "platform", "python", "rocm", "toolkits",
+    "visible_devices", "wsl",
+})
+
+_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# "{name}" or "{name|text used when the fact is absent}"
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
+_REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
+_KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts"))
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    title: str
+    patterns: Tuple[Pattern[str], ...]  # any one matching means the signature applies
+    details: Tuple[Pattern[str], ...]  # run near the match only, for facts the patterns cannot carry cheaply
+    cause: str
+    fix: Tuple[str, ...]
+    sources: Tuple[str, ...]
+    related_finding: Optional[str] = None
+    priority: int = 1  # 1 root cause, 2 direct effect, 3 downstream symptom
+    fix_with_plan: bool = False  # the fix is another torch build: point at `torchsmith plan`
+    host_facts: Tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> Tuple[str, ...]:
+        names: List[str] = []
+        for pattern in self.patterns + self.details:
+            names.extend(n for n in pattern.groupindex if n not in names)
+        return tuple(names)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    signatures: Tuple[Signature, ...]
+    version: str
+    path: str
+
+    def get(self, signature_id: str) -> Optional[Signature]:
+        return next((s for s in self.signatures if s.id == signature_id), None)
+
+
+def _invalid(where: str, problem: str) -> TorchsmithError:
+    return TorchsmithError(
+        f"{where}: {problem}",
+        code="explain-data-invalid",
+        hint="reinstall torchsmith, or fix the file given with --signatures",
+    )
+
+
+def _strings(value: Any, where: str, field: str, *, allow_empty: bool = False) -> Tuple[str, ...]:
+    if not isinstance(value, list) or (not value and not allow_empty):
+        raise _invalid(where, f"'{field}' must be a {'' if allow_empty else 'non-empty '}list of strings")
+    if not all(isinstance(v, str) and v.strip() for v in value):
+        raise _invalid(where, f"'{field}' must hold only non-empty strings")
+    return tuple(value)
+
+
+def _compile(texts: Sequence[str], where: str, field: str) -> Tuple[Pattern[str], ...]:
+    compiled = []
+    for text in texts:
+        if "(?P=" in text:
+            raise _invalid(where, f"{field} regex {text!r} uses a backreference (too slow on big logs)")
+        try:
+            compiled.append(re.compile(text, re.MULTILINE))
+        except re.error as exc:
+            raise _invalid(where, f"{field} regex {text!r} does not compile: {exc}") from exc
+    return tuple(compiled)
+
+
+def _check_placeholders(sig: Signature, where: str) -> None:
+    """Every ``{name}`` must be a fact the signature can extract; optional facts need a default."""
+    in_every_pattern = set(sig.patterns[0].groupindex)
+    for pattern in sig.patterns[1:]:
+        in_every_pattern &= set(pattern.groupindex)
+    known = set(sig.groups)
+    for text in (sig.cause, *sig.fix):
+        for match in PLACEHOLDER.finditer(text):
+            name, default = match.group(1), match.group(2)
+            if name not in known:
+                raise _invalid(where, f"placeholder {{{name}}} names no regex group of this signature")
+            if default is None and name not in in_every_pattern:
+                raise _invalid(where, f"placeholder {{{name}}} is not in every pattern and needs a default "
+                                      f"({{{name}|text}})")
+
+
+def _signature(raw: Any, index: int, path: str) -> Signature:
+    where = f"{path}: signature #{index + 1}"
+    if not isinstance(raw, Mapping):
+        raise _invalid(where, "must be an object")
+    sig_id = raw.get("id")
+    if not isinstance(sig_id, str) or not _ID.match(sig_id):
+        raise _invalid(where, f"'id' must be kebab-case, got {sig_id!r}")
+    where = f"{path}: signature {sig_id!r}"
+    missing = [k for k in _REQUIRED if k not in raw]
+    if missing:
+        raise _invalid(where, f"missing {', '.join(missing)}")
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise _invalid(where, f"unknown field(s) {', '.join(unknown)}")
+    for field in ("title", "cause"):
+        if not isinstance(raw[field], str) or not raw[field].strip():
+            raise _invalid(where, f"'{field}' must be a non-empty string")
+    sources = _strings(raw["sources"], where, "sources")
+    bad = [s for s in sources if not s.startswith(("https://", "http://"))]
+    if bad:
+        raise _invalid(where, f"source {bad[0]!r} is not a URL")
+    related = raw.get("related_finding")
+    if related is not None and (not isinstance(related, str) or not _ID.match(related)):
+        raise _invalid(where, f"'related_finding' must be a kebab-case code or null, got {related!r}")
+    priority = raw.get("priority", 1)
+    if priority not in (1, 2, 3) or isinstance(priority, bool):
+        raise _invalid(where, f"'priority' must be 1, 2 or 3, got {priority!r}")
+    with_plan = raw.get("fix_with_plan", False)
+    if not isinstance(with_plan, bool):
+        raise _invalid(where, "'fix_with_plan' must be true or false")
+    host_facts = _strings(raw.get("host_facts", []), where, "host_facts", allow_empty=True)
+    unknown_kinds = sorted(set(host_facts) - HOST_FACT_KINDS)
+    if unknown_kinds:
+        raise _invalid(where, f"unknown host_facts {', '.join(unknown_kinds)} "
+                              f"(known: {', '.join(sorted(HOST_FACT_KINDS))})")
+    sig = Signature(
+        id=sig_id,
+        title=raw["title"].strip(),
+        patterns=_compile(_strings(raw["patterns"], where, "patterns"), where, "pattern"),
+        details=_compile(_strings(raw.get("details", []), where, "details", allow_empty=True),
+                         where, "detail"),
+        cause=raw["cause"].strip(),
+        fix=_strings(raw["fix"], where, "fix"),
+        sources=sources,
+        related_finding=related,
+        priority=priority,
+        fix_with_plan=with_plan,
+        host_facts=host_facts,
+    )
+    _check_placeholders(sig, where)
+    return sig
+
+
+def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
+    """Validate the decoded JSON document of a signature file."""
+    if not isinstance(data, Mapping) or data.get("kind") != CATALOG_KIND:
+        raise _invalid(path, f"not a torchsmith signature file (kind must be {CATALOG_KIND!r})")
+    schema = data.get("schema")
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema > CATALOG_SCHEMA:
+        raise _invalid(path, f"schema {schema!r} is not one this torchsmith reads ({CATALOG_SCHEMA})")
+    version = data.get("version")
+    if not isinstance(version, str) or not version:
+        raise _invalid(path, "'version' must be a non-empty string")
+    raw_sigs = data.get("signatures")
+    if not isinstance(raw_sigs, list) or not raw_sigs:
+        raise _invalid(path, "'signatures' must be a non-empty list")
+    signatures = tuple(_signature(raw, i, path) for i, raw in enumerate(raw_sigs))
+    seen: Dict[str, int] = {}
+    for sig in signatures:
+        if sig.id in seen:
+            raise _invalid(path, f"signature id {sig.id!r} appears twice")
+        seen[sig.id] = 1
+    return Catalog(signatures=signatures, version=version, path=path)
+
+
+_CACHE: Dict[str, Catalog] = {}
+
+
+def load_catalog(path: Optional[str] = None) -> Catalog:
+    """Read and validate a signature file (the packaged one by default), once per path."""
+    path = os.path.abspath(path or DEFAULT_PATH)
+    cached = _CACHE.get(path)
+    if cached is not None:
+        return cached
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise TorchsmithError(f"cannot read signature file {path}: {exc.strerror or exc}",
+                              code="explain-data-invalid") from exc
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _invalid(path, f"not valid JSON ({exc})") from exc
+    catalog = parse_catalog(data, path)
+    _CACHE[path] = catalog
+    return catalog

@@ -1,0 +1,190 @@
+"""What the machine adds to an explanation: only facts the host profile has, each one line.
+
+A signature lists the kinds it wants (``host_facts`` in the data); each kind renders from the
+:class:`Machine` and, where the log carried a comparable fact (an arch, a glibc version), says
+how the two compare. Nothing is guessed: an unknown fact is left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith.machine import Machine, NvidiaGpu
+
+__all__ = ["host_facts"]
+
+
+def _version_tuple(text: str) -> Tuple[int, ...]:
+    parts = []
+    for part in text.split("."):
+        if not part.isdigit():
+            break
+        parts.append(int(part))
+    return tuple(parts)
+
+
+def _gpu_line(gpu: NvidiaGpu) -> str:
+    return f"GPU {gpu.index}: {gpu.name} ({gpu.arch or 'architecture unknown'})"
+
+
+def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    lines: List[str] = []
+    gpus = m.nvidia.gpus if m.nvidia else ()
+    lines.extend(_gpu_line(g) for g in gpus)
+    if m.jetson is not None:
+        cc = m.jetson.compute_capability
+        arch = f"sm_{cc.replace('.', '')}" if cc else "architecture unknown"
+        lines.append(f"Jetson {m.jetson.module or m.jetson.model or ''} ({arch})".replace("  ", " "))
+    if not lines:
+        return ["No NVIDIA GPU found"]
+    arches = {g.arch for g in gpus if g.arch}
+    built_for = facts.get("arch_list")
+    if isinstance(built_for, list) and arches:
+        listed = sorted(a for a in arches if a in built_for)
+        missing = sorted(a for a in arches if a not in built_for)
+        if missing:
+            lines.append(f"Not in the build's arch list: {', '.join(missing)}")
+        if listed:
+            lines.append(f"In the build's arch list: {', '.join(listed)}")
+    logged = facts.get("arch")
+    if isinstance(logged, str) and logged.startswith("sm_") and arches and logged not in arches:
+        lines.append(f"The log's GPU is {logged}, which this machine does not have: the log may come "
+                     f"from another machine")
+    return lines
+
+
+def _driver(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    nv = m.nvidia
+    if nv is None or not (nv.driver_version or nv.driver_cuda):
+        return ["No NVIDIA driver found"]
+    line = f"NVIDIA driver {nv.driver_version or 'version unknown'}"
+    if nv.driver_cuda:
+        line += f", supports CUDA up to {nv.driver_cuda}"
+    lines = [line]
+    logged = facts.get("driver_cuda")
+    differs = isinstance(logged, str) and _version_tuple(logged) != _version_tuple(nv.driver_cuda or "")
+    if nv.driver_cuda and differs:
+        lines.append(f"The log reports a driver for CUDA {logged}: the log may come from another machine "
+                     f"or from before a driver change")
+    return lines
+
+
+def _platform(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    line = f"Platform {m.platform}"
+    if m.os.distro_name:
+        line += f" ({m.os.distro_name})"
+    return [line]
+
+
+def _python(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    py = m.python
+    if not py.version:
+        return []
+    where = f" at {py.executable}" if py.executable else ""
+    env = ""
+    if py.conda_prefix:
+        env = f", conda env {py.conda_prefix}"
+    elif py.virtualenv:
+        env = f", venv {py.virtualenv}"
+    lines = [f"Python {py.version} ({py.implementation}){where}{env}"]
+    wheel_python = facts.get("wheel_python")
+    if isinstance(wheel_python, str) and py.minor:
+        mine = "cp" + py.minor.replace(".", "")
+        if wheel_python != mine:
+            lines.append(f"The wheel is for {wheel_python}; this Python needs {mine} wheels")
+    return lines
+
+
+def _glibc(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    if not m.os.glibc:
+        return []
+    lines = [f"glibc {m.os.glibc}"]
+    needed = facts.get("version")
+    if isinstance(needed, str) and needed.startswith("GLIBC_"):
+        want = _version_tuple(needed[len("GLIBC_"):])
+        have = _version_tuple(m.os.glibc)
+        if want and have:
+            verdict = "older than" if have < want else "at least"
+            lines.append(f"This system's glibc {m.os.glibc} is {verdict} the {needed[len('GLIBC_'):]} needed")
+    return lines
+
+
+def _wsl(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    if not m.os.wsl:
+        return []
+    if m.os.wsl_libcuda is None:
+        return ["WSL2"]
+    state = "present" if m.os.wsl_libcuda else "missing: install or update the NVIDIA driver on Windows"
+    return [f"WSL2: /usr/lib/wsl/lib/libcuda.so {state}"]
+
+
+def _container(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    return [f"Running inside {m.os.container}"] if m.os.container else []
+
+
+def _rocm(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    r = m.rocm
+    if r is None:
+        return ["No ROCm installation found"]
+    lines = [f"ROCm {r.version or 'version unknown'}"]
+    lines.extend(f"AMD GPU: {g.name} ({g.gfx or 'gfx unknown'})" for g in r.gpus)
+    if r.hsa_override_gfx_version:
+        lines.append(f"HSA_OVERRIDE_GFX_VERSION={r.hsa_override_gfx_version} is set")
+    return lines
+
+
+def _apple(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    a = m.apple
+    if a is None:
+        return []
+    chip = a.chip or ("Apple silicon" if a.apple_silicon else "Intel Mac")
+    line = f"{chip}, macOS {a.macos_version or 'version unknown'}"
+    if not a.mps_capable:
+        line += ", no MPS"
+    return [line]
+
+
+def _toolkits(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    if not m.cuda_toolkits:
+        return ["No CUDA toolkit (nvcc) found"]
+    return [f"CUDA toolkit {tk.version or 'version unknown'} at {tk.path}" for tk in m.cuda_toolkits]
+
+
+def _visible_devices(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    nv = m.nvidia
+    value = m.env.variables.get("CUDA_VISIBLE_DEVICES")
+    lines = []
+    if value is not None:
+        lines.append(f"CUDA_VISIBLE_DEVICES={value}")
+    if nv is not None and nv.gpus:
+        visible = len(nv.visible_gpus)
+        lines.append(f"{visible} of {len(nv.gpus)} GPU(s) visible: valid indexes are 0 to {visible - 1}"
+                     if visible else f"None of the {len(nv.gpus)} GPU(s) is visible")
+    return lines
+
+
+_RENDER: Dict[str, Callable[[Machine, Mapping[str, Any]], List[str]]] = {
+    "apple": _apple,
+    "container": _container,
+    "driver": _driver,
+    "glibc": _glibc,
+    "gpus": _gpus,
+    "platform": _platform,
+    "python": _python,
+    "rocm": _rocm,
+    "toolkits": _toolkits,
+    "visible_devices": _visible_devices,
+    "wsl": _wsl,
+}
+
+
+def host_facts(kinds: Sequence[str], facts: Mapping[str, Any], machine: Optional[Machine]) -> List[str]:
+    """The machine's facts of the given kinds, one line each, in the order asked."""
+    if machine is None:
+        return []
+    lines: List[str] = []
+    for kind in kinds:
+        for line in _RENDER[kind](machine, facts):
+            if line not in lines:
+                lines.append(line)
+    return lines

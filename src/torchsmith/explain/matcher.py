@@ -1,0 +1,215 @@
+"""Find the known failure signatures in a text and turn them into explanations. Pure: no I/O.
+
+Each pattern scans the whole text once with ``re.search``; patterns start with literal text, so
+the regex engine skips ahead quickly and a 10 MB log takes a fraction of a second
+(``bench/explain_bench.py``). Facts come from the named groups of every pattern of a signature
+that matches, plus ``details`` regexes run only on the lines around the first match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Match, Optional, Tuple
+
+from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.machine import Machine
+
+__all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
+
+_DETAIL_LINES = 6  # the matched line and the lines after it that `details` regexes see
+_EXCERPT_MAX = 240
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One signature found in the text: where first, and the facts it carried."""
+
+    signature: Signature
+    offset: int  # of the earliest match of any of its patterns
+    line: int  # 1-based line of that match
+    excerpt: str  # that line, cleaned and shortened
+    facts: Dict[str, Any]
+
+
+@dataclass
+class Explanation:
+    signature: Signature
+    line: int
+    excerpt: str
+    facts: Dict[str, Any]
+    cause: str
+    fix: List[str]
+    host_facts: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        sig = self.signature
+        return {
+            "id": sig.id,
+            "title": sig.title,
+            "cause": self.cause,
+            "fix": list(self.fix),
+            "facts": dict(self.facts),
+            "host_facts": list(self.host_facts),
+            "excerpt": self.excerpt,
+            "line": self.line,
+            "related_finding": sig.related_finding,
+            "priority": sig.priority,
+            "sources": list(sig.sources),
+        }
+
+
+# --- facts ---------------------------------------------------------------------------------
+
+def _cuda_api(raw: str) -> str:
+    """11040 (cudaDriverGetVersion's encoding) -> "11.4"."""
+    if not raw.isdigit() or len(raw) < 4:
+        return raw
+    number = int(raw)
+    return f"{number // 1000}.{number % 1000 // 10}"
+
+
+def _cudnn(raw: str) -> str:
+    """"(8, 5, 0)" -> "8.5.0"; 7102 -> "7.1.2"; 90100 -> "9.1.0"."""
+    parts = re.findall(r"\d+", raw)
+    if len(parts) > 1:
+        return ".".join(parts)
+    if not parts:
+        return raw
+    number = int(parts[0])
+    if number >= 10000:  # cuDNN 9 encodes major * 10000
+        return f"{number // 10000}.{number % 10000 // 100}.{number % 100}"
+    return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
+
+
+_NORMALISERS: Dict[str, Callable[[str], Any]] = {
+    "driver_cuda": _cuda_api,
+    "built_cuda": _cuda_api,
+    "compiled_cudnn": _cudnn,
+    "runtime_cudnn": _cudnn,
+    "arch_list": lambda raw: raw.split(),
+}
+
+
+def normalise_fact(name: str, raw: str) -> Any:
+    """A group's text as a fact: versions decoded, lists split, whitespace trimmed."""
+    raw = raw.strip()
+    normaliser = _NORMALISERS.get(name)
+    return normaliser(raw) if normaliser else raw
+
+
+def _add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
+    for name, value in match.groupdict().items():
+        if value is not None and value.strip() and name not in facts:
+            facts[name] = normalise_fact(name, value)
+
+
+# --- scanning ------------------------------------------------------------------------------
+
+def _line_bounds(text: str, offset: int) -> Tuple[int, int]:
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return start, len(text) if end < 0 else end
+
+
+def _excerpt(text: str, offset: int) -> str:
+    start, end = _line_bounds(text, offset)
+    line = text[start:end]
+    column = offset - start
+    if len(line) > _EXCERPT_MAX:  # keep the match in view
+        left = max(0, min(column - 40, len(line) - _EXCERPT_MAX))
+        line = ("…" if left else "") + line[left:left + _EXCERPT_MAX] + "…"
+    return _CONTROL.sub("", line).strip()
+
+
+def _detail_window(text: str, offset: int) -> str:
+    start, end = _line_bounds(text, offset)
+    for _ in range(_DETAIL_LINES - 1):
+        if end >= len(text):
+            break
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return text[start:end]
+
+
+def find_signatures(text: str, catalog: Catalog) -> List[Found]:
+    """Every signature that occurs in ``text``, most fundamental first, then by position."""
+    hits: List[Tuple[Signature, int, Dict[str, Any]]] = []
+    for sig in catalog.signatures:
+        matches = [m for m in (p.search(text) for p in sig.patterns) if m is not None]
+        if not matches:
+            continue
+        first = min(matches, key=lambda m: m.start())
+        facts: Dict[str, Any] = {}
+        for match in sorted(matches, key=lambda m: m.start()):
+            _add_facts(facts, match)
+        if sig.details:
+            window = _detail_window(text, first.start())
+            for detail in sig.details:
+                found = detail.search(window)
+                if found is not None:
+                    _add_facts(facts, found)
+        hits.append((sig, first.start(), facts))
+    # Line numbers by counting newlines between consecutive hits: one pass over the text.
+    lines: Dict[int, int] = {}
+    line, position = 1, 0
+    for offset in sorted({offset for _, offset, _ in hits}):
+        line += text.count("\n", position, offset)
+        position = offset
+        lines[offset] = line
+    found_list = [Found(sig, offset, lines[offset], _excerpt(text, offset), facts)
+                  for sig, offset, facts in hits]
+    found_list.sort(key=lambda f: (f.signature.priority, f.offset))
+    return found_list
+
+
+# --- explanations --------------------------------------------------------------------------
+
+def _fact_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def render_text(template: str, facts: Dict[str, Any]) -> str:
+    """Fill ``{name}`` / ``{name|default}`` placeholders from the facts."""
+
+    def fill(match: Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in facts:
+            return _fact_text(facts[name])
+        return default if default is not None else "?"
+
+    text = PLACEHOLDER.sub(fill, template)
+    return re.sub(r"  +", " ", text).replace(" ,", ",").replace("( ", "(").strip()
+
+
+PLAN_STEP = ("On the machine that shows this error: `torchsmith plan` names the torch build that works "
+             "there, and `torchsmith install` installs and verifies it")
+
+
+def explain(
+    text: str,
+    catalog: Catalog,
+    machine: Optional[Machine] = None,
+) -> List[Explanation]:
+    """The explanations of every known signature in ``text``; with a machine, its facts too."""
+    from torchsmith.explain.host import host_facts
+
+    explanations = []
+    for found in find_signatures(text, catalog):
+        sig = found.signature
+        fix = [render_text(step, found.facts) for step in sig.fix]
+        if sig.fix_with_plan:
+            fix.insert(0, PLAN_STEP)
+        explanations.append(Explanation(
+            signature=sig,
+            line=found.line,
+            excerpt=found.excerpt,
+            facts=found.facts,
+            cause=render_text(sig.cause, found.facts),
+            fix=fix,
+            host_facts=host_facts(sig.host_facts, found.facts, machine) if machine is not None else [],
+        ))
+    return explanations
