@@ -42,13 +42,15 @@ class PackagePin:
     # Find-links page (mmcv, torch-geometric extensions publish per-torch/CUDA pages).
     find_links: Optional[str] = None
     local_version: Optional[str] = None  # "+cu124" as it appears in the installed version
+    extras: Tuple[str, ...] = ()  # ("and-cuda",) for tensorflow[and-cuda], ("cuda12",) for jax
 
     @property
     def requirement(self) -> str:
         """A pip requirement line pinning this package (``torch==2.5.1+cu124``)."""
+        name = f"{self.name}[{','.join(self.extras)}]" if self.extras else self.name
         if self.wheel_url:
-            return f"{self.name} @ {self.wheel_url}"
-        return f"{self.name}=={self.version}{self.local_version or ''}"
+            return f"{name} @ {self.wheel_url}"
+        return f"{name}=={self.version}{self.local_version or ''}"
 
 
 @dataclass(frozen=True)
