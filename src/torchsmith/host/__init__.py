@@ -83,8 +83,13 @@ class Host(Protocol):
     def which(self, name: str) -> Optional[str]:
         """The executable's path on PATH, or None."""
 
-    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
-        """Run a command without a shell; never raises, never waits past ``timeout``."""
+    def run(self, argv: Sequence[str], timeout: float = 5.0,
+            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+        """Run a command without a shell; never raises, never waits past ``timeout``.
+
+        ``env`` changes the child's environment only: a value sets a variable, None removes it
+        (installers must not inherit e.g. ``PIP_EXTRA_INDEX_URL`` where torchsmith pins indexes).
+        """
 
     def environ(self) -> Mapping[str, str]:
         """The environment variables torchsmith may read."""

@@ -39,15 +39,22 @@ class LiveHost:
     def which(self, name: str) -> Optional[str]:
         return shutil.which(name, path=self._environ.get("PATH"))
 
-    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
+    def run(self, argv: Sequence[str], timeout: float = 5.0,
+            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
         args = list(argv)
+        child_env = dict(self._environ)
+        for name, value in (env or {}).items():
+            if value is None:
+                child_env.pop(name, None)
+            else:
+                child_env[name] = value
         try:
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=self._environ,
+                env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
             )

@@ -52,7 +52,8 @@ class RecordedHost:
     def which(self, name: str) -> Optional[str]:
         return self._which.get(name)
 
-    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
+    def run(self, argv: Sequence[str], timeout: float = 5.0,
+            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
         answer = self._commands.get(command_key(argv))
         if answer is None:
             return CommandResult(list(argv), not_found=True)
@@ -96,8 +97,9 @@ class RecordingHost:
         self.which_answers[name] = found = self._inner.which(name)
         return found
 
-    def run(self, argv: Sequence[str], timeout: float = 5.0) -> CommandResult:
-        result = self._inner.run(argv, timeout)
+    def run(self, argv: Sequence[str], timeout: float = 5.0,
+            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+        result = self._inner.run(argv, timeout, env)
         self.commands[command_key(argv)] = {
             "returncode": result.returncode,
             "stdout": result.stdout,
