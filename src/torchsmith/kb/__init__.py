@@ -1,0 +1,406 @@
+"""The compatibility knowledge base: sourced, versioned data about torch builds and the hardware
+and software around them, loaded offline from JSON files shipped in the package.
+
+>>> kb = load_kb()
+>>> kb.release("2.8.0").variant("cu126").sass("linux-x86_64")
+('sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_90')
+
+``load_kb(path)`` reads the packaged data (``torchsmith/kb/data``) and an *overlay*: the
+directory ``path`` (``--kb DIR`` / ``TORCHSMITH_KB``), or by default the one `torchsmith kb
+refresh` writes in the user's cache directory. Overlay rows replace packaged rows with the same
+key, so a new torch release, CUDA variant or GPU is a data change only. Every row names its
+sources (ids into :attr:`KnowledgeBase.sources`) and says whether it is ``uncertain``.
+Tables, fields and the overlay format: ``docs/kb.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith.errors import KnowledgeBaseError
+from torchsmith.kb.model import (
+    TABLE_FILES,
+    WHEEL_PLATFORMS,
+    ArchSupport,
+    CondaBuild,
+    CondaChannel,
+    CudaRelease,
+    DriverBranch,
+    FrameworkBuild,
+    GfxTarget,
+    GpuModel,
+    JetPack,
+    JetsonWheel,
+    MinorCompat,
+    PairedWheels,
+    Source,
+    TorchRelease,
+    TorchRequirement,
+    VariantBuild,
+    wheel_platform,
+)
+
+__all__ = [
+    "DATA_DIR",
+    "TABLE_FILES",
+    "WHEEL_PLATFORMS",
+    "ArchSupport",
+    "CondaBuild",
+    "CondaChannel",
+    "CudaRelease",
+    "DriverBranch",
+    "FrameworkBuild",
+    "GfxTarget",
+    "GpuModel",
+    "JetPack",
+    "JetsonWheel",
+    "KnowledgeBase",
+    "MinorCompat",
+    "PairedWheels",
+    "Source",
+    "TorchRelease",
+    "TorchRequirement",
+    "VariantBuild",
+    "clear_cache",
+    "default_overlay_dir",
+    "driver_tuple",
+    "load_kb",
+    "wheel_platform",
+]
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+REFRESH_FILE = "refresh.json"
+
+
+def driver_tuple(text: str) -> Tuple[int, ...]:
+    """``"535.104.05"`` -> ``(535, 104, 5)``; non-numeric parts end the tuple."""
+    out: List[int] = []
+    for part in text.strip().split("."):
+        if not part.isdigit():
+            break
+        out.append(int(part))
+    return tuple(out)
+
+
+def _minor(version: str) -> str:
+    """``"12.6.3"`` / ``"12.6"`` -> ``"12.6"``."""
+    return ".".join(version.strip().split(".")[:2])
+
+
+def default_overlay_dir(environ: Optional[Mapping[str, str]] = None) -> str:
+    """Where `kb refresh` writes: ``$TORCHSMITH_CACHE_DIR/kb-overlay`` or the user cache dir."""
+    env = os.environ if environ is None else environ
+    base = env.get("TORCHSMITH_CACHE_DIR")
+    if not base:
+        if env.get("XDG_CACHE_HOME"):
+            root = env["XDG_CACHE_HOME"]
+        elif os.name == "nt" and env.get("LOCALAPPDATA"):
+            root = env["LOCALAPPDATA"]
+        else:
+            root = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+        base = os.path.join(root, "torchsmith")
+    return os.path.join(base, "kb-overlay")
+
+
+class KnowledgeBase:
+    """All tables, validated, with lookups. Build it with :func:`load_kb`."""
+
+    def __init__(self, sections: Dict[Tuple[str, str], List[Any]], manifest: Mapping[str, Any],
+                 sources: Mapping[str, Source], overlay: Optional[str] = None,
+                 refresh: Optional[Mapping[str, Any]] = None) -> None:
+        self._sections = sections
+        self.manifest = dict(manifest)
+        self.kb_version: str = str(manifest.get("kb_version", ""))
+        self.schema: int = int(manifest.get("schema", 0))
+        self.sources: Mapping[str, Source] = dict(sources)
+        self.overlay = overlay  # the overlay directory in use, if any
+        self.refresh: Mapping[str, Any] = dict(refresh or {})  # provenance of `kb refresh`
+        self.releases: Tuple[TorchRelease, ...] = tuple(self._rows("releases"))
+        self.warnings: List[str] = self._staleness()
+        self._by_version: Dict[str, TorchRelease] = {r.version: r for r in self.releases}
+        self._gpu_index: Optional[Dict[str, GpuModel]] = None
+
+    def _rows(self, table: str) -> List[Any]:
+        return self._sections[TABLE_FILES[table]]
+
+    def table(self, name: str) -> Tuple[Any, ...]:
+        """The rows of one table by its `kb show` name (see :data:`TABLE_FILES`)."""
+        if name not in TABLE_FILES:
+            raise KnowledgeBaseError(f"no table {name!r}", code="usage",
+                                     hint=f"one of: {', '.join(TABLE_FILES)}")
+        return tuple(self._rows(name))
+
+    def _staleness(self) -> List[str]:
+        seen = self.refresh.get("newest_seen")
+        packaged = self.manifest.get("packaged_newest")
+        if not isinstance(seen, str) or not isinstance(packaged, str):
+            return []
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            newer = Version(seen) > Version(packaged)
+        except InvalidVersion:
+            return []
+        if not newer:
+            return []
+        when = self.refresh.get("refreshed", "?")
+        return [f"data is older than torch {seen} seen by `kb refresh` on {when}: "
+                f"its GPU architecture lists are inferred until torchsmith is upgraded "
+                f"(upgrade torchsmith for verified data; `torchsmith kb refresh` re-reads the indexes)"]
+
+    # --- torch releases ---------------------------------------------------------------
+    def release(self, version: str) -> Optional[TorchRelease]:
+        """A torch release by version; a local tag (``2.5.1+cu124``) is ignored."""
+        return self._by_version.get(version.split("+", 1)[0].strip())
+
+    @property
+    def newest_release(self) -> TorchRelease:
+        return self.releases[0]
+
+    def rocm_variants(self, gfx: Optional[str] = None) -> Tuple[Tuple[TorchRelease, VariantBuild], ...]:
+        """(release, variant) of every ROCm build, newest first; only those carrying ``gfx`` if given."""
+        return tuple((release, variant) for release in self.releases for variant in release.variants
+                     if variant.kind == "rocm" and (gfx is None or gfx in variant.gfx))
+
+    # --- NVIDIA CUDA and drivers ------------------------------------------------------
+    @property
+    def cuda_releases(self) -> Tuple[CudaRelease, ...]:
+        return tuple(self._rows("cuda"))
+
+    def cuda_release(self, version: str) -> Optional[CudaRelease]:
+        """The CUDA toolkit ``"12.6"`` (``"12.6.3"`` and ``"cu126"`` work too)."""
+        text = version.strip()
+        if text.startswith("cu") and text[2:].isdigit() and len(text) >= 5:
+            text = f"{text[2:-1]}.{text[-1]}"
+        wanted = _minor(text)
+        for row in self._rows("cuda"):
+            if row.version == wanted:
+                return row  # type: ignore[no-any-return]
+        return None
+
+    def minor_compat(self, cuda: str) -> Optional[MinorCompat]:
+        major = cuda.strip().split(".")[0]
+        for row in self._rows("minor-compat"):
+            if row.cuda_major == major:
+                return row  # type: ignore[no-any-return]
+        return None
+
+    def driver_max_cuda(self, driver: str, system: str = "linux") -> Optional[str]:
+        """The highest CUDA the driver fully supports (what ``nvidia-smi`` shows as CUDA Version).
+
+        Compares with each toolkit's minimum driver for ``system`` ("linux"/"windows"; WSL
+        uses the Windows driver). Where NVIDIA lists no Windows number (CUDA 13 unbundled the
+        driver) the driver branch decides.
+        """
+        have = driver_tuple(driver)
+        if not have:
+            return None
+        column = "windows" if system in ("windows", "wsl") else "linux"
+        for row in self._rows("cuda"):
+            need = getattr(row, f"min_driver_{column}")
+            if need:
+                if have >= driver_tuple(need):
+                    return row.version  # type: ignore[no-any-return]
+            elif row.min_driver_linux and have[:1] >= driver_tuple(row.min_driver_linux)[:1]:
+                return row.version  # type: ignore[no-any-return]
+        return None
+
+    def arch_support(self, cuda: str) -> Optional[ArchSupport]:
+        """Which architectures the CUDA toolkit ``cuda`` compiles for (the newest row not newer)."""
+        from packaging.version import Version
+
+        wanted = Version(_minor(cuda))
+        for row in self._rows("arch-support"):
+            if Version(row.cuda) <= wanted:
+                return row  # type: ignore[no-any-return]
+        return None
+
+    # --- GPUs ---------------------------------------------------------------------------
+    @property
+    def gpus(self) -> Tuple[GpuModel, ...]:
+        return tuple(self._rows("gpus"))
+
+    def gpu_by_name(self, name: str) -> Optional[GpuModel]:
+        """A GPU model by its marketing or ``nvidia-smi`` name, tolerant of prefixes, case and
+        suffixes such as ``-SXM4-80GB`` or ``Laptop GPU`` (the longest known name that the
+        given name starts with, word by word)."""
+        from torchsmith.kb.loader import normalize_gpu_name
+
+        if self._gpu_index is None:
+            self._gpu_index = {normalize_gpu_name(g.name): g for g in self._rows("gpus")}
+        words = re.split(r"[\s\-]+", normalize_gpu_name(name))
+        while words:
+            hit = self._gpu_index.get(" ".join(words))
+            if hit is not None:
+                return hit
+            words = words[:-1]
+        return None
+
+    def gpu_by_pci_id(self, pci_id: str) -> Optional[GpuModel]:
+        """``"10de:2684"`` (or ``"0x2684"``) -> the model."""
+        text = pci_id.strip().lower()
+        text = text[2:] if text.startswith("0x") else text
+        key = text if ":" in text else f"10de:{text}"
+        for gpu in self._rows("gpus"):
+            if key in gpu.pci_ids:
+                return gpu  # type: ignore[no-any-return]
+        return None
+
+    # --- Jetson -------------------------------------------------------------------------
+    @property
+    def jetpacks(self) -> Tuple[JetPack, ...]:
+        return tuple(self._rows("jetson"))
+
+    def jetpack_for_l4t(self, l4t: str) -> Optional[JetPack]:
+        """The JetPack of an L4T release (``35.2.1``); an unknown revision of a known
+        ``major.minor`` maps to the newest row of that line."""
+        text = l4t.strip().lstrip("Rr")
+        rows = self._rows("jetson")
+        for row in rows:
+            if row.l4t == text:
+                return row  # type: ignore[no-any-return]
+        prefix = ".".join(text.split(".")[:2])
+        for row in rows:
+            if ".".join(row.l4t.split(".")[:2]) == prefix:
+                return row  # type: ignore[no-any-return]
+        return None
+
+    def jetpack(self, version: str) -> Optional[JetPack]:
+        """A JetPack by its version (``5.1``, ``6.2``)."""
+        for row in self._rows("jetson"):
+            if row.jetpack.split(" ")[0] == version.strip():
+                return row  # type: ignore[no-any-return]
+        return None
+
+    # --- ROCm ---------------------------------------------------------------------------
+    @property
+    def gfx_targets(self) -> Tuple[GfxTarget, ...]:
+        return tuple(self._rows("rocm"))
+
+    def gfx_target(self, name_or_gfx: str) -> Optional[GfxTarget]:
+        """An AMD GPU by gfx target (first row with it) or by a name it lists."""
+        text = name_or_gfx.strip().lower()
+        for row in self._rows("rocm"):
+            if row.gfx == text:
+                return row  # type: ignore[no-any-return]
+        for row in self._rows("rocm"):
+            if text and text in row.name.lower():
+                return row  # type: ignore[no-any-return]
+        return None
+
+    # --- companions -----------------------------------------------------------------------
+    def paired_wheels(self, package: str, torch: Optional[str] = None,
+                      variant: Optional[str] = None) -> Tuple[PairedWheels, ...]:
+        """Prebuilt-wheel pages of ``package`` ("mmcv", "pyg"), for a torch (``2.1.0`` matches
+        rows for ``2.1.0`` and the ``2.1`` series) and a variant (``cu121``)."""
+        out = []
+        for row in self._rows("paired-wheels"):
+            if row.package != package or (variant is not None and row.variant != variant):
+                continue
+            if torch is not None:
+                base = torch.split("+", 1)[0]
+                if not (row.torch == base or base.startswith(row.torch + ".") or row.torch == _minor(base)):
+                    continue
+            out.append(row)
+        return tuple(out)
+
+    def torch_requirements(self, package: Optional[str] = None) -> Tuple[TorchRequirement, ...]:
+        """Companion releases and the torch each needs (xformers, flash-attn, torchvision ...)."""
+        return tuple(r for r in self._rows("torch-requirements") if package is None or r.package == package)
+
+    # --- conda, other frameworks -----------------------------------------------------------
+    @property
+    def conda_channels(self) -> Tuple[CondaChannel, ...]:
+        return tuple(self._rows("conda-channels"))
+
+    @property
+    def conda_builds(self) -> Tuple[CondaBuild, ...]:
+        return tuple(self._rows("conda-builds"))
+
+    def framework_builds(self, framework: Optional[str] = None) -> Tuple[FrameworkBuild, ...]:
+        return tuple(r for r in self._rows("frameworks") if framework is None or r.framework == framework)
+
+    def cite(self, ids: Sequence[str]) -> List[str]:
+        """``"title <url> (retrieved DATE)"`` per source id, for explanations."""
+        out = []
+        for ref in ids:
+            source = self.sources.get(ref)
+            out.append(f"{source.title} <{source.url}> (retrieved {source.retrieved})" if source else ref)
+        return out
+
+
+# --- loading -------------------------------------------------------------------------------
+
+_CACHE: Dict[Tuple[Any, ...], KnowledgeBase] = {}
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+def _stamp(path: Optional[str]) -> Tuple[Tuple[str, float], ...]:
+    if not path or not os.path.isdir(path):
+        return ()
+    out = []
+    for name in sorted(os.listdir(path)):
+        try:
+            out.append((name, os.stat(os.path.join(path, name)).st_mtime))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def load_kb(path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] = None,
+            packaged_dir: Optional[str] = None) -> KnowledgeBase:
+    """The knowledge base: packaged data plus an overlay directory.
+
+    ``path`` is an overlay (or a complete data directory); without it, the overlay written by
+    `torchsmith kb refresh` is used when present. Loads are cached per path until a file in
+    the overlay changes. Raises :class:`KnowledgeBaseError` naming file, row and field.
+    """
+    base_dir = packaged_dir or DATA_DIR
+    overlay: Optional[str] = None
+    if path:
+        overlay = os.path.abspath(path)
+        if not os.path.isdir(overlay):
+            raise KnowledgeBaseError(f"knowledge base overlay {path}: no such directory",
+                                     hint="pass a directory with data files (--kb DIR / TORCHSMITH_KB)")
+    else:
+        default = default_overlay_dir(environ)
+        overlay = default if os.path.isdir(default) else None
+    key = (base_dir, overlay, _stamp(overlay))
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    kb = _load(base_dir, overlay)
+    if len(_CACHE) > 16:
+        _CACHE.clear()
+    _CACHE[key] = kb
+    return kb
+
+
+def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
+    from torchsmith.kb import loader
+
+    data = loader.read_dir(base_dir, packaged=True)
+    releases = data.sections[("torch_releases.json", "releases")]
+    data.manifest["packaged_newest"] = releases[0].version if releases else ""
+    refresh: Dict[str, Any] = {}
+    if overlay is not None:
+        extra = loader.read_dir(overlay, packaged=False, index_base=str(data.manifest["torch_index_base"]))
+        data = loader.merge(data, extra)
+        refresh_path = os.path.join(overlay, REFRESH_FILE)
+        if os.path.exists(refresh_path):
+            try:
+                with open(refresh_path, encoding="utf-8") as handle:
+                    loaded = json.load(handle)
+            except (OSError, ValueError) as exc:
+                raise KnowledgeBaseError(
+                    f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {refresh_path}"],
+                    hint="delete the overlay and run `torchsmith kb refresh` again") from exc
+            refresh = loaded if isinstance(loaded, dict) else {}
+    loader.check_references(data)
+    return KnowledgeBase(data.sections, data.manifest, data.sources, overlay=overlay, refresh=refresh)

@@ -1,0 +1,290 @@
+"""The rows of the knowledge base: frozen records, one class per table.
+
+Every row carries ``sources`` (ids into the manifest) and ``uncertain`` (True where the fact was
+not checked against a primary source). Platform keys are the tokens of
+:data:`torchsmith.machine.PLATFORMS` without ``wsl-x86_64``: WSL installs the Linux wheels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
+
+__all__ = [
+    "WHEEL_PLATFORMS",
+    "ArchSupport",
+    "CondaBuild",
+    "CondaChannel",
+    "CudaRelease",
+    "DriverBranch",
+    "FrameworkBuild",
+    "GfxTarget",
+    "GpuModel",
+    "JetPack",
+    "JetsonWheel",
+    "MinorCompat",
+    "PairedWheels",
+    "Source",
+    "TorchRelease",
+    "TorchRequirement",
+    "VariantBuild",
+    "wheel_platform",
+]
+
+# The platforms wheels are published for; data keys use exactly these.
+WHEEL_PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64", "macos-x86_64")
+
+
+def wheel_platform(platform: str) -> str:
+    """The wheel platform a machine platform installs: WSL uses the Linux wheels."""
+    return "linux-x86_64" if platform == "wsl-x86_64" else platform
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    url: str
+    title: str
+    retrieved: str  # ISO date the fact was read
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class VariantBuild:
+    """One published build of a torch release: ``cu126``, ``rocm6.2``, ``cpu``, ``xpu``."""
+
+    name: str
+    kind: str  # "cuda" | "rocm" | "cpu" | "xpu"
+    cuda: Optional[str]  # "12.6"
+    rocm: Optional[str]  # "6.2"
+    platforms: Tuple[str, ...]
+    index_url: str
+    sass_by_platform: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    ptx_by_platform: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    gfx: Tuple[str, ...] = ()
+    sources: Tuple[str, ...] = ()
+    uncertain: bool = False
+    note: str = ""
+
+    def sass(self, platform: str) -> Tuple[str, ...]:
+        """The SASS architectures compiled for ``platform`` (``sm_50`` ...); () if none/unknown."""
+        return self.sass_by_platform.get(wheel_platform(platform), ())
+
+    def ptx(self, platform: str) -> Tuple[str, ...]:
+        """PTX targets (``sm_90`` = compute_90 PTX) in the wheel; () for release wheels."""
+        return self.ptx_by_platform.get(wheel_platform(platform), ())
+
+
+@dataclass(frozen=True)
+class TorchRelease:
+    version: str
+    released: Optional[str]
+    python: Mapping[str, Tuple[str, ...]]  # platform -> ("3.9", ..., "3.13t")
+    variants: Tuple[VariantBuild, ...]
+    pypi_default: Mapping[str, str]  # platform -> variant name PyPI serves
+    torchvision: Optional[str]
+    torchaudio: Optional[str]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    notes: Tuple[str, ...] = ()
+
+    def variant(self, name: str) -> Optional[VariantBuild]:
+        for build in self.variants:
+            if build.name == name:
+                return build
+        return None
+
+    def pythons(self, platform: str) -> Tuple[str, ...]:
+        return self.python.get(wheel_platform(platform), ())
+
+
+@dataclass(frozen=True)
+class CudaRelease:
+    """A CUDA toolkit (the newest update of a minor release) and the drivers it needs."""
+
+    version: str  # "12.6"
+    min_driver_linux: Optional[str]  # full support (the toolkit's own driver)
+    min_driver_windows: Optional[str]
+    minor_compat_min_driver_linux: Optional[str]  # floor with minor-version compatibility
+    minor_compat_min_driver_windows: Optional[str]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    updates: Tuple[Tuple[str, str, str], ...] = ()  # (label, linux, windows) per update release
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MinorCompat:
+    """Minor-version compatibility of one CUDA major: its driver floor and where it ends."""
+
+    cuda_major: str  # "12"
+    min_driver_linux: str
+    min_driver_windows: str
+    below_driver_branch: Optional[str]  # drivers from this branch on run it by plain backward compat
+    limits: str
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class DriverBranch:
+    """Driver branch (major, e.g. "570") -> the highest CUDA it fully supports."""
+
+    branch: str
+    min_version_linux: str
+    max_cuda: str
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class ArchSupport:
+    """Which GPU architectures one CUDA toolkit line can compile for."""
+
+    cuda: str  # "12.8" or "13.0" (applies from this version until the next row)
+    min_arch: str
+    max_arch: str
+    archs: Tuple[str, ...]
+    deprecated: Tuple[str, ...]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    compute_capability: str  # "8.9"
+    family: str  # "Ada"
+    pci_ids: Tuple[str, ...]  # "10de:2684"
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    jetson: bool = False  # an integrated Jetson GPU: only Jetson (L4T) wheels run on it
+
+    @property
+    def arch(self) -> str:
+        major, _, minor = self.compute_capability.partition(".")
+        return f"sm_{major}{minor or '0'}"
+
+
+@dataclass(frozen=True)
+class JetsonWheel:
+    torch: str  # "2.0.0a0+8aa34602.nv23.03"
+    python: str  # "3.8"
+    url: str
+    torchvision: Optional[str]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class JetPack:
+    jetpack: str  # "5.1"
+    l4t: str  # "35.2.1"
+    cuda: str
+    cudnn: Optional[str]
+    python: str  # the Ubuntu's system Python
+    ubuntu: str
+    wheels: Tuple[JetsonWheel, ...]
+    index_url: Optional[str]  # a pip index with torch for this JetPack (JetPack 6+)
+    prerequisites: Tuple[str, ...]  # apt packages the NVIDIA wheels need
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GfxTarget:
+    """An AMD GPU -> its gfx target, and the HSA_OVERRIDE_GFX_VERSION that borrows a sibling's."""
+
+    name: str
+    gfx: str
+    family: str
+    in_wheels: bool  # some PyTorch ROCm wheel carries code for this target
+    hsa_override: Optional[str]  # e.g. "10.3.0" (Linux only)
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class PairedWheels:
+    """A companion package whose prebuilt wheels are per torch + CUDA (mmcv, torch-scatter & co.)."""
+
+    package: str  # "mmcv" | "pyg"
+    torch: str  # "2.1" (minor series) or "2.1.0"
+    variant: str  # "cu121" | "cpu"
+    find_links: str  # the page to pass to pip -f
+    versions: Tuple[str, ...]  # package versions with wheels there
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class TorchRequirement:
+    """A companion release and the torch it was built against (xformers, flash-attn, torchvision)."""
+
+    package: str
+    version: str
+    torch: str  # the requirement, e.g. "==2.5.1" or ">=2.4"
+    variants: Tuple[str, ...]  # the torch variants it ships wheels for, () = source/unknown
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CondaChannel:
+    channel: str
+    package: str
+    last_version: Optional[str]  # None = still published
+    note: str
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class CondaBuild:
+    """conda-forge pytorch builds: a pytorch series and the cuda-version builds it has."""
+
+    package: str  # "pytorch" | "pytorch-gpu"
+    version: str  # "2.5" (series)
+    cuda_versions: Tuple[str, ...]
+    platforms: Tuple[str, ...]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FrameworkBuild:
+    """TensorFlow / JAX releases and the CUDA stack they need."""
+
+    framework: str  # "tensorflow" | "jax"
+    version: str
+    extra: str  # "and-cuda" | "cuda12" | "cuda13" | ""
+    cuda: Optional[str]
+    cudnn: Optional[str]
+    python: Tuple[str, ...]
+    min_driver_linux: Optional[str]
+    platforms: Tuple[str, ...]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+
+# Tables listed by `kb show`: name -> (file, section).
+TABLE_FILES: Dict[str, Tuple[str, str]] = {
+    "releases": ("torch_releases.json", "releases"),
+    "cuda": ("cuda.json", "toolkits"),
+    "minor-compat": ("cuda.json", "minor_compat"),
+    "driver-branches": ("cuda.json", "driver_branches"),
+    "arch-support": ("cuda.json", "arch_support"),
+    "gpus": ("gpus.json", "gpus"),
+    "jetson": ("jetson.json", "jetpacks"),
+    "rocm": ("rocm.json", "gfx_targets"),
+    "paired-wheels": ("companions.json", "paired_wheels"),
+    "torch-requirements": ("companions.json", "torch_requirements"),
+    "conda-channels": ("conda.json", "channels"),
+    "conda-builds": ("conda.json", "builds"),
+    "frameworks": ("frameworks.json", "builds"),
+}
