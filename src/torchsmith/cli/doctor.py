@@ -1,0 +1,115 @@
+"""What is wrong with a Python environment's torch on this machine, and the exact fix.
+
+Inspects the current interpreter (or --python PATH) in child processes with a timeout: first
+without importing torch (packages, build, libraries), then importing it and running a matmul and
+a convolution on every device (skip that with --quick). Exit code 0 when healthy, 4 when errors
+are found (see docs/doctor.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO, Any, Dict, List
+
+from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.output import ExitCode, Result, use_color
+
+_MARKS = {"error": ("✗", "31"), "warning": ("!", "33"), "info": ("i", "36")}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_json_option(parser)
+    parser.add_argument("--quick", action="store_true",
+                        help="do not import torch: packages, build and libraries only (fast)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up on `import torch` after this long (default 90)")
+    add_host_options(parser)
+
+
+def _kb(ctx: Context) -> Any:
+    """The data, when this build has it: fixes then come from the plan, else from generic commands."""
+    try:
+        return ctx.kb()
+    except (ImportError, TorchsmithError):
+        return None
+
+
+def _target_python(ctx: Context) -> str:
+    if ctx.python_version():
+        raise UsageError(f"doctor inspects an interpreter, not a version: --python {ctx.python_version()}",
+                         hint="pass its path, e.g. --python .venv/bin/python")
+    return ctx.python_path() or sys.executable
+
+
+def run(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.doctor import diagnose
+    from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT
+    from torchsmith.host.live import LiveHost
+
+    timeout = DYNAMIC_TIMEOUT if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise UsageError(f"--timeout must be positive, not {timeout:g}")
+    python = _target_python(ctx)
+    machine = ctx.machine()
+    diagnosis = diagnose(LiveHost(ctx.environ), machine, python, _kb(ctx), quick=args.quick,
+                         timeout=timeout)
+    data = diagnosis.to_json()
+    healthy = diagnosis.healthy
+
+    def human(out: IO[str]) -> None:
+        out.write("\n".join(_human_lines(data, use_color(out, ctx.environ))) + "\n")
+
+    return Result(command="doctor", data=data, human=human,
+                  status="ok" if healthy else "problems",
+                  exit_code=ExitCode.OK if healthy else ExitCode.PROBLEMS_FOUND)
+
+
+def _human_lines(data: Dict[str, Any], color: bool) -> List[str]:
+    env = data["environment"]
+    paint = (lambda text, code: f"\033[{code}m{text}\033[0m") if color else (lambda text, code: text)
+    lines = [f"torchsmith doctor: {env['python']} (Python {env['python_version']}, {env['kind']})"]
+    torch = env.get("torch")
+    if torch:
+        build = (f"CUDA {torch['cuda']} build" if torch["accelerator"] == "cuda"
+                 else f"ROCm {torch['hip']} build" if torch["accelerator"] == "rocm"
+                 else f"{torch['accelerator'].upper()} build")
+        line = f"  torch {torch['version']} · {build} · {torch.get('path')}"
+        imported = env.get("import") or {}
+        if imported.get("status") == "ok":
+            line += f" · imports in {imported.get('import_seconds')} s"
+        lines.append(line)
+        for companion in env.get("companions") or ():
+            lines.append(f"  {companion['name']} {companion['version']}"
+                         + (f" (built for torch {companion['built_for_torch']})"
+                            if companion.get("built_for_torch") else ""))
+        cuda = env.get("cuda") or {}
+        for device in cuda.get("devices") or ():
+            lines.append(f"  GPU {device.get('index')} {device.get('name')} sm_"
+                         f"{str(device.get('capability', '?')).replace('.', '')}")
+    else:
+        lines.append("  no torch installed")
+    findings = data["findings"]
+    for finding in findings:
+        mark, code = _MARKS.get(finding["severity"], ("?", "0"))
+        lines.append("")
+        lines.append(paint(f"{mark} {finding['severity']}[{finding['code']}] {finding['title']}", code))
+        lines.extend(f"    · {fact['text']}  [{fact['source']}]" for fact in finding["facts"])
+        if finding.get("note"):
+            lines.append(f"    {finding['note']}")
+        if finding["fix"]:
+            lines.append("    fix:")
+            lines.extend(f"      $ {command}" for command in finding["fix"])
+    errors = sum(1 for f in findings if f["severity"] == "error")
+    warnings = sum(1 for f in findings if f["severity"] == "warning")
+    lines.append("")
+    if data["healthy"]:
+        extra = f" ({warnings} warning(s))" if warnings else ""
+        lines.append(paint(f"Healthy{extra}.", "32"))
+    else:
+        lines.append(paint(f"{errors} error(s), {warnings} warning(s): fix the first one first "
+                           f"(exit code {int(ExitCode.PROBLEMS_FOUND)}).", "31"))
+    if env.get("inspected") == "static":
+        lines.append("Quick check: torch was not imported (drop --quick to exercise the devices).")
+    return lines

@@ -1,0 +1,115 @@
+"""``doctor``: what is wrong with a Python environment's torch stack on this host, and the fix.
+
+The environment is read by child processes of the target interpreter (``snippets/inspect_env.py``
+without importing torch, then ``snippets/torch_check.py`` importing it, each with a timeout), so
+a broken or hanging torch cannot take torchsmith down. The checks are pure functions of those
+reports, the host profile and the data (:mod:`torchsmith.doctor.checks`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from torchsmith.doctor.build import companion_built_for, torch_build
+from torchsmith.doctor.checks import CHECKS, run_checks
+from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_static
+from torchsmith.doctor.model import Diagnosis, Fact, Finding
+from torchsmith.host import Host
+from torchsmith.machine import Machine
+
+__all__ = [
+    "CHECKS",
+    "Diagnosis",
+    "Fact",
+    "Finding",
+    "diagnose",
+    "diagnose_report",
+    "environment_summary",
+    "quick_verdict",
+]
+
+
+def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
+    """The inspected environment, as the JSON output shows it."""
+    python = report.get("python") or {}
+    build = torch_build(report)
+    dynamic = report.get("dynamic")
+    summary: Dict[str, Any] = {
+        "python": python.get("executable"),
+        "python_version": python.get("version"),
+        "prefix": python.get("prefix"),
+        "kind": "conda" if python.get("conda_prefix") else "venv" if python.get("virtualenv") else "system",
+        "torch": None,
+        "companions": [],
+        "nvidia_wheels": [f"{w['name']}=={w['version']}" for w in report.get("nvidia_wheels") or ()],
+        "conda_torch_packages": [f"{r['name']}={r['version']}={r['build']}"
+                                 for r in report.get("conda") or ()],
+        "guard": bool((report.get("guard") or {}).get("guard_file")),
+        "libstdcxx": report.get("libstdcxx"),
+        "inspected": "static+import" if dynamic is not None else "static",
+    }
+    if build is not None:
+        summary["torch"] = {k: build[k] for k in ("version", "variant", "accelerator", "cuda", "hip")}
+        summary["torch"]["path"] = (report.get("torch") or {}).get("path")
+    for companion in report.get("companions") or ():
+        wants, _variant, _ = companion_built_for(companion)
+        summary["companions"].append({"name": companion.get("name"), "version": companion.get("version"),
+                                      "built_for_torch": wants})
+    if dynamic is not None:
+        summary["import"] = {k: dynamic.get(k) for k in ("status", "import_seconds", "error", "timeout")
+                             if dynamic.get(k) is not None}
+        cuda = dynamic.get("cuda") or {}
+        if cuda:
+            summary["cuda"] = {k: cuda.get(k) for k in ("available", "device_count", "arch_list",
+                                                        "cudnn_version", "nccl_available", "devices")}
+        for key in ("tf32", "mps"):
+            if dynamic.get(key):
+                summary[key] = dynamic[key]
+    return summary
+
+
+def diagnose_report(report: Dict[str, Any], machine: Machine, kb: Any = None) -> Diagnosis:
+    """Findings for already gathered snippet reports (pure)."""
+    findings = run_checks(report, machine, kb)
+    report.pop("_cache", None)
+    return Diagnosis(environment=environment_summary(report), findings=findings)
+
+
+def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick: bool = False,
+             timeout: float = DYNAMIC_TIMEOUT) -> Diagnosis:
+    """Inspect ``python``'s environment through ``host`` and check it against ``machine``."""
+    report = inspect_static(host, python, min(timeout, 20.0))
+    if not quick and (report.get("torch") or report.get("torch_installs")):
+        report["dynamic"] = inspect_dynamic(host, python, timeout)
+    return diagnose_report(report, machine, kb)
+
+
+def quick_verdict(machine: Machine, python: Optional[str] = None, host: Optional[Host] = None,
+                  kb: Any = None) -> List[str]:
+    """A few lines on the environment of ``python`` (default: this interpreter), without importing torch.
+
+    For the ``torchsmith`` summary screen. Never raises: a failed inspection is itself a line.
+    """
+    import sys
+
+    from torchsmith.errors import TorchsmithError
+
+    if host is None:
+        from torchsmith.host.live import LiveHost
+
+        host = LiveHost()
+    target = python or sys.executable
+    try:
+        diagnosis = diagnose(host, machine, target, kb, quick=True)
+    except TorchsmithError as exc:
+        return [f"Doctor   cannot inspect {target}: {exc}"]
+    torch = diagnosis.environment.get("torch")
+    what = (f"torch {torch['version']} ({torch['accelerator']})" if torch else "no torch")
+    problems = [f for f in diagnosis.findings if f.severity in ("error", "warning")]
+    if not problems:
+        return [f"Doctor   {what}: no problems found (quick check; `torchsmith doctor` imports torch too)"]
+    lines = [f"Doctor   {what}: {len(diagnosis.errors)} error(s), "
+             f"{len(problems) - len(diagnosis.errors)} warning(s)"]
+    lines.extend(f"  {f.severity}[{f.code}] {f.title}" for f in problems[:3])
+    lines.append("  run `torchsmith doctor` for the facts and the fix")
+    return lines

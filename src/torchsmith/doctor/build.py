@@ -1,0 +1,139 @@
+"""Reading versions and build labels: ``2.5.1+cu124`` -> public 2.5.1, variant cu124."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__all__ = [
+    "arch_runs",
+    "companion_built_for",
+    "local_label",
+    "public_version",
+    "satisfies",
+    "torch_build",
+    "version_tuple",
+]
+
+
+def public_version(version: str) -> str:
+    return version.split("+", 1)[0]
+
+
+def local_label(version: str) -> str:
+    """``cu124`` from ``2.5.1+cu124``; "" when there is none."""
+    return version.partition("+")[2]
+
+
+def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
+    """Leading numeric parts: ``12.4`` -> (12, 4); ``2.6.0a0+nv24.08`` -> (2, 6, 0)."""
+    parts: List[int] = []
+    for piece in (text or "").split("."):
+        match = re.match(r"\d+", piece)
+        if not match:
+            break
+        parts.append(int(match.group(0)))
+        if match.group(0) != piece:
+            break
+    return tuple(parts)
+
+
+def _variant_of(label: str) -> Optional[str]:
+    """The accelerator token inside a local label: cu124, cpu, rocm6.2, xpu."""
+    match = re.search(r"(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)", label)
+    return match.group(1) if match else None
+
+
+def torch_build(report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The installed torch: version, variant and accelerator, from import when done, else text.
+
+    ``accelerator`` is cuda | rocm | xpu | cpu.
+    """
+    static = report.get("torch")
+    dynamic = report.get("dynamic") or {}
+    imported = dynamic.get("status") == "ok"
+    if not static and not imported:
+        return None
+    version = str((dynamic.get("version") if imported else None) or (static or {}).get("version") or "")
+    cuda = dynamic.get("cuda") if imported else (static or {}).get("cuda")
+    hip = dynamic.get("hip") if imported else (static or {}).get("hip")
+    label = local_label(version)
+    variant = _variant_of(label)
+    if hip:
+        accelerator = "rocm"
+    elif cuda:
+        accelerator = "cuda"
+    elif variant == "xpu":
+        accelerator = "xpu"
+    else:
+        accelerator = "cpu"
+    source = "import torch" if imported else str((static or {}).get("version_file") or "torch/version.py")
+    return {
+        "version": version,
+        "public": public_version(version),
+        "label": label,
+        "variant": variant or ("cpu" if accelerator == "cpu" and label in ("", "cpu") else None),
+        "jetson": bool(re.search(r"\bnv\d", label)),
+        "cuda": cuda,
+        "hip": hip,
+        "accelerator": accelerator,
+        "source": source,
+    }
+
+
+def companion_built_for(companion: Dict[str, Any]) -> Tuple[Optional[str], Optional[str], str]:
+    """(the torch it was built for, as a specifier; its CUDA variant; where that was read).
+
+    The specifier comes from ``Requires-Dist: torch==2.4.1`` (or a range such as mmcv's
+    ``>=2.6,<2.7``), else from a release series in the version (``+pt24cu124`` -> ``==2.4.*``)
+    or in the wheel's file name (``torch2.4`` -> ``==2.4.*``).
+    """
+    version = str(companion.get("version") or "")
+    label = local_label(version)
+    variant = _variant_of(label)
+    specs = [str(s) for s in companion.get("torch_requires") or () if s]
+    metadata = str(companion.get("metadata") or "")
+    if specs:
+        return ",".join(specs), variant, f"{metadata}/METADATA Requires-Dist"
+    match = re.search(r"pt(\d)(\d{1,2})", label)
+    if match:
+        return f"=={match.group(1)}.{match.group(2)}.*", variant, f"{metadata} (version {version})"
+    url = str(companion.get("url") or "")
+    match = re.search(r"torch(\d+\.\d+)", url.rsplit("/", 1)[-1])
+    if match:
+        wheel_variant = re.search(r"\+(cu\d+)", url)
+        return (f"=={match.group(1)}.*", variant or (wheel_variant.group(1) if wheel_variant else None),
+                f"{metadata}/direct_url.json")
+    return None, variant, ""
+
+
+def satisfies(version: str, specifier: str) -> Optional[bool]:
+    """Whether ``version`` meets ``specifier``; None when either cannot be parsed."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(specifier).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+
+
+def arch_runs(capability: str, arch_list: Sequence[str]) -> bool:
+    """Whether a GPU of compute capability ``X.Y`` runs code compiled for ``arch_list``.
+
+    SASS for sm_XZ runs on X.Y when Z <= Y (same major; arch-specific ``a`` targets excepted);
+    PTX (compute_XZ) is JIT-compiled for any GPU of capability >= X.Z.
+    """
+    cc = version_tuple(capability)
+    if len(cc) < 2:
+        return False
+    for arch in arch_list:
+        match = re.match(r"^(sm|compute)_(\d+)(\d)([af]?)$", arch.strip())
+        if not match:
+            continue
+        kind, major, minor, suffix = match.group(1), int(match.group(2)), int(match.group(3)), match.group(4)
+        if kind == "sm" and major == cc[0] and (minor == cc[1] or (not suffix and minor <= cc[1])):
+            return True
+        if kind == "compute" and (major, minor) <= (cc[0], cc[1]):
+            return True
+    return False

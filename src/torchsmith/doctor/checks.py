@@ -1,0 +1,570 @@
+"""The doctor's checks: pure functions of an environment report, the host profile and the data.
+
+Each ``check_*(report, machine, kb) -> Optional[Finding]`` reads the JSON of the inspection
+snippets (``report``; its ``dynamic`` key holds what importing torch showed, or None with
+``--quick``) and returns at most one finding. Codes are documented in docs/findings.md.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from torchsmith.doctor.build import (
+    arch_runs,
+    companion_built_for,
+    public_version,
+    satisfies,
+    torch_build,
+    version_tuple,
+)
+from torchsmith.doctor.fixes import install_fix, python_of, quoted
+from torchsmith.doctor.model import Fact, Finding
+from torchsmith.machine import Machine
+
+__all__ = ["CHECKS", "DRIVER_FLOORS", "Check", "run_checks"]
+
+Report = Dict[str, Any]
+Check = Callable[[Report, Machine, Any], Optional[Finding]]
+
+# The oldest driver that runs any build of a CUDA major (NVIDIA's minor-version compatibility):
+# CUDA major -> (Linux driver, Windows driver, source).
+_NV_RN = ("NVIDIA CUDA Toolkit Release Notes, Table 2 (minor version compatibility), "
+          "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html")
+DRIVER_FLOORS: Dict[int, Tuple[str, str, str]] = {
+    13: ("580", "580", _NV_RN),
+    12: ("525.60.13", "527.41", _NV_RN),
+    11: ("450.80.02", "452.39", _NV_RN),
+}
+
+
+# --- what the host has ---------------------------------------------------------------------
+def _nvidia_gpus(machine: Machine) -> List[Tuple[str, Optional[str], str]]:
+    """(name, compute capability, source) of every NVIDIA GPU a job here can use."""
+    gpus = []
+    if machine.nvidia:
+        source = machine.nvidia.gpus_source or "probe"
+        gpus = [(g.name, g.compute_capability, f"machine.nvidia.gpus ({g.source or source})")
+                for g in machine.nvidia.visible_gpus]
+    if not gpus and machine.jetson is not None:
+        j = machine.jetson
+        gpus = [(f"Jetson {j.module or ''}".strip(), j.compute_capability,
+                 f"machine.jetson ({j.source or 'probe'})")]
+    return gpus
+
+
+def _amd_gpus(machine: Machine) -> List[Tuple[str, Optional[str], str]]:
+    if not machine.rocm:
+        return []
+    return [(g.name, g.gfx, f"machine.rocm.gpus ({g.source or machine.rocm.source or 'probe'})")
+            for g in machine.rocm.gpus]
+
+
+def _gpu_facts(gpus: List[Tuple[str, Optional[str], str]]) -> List[Fact]:
+    return [Fact(f"GPU {name}" + (f" (compute capability {cc})" if cc and "." in cc
+                                  else f" ({cc})" if cc else ""), source)
+            for name, cc, source in gpus]
+
+
+def _torch_fact(build: Dict[str, Any]) -> Fact:
+    what = f"torch {build['version']}"
+    if build["accelerator"] == "cuda":
+        what += f", a CUDA {build['cuda']} build"
+    elif build["accelerator"] == "rocm":
+        what += f", a ROCm (HIP {build['hip']}) build"
+    else:
+        what += f", a {build['accelerator'].upper()} build (torch.version.cuda is None)"
+    return Fact(what, build["source"])
+
+
+def _dynamic(report: Report) -> Dict[str, Any]:
+    dynamic = report.get("dynamic") or {}
+    return dynamic if dynamic.get("status") == "ok" else {}
+
+
+# --- torch present and importable ------------------------------------------------------------
+def check_no_torch(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    if report.get("torch") or report.get("torch_installs"):
+        return None
+    conda = [r for r in report.get("conda") or () if r.get("name") == "pytorch"]
+    facts = [Fact(f"no importable torch on sys.path of {python_of(report)}", "inspect_env.py")]
+    facts.extend(Fact(f"conda lists pytorch {r['version']} ({r['build']}) but its files are gone",
+                      str(r.get("file"))) for r in conda)
+    return Finding("no-torch", "error" if conda else "warning",
+                   "torch is not installed in this environment", tuple(facts),
+                   install_fix(report, machine, kb))
+
+
+def check_torch_import_fails(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    dynamic = report.get("dynamic") or {}
+    if dynamic.get("status") != "failed":
+        return None
+    error = str(dynamic.get("error") or "").strip()
+    last = error.splitlines()[-1] if error else f"exit code {dynamic.get('returncode')}"
+    code = dynamic.get("returncode")
+    facts = [Fact(line, "import torch (child process)") for line in error.splitlines()[-6:]]
+    if isinstance(code, int) and code < 0:
+        facts.append(Fact(f"the process was killed by signal {-code}", "import torch (child process)"))
+    return Finding(
+        "torch-import-fails", "error", f"`import torch` fails: {last[:160]}", tuple(facts),
+        (*install_fix(report, machine, kb), f"torchsmith explain {quoted(last[:200])}"),
+        note="reinstalling the plan's build replaces mismatched or missing libraries; "
+             "`torchsmith explain` names the cause of this exact message",
+    )
+
+
+def check_torch_import_hangs(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    dynamic = report.get("dynamic") or {}
+    if dynamic.get("status") != "timeout":
+        return None
+    python = quoted(python_of(report))
+    return Finding(
+        "torch-import-hangs", "error",
+        f"`import torch` did not finish within {dynamic.get('timeout'):.0f} s (killed)",
+        (Fact(f"{python} -c 'import torch' was still running after {dynamic.get('timeout')} s",
+              "import torch (child process)"),),
+        (f"timeout 300 {python} -X importtime -c 'import torch' 2>&1 | sort -t'|' -k2 -n | tail -5",
+         "nvidia-smi", f"torchsmith doctor --python {python} --timeout 300"),
+        note="a hung driver (nvidia-smi hangs too), a stale lock on a network filesystem or a very "
+             "slow disk are the usual causes; -X importtime shows which module is slow",
+    )
+
+
+# --- the build against the host ---------------------------------------------------------------
+def check_cpu_build_on_gpu_host(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or build["accelerator"] != "cpu":
+        return None
+    gpus = _nvidia_gpus(machine) or _amd_gpus(machine)
+    if not gpus:
+        return None
+    kind = "NVIDIA" if _nvidia_gpus(machine) else "AMD"
+    return Finding(
+        "cpu-build-on-gpu-host", "error",
+        f"torch {build['version']} is a CPU-only build, but this host has {len(gpus)} {kind} GPU(s)",
+        (_torch_fact(build), *_gpu_facts(gpus)),
+        install_fix(report, machine, kb),
+        note="torch.cuda.is_available() is False with this build; every tensor stays on the CPU",
+    )
+
+
+def check_wrong_gpu_build(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None:
+        return None
+    nvidia, amd = _nvidia_gpus(machine), _amd_gpus(machine)
+    if build["accelerator"] == "cuda" and amd and not nvidia:
+        gpus, what = amd, "a CUDA build, but this host's GPUs are AMD (ROCm)"
+    elif build["accelerator"] == "rocm" and nvidia and not amd:
+        gpus, what = nvidia, "a ROCm build, but this host's GPUs are NVIDIA (CUDA)"
+    else:
+        return None
+    return Finding("wrong-gpu-build", "error", f"torch {build['version']} is {what}",
+                   (_torch_fact(build), *_gpu_facts(gpus)), install_fix(report, machine, kb))
+
+
+def check_gpu_build_on_cpu_host(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or build["accelerator"] not in ("cuda", "rocm") or build["jetson"]:
+        return None
+    if _nvidia_gpus(machine) or _amd_gpus(machine) or machine.os.system == "macos":
+        return None
+    wheels = report.get("nvidia_wheels") or ()
+    facts = [_torch_fact(build), Fact("no NVIDIA or AMD GPU found", "machine (probe)")]
+    if wheels:
+        facts.append(Fact(f"{len(wheels)} nvidia-* CUDA runtime wheels installed beside it",
+                          "inspect_env.py (site-packages)"))
+    return Finding(
+        "gpu-build-on-cpu-host", "info",
+        f"torch {build['version']} is a {build['accelerator'].upper()} build on a host without a GPU",
+        tuple(facts), install_fix(report, machine, kb),
+        note="it runs on the CPU, but carries gigabytes of GPU libraries; a CPU build is smaller",
+    )
+
+
+def _driver_floor(machine: Machine, cuda_major: int) -> Optional[Tuple[str, str]]:
+    row = DRIVER_FLOORS.get(cuda_major)
+    if row is None:
+        return None
+    linux, windows, source = row
+    return (windows if machine.os.system == "windows" else linux), source
+
+
+def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    nv = machine.nvidia
+    if build is None or build["accelerator"] != "cuda" or build["jetson"] or nv is None:
+        return None
+    torch_cuda = version_tuple(build["cuda"])
+    if len(torch_cuda) < 2:
+        return None
+    facts = [_torch_fact(build)]
+    floor = _driver_floor(machine, torch_cuda[0])
+    severity = ""
+    if nv.driver_cuda:
+        facts.append(Fact(f"the driver supports CUDA ≤ {nv.driver_cuda}",
+                          f"machine.nvidia.driver_cuda ({nv.driver_cuda_source or 'probe'})"))
+        driver_cuda = version_tuple(nv.driver_cuda)
+        if driver_cuda[:1] < torch_cuda[:1]:
+            severity = "error"
+        elif driver_cuda[:2] < torch_cuda[:2]:
+            severity = "warning"
+    if nv.driver_version:
+        facts.append(Fact(f"NVIDIA driver {nv.driver_version}",
+                          f"machine.nvidia.driver_version ({nv.driver_version_source or 'probe'})"))
+        if floor and version_tuple(nv.driver_version) < version_tuple(floor[0]):
+            severity = "error"
+    if not severity:
+        return None
+    if floor:
+        facts.append(Fact(f"CUDA {torch_cuda[0]}.x builds need driver ≥ {floor[0]}", floor[1]))
+    warnings = (_dynamic(report).get("cuda") or {}).get("warnings") or ()
+    facts.extend(Fact(w.splitlines()[0][:200], "import torch (warning)") for w in warnings if "driver" in w)
+    if severity == "error":
+        title = (f"the NVIDIA driver is too old for torch {build['version']} "
+                 f"(CUDA {build['cuda']})")
+        note = "upgrade the driver, or install the build the plan picks for this driver"
+    else:
+        title = (f"the driver supports CUDA {nv.driver_cuda}, older than torch's CUDA {build['cuda']}: "
+                 "it runs through minor-version compatibility only")
+        note = ("kernels needing a newer driver fail with cudaErrorCallRequiresNewerDriver and PTX "
+                "cannot be JIT-compiled; a build for the driver's CUDA avoids both")
+    return Finding("driver-too-old", severity, title, tuple(facts), install_fix(report, machine, kb),
+                   note=note)
+
+
+def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    cuda = _dynamic(report).get("cuda") or {}
+    arch_list = [str(a) for a in cuda.get("arch_list") or ()]
+    if build is None or not arch_list or build["accelerator"] not in ("cuda", "rocm"):
+        return None
+    devices = [d for d in cuda.get("devices") or () if d.get("capability")]
+    if build["accelerator"] == "rocm":
+        gpus = ([(str(d.get("name")), str(d.get("gcn_arch") or "").split(":")[0], "torch.cuda device")
+                 for d in devices if d.get("gcn_arch")] or _amd_gpus(machine))
+        missing = [g for g in gpus if g[1] and g[1] not in arch_list]
+        if missing and machine.rocm and machine.rocm.hsa_override_gfx_version:
+            return None  # HSA_OVERRIDE_GFX_VERSION makes the GPU load another gfx's kernels
+    else:
+        gpus = ([(str(d.get("name")), str(d["capability"]), "torch.cuda.get_device_properties")
+                 for d in devices] or _nvidia_gpus(machine))
+        missing = [g for g in gpus if g[1] and not arch_runs(g[1], arch_list)]
+    if not missing:
+        return None
+    names = ", ".join(f"{name} ({cc})" for name, cc, _ in missing)
+    return Finding(
+        "arch-not-compiled", "error",
+        f"torch {build['version']} has no kernels for {names}",
+        (_torch_fact(build), Fact(f"compiled for: {' '.join(arch_list)}", "torch.cuda.get_arch_list()"),
+         *_gpu_facts(missing)),
+        install_fix(report, machine, kb),
+        note="CUDA errors with 'no kernel image is available for execution on the device'",
+    )
+
+
+def check_cuda_unavailable(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    cuda = _dynamic(report).get("cuda") or {}
+    if build is None or not cuda or build["accelerator"] not in ("cuda", "rocm"):
+        return None
+    gpus = _nvidia_gpus(machine) if build["accelerator"] == "cuda" else _amd_gpus(machine)
+    if not gpus or cuda.get("available"):
+        return None
+    facts = [_torch_fact(build), Fact("torch.cuda.is_available() is False", "import torch"),
+             *_gpu_facts(gpus)]
+    facts.extend(Fact(w.splitlines()[0][:200], "import torch (warning)") for w in cuda.get("warnings") or ())
+    visible = (report.get("environ") or {}).get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        facts.append(Fact(f"CUDA_VISIBLE_DEVICES={visible}", "environment"))
+    return Finding("gpu-unavailable", "error",
+                   "torch cannot use the GPU: torch.cuda.is_available() is False",
+                   tuple(facts), ("nvidia-smi", *install_fix(report, machine, kb)),
+                   note="the warning above names the cause; nvidia-smi shows whether the driver answers")
+
+
+def check_device_ops_fail(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    cuda = _dynamic(report).get("cuda") or {}
+    failed = []
+    for device in cuda.get("devices") or ():
+        for what, key in (("matmul", "matmul_error"), ("cuDNN convolution", "conv_error"),
+                          ("device query", "error")):
+            if device.get(key):
+                failed.append(Fact(f"GPU {device.get('index')} {device.get('name') or ''}: {what} failed: "
+                                   f"{str(device[key]).splitlines()[-1][:200]}",
+                                   "torch_check.py on the device"))
+    if not failed:
+        return None
+    return Finding("gpu-op-fails", "error", f"{len(failed)} operation(s) failed on the GPU",
+                   tuple(failed), install_fix(report, machine, kb),
+                   note="a matmul or a convolution on the device raised; see the message for the cause")
+
+
+def check_mps(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    apple = machine.apple
+    mps = _dynamic(report).get("mps")
+    if not apple or not apple.mps_capable or mps is None:
+        return None
+    if mps.get("available") and mps.get("op_ok", True):
+        return None
+    if not mps.get("built"):
+        why = "this torch was built without MPS"
+    elif not mps.get("available"):
+        why = "torch.backends.mps.is_available() is False"
+    else:
+        why = f"an operation on MPS failed: {mps.get('op_error')}"
+    facts = [Fact(why, "import torch"), Fact(f"{apple.chip or 'Apple silicon'}, macOS {apple.macos_version}",
+                                            f"machine.apple ({apple.source or 'probe'})")]
+    if apple.rosetta:
+        facts.append(Fact("this Python is x86_64 under Rosetta: MPS needs an arm64 Python",
+                          "machine.apple.rosetta"))
+    return Finding("mps-unavailable", "warning", f"MPS cannot be used: {why}", tuple(facts),
+                   install_fix(report, machine, kb))
+
+
+def check_nccl(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    cuda = _dynamic(report).get("cuda") or {}
+    if build is None or build["accelerator"] != "cuda" or machine.os.system != "linux" or not cuda:
+        return None
+    if len(_nvidia_gpus(machine)) < 2 or cuda.get("nccl_available"):
+        return None
+    return Finding("nccl-unavailable", "warning",
+                   "NCCL is not available: multi-GPU training (DistributedDataParallel) cannot use it",
+                   (_torch_fact(build),
+                    Fact("torch.distributed.is_nccl_available() is False", "import torch"),
+                    Fact(f"{len(_nvidia_gpus(machine))} GPUs", "machine.nvidia.gpus")),
+                   install_fix(report, machine, kb))
+
+
+def check_tf32(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    dynamic = _dynamic(report)
+    tf32 = dynamic.get("tf32") or {}
+    if not tf32 or "error" in tf32:
+        return None
+    devices = (dynamic.get("cuda") or {}).get("devices") or ()
+    ccs = [str(d["capability"]) for d in devices if d.get("capability")] or [
+        cc for _, cc, _ in _nvidia_gpus(machine) if cc]
+    if not any(version_tuple(cc)[:1] >= (8,) for cc in ccs):
+        return None  # TF32 exists from Ampere (compute capability 8.0) on
+    precision = str(tf32.get("float32_matmul_precision"))
+    facts = (Fact(f"torch.backends.cuda.matmul.allow_tf32 = {tf32.get('matmul_allow_tf32')}", "import torch"),
+             Fact(f"torch.backends.cudnn.allow_tf32 = {tf32.get('cudnn_allow_tf32')}", "import torch"),
+             Fact(f"torch.get_float32_matmul_precision() = {precision!r}", "import torch"))
+    if tf32.get("matmul_allow_tf32") or precision in ("high", "medium"):
+        return Finding(
+            "tf32-matmul-on", "info",
+            "float32 matmuls run in TF32: faster, with about 3 significant digits",
+            facts, ("python -c \"import torch; torch.set_float32_matmul_precision('highest')\"  "
+                    "# at the start of your program, for full float32 accuracy",),
+            note="TF32 keeps float32's range but a 10-bit mantissa (relative error ~1e-3); "
+                 "fine for training, not for numerics that need float32 accuracy",
+        )
+    return Finding(
+        "tf32-matmul-off", "info",
+        "float32 matmuls run in full float32 on a GPU with TF32 tensor cores (slower than it could be)",
+        facts, ("python -c \"import torch; torch.set_float32_matmul_precision('high')\"  "
+                "# at the start of your program, to allow TF32",),
+        note="PyTorch's default; convolutions already use TF32 (cudnn.allow_tf32). Allowing TF32 for "
+             "matmuls often speeds float32 training several times, at ~1e-3 relative error",
+    )
+
+
+# --- the environment around torch ------------------------------------------------------------
+def check_two_torch_installs(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    conda = [r for r in report.get("conda") or () if r.get("name") == "pytorch"]
+    conda_versions = {public_version(str(r.get("version"))) for r in conda}
+    # conda writes INSTALLER=conda into the dist-info of its own pytorch; older builds wrote none.
+    pip = [i for i in report.get("torch_installs") or () if i.get("source") != "conda"
+           and not (i.get("source") == "unknown" and public_version(str(i.get("version"))) in conda_versions)]
+    if len(pip) + len(conda) < 2:
+        return None
+    python = quoted(python_of(report))
+    facts = [Fact(f"torch {i['version']} installed by {i['source']} in {i['location']}", str(i["metadata"]))
+             for i in pip]
+    facts.extend(Fact(f"conda package pytorch {r['version']} ({r['build']})", str(r["file"])) for r in conda)
+    torch = report.get("torch") or {}
+    if torch.get("path"):
+        facts.append(Fact(f"`import torch` loads {torch['path']}", "sys.path order"))
+    fix: List[str] = [f"{python} -m pip uninstall -y torch" for _ in pip]
+    prefix = (report.get("python") or {}).get("conda_prefix")
+    if conda and prefix:
+        fix.append(f"conda remove -p {quoted(str(prefix))} --force -y pytorch")
+    fix.extend(install_fix(report, machine, kb))
+    return Finding("two-torch-installs", "error",
+                   f"{len(pip) + len(conda)} copies of torch are installed in this environment",
+                   tuple(facts), tuple(fix),
+                   note="files of one overwrite or shadow the other; uninstall all, then install one")
+
+
+def check_conda_mutex_cpu(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    records = report.get("conda") or ()
+    cpu = [r for r in records if (r.get("name") in ("pytorch-mutex", "_pytorch_select")
+                                  and str(r.get("build", "")).startswith("cpu"))
+           or r.get("name") == "cpuonly"
+           or (r.get("name") == "pytorch" and (str(r.get("build", "")).startswith("cpu")
+                                               or "_cpu_" in str(r.get("build", ""))))]
+    if not cpu or not (_nvidia_gpus(machine) or _amd_gpus(machine)):
+        return None
+    prefix = quoted(str((report.get("python") or {}).get("conda_prefix") or ""))
+    names = sorted({str(r["name"]) for r in cpu if r["name"] != "pytorch"})
+    fix = [f"conda remove -p {prefix} -y {' '.join(names)}"] if names else []
+    fix.append(f"torchsmith plan --python {quoted(python_of(report))} --installer conda")
+    return Finding(
+        "conda-mutex-cpu", "error",
+        "conda pins this environment to CPU builds of pytorch, on a host with a GPU",
+        tuple(Fact(f"conda package {r['name']} {r['version']} ({r['build']})", str(r["file"])) for r in cpu)
+        + tuple(_gpu_facts(_nvidia_gpus(machine) or _amd_gpus(machine))),
+        tuple(fix),
+        note="pytorch-mutex=*=cpu (or cpuonly) makes every later conda install choose CPU builds",
+    )
+
+
+def check_companion_abi_mismatch(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or not build["version"]:
+        return None
+    facts: List[Fact] = []
+    for companion in report.get("companions") or ():
+        wants, variant, source = companion_built_for(companion)
+        name, version = companion.get("name"), companion.get("version")
+        if wants and satisfies(build["version"], wants) is False:
+            facts.append(Fact(f"{name} {version} is built for torch {wants}, "
+                              f"but torch {build['version']} is installed", source))
+        elif (variant and build["variant"] and variant != build["variant"]
+              and variant.startswith(("cu", "rocm", "cpu"))):
+            facts.append(Fact(f"{name} {version} is a {variant} build, torch is {build['variant']}",
+                              str(companion.get("metadata"))))
+    if not facts:
+        return None
+    return Finding(
+        "companion-abi-mismatch", "error",
+        f"{len(facts)} package(s) were built for another torch than {build['version']}",
+        (_torch_fact(build), *facts), install_fix(report, machine, kb),
+        note="compiled extensions fail to load ('undefined symbol', 'operator torchvision::nms does "
+             "not exist'); install the companions built for the same torch",
+    )
+
+
+def check_library_shadowed(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or build["accelerator"] != "cuda":
+        return None
+    provided = set(report.get("cuda_libraries_provided") or ())
+    facts = []
+    variables = set()
+    for entry in report.get("library_dirs") or ():
+        clash = sorted(provided.intersection(entry.get("libraries") or ()))
+        if clash:
+            variables.add(str(entry["variable"]))
+            facts.append(Fact(f"{entry['dir']} has {', '.join(clash)}, which torch's own CUDA wheels "
+                              f"also provide", f"${entry['variable']}"))
+    if not facts:
+        return None
+    fix = []
+    if "LD_LIBRARY_PATH" in variables:
+        kept = [d for d in str((report.get("environ") or {}).get("LD_LIBRARY_PATH", "")).split(os.pathsep)
+                if d and d not in {e["dir"] for e in report.get("library_dirs") or ()
+                                   if provided.intersection(e.get("libraries") or ())}]
+        fix.append(f"export LD_LIBRARY_PATH={quoted(os.pathsep.join(kept))}" if kept
+                   else "unset LD_LIBRARY_PATH")
+    if variables & {"CUDA_HOME", "CUDA_PATH"}:
+        fix.append("unset CUDA_HOME CUDA_PATH  # only builds of CUDA extensions need them")
+    return Finding(
+        "library-shadowed", "warning",
+        "CUDA libraries on the library path can be loaded instead of the ones torch was built with",
+        (_torch_fact(build), *facts), tuple(fix),
+        note="a different cuDNN/NCCL/cuBLAS of the same soname gives 'cuDNN version incompatibility' "
+             "or undefined-symbol errors at import or first use",
+    )
+
+
+def check_libstdcxx_too_old(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    torch = report.get("torch") or {}
+    lib = report.get("libstdcxx") or {}
+    needed, have = torch.get("glibcxx_needed"), lib.get("glibcxx_max")
+    if not needed or not have or version_tuple(have) >= version_tuple(needed):
+        return None
+    path = str(lib.get("path"))
+    prefix = (report.get("python") or {}).get("conda_prefix")
+    directory = os.path.dirname(path)
+    ld_dirs = str((report.get("environ") or {}).get("LD_LIBRARY_PATH", "")).split(os.pathsep)
+    if directory in ld_dirs:
+        kept = os.pathsep.join(d for d in ld_dirs if d and d != directory)
+        fix: Tuple[str, ...] = (
+            f"export LD_LIBRARY_PATH={quoted(kept)}" if kept else "unset LD_LIBRARY_PATH",)
+    elif prefix:
+        fix = (f"conda install -p {quoted(str(prefix))} -c conda-forge -y 'libstdcxx-ng>=12'",)
+    else:
+        fix = ("sudo apt-get install --only-upgrade libstdc++6  # or your distribution's newer libstdc++",
+               *install_fix(report, machine, kb))
+    return Finding(
+        "libstdcxx-too-old", "error",
+        f"libstdc++ provides GLIBCXX up to {have}, torch needs GLIBCXX_{needed}",
+        (Fact(f"torch needs GLIBCXX_{needed}", str(torch.get("glibcxx_file"))),
+         Fact(f"{path} provides GLIBCXX up to {have}", path)),
+        fix, note="import fails with \"version `GLIBCXX_...' not found\"",
+    )
+
+
+def check_gpus_hidden(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    visible = (report.get("environ") or {}).get("CUDA_VISIBLE_DEVICES")
+    if visible is None or visible.strip() not in ("", "-1") or not _nvidia_gpus(machine):
+        return None
+    return Finding("gpus-hidden", "warning", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU from torch",
+                   (Fact(f"CUDA_VISIBLE_DEVICES={visible!r}", "environment"),
+                    *_gpu_facts(_nvidia_gpus(machine))),
+                   ("unset CUDA_VISIBLE_DEVICES",))
+
+
+def check_guard(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    if not report.get("torch"):
+        return None
+    guard = report.get("guard") or {}
+    python = quoted(python_of(report))
+    if guard.get("guard_file") and not guard.get("pip_conf"):
+        return Finding("guard-broken", "warning",
+                       "the guard's record exists but its pip.conf is gone: pip can replace torch again",
+                       (Fact("guard record present", str(guard["guard_file"])),
+                        Fact("no pip.conf in the environment", "inspect_env.py")),
+                       (f"torchsmith guard --python {python}",))
+    if guard.get("guard_file"):
+        return None
+    prefix = str((report.get("python") or {}).get("prefix") or "")
+    return Finding("guard-off", "info",
+                   "nothing stops a later `pip install` from replacing this torch",
+                   (Fact(f"no {os.path.join(prefix, 'torchsmith-guard.txt')}", "inspect_env.py"),),
+                   (f"torchsmith guard --python {python}",),
+                   note="packages that depend on torch can pull another build (often a CUDA one "
+                        "from PyPI) over a working one")
+
+
+# Worst problems first where severities tie: import failures explain most of what follows.
+CHECKS: Tuple[Check, ...] = (
+    check_no_torch,
+    check_torch_import_hangs,
+    check_torch_import_fails,
+    check_two_torch_installs,
+    check_cpu_build_on_gpu_host,
+    check_wrong_gpu_build,
+    check_driver_too_old,
+    check_arch_not_compiled,
+    check_gpus_hidden,
+    check_cuda_unavailable,
+    check_device_ops_fail,
+    check_conda_mutex_cpu,
+    check_companion_abi_mismatch,
+    check_libstdcxx_too_old,
+    check_library_shadowed,
+    check_nccl,
+    check_mps,
+    check_gpu_build_on_cpu_host,
+    check_guard,
+    check_tf32,
+)
+
+
+def run_checks(report: Report, machine: Machine, kb: Any) -> List[Finding]:
+    """Every finding, worst first (stable within a severity)."""
+    findings = [f for f in (check(report, machine, kb) for check in CHECKS) if f is not None]
+    return sorted(findings, key=lambda f: f.rank)

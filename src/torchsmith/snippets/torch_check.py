@@ -1,0 +1,140 @@
+"""Import torch and exercise it on every device; print one JSON object on the last line.
+
+Run by ``torchsmith doctor`` in a child process with a timeout: a torch that crashes or hangs
+on import takes only this process down. Standard library + torch; no f-strings.
+"""
+import json
+import sys
+import time
+import traceback
+
+
+def tail(text, lines=8):
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def attempt(fn):
+    """(ok, error text) of calling fn."""
+    try:
+        fn()
+        return True, None
+    except Exception as exc:  # every failure is a fact to report, not a crash
+        return False, tail("%s: %s" % (type(exc).__name__, exc), 4)
+
+
+def device_checks(torch, index):
+    device = torch.device("cuda", index)
+    props = torch.cuda.get_device_properties(index)
+    info = {
+        "index": index,
+        "name": props.name,
+        "capability": "%d.%d" % (props.major, props.minor),
+        "gcn_arch": getattr(props, "gcnArchName", None),
+        "memory_mib": int(props.total_memory // (1024 * 1024)),
+    }
+
+    def matmul():
+        a = torch.ones((64, 64), device=device)
+        value = float((a @ a).sum().item())
+        if value != 64.0 * 64 * 64:
+            raise RuntimeError("matmul gave %r, expected %r" % (value, 64.0 ** 3))
+
+    def conv():
+        x = torch.ones((1, 3, 16, 16), device=device)
+        w = torch.ones((4, 3, 3, 3), device=device)
+        torch.nn.functional.conv2d(x, w, padding=1)
+        torch.cuda.synchronize(device)
+
+    info["matmul_ok"], info["matmul_error"] = attempt(matmul)
+    info["conv_ok"], info["conv_error"] = attempt(conv)
+    return info
+
+
+def main():
+    started = time.time()
+    try:
+        import torch
+    except BaseException:  # ImportError, OSError from a missing .so, SystemExit from a bad build
+        print(json.dumps({"imported": False, "error": tail(traceback.format_exc(), 12),
+                          "import_seconds": round(time.time() - started, 3)}))
+        return
+    report = {
+        "imported": True,
+        "import_seconds": round(time.time() - started, 3),
+        "version": getattr(torch, "__version__", None),
+        "file": getattr(torch, "__file__", None),
+        "cuda": getattr(torch.version, "cuda", None),
+        "hip": getattr(torch.version, "hip", None),
+        "debug": bool(getattr(torch.version, "debug", False)),
+    }
+    ok, error = attempt(lambda: float(torch.ones((8, 8)).matmul(torch.ones((8, 8))).sum()))
+    report["cpu_matmul_ok"], report["cpu_matmul_error"] = ok, error
+
+    cuda = {"built": bool(torch.backends.cuda.is_built())}
+    warnings_seen = []
+    try:
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cuda["available"] = bool(torch.cuda.is_available())
+            cuda["device_count"] = int(torch.cuda.device_count()) if cuda["available"] else 0
+        warnings_seen = [str(w.message) for w in caught]
+    except Exception as exc:
+        cuda["available"] = False
+        cuda["device_count"] = 0
+        warnings_seen.append("%s: %s" % (type(exc).__name__, exc))
+    cuda["warnings"] = [tail(w, 4) for w in warnings_seen]
+    try:
+        # The compiled list, even when no device is visible (get_arch_list() then returns []).
+        cuda["arch_list"] = list(torch._C._cuda_getArchFlags().split()) if cuda["built"] else []
+    except Exception:
+        cuda["arch_list"] = list(torch.cuda.get_arch_list()) if cuda["available"] else []
+    try:
+        cuda["cudnn_version"] = torch.backends.cudnn.version() if cuda["built"] else None
+    except Exception:
+        cuda["cudnn_version"] = None
+    devices = []
+    for index in range(cuda["device_count"]):
+        try:
+            devices.append(device_checks(torch, index))
+        except Exception as exc:
+            devices.append({"index": index, "error": tail("%s: %s" % (type(exc).__name__, exc), 4)})
+    cuda["devices"] = devices
+    try:
+        import torch.distributed as dist
+        cuda["nccl_available"] = bool(dist.is_available() and dist.is_nccl_available())
+    except Exception:
+        cuda["nccl_available"] = False
+    try:
+        cuda["nccl_version"] = ".".join(str(p) for p in torch.cuda.nccl.version()) \
+            if cuda["nccl_available"] and cuda["available"] else None
+    except Exception:
+        cuda["nccl_version"] = None
+    report["cuda"] = cuda
+
+    tf32 = {}
+    try:
+        tf32["matmul_allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        tf32["cudnn_allow_tf32"] = bool(torch.backends.cudnn.allow_tf32)
+        tf32["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+    except Exception as exc:
+        tf32["error"] = "%s: %s" % (type(exc).__name__, exc)
+    report["tf32"] = tf32
+
+    mps = {"built": False, "available": False}
+    try:
+        mps["built"] = bool(torch.backends.mps.is_built())
+        mps["available"] = bool(torch.backends.mps.is_available())
+        if mps["available"]:
+            ok, error = attempt(lambda: float(torch.ones((8, 8), device="mps").sum().item()))
+            mps["op_ok"], mps["op_error"] = ok, error
+    except Exception:
+        pass
+    report["mps"] = mps
+    report["seconds"] = round(time.time() - started, 3)
+    sys.stdout.flush()
+    print(json.dumps(report, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
