@@ -1,0 +1,120 @@
+"""Render a :class:`~torchsmith.plan.model.Plan` for an installer: commands or a file to save.
+
+Pure: text in, text out, no I/O beyond reading the packaged format facts.
+
+>>> render(plan, "pip")            # shell commands, with a comment header
+>>> render_commands(plan)          # {"pip": [...], "uv": [...], "conda": [...], "pixi": [...]}
+
+Other formats register themselves: a module ``torchsmith/plan/render_<anything>.py`` calls
+:func:`register_format` at import, and is imported the first time an unknown format is asked for
+(or :func:`available_formats` is called), so adding one needs no edit here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from typing import Callable, Dict, List, Optional, Tuple
+
+from torchsmith.errors import TorchsmithError
+from torchsmith.machine import Machine
+from torchsmith.plan.model import Plan
+from torchsmith.plan.render._common import shell_join
+from torchsmith.plan.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
+from torchsmith.plan.render.jetson import render_jetson
+from torchsmith.plan.render.pip import (
+    install_argvs,
+    render_pip,
+    render_requirements,
+    render_uv,
+    requirement_files,
+)
+from torchsmith.plan.render.pyproject import render_pyproject
+
+__all__ = [
+    "FORMATS",
+    "Renderer",
+    "available_formats",
+    "install_argvs",
+    "register_format",
+    "render",
+    "render_commands",
+    "requirement_files",
+]
+
+Renderer = Callable[[Plan, Optional[Machine]], str]
+
+_RENDERERS: Dict[str, Renderer] = {
+    "pip": render_pip,
+    "requirements": render_requirements,
+    "uv": render_uv,
+    "pyproject": render_pyproject,
+    "conda": render_conda,
+    "pixi": render_pixi,
+    "jetson": render_jetson,
+}
+FORMATS: Tuple[str, ...] = tuple(_RENDERERS)
+_plugins_loaded = False
+
+
+def register_format(name: str, renderer: Renderer) -> None:
+    """Add a format (``dockerfile``, ``slurm``...). Built-in formats cannot be replaced."""
+    if name in FORMATS and _RENDERERS.get(name) is not renderer:
+        raise ValueError(f"format {name!r} is built in")
+    _RENDERERS[name] = renderer
+
+
+def _load_plugins() -> None:
+    """Import every ``torchsmith.plan.render_*`` module once; each registers its formats."""
+    global _plugins_loaded  # noqa: PLW0603 - once per process
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    plan_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for module in pkgutil.iter_modules([plan_dir]):
+        if module.name.startswith("render_"):
+            importlib.import_module(f"torchsmith.plan.{module.name}")
+
+
+def available_formats() -> Tuple[str, ...]:
+    """The built-in formats, then those other modules registered (for ``--format`` choices)."""
+    _load_plugins()
+    return FORMATS + tuple(sorted(n for n in _RENDERERS if n not in FORMATS))
+
+
+def render(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> str:
+    """The text of ``plan`` in ``fmt``, starting with a comment header (torchsmith, kb, platform).
+
+    Raises :class:`TorchsmithError`: ``unknown-format``; ``no-solution`` for a plan without a
+    stack; ``format-not-applicable`` when the format cannot express the plan (conda on a Jetson).
+    """
+    renderer = _RENDERERS.get(fmt)
+    if renderer is None:
+        _load_plugins()
+        renderer = _RENDERERS.get(fmt)
+    if renderer is None:
+        raise TorchsmithError(
+            f"unknown format {fmt!r}",
+            code="unknown-format",
+            hint="formats: " + ", ".join(available_formats()),
+        )
+    return renderer(plan, machine)
+
+
+def render_commands(plan: Plan) -> Dict[str, List[str]]:
+    """Shell commands per installer, in order; an installer that cannot express the plan (conda
+    on a Jetson) or a plan without a stack gets an empty list.
+    """
+    commands: Dict[str, List[str]] = {"pip": [], "uv": [], "conda": [], "pixi": []}
+    if not (plan.ok and plan.packages):
+        return commands
+    commands["pip"] = [shell_join(a) for a in install_argvs(plan, "pip")]
+    commands["uv"] = [shell_join(a) for a in install_argvs(plan, "uv")]
+    for name, build in (("conda", conda_argvs), ("pixi", pixi_argvs)):
+        try:
+            commands[name] = [shell_join(a) for a in build(plan)]
+        except TorchsmithError as exc:
+            if exc.code != "format-not-applicable":
+                raise
+    return commands

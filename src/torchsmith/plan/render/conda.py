@@ -1,0 +1,290 @@
+"""conda ``environment.yml`` and ``pixi.toml`` from conda-forge builds.
+
+conda-forge only (``nodefaults``): the ``pytorch`` channel published nothing after 2.5. A CUDA
+plan asks for ``pytorch-gpu`` with ``cuda-version`` pinned to the variant's CUDA; the solver
+needs the ``__cuda`` virtual package, which a machine without a GPU (a login node) only has
+with ``CONDA_OVERRIDE_CUDA``; pixi declares it in ``[system-requirements]``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from torchsmith.errors import TorchsmithError
+from torchsmith.machine import Machine
+from torchsmith.plan.model import PackagePin, Plan
+from torchsmith.plan.render._common import (
+    exact_pin,
+    header_lines,
+    require_ok,
+    shell_join,
+    sources,
+    toml_str,
+)
+from torchsmith.plan.render._data import formats_data, source_urls
+
+__all__ = ["CondaStack", "conda_argvs", "conda_stack", "pixi_argvs", "render_conda", "render_pixi"]
+
+
+@dataclass(frozen=True)
+class CondaStack:
+    """The conda-forge side of a plan."""
+
+    packages: Tuple[Tuple[str, str], ...]  # (conda-forge name, version or "version=build")
+    cuda: Optional[str]  # "12.6" for cuda-version; None for CPU/MPS
+    pip: Tuple[PackagePin, ...]  # everything not from conda-forge, installed by pip afterwards
+    keep: Tuple[str, ...]  # pip pins that hold conda's torch in place during the pip step
+    derived: bool  # True when the resolver gave no conda-forge facts and names were derived
+
+
+_NOT_CONDA = {
+    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA, not for Jetson's L4T "
+              "(the JetPack's own NVIDIA wheel is the one that runs there)",
+    "rocm": "torchsmith's data has no conda-forge ROCm build of pytorch",
+    "xpu": "torchsmith's data has no conda-forge Intel XPU build of pytorch",
+}
+
+
+def _variant_cuda(plan: Plan) -> Optional[str]:
+    """``12.6`` from ``cu126``/``cu130`` (the last digit is the minor)."""
+    variant = plan.variant or ""
+    if not (variant.startswith("cu") and variant[2:].isdigit() and len(variant) >= 4):
+        return None
+    digits = variant[2:]
+    return f"{int(digits[:-1])}.{digits[-1]}"
+
+
+def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
+    """What to take from conda-forge, from ``plan.conda`` (the resolver's data) or derived."""
+    require_ok(plan, fmt)
+    kind = plan.accelerator
+    if (plan.variant or "").startswith("rocm"):
+        kind = "rocm"
+    if kind in _NOT_CONDA:
+        raise TorchsmithError(
+            f"no {fmt} environment for this plan: {_NOT_CONDA[kind]}",
+            code="format-not-applicable",
+            hint="use --format pip" + (" or --format jetson" if kind == "jetson" else " or --format uv"),
+        )
+    data = formats_data()["conda"]
+    specs = plan.conda or {}
+    derived = not specs
+    torch = plan.package("torch")
+    version = str(specs.get("pytorch") or (torch.version if torch else ""))
+    cuda: Optional[str] = None
+    packages: List[Tuple[str, str]] = []
+    if kind == "cuda":
+        cuda = str(specs.get("cuda-version") or _variant_cuda(plan) or "") or None
+        if cuda is None:
+            raise TorchsmithError(f"no {fmt} environment: the plan's variant {plan.variant!r} names no "
+                                  "CUDA version", code="format-not-applicable", hint="use --format pip")
+        packages.append((data["gpu_package"], str(specs.get(data["gpu_package"]) or version)))
+    elif plan.platform.startswith("macos"):
+        packages.append(("pytorch", version))
+    else:
+        # A bare "pytorch" on a machine with a GPU would pull the CUDA build: ask for the CPU one.
+        packages.append(("pytorch", f"{version or '*'}={data['cpu_build']}"))
+    family: Dict[str, str] = data["family"]
+    pip: List[PackagePin] = []
+    for pin in plan.packages:
+        if pin.name == "torch":
+            continue
+        if pin.name in family:
+            packages.append((family[pin.name], pin.version))
+        else:
+            pip.append(pin)
+    keep = (f"torch=={version}",) if pip and version else ()
+    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived)
+
+
+def _match_spec(name: str, version: str, sep: str) -> str:
+    return f"{name}{sep}{version}" if version else name
+
+
+def _pip_argvs(stack: CondaStack) -> List[List[str]]:
+    steps: List[List[str]] = []
+    src = sources(Plan(status="ok", packages=stack.pip))
+    base = ["python", "-m", "pip", "install"]
+    for url, pins in src.indexes:
+        steps.append([*base, "--index-url", url, *(exact_pin(p) for p in pins), *stack.keep])
+    for url, pins in src.find_links:
+        steps.append([*base, "--find-links", url, *(exact_pin(p) for p in pins), *stack.keep])
+    if src.default or src.wheels:
+        steps.append([*base, *(exact_pin(p) for p in src.default),
+                      *(f"{p.name} @ {p.wheel_url}" for p in src.wheels), *stack.keep])
+    return steps
+
+
+def conda_argvs(plan: Plan) -> List[List[str]]:
+    """``conda install`` from conda-forge only, then pip for what conda-forge does not carry."""
+    stack = conda_stack(plan)
+    specs = [_match_spec(n, v, "=") for n, v in stack.packages]
+    if stack.cuda:
+        specs.insert(1, f"cuda-version={stack.cuda}")
+    channel = formats_data()["conda"]["channel"]
+    return [["conda", "install", "--yes", "--override-channels", "--channel", channel, *specs],
+            *_pip_argvs(stack)]
+
+
+def _yaml(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a YAML double-quoted scalar
+
+
+def render_conda(plan: Plan, machine: Optional[Machine] = None) -> str:
+    stack = conda_stack(plan)
+    data = formats_data()["conda"]
+    lines = header_lines(plan, machine, "conda environment.yml (conda-forge builds)")
+    lines.append("# conda-forge only: the pytorch channel published no builds after 2.5.")
+    if stack.derived:
+        lines.append("# Derived from the pip plan (pytorch = the torch version, cuda-version = the "
+                     "variant's CUDA): check conda-forge carries that build before relying on it.")
+    if stack.cuda:
+        lines.append("# conda chooses CUDA builds only where it sees the driver (__cuda). To build "
+                     "this environment on a machine without a GPU (a login node):")
+        lines.append(f"#   CONDA_OVERRIDE_CUDA={stack.cuda} conda env create --file environment.yml")
+    lines.extend(f"# see {url}" for url in source_urls("conda"))
+    lines.append("name: torch")
+    lines.append("channels:")
+    lines.append(f"  - {data['channel']}")
+    lines.append("  - nodefaults")
+    lines.append("dependencies:")
+    if plan.python:
+        lines.append(f"  - {_yaml('python=' + plan.python)}")
+    name, version = stack.packages[0]
+    lines.append(f"  - {_yaml(_match_spec(name, version, '='))}")
+    if stack.cuda:
+        lines.append(f"  - {_yaml('cuda-version=' + stack.cuda)}")
+    lines.extend(f"  - {_yaml(_match_spec(n, v, '='))}" for n, v in stack.packages[1:])
+    if stack.pip:
+        lines.append("  - pip")
+        lines.append("  - pip:")
+        src = sources(Plan(status="ok", packages=stack.pip))
+        if src.indexes:
+            raise TorchsmithError(
+                "no conda environment.yml for this plan: "
+                f"{', '.join(p.name for _, pins in src.indexes for p in pins)} must come from their own "
+                "index, which a pip section cannot express safely",
+                code="format-not-applicable", hint="use --format pixi or --format pip")
+        lines.extend(f"      - {_yaml('--find-links ' + url)}" for url, _ in src.find_links)
+        lines.extend(f"      - {_yaml(p)}" for p in stack.keep)
+        lines.extend(f"      - {_yaml(exact_pin(p))}" for _, pins in src.find_links for p in pins)
+        lines.extend(f"      - {_yaml(exact_pin(p))}" for p in src.default)
+        lines.extend(f"      - {_yaml(p.name + ' @ ' + str(p.wheel_url))}" for p in src.wheels)
+    if plan.environment:
+        lines.append("variables:")
+        lines.extend(f"  {name}: {_yaml(value)}" for name, value in plan.environment)
+    return "\n".join(lines) + "\n"
+
+
+def _pixi_platform(plan: Plan, machine: Optional[Machine]) -> str:
+    platform = plan.platform or (machine.platform if machine is not None else "")
+    mapped = formats_data()["pixi"]["platforms"].get(platform)
+    if mapped is None:
+        raise TorchsmithError(f"no pixi platform for {platform or 'an unknown platform'!r}",
+                              code="format-not-applicable", hint="use --format pip")
+    return str(mapped)
+
+
+def render_pixi(plan: Plan, machine: Optional[Machine] = None) -> str:
+    """A pixi workspace: conda-forge builds where they exist, else PyPI pins with their own index."""
+    require_ok(plan, "pixi")
+    platform = _pixi_platform(plan, machine)
+    lines = header_lines(plan, machine, "pixi.toml")
+    try:
+        stack: Optional[CondaStack] = conda_stack(plan, "pixi")
+    except TorchsmithError as exc:
+        if plan.accelerator == "jetson" or exc.code != "format-not-applicable":
+            raise
+        stack = None  # ROCm/XPU: the PyTorch index, pinned per package
+    lines.extend(f"# see {url}" for url in source_urls("pixi"))
+    channel = formats_data()["conda"]["channel"]
+    lines += ["[workspace]", 'name = "torch"', f"channels = [{toml_str(channel)}]",
+              f"platforms = [{toml_str(platform)}]"]
+    if stack is not None and stack.cuda:
+        lines += ["", "# The CUDA the host's driver provides (the __cuda virtual package).",
+                  "[system-requirements]", f"cuda = {toml_str(stack.cuda.split('.')[0])}"]
+    lines += ["", "[dependencies]"]
+    if plan.python:
+        lines.append(f"python = {toml_str(plan.python + '.*')}")
+    pypi = list(plan.packages)
+    if stack is not None:
+        for name, version in stack.packages:
+            lines.append(f"{name} = {_pixi_toml_spec(version)}")
+        if stack.cuda:
+            lines.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
+        if stack.derived:
+            lines.append("# Derived from the pip plan: check conda-forge carries these builds.")
+        pypi = list(stack.pip)
+    links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
+    if pypi:
+        lines += ["", "[pypi-dependencies]"]
+        for pin in pypi:
+            if pin.wheel_url:
+                value = f"{{ url = {toml_str(pin.wheel_url)} }}"
+            elif pin.index_url:
+                value = (f"{{ version = {toml_str(_pep440(pin))}, index = {toml_str(pin.index_url)} }}")
+            else:
+                value = toml_str(_pep440(pin))
+            lines.append(f"{toml_str(pin.name)} = {value}")
+    if links:
+        lines += ["", "[pypi-options]",
+                  "find-links = [" + ", ".join(f"{{ url = {toml_str(u)} }}" for u in links) + "]"]
+    if plan.environment:
+        lines += ["", "[activation.env]"]
+        lines.extend(f"{name} = {toml_str(value)}" for name, value in plan.environment)
+    return "\n".join(lines) + "\n"
+
+
+def _pep440(pin: PackagePin) -> str:
+    return f"=={pin.version}{pin.local_version or ''}" if pin.version else "*"
+
+
+def _split_build(version: str) -> Tuple[str, str]:
+    """``("2.5.1", "cpu*")`` from ``2.5.1=cpu*``; ``("", "")`` for any version."""
+    number, _, build = version.partition("=")
+    return ("" if number == "*" else number), build
+
+
+def _pixi_toml_spec(version: str) -> str:
+    number, build = _split_build(version)
+    spec = f"=={number}" if number else "*"
+    if build:
+        return f"{{ version = {toml_str(spec)}, build = {toml_str(build)} }}"
+    return toml_str(spec)
+
+
+def _pixi_add_spec(name: str, version: str) -> str:
+    number, build = _split_build(version)
+    if build:
+        return f"{name}={number or '*'}={build}"
+    return f"{name}=={number}" if number else name
+
+
+def pixi_argvs(plan: Plan) -> List[List[str]]:
+    """``pixi add`` for a workspace; CUDA needs its system requirement declared first."""
+    require_ok(plan, "pixi")
+    try:
+        stack = conda_stack(plan, "pixi")
+    except TorchsmithError as exc:
+        if exc.code == "format-not-applicable":
+            return []
+        raise
+    steps: List[List[str]] = []
+    if stack.cuda:
+        steps.append(["pixi", "workspace", "system-requirements", "add", "cuda", stack.cuda.split(".")[0]])
+    specs = [_pixi_add_spec(n, v) for n, v in stack.packages]
+    if stack.cuda:
+        specs.insert(1, f"cuda-version=={stack.cuda}")
+    steps.append(["pixi", "add", *specs])
+    src = sources(Plan(status="ok", packages=stack.pip))
+    if src.indexes or src.find_links or src.wheels:
+        return []  # `pixi add` cannot give a PyPI package its own index: use the pixi.toml format
+    if src.default:
+        steps.append(["pixi", "add", "--pypi", *(exact_pin(p) for p in src.default)])
+    return steps
+
+
+def shell_lines(argvs: List[List[str]]) -> List[str]:
+    return [shell_join(a) for a in argvs]

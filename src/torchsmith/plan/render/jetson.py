@@ -1,0 +1,98 @@
+"""The NVIDIA Jetson steps, in order: system packages, NVIDIA's torch wheel for the JetPack, the
+torchvision that pairs (built from source when no wheel exists), and a check that CUDA works.
+
+Never a plain ``pip install torch``/``torchvision`` here: PyPI's aarch64 wheels are built for
+SBSA servers and would replace NVIDIA's build.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from torchsmith.errors import TorchsmithError
+from torchsmith.machine import Machine
+from torchsmith.plan.model import Plan
+from torchsmith.plan.render._common import (
+    exact_pin,
+    header_lines,
+    quote,
+    require_ok,
+    requirement,
+    shell_join,
+    sources,
+)
+from torchsmith.plan.render._data import formats_data, source_urls
+
+__all__ = ["render_jetson"]
+
+_PYTHON = "python3"  # the JetPack's system Python, which NVIDIA's wheels are built for
+_VERIFY = (
+    "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda); "
+    "assert torch.cuda.is_available(), 'CUDA is not available'; "
+    "print(torch.cuda.get_device_name(0)); "
+    "x = torch.ones(2, 2, device='cuda'); print((x @ x).sum().item())"
+)
+
+
+def _is_jetson(plan: Plan) -> bool:
+    return plan.accelerator == "jetson" or (plan.variant or "").startswith("jetson")
+
+
+def _prerequisite_lines(items: Tuple[str, ...]) -> List[str]:
+    """Plan prerequisites are shell commands; bare package names become one apt-get line."""
+    commands = [p for p in items if " " in p.strip()]
+    packages = [p.strip() for p in items if p.strip() and " " not in p.strip()]
+    lines = ["sudo apt-get update"] if items else []
+    if packages:
+        lines.append(shell_join(["sudo", "apt-get", "install", "-y", *packages]))
+    lines.extend(commands)
+    return lines
+
+
+def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
+    require_ok(plan, "jetson")
+    if not _is_jetson(plan):
+        raise TorchsmithError(
+            f"the jetson format is for NVIDIA Jetson plans; this plan is for {plan.platform or '?'} "
+            f"({plan.accelerator})",
+            code="format-not-applicable",
+            hint="use --format pip, or plan for a Jetson with --jetson L4T_RELEASE",
+        )
+    src = sources(plan)
+    lines = header_lines(plan, machine, "NVIDIA Jetson install steps (bash)")
+    lines.append("set -euo pipefail")
+    step = 1
+    if plan.system_prerequisites:
+        lines += ["", f"# {step}. System packages the NVIDIA wheel needs"]
+        lines += _prerequisite_lines(plan.system_prerequisites)
+        step += 1
+    lines += ["", f"# {step}. PyTorch built by NVIDIA for this JetPack (not PyPI's aarch64 wheel)"]
+    pip = [_PYTHON, "-m", "pip", "install"]
+    for url, pins in src.indexes:
+        lines.append(shell_join([*pip, "--index-url", url, *(exact_pin(p) for p in pins)]))
+    if src.wheels:
+        lines.append(shell_join([*pip, *(requirement(p) for p in src.wheels)]))
+    keep = [exact_pin(p) for p in src.pinned_elsewhere]
+    for url, pins in src.find_links:
+        lines.append(shell_join([*pip, "--find-links", url, *(exact_pin(p) for p in pins), *keep]))
+    if src.default:
+        lines.append(shell_join([*pip, *(exact_pin(p) for p in src.default), *keep]))
+    step += 1
+    build = formats_data()["jetson_torchvision_build"]
+    for pin in src.source_builds:
+        lines += ["", f"# {step}. {pin.name} {pin.version}: no wheel for this JetPack, so build the "
+                      "release that pairs with this torch from source"]
+        lines.extend(f"# see {url}" for url in source_urls("jetson_torchvision_build"))
+        lines.append(shell_join(["sudo", "apt-get", "install", "-y", *build["apt"]]))
+        checkout = f"{pin.name}-{pin.version}"
+        lines.append(shell_join(["git", "clone", "--depth", "1", "--branch", f"v{pin.version}",
+                                 build["repository"], checkout]))
+        lines.append(f"(cd {quote(checkout)} && BUILD_VERSION={quote(pin.version)} "
+                     f"{_PYTHON} setup.py install --user)")
+        step += 1
+    if plan.environment:
+        lines += ["", "# Set before running torch:"]
+        lines.extend(f"export {name}={quote(value)}" for name, value in plan.environment)
+    lines += ["", f"# {step}. Check that torch sees the GPU",
+              shell_join([_PYTHON, "-c", _VERIFY])]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,165 @@
+"""pip and ``uv pip`` commands, and requirements files, that keep each package on its own index.
+
+The PyTorch index is passed as ``--index-url`` to a command that installs the torch-family pins
+only, never as ``--extra-index-url``: with an extra index, pip takes the highest version found on
+any index, so a same-named package elsewhere can win (the torchtriton dependency confusion of
+December 2022). Everything else is a second command against the user's configured index, which
+repeats the torch pins exactly so a companion can never swap torch for another build.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from torchsmith.machine import Machine
+from torchsmith.plan.model import Plan
+from torchsmith.plan.render._common import (
+    Sources,
+    exact_pin,
+    header_lines,
+    index_name,
+    require_ok,
+    requirement,
+    shell_join,
+    sources,
+)
+
+__all__ = [
+    "install_argvs",
+    "render_pip",
+    "render_requirements",
+    "render_uv",
+    "requirement_files",
+]
+
+_PIP = ("python", "-m", "pip", "install")
+_UV = ("uv", "pip", "install")
+
+
+def install_argvs(
+    plan: Plan, installer: str = "pip", prefix: Optional[Sequence[str]] = None
+) -> List[List[str]]:
+    """The install steps of ``plan`` as argv lists, in order (each must succeed before the next).
+
+    ``prefix`` replaces ``python -m pip install`` / ``uv pip install`` (e.g. a venv's python).
+    Source builds (Jetson torchvision) are not commands here: see the jetson format.
+    """
+    base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
+    src = sources(plan)
+    steps: List[List[str]] = []
+    for url, pins in src.indexes:
+        steps.append([*base, "--index-url", url, *(exact_pin(p) for p in pins)])
+    if src.wheels:
+        steps.append([*base, *(requirement(p) for p in src.wheels)])
+    keep = [exact_pin(p) for p in src.pinned_elsewhere]
+    for url, pins in src.find_links:
+        steps.append([*base, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
+    if src.default:
+        steps.append([*base, *(exact_pin(p) for p in src.default), *keep])
+    return steps
+
+
+def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> str:
+    require_ok(plan, installer)
+    tool = "uv pip" if installer == "uv" else "pip"
+    lines = header_lines(plan, machine, f"{tool} install commands")
+    src = sources(plan)
+    if src.indexes:
+        lines.append("# The torch packages come only from the PyTorch index (--index-url, never "
+                     "--extra-index-url: a same-named package elsewhere can never win).")
+        lines.append(f"# Your own {tool} configuration still applies: if it sets extra index URLs or "
+                     "find-links, run the first command with them removed.")
+    if machine is not None and machine.python.executable:
+        lines.append(f"# Run with the Python you install into (this host: {machine.python.executable}).")
+    steps = install_argvs(plan, installer)
+    keep_note = bool(src.pinned_elsewhere) and bool(src.find_links or src.default)
+    for number, argv in enumerate(steps, 1):
+        if keep_note and number == len(src.indexes) + (1 if src.wheels else 0) + 1:
+            lines.append("# The rest from your configured index; the torch pins are repeated so nothing "
+                         "replaces them.")
+        lines.append(shell_join(argv))
+    lines.extend(_source_build_notes(src))
+    lines.extend(_environment_lines(plan))
+    return "\n".join(lines) + "\n"
+
+
+def _source_build_notes(src: Sources) -> List[str]:
+    return [f"# {p.name} {p.version}: no wheel for this host; build it from source "
+            f"(steps: torchsmith plan --format jetson)" for p in src.source_builds]
+
+
+def _environment_lines(plan: Plan) -> List[str]:
+    if not plan.environment:
+        return []
+    lines = ["# Set before running torch:"]
+    lines.extend(f"export {name}={shell_join([value])}" for name, value in plan.environment)
+    return lines
+
+
+def render_pip(plan: Plan, machine: Optional[Machine] = None) -> str:
+    return _commands_text(plan, machine, "pip")
+
+
+def render_uv(plan: Plan, machine: Optional[Machine] = None) -> str:
+    text = _commands_text(plan, machine, "uv")
+    return text + "# For a uv project (uv add / uv sync): torchsmith plan --format pyproject\n"
+
+
+def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
+    """File name -> content, in install order.
+
+    One file when every pin can share one: ``--index-url`` in a requirements file applies to
+    every line, so pins from a PyTorch index get a file of their own, and ``requirements.txt``
+    holds the rest with the torch pins repeated (already installed, so they only hold torch).
+    """
+    require_ok(plan, "requirements")
+    src = sources(plan)
+    rest = bool(src.wheels or src.find_links or src.default)
+    files: Dict[str, str] = {}
+    if len(src.indexes) == 1 and not rest:
+        url, pins = src.indexes[0]
+        body = [f"--index-url {url}", *(exact_pin(p) for p in pins)]
+        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+        return files
+    names = []
+    for url, pins in src.indexes:
+        name = f"requirements-{index_name(url)}.txt"
+        names.append(name)
+        files[name] = _file(plan, machine, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
+    if rest or not files:
+        body = [f"--find-links {url}" for url, _ in src.find_links]
+        if src.pinned_elsewhere and files:
+            body.append(f"# Installed from their own index by {', '.join(names)}; pinned here so "
+                        "nothing replaces them:")
+        body.extend(exact_pin(p) for p in src.pinned_elsewhere if not p.wheel_url)
+        body.extend(requirement(p) for p in src.wheels)
+        body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
+        body.extend(exact_pin(p) for p in src.default)
+        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+    return files
+
+
+def _file(plan: Plan, machine: Optional[Machine], name: str, body: Sequence[str]) -> str:
+    lines = header_lines(plan, machine, name)
+    lines.extend(body)
+    return "\n".join(lines) + "\n"
+
+
+def render_requirements(plan: Plan, machine: Optional[Machine] = None) -> str:
+    """One requirements file, or several separated by ``# ---- name ----`` lines and how to use them.
+
+    Concatenated as one file by mistake, the PyTorch ``--index-url`` would apply to everything:
+    packages it lacks fail to install, none comes from elsewhere.
+    """
+    files = requirement_files(plan, machine)
+    if len(files) == 1:
+        return next(iter(files.values()))
+    lines = header_lines(plan, machine, "requirements files")
+    lines.append("# A requirements file cannot give one package its own index (--index-url applies "
+                 "to every line), so these pins are split into files. Save each part below under "
+                 "its name and install them in this order:")
+    lines.extend(f"#   python -m pip install -r {name}" for name in files)
+    for name, content in files.items():
+        lines.append(f"# ---- {name} ----")
+        lines.extend(line for line in content.splitlines() if not line.startswith("# "))
+    return "\n".join(lines) + "\n"
