@@ -17,7 +17,7 @@ from torchsmith.machine import Machine
 
 __all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
 
-_DETAIL_LINES = 6  # the matched line and the lines after it that `details` regexes see
+_DETAIL_LINES = 6  # lines before and after the match that `details` regexes see
 _EXCERPT_MAX = 240
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -70,6 +70,13 @@ def _cuda_api(raw: str) -> str:
     return f"{number // 1000}.{number % 1000 // 10}"
 
 
+def _cuda_short(raw: str) -> str:
+    """1201 (xformers' major * 100 + minor) -> "12.1"."""
+    if not raw.isdigit() or len(raw) < 3:
+        return raw
+    return f"{int(raw) // 100}.{int(raw) % 100}"
+
+
 def _cudnn(raw: str) -> str:
     """"(8, 5, 0)" -> "8.5.0"; 7102 -> "7.1.2"; 90100 -> "9.1.0"."""
     parts = re.findall(r"\d+", raw)
@@ -85,7 +92,7 @@ def _cudnn(raw: str) -> str:
 
 _NORMALISERS: Dict[str, Callable[[str], Any]] = {
     "driver_cuda": _cuda_api,
-    "built_cuda": _cuda_api,
+    "built_cuda": _cuda_short,
     "compiled_cudnn": _cudnn,
     "runtime_cudnn": _cudnn,
     "arch_list": lambda raw: raw.split(),
@@ -125,11 +132,12 @@ def _excerpt(text: str, offset: int) -> str:
 
 def _detail_window(text: str, offset: int) -> str:
     start, end = _line_bounds(text, offset)
-    for _ in range(_DETAIL_LINES - 1):
-        if end >= len(text):
-            break
-        nxt = text.find("\n", end + 1)
-        end = len(text) if nxt < 0 else nxt
+    for _ in range(_DETAIL_LINES):
+        if start > 0:
+            start = text.rfind("\n", 0, start - 1) + 1
+        if end < len(text):
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt < 0 else nxt
     return text[start:end]
 
 
