@@ -1,0 +1,72 @@
+"""Time `explain` on a generated 10 MB log. Target: median well under one second.
+
+    python bench/explain_bench.py [--mb 10] [--runs 5]
+
+Exits 1 when the median exceeds the target, so CI can run it; it is not a pytest test because
+timings on shared machines are noise, not failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from torchsmith.explain import explain, load_catalog
+
+TARGET_SECONDS = 0.5
+
+# A realistic mix: progress lines, pip chatter, a traceback; two real errors near the end.
+NOISE = (
+    "2026-11-20 10:02:31 INFO step 1234 loss=0.5321 lr=3e-4 tokens/s=181234 gpu_mem=7.81GiB\n"
+    "Epoch 3/90: 100%|##########| 391/391 [00:41<00:00,  9.45it/s, loss=1.532, acc=0.441]\n"
+    "Requirement already satisfied: numpy in ./.venv/lib/python3.12/site-packages (2.3.5)\n"
+    '  File "/opt/app/train.py", line 212, in forward\n'
+    "    x = self.blocks[i](x, mask=attn_mask)  # CUDA graph capture disabled\n"
+)
+ERRORS = (
+    "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+    "PyTorch installation.\nRuntimeError: CUDA error: no kernel image is available for execution "
+    "on the device\n"
+)
+
+
+def make_log(megabytes: float) -> str:
+    body = NOISE * int(megabytes * 1024 * 1024 / len(NOISE))
+    return body + ERRORS + NOISE * 10
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    catalog = load_catalog()
+    log = make_log(args.mb)
+    timings = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        found = explain(log, catalog)
+        timings.append(time.perf_counter() - start)
+    median = statistics.median(timings)
+    ids = ", ".join(e.signature.id for e in found)
+    print(f"{len(log) / 1e6:.1f} MB, {len(catalog.signatures)} signatures: median {median * 1000:.0f} ms "
+          f"(min {min(timings) * 1000:.0f} ms, max {max(timings) * 1000:.0f} ms); found {ids}")
+    # Patterns that do not start with literal text make the regex engine try every position.
+    per_pattern = []
+    for sig in catalog.signatures:
+        for pattern in sig.patterns:
+            start = time.perf_counter()
+            pattern.search(log)
+            per_pattern.append((time.perf_counter() - start, sig.id, pattern.pattern))
+    for seconds, sig_id, text in sorted(per_pattern, reverse=True)[:3]:
+        print(f"  slowest: {seconds * 1000:5.1f} ms  {sig_id}: {text[:60]}")
+    if median > TARGET_SECONDS:
+        print(f"SLOWER than the {TARGET_SECONDS * 1000:.0f} ms target", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
