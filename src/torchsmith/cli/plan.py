@@ -1,0 +1,186 @@
+"""The best working torch stack for a machine, explained, for every installer.
+
+  torchsmith plan                               torch torchvision torchaudio for this machine
+  torchsmith plan "torch<2.2" "torchvision==0.16.*"
+  torchsmith plan xformers --python .venv/bin/python   keep the installed torch
+  torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06 --no-gpu ...
+  torchsmith plan --format pyproject            a file for uv (see --format choices)
+
+Exit status 3 when nothing works on this host (the reasons and rejections say why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from typing import IO, Any, Dict, List, Optional, Tuple
+
+from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.machine import Machine
+from torchsmith.output import ExitCode, Result
+from torchsmith.plan.model import Plan, Request
+
+INSTALLERS = ("pip", "uv", "conda", "pixi")
+TORCH_INDEX_ENV = "TORCHSMITH_TORCH_INDEX"
+
+
+def add_request_options(parser: argparse.ArgumentParser) -> None:
+    """The request flags `plan` shares with `install`."""
+    parser.add_argument("requirements", nargs="*", metavar="REQUIREMENT",
+                        help="what to install, as pip requirements (default: torch torchvision torchaudio)")
+    parser.add_argument("-r", "--requirement", dest="requirement_files", action="append", default=[],
+                        metavar="FILE", help="read requirements from a pip requirements file")
+    parser.add_argument("--project", metavar="PYPROJECT",
+                        help="read [project].dependencies from a pyproject.toml")
+    parser.add_argument("--installer", choices=INSTALLERS, default=None,
+                        help="the installer the commands are for (default: pip)")
+    parser.add_argument("--torch-index", metavar="URL",
+                        help=f"a mirror of the PyTorch wheel index (also ${TORCH_INDEX_ENV})")
+    parser.add_argument("--pre", action="store_true", help="allow pre-releases")
+    parser.add_argument("--fresh", action="store_true",
+                        help="plan a new environment: ignore what is installed in the target Python")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_request_options(parser)
+    parser.add_argument("--format", dest="fmt", metavar="FMT",
+                        help="print the plan as: pip, requirements, uv, pyproject, conda, pixi, jetson ...")
+    add_json_option(parser)
+    add_host_options(parser)
+
+
+def requirements_from_args(args: argparse.Namespace) -> Tuple[str, ...]:
+    from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
+
+    texts: List[str] = list(args.requirements or ())
+    parse_requirements(texts)  # garbage on the command line fails before any probing
+    for path in args.requirement_files or ():
+        texts.extend(read_requirements_file(path))
+    if getattr(args, "project", None):
+        texts.extend(read_pyproject(args.project))
+    return tuple(texts) if texts else Request().requirements
+
+
+def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[str, str], ...]:
+    """What the target interpreter has: --python PATH, else this one when it has torch."""
+    if getattr(args, "fresh", False) or getattr(args, "host", None):
+        return ()
+    python = ctx.python_path()
+    if python is None:
+        if ctx.python_version() or importlib.util.find_spec("torch") is None:
+            return ()
+        python = sys.executable
+    from torchsmith.host.live import LiveHost
+    from torchsmith.plan.installed import read_installed
+
+    return read_installed(LiveHost(ctx.environ), python, ctx.warnings)
+
+
+def build_request(args: argparse.Namespace, ctx: Context) -> Request:
+    return Request(
+        requirements=requirements_from_args(args),
+        installer=args.installer or "pip",
+        installed=installed_packages(args, ctx),
+        allow_prerelease=bool(getattr(args, "pre", False)),
+        torch_index_base=getattr(args, "torch_index", None) or ctx.environ.get(TORCH_INDEX_ENV) or None,
+    )
+
+
+def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> Dict[str, Any]:
+    nvidia = machine.nvidia
+    return {
+        "status": plan.status,
+        "accelerator": plan.accelerator,
+        "variant": plan.variant,
+        "packages": [
+            {"name": p.name, "version": p.version, "variant": p.variant, "index_url": p.index_url,
+             "wheel_url": p.wheel_url, "find_links": p.find_links, "local_version": p.local_version,
+             "extras": list(p.extras), "requirement": p.requirement}
+            for p in plan.packages
+        ],
+        "reasons": list(plan.reasons),
+        "rejected": [{"candidate": r.candidate, "reason": r.reason, "code": r.code} for r in plan.rejected],
+        "warnings": list(plan.warnings),
+        "commands": commands,
+        "system_prerequisites": list(plan.system_prerequisites),
+        "environment": {k: v for k, v in plan.environment},
+        "conda": dict(plan.conda),
+        "host": {
+            "platform": machine.platform,
+            "python": plan.python or machine.python.minor,
+            "gpus": [
+                {"index": g.index, "name": g.name, "compute_capability": g.compute_capability}
+                for g in (nvidia.visible_gpus if nvidia else ())
+            ] + [{"name": g.name, "gfx": g.gfx} for g in (machine.rocm.gpus if machine.rocm else ())],
+            "driver": nvidia.driver_version if nvidia else None,
+            "jetson": machine.jetson.l4t if machine.jetson else None,
+        },
+        "kb_version": plan.kb_version,
+    }
+
+
+def _commands(plan: Plan) -> Dict[str, List[str]]:
+    if not plan.ok:
+        return {}
+    try:
+        from torchsmith.plan.render import render_commands
+    except ImportError:  # the renderers are optional in a partial build
+        return {}
+    return render_commands(plan)
+
+
+def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
+    """The plan for people: what, why, and what was turned down."""
+    if plan.ok:
+        out.write(f"Plan for {plan.platform}, Python {plan.python} ({plan.accelerator}"
+                  f"{', ' + plan.variant if plan.variant else ''}):\n")
+        for pin in plan.packages:
+            where = pin.wheel_url or pin.index_url or pin.find_links or "default index"
+            out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
+    else:
+        out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
+    if plan.reasons:
+        out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
+    if plan.rejected:
+        out.write("\nTurned down:\n")
+        out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
+    if plan.system_prerequisites:
+        out.write("\nFirst:\n" + "".join(f"  {line}\n" for line in plan.system_prerequisites))
+    if plan.environment:
+        out.write("\nEnvironment:\n" + "".join(f"  export {k}={v}\n" for k, v in plan.environment))
+    lines = commands.get(installer) or []
+    if lines:
+        out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))
+
+
+def run(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.plan.resolve import resolve
+
+    request = build_request(args, ctx)
+    machine = ctx.machine()
+    plan = resolve(machine, request, ctx.kb())
+    return plan_result("plan", args, plan, machine, request)
+
+
+def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Machine,
+                request: Request) -> Result:
+    commands = _commands(plan)
+    data = plan_json(plan, machine, commands)
+    exit_code = ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION
+    fmt: Optional[str] = getattr(args, "fmt", None)
+    text: Optional[str] = None
+    if fmt and plan.ok and not getattr(args, "json", False):
+        from torchsmith.plan.render import render
+
+        text = render(plan, fmt, machine)
+
+    def human(out: IO[str]) -> None:
+        if text is not None:
+            out.write(text if text.endswith("\n") else text + "\n")
+        else:
+            describe(plan, commands, request.installer, out)
+
+    return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
+                  exit_code=exit_code, warnings=list(plan.warnings), kb_version=plan.kb_version or None,
+                  human=human)

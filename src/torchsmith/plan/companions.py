@@ -1,0 +1,351 @@
+"""Everything in a request besides torch/torchvision/torchaudio, and what it asks of torch.
+
+- xformers / flash-attn: each release is built against one torch (``xformers 0.0.28.post1``
+  requires ``torch==2.4.1``): a hard constraint on the torch release.
+- mmcv and the torch-geometric extensions (torch-scatter, torch-sparse, torch-cluster,
+  torch-spline-conv, pyg-lib): prebuilt wheels exist per torch + CUDA on find-links pages. The
+  resolver prefers a torch that has them; when none runs here, the plan keeps the best torch and
+  says plainly that pip will build the package from source.
+- tensorflow[and-cuda], jax[cuda12]/jax[cuda13]: planned on their own rows (Python, platform,
+  driver, compute capability).
+- Request.installed: keep the installed torch when the request is about companions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from torchsmith.plan.hostview import HostView, driver_tuple, version_tuple
+from torchsmith.plan.model import PackagePin, Rejection, Request
+from torchsmith.plan.plandata import load_table
+from torchsmith.plan.request import Wanted
+
+if TYPE_CHECKING:
+    from torchsmith.plan.resolve import Constraint, Job, _Draft, _Index
+
+__all__ = ["Extra", "finish", "installed_torch", "prepare"]
+
+FAMILY = ("torch", "torchvision", "torchaudio")
+PYG_EXTENSIONS = ("torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib")
+TORCH_BOUND = ("xformers", "flash-attn")
+FRAMEWORKS = ("tensorflow", "jax")
+
+Finisher = Callable[[Optional[PackagePin], "_Draft", HostView, "_Index"], None]
+
+
+@dataclass
+class Extra:
+    """What the non-family requirements add to a plan."""
+
+    wants_torch: bool = True
+    constraints: List[Constraint] = dataclasses.field(default_factory=list)
+    soft: List[Constraint] = dataclasses.field(default_factory=list)  # prebuilt-wheel preferences
+    warnings: List[str] = dataclasses.field(default_factory=list)
+    reasons: List[str] = dataclasses.field(default_factory=list)
+    rejected: List[Rejection] = dataclasses.field(default_factory=list)
+    fatal: bool = False
+    finishers: List[Finisher] = dataclasses.field(default_factory=list)
+
+
+def _rows(kb: Any, lookup: str, key: str) -> Tuple[Any, ...]:
+    """Rows from a KB lookup (``kb.torch_requirements("xformers")``); () if the KB lacks it."""
+    method = getattr(kb, lookup, None)
+    return tuple(method(key)) if callable(method) else ()
+
+
+def _spec(text: str) -> Optional[SpecifierSet]:
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+
+
+def _vkey(text: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return Version("0")
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split("+", maxsplit=1)[0].split(".")[:2])
+
+
+def _limits(package: str, extra: str = "") -> Optional[Dict[str, Any]]:
+    table = load_table("companion_limits")
+    for row in table["rows"]:
+        if row["package"] == package and row.get("extra", "") == extra:
+            return dict(row, urls=[table["sources"][i] for i in row["source"]])
+    return None
+
+
+def installed_torch(request: Request, wanted: Dict[str, Wanted]) -> Optional[Tuple[str, str]]:
+    """(public version, variant) of the installed torch to keep, when the request is not about torch."""
+    if any(name in wanted for name in FAMILY):
+        return None
+    for name, version in request.installed:
+        if name == "torch":
+            public, _, local = version.partition("+")
+            return public, local
+    return None
+
+
+def prepare(job: Job) -> Extra:
+    from torchsmith.plan import resolve as core
+
+    wanted, request = job.wanted, job.request
+    extra = Extra()
+    names = list(wanted)
+    torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
+                     or n in ("mmcv", "mmcv-full")]
+    extra.wants_torch = bool(torch_related) or not names
+    others: List[str] = []
+    for name, want in wanted.items():
+        if name in FAMILY:
+            continue
+        if name in TORCH_BOUND:
+            _torch_bound(job, name, want, extra)
+        elif name in PYG_EXTENSIONS or name in ("mmcv", "mmcv-full"):
+            _paired(job, name, want, extra)
+        elif name in FRAMEWORKS:
+            extra.finishers.append(_framework(job, name, want, extra))
+        else:
+            others.append(want.text)
+    if others:
+        extra.warnings.append("not planned by torchsmith (no torch- or GPU-specific build): "
+                              + ", ".join(others) + "; install them from your usual index after "
+                              "the planned packages, with the torch pins kept (`torchsmith guard`)")
+    keep = installed_torch(request, wanted)
+    if keep is not None and extra.wants_torch:
+        version, variant = keep
+
+        def keep_installed(release: Any, build: Any) -> Optional[str]:
+            if release.version != version:
+                return f"the installed torch is {version}"
+            if build is not None and variant and build.name != variant:
+                return f"the installed torch is the {variant} build"
+            return None
+
+        extra.constraints.append(core.Constraint(
+            f"torch=={version}{'+' + variant if variant else ''} (installed)", keep_installed))
+    return extra
+
+
+def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
+    from torchsmith.plan import resolve as core
+
+    request, view, idx = job.request, job.view, job.idx
+    rows = list(_rows(idx.kb, "torch_requirements", name))
+    limits = _limits(name)
+    if limits is not None and view.gpus:
+        floor = version_tuple(limits["min_compute_capability"])
+        old = [g for g in view.gpus if g.cc < (floor[0], floor[1])]
+        if old:
+            extra.fatal = True
+            floor_text = limits["min_compute_capability"]
+            extra.reasons.append(f"{want.text}: needs compute capability ≥ {floor_text}; "
+                                 + ", ".join(g.label for g in old) + " is older. " + limits["note"]
+                                 + f" [source: {'; '.join(limits['urls'])}]")
+            extra.rejected.append(Rejection(want.text, "GPU too old for it", core.ARCH))
+            return
+    matching = [r for r in rows if want.allows(r.version, request.allow_prerelease)]
+    if not rows:
+        extra.warnings.append(f"{name}: no rows in the data; planned torch without its constraint "
+                              f"and left {name} out")
+        return
+    if not matching:
+        extra.fatal = True
+        known = ", ".join(r.version for r in rows[:6])
+        extra.reasons.append(f"no {name} release in the data matches {want.text} (known: {known})")
+        return
+    specs = [(r, _spec(r.torch)) for r in matching]
+
+    def torch_allowed(release: Any, build: Any) -> Optional[str]:
+        for row, spec in specs:
+            fits = spec is not None and spec.contains(release.version, prereleases=True)
+            if fits and (build is None or not row.variants or build.name in row.variants
+                         or build.kind != "cuda"):
+                return None
+        wants = sorted({f"torch{r.torch}" for r, _ in specs}, key=len)[:3]
+        return f"{want.text} needs {' or '.join(wants)}"
+
+    extra.constraints.append(core.Constraint(f"{want.text} ({want.origin})", torch_allowed))
+
+    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+        if torch is None:
+            return
+        fitting = [r for r, spec in specs
+                   if spec is not None and spec.contains(torch.version, prereleases=True)]
+        fitting.sort(key=lambda r: _vkey(r.version), reverse=True)
+        if not fitting:
+            return
+        row = fitting[0]
+        on_index = torch.variant is not None and torch.variant in row.variants
+        draft.packages.append(PackagePin(name, row.version, torch.variant if on_index else None,
+                                         torch.index_url if on_index else None))
+        draft.reasons.append(f"{name} {row.version} is built against torch{row.torch}"
+                             + (f", published on the {torch.variant} index" if on_index else "")
+                             + idx.cite(row.sources, 1))
+        if limits is not None:
+            draft.warnings.append(f"{name}: {limits['note']} [source: {'; '.join(limits['urls'])}]")
+            if view.platform not in limits["platforms"]:
+                draft.warnings.append(f"{name}: no prebuilt wheels for {view.platform}: "
+                                      f"it builds from source")
+
+    extra.finishers.append(finisher)
+
+
+def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
+    """mmcv / torch-geometric extensions: prefer a torch with a prebuilt find-links page."""
+    from torchsmith.plan import resolve as core
+
+    idx = job.idx
+    group = "mmcv" if name.startswith("mmcv") else "pyg"
+    rows = list(_rows(idx.kb, "paired_wheels", group))
+    if group != name:
+        rows = [r for r in rows if r.package == group] + list(_rows(idx.kb, "paired_wheels", name))
+    if not rows:
+        extra.warnings.append(f"{name}: no prebuilt-wheel pages in the data; pip will build it from source")
+        return
+
+    def versions_of(row: Any) -> List[str]:
+        found: List[str] = []
+        for text in row.versions:
+            package, _, version = text.rpartition(" ")
+            if package and package.replace("_", "-") != name:
+                continue
+            if want.allows(version or text):
+                found.append(version or text)
+        return found
+
+    def page_for(release_version: str, variant: str) -> Optional[Tuple[Any, List[str]]]:
+        for row in rows:
+            series = row.torch if row.torch.count(".") == 1 else _minor(row.torch)
+            if series == _minor(release_version) and row.variant == variant:
+                versions = versions_of(row)
+                if versions:
+                    return row, versions
+        return None
+
+    def prebuilt(release: Any, build: Any) -> Optional[str]:
+        if build is None or page_for(release.version, build.name) is not None:
+            return None
+        return f"no prebuilt {name} for torch {_minor(release.version)} + {build.name}"
+
+    extra.soft.append(core.Constraint(f"{want.text} (prebuilt wheels)", prebuilt))
+
+    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+        if torch is None:
+            return
+        found = page_for(torch.version, torch.variant or "cpu")
+        if found is not None:
+            row, versions = found
+            best = max(versions, key=_vkey)
+            draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
+            draft.reasons.append(f"{name} {best}: prebuilt for torch {_minor(torch.version)} + "
+                                 f"{torch.variant} on {row.find_links}{idx.cite(row.sources, 1)}")
+            return
+        every = [v for row in rows for v in versions_of(row)]
+        if every:
+            best = max(every, key=_vkey)
+            draft.packages.append(PackagePin(name, best, "source"))
+        draft.warnings.append(
+            f"{name}: no prebuilt wheel for torch {torch.version} + {torch.variant}: pip will build "
+            f"it from source (needs a CUDA toolkit whose nvcc matches torch's CUDA, a C++ compiler, "
+            f"and `--no-build-isolation` so it builds against the planned torch)")
+
+    extra.finishers.append(finisher)
+
+
+def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
+    """tensorflow[and-cuda] / jax[cuda12|cuda13]: their rows, checked against this host."""
+    machine, view, idx = job.machine, job.view, job.idx
+    gpu_extra = next((e for e in sorted(want.extras) if "cuda" in e), "")
+    every = _rows(idx.kb, "framework_builds", name)
+    rows = [r for r in every if r.extra == gpu_extra]
+    if not rows and not gpu_extra:
+        rows = list(every)
+    rows.sort(key=lambda r: _vkey(r.version), reverse=True)
+    limits = _limits(name, gpu_extra if name == "jax" else "")
+    chosen: Optional[Any] = None
+    rejected: List[Rejection] = []
+    py = view.python.rstrip("t")
+    for row in rows:
+        label = f"{name}{'[' + gpu_extra + ']' if gpu_extra else ''} {row.version}"
+        why = _framework_problem(job, row, want, gpu_extra, limits)
+        if why is None:
+            chosen = row
+            break
+        rejected.append(Rejection(label, why[1] + idx.cite(row.sources, 1), why[0]))
+    extra.rejected.extend(rejected[:6])
+    if chosen is None:
+        extra.fatal = extra.fatal or not rows or bool(rejected)
+        if not rows:
+            extra.reasons.append(f"{want.text}: no rows for {name} in the data")
+        else:
+            extra.reasons.append(f"no {name} release runs here: see rejected")
+            if machine.os.system == "windows" and limits is not None:
+                extra.reasons.append(limits["note"])
+
+        def nothing(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+            return None
+
+        return nothing
+    row = chosen
+
+    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+        extras = (gpu_extra,) if gpu_extra else ()
+        draft.packages.append(PackagePin(name, row.version, None, None, extras=extras))
+        if gpu_extra and not draft.variant:
+            draft.accelerator = "cuda"
+        draft.reasons.append(
+            f"{name} {row.version}{' [' + gpu_extra + ']' if gpu_extra else ''}: the newest release "
+            f"for Python {py} on {view.platform}"
+            + (f", CUDA {row.cuda}" if row.cuda else "")
+            + (f", cuDNN {row.cudnn}" if row.cudnn else "")
+            + (f", driver ≥ {row.min_driver_linux}" if row.min_driver_linux and gpu_extra else "")
+            + idx.cite(row.sources, 1))
+        if gpu_extra and not view.gpus:
+            draft.warnings.append(f"{want.text}: no NVIDIA GPU here, the CUDA libraries are unused")
+
+    return finisher
+
+
+def _framework_problem(job: Job, row: Any, want: Wanted, gpu_extra: str,
+                       limits: Optional[Dict[str, Any]]) -> Optional[Tuple[str, str]]:
+    from torchsmith.plan import resolve as core
+
+    view = job.view
+    py = view.python.rstrip("t")
+    if not want.allows(row.version):
+        return core.CONFLICT, f"{want.text} excludes it"
+    if view.platform not in tuple(row.platforms):
+        note = f" ({limits['note']})" if limits and gpu_extra else ""
+        return core.PLATFORM, f"no {'GPU ' if gpu_extra else ''}wheel for {view.shown_platform}{note}"
+    if py not in tuple(row.python):
+        return core.PYTHON, f"no wheel for Python {py} (has {', '.join(row.python)})"
+    if gpu_extra and view.gpus:
+        floor_driver = row.min_driver_linux
+        if floor_driver and view.driver and driver_tuple(view.driver) < driver_tuple(floor_driver):
+            return core.DRIVER, f"needs NVIDIA driver ≥ {row.min_driver_linux}; found {view.driver}"
+        if limits is not None:
+            floor = version_tuple(limits["min_compute_capability"])
+            old = [g for g in view.gpus if g.cc < (floor[0], floor[1])]
+            if old:
+                return core.ARCH, (f"needs compute capability ≥ {limits['min_compute_capability']}; "
+                                   + ", ".join(g.label for g in old) + " is older")
+    return None
+
+
+def finish(extra: Extra, torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+    for finisher in extra.finishers:
+        finisher(torch, draft, view, idx)
+
+
+def soft_constraints(extra: Extra) -> Sequence[Constraint]:
+    return extra.soft

@@ -1,0 +1,130 @@
+"""The few facts about a machine that decide which torch wheel runs on it.
+
+:func:`host_view` reduces a :class:`~torchsmith.machine.Machine` to what the resolver checks:
+the wheel platform, the Python tag, the GPUs the job will see (with compute capability, from
+the probe or the data), and the driver. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+from torchsmith.machine import Machine
+
+__all__ = [
+    "GpuView",
+    "HostView",
+    "arch_parts",
+    "driver_tuple",
+    "host_view",
+    "version_tuple",
+]
+
+
+@dataclass(frozen=True)
+class GpuView:
+    index: int
+    name: str
+    cc: Tuple[int, int]  # (8, 6)
+    source: str
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.cc[0]}{self.cc[1]}"
+
+    @property
+    def label(self) -> str:
+        return f"GPU {self.index} {self.name} (compute capability {self.cc[0]}.{self.cc[1]}, {self.arch})"
+
+
+@dataclass(frozen=True)
+class HostView:
+    platform: str  # wheel platform: WSL installs Linux wheels -> "linux-x86_64"
+    shown_platform: str  # machine.platform, as the user knows it
+    driver_system: str  # whose driver-version table applies: "linux" | "windows" (WSL: windows)
+    python: str  # "3.11", or "3.13t" for a free-threaded build
+    gpus: Tuple[GpuView, ...]  # NVIDIA GPUs the job will use
+    unknown_gpus: Tuple[str, ...]  # names of GPUs whose compute capability nobody knows
+    driver: Optional[str]
+    driver_source: str
+    driver_cuda: Optional[str]  # highest CUDA the driver supports
+    driver_cuda_source: str
+
+    @property
+    def has_cuda_gpu(self) -> bool:
+        return bool(self.gpus or self.unknown_gpus)
+
+
+def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
+    """``12.6`` -> (12, 6); unparsable parts end the tuple (never raises)."""
+    parts: List[int] = []
+    for piece in (text or "").split("."):
+        digits = re.match(r"\d+", piece)
+        if not digits:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
+
+
+def driver_tuple(text: Optional[str]) -> Tuple[int, ...]:
+    return version_tuple(text)
+
+
+def arch_parts(arch: str) -> Optional[Tuple[int, int, str]]:
+    """``sm_86`` -> (8, 6, ""); ``sm_90a`` -> (9, 0, "a"); ``compute_120`` -> (12, 0, "")."""
+    match = re.match(r"^(?:sm|compute)_(\d{2,3})([a-z]?)$", arch.strip().lower())
+    if not match:
+        return None
+    digits = match.group(1)
+    return int(digits[:-1]), int(digits[-1]), match.group(2)
+
+
+def _cc(text: Optional[str]) -> Optional[Tuple[int, int]]:
+    parts = version_tuple(text)
+    if len(parts) >= 2:
+        return parts[0], parts[1]
+    if len(parts) == 1 and parts[0] >= 10 and text and "." not in text:
+        return parts[0] // 10, parts[0] % 10  # "86"
+    return None
+
+
+def host_view(machine: Machine, kb: Any) -> HostView:
+    system = machine.os.system
+    arch = machine.os.arch
+    platform = f"linux-{arch}" if machine.os.wsl else machine.platform
+    python = machine.python.minor + ("t" if machine.python.free_threaded else "")
+    gpus: List[GpuView] = []
+    unknown: List[str] = []
+    nvidia = machine.nvidia
+    for gpu in nvidia.visible_gpus if nvidia else ():
+        cc = _cc(gpu.compute_capability)
+        source = gpu.source or (nvidia.gpus_source if nvidia else "")
+        if cc is None:
+            model = kb.gpu_by_name(gpu.name) if gpu.name else None
+            cc = _cc(getattr(model, "compute_capability", None))
+            source = "torchsmith data (by name)"
+        if cc is None:
+            unknown.append(gpu.name or f"GPU {gpu.index}")
+        else:
+            gpus.append(GpuView(gpu.index, gpu.name or f"GPU {gpu.index}", cc, source))
+    driver = nvidia.driver_version if nvidia else None
+    driver_cuda = nvidia.driver_cuda if nvidia else None
+    driver_cuda_source = nvidia.driver_cuda_source if nvidia else ""
+    driver_system = "windows" if (system == "windows" or machine.os.wsl) else "linux"
+    if driver and not driver_cuda:
+        driver_cuda = kb.driver_max_cuda(driver, system=driver_system)
+        driver_cuda_source = "torchsmith data (driver branch table)"
+    return HostView(
+        platform=platform,
+        shown_platform=machine.platform,
+        driver_system=driver_system,
+        python=python,
+        gpus=tuple(gpus),
+        unknown_gpus=tuple(unknown),
+        driver=driver,
+        driver_source=nvidia.driver_version_source if nvidia else "",
+        driver_cuda=driver_cuda,
+        driver_cuda_source=driver_cuda_source,
+    )

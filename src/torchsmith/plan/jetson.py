@@ -1,0 +1,166 @@
+"""NVIDIA Jetson: the JetPack's own torch wheel, not PyPI's.
+
+Jetson modules (Nano sm_53, TX2 sm_62, Xavier sm_72, Orin sm_87) run the L4T driver stack with
+the CUDA of their JetPack. PyPI's aarch64 torch is CPU-only up to 2.10 and, from 2.11, a CUDA 13
+build for SBSA servers; conda-forge's pytorch-gpu targets the same server stack. Neither runs on
+the iGPU of JetPack 4-6, so the plan is NVIDIA's wheel for the JetPack (a file URL, or the
+Jetson AI Lab index for JetPack 6), its system prerequisites, and the torchvision that pairs.
+JetPack 7 (Thor, L4T 38) moved to the SBSA stack: there the upstream aarch64 CUDA wheels apply.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+
+from packaging.version import InvalidVersion, Version
+
+from torchsmith.plan.hostview import version_tuple
+from torchsmith.plan.model import PackagePin, Rejection
+
+if TYPE_CHECKING:
+    from torchsmith.plan.resolve import Constraint, Job, _Draft
+
+__all__ = ["jetson_variant", "plan_jetson"]
+
+WHY_NOT_PYPI = (
+    "PyPI's aarch64 torch is CPU-only up to 2.10 and from 2.11 a CUDA 13 build for SBSA servers "
+    "(sm_80/90/100/110/120), which does not load on the JetPack {jp} driver stack (CUDA {cuda}, "
+    "{arch}): it would install and then report torch.cuda.is_available() == False"
+)
+WHY_NOT_CONDA = (
+    "conda-forge's pytorch-gpu is built for desktop/server CUDA 12+ drivers, not the L4T (Jetson) "
+    "driver stack: it does not see the iGPU"
+)
+
+
+def jetson_variant(jetpack: str) -> str:
+    """``5.1`` -> ``jetson-jp51``: the variant token of a JetPack's NVIDIA wheels."""
+    return "jetson-jp" + "".join(ch for ch in jetpack.split(" ", 1)[0] if ch.isdigit())
+
+
+def _version(text: str) -> Optional[Version]:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
+    from torchsmith.plan import resolve as core
+
+    machine, idx, wanted, request = job.machine, job.idx, job.wanted, job.request
+    jetson = machine.jetson
+    assert jetson is not None
+    l4t = jetson.l4t or ""
+    jp = idx.kb.jetpack_for_l4t(l4t) if l4t else None
+    draft.accelerator = "jetson"
+    if jp is None:
+        draft.status = "no-solution"
+        draft.reasons.append(
+            f"Jetson with L4T {l4t or 'unknown'}: this release is not in the data, so the matching "
+            f"NVIDIA wheel is unknown (read /etc/nv_tegra_release; `torchsmith kb refresh` or a newer "
+            f"torchsmith may know it)")
+        return
+    cite = idx.cite(getattr(jp, "sources", ()))
+    cc = jetson.compute_capability or ""
+    arch = f"sm_{cc.replace('.', '')}" if cc else "the Jetson iGPU"
+    jp_cuda = str(getattr(jp, "cuda", "") or "")
+    draft.reasons.append(f"Jetson on L4T {l4t} = JetPack {jp.jetpack} with CUDA {jp_cuda} and "
+                         f"Python {jp.python}{cite}")
+    if version_tuple(str(jp.jetpack))[:1] >= (7,):
+        _jetpack_sbsa(job, constraints, draft, jp)
+        return
+    draft.reject(Rejection("torch from PyPI (linux-aarch64)",
+                           WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch),
+                           "no-gpu-support"))
+    draft.reject(Rejection("conda-forge pytorch-gpu", WHY_NOT_CONDA, "no-gpu-support"))
+    wheels = list(getattr(jp, "wheels", ()) or ())
+    user_python = machine.python.minor
+    torch_spec = wanted.get("torch")
+    usable: List[Any] = []
+    for wheel in wheels:
+        if torch_spec is not None and not torch_spec.allows(wheel.torch, prereleases=True):
+            draft.reject(Rejection(f"torch {wheel.torch} ({jetson_variant(jp.jetpack)})",
+                                   f"{torch_spec.text} excludes it", core.CONFLICT))
+            continue
+        if wheel.python != user_python:
+            continue
+        usable.append(wheel)
+    usable.sort(key=lambda w: _version(w.torch) or Version("0"), reverse=True)
+    variant = jetson_variant(jp.jetpack)
+    index = getattr(jp, "index_url", None)
+    if not usable and not (index and user_python == jp.python and torch_spec is None):
+        draft.status = "no-solution"
+        pythons = sorted({w.python for w in wheels}) or [jp.python]
+        if user_python and user_python not in pythons:
+            draft.reasons.append(
+                f"NVIDIA's torch wheels for JetPack {jp.jetpack} are built for Python "
+                f"{', '.join(pythons)} only; this Python is {user_python}. Use the system "
+                f"python{pythons[-1]} (`python{pythons[-1]} -m venv --system-site-packages env`), or "
+                f"a jetson-containers l4t-pytorch image, or build torch from source for "
+                f"Python {user_python}")
+            for wheel in wheels:
+                draft.reject(Rejection(f"torch {wheel.torch} ({variant})",
+                                       f"wheel is cp{wheel.python.replace('.', '')} only; this Python "
+                                       f"is {user_python}", core.PYTHON))
+        else:
+            draft.reasons.append(f"no NVIDIA torch wheel for JetPack {jp.jetpack} meets the request")
+        return
+    draft.variant = variant
+    draft.python = user_python or jp.python
+    if usable:
+        wheel = usable[0]
+        draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url))
+        draft.reasons.append(f"torch {wheel.torch}: NVIDIA's wheel for JetPack {jp.jetpack} and "
+                             f"Python {wheel.python} ({wheel.url})"
+                             f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
+        paired = getattr(wheel, "torchvision", None)
+        torch_version = wheel.torch
+    else:
+        paired = None
+        torch_version = ""
+        draft.packages.append(PackagePin("torch", "", variant, index_url=index))
+        draft.reasons.append(f"torch from the JetPack {jp.jetpack} index {index}")
+    if "torchvision" in wanted:
+        if paired:
+            vision_url = getattr(jp, "torchvision_url", None)
+            draft.packages.append(PackagePin("torchvision", paired, "source" if not vision_url else variant,
+                                             wheel_url=vision_url))
+            if not vision_url:
+                draft.warnings.append(
+                    f"torchvision {paired} pairs with torch {torch_version}; NVIDIA publishes no "
+                    f"torchvision wheel for JetPack {jp.jetpack}: build it from source (git clone "
+                    f"--branch v{paired} https://github.com/pytorch/vision; python setup.py install) "
+                    f"— `pip install torchvision` would pull a PyPI torch and replace NVIDIA's")
+        elif index:
+            draft.packages.append(PackagePin("torchvision", "", variant, index_url=index))
+        else:
+            draft.warnings.append(f"no known torchvision pairing for torch {torch_version} on "
+                                  f"JetPack {jp.jetpack}; build torchvision from source at the "
+                                  f"version torch's release notes name")
+    if "torchaudio" in wanted and not core._is_default(request):
+        draft.warnings.append("torchaudio: NVIDIA publishes no Jetson wheel; build it from source")
+    prerequisites = tuple(getattr(jp, "prerequisites", ()) or ())
+    if prerequisites:
+        draft.prerequisites.append("sudo apt-get install -y " + " ".join(prerequisites))
+    draft.warnings.append(WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch)
+                          + "; do not `pip install torch` afterwards")
+
+
+def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: _Draft, jp: Any) -> None:
+    """JetPack 7 (Thor): the SBSA CUDA stack, so upstream aarch64 CUDA wheels with sm_110."""
+    import dataclasses
+
+    from torchsmith.plan import resolve as core
+    from torchsmith.plan.hostview import GpuView
+
+    jetson = job.machine.jetson
+    assert jetson is not None
+    cc = version_tuple(jetson.compute_capability or "11.0")
+    gpu = GpuView(0, f"Jetson {jetson.module or 'Thor'}", (cc[0], cc[1] if len(cc) > 1 else 0),
+                  jetson.source or "jetson")
+    sbsa = dataclasses.replace(job.view, gpus=(gpu,), driver=None, driver_cuda=str(jp.cuda or "13.0"),
+                               driver_cuda_source=f"JetPack {jp.jetpack}")
+    draft.reasons.append(f"JetPack {jp.jetpack} uses the SBSA CUDA stack: upstream aarch64 CUDA "
+                         f"wheels with {gpu.arch} apply")
+    core._plan_cuda(dataclasses.replace(job, view=sbsa), constraints, draft)

@@ -1,0 +1,38 @@
+"""Small sourced tables the resolver needs beyond the knowledge base (``plan/data/*.json``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict
+
+from torchsmith.errors import KnowledgeBaseError
+
+__all__ = ["load_table"]
+
+_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+_CACHE: Dict[str, Dict[str, Any]] = {}
+
+
+def load_table(name: str) -> Dict[str, Any]:
+    """``plan/data/<name>.json``, read once. Corrupt data is a one-line ``kb-invalid`` error."""
+    cached = _CACHE.get(name)
+    if cached is not None:
+        return cached
+    path = os.path.join(_DIR, f"{name}.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise KnowledgeBaseError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise KnowledgeBaseError(f"{path}: expected an object with a 'rows' list")
+    sources = data.get("sources", {})
+    for number, row in enumerate(data["rows"]):
+        ids = row.get("source") if isinstance(row, dict) else None
+        if not ids or any(i not in sources for i in ids):
+            raise KnowledgeBaseError(f"{path} row {number} field source: missing or unknown source id")
+    _CACHE[name] = data
+    return data

@@ -1,0 +1,186 @@
+"""What the user asked for, read from the command line, a requirements file or a pyproject.
+
+Requirement strings are parsed with :mod:`packaging`; anything it refuses becomes a one-line
+:class:`~torchsmith.errors.RequirementError` naming the string and where it came from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+from torchsmith.errors import RequirementError
+
+__all__ = [
+    "Wanted",
+    "parse_requirement",
+    "parse_requirements",
+    "read_pyproject",
+    "read_requirements_file",
+]
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """One parsed requirement: ``torchvision==0.16.*`` -> name, specifier, extras."""
+
+    name: str  # canonical: "torch-scatter", "flash-attn"
+    specifier: SpecifierSet
+    extras: FrozenSet[str]
+    text: str  # as the user wrote it
+    origin: str = "command line"
+    optional: bool = False  # only wanted with an extra (``; extra == "dev"``)
+
+    def allows(self, version: str, prereleases: bool = False) -> bool:
+        """Whether ``version`` (public part; a local label is ignored) meets the specifier."""
+        public = version.split("+", 1)[0]
+        if not self.specifier:
+            return True
+        try:
+            return self.specifier.contains(public, prereleases=prereleases or None)
+        except ValueError:
+            return False
+
+
+def parse_requirement(text: str, origin: str = "command line") -> Wanted:
+    """One requirement string, or a one-line :class:`RequirementError`."""
+    stripped = text.strip()
+    if not stripped:
+        raise RequirementError(f"empty requirement ({origin})")
+    try:
+        req = Requirement(stripped)
+    except InvalidRequirement as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "unparsable"
+        raise RequirementError(
+            f"not a requirement: {stripped!r} ({origin}): {first}",
+            hint="write it as pip does, e.g. torch>=2.4 or torchvision==0.19.*",
+        ) from exc
+    if req.url:
+        raise RequirementError(
+            f"direct URL requirements are not planned: {stripped!r} ({origin})",
+            hint="name the package and a version instead; torchsmith picks the wheel",
+        )
+    return Wanted(
+        name=canonicalize_name(req.name),
+        specifier=req.specifier,
+        extras=frozenset(e.lower() for e in req.extras),
+        text=stripped,
+        origin=origin,
+        optional=req.marker is not None and "extra" in str(req.marker),
+    )
+
+
+def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tuple[Wanted, ...]:
+    """Parse and merge: two lines for one package become one specifier (``torch>=2``, ``torch<3``)."""
+    merged: Dict[str, Wanted] = {}
+    for text in texts:
+        wanted = parse_requirement(text, origin)
+        if wanted.optional:
+            continue
+        previous = merged.get(wanted.name)
+        if previous is None:
+            merged[wanted.name] = wanted
+            continue
+        merged[wanted.name] = Wanted(
+            name=wanted.name,
+            specifier=previous.specifier & wanted.specifier,
+            extras=previous.extras | wanted.extras,
+            text=f"{previous.text}, {wanted.text}",
+            origin=previous.origin,
+        )
+    return tuple(merged.values())
+
+
+_OPTION_WITH_VALUE = re.compile(r"^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$")
+
+
+def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) -> List[str]:
+    """The requirement lines of a pip requirements file (``-r`` includes followed).
+
+    Index options (``--index-url``...) are dropped: the plan decides where torch comes from.
+    """
+    seen = _seen or frozenset()
+    real = os.path.realpath(path)
+    if real in seen:
+        return []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise RequirementError(f"cannot read requirements file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise RequirementError(f"requirements file {path} is not UTF-8 text") from exc
+    lines: List[str] = []
+    for number, line in enumerate(raw.replace("\\\n", "").splitlines(), start=1):
+        text = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not text:
+            continue
+        option = _OPTION_WITH_VALUE.match(text)
+        if option:
+            if option.group(1) in ("-r", "--requirement"):
+                nested = os.path.join(os.path.dirname(path), option.group(2))
+                lines.extend(read_requirements_file(nested, seen | {real}))
+            continue  # constraints files narrow, they do not ask for packages
+        if text.startswith("-"):
+            continue
+        parse_requirement(text, f"{path}:{number}")  # fail early with the line number
+        lines.append(text)
+    return lines
+
+
+def read_pyproject(path: str) -> List[str]:
+    """``[project].dependencies`` of a pyproject.toml (the packages a project needs)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise RequirementError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise RequirementError(f"{path} is not UTF-8 text") from exc
+    data = _load_toml(text, path)
+    if data is None:
+        deps = _dependencies_without_toml_parser(text, path)
+    else:
+        project = data.get("project")
+        if not isinstance(project, dict):
+            raise RequirementError(f"{path} has no [project] table",
+                                   hint="pass the requirements on the command line or with -r")
+        deps = project.get("dependencies", [])
+    if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+        raise RequirementError(f"{path}: [project].dependencies must be a list of strings")
+    for dep in deps:
+        parse_requirement(dep, path)
+    return list(deps)
+
+
+def _load_toml(text: str, path: str) -> Optional[Dict[str, Any]]:
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        try:
+            import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            return None
+    try:
+        loaded: Dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RequirementError(f"{path} is not valid TOML: {exc}") from exc
+    return loaded
+
+
+def _dependencies_without_toml_parser(text: str, path: str) -> List[str]:
+    """Python < 3.11 without tomli: read the one array we need from the [project] table."""
+    section = re.search(r"(?ms)^\[project\]\s*$(.*?)(?=^\[)", text + "\n[end]")
+    if not section:
+        raise RequirementError(f"{path} has no [project] table")
+    array = re.search(r"(?ms)^dependencies\s*=\s*\[(.*?)\]", section.group(1))
+    if not array:
+        return []
+    body = re.sub(r"#.*$", "", array.group(1), flags=re.M)
+    return [m.group(2) for m in re.finditer(r"(['\"])(.*?)\1", body)]

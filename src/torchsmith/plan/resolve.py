@@ -1,0 +1,824 @@
+"""The resolver: which torch stack runs on this host, and why the better-looking ones do not.
+
+``resolve(machine, request, kb) -> Plan`` is a pure function of its inputs: no I/O, no probing,
+no clock. It walks torch releases newest first and, for each, the variants built for the host's
+accelerator, checking in order: the platform has the variant, the Python has a wheel, every GPU
+the job uses has SASS (or usable PTX) in the build, and the driver runs the variant's CUDA (fully,
+or through NVIDIA's minor-version compatibility). The first release with a working variant wins;
+within it, full driver support beats minor-version compatibility, then the newest CUDA.
+Everything newer that was turned down is listed in ``Plan.rejected`` with a stable code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from packaging.version import InvalidVersion, Version
+
+from torchsmith.machine import Machine
+from torchsmith.plan.hostview import (
+    GpuView,
+    HostView,
+    arch_parts,
+    driver_tuple,
+    host_view,
+    version_tuple,
+)
+from torchsmith.plan.model import PackagePin, Plan, Rejection, Request
+from torchsmith.plan.request import Wanted, parse_requirements
+
+__all__ = [
+    "DEFAULT_REQUIREMENTS",
+    "MatrixRow",
+    "matrix",
+    "recommend",
+    "resolve",
+    "torch_index_url",
+]
+
+DEFAULT_REQUIREMENTS = Request().requirements
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+PYTORCH_INDEX_MARK = "/whl/"
+
+# Stable rejection codes (documented in docs/plan.md).
+ARCH = "arch-not-compiled"
+DRIVER = "driver-too-old"
+PYTHON = "no-wheel-for-python"
+PLATFORM = "no-wheel-for-platform"
+CONFLICT = "conflicts-with-requirement"
+NO_GPU_BUILD = "no-gpu-support"
+
+
+def torch_index_url(url: Optional[str], base: Optional[str]) -> Optional[str]:
+    """A PyTorch index URL from the data, moved onto a mirror: ``<base>/cu126``."""
+    if not url or not base or PYTORCH_INDEX_MARK not in url:
+        return url
+    return base.rstrip("/") + "/" + url.split(PYTORCH_INDEX_MARK, 1)[1].lstrip("/")
+
+
+# --------------------------------------------------------------------------------------------
+# Facts from the data, indexed once per knowledge base
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Release:
+    data: Any
+    version: Version
+    text: str
+
+
+class _Index:
+    """Parsed versions and sources of one knowledge base, built once."""
+
+    def __init__(self, kb: Any) -> None:
+        self.kb = kb
+        releases: List[_Release] = []
+        for release in kb.releases:
+            try:
+                releases.append(_Release(release, Version(release.version), release.version))
+            except InvalidVersion:
+                continue  # the KB loader validates; a bad row is skipped, not fatal
+        self.releases = tuple(releases)
+        self.urls: Dict[str, str] = {}
+        for key, source in dict(kb.sources).items():
+            self.urls[key] = str(getattr(source, "url", "") or getattr(source, "title", "") or key)
+
+    def cite(self, ids: Iterable[str], limit: int = 2) -> str:
+        picked = [self.urls.get(i, i) for i in list(dict.fromkeys(ids))[:limit] if i]
+        return f" [source: {'; '.join(picked)}]" if picked else ""
+
+
+_INDEXES: Dict[int, _Index] = {}
+
+
+def _index(kb: Any) -> _Index:
+    cached = _INDEXES.get(id(kb))
+    if cached is None or cached.kb is not kb:
+        cached = _Index(kb)
+        if len(_INDEXES) > 8:
+            _INDEXES.clear()
+        _INDEXES[id(kb)] = cached
+    return cached
+
+
+@dataclass(frozen=True)
+class Job:
+    """One resolution: the machine, its reduced view, the indexed data and the request."""
+
+    machine: Machine
+    view: HostView
+    idx: _Index
+    wanted: Dict[str, Wanted]
+    request: Request
+
+
+# --------------------------------------------------------------------------------------------
+# Checking one (release, variant) on one host
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict on one torch release + variant for this host."""
+
+    release: _Release
+    variant: Any
+    code: str = ""  # "" = runs here
+    reason: str = ""
+    driver_mode: str = ""  # "full" | "minor-compat" | "unknown" | "" (no CUDA)
+    gpu_lines: Tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.code
+
+    @property
+    def label(self) -> str:
+        return f"torch {self.release.text} {self.variant.name}"
+
+
+def _sass(variant: Any, platform: str) -> Tuple[str, ...]:
+    return tuple(variant.sass(platform) or ())
+
+
+def _ptx(variant: Any, platform: str) -> Tuple[str, ...]:
+    return tuple(variant.ptx(platform) or ())
+
+
+def _gpu_cover(gpu: GpuView, sass: Sequence[str], ptx: Sequence[str]) -> Tuple[str, str]:
+    """("sass"|"ptx"|"", the arch that covers it). SASS runs on the same major, minor >= its own."""
+    best, best_minor = "", -1
+    for arch in sass:
+        parts = arch_parts(arch)
+        if not parts:
+            continue
+        major, minor, suffix = parts
+        # Arch-specific targets (sm_90a) run only on their exact GPU; plain SASS on later minors.
+        runs = major == gpu.cc[0] and (minor == gpu.cc[1] or (minor < gpu.cc[1] and not suffix))
+        if runs and (not best or best_minor < minor):
+            best, best_minor = arch, minor
+    if best:
+        return "sass", best
+    for arch in ptx:
+        parts = arch_parts(arch)
+        if parts and (parts[0], parts[1]) <= gpu.cc:
+            return "ptx", arch
+    return "", ""
+
+
+def _driver_mode(kb: Any, view: HostView, cuda: str) -> Tuple[str, str, str]:
+    """(mode, needed-full, floor): mode is full | minor-compat | too-old | unknown."""
+    release = kb.cuda_release(cuda)
+    system = view.driver_system
+    full = getattr(release, f"min_driver_{system}", None) if release else None
+    floor = getattr(release, f"minor_compat_min_driver_{system}", None) if release else None
+    if view.driver:
+        have = driver_tuple(view.driver)
+        if full and have >= driver_tuple(full):
+            return "full", full or "", floor or ""
+        if floor and have >= driver_tuple(floor):
+            return "minor-compat", full or "", floor
+        if full or floor:
+            return "too-old", full or "", floor or ""
+    if view.driver_cuda:
+        have_cuda = version_tuple(view.driver_cuda)
+        want = version_tuple(cuda)
+        if have_cuda >= want:
+            return "full", full or "", floor or ""
+        if have_cuda[:1] == want[:1]:
+            return "minor-compat", full or "", floor or ""
+        return "too-old", full or "", floor or ""
+    return "unknown", full or "", floor or ""
+
+
+def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
+                  gpus: Optional[Sequence[GpuView]] = None) -> Check:
+    """Does this build run here? Platform, then Python, then GPU arch, then driver."""
+    platform = view.platform
+    name = f"torch {rel.text} {variant.name}"
+    cite = idx.cite(getattr(variant, "sources", ()))
+    platforms = tuple(getattr(variant, "platforms", ()) or ())
+    if platform not in platforms:
+        where = ", ".join(platforms) or "no platform"
+        return Check(rel, variant, PLATFORM, f"{name} is built for {where}, not {view.shown_platform}{cite}")
+    pythons = tuple(rel.data.python.get(platform, ()) or ())
+    if view.python not in pythons:
+        have = ", ".join(pythons) or "none"
+        return Check(rel, variant, PYTHON,
+                     f"{name} has no wheel for Python {view.python} on {platform} (wheels: {have})"
+                     f"{idx.cite(rel.data.sources)}")
+    if variant.kind != "cuda":
+        return Check(rel, variant)
+    targets = view.gpus if gpus is None else gpus
+    sass = _sass(variant, platform)
+    ptx = _ptx(variant, platform)
+    lines: List[str] = []
+    needs_ptx = False
+    for gpu in targets:
+        how, arch = _gpu_cover(gpu, sass, ptx)
+        if not how:
+            compiled = " ".join(sass) or "none"
+            return Check(rel, variant, ARCH,
+                         f"{name} has no kernels for {gpu.label}: compiled for {compiled}, "
+                         f"no PTX{cite}")
+        needs_ptx = needs_ptx or how == "ptx"
+        lines.append(f"{gpu.label}: {name} carries {'SASS' if how == 'sass' else 'PTX'} {arch}"
+                     + (" (same major, lower or equal minor: binary compatible)"
+                        if how == "sass" and arch != gpu.arch else "") + cite)
+    mode, full, floor = _driver_mode(idx.kb, view, variant.cuda or "")
+    driver = view.driver or f"supporting CUDA {view.driver_cuda}"
+    if mode == "too-old":
+        need = f"≥ {floor} (minor-version compatibility) or ≥ {full} (full)" if floor else f"≥ {full}"
+        return Check(rel, variant, DRIVER,
+                     f"{name} (CUDA {variant.cuda}) needs NVIDIA driver {need}; found {driver}"
+                     f"{_driver_cite(idx, variant.cuda)}")
+    if needs_ptx and mode == "minor-compat":
+        return Check(rel, variant, DRIVER,
+                     f"{name} would JIT-compile its PTX for this GPU, which minor-version "
+                     f"compatibility does not allow: needs driver ≥ {full}; found {driver}")
+    return Check(rel, variant, driver_mode=mode, gpu_lines=tuple(lines))
+
+
+def _driver_cite(idx: _Index, cuda: Optional[str]) -> str:
+    release = idx.kb.cuda_release(cuda or "")
+    return idx.cite(getattr(release, "sources", ()) or ())
+
+
+# --------------------------------------------------------------------------------------------
+# Constraints: the user's pins and what companions require of torch
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """Something that narrows the torch releases/variants; ``check`` returns why not, or None."""
+
+    label: str
+    check: Callable[[Any, Any], Optional[str]]
+
+
+def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:
+    out: List[Constraint] = []
+    pre = request.allow_prerelease
+    torch = wanted.get("torch")
+    if torch is not None and torch.specifier:
+        spec = torch
+
+        def torch_ok(release: Any, _variant: Any) -> Optional[str]:
+            if spec.allows(release.version, pre):
+                return None
+            return f"{spec.text} excludes torch {release.version}"
+
+        out.append(Constraint(f"{torch.text} ({torch.origin})", torch_ok))
+    for name in ("torchvision", "torchaudio"):
+        want = wanted.get(name)
+        if want is None or (not want.specifier and name == "torchaudio" and _is_default(request)):
+            continue
+        out.append(_companion_version_constraint(name, want, pre))
+    return out
+
+
+def _companion_version_constraint(name: str, want: Wanted, pre: bool) -> Constraint:
+    def ok(release: Any, _variant: Any) -> Optional[str]:
+        paired = getattr(release, name, None)
+        if not paired:
+            return f"no {name} release pairs with torch {release.version}"
+        if not want.allows(paired, pre):
+            return f"{want.text} excludes {name} {paired}, the one that pairs with torch {release.version}"
+        return None
+
+    return Constraint(f"{want.text} ({want.origin})", ok)
+
+
+def _is_default(request: Request) -> bool:
+    return tuple(request.requirements) == DEFAULT_REQUIREMENTS
+
+
+def _first_conflict(constraints: Sequence[Constraint], release: Any, variant: Any
+                    ) -> Optional[Tuple[Constraint, str]]:
+    for constraint in constraints:
+        why = constraint.check(release, variant)
+        if why:
+            return constraint, why
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The walk over releases
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Walk:
+    chosen: Optional[Check] = None
+    rejected: List[Rejection] = dataclasses.field(default_factory=list)
+    blocked: Optional[Tuple[Check, Constraint, str]] = None  # newest build the hardware runs
+    python_seen: Dict[str, None] = dataclasses.field(default_factory=dict)
+    failures: Dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def _rank(check: Check) -> Tuple[int, Tuple[int, ...]]:
+    variant = check.variant
+    return (1 if check.driver_mode in ("full", "unknown", "") else 0,
+            version_tuple(variant.cuda or variant.rocm or ""))
+
+
+_MAX_NEWER_REJECTIONS = 8
+
+
+def _walk(job: Job, kinds: Tuple[str, ...], constraints: Sequence[Constraint], *,
+          gpus: Optional[Sequence[GpuView]] = None,
+          accept: Optional[Callable[[Check], Optional[Tuple[str, str]]]] = None) -> _Walk:
+    """Newest release first; the first release with a working variant (of ``kinds``) wins."""
+    idx, view = job.idx, job.view
+    walk = _Walk()
+    newer_rejections = 0
+    for rel in idx.releases:
+        variants = [v for v in rel.data.variants if v.kind in kinds]
+        if not variants:
+            continue
+        checks = [check_variant(idx, view, rel, v, gpus) for v in variants]
+        if accept is not None:
+            checks = [_accepted(c, accept) for c in checks]
+        working: List[Check] = []
+        for check in checks:
+            if not check.ok:
+                walk.failures[check.code] = walk.failures.get(check.code, 0) + 1
+                continue
+            conflict = _first_conflict(constraints, rel.data, check.variant)
+            if conflict is None:
+                working.append(check)
+            elif walk.blocked is None:
+                walk.blocked = (check, conflict[0], conflict[1])
+        if working:
+            working.sort(key=_rank, reverse=True)
+            walk.chosen = working[0]
+            better = [c for c in checks if not c.ok and _rank(c)[1] > _rank(working[0])[1]]
+            walk.rejected.extend(Rejection(c.label, c.reason, c.code) for c in better)
+            return walk
+        if newer_rejections < _MAX_NEWER_REJECTIONS and _allowed_by_user(constraints, rel.data):
+            failing = [c for c in checks if not c.ok]
+            if failing:
+                failing.sort(key=lambda c: (_CODE_ORDER.get(c.code, 0), _rank(c)), reverse=True)
+                top = failing[0]
+                walk.rejected.append(Rejection(top.label, top.reason, top.code))
+                newer_rejections += 1
+    return walk
+
+
+def _accepted(check: Check, accept: Callable[[Check], Optional[Tuple[str, str]]]) -> Check:
+    if not check.ok:
+        return check
+    refusal = accept(check)
+    return check if refusal is None else dataclasses.replace(check, code=refusal[0], reason=refusal[1])
+
+
+# The furthest a build got before failing: a driver failure is "closer" than a platform one.
+_CODE_ORDER = {PLATFORM: 0, PYTHON: 1, ARCH: 2, DRIVER: 3}
+
+
+def _allowed_by_user(constraints: Sequence[Constraint], release: Any) -> bool:
+    return all(c.check(release, None) is None for c in constraints if c.label.startswith("torch"))
+
+
+# --------------------------------------------------------------------------------------------
+# Building the plan
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Draft:
+    """A plan being assembled."""
+
+    status: str = "ok"
+    accelerator: str = "cpu"
+    packages: List[PackagePin] = dataclasses.field(default_factory=list)
+    reasons: List[str] = dataclasses.field(default_factory=list)
+    rejected: List[Rejection] = dataclasses.field(default_factory=list)
+    warnings: List[str] = dataclasses.field(default_factory=list)
+    prerequisites: List[str] = dataclasses.field(default_factory=list)
+    environment: List[Tuple[str, str]] = dataclasses.field(default_factory=list)
+    conda: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    variant: Optional[str] = None
+    python: str = ""
+
+    def reject(self, rejection: Rejection) -> None:
+        if all(r.candidate != rejection.candidate for r in self.rejected):
+            self.rejected.append(rejection)
+
+    def finish(self, view: HostView, kb: Any) -> Plan:
+        return Plan(
+            status=self.status,
+            packages=tuple(self.packages) if self.status == "ok" else (),
+            platform=view.shown_platform,
+            python=self.python or view.python,
+            accelerator=self.accelerator,
+            variant=self.variant if self.status == "ok" else None,
+            reasons=tuple(dict.fromkeys(self.reasons)),
+            rejected=tuple(self.rejected),
+            warnings=tuple(dict.fromkeys(self.warnings)),
+            system_prerequisites=tuple(dict.fromkeys(self.prerequisites)),
+            environment=tuple(self.environment),
+            conda=dict(self.conda),
+            kb_version=str(getattr(kb, "kb_version", "")),
+        )
+
+
+def _family_pins(job: Job, draft: _Draft, check: Check, *, plain_pypi: bool) -> None:
+    """torch and its pairing torchvision/torchaudio from the chosen build."""
+    request, wanted = job.request, job.wanted
+    release = check.release.data
+    variant = check.variant
+    index = None if plain_pypi else torch_index_url(variant.index_url, request.torch_index_base)
+    local = None if plain_pypi else f"+{variant.name}"
+    token = None if plain_pypi else variant.name
+    draft.packages.append(PackagePin("torch", release.version, token, index, local_version=local))
+    for name in ("torchvision", "torchaudio"):
+        if name not in wanted:
+            continue
+        paired = getattr(release, name, None)
+        if paired:
+            draft.packages.append(PackagePin(name, paired, token, index, local_version=local))
+        else:
+            draft.warnings.append(f"no {name} release pairs with torch {release.version}; "
+                                  f"{name} left out of the plan")
+
+
+def _wanted_map(request: Request) -> Dict[str, Wanted]:
+    return {w.name: w for w in parse_requirements(list(request.requirements))}
+
+
+def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
+    """The best working stack for ``machine`` given ``request``, with reasons and rejections.
+
+    Pure. Raises :class:`~torchsmith.errors.RequirementError` only for unparsable requirements;
+    "nothing works" is a plan with ``status == "no-solution"``.
+    """
+    from torchsmith.plan import companions
+
+    idx = _index(kb)
+    view = host_view(machine, kb)
+    wanted = _wanted_map(request)
+    job = Job(machine, view, idx, wanted, request)
+    extra = companions.prepare(job)
+    if extra.fatal:
+        draft = _Draft(status="no-solution")
+        draft.reasons.extend(extra.reasons)
+        draft.rejected.extend(extra.rejected)
+        draft.warnings.extend(extra.warnings)
+        return draft.finish(view, kb)
+    if not extra.wants_torch:
+        draft = _Draft()
+        companions.finish(extra, None, draft, view, idx)
+        draft.rejected.extend(extra.rejected)
+        draft.warnings.extend(extra.warnings)
+        return draft.finish(view, kb)
+    hard = _family_constraints(wanted, request) + list(extra.constraints)
+    draft = _solve_with_preferences(job, hard, extra.soft)
+    keep = companions.installed_torch(request, wanted)
+    if draft.status != "ok" and keep is not None:
+        loose = [c for c in hard if not c.label.endswith("(installed)")]
+        retry = _solve_with_preferences(job, loose, extra.soft)
+        if retry.status == "ok":
+            new = next(p for p in retry.packages if p.name == "torch")
+            why = "; ".join(draft.reasons) or "it does not fit the request"
+            retry.warnings.insert(0, f"the installed torch {keep[0]}{'+' + keep[1] if keep[1] else ''} "
+                                     f"must change to {new.version}{new.local_version or ''}: {why}")
+            draft = retry
+    if draft.status == "ok":
+        chosen_torch = next((p for p in draft.packages if p.name == "torch"), None)
+        companions.finish(extra, chosen_torch, draft, view, idx)
+    for rejection in extra.rejected:
+        draft.reject(rejection)
+    draft.warnings.extend(extra.warnings)
+    return draft.finish(view, kb)
+
+
+def _solve_with_preferences(job: Job, hard: Sequence[Constraint], soft: Sequence[Constraint]) -> _Draft:
+    """Solve with the preferences (prebuilt companion wheels); without them if nothing fits."""
+    draft = _solve(job, list(hard) + list(soft))
+    if draft.status != "ok" and soft:
+        relaxed = _solve(job, hard)
+        if relaxed.status == "ok":
+            return relaxed
+    return draft
+
+
+def _solve(job: Job, constraints: Sequence[Constraint]) -> _Draft:
+    draft = _Draft()
+    machine = job.machine
+    if machine.jetson is not None:
+        from torchsmith.plan.jetson import plan_jetson
+
+        plan_jetson(job, constraints, draft)
+    elif machine.os.system == "macos":
+        _plan_macos(job, constraints, draft)
+    elif job.view.has_cuda_gpu:
+        _plan_cuda(job, constraints, draft)
+    elif machine.rocm is not None and machine.rocm.gpus:
+        from torchsmith.plan.rocm import plan_rocm
+
+        plan_rocm(job, constraints, draft)
+    else:
+        _plan_cpu(job, constraints, draft, _no_gpu_reason(machine))
+    return draft
+
+
+def recommend(machine: Machine, kb: Any) -> Plan:
+    """The default stack (torch, torchvision, torchaudio) for this machine."""
+    return resolve(machine, Request(), kb)
+
+
+def _no_gpu_reason(machine: Machine) -> str:
+    if machine.intel_gpus:
+        names = ", ".join(g.name for g in machine.intel_gpus)
+        return (f"no NVIDIA or AMD GPU found (Intel GPU {names}: torch's xpu builds exist, "
+                f"ask for them with the xpu index if this GPU is supported)")
+    return "no NVIDIA or AMD GPU found"
+
+
+def _python_hint(idx: _Index, view: HostView, constraints: Sequence[Constraint]) -> str:
+    """The newest Python with a torch wheel on this platform (within the user's pins)."""
+    best: Optional[Tuple[Tuple[int, ...], str]] = None
+    for rel in idx.releases:
+        if not _allowed_by_user(constraints, rel.data):
+            continue
+        for tag in rel.data.python.get(view.platform, ()) or ():
+            free = tag.endswith("t")
+            if free != view.python.endswith("t"):
+                continue
+            key = version_tuple(tag.rstrip("t"))
+            if best is None or key > best[0]:
+                best = (key, tag)
+    return best[1] if best else ""
+
+
+def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Constraint],
+                 what: str) -> None:
+    idx, view = job.idx, job.view
+    draft.status = "no-solution"
+    draft.rejected.extend(r for r in walk.rejected if r not in draft.rejected)
+    if walk.blocked is not None:
+        check, constraint, why = walk.blocked
+        draft.reasons.append(f"{check.label} would run here, but {why}: the requirement "
+                             f"{constraint.label} conflicts with this hardware")
+        draft.reject(Rejection(check.label, f"runs here, but {why}", CONFLICT))
+        return
+    if walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}:
+        newest = _python_hint(idx, view, constraints)
+        if newest and PYTHON in walk.failures:
+            draft.reasons.append(f"no torch release has a wheel for Python {view.python} on "
+                                 f"{view.platform}; the newest Python that works is {newest}")
+            return
+        draft.reasons.append(f"no torch wheel exists for {view.shown_platform}")
+        return
+    draft.reasons.append(f"no torch build {what}")
+
+
+def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
+    idx, view = job.idx, job.view
+    walk = _walk(job, ("cuda",), constraints)
+    gpus_used: Sequence[GpuView] = view.gpus
+    if walk.chosen is None and walk.blocked is None and len({g.cc for g in view.gpus}) > 1:
+        split = _split_gpus(job, constraints)
+        if split is not None:
+            walk, gpus_used, left_out = split
+            indexes = ",".join(str(g.index) for g in gpus_used)
+            draft.environment.append(("CUDA_VISIBLE_DEVICES", indexes))
+            draft.warnings.append(
+                "no torch build covers every GPU here; this plan uses "
+                + ", ".join(g.label for g in gpus_used)
+                + f" (CUDA_VISIBLE_DEVICES={indexes}); left out: "
+                + ", ".join(g.label for g in left_out)
+                + " (plan for them separately with CUDA_VISIBLE_DEVICES set to their indexes)")
+    if walk.chosen is None:
+        if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
+            _no_solution(job, draft, walk, constraints, "runs on these GPUs")
+            return
+        # No CUDA build runs on this GPU/driver at all: a CPU build still runs, say so loudly.
+        for rejection in walk.rejected:
+            draft.reject(rejection)
+        gpu_names = ", ".join(g.label for g in view.gpus) or ", ".join(view.unknown_gpus)
+        draft.warnings.append(f"no CUDA build of torch in the data runs on {gpu_names} with this "
+                              f"driver; planned the CPU build instead (see `rejected` for what "
+                              f"each CUDA build lacks)")
+        _plan_cpu(job, constraints, draft, "no CUDA build runs on this GPU and driver")
+        return
+    chosen = walk.chosen
+    for rejection in walk.rejected:
+        draft.reject(rejection)
+    draft.accelerator = "cuda"
+    draft.variant = chosen.variant.name
+    _family_pins(job, draft, chosen, plain_pypi=False)
+    rel = chosen.release.data
+    draft.reasons.append(
+        f"torch {rel.version} {chosen.variant.name} is the newest release with a build that runs "
+        f"on every GPU used here and on this driver{idx.cite(rel.sources, 1)}")
+    draft.reasons.extend(chosen.gpu_lines)
+    draft.reasons.append(_driver_line(idx, view, chosen))
+    draft.reasons.append(f"Python {view.python} on {view.platform}: torch {rel.version} publishes "
+                         f"wheels for it{idx.cite(rel.sources, 1)}")
+    if chosen.driver_mode == "minor-compat":
+        _, full, floor = _driver_mode(idx.kb, view, chosen.variant.cuda)
+        draft.warnings.append(
+            f"{chosen.label} runs on driver {view.driver or view.driver_cuda} through NVIDIA "
+            f"minor-version compatibility (CUDA {chosen.variant.cuda.split('.')[0]}.x needs ≥ "
+            f"{floor or 'the major release driver'}): no PTX JIT, and APIs that need a newer "
+            f"driver return cudaErrorCallRequiresNewerDriver; driver ≥ {full or '?'} gives full "
+            f"support{_driver_cite(idx, chosen.variant.cuda)}")
+    if chosen.driver_mode == "unknown":
+        _, full, floor = _driver_mode(idx.kb, view, chosen.variant.cuda)
+        draft.warnings.append(f"NVIDIA driver version unknown: {chosen.label} needs driver ≥ "
+                              f"{floor or full or '?'} (≥ {full or '?'} for full support)")
+    for name in view.unknown_gpus:
+        draft.warnings.append(f"GPU {name!r}: compute capability unknown (not reported and not in "
+                              f"the data); planned for the other facts only. Check "
+                              f"torch.cuda.get_arch_list() after installing.")
+    _reject_pypi_default(draft, idx, view, chosen)
+    draft.conda.update(_conda_specs(chosen))
+
+
+def _split_gpus(job: Job, constraints: Sequence[Constraint]
+                ) -> Optional[Tuple[_Walk, Tuple[GpuView, ...], Tuple[GpuView, ...]]]:
+    """Mixed GPUs no single build covers: the largest group one build covers (newest wins ties)."""
+    view = job.view
+    options: List[Tuple[int, Version, Tuple[int, int], _Walk, Tuple[GpuView, ...]]] = []
+    for cc in sorted({g.cc for g in view.gpus}, reverse=True):
+        for group in (tuple(g for g in view.gpus if g.cc >= cc), tuple(g for g in view.gpus if g.cc <= cc)):
+            walk = _walk(job, ("cuda",), constraints, gpus=group)
+            if walk.chosen is not None:
+                options.append((len(group), walk.chosen.release.version, cc, walk, group))
+    if not options:
+        return None
+    options.sort(key=lambda o: (o[0], o[1], o[2]), reverse=True)
+    _, _, _, walk, group = options[0]
+    left = tuple(g for g in view.gpus if g not in group)
+    return walk, group, left
+
+
+def _driver_line(idx: _Index, view: HostView, chosen: Check) -> str:
+    cuda = chosen.variant.cuda
+    _, full, floor = _driver_mode(idx.kb, view, cuda)
+    have = view.driver or "unknown"
+    source = f" (from {view.driver_source})" if view.driver_source else ""
+    max_cuda = f", which supports CUDA up to {view.driver_cuda}" if view.driver_cuda else ""
+    how = {"full": "full support", "minor-compat": "minor-version compatibility",
+           "unknown": "driver not known"}.get(chosen.driver_mode, chosen.driver_mode)
+    return (f"driver {have}{source}{max_cuda}: CUDA {cuda} needs ≥ {full or '?'} for full support, "
+            f"≥ {floor or '?'} with minor-version compatibility → {how}{_driver_cite(idx, cuda)}")
+
+
+def _reject_pypi_default(draft: _Draft, idx: _Index, view: HostView, chosen: Check) -> None:
+    """Say why plain `pip install torch` (PyPI's build) is not the answer here."""
+    rel = chosen.release
+    default_name = (getattr(rel.data, "pypi_default", {}) or {}).get(view.platform)
+    label = f"torch {rel.text} from PyPI ({default_name or 'none'})"
+    if not default_name or default_name == chosen.variant.name:
+        return
+    default = rel.data.variant(default_name)
+    if default is None or default.kind == "cpu":
+        if draft.accelerator in ("cuda", "rocm"):
+            draft.reject(Rejection(label, f"PyPI's torch {rel.text} for {view.platform} is a CPU-only "
+                                          f"build: `pip install torch` without the PyTorch index gets no "
+                                          f"{draft.accelerator.upper()}", NO_GPU_BUILD))
+        return
+    check = check_variant(idx, view, rel, default)
+    if not check.ok:
+        draft.reject(Rejection(label, check.reason, check.code))
+    elif chosen.variant.kind == "cpu":
+        draft.reject(Rejection(label, f"PyPI's default build is {default_name}: it runs, but pulls "
+                                      f"gigabytes of CUDA libraries (nvidia-* wheels) a machine "
+                                      f"without an NVIDIA GPU cannot use", "cuda-libraries-not-needed"))
+
+
+def _conda_specs(chosen: Check) -> Dict[str, Any]:
+    variant = chosen.variant
+    specs: Dict[str, Any] = {"channel": "conda-forge", "pytorch": chosen.release.text}
+    if variant.kind == "cuda" and variant.cuda:
+        specs["pytorch-gpu"] = chosen.release.text
+        specs["cuda-version"] = ".".join(variant.cuda.split(".")[:2])
+    return specs
+
+
+def _plan_cpu(job: Job, constraints: Sequence[Constraint], draft: _Draft, why: str) -> None:
+    idx, view, machine = job.idx, job.view, job.machine
+    walk = _walk(job, ("cpu",), constraints)
+    if walk.chosen is None:
+        _no_solution(job, draft, walk, constraints, "for this platform and Python")
+        return
+    chosen = walk.chosen
+    for rejection in walk.rejected:
+        draft.reject(rejection)
+    draft.accelerator = "cpu"
+    draft.variant = chosen.variant.name
+    _family_pins(job, draft, chosen, plain_pypi=False)
+    rel = chosen.release.data
+    draft.reasons.append(f"{why}: the CPU build from the PyTorch CPU index "
+                         f"({chosen.variant.index_url}) carries no CUDA libraries"
+                         f"{idx.cite(chosen.variant.sources, 1)}")
+    draft.reasons.append(f"torch {rel.version} is the newest release with a wheel for Python "
+                         f"{view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
+    _reject_pypi_default(draft, idx, view, chosen)
+    draft.conda.update(_conda_specs(chosen))
+    if machine.os.system == "windows" and machine.rocm and machine.rocm.gpus:
+        draft.warnings.append(_WINDOWS_AMD)
+
+
+_WINDOWS_AMD = ("AMD GPU on Windows: PyTorch publishes no ROCm wheels for Windows, so this plan is "
+                "the CPU build. For the GPU: run Linux, or WSL2 with AMD's ROCm-on-WSL for the Radeon "
+                "cards AMD lists (uncertain), or AMD's own preview Windows wheels (not upstream).")
+
+
+def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
+    idx, view, machine = job.idx, job.view, job.machine
+    apple = machine.apple
+    walk = _walk(job, ("cpu",), constraints)
+    if walk.chosen is None:
+        _no_solution(job, draft, walk, constraints, "for this Mac and Python")
+    else:
+        chosen = walk.chosen
+        for rejection in walk.rejected:
+            draft.reject(rejection)
+        arm = machine.os.arch == "arm64"
+        draft.accelerator = "mps" if arm else "cpu"
+        draft.variant = chosen.variant.name
+        _family_pins(job, draft, chosen, plain_pypi=True)
+        rel = chosen.release.data
+        draft.reasons.append(
+            f"macOS wheels come from PyPI (no CUDA on macOS); torch {rel.version} is the newest with a "
+            f"wheel for Python {view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
+        if arm:
+            draft.reasons.append("Apple silicon: the PyPI wheel includes the MPS (Metal) backend")
+        draft.conda.update(_conda_specs(chosen))
+    if machine.os.arch == "x86_64":
+        if apple is not None and (apple.rosetta or apple.apple_silicon):
+            draft.warnings.append(
+                "this Python is an x86_64 build running under Rosetta on Apple silicon: torch for "
+                "macOS x86_64 stopped at 2.2.2 and has no MPS; install an arm64 Python (python.org "
+                "universal2 installer, `uv python install`, or Homebrew in /opt/homebrew) for current "
+                "torch with MPS")
+        else:
+            draft.warnings.append("torch publishes no macOS x86_64 (Intel Mac) wheels after 2.2.2")
+
+
+# --------------------------------------------------------------------------------------------
+# The matrix: recent releases × variants, for this host
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    torch: str
+    variant: str
+    kind: str  # cuda | rocm | cpu | xpu
+    works: bool
+    code: str  # "" when it works
+    reason: str  # one line: why not, or how it runs
+
+
+def matrix(machine: Machine, kb: Any, releases: int = 8) -> Tuple[MatrixRow, ...]:
+    """The newest ``releases`` torch releases × their variants: does each run on this host?"""
+    idx = _index(kb)
+    view = host_view(machine, kb)
+    rows: List[MatrixRow] = []
+    seen_minor: Dict[str, None] = {}
+    for rel in idx.releases:
+        minor = f"{rel.version.major}.{rel.version.minor}"
+        if minor in seen_minor:
+            continue  # the newest patch of each series tells the story
+        seen_minor[minor] = None
+        if len(seen_minor) > releases:
+            break
+        for variant in rel.data.variants:
+            rows.append(_matrix_row(idx, view, machine, rel, variant))
+    return tuple(rows)
+
+
+def _matrix_row(idx: _Index, view: HostView, machine: Machine, rel: _Release, variant: Any) -> MatrixRow:
+    check = check_variant(idx, view, rel, variant)
+    base = {"torch": rel.text, "variant": variant.name, "kind": variant.kind}
+    if not check.ok:
+        return MatrixRow(works=False, code=check.code, reason=check.reason, **base)
+    if variant.kind == "cuda" and not view.has_cuda_gpu:
+        return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no NVIDIA GPU here: the CUDA "
+                         "build would run on the CPU only, with gigabytes of unused libraries", **base)
+    if variant.kind == "rocm":
+        gfxs = [g.gfx for g in (machine.rocm.gpus if machine.rocm else ()) if g.gfx]
+        if not gfxs:
+            return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no AMD GPU here", **base)
+        missing = [g for g in gfxs if g not in tuple(variant.gfx or ())]
+        if missing:
+            return MatrixRow(works=False, code=ARCH, reason=f"not compiled for {', '.join(missing)}", **base)
+        return MatrixRow(works=True, code="", reason=f"compiled for {', '.join(gfxs)}", **base)
+    if variant.kind == "xpu":
+        if not machine.intel_gpus:
+            return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no Intel GPU here", **base)
+        return MatrixRow(works=True, code="", reason="Intel GPU present (support depends on the GPU)", **base)
+    if variant.kind == "cuda":
+        how = {"full": "runs (full driver support)", "minor-compat": "runs via minor-version compatibility",
+               "unknown": "arch fits; driver unknown"}.get(check.driver_mode, "runs")
+        return MatrixRow(works=True, code="", reason=how, **base)
+    return MatrixRow(works=True, code="", reason="CPU build", **base)

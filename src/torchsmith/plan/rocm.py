@@ -1,0 +1,122 @@
+"""AMD GPUs: a ROCm build whose gfx list has the card, else the HSA_OVERRIDE_GFX_VERSION route.
+
+PyTorch's ROCm wheels exist for Linux x86_64 only and carry their own ROCm user-space libraries
+(the host needs the amdgpu kernel driver). A card whose gfx target is not compiled in can
+sometimes borrow a sibling's kernels with ``HSA_OVERRIDE_GFX_VERSION``; that is a documented
+community workaround with real risk, so the plan says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+
+from torchsmith.plan.model import Rejection
+from torchsmith.plan.plandata import load_table
+
+if TYPE_CHECKING:
+    from torchsmith.plan.resolve import Check, Constraint, Job, _Draft
+
+__all__ = ["hsa_override_for", "plan_rocm"]
+
+
+def hsa_override_for(gfx: str, kb: Any = None) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
+    """(override value, the gfx it runs as, source urls) for a card outside the wheels' list."""
+    target = kb.gfx_target(gfx) if kb is not None and hasattr(kb, "gfx_target") else None
+    if target is not None and target.gfx == gfx and target.hsa_override:
+        parts = target.hsa_override.split(".")
+        runs_as = "gfx" + parts[0] + "".join(f"{int(p):x}" for p in parts[1:]) if len(parts) == 3 else ""
+        urls = tuple(kb.sources[i].url for i in target.sources if i in kb.sources)
+        return target.hsa_override, runs_as, urls
+    table = load_table("hsa_override")
+    for row in table["rows"]:
+        if gfx in row["gfx"]:
+            urls = tuple(table["sources"][i] for i in row["source"])
+            return row["override"], row["runs_as"], urls
+    return None
+
+
+def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
+    from torchsmith.plan import resolve as core
+
+    machine, idx = job.machine, job.idx
+    rocm = machine.rocm
+    assert rocm is not None
+    gfxs = [g.gfx for g in rocm.gpus if g.gfx]
+    names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
+    if machine.os.system == "windows":
+        core._plan_cpu(job, constraints, draft, f"AMD GPU {names} on Windows")
+        return
+    if not gfxs:
+        draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")
+        core._plan_cpu(job, constraints, draft, "AMD GPU with an unknown gfx target")
+        return
+
+    def lists_every_card(check: Check) -> Optional[Tuple[str, str]]:
+        compiled = tuple(check.variant.gfx or ())
+        missing = [g for g in gfxs if g not in compiled]
+        if missing:
+            return core.ARCH, (f"{check.label} is compiled for {' '.join(compiled) or 'no gfx list'}; "
+                               f"not {', '.join(missing)}{idx.cite(check.variant.sources, 1)}")
+        return None
+
+    walk = core._walk(job, ("rocm",), constraints, accept=lists_every_card)
+    if walk.chosen is not None:
+        _finish(job, draft, walk.chosen, walk.rejected, names)
+        return
+    override = _override_route(gfxs, idx.kb)
+    if override is not None and walk.blocked is None:
+        value, runs_as, urls = override
+        substitute = [runs_as if hsa_override_for(g, idx.kb) else g for g in gfxs]
+
+        def lists_substitute(check: Check) -> Optional[Tuple[str, str]]:
+            compiled = tuple(check.variant.gfx or ())
+            if all(g in compiled for g in substitute):
+                return None
+            return core.ARCH, f"{check.label} lacks {runs_as} too"
+
+        routed = core._walk(job, ("rocm",), constraints, accept=lists_substitute)
+        if routed.chosen is not None:
+            _finish(job, draft, routed.chosen, walk.rejected, names)
+            table = load_table("hsa_override")
+            risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
+            risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
+            draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))
+            draft.reasons.append(f"no ROCm build lists {', '.join(gfxs)}; with HSA_OVERRIDE_GFX_VERSION="
+                                 f"{value} the card runs {runs_as} kernels [source: {'; '.join(urls)}]")
+            draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
+            return
+    if walk.blocked is not None or (walk.failures and set(walk.failures) <= {core.PYTHON, core.PLATFORM}):
+        core._no_solution(job, draft, walk, constraints, f"runs on {names}")
+        return
+    for rejection in walk.rejected:
+        draft.reject(rejection)
+    draft.warnings.append(f"no ROCm build of torch in the data supports {names}, and no documented "
+                          f"override applies; planned the CPU build")
+    core._plan_cpu(job, constraints, draft, f"no ROCm build supports {names}")
+
+
+def _override_route(gfxs: Sequence[str], kb: Any) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
+    routes = [hsa_override_for(g, kb) for g in gfxs]
+    known = [r for r in routes if r is not None]
+    if not known or len({r[0] for r in known}) != 1:
+        return None  # one process has one override: mixed families cannot share it
+    return known[0]
+
+
+def _finish(job: Job, draft: _Draft, chosen: Check, rejected: List[Rejection], names: str) -> None:
+    from torchsmith.plan import resolve as core
+
+    idx = job.idx
+
+    for rejection in rejected:
+        draft.reject(rejection)
+    draft.accelerator = "rocm"
+    draft.variant = chosen.variant.name
+    core._family_pins(job, draft, chosen, plain_pypi=False)
+    rel = chosen.release.data
+    draft.reasons.append(f"{names}: torch {rel.version} {chosen.variant.name} is the newest ROCm "
+                         f"build compiled for it (gfx list: {' '.join(chosen.variant.gfx or ())})"
+                         f"{idx.cite(chosen.variant.sources, 1)}")
+    draft.reasons.append("PyTorch's ROCm wheels bundle the ROCm user-space libraries; the host needs "
+                         "the amdgpu kernel driver and access to /dev/kfd and /dev/dri")
+    core._reject_pypi_default(draft, idx, job.view, chosen)
