@@ -65,8 +65,8 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
     lines = header_lines(plan, machine, f"{tool} install commands")
     src = sources(plan)
     if src.indexes:
-        lines.append("# The torch packages come only from the PyTorch index (--index-url, never "
-                     "--extra-index-url: a same-named package elsewhere can never win).")
+        lines.append("# The torch packages come only from the PyTorch index (--index-url, never as an "
+                     "extra index: a same-named package elsewhere can never win).")
         lines.append(f"# Your own {tool} configuration still applies: if it sets extra index URLs or "
                      "find-links, run the first command with them removed.")
     if machine is not None and machine.python.executable:
