@@ -101,14 +101,17 @@ class Host(Protocol):
 def command_key(argv: Sequence[str]) -> str:
     """A stable name for a command, the same on every machine, for captures.
 
-    The executable is reduced to its basename, any Python interpreter to ``python``, and
-    files inside the torchsmith package to ``torchsmith:<relative path>``.
+    The executable is reduced to its basename (without ``.exe``), any Python interpreter to
+    ``python``, and files inside the torchsmith package to ``torchsmith:<relative path>``.
     """
     parts: List[str] = []
     for index, arg in enumerate(argv):
         if index == 0:
-            base = os.path.basename(arg)
-            parts.append("python" if base.startswith("python") else base)
+            # Both separators and no ".exe": a Windows capture replays the same on Linux.
+            base = arg.replace("\\", "/").rsplit("/", 1)[-1]
+            if base.lower().endswith(".exe"):
+                base = base[:-4]
+            parts.append("python" if base.lower().startswith("python") else base)
         elif os.path.isabs(arg) and arg.startswith(_PACKAGE_DIR):
             rel = os.path.relpath(arg, _PACKAGE_DIR).replace(os.sep, "/")
             parts.append(f"torchsmith:{rel}")
