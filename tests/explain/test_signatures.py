@@ -149,3 +149,13 @@ def test_a_very_long_line_gives_a_short_excerpt_around_the_match() -> None:
     (found,) = find_signatures(text, CATALOG)
     assert "device-side assert triggered" in found.excerpt
     assert len(found.excerpt) <= 250
+
+
+def test_related_findings_are_codes_that_doctor_or_plan_emit() -> None:
+    """`related_finding` links an explanation to the doctor finding (or plan rejection) it matches."""
+    src = HERE.parents[1] / "src" / "torchsmith"
+    emitted = "".join(p.read_text(encoding="utf-8")
+                      for folder in ("doctor", "plan") for p in sorted((src / folder).rglob("*.py")))
+    for sig in CATALOG.signatures:
+        if sig.related_finding is not None:
+            assert f'"{sig.related_finding}"' in emitted, sig.id
