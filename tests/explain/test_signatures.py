@@ -159,3 +159,9 @@ def test_related_findings_are_codes_that_doctor_or_plan_emit() -> None:
     for sig in CATALOG.signatures:
         if sig.related_finding is not None:
             assert f'"{sig.related_finding}"' in emitted, sig.id
+
+
+def test_docs_list_every_signature() -> None:
+    docs = (HERE.parents[1] / "docs" / "explain.md").read_text(encoding="utf-8")
+    missing = [s.id for s in CATALOG.signatures if f"| `{s.id}` |" not in docs]
+    assert not missing, f"add to docs/explain.md: {missing}"
