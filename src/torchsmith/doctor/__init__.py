@@ -34,6 +34,7 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
     python = report.get("python") or {}
     build = torch_build(report)
     dynamic = report.get("dynamic")
+    dynamic = dynamic if isinstance(dynamic, dict) or dynamic is None else {"status": "garbled"}
     summary: Dict[str, Any] = {
         "python": python.get("executable"),
         "python_version": python.get("version"),
@@ -58,12 +59,12 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
     if dynamic is not None:
         summary["import"] = {k: dynamic.get(k) for k in ("status", "import_seconds", "error", "timeout")
                              if dynamic.get(k) is not None}
-        cuda = dynamic.get("cuda") or {}
-        if cuda:
+        cuda = dynamic.get("cuda")
+        if isinstance(cuda, dict) and cuda:
             summary["cuda"] = {k: cuda.get(k) for k in ("available", "device_count", "arch_list",
                                                         "cudnn_version", "nccl_available", "devices")}
         for key in ("tf32", "mps"):
-            if dynamic.get(key):
+            if isinstance(dynamic.get(key), dict):
                 summary[key] = dynamic[key]
     return summary
 

@@ -44,6 +44,11 @@ def _variant_of(label: str) -> Optional[str]:
     return match.group(1) if match else None
 
 
+def _text(value: Any) -> Optional[str]:
+    """A string field of a child's report; anything else (a garbled report) counts as absent."""
+    return value if isinstance(value, str) and value else None
+
+
 def torch_build(report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The installed torch: version, variant and accelerator, from import when done, else text.
 
@@ -54,9 +59,10 @@ def torch_build(report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     imported = dynamic.get("status") == "ok"
     if not static and not imported:
         return None
-    version = str((dynamic.get("version") if imported else None) or (static or {}).get("version") or "")
-    cuda = dynamic.get("cuda") if imported else (static or {}).get("cuda")
-    hip = dynamic.get("hip") if imported else (static or {}).get("hip")
+    static = static if isinstance(static, dict) else {}
+    version = _text(dynamic.get("version") if imported else None) or _text(static.get("version")) or ""
+    cuda = _text(dynamic.get("version_cuda") if imported else static.get("cuda"))
+    hip = _text(dynamic.get("version_hip") if imported else static.get("hip"))
     label = local_label(version)
     variant = _variant_of(label)
     if hip:
@@ -67,7 +73,7 @@ def torch_build(report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         accelerator = "xpu"
     else:
         accelerator = "cpu"
-    source = "import torch" if imported else str((static or {}).get("version_file") or "torch/version.py")
+    source = "import torch" if imported else str(static.get("version_file") or "torch/version.py")
     return {
         "version": version,
         "public": public_version(version),

@@ -340,7 +340,8 @@ def check_nccl(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
 def check_tf32(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     dynamic = _dynamic(report)
     tf32 = dynamic.get("tf32") or {}
-    if not tf32 or "error" in tf32:
+    build = torch_build(report)
+    if not tf32 or "error" in tf32 or build is None or build["accelerator"] != "cuda":
         return None
     devices = (dynamic.get("cuda") or {}).get("devices") or ()
     ccs = [str(d["capability"]) for d in devices if d.get("capability")] or [
@@ -355,18 +356,18 @@ def check_tf32(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
         return Finding(
             "tf32-matmul-on", "info",
             "float32 matmuls run in TF32: faster, with about 3 significant digits",
-            facts, ("python -c \"import torch; torch.set_float32_matmul_precision('highest')\"  "
-                    "# at the start of your program, for full float32 accuracy",),
-            note="TF32 keeps float32's range but a 10-bit mantissa (relative error ~1e-3); "
-                 "fine for training, not for numerics that need float32 accuracy",
+            facts,
+            note="TF32 keeps float32's range but a 10-bit mantissa (relative error ~1e-3): fine for "
+                 "training; for full float32 accuracy put torch.set_float32_matmul_precision('highest') "
+                 "at the start of your program",
         )
     return Finding(
         "tf32-matmul-off", "info",
         "float32 matmuls run in full float32 on a GPU with TF32 tensor cores (slower than it could be)",
-        facts, ("python -c \"import torch; torch.set_float32_matmul_precision('high')\"  "
-                "# at the start of your program, to allow TF32",),
-        note="PyTorch's default; convolutions already use TF32 (cudnn.allow_tf32). Allowing TF32 for "
-             "matmuls often speeds float32 training several times, at ~1e-3 relative error",
+        facts,
+        note="PyTorch's default; convolutions already use TF32 (cudnn.allow_tf32). "
+             "torch.set_float32_matmul_precision('high') at the start of your program allows TF32 "
+             "for matmuls too: often several times faster float32 training, at ~1e-3 relative error",
     )
 
 
@@ -566,5 +567,15 @@ CHECKS: Tuple[Check, ...] = (
 
 def run_checks(report: Report, machine: Machine, kb: Any) -> List[Finding]:
     """Every finding, worst first (stable within a severity)."""
-    findings = [f for f in (check(report, machine, kb) for check in CHECKS) if f is not None]
+    findings = []
+    for check in CHECKS:
+        try:
+            finding = check(report, machine, kb)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # A report garbled by an odd environment must not end the whole diagnosis.
+            finding = Finding("doctor-check-failed", "warning",
+                              f"{check.__name__} could not read the environment report: {exc!r}",
+                              (Fact(f"{type(exc).__name__}: {exc}", "torchsmith doctor"),))
+        if finding is not None:
+            findings.append(finding)
     return sorted(findings, key=lambda f: f.rank)

@@ -63,8 +63,8 @@ def main():
         "import_seconds": round(time.time() - started, 3),
         "version": getattr(torch, "__version__", None),
         "file": getattr(torch, "__file__", None),
-        "cuda": getattr(torch.version, "cuda", None),
-        "hip": getattr(torch.version, "hip", None),
+        "version_cuda": getattr(torch.version, "cuda", None),
+        "version_hip": getattr(torch.version, "hip", None),
         "debug": bool(getattr(torch.version, "debug", False)),
     }
     ok, error = attempt(lambda: float(torch.ones((8, 8)).matmul(torch.ones((8, 8))).sum()))
