@@ -38,8 +38,10 @@ QUERY_FIELDS = ("index", "name", "compute_cap", "memory.total", "uuid", "pci.bus
 _LEGACY_FIELDS = tuple(f for f in QUERY_FIELDS if f != "compute_cap")
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
-_BANNER_DRIVER = re.compile(r"Driver Version:\s*(\d+\.\d+(?:\.\d+)*)")
-_BANNER_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
+# Drivers 610+ print "KMD Version:" and "CUDA UMD Version:" instead of the old labels
+# (sgl-project/sglang issue #27487 shows a 610.43.02 banner).
+_BANNER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\d+\.\d+(?:\.\d+)*)")
+_BANNER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\d+\.\d+)")
 _DRIVER = re.compile(r"^\d+\.\d+(\.\d+)*$")
 
 
@@ -196,7 +198,10 @@ def _smi_problem(stdout: str, stderr: str, rc: Optional[int]) -> str:
     return f"nvidia-smi exited with {rc}: {first}"
 
 
-def _from_nvidia_smi(host: Host, notes: List[ProbeNote]) -> Optional[Tuple[NvidiaGpu, ...]]:
+def _from_nvidia_smi(
+    host: Host, notes: List[ProbeNote]
+) -> Optional[Tuple[Tuple[NvidiaGpu, ...], Optional[str]]]:
+    """(GPUs, driver version) from ``nvidia-smi --query-gpu``, or None with a note."""
     smi = host.which("nvidia-smi")
     if not smi:
         notes.append(ProbeNote("nvidia-smi", "nvidia-smi not found on PATH"))
@@ -219,7 +224,12 @@ def _from_nvidia_smi(host: Host, notes: List[ProbeNote]) -> Optional[Tuple[Nvidi
         if not rows:
             notes.append(ProbeNote("nvidia-smi", "nvidia-smi printed no GPU rows it could read"))
             return None
-        return _gpus_from_rows(rows, "nvidia-smi --query-gpu")
+        unread = sum(1 for line in result.stdout.splitlines() if line.strip()) - len(rows)
+        if unread:
+            notes.append(ProbeNote("nvidia-smi", f"skipped {unread} line(s) of nvidia-smi output "
+                                                 "that could not be read (truncated output?)"))
+        drivers = [r.get("driver_version") for r in rows if r.get("driver_version")]
+        return _gpus_from_rows(rows, "nvidia-smi --query-gpu"), drivers[0] if drivers else None
     return None
 
 
@@ -230,6 +240,9 @@ def _cuda_from_libcuda(host: Host, python: str, notes: List[ProbeNote]) -> Optio
         return None
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
+        if isinstance(data, dict) and data.get("error"):
+            notes.append(ProbeNote("cuDriverGetVersion", str(data["error"])[:200]))
+            return None
         version = int(data["version"])
     except (ValueError, IndexError, KeyError, TypeError):
         detail = result.stdout.strip()[:200] or "no output"
@@ -275,9 +288,12 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
 
     smi_gpus = None
     if not gpus or any(g.compute_capability is None for g in gpus):
-        smi_gpus = _from_nvidia_smi(host, notes)
-        if smi_gpus:
+        smi = _from_nvidia_smi(host, notes)
+        if smi:
+            smi_gpus, smi_driver = smi
             gpus, gpus_src = smi_gpus, "nvidia-smi --query-gpu"
+            if not driver and smi_driver:
+                driver, driver_src = smi_driver, "nvidia-smi --query-gpu"
 
     if not cuda and driver:
         cuda = _cuda_from_libcuda(host, python, notes)
