@@ -11,7 +11,7 @@ import os
 from typing import List, Optional
 
 from torchsmith.host import Host
-from torchsmith.machine import Machine, ProbeNote, PythonInfo
+from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
 from torchsmith.probe.apple import detect_apple
 from torchsmith.probe.intel import detect_intel_gpus
 from torchsmith.probe.jetson import detect_jetson
@@ -54,6 +54,17 @@ def inspect_python(host: Host, executable: str, notes: List[ProbeNote]) -> Optio
         return None
 
 
+def _igpu_only_jetson(jetson: Optional[JetsonInfo]) -> bool:
+    """Jetsons before Thor (L4T < 38) drive their iGPU with nvgpu: /proc/driver/nvidia/version
+    then reports the L4T release, and nvidia-smi (JetPack 6) shows "Orin (nvgpu)" with most
+    fields N/A, so the discrete-GPU probe would only add wrong facts. Thor (L4T 38+) uses the
+    same OpenRM driver as servers, with a real driver version and NVML."""
+    if jetson is None:
+        return False
+    major = (jetson.l4t or "").split(".")[0]
+    return not (major.isdigit() and int(major) >= 38)
+
+
 def probe(host: Host, python: Optional[str] = None) -> Machine:
     """Describe the machine behind ``host``. ``python``: inspect that interpreter instead."""
     notes: List[ProbeNote] = []
@@ -63,7 +74,9 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
     if python:
         python_info = inspect_python(host, python, notes) or python_info
     jetson = detect_jetson(host, notes) if os_info.system == "linux" else None
-    nvidia = detect_nvidia(host, notes) if os_info.system in ("linux", "windows") else None
+    nvidia = None
+    if os_info.system in ("linux", "windows") and not _igpu_only_jetson(jetson):
+        nvidia = detect_nvidia(host, notes)
     rocm = detect_rocm(host, notes) if os_info.system in ("linux", "windows") else None
     return Machine(
         os=os_info,
