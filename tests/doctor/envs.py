@@ -161,6 +161,7 @@ def report(
             "guard_file": "/env/torchsmith-guard.txt",
             "guard_text": "torch==2.5.1",
             "pip_conf": "/env/pip.conf",
+            "pip_conf_uses_guard": True,
         },
         "environ": {},
     }

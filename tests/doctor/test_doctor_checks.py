@@ -276,10 +276,15 @@ def test_no_torch() -> None:
 
 
 def test_guard_states() -> None:
-    rep = report(guard={"guard_file": None, "guard_text": None, "pip_conf": None})
-    assert codes(run_checks(rep, gpu_host(), None))["guard-off"] == "info"
-    rep = report(guard={"guard_file": "/env/torchsmith-guard.txt", "guard_text": "", "pip_conf": None})
-    assert codes(run_checks(rep, gpu_host(), None))["guard-broken"] == "warning"
+    rep = report(
+        guard={"guard_file": None, "guard_text": None, "pip_conf": None, "pip_conf_uses_guard": False}
+    )
+    hit = finding(run_checks(rep, gpu_host(), None), "guard-off")
+    assert hit.severity == "info" and hit.fix[0].startswith("torchsmith install --python /env/bin/python")
+    rep["guard"].update(guard_file="/env/torchsmith-guard.txt", guard_text="torch==2.5.1\n")
+    assert finding(run_checks(rep, gpu_host(), None), "guard-off").fix == (
+        "torchsmith guard on --python /env/bin/python",
+    )
 
 
 def test_tf32_on() -> None:

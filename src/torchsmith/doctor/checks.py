@@ -519,23 +519,25 @@ def check_gpus_hidden(report: Report, machine: Machine, kb: Any) -> Optional[Fin
 
 
 def check_guard(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    """The guard (``torchsmith guard``): constraints in the prefix that pip must obey."""
     if not report.get("torch"):
         return None
     guard = report.get("guard") or {}
-    python = quoted(python_of(report))
-    if guard.get("guard_file") and not guard.get("pip_conf"):
-        return Finding("guard-broken", "warning",
-                       "the guard's record exists but its pip.conf is gone: pip can replace torch again",
-                       (Fact("guard record present", str(guard["guard_file"])),
-                        Fact("no pip.conf in the environment", "inspect_env.py")),
-                       (f"torchsmith guard --python {python}",))
-    if guard.get("guard_file"):
+    if guard.get("pip_conf_uses_guard"):
         return None
+    python = quoted(python_of(report))
     prefix = str((report.get("python") or {}).get("prefix") or "")
-    return Finding("guard-off", "info",
-                   "nothing stops a later `pip install` from replacing this torch",
-                   (Fact(f"no {os.path.join(prefix, 'torchsmith-guard.txt')}", "inspect_env.py"),),
-                   (f"torchsmith guard --python {python}",),
+    if guard.get("guard_file"):
+        facts: Tuple[Fact, ...] = (
+            Fact("the guard's pins exist", str(guard["guard_file"])),
+            Fact("but the environment's pip.conf does not make them a constraint",
+                 str(guard.get("pip_conf") or os.path.join(prefix, "pip.conf"))))
+        fix: Tuple[str, ...] = (f"torchsmith guard on --python {python}",)
+    else:
+        facts = (Fact(f"no {os.path.join(prefix, 'torchsmith-guard.txt')}", "inspect_env.py"),)
+        fix = (f"torchsmith install --python {python}  # writes the guard, then keeps it on",)
+    return Finding("guard-off", "info", "nothing stops a later `pip install` from replacing this torch",
+                   facts, fix,
                    note="packages that depend on torch can pull another build (often a CUDA one "
                         "from PyPI) over a working one")
 

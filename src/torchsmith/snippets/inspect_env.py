@@ -271,8 +271,9 @@ def main():
     available = glibcxx_versions(libstdcxx_path, 16 << 20) if libstdcxx_path else []
 
     guard_path = os.path.join(prefix, GUARD_FILE)
-    pip_conf = os.path.join(prefix, "pip.conf")
+    pip_conf = os.path.join(prefix, "pip.ini" if os.name == "nt" else "pip.conf")
     guard_text = read(guard_path, 64 * 1024)
+    pip_conf_text = read(pip_conf, 64 * 1024)
 
     report = {
         "schema": SCHEMA,
@@ -297,7 +298,9 @@ def main():
         "guard": {
             "guard_file": guard_path if guard_text is not None else None,
             "guard_text": guard_text,
-            "pip_conf": pip_conf if os.path.isfile(pip_conf) else None,
+            "pip_conf": pip_conf if pip_conf_text is not None else None,
+            # The guard is on when the environment's pip.conf makes the guard file a constraint.
+            "pip_conf_uses_guard": bool(pip_conf_text and guard_path in pip_conf_text),
         },
         "environ": {k: environ[k] for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
                                                   "CUDA_VISIBLE_DEVICES", "PIP_CONFIG_FILE",
