@@ -138,11 +138,11 @@ class KnowledgeBase:
         packaged = self.manifest.get("packaged_newest")
         if not isinstance(seen, str) or not isinstance(packaged, str):
             return []
-        from packaging.version import InvalidVersion, Version
+        from torchsmith.kb.loader import version_key
 
         try:
-            newer = Version(seen) > Version(packaged)
-        except InvalidVersion:
+            newer = version_key(seen) > version_key(packaged)
+        except ValueError:
             return []
         if not newer:
             return []
@@ -210,11 +210,11 @@ class KnowledgeBase:
 
     def arch_support(self, cuda: str) -> Optional[ArchSupport]:
         """Which architectures the CUDA toolkit ``cuda`` compiles for (the newest row not newer)."""
-        from packaging.version import Version
+        from torchsmith.kb.loader import version_key
 
-        wanted = Version(_minor(cuda))
+        wanted = version_key(_minor(cuda))
         for row in self._rows("arch-support"):
-            if Version(row.cuda) <= wanted:
+            if version_key(row.cuda) <= wanted:
                 return row  # type: ignore[no-any-return]
         return None
 

@@ -18,22 +18,51 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from packaging.version import InvalidVersion, Version
-
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb import model as m
 
-__all__ = ["DATA_FILES", "SCHEMA", "Dataset", "read_dir"]
+__all__ = ["DATA_FILES", "SCHEMA", "Dataset", "is_version", "read_dir", "version_key"]
 
 SCHEMA = 1
 MANIFEST = "manifest.json"
 
 _KINDS = ("cuda", "rocm", "cpu", "xpu")
-_PYTHON_TAG = re.compile(r"^3\.\d+t?$")
+_PYTHON_TAG = re.compile(r"^[23]\.\d+t?$")
 _ARCH = re.compile(r"^sm_\d+[a-z]?$")
 _GFX = re.compile(r"^gfx[0-9a-f]+$")
 _DRIVER = re.compile(r"^\d+(\.\d+){0,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DIGITS = re.compile(r"^\d+$")
+_CC = re.compile(r"^\d+\.\d$")
+_PCI = re.compile(r"^10de:[0-9a-f]{4}$")
+# PEP 440 versions as they appear in the data (packaging is not imported: loading must be fast).
+_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|rc|alpha|beta|c)[-_.]?(\d*))?"
+                      r"(?:[-_.]?(?:post|rev|r)[-_.]?(\d*))?(?:[-_.]?dev[-_.]?(\d*))?"
+                      r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$", re.IGNORECASE)
+_SPEC = re.compile(r"^\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[0-9][0-9a-zA-Z.*+!_-]*\s*"
+                   r"(?:,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[0-9][0-9a-zA-Z.*+!_-]*\s*)*$")
+_PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2}
+
+
+def version_key(text: str) -> Tuple[Any, ...]:
+    """An ordering key for a PEP 440 version: release, then pre < final < post (dev ignored)."""
+    match = _VERSION.match(text.strip())
+    if match is None:
+        raise ValueError(f"not a version: {text!r}")
+    release = [int(p) for p in match.group(1).split(".")]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    if match.group(2):
+        phase: Tuple[int, ...] = (0, _PRE_RANK[match.group(2).lower()], int(match.group(3) or 0))
+    elif match.group(4) is not None:
+        phase = (2, int(match.group(4) or 0))
+    else:
+        phase = (1,)
+    return (tuple(release), phase)
+
+
+def is_version(text: str) -> bool:
+    return _VERSION.match(text.strip()) is not None
 
 
 class _Row:
@@ -76,10 +105,8 @@ class _Row:
 
     def version(self, name: str) -> str:
         value = self.text(name)
-        try:
-            Version(value)
-        except InvalidVersion:
-            raise self.error(name, f"{value!r} is not a version") from None
+        if not is_version(value):
+            raise self.error(name, f"{value!r} is not a version")
         return value
 
     def opt_version(self, name: str) -> Optional[str]:
@@ -229,7 +256,7 @@ def _toolkit(row: _Row, _ctx: _Context) -> m.CudaRelease:
 
 def _minor_compat(row: _Row, _ctx: _Context) -> m.MinorCompat:
     return m.MinorCompat(
-        cuda_major=row.text("cuda_major", re.compile(r"^\d+$")),
+        cuda_major=row.text("cuda_major", _DIGITS),
         min_driver_linux=row.text("min_driver_linux", _DRIVER),
         min_driver_windows=row.text("min_driver_windows", _DRIVER),
         below_driver_branch=row.opt_text("below_driver_branch", _DRIVER),
@@ -239,7 +266,7 @@ def _minor_compat(row: _Row, _ctx: _Context) -> m.MinorCompat:
 
 def _driver_branch(row: _Row, _ctx: _Context) -> m.DriverBranch:
     return m.DriverBranch(
-        branch=row.text("branch", re.compile(r"^\d+$")),
+        branch=row.text("branch", _DIGITS),
         min_version_linux=row.text("min_version_linux", _DRIVER),
         max_cuda=row.version("max_cuda"), sources=row.sources(), uncertain=row.flag("uncertain"),
     )
@@ -255,8 +282,8 @@ def _arch_support(row: _Row, _ctx: _Context) -> m.ArchSupport:
 
 def _gpu(row: _Row, _ctx: _Context) -> m.GpuModel:
     return m.GpuModel(
-        name=row.text("name"), compute_capability=row.text("compute_capability", re.compile(r"^\d+\.\d$")),
-        family=row.text("family"), pci_ids=row.texts("pci_ids", re.compile(r"^10de:[0-9a-f]{4}$")),
+        name=row.text("name"), compute_capability=row.text("compute_capability", _CC),
+        family=row.text("family"), pci_ids=row.texts("pci_ids", _PCI),
         sources=row.sources(), uncertain=row.flag("uncertain"), jetson=row.flag("jetson"),
     )
 
@@ -289,18 +316,14 @@ def _paired(row: _Row, _ctx: _Context) -> m.PairedWheels:
     return m.PairedWheels(
         package=row.text("package"), torch=row.version("torch"), variant=row.text("variant"),
         find_links=row.text("find_links"), versions=row.texts("versions"),
-        sources=row.sources(), uncertain=row.flag("uncertain"),
+        sources=row.sources(), uncertain=row.flag("uncertain"), packages=row.texts("packages"),
     )
 
 
 def _requirement(row: _Row, _ctx: _Context) -> m.TorchRequirement:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     spec = row.text("torch")
-    try:
-        SpecifierSet(spec)
-    except InvalidSpecifier:
-        raise row.error("torch", f"{spec!r} is not a version specifier") from None
+    if not _SPEC.match(spec):
+        raise row.error("torch", f"{spec!r} is not a version specifier")
     return m.TorchRequirement(
         package=row.text("package"), version=row.version("version"), torch=spec,
         variants=row.texts("variants"), sources=row.sources(), uncertain=row.flag("uncertain"),
@@ -336,8 +359,8 @@ def _framework(row: _Row, _ctx: _Context) -> m.FrameworkBuild:
 # --- sections: how rows are keyed and ordered ----------------------------------------------
 
 
-def _v(text: str) -> Version:
-    return Version(text)
+def _v(text: str) -> Tuple[Any, ...]:
+    return version_key(text)
 
 
 @dataclass(frozen=True)
@@ -572,7 +595,8 @@ def check_references(data: Dataset) -> None:
 
 def _all_sources(row: Any) -> Tuple[str, ...]:
     refs = tuple(row.sources)
-    for child in getattr(row, "variants", ()) or getattr(row, "wheels", ()):
+    children = row.variants if isinstance(row, m.TorchRelease) else row.wheels if isinstance(row, m.JetPack) else ()
+    for child in children:
         refs += tuple(child.sources)
     return refs
 

@@ -214,9 +214,10 @@ class PairedWheels:
     torch: str  # "2.1" (minor series) or "2.1.0"
     variant: str  # "cu121" | "cpu"
     find_links: str  # the page to pass to pip -f
-    versions: Tuple[str, ...]  # package versions with wheels there
+    versions: Tuple[str, ...]  # versions of ``package`` with wheels there (() = all on the page)
     sources: Tuple[str, ...]
     uncertain: bool = False
+    packages: Tuple[str, ...] = ()  # the distributions on the page when not just ``package``
 
 
 @dataclass(frozen=True)

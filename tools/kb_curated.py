@@ -1,0 +1,672 @@
+"""Hand-curated knowledge-base rows that the shared fact sheet does not cover.
+
+Read by tools/build_kb_data.py. Every row names sources (ids below or in the fact sheet) and is
+``uncertain`` unless it was checked against a primary source in this session. Keep this file
+the only place these facts are typed in; the packaged JSON is generated from it.
+"""
+
+from __future__ import annotations
+
+# id -> (url, title, retrieved, note)
+SOURCES = {
+    "FACTS": (
+        "urn:torchsmith:shared-facts:2026-11-22",
+        "torchsmith shared fact sheet (facts.json), compiled from the sources it names",
+        "2026-11-22",
+        "a row citing only FACTS was not traced to one primary source",
+    ),
+    "PV_ALL": (
+        "https://pytorch.org/get-started/previous-versions/",
+        "PyTorch 'Previous PyTorch Versions' install commands (1.0-1.11 from memory of the page)",
+        "2026-11-22",
+        "pre-1.12 rows: variant lists and torchvision pairings as on that page",
+    ),
+    "B_OLD": (
+        "https://github.com/pytorch/builder/blob/main/manywheel/build_cuda.sh",
+        "pytorch/builder manywheel/build_cuda.sh TORCH_CUDA_ARCH_LIST for CUDA 9.x-11.x",
+        "2026-11-22",
+        "arch lists of pre-1.12 builds, not re-read per release branch",
+    ),
+    "NV_RN_OLD": (
+        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
+        "NVIDIA CUDA Toolkit release notes, Table 3 rows for CUDA 8.0-10.1",
+        "2026-11-22",
+        "rows not in the mirrored table the fact sheet read",
+    ),
+    "NV_COMPAT": (
+        "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
+        "NVIDIA CUDA Compatibility guide (minor-version compatibility, PTX JIT limits)",
+        "2026-11-22",
+        "",
+    ),
+    "PCI_IDS": (
+        "https://pci-ids.ucw.cz/read/PC/10de",
+        "The PCI ID Repository, vendor 10de (NVIDIA)",
+        "2026-11-22",
+        "device ids from memory",
+    ),
+    "NV_JETSON_DOC": (
+        "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html",
+        "NVIDIA 'Installing PyTorch for Jetson Platform' (prerequisites, wheel locations)",
+        "2026-11-22",
+        "",
+    ),
+    "JETSON_AI_LAB": (
+        "https://pypi.jetson-ai-lab.io/",
+        "Jetson AI Lab pip index (jp6/cu126 and others)",
+        "2026-11-22",
+        "",
+    ),
+    "MMCV_DOC": (
+        "https://mmcv.readthedocs.io/en/latest/get_started/installation.html",
+        "MMCV installation: prebuilt packages per CUDA and torch (download.openmmlab.com)",
+        "2026-11-22",
+        "",
+    ),
+    "PYG_DOC": (
+        "https://pytorch-geometric.readthedocs.io/en/latest/install/installation.html",
+        "PyG installation: additional libraries from data.pyg.org per torch+CUDA",
+        "2026-11-22",
+        "",
+    ),
+    "XFORMERS": (
+        "https://github.com/facebookresearch/xformers",
+        "xformers README / PyPI wheels (Requires-Dist torch==...)",
+        "2026-11-22",
+        "",
+    ),
+    "FLASH_ATTN": (
+        "https://github.com/Dao-AILab/flash-attention/releases",
+        "flash-attention GitHub releases (prebuilt wheels per torch minor and CUDA major)",
+        "2026-11-22",
+        "",
+    ),
+    "CONDA_PYTORCH_END": (
+        "https://github.com/pytorch/pytorch/issues/138506",
+        "[Announcement] Deprecating PyTorch's official Anaconda channel",
+        "2026-11-22",
+        "2.5 was the last release on the pytorch channel",
+    ),
+    "CONDA_FORGE": (
+        "https://anaconda.org/conda-forge/pytorch",
+        "conda-forge pytorch / pytorch-gpu feedstock builds",
+        "2026-11-22",
+        "",
+    ),
+    "CONDA_VPKG": (
+        "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html",
+        "conda virtual packages (__cuda, CONDA_OVERRIDE_CUDA)",
+        "2026-11-22",
+        "",
+    ),
+    "TF_BUILD": (
+        "https://www.tensorflow.org/install/source#gpu",
+        "TensorFlow tested build configurations (GPU)",
+        "2026-11-22",
+        "",
+    ),
+    "JAX_INSTALL": (
+        "https://docs.jax.dev/en/latest/installation.html",
+        "JAX installation: NVIDIA GPU (jax[cuda12], jax[cuda13], driver floors)",
+        "2026-11-22",
+        "",
+    ),
+}
+
+# Torch releases before the fact sheet's range (1.12+): (version, python (all platforms),
+# variants, pypi linux default, torchvision, torchaudio, mac_x86_64_only).
+OLD_RELEASES = [
+    (
+        "1.11.0",
+        ["3.7", "3.8", "3.9", "3.10"],
+        ["cu102", "cu113", "cu115", "rocm4.3.1", "rocm4.5.2"],
+        "cu102",
+        "0.12.0",
+        "0.11.0",
+    ),
+    (
+        "1.10.2",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        "cu102",
+        "0.11.3",
+        "0.10.2",
+    ),
+    (
+        "1.10.1",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        "cu102",
+        "0.11.2",
+        "0.10.1",
+    ),
+    (
+        "1.10.0",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        "cu102",
+        "0.11.1",
+        "0.10.0",
+    ),
+    (
+        "1.9.1",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"],
+        "cu102",
+        "0.10.1",
+        "0.9.1",
+    ),
+    (
+        "1.9.0",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"],
+        "cu102",
+        "0.10.0",
+        "0.9.0",
+    ),
+    (
+        "1.8.1",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu101", "cu102", "cu111", "rocm3.10", "rocm4.0.1"],
+        "cu102",
+        "0.9.1",
+        "0.8.1",
+    ),
+    (
+        "1.8.0",
+        ["3.6", "3.7", "3.8", "3.9"],
+        ["cu101", "cu102", "cu111", "rocm3.10", "rocm4.0.1"],
+        "cu102",
+        "0.9.0",
+        "0.8.0",
+    ),
+    ("1.7.1", ["3.6", "3.7", "3.8", "3.9"], ["cu92", "cu101", "cu102", "cu110"], "cu102", "0.8.2", "0.7.2"),
+    ("1.7.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102", "cu110"], "cu102", "0.8.1", "0.7.0"),
+    ("1.6.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.7.0", "0.6.0"),
+    ("1.5.1", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.1", "0.5.1"),
+    ("1.5.0", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.0", "0.5.0"),
+    ("1.4.0", ["2.7", "3.5", "3.6", "3.7", "3.8"], ["cu92", "cu100", "cu101"], "cu101", "0.5.0", "0.4.0"),
+    ("1.3.1", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.2", "0.3.2"),
+    ("1.3.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.1", "0.3.1"),
+    ("1.2.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100"], "cu100", "0.4.0", "0.3.0"),
+    ("1.1.0", ["2.7", "3.5", "3.6", "3.7"], ["cu90", "cu100"], "cu100", "0.3.0", None),
+    ("1.0.1", ["2.7", "3.5", "3.6", "3.7"], ["cu80", "cu90", "cu100"], "cu90", "0.2.2", None),
+    ("1.0.0", ["2.7", "3.5", "3.6", "3.7"], ["cu80", "cu90", "cu100"], "cu90", "0.2.1", None),
+]
+
+# TORCH_CUDA_ARCH_LIST of the pre-1.12 builds, by CUDA variant (pytorch/builder, uncertain).
+OLD_ARCHS = {
+    "cu80": ["sm_35", "sm_50", "sm_60", "sm_61"],
+    "cu90": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70"],
+    "cu92": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70"],
+    "cu100": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
+    "cu101": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
+    "cu102": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
+    "cu110": ["sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80"],
+    "cu111": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
+    "cu113": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
+    "cu115": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
+}
+
+# gfx targets of the pre-1.12 ROCm builds (pytorch/builder build_docker.sh, uncertain).
+OLD_GFX = ["gfx900", "gfx906", "gfx908"]
+OLD_GFX_43 = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030"]
+
+# CUDA toolkits older than the fact sheet's table: version -> (linux, windows, [(update, linux, windows)]).
+OLD_TOOLKITS = {
+    "10.1": (
+        "418.39",
+        "418.96",
+        [("10.1 Update 1", "418.67", "418.96"), ("10.1 Update 2", "418.87.00", "418.96")],
+    ),
+    "10.0": ("410.48", "411.31", []),
+    "9.2": ("396.26", "397.44", [("9.2.148 Update 1", "396.37", "398.26")]),
+    "9.0": ("384.81", "385.54", []),
+    "8.0": ("367.48", "369.30", [("8.0 GA2", "375.26", "376.51")]),
+}
+
+# Architectures each CUDA toolkit line compiles for (from this version until the next row).
+ARCH_SUPPORT = [
+    # cuda, min, max, archs, deprecated, sources, uncertain, note
+    (
+        "13.0",
+        "sm_75",
+        "sm_121",
+        [
+            "sm_75",
+            "sm_80",
+            "sm_86",
+            "sm_87",
+            "sm_88",
+            "sm_89",
+            "sm_90",
+            "sm_100",
+            "sm_103",
+            "sm_110",
+            "sm_120",
+            "sm_121",
+        ],
+        [],
+        ["FACTS", "I157517"],
+        True,
+        "CUDA 13.0 drops Maxwell, Pascal and Volta (offline compilation, libraries); Thor sm_101 is sm_110",
+    ),
+    (
+        "12.9",
+        "sm_50",
+        "sm_121",
+        [
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+            "sm_86",
+            "sm_87",
+            "sm_89",
+            "sm_90",
+            "sm_100",
+            "sm_101",
+            "sm_103",
+            "sm_120",
+            "sm_121",
+        ],
+        ["sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72"],
+        ["FACTS", "I157517"],
+        False,
+        "12.9 adds sm_103 and sm_121",
+    ),
+    (
+        "12.8",
+        "sm_50",
+        "sm_120",
+        [
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+            "sm_86",
+            "sm_87",
+            "sm_89",
+            "sm_90",
+            "sm_100",
+            "sm_101",
+            "sm_120",
+        ],
+        ["sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72"],
+        ["FACTS", "I157517"],
+        False,
+        "12.8 adds Blackwell (sm_100, sm_101, sm_120) and deprecates Maxwell, Pascal, Volta",
+    ),
+    (
+        "12.0",
+        "sm_50",
+        "sm_90",
+        [
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+            "sm_86",
+            "sm_87",
+            "sm_89",
+            "sm_90",
+        ],
+        [],
+        ["FACTS"],
+        False,
+        "CUDA 12.0 drops Kepler (sm_35, sm_37)",
+    ),
+    (
+        "11.8",
+        "sm_35",
+        "sm_90",
+        [
+            "sm_35",
+            "sm_37",
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+            "sm_86",
+            "sm_87",
+            "sm_89",
+            "sm_90",
+        ],
+        ["sm_35", "sm_37", "sm_50", "sm_52"],
+        ["FACTS"],
+        False,
+        "11.8 adds sm_89 and sm_90",
+    ),
+    (
+        "11.1",
+        "sm_35",
+        "sm_86",
+        [
+            "sm_35",
+            "sm_37",
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+            "sm_86",
+        ],
+        ["sm_35", "sm_37", "sm_50", "sm_52"],
+        ["FACTS"],
+        False,
+        "11.1 adds sm_86",
+    ),
+    (
+        "11.0",
+        "sm_35",
+        "sm_80",
+        [
+            "sm_35",
+            "sm_37",
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+            "sm_80",
+        ],
+        ["sm_35", "sm_37", "sm_50", "sm_52"],
+        ["FACTS"],
+        True,
+        "CUDA 11.0 drops sm_30",
+    ),
+    (
+        "10.0",
+        "sm_30",
+        "sm_75",
+        [
+            "sm_30",
+            "sm_32",
+            "sm_35",
+            "sm_37",
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+            "sm_75",
+        ],
+        [],
+        ["FACTS"],
+        True,
+        "10.x adds Turing sm_75",
+    ),
+    (
+        "9.0",
+        "sm_30",
+        "sm_72",
+        [
+            "sm_30",
+            "sm_32",
+            "sm_35",
+            "sm_37",
+            "sm_50",
+            "sm_52",
+            "sm_53",
+            "sm_60",
+            "sm_61",
+            "sm_62",
+            "sm_70",
+            "sm_72",
+        ],
+        [],
+        ["NV_RN_OLD"],
+        True,
+        "9.0 adds Volta sm_70 and drops Fermi",
+    ),
+    (
+        "8.0",
+        "sm_20",
+        "sm_62",
+        ["sm_20", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62"],
+        ["sm_20"],
+        ["NV_RN_OLD"],
+        True,
+        "8.0 adds Pascal",
+    ),
+]
+
+MINOR_COMPAT = [
+    ("13", "580", "580", None, ["NV_RN"], True),
+    ("12", "525.60.13", "527.41", "580", ["NV_RN"], False),
+    ("11", "450.80.02", "452.39", "525", ["NV_RN"], False),
+]
+MINOR_COMPAT_LIMITS = (
+    "an application built with a newer CUDA minor runs on an older driver of the same major only without "
+    "PTX JIT (SASS for the GPU must be in the binary) and without features that need the newer driver "
+    "(cudaErrorCallRequiresNewerDriver)"
+)
+
+# PCI device ids (10de:xxxx) of common models.
+PCI_IDS = {
+    "GeForce GTX 1080": ["10de:1b80"],
+    "GeForce GTX 1080 Ti": ["10de:1b06"],
+    "GeForce GTX 1070": ["10de:1b81"],
+    "GeForce GTX 1060": ["10de:1c03"],
+    "Tesla P100": ["10de:15f8", "10de:15f9"],
+    "Tesla V100": ["10de:1db1", "10de:1db4", "10de:1db5", "10de:1db6"],
+    "Tesla T4": ["10de:1eb8"],
+    "GeForce RTX 2080 Ti": ["10de:1e04", "10de:1e07"],
+    "GeForce RTX 3090": ["10de:2204"],
+    "GeForce RTX 3080": ["10de:2206"],
+    "NVIDIA A100": ["10de:20b0", "10de:20b2", "10de:20b5", "10de:20f1"],
+    "NVIDIA A10": ["10de:2236"],
+    "GeForce RTX 4090": ["10de:2684"],
+    "NVIDIA L4": ["10de:27b8"],
+    "NVIDIA H100": ["10de:2330", "10de:2331"],
+    "GeForce RTX 5090": ["10de:2b85"],
+}
+
+# JetPack: cuDNN, Ubuntu (by L4T major) and apt prerequisites of the NVIDIA wheels.
+JETPACK_CUDNN = {
+    "4.6": "8.2.1",
+    "4.6.1": "8.2.1",
+    "5.0.2": "8.4.1",
+    "5.1": "8.6.0",
+    "5.1.1": "8.6.0",
+    "5.1.2": "8.6.0",
+    "6.0": "8.9.4",
+    "6.1": "9.3.0",
+    "6.2": "9.3.0",
+}
+UBUNTU_BY_L4T = {"32": "18.04", "34": "20.04", "35": "20.04", "36": "22.04", "38": "24.04", "39": "24.04"}
+PREREQUISITES = {
+    "4": ["libopenblas-base", "libopenmpi-dev", "libomp-dev"],
+    "5": ["python3-pip", "libopenblas-dev"],
+    "6": ["python3-pip", "libopenblas-dev"],
+}
+JETSON_INDEX = {
+    "6.1": "https://pypi.jetson-ai-lab.io/jp6/cu126",
+    "6.1.1": "https://pypi.jetson-ai-lab.io/jp6/cu126",
+    "6.2": "https://pypi.jetson-ai-lab.io/jp6/cu126",
+    "6.2.1": "https://pypi.jetson-ai-lab.io/jp6/cu126",
+}
+
+# mmcv prebuilt wheels: (torch series, variant, mmcv versions).
+MMCV = [
+    ("2.4", "cu124", ["2.2.0"], True),
+    ("2.4", "cu121", ["2.2.0"], True),
+    ("2.4", "cu118", ["2.2.0"], True),
+    ("2.3", "cu121", ["2.2.0"], True),
+    ("2.3", "cu118", ["2.2.0"], True),
+    ("2.2", "cu121", ["2.2.0"], True),
+    ("2.2", "cu118", ["2.2.0"], True),
+    ("2.1", "cu121", ["2.1.0", "2.2.0"], False),
+    ("2.1", "cu118", ["2.1.0", "2.2.0"], False),
+    ("2.1", "cpu", ["2.1.0", "2.2.0"], False),
+    ("2.0", "cu118", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], False),
+    ("2.0", "cu117", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], False),
+    ("1.13", "cu117", ["2.0.0", "2.0.1", "2.1.0"], False),
+    ("1.13", "cu116", ["2.0.0", "2.0.1", "2.1.0"], False),
+    ("1.12", "cu116", ["2.0.0", "2.0.1", "2.1.0"], False),
+    ("1.12", "cu113", ["2.0.0", "2.0.1", "2.1.0"], False),
+]
+MMCV_PAGE = "https://download.openmmlab.com/mmcv/dist/{variant}/torch{torch}/index.html"
+
+# PyG extension wheels: (torch release the page is named after, variants).
+PYG = [
+    ("2.8.0", ["cu126", "cu128", "cu129", "cpu"]),
+    ("2.7.0", ["cu118", "cu126", "cu128", "cpu"]),
+    ("2.6.0", ["cu118", "cu124", "cu126", "cpu"]),
+    ("2.5.0", ["cu118", "cu121", "cu124", "cpu"]),
+    ("2.4.0", ["cu118", "cu121", "cu124", "cpu"]),
+    ("2.3.0", ["cu118", "cu121", "cpu"]),
+    ("2.2.0", ["cu118", "cu121", "cpu"]),
+    ("2.1.0", ["cu118", "cu121", "cpu"]),
+    ("2.0.0", ["cu117", "cu118", "cpu"]),
+    ("1.13.0", ["cu116", "cu117", "cpu"]),
+    ("1.12.0", ["cu102", "cu113", "cu116", "cpu"]),
+]
+PYG_PAGE = "https://data.pyg.org/whl/torch-{torch}+{variant}.html"
+PYG_PACKAGES = ["pyg-lib", "torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv"]
+
+# xformers release -> the torch it pins (Requires-Dist torch==X), and the variants it ships.
+XFORMERS = [
+    ("0.0.32.post2", "==2.8.0", ["cu126", "cu128", "cu129"]),
+    ("0.0.31", "==2.7.1", ["cu118", "cu126", "cu128"]),
+    ("0.0.30", "==2.7.0", ["cu118", "cu126", "cu128"]),
+    ("0.0.29.post3", "==2.6.0", ["cu118", "cu124", "cu126"]),
+    ("0.0.28.post3", "==2.5.1", ["cu118", "cu121", "cu124"]),
+    ("0.0.28.post1", "==2.4.1", ["cu118", "cu121", "cu124"]),
+    ("0.0.27.post2", "==2.4.0", ["cu118", "cu121", "cu124"]),
+    ("0.0.26.post1", "==2.3.0", ["cu118", "cu121"]),
+    ("0.0.25.post1", "==2.2.2", ["cu118", "cu121"]),
+    ("0.0.24", "==2.2.0", ["cu118", "cu121"]),
+    ("0.0.23.post1", "==2.1.2", ["cu118", "cu121"]),
+    ("0.0.22", "==2.0.1", ["cu117", "cu118"]),
+]
+# flash-attn: version -> torch range its release wheels cover.
+FLASH_ATTN = [
+    (
+        "2.8.3",
+        ">=2.4,<2.9",
+        "prebuilt wheels on GitHub releases for torch 2.4-2.8 and CUDA 12; else builds from source",
+    ),
+    ("2.7.4.post1", ">=2.2,<2.7", "prebuilt wheels for torch 2.2-2.6 (cu12)"),
+    ("2.6.3", ">=2.2,<2.6", "prebuilt wheels for torch 2.2-2.5 (cu118, cu12)"),
+    ("2.5.8", ">=1.12,<2.4", "prebuilt wheels for torch 1.12-2.3 (cu118, cu122)"),
+]
+
+CONDA_CHANNELS = [
+    (
+        "pytorch",
+        "pytorch",
+        "2.5.1",
+        "PyTorch stopped publishing to its own conda channel after 2.5; use "
+        "conda-forge (pytorch, pytorch-gpu) or pip wheels",
+        ["CONDA_PYTORCH_END"],
+        False,
+    ),
+    (
+        "conda-forge",
+        "pytorch",
+        None,
+        "the maintained conda build; CUDA builds are selected by the cuda-version "
+        "package and the __cuda virtual package",
+        ["CONDA_FORGE"],
+        False,
+    ),
+    (
+        "conda-forge",
+        "pytorch-gpu",
+        None,
+        "metapackage that forces a CUDA build of conda-forge pytorch",
+        ["CONDA_FORGE"],
+        False,
+    ),
+    (
+        "virtual",
+        "__cuda",
+        None,
+        "the highest CUDA the driver supports (from libcuda); override with "
+        "CONDA_OVERRIDE_CUDA=12.4 (empty = no CUDA)",
+        ["CONDA_VPKG"],
+        False,
+    ),
+    (
+        "virtual",
+        "__cuda_arch",
+        None,
+        "compute capability of the GPU (newer conda); lets builds with SASS-only arch lists be excluded",
+        ["CONDA_VPKG"],
+        True,
+    ),
+    (
+        "nvidia",
+        "cuda-toolkit",
+        None,
+        "NVIDIA's channel of CUDA components; conda-forge carries cuda-version "
+        "and the 12.x/13.x components itself",
+        ["CONDA_FORGE"],
+        True,
+    ),
+]
+CONDA_BUILDS = [
+    ("pytorch", "2.8", ["12.6", "12.9"], True),
+    ("pytorch", "2.7", ["12.6", "12.8"], True),
+    ("pytorch", "2.6", ["12.6"], True),
+    ("pytorch", "2.5", ["11.8", "12.4", "12.6"], True),
+    ("pytorch", "2.4", ["11.8", "12.0"], True),
+    ("pytorch", "2.3", ["11.8", "12.0"], True),
+    ("pytorch", "2.1", ["11.2", "11.8", "12.0"], True),
+]
+
+# TensorFlow: version -> (cuda, cudnn, python) from the tested build configurations.
+TENSORFLOW = [
+    ("2.20.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12", "3.13"], True),
+    ("2.19.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12"], True),
+    ("2.18.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12"], False),
+    ("2.17.0", "12.3", "8.9", ["3.9", "3.10", "3.11", "3.12"], False),
+    ("2.16.1", "12.3", "8.9", ["3.9", "3.10", "3.11", "3.12"], False),
+    ("2.15.0", "12.2", "8.9", ["3.9", "3.10", "3.11"], False),
+    ("2.14.0", "11.8", "8.6", ["3.9", "3.10", "3.11"], False),
+]
+# JAX: version, extra, python.
+JAX = [
+    ("0.7.1", "cuda13", ["3.11", "3.12", "3.13"], True),
+    ("0.7.1", "cuda12", ["3.11", "3.12", "3.13"], True),
+    ("0.6.0", "cuda12", ["3.10", "3.11", "3.12", "3.13"], True),
+    ("0.5.0", "cuda12", ["3.10", "3.11", "3.12", "3.13"], True),
+    ("0.4.30", "cuda12", ["3.9", "3.10", "3.11", "3.12"], True),
+]
