@@ -1,0 +1,396 @@
+"""Carry out install groups in a target environment, verify, guard, lock; undo on any failure.
+
+The order is: snapshot (an existing environment) -> switch the old guard off -> each group, one
+installer command each -> the verify snippet in the target interpreter -> guard, lock (and a
+conda-style export for conda prefixes) -> drop the snapshot. Any failure, Ctrl-C or SIGTERM on
+the way puts an existing environment back exactly as it was, or removes a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from packaging.markers import default_environment
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from torchsmith import __version__
+from torchsmith.errors import InstallError
+from torchsmith.host import CommandResult, Host
+from torchsmith.install import guard as guard_mod
+from torchsmith.install.lock import Lock, hashes_from_pip_report, locked_packages, parse_compiled_hashes
+from torchsmith.install.snapshot import Snapshot, remove_tree
+from torchsmith.install.steps import Group, Installer, StepFiles, command, find_uv
+from torchsmith.install.target import Target, installed_packages
+
+__all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
+
+VERIFY_SNIPPET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              "snippets", "verify.py")
+LOCK_NAME = "torchsmith.lock.json"
+EXPORT_NAME = "torchsmith-environment.yml"
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+_COMPANIONS_TO_IMPORT = ("torchvision", "torchaudio")
+
+Progress = Callable[[str], None]
+
+
+class InstallInterrupted(InstallError):
+    code = "install-interrupted"
+
+
+@dataclass
+class InstallJob:
+    """Everything one install needs, decided before anything changes."""
+
+    target: Target
+    installer: Installer
+    groups: List[Group]
+    expect: str = "cpu"  # the device verify must find: cpu | cuda | rocm | mps
+    lock: Lock = field(default_factory=lambda: Lock(packages=[]))  # metadata for the written lock
+    lock_path: Optional[str] = None  # default: <prefix>/torchsmith.lock.json
+    guard: bool = True
+    timeout: float = 3600.0
+    verify_timeout: float = 300.0
+
+
+@dataclass
+class InstallOutcome:
+    target: Target
+    installer: str
+    steps: List[Dict[str, Any]] = field(default_factory=list)
+    changed: Dict[str, Tuple[Optional[str], str]] = field(default_factory=dict)  # name -> (old, new)
+    verify: Dict[str, Any] = field(default_factory=dict)
+    lock_path: Optional[str] = None
+    guard_file: Optional[str] = None
+    export_path: Optional[str] = None
+    seconds: Dict[str, float] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "python": self.target.python,
+            "prefix": self.target.prefix,
+            "kind": self.target.kind,
+            "new_environment": self.target.new,
+            "installer": self.installer,
+            "steps": self.steps,
+            "changed": {k: {"from": old, "to": new} for k, (old, new) in sorted(self.changed.items())},
+            "verify": self.verify,
+            "lock": self.lock_path,
+            "guard": self.guard_file,
+            "export": self.export_path,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
+
+def expected_device(accelerator: str) -> str:
+    return {"cuda": "cuda", "jetson": "cuda", "rocm": "rocm", "mps": "mps"}.get(accelerator, "cpu")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """A SIGTERM (a killed terminal, a job scheduler) rolls back like Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def raise_interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None) -> InstallOutcome:
+    """Install ``job`` or leave the environment as it was; raises :class:`InstallError` on failure."""
+    say = progress or (lambda _text: None)
+    started = time.monotonic()
+    outcome = InstallOutcome(job.target, job.installer.name)
+    snapshot: Optional[Snapshot] = None
+    try:
+        with _sigterm_as_interrupt():
+            if not job.target.new:
+                say(f"snapshot of {job.target.prefix}")
+                snapshot = Snapshot(job.target.prefix)
+                snapshot.take()
+                outcome.seconds["snapshot"] = time.monotonic() - started
+            _install(host, job, outcome, say)
+    except BaseException as exc:
+        undone = _undo(job.target, snapshot)
+        if isinstance(exc, KeyboardInterrupt):
+            raise InstallInterrupted(f"install interrupted; {undone}",
+                                     hint="run the same command again to retry") from None
+        if isinstance(exc, InstallError):
+            exc.context = (*exc.context, undone)
+            raise
+        if isinstance(exc, OSError):
+            raise InstallError(f"install failed: {exc}; {undone}", code="install-failed",
+                               hint="free disk space" if getattr(exc, "errno", 0) == 28 else None) from exc
+        raise
+    if snapshot is not None:
+        snapshot.discard()
+    outcome.seconds["total"] = time.monotonic() - started
+    return outcome
+
+
+def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
+    try:
+        if snapshot is not None:
+            snapshot.restore()
+            return f"{target.prefix} was restored exactly as it was"
+        if target.new:
+            remove_tree(target.prefix)
+            return f"the new environment {target.prefix} was removed"
+    except OSError as exc:
+        kept = f" (the snapshot is kept at {snapshot.path})" if snapshot and snapshot.path else ""
+        return f"restoring {target.prefix} failed: {exc}{kept}"
+    return "nothing was changed"
+
+
+def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
+    target = job.target
+    before = {} if target.new else _versions(installed_packages(host, target.python))
+    if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
+        guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
+    sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
+    hashes: Dict[str, Tuple[str, ...]] = {}
+    pinned: Set[str] = set()
+    current = dict(before)
+    with tempfile.TemporaryDirectory(prefix="torchsmith-install-") as workdir:
+        files = StepFiles(workdir)
+        constraints: Optional[str] = None
+        for number, group in enumerate(job.groups, 1):
+            say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
+            argv, env, report = command(job.installer, group, files, number, constraints)
+            env.update(_drop_guard_env(host))
+            step_start = time.monotonic()
+            result = host.run(argv, timeout=job.timeout, env=env)
+            seconds = time.monotonic() - step_start
+            outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
+            if not result.ok:
+                raise _installer_error(job.installer.name, group, result, job.timeout)
+            if report and os.path.exists(report):
+                with open(report, encoding="utf-8") as handle:
+                    hashes.update(hashes_from_pip_report(handle.read()))
+            info = installed_packages(host, target.python)
+            now = _versions(info)
+            for name, version in now.items():
+                if current.get(name) != version:
+                    sources.setdefault(name, (group.index_url, group.find_links))
+                    if group.pinned:
+                        pinned.add(name)
+            for line in group.requirements:
+                name = _req_name(line)
+                if name:
+                    sources.setdefault(name, (group.index_url, group.find_links))
+                    if group.pinned:
+                        pinned.add(name)
+            current = now
+            if group.pinned or group.find_links:
+                # Later groups may not move what came from a pinned source.
+                keep = {n: current[n] for n in pinned if n in current}
+                constraints = files.write(f"step{number}-constraints.txt",
+                                          [f"{n}=={v}" for n, v in sorted(keep.items())])
+        for name, (old, new) in _changes(before, current).items():
+            outcome.changed[name] = (old, new)
+
+        say(f"verify: torch on {job.expect} in {target.python}")
+        verify_start = time.monotonic()
+        outcome.verify = verify(host, target.python, job.expect, _imports(current), job.verify_timeout)
+        outcome.seconds["verify"] = time.monotonic() - verify_start
+        if not outcome.verify.get("ok"):
+            failed = [c for c in outcome.verify.get("checks", []) if not c.get("ok")]
+            first = failed[0] if failed else {"name": "verify", "detail": "no result"}
+            raise InstallError(
+                f"verification failed: {first['name']}: {first['detail']}",
+                code="verify-failed",
+                context=[f"{c['name']}: {c['detail']}" for c in failed[1:4]],
+                hint="see why with `torchsmith doctor`; the plan and its reasons: `torchsmith plan`",
+            )
+
+        closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
+        versions = {n: current[n] for n in closure if n in current}
+        if job.installer.name == "uv":
+            hashes.update(_uv_hashes(host, job, files, versions, sources))
+        lock = job.lock
+        lock.packages = locked_packages(versions, sources, hashes)
+        missing = sorted(n for n in versions if n not in hashes)
+        if missing:
+            outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
+                                    "versions but cannot check their files")
+        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+        lock.write(outcome.lock_path)
+        if target.kind == "conda":
+            outcome.export_path = write_export(target, lock)
+        if job.guard:
+            tied = _tied(info, pinned)
+            pins = {n: current[n] for n in sorted(pinned | tied) if n in current}
+            outcome.guard_file = guard_mod.write_guard_file(
+                target.prefix, pins, f"Written by torchsmith {__version__}: the torch stack verified in "
+                                     "this environment.")
+            guard_mod.guard_on(target.prefix)
+
+
+def _versions(info: Dict[str, Dict[str, Any]]) -> Dict[str, str]:
+    return {name: str(value.get("version", "")) for name, value in info.items()}
+
+
+def _changes(before: Dict[str, str], after: Dict[str, str]) -> Dict[str, Tuple[Optional[str], str]]:
+    return {n: (before.get(n), v) for n, v in after.items() if before.get(n) != v}
+
+
+def _req_name(line: str) -> str:
+    head = line.split(";", 1)[0].split("@", 1)[0].split("--hash", 1)[0]
+    for sep in ("===", "==", ">=", "<=", "~=", "!=", "<", ">", "["):
+        head = head.split(sep, 1)[0]
+    return canonicalize_name(head.strip()) if head.strip() else ""
+
+
+def _drop_guard_env(host: Host) -> Dict[str, Optional[str]]:
+    """An activated guarded environment exports UV_CONSTRAINT; this install replaces that guard."""
+    environ = host.environ()
+    return {name: None for name in ("UV_CONSTRAINT", "PIP_CONSTRAINT")
+            if guard_mod.GUARD_FILE in environ.get(name, "")}
+
+
+def _installer_error(name: str, group: Group, result: CommandResult, timeout: float) -> InstallError:
+    tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-6:]
+    if result.timed_out:
+        message = f"{name} did not finish installing {group.label} in {timeout:.0f} s and was stopped"
+    elif result.returncode is not None and result.returncode < 0:
+        message = f"{name} was killed (signal {-result.returncode}) while installing {group.label}"
+    elif result.not_found:
+        message = f"{name} could not be started: {result.argv[0]}"
+    else:
+        first = next((line for line in reversed(tail) if "error" in line.lower()), tail[-1] if tail else "")
+        message = f"{name} failed installing {group.label}: {first.strip()[:300]}"
+    text = result.stderr + result.stdout
+    hint = None
+    if "No space left on device" in text:
+        hint = "free disk space on the environment's filesystem and retry"
+    elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
+        hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
+    return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
+
+
+def _imports(installed: Dict[str, str]) -> Tuple[str, ...]:
+    return tuple(name for name in _COMPANIONS_TO_IMPORT if name in installed)
+
+
+def verify(host: Host, python: str, expect: str, imports: Sequence[str], timeout: float) -> Dict[str, Any]:
+    """Run the verify snippet in ``python``; its JSON report (``ok`` false when it could not run)."""
+    argv = [python, VERIFY_SNIPPET, "--expect", expect]
+    for name in imports:
+        argv += ["--import", name]
+    result = host.run(argv, timeout=timeout)
+    if not result.ok:
+        detail = result.problem()
+        return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": detail}]}
+    try:
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": "printed no JSON"}]}
+    return report if isinstance(report, dict) else {"ok": False, "checks": []}
+
+
+def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
+    """The installed dependency closure of ``roots`` (markers evaluated for this interpreter)."""
+    environment: Dict[str, str] = {str(k): str(v) for k, v in default_environment().items()}
+    environment["extra"] = ""
+    seen: Set[str] = set()
+    todo = [r for r in roots if r in info]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for text in info[name].get("requires") or ():
+            try:
+                req = Requirement(str(text))
+            except InvalidRequirement:
+                continue
+            if req.marker is not None:
+                try:
+                    if not req.marker.evaluate(environment):
+                        continue
+                except Exception:  # an odd marker: keep the dependency rather than lose it
+                    pass
+            dep = canonicalize_name(req.name)
+            if dep in info and dep not in seen:
+                todo.append(dep)
+    return seen
+
+
+def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
+    """Installed packages that require torch (or another pinned package) with a version bound."""
+    tied: Set[str] = set()
+    for name, value in info.items():
+        for text in value.get("requires") or ():
+            try:
+                req = Requirement(str(text))
+            except InvalidRequirement:
+                continue
+            if canonicalize_name(req.name) in TORCH_FAMILY and req.specifier and req.marker is None:
+                tied.add(name)
+    return tied - pinned
+
+
+def _uv_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[str, str],
+               sources: Dict[str, Tuple[Optional[str], Optional[str]]]) -> Dict[str, Tuple[str, ...]]:
+    """Hashes of the installed versions, read from each package's own source by uv's resolver."""
+    uv = job.installer.base[0] if job.installer.name == "uv" else find_uv(host)
+    if not uv:
+        return {}
+    grouped: Dict[Tuple[Optional[str], Optional[str]], List[str]] = {}
+    for name, version in versions.items():
+        grouped.setdefault(sources.get(name, (None, None)), []).append(f"{name}=={version}")
+    out: Dict[str, Tuple[str, ...]] = {}
+    for number, ((index, links), pins) in enumerate(sorted(grouped.items(), key=str), 1):
+        req = files.write(f"hash{number}.in", sorted(pins))
+        argv = [uv, "pip", "compile", req, "--generate-hashes", "--no-deps", "--no-header",
+                "--no-annotate", "--quiet", "--python", job.target.python]
+        env: Dict[str, Optional[str]] = {}
+        if index:
+            argv += ["--index-url", index, "--no-config", "--index-strategy", "first-index"]
+            env = {"UV_INDEX": None, "UV_EXTRA_INDEX_URL": None, "UV_FIND_LINKS": None,
+                   "UV_DEFAULT_INDEX": None, "UV_CONSTRAINT": None}
+        if links:
+            argv += ["--find-links", links]
+        result = host.run(argv, timeout=300.0, env=env)
+        if result.ok:
+            out.update(parse_compiled_hashes(result.stdout))
+    return out
+
+
+def write_export(target: Target, lock: Lock) -> str:
+    """``torchsmith-environment.yml``: a ``conda env export``-style file of the locked stack."""
+    path = os.path.join(target.prefix, EXPORT_NAME)
+    lines = [
+        f"# Written by torchsmith {__version__}. The exact, hashed pins are in {LOCK_NAME};",
+        "# `torchsmith install --lock` reproduces them with each package on its own index; this",
+        "# file names no index, so a local version (+cu126) fails loudly instead of coming from",
+        "# the wrong place.",
+        f"name: {os.path.basename(target.prefix)}",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python={'.'.join(target.python_version.split('.')[:2])}",
+        "  - pip",
+        "  - pip:",
+    ]
+    lines.extend(f"    - {p.name}=={p.version}" for p in sorted(lock.packages, key=lambda p: p.name))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,113 @@
+"""Snapshot an environment before an install, and put it back exactly if the install fails.
+
+The snapshot is a tree next to the environment (same filesystem): small files are copied, large
+ones hardlinked. pip and uv never write into an installed file in place (they remove or rename
+it, then write a new one), so a hardlink keeps the old bytes. Restoring swaps the trees with
+renames: whatever the installer added (files, ``__pycache__``) goes, whatever it removed or
+replaced comes back byte for byte, with its mode and times.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from typing import Optional
+
+from torchsmith.errors import InstallError
+
+__all__ = ["Snapshot", "remove_tree"]
+
+_LINK_ABOVE = 256 * 1024  # bytes; smaller files are cheap to copy and the likeliest to be rewritten
+
+
+class Snapshot:
+    """``take()`` before changing ``prefix``; then ``restore()`` on failure or ``discard()``."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = os.path.abspath(prefix)
+        self.path: Optional[str] = None
+        self.files = 0
+        self.bytes_copied = 0
+
+    def take(self) -> None:
+        parent = os.path.dirname(self.prefix)
+        name = os.path.basename(self.prefix)
+        try:
+            holder = tempfile.mkdtemp(prefix=f".{name}.torchsmith-snapshot-", dir=parent)
+        except OSError as exc:
+            raise InstallError(f"cannot write a snapshot next to {self.prefix}: {exc.strerror}",
+                               code="snapshot-failed",
+                               hint="torchsmith changes an environment only when it can restore it") from exc
+        self.path = os.path.join(holder, name)
+        try:
+            self._copy_tree(self.prefix, self.path)
+        except OSError as exc:
+            remove_tree(holder)
+            self.path = None
+            raise InstallError(f"cannot snapshot {self.prefix}: {exc}", code="snapshot-failed",
+                               hint="free some disk space next to the environment and retry") from exc
+
+    def _copy_tree(self, src: str, dst: str) -> None:
+        os.mkdir(dst)
+        with os.scandir(src) as entries:
+            for entry in entries:
+                source, dest = entry.path, os.path.join(dst, entry.name)
+                if entry.is_symlink():
+                    os.symlink(os.readlink(source), dest)
+                elif entry.is_dir():
+                    self._copy_tree(source, dest)
+                else:
+                    size = entry.stat(follow_symlinks=False).st_size
+                    linked = False
+                    if size >= _LINK_ABOVE:
+                        try:
+                            os.link(source, dest)
+                            linked = True
+                        except OSError:
+                            pass
+                    if not linked:
+                        shutil.copy2(source, dest, follow_symlinks=False)
+                        self.bytes_copied += size
+                    self.files += 1
+        shutil.copystat(src, dst, follow_symlinks=False)
+
+    def restore(self) -> None:
+        """Put the environment back as it was at ``take()``; the snapshot is used up."""
+        if self.path is None:
+            return
+        holder = os.path.dirname(self.path)
+        broken = os.path.join(holder, "failed")
+        if os.path.lexists(self.prefix):
+            os.rename(self.prefix, broken)
+        os.rename(self.path, self.prefix)
+        self.path = None
+        remove_tree(holder)
+
+    def discard(self) -> None:
+        if self.path is not None:
+            remove_tree(os.path.dirname(self.path))
+            self.path = None
+
+
+def remove_tree(path: str) -> None:
+    """Remove a directory tree, read-only entries included; silent when already gone."""
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=_force_remove)
+    else:
+        shutil.rmtree(path, onerror=_force_remove)
+
+
+def _force_remove(func: object, path: str, _exc: object) -> None:
+    """rmtree's error hook: make read-only files and dirs writable, then try once more."""
+    try:
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        os.chmod(path, stat.S_IRWXU)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.rmdir(path)
+        else:
+            os.remove(path)
+    except OSError:
+        pass

@@ -1,0 +1,106 @@
+"""The environment an install goes into: an existing venv or conda prefix, or a new venv.
+
+Everything runs through a :class:`~torchsmith.host.Host`: the interpreter is inspected with the
+``python_info`` snippet, venvs are made with ``uv venv`` (fast) or ``python -m venv``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from packaging.utils import canonicalize_name
+
+from torchsmith.errors import InstallError
+from torchsmith.host import Host
+from torchsmith.machine import ProbeNote
+
+__all__ = ["Target", "create_venv", "inspect_target", "installed_packages", "venv_python"]
+
+# Installed distributions of the target, read with importlib.metadata (Python 3.8+).
+_LIST_CODE = (
+    "import json, importlib.metadata as m\n"
+    "out = {}\n"
+    "for d in m.distributions():\n"
+    "    name = d.metadata['Name']\n"
+    "    if name: out[name] = {'version': d.version, 'requires': d.requires or []}\n"
+    "print(json.dumps(out))\n"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    python: str  # the interpreter inside the environment
+    prefix: str  # sys.prefix: what is snapshotted and guarded
+    kind: str  # "venv" | "conda"
+    python_version: str  # "3.11.7"
+    new: bool = False  # made by this install: removed again if the install fails
+
+    @property
+    def bin_dir(self) -> str:
+        return os.path.dirname(self.python)
+
+
+def venv_python(prefix: str, windows: bool = False) -> str:
+    return os.path.join(prefix, "Scripts", "python.exe") if windows else os.path.join(prefix, "bin", "python")
+
+
+def inspect_target(host: Host, python: str, new: bool = False) -> Target:
+    """The environment ``python`` belongs to; refuses an interpreter outside any environment."""
+    if os.path.isdir(python):  # a prefix was given: find its interpreter
+        windows = host.platform().system == "Windows"
+        python = venv_python(python, windows)
+    notes: List[ProbeNote] = []
+    from torchsmith.probe import inspect_python
+
+    info = inspect_python(host, python, notes)
+    if info is None:
+        problem = notes[0].problem if notes else "no answer"
+        raise InstallError(f"cannot run the target interpreter {python}: {problem}",
+                           code="target-unusable",
+                           hint="pass --python PATH to a venv's or conda prefix's python, or --venv PATH")
+    if info.conda_prefix:
+        kind, prefix = "conda", info.conda_prefix
+    elif info.virtualenv:
+        kind, prefix = "venv", info.virtualenv
+    else:
+        raise InstallError(
+            f"{python} is not in a virtual environment or conda prefix (prefix {info.prefix})",
+            code="target-not-an-environment",
+            hint="torchsmith only changes environments it can restore; create one with "
+                 "`torchsmith install --venv PATH`",
+        )
+    return Target(python=python, prefix=os.path.abspath(prefix), kind=kind,
+                  python_version=info.version, new=new)
+
+
+def create_venv(host: Host, path: str, base_python: str, uv: Optional[str]) -> Target:
+    """A new venv at ``path`` (which must not exist); with uv when given, else ``python -m venv``."""
+    path = os.path.abspath(path)
+    if os.path.exists(path) and os.listdir(path):
+        raise InstallError(f"{path} exists and is not empty", code="venv-exists",
+                           hint="pass --python PATH/bin/python to install into it, or choose a new path")
+    if uv:
+        argv = [uv, "venv", "--quiet", "--python", base_python, path]
+    else:
+        argv = [base_python, "-m", "venv", path]
+    result = host.run(argv, timeout=300.0, env={"VIRTUAL_ENV": None})
+    if not result.ok:
+        raise InstallError(f"could not create the venv {path}: {result.problem()}", code="venv-failed")
+    windows = host.platform().system == "Windows"
+    return inspect_target(host, venv_python(path, windows), new=True)
+
+
+def installed_packages(host: Host, python: str) -> Dict[str, Dict[str, object]]:
+    """canonical name -> {"version", "requires"} of every distribution in the target."""
+    result = host.run([python, "-c", _LIST_CODE], timeout=60.0)
+    if not result.ok:
+        raise InstallError(f"cannot list the packages of {python}: {result.problem()}",
+                           code="target-unusable")
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
+        raise InstallError(f"{python} printed no usable package list", code="target-unusable") from exc
+    return {canonicalize_name(name): value for name, value in data.items()}

@@ -1,0 +1,152 @@
+"""The post-install smoke test, run in the target interpreter; prints one JSON object.
+
+    python verify.py [--expect cpu|cuda|rocm|mps] [--import NAME ...]
+
+Imports torch; when the host has a GPU (``--expect``), requires torch to see it, checks that the
+device's architecture is in ``torch.cuda.get_arch_list()`` (or runs from compatible SASS/PTX);
+runs a small matmul and a convolution on the device and compares them with known answers;
+imports each companion (torchvision, ...). ``"ok"`` is true only when every check passed.
+Standard library + torch; no f-strings (any Python 3).
+"""
+import json
+import sys
+import traceback
+
+MATMUL_A = [[1.0, 2.0], [3.0, 4.0]]
+MATMUL_B = [[5.0, 6.0], [7.0, 8.0]]
+MATMUL_WANT = [[19.0, 22.0], [43.0, 50.0]]
+CONV_X = [[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]  # N=1, C=1, 3x3
+CONV_W = [[[[1.0, 1.0], [1.0, 1.0]]]]  # O=1, I=1, 2x2
+CONV_WANT = [[[[12.0, 16.0], [24.0, 28.0]]]]
+
+
+def last_line(exc):
+    text = "%s: %s" % (type(exc).__name__, exc)
+    return text.strip().splitlines()[-1][:300] if text.strip() else type(exc).__name__
+
+
+def flatten(value):
+    if isinstance(value, (list, tuple)):
+        out = []
+        for item in value:
+            out.extend(flatten(item))
+        return out
+    return [float(value)]
+
+
+def close(got, want):
+    a, b = flatten(got), flatten(want)
+    return len(a) == len(b) and all(abs(x - y) <= 1e-3 * max(1.0, abs(y)) for x, y in zip(a, b))
+
+
+def arch_covered(arch, arch_list):
+    """How a CUDA device of ``arch`` (sm_86) runs this build: (ok, how)."""
+    if arch in arch_list:
+        return True, "SASS for %s" % arch
+    digits = arch[3:]
+    major, minor = int(digits[:-1]), int(digits[-1])
+    for entry in arch_list:
+        if entry.startswith("sm_") and entry[3:].isdigit():
+            other = entry[3:]
+            if int(other[:-1]) == major and int(other[-1]) < minor:
+                return True, "SASS for %s (same major, binary compatible)" % entry
+    for entry in arch_list:
+        if entry.startswith("compute_") and entry[8:].isdigit():
+            if int(entry[8:]) <= int(digits):
+                return True, "PTX %s, compiled by the driver at first use (slow start)" % entry
+    return False, "%s is not in torch's compiled list %s" % (arch, ",".join(arch_list) or "(empty)")
+
+
+def main(argv):
+    expect = "cpu"
+    imports = []
+    args = list(argv)
+    while args:
+        flag = args.pop(0)
+        if flag == "--expect" and args:
+            expect = args.pop(0)
+        elif flag == "--import" and args:
+            imports.append(args.pop(0))
+    report = {"ok": False, "expect": expect, "python": sys.version.split()[0],
+              "executable": sys.executable, "checks": []}
+
+    def check(name, passed, detail):
+        report["checks"].append({"name": name, "ok": bool(passed), "detail": detail})
+        return passed
+
+    try:
+        import torch
+    except BaseException as exc:  # a broken torch is the answer, not a crash
+        check("import torch", False, last_line(exc))
+        report["traceback"] = traceback.format_exc()[-2000:]
+        return report
+    version = getattr(torch, "version", None)
+    report["torch"] = str(getattr(torch, "__version__", "?"))
+    report["torch_cuda"] = getattr(version, "cuda", None)
+    report["torch_hip"] = getattr(version, "hip", None)
+    check("import torch", True, "torch %s from %s" % (report["torch"], getattr(torch, "__file__", "?")))
+
+    device = "cpu"
+    try:
+        if expect in ("cuda", "rocm"):
+            available = bool(torch.cuda.is_available())
+            build = report["torch_hip"] if expect == "rocm" else report["torch_cuda"]
+            if not check("%s available" % expect, available,
+                         "torch sees %d device(s)" % torch.cuda.device_count() if available else
+                         "torch.cuda.is_available() is False (torch built for %s %s)"
+                         % (expect, build or "none: a CPU build")):
+                return report
+            device = "cuda"
+            arch_list = list(torch.cuda.get_arch_list())
+            report["arch_list"] = arch_list
+            if expect == "cuda":
+                major, minor = torch.cuda.get_device_capability(0)
+                arch = "sm_%d%d" % (major, minor)
+                covered, how = arch_covered(arch, arch_list)
+            else:
+                arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+                covered = arch in arch_list
+                how = "%s %s torch's compiled list" % (arch, "in" if covered else "not in")
+            report["device_arch"] = arch
+            report["device_name"] = str(torch.cuda.get_device_name(0))
+            check("architecture", covered, how)
+        elif expect == "mps":
+            available = bool(torch.backends.mps.is_available())
+            if not check("mps available", available,
+                         "Metal device found" if available else "torch.backends.mps.is_available() is False"):
+                return report
+            device = "mps"
+    except Exception as exc:
+        check("%s device" % expect, False, last_line(exc))
+        return report
+    report["device"] = device
+
+    def run_on_device(name, compute, want):
+        try:
+            got = compute()
+            if device == "cuda":
+                torch.cuda.synchronize()
+            passed = close(got, want)
+            check(name, passed, "on %s" % device if passed else "on %s gave %r, expected %r"
+                  % (device, got, want))
+        except Exception as exc:
+            check(name, False, "on %s: %s" % (device, last_line(exc)))
+
+    def tensor(data):
+        return torch.tensor(data, dtype=torch.float32, device=device)
+
+    run_on_device("matmul", lambda: (tensor(MATMUL_A) @ tensor(MATMUL_B)).cpu().tolist(), MATMUL_WANT)
+    run_on_device("conv2d", lambda: torch.nn.functional.conv2d(tensor(CONV_X), tensor(CONV_W))
+                  .cpu().tolist(), CONV_WANT)
+    for name in imports:
+        try:
+            module = __import__(name)
+            check("import %s" % name, True, "%s %s" % (name, getattr(module, "__version__", "?")))
+        except BaseException as exc:
+            check("import %s" % name, False, last_line(exc))
+    report["ok"] = all(c["ok"] for c in report["checks"])
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1:]), sort_keys=True))
