@@ -104,7 +104,7 @@ def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> D
         "warnings": list(plan.warnings),
         "commands": commands,
         "system_prerequisites": list(plan.system_prerequisites),
-        "environment": {k: v for k, v in plan.environment},
+        "environment": dict(plan.environment),
         "conda": dict(plan.conda),
         "host": {
             "platform": machine.platform,

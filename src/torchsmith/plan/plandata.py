@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from torchsmith.errors import KnowledgeBaseError
 
@@ -14,12 +14,12 @@ _DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 _CACHE: Dict[str, Dict[str, Any]] = {}
 
 
-def load_table(name: str) -> Dict[str, Any]:
+def load_table(name: str, directory: Optional[str] = None) -> Dict[str, Any]:
     """``plan/data/<name>.json``, read once. Corrupt data is a one-line ``kb-invalid`` error."""
-    cached = _CACHE.get(name)
+    path = os.path.join(directory or _DIR, f"{name}.json")
+    cached = _CACHE.get(path)
     if cached is not None:
         return cached
-    path = os.path.join(_DIR, f"{name}.json")
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -34,5 +34,5 @@ def load_table(name: str) -> Dict[str, Any]:
         ids = row.get("source") if isinstance(row, dict) else None
         if not ids or any(i not in sources for i in ids):
             raise KnowledgeBaseError(f"{path} row {number} field source: missing or unknown source id")
-    _CACHE[name] = data
+    _CACHE[path] = data
     return data

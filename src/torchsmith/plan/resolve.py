@@ -231,7 +231,9 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
     mode, full, floor = _driver_mode(idx.kb, view, variant.cuda or "")
     driver = view.driver or f"supporting CUDA {view.driver_cuda}"
     if mode == "too-old":
-        need = f"≥ {floor} (minor-version compatibility) or ≥ {full} (full)" if floor else f"≥ {full}"
+        need = " or ".join(part for part in (
+            f"≥ {floor} (minor-version compatibility)" if floor else "",
+            f"≥ {full} (full support)" if full else "") if part)
         return Check(rel, variant, DRIVER,
                      f"{name} (CUDA {variant.cuda}) needs NVIDIA driver {need}; found {driver}"
                      f"{_driver_cite(idx, variant.cuda)}")
@@ -326,7 +328,7 @@ def _rank(check: Check) -> Tuple[int, Tuple[int, ...]]:
             version_tuple(variant.cuda or variant.rocm or ""))
 
 
-_MAX_NEWER_REJECTIONS = 8
+_MAX_NEWER_REJECTIONS = 12  # enough to show the pattern, short enough to read
 
 
 def _walk(job: Job, kinds: Tuple[str, ...], constraints: Sequence[Constraint], *,
@@ -359,12 +361,10 @@ def _walk(job: Job, kinds: Tuple[str, ...], constraints: Sequence[Constraint], *
             better = [c for c in checks if not c.ok and _rank(c)[1] > _rank(working[0])[1]]
             walk.rejected.extend(Rejection(c.label, c.reason, c.code) for c in better)
             return walk
-        if newer_rejections < _MAX_NEWER_REJECTIONS and _allowed_by_user(constraints, rel.data):
-            failing = [c for c in checks if not c.ok]
-            if failing:
-                failing.sort(key=lambda c: (_CODE_ORDER.get(c.code, 0), _rank(c)), reverse=True)
-                top = failing[0]
-                walk.rejected.append(Rejection(top.label, top.reason, top.code))
+        if _allowed_by_user(constraints, rel.data):
+            failing = sorted((c for c in checks if not c.ok), key=_rank, reverse=True)
+            for check in failing[:max(0, _MAX_NEWER_REJECTIONS - newer_rejections)]:
+                walk.rejected.append(Rejection(check.label, check.reason, check.code))
                 newer_rejections += 1
     return walk
 
@@ -374,10 +374,6 @@ def _accepted(check: Check, accept: Callable[[Check], Optional[Tuple[str, str]]]
         return check
     refusal = accept(check)
     return check if refusal is None else dataclasses.replace(check, code=refusal[0], reason=refusal[1])
-
-
-# The furthest a build got before failing: a driver failure is "closer" than a platform one.
-_CODE_ORDER = {PLATFORM: 0, PYTHON: 1, ARCH: 2, DRIVER: 3}
 
 
 def _allowed_by_user(constraints: Sequence[Constraint], release: Any) -> bool:
@@ -418,13 +414,40 @@ class _Draft:
             accelerator=self.accelerator,
             variant=self.variant if self.status == "ok" else None,
             reasons=tuple(dict.fromkeys(self.reasons)),
-            rejected=tuple(self.rejected),
+            rejected=_compact(self.rejected),
             warnings=tuple(dict.fromkeys(self.warnings)),
             system_prerequisites=tuple(dict.fromkeys(self.prerequisites)),
             environment=tuple(self.environment),
             conda=dict(self.conda),
             kb_version=str(getattr(kb, "kb_version", "")),
         )
+
+
+def _compact(rejections: Sequence[Rejection]) -> Tuple[Rejection, ...]:
+    """Fold the same failure across patch releases into one line: ``torch 2.12.0 … 2.15.0 cpu``."""
+    groups: Dict[Tuple[str, str, str], List[Tuple[str, Rejection]]] = {}
+    order: List[Tuple[str, str, str]] = []
+    for rejection in rejections:
+        parts = rejection.candidate.split(" ")
+        if len(parts) == 3 and parts[0] == "torch":
+            key = (rejection.code, parts[2], rejection.reason.replace(parts[1], "{v}"))
+        else:
+            key = (rejection.code, rejection.candidate, rejection.reason)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append((parts[1] if len(parts) == 3 else "", rejection))
+    out: List[Rejection] = []
+    for key in order:
+        members = groups[key]
+        first = members[0][1]
+        if len(members) == 1:
+            out.append(first)
+            continue
+        versions = [v for v, _ in members]
+        span = f"torch {versions[-1]} … {versions[0]} {key[1]}"
+        out.append(Rejection(span, first.reason, first.code))
+    return tuple(out)
 
 
 def _family_pins(job: Job, draft: _Draft, check: Check, *, plain_pypi: bool) -> None:

@@ -55,8 +55,9 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> Non
         compiled = tuple(check.variant.gfx or ())
         missing = [g for g in gfxs if g not in compiled]
         if missing:
-            return core.ARCH, (f"{check.label} is compiled for {' '.join(compiled) or 'no gfx list'}; "
-                               f"not {', '.join(missing)}{idx.cite(check.variant.sources, 1)}")
+            built = f"is compiled for {' '.join(compiled)}" if compiled else "has no gfx list in the data"
+            return core.ARCH, (f"{check.label} {built}; not {', '.join(missing)}"
+                               f"{idx.cite(check.variant.sources, 1)}")
         return None
 
     walk = core._walk(job, ("rocm",), constraints, accept=lists_every_card)
