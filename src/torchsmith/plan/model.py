@@ -50,6 +50,8 @@ class PackagePin:
         name = f"{self.name}[{','.join(self.extras)}]" if self.extras else self.name
         if self.wheel_url:
             return f"{name} @ {self.wheel_url}"
+        if not self.version:  # an index or find-links page that serves one build: name only
+            return name
         return f"{name}=={self.version}{self.local_version or ''}"
 
 
