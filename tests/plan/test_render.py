@@ -99,7 +99,7 @@ def requirements_of(argv: List[str]) -> List[Requirement]:
     for arg in argv[argv.index("install") + 1:]:
         if skip:
             skip = False
-        elif arg in ("--index-url", "--find-links", "--python"):
+        elif arg in ("--index-url", "--default-index", "--index", "--find-links", "--python"):
             skip = True
         elif not arg.startswith("-"):
             out.append(Requirement(arg))
@@ -107,7 +107,11 @@ def requirements_of(argv: List[str]) -> List[Requirement]:
 
 
 def index_of(argv: List[str]) -> str:
-    return argv[argv.index("--index-url") + 1] if "--index-url" in argv else ""
+    """The one index an install step may use (pip --index-url, uv --default-index); "" = default."""
+    for flag in ("--index-url", "--default-index"):
+        if flag in argv:
+            return argv[argv.index(flag) + 1]
+    return ""
 
 
 # ---- pip / uv ----
@@ -123,9 +127,11 @@ def test_torch_family_only_from_the_torch_index_and_never_an_extra_index(fmt: st
     assert index_of(first) == CU126
     assert {str(r) for r in requirements_of(first)} == {
         "torch==2.7.1+cu126", "torchvision==0.22.1+cu126", "torchaudio==2.7.1+cu126"}
-    # Later steps use the configured index (no --index-url) and hold torch at the installed build.
+    # Later steps use the configured index and hold torch at the installed build (uv ranks the
+    # torch index first with --index: it takes no installed package as a candidate).
     for argv in steps[1:]:
-        assert "--index-url" not in argv
+        assert index_of(argv) == ""
+        assert (argv[argv.index("--index") + 1] == CU126) if fmt == "uv" else "--index" not in argv
         reqs = {r.name: r for r in requirements_of(argv)}
         assert str(reqs["torch"].specifier) == "==2.7.1+cu126"
     names = [r.name for argv in steps[1:] for r in requirements_of(argv) if r.name not in

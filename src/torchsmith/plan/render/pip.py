@@ -47,15 +47,21 @@ def install_argvs(
     base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
     src = sources(plan)
     steps: List[List[str]] = []
+    # uv: a configured UV_DEFAULT_INDEX beats --index-url; --default-index replaces it.
+    only = "--default-index" if installer == "uv" else "--index-url"
     for url, pins in src.indexes:
-        steps.append([*base, "--index-url", url, *(exact_pin(p) for p in pins)])
+        steps.append([*base, only, url, *(exact_pin(p) for p in pins)])
     if src.wheels:
         steps.append([*base, *(requirement(p) for p in src.wheels)])
     keep = [exact_pin(p) for p in src.pinned_elsewhere]
+    # uv takes no installed package as a candidate, so the repeated torch pins need their index
+    # there: `--index` (not pip's --extra-index-url) ranks it first, and uv's first-index
+    # strategy then takes every name that index has from it alone.
+    held = [arg for url, _ in src.indexes for arg in ("--index", url)] if installer == "uv" else []
     for url, pins in src.find_links:
-        steps.append([*base, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
+        steps.append([*base, *held, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
     if src.default:
-        steps.append([*base, *(exact_pin(p) for p in src.default), *keep])
+        steps.append([*base, *held, *(exact_pin(p) for p in src.default), *keep])
     return steps
 
 
@@ -65,9 +71,10 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
     lines = header_lines(plan, machine, f"{tool} install commands")
     src = sources(plan)
     if src.indexes:
-        lines.append("# The torch packages come only from the PyTorch index (--index-url, never as an "
+        flag = "--default-index" if installer == "uv" else "--index-url"
+        lines.append(f"# The torch packages come only from the PyTorch index ({flag}, never as an "
                      "extra index: a same-named package elsewhere can never win).")
-        lines.append(f"# Your own {tool} configuration still applies: if it sets extra index URLs or "
+        lines.append(f"# Your own {tool} configuration still applies: if it sets extra indexes or "
                      "find-links, run the first command with them removed.")
     if machine is not None and machine.python.executable:
         lines.append(f"# Run with the Python you install into (this host: {machine.python.executable}).")
