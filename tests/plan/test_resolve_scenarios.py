@@ -245,6 +245,76 @@ S: List[Dict[str, Any]] = [
          "source": "https://github.com/pytorch/pytorch/issues/168065",
          "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "580.65.06"},
          "expect": {"status": "ok", "torch": ">=2.12", "absent": {"torchaudio"}, "warning": "torchaudio"}},
+    # --- Companions, other frameworks, an existing environment ---------------------------------
+    {"id": "xformers-pins-its-torch",
+     "source": "https://github.com/facebookresearch/xformers/issues/1146",
+     "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "580.65.06"},
+     "request": ("xformers==0.0.28.post1",),
+     "expect": {"status": "ok", "torch": "==2.4.1", "pins": {"xformers": {"version": "0.0.28.post1"}}}},
+    {"id": "xformers-caps-torch-on-rtx5070ti",
+     "source": "https://github.com/facebookresearch/xformers/issues/1139",
+     "host": {"gpus": ["12.0:NVIDIA GeForce RTX 5070 Ti"], "driver": "580.65.06"},
+     "request": ("torch", "xformers==0.0.28.post1"),
+     "expect": {"status": "no-solution", "reason": "xformers==0.0.28.post1",
+                "codes": {"conflicts-with-requirement", "arch-not-compiled"}}},
+    {"id": "installed-torch-kept-for-xformers",
+     "source": "https://github.com/facebookresearch/xformers/issues/1052",
+     "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "580.65.06"},
+     "request": ("xformers",), "installed": (("torch", "2.5.1+cu124"),),
+     "expect": {"status": "ok", "torch": "==2.5.1", "variant": "cu124",
+                "pins": {"xformers": {"version": "0.0.28.post3"}}}},
+    {"id": "installed-torch-must-change",
+     "source": "https://github.com/lewandofskee/DiAD/issues/49",
+     "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "580.65.06"},
+     "request": ("xformers==0.0.28.post1",), "installed": (("torch", "2.5.1+cu124"),),
+     "expect": {"status": "ok", "torch": "==2.4.1", "warning": "must change to 2.4.1"}},
+    {"id": "mmcv-below-2.2-gets-prebuilt-page",
+     "source": "https://github.com/open-mmlab/mmcv/issues/2938",
+     "host": {"gpus": ["8.6:NVIDIA GeForce RTX 3090"], "driver": "550.54.14"},
+     "request": ("torch", "torchvision", "mmcv>=2.0.0,<2.2.0"),
+     "expect": {"status": "ok", "torch": ">=2.0,<2.2",
+                "pins": {"mmcv": {"find_links": "download.openmmlab.com/mmcv/dist/cu"}}}},
+    {"id": "mmcv-on-blackwell-builds-from-source",
+     "source": "https://github.com/open-mmlab/mmcv/issues/3310",
+     "host": {"gpus": ["12.0:NVIDIA GeForce RTX 5090"], "driver": "580.65.06"},
+     "request": ("torch", "mmcv>=2.0.0,<2.2.0"),
+     "expect": {"status": "ok", "torch": ">=2.7", "warning": "build it from source",
+                "pins": {"mmcv": {"variant": "source"}}}},
+    {"id": "torch-scatter-find-links",
+     "source": "https://github.com/pyg-team/pytorch_geometric/issues/738",
+     "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "580.65.06"},
+     "request": ("torch", "torch-scatter"),
+     "expect": {"status": "ok", "pins": {"torch-scatter": {"find_links": "data.pyg.org/whl/torch-"}}}},
+    {"id": "flash-attn-needs-ampere",
+     "source": "https://github.com/DreamTechAI/Direct3D-S2/issues/32",
+     "host": {"gpus": ["7.5:Tesla T4"], "driver": "580.65.06"},
+     "request": ("torch", "flash-attn"),
+     "expect": {"status": "no-solution", "reason": "compute capability ≥ 8.0"}},
+    {"id": "tensorflow-and-cuda-linux",
+     "source": "https://github.com/ROCm/legacy-rocm-build/issues/1698",
+     "host": {"gpus": ["8.6:NVIDIA GeForce RTX 3090"], "driver": "550.54.14"},
+     "request": ("tensorflow[and-cuda]",),
+     "expect": {"status": "ok", "pins": {"tensorflow": {"extras": "and-cuda"}}, "absent": {"torch"}}},
+    {"id": "tensorflow-gpu-not-on-native-windows",
+     "source": "https://github.com/THU-MIG/yolov10/issues/218",
+     "host": {"platform": "windows-x86_64", "gpus": ["8.6:NVIDIA GeForce RTX 3090"], "driver": "552.22"},
+     "request": ("tensorflow[and-cuda]",),
+     "expect": {"status": "no-solution", "codes": {"no-wheel-for-platform"}, "reason": "WSL2"}},
+    {"id": "jax-cuda13-needs-turing",
+     "source": "https://github.com/unslothai/unsloth/pull/5876",
+     "host": {"gpus": ["6.1:NVIDIA GeForce GTX 1080"], "driver": "580.65.06"},
+     "request": ("jax[cuda13]",),
+     "expect": {"status": "no-solution", "codes": {"arch-not-compiled"}}},
+    {"id": "jax-cuda12-driver-ok",
+     "source": "https://github.com/zai-org/ChatGLM3/issues/100",
+     "host": {"gpus": ["8.9:NVIDIA GeForce RTX 4090"], "driver": "550.54.14"},
+     "request": ("jax[cuda12]",),
+     "expect": {"status": "ok", "pins": {"jax": {"extras": "cuda12"}}}},
+    {"id": "other-packages-are-named-not-planned",
+     "source": "https://github.com/milksense/venus/issues/8",
+     "host": {},
+     "request": ("torch", "numpy>=1.26"),
+     "expect": {"status": "ok", "variant": "cpu", "warning": "numpy>=1.26"}},
 ]
 
 
@@ -310,11 +380,12 @@ def test_corpus_is_large_and_sourced() -> None:
 @pytest.mark.parametrize("scenario", S, ids=[s["id"] for s in S])
 def test_scenario(scenario: Dict[str, Any], kb: Any) -> None:
     machine = host(**scenario["host"])
-    request = Request(requirements=tuple(scenario.get("request", DEFAULT)))
+    request = Request(requirements=tuple(scenario.get("request", DEFAULT)),
+                      installed=tuple(scenario.get("installed", ())))
     plan = resolve(machine, request, kb)
     check(plan, scenario["expect"])
     if plan.ok:
         assert plan.reasons, "a plan says why"
-        assert plan.package("torch") is not None
+        assert plan.packages
     else:
         assert not plan.packages and plan.reasons

@@ -214,6 +214,8 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
         return
 
     def versions_of(row: Any) -> List[str]:
+        if not row.versions:
+            return [""]  # the page's versions are not in the data: pin by name, pip picks from the page
         found: List[str] = []
         for text in row.versions:
             package, _, version = text.rpartition(" ")
@@ -247,10 +249,10 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             row, versions = found
             best = max(versions, key=_vkey)
             draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
-            draft.reasons.append(f"{name} {best}: prebuilt for torch {_minor(torch.version)} + "
+            draft.reasons.append(f"{name}{' ' + best if best else ''}: prebuilt for torch {_minor(torch.version)} + "
                                  f"{torch.variant} on {row.find_links}{idx.cite(row.sources, 1)}")
             return
-        every = [v for row in rows for v in versions_of(row)]
+        every = [v for row in rows for v in versions_of(row) if v]
         if every:
             best = max(every, key=_vkey)
             draft.packages.append(PackagePin(name, best, "source"))
