@@ -354,12 +354,13 @@ def _stamp(path: Optional[str]) -> Tuple[Tuple[str, float], ...]:
 
 
 def load_kb(path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] = None,
-            packaged_dir: Optional[str] = None) -> KnowledgeBase:
+            packaged_dir: Optional[str] = None, packaged_only: bool = False) -> KnowledgeBase:
     """The knowledge base: packaged data plus an overlay directory.
 
     ``path`` is an overlay (or a complete data directory); without it, the overlay written by
     `torchsmith kb refresh` is used when present. Loads are cached per path until a file in
-    the overlay changes. Raises :class:`KnowledgeBaseError` naming file, row and field.
+    the overlay changes. ``packaged_only`` ignores every overlay. Raises
+    :class:`KnowledgeBaseError` naming file, row and field.
     """
     base_dir = packaged_dir or DATA_DIR
     overlay: Optional[str] = None
@@ -368,7 +369,7 @@ def load_kb(path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] 
         if not os.path.isdir(overlay):
             raise KnowledgeBaseError(f"knowledge base overlay {path}: no such directory",
                                      hint="pass a directory with data files (--kb DIR / TORCHSMITH_KB)")
-    else:
+    elif not packaged_only:
         default = default_overlay_dir(environ)
         overlay = default if os.path.isdir(default) else None
     key = (base_dir, overlay, _stamp(overlay))

@@ -595,7 +595,11 @@ def check_references(data: Dataset) -> None:
 
 def _all_sources(row: Any) -> Tuple[str, ...]:
     refs = tuple(row.sources)
-    children = row.variants if isinstance(row, m.TorchRelease) else row.wheels if isinstance(row, m.JetPack) else ()
+    children: Tuple[Any, ...] = ()
+    if isinstance(row, m.TorchRelease):
+        children = row.variants
+    elif isinstance(row, m.JetPack):
+        children = row.wheels
     for child in children:
         refs += tuple(child.sources)
     return refs

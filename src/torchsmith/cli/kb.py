@@ -1,0 +1,216 @@
+"""The compatibility data: what it holds, one table, a validity check, and a refresh.
+
+  torchsmith kb info                 version, age, tables and row counts, overlay in use
+  torchsmith kb show TABLE [--json]  one table (releases, cuda, gpus, jetson, ...)
+  torchsmith kb validate [DIR]       check the packaged data, or DIR as an overlay over it
+  torchsmith kb refresh              read the live wheel indexes; write an overlay in the cache
+
+Every command works offline except `refresh`. `--kb DIR` (or TORCHSMITH_KB) loads DIR as an
+overlay instead of the one `refresh` wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+from typing import IO, Any, Dict, List, Sequence
+
+from torchsmith.cli.common import Context, add_json_option
+from torchsmith.output import Result
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+    info = sub.add_parser("info", help="kb_version, age, tables with row counts, overlay in use")
+    show = sub.add_parser("show", help="print one table")
+    from torchsmith.kb.model import TABLE_FILES
+
+    show.add_argument("table", choices=sorted(TABLE_FILES), metavar="TABLE",
+                      help="one of: " + ", ".join(TABLE_FILES))
+    validate = sub.add_parser("validate", help="check the data (or DIR as an overlay over it)")
+    validate.add_argument("path", nargs="?", metavar="DIR", help="a data or overlay directory")
+    refresh = sub.add_parser("refresh", help="read the live wheel indexes and write an overlay")
+    refresh.add_argument("--torch-index", metavar="URL",
+                         help="base of the PyTorch wheel indexes (default: from the data; "
+                              "a mirror works)")
+    refresh.add_argument("--variant", action="append", metavar="NAME",
+                         help="variant index to read, e.g. cu130 (repeat; default: recent variants)")
+    refresh.add_argument("--index-url", action="append", metavar="URL",
+                         help="package index to read torch from "
+                              "(default: the one pip/uv are configured with)")
+    refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    refresh.add_argument("--overlay", metavar="DIR", help="where to write (default: the user cache)")
+    for command in (info, show, validate, refresh):
+        add_json_option(command)
+        command.add_argument("--kb", metavar="DIR", help="use DIR as the overlay (default: the refreshed one)")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> Result:
+    action = str(args.action)
+    if action == "info":
+        return _info(ctx)
+    if action == "show":
+        return _show(ctx, str(args.table))
+    if action == "validate":
+        return _validate(ctx, args.path)
+    return _refresh(args, ctx)
+
+
+def _age_days(kb_version: str) -> Any:
+    try:
+        made = datetime.date(*(int(p) for p in kb_version.split("+", 1)[0].split(".")[:3]))
+    except (TypeError, ValueError):
+        return None
+    return (datetime.date.today() - made).days
+
+
+def _counts(kb: Any) -> Dict[str, Dict[str, int]]:
+    from torchsmith.kb.model import TABLE_FILES
+
+    out = {}
+    for name in TABLE_FILES:
+        rows = kb.table(name)
+        out[name] = {"rows": len(rows), "uncertain": sum(1 for r in rows if getattr(r, "uncertain", False))}
+    return out
+
+
+def _info(ctx: Context) -> Result:
+    from torchsmith.kb import DATA_DIR
+
+    kb = ctx.kb()
+    counts = _counts(kb)
+    data = {"kb_version": kb.kb_version, "schema": kb.schema, "age_days": _age_days(kb.kb_version),
+            "packaged": DATA_DIR, "overlay": kb.overlay, "refresh": dict(kb.refresh), "tables": counts,
+            "sources": len(kb.sources), "newest_release": kb.newest_release.version,
+            "oldest_release": kb.releases[-1].version}
+
+    def human(out: IO[str]) -> None:
+        age = data["age_days"]
+        out.write(f"knowledge base {kb.kb_version} (schema {kb.schema})"
+                  + (f", {age} days old" if age is not None else "") + "\n")
+        out.write(f"  packaged data: {DATA_DIR}\n")
+        if kb.overlay:
+            when = kb.refresh.get("refreshed")
+            out.write(f"  overlay: {kb.overlay}" + (f" (refreshed {when})" if when else "") + "\n")
+        else:
+            out.write("  overlay: none (`torchsmith kb refresh` writes one)\n")
+        out.write(f"  torch releases {kb.releases[-1].version} … {kb.newest_release.version}; "
+                  f"{len(kb.sources)} sources\n")
+        width = max(len(n) for n in counts)
+        for name, count in counts.items():
+            extra = f" ({count['uncertain']} uncertain)" if count["uncertain"] else ""
+            out.write(f"  {name.ljust(width)}  {count['rows']:4d} rows{extra}\n")
+
+    return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
+
+
+def _show(ctx: Context, table: str) -> Result:
+    from torchsmith.kb.loader import dump_rows
+
+    kb = ctx.kb()
+    rows = kb.table(table)
+    data = {"table": table, "rows": dump_rows(rows)}
+
+    def human(out: IO[str]) -> None:
+        for row in rows:
+            out.write(_row_line(table, row) + "\n")
+        out.write(f"({len(rows)} rows; `--json` for every field and source)\n")
+
+    return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
+
+
+def _mark(row: Any) -> str:
+    return " (uncertain)" if getattr(row, "uncertain", False) else ""
+
+
+def _row_line(table: str, row: Any) -> str:
+    if table == "releases":
+        lines = [f"torch {row.version}{_mark(row)}  torchvision {row.torchvision or '-'}  "
+                 f"torchaudio {row.torchaudio or '-'}  PyPI: "
+                 + ", ".join(f"{p} {v}" for p, v in row.pypi_default.items())]
+        pythons = sorted({t for tags in row.python.values() for t in tags},
+                         key=lambda t: (int(t.split(".")[0]), int(t.split(".")[1].rstrip("t")), t))
+        lines.append(f"    python {' '.join(pythons)}")
+        for variant in row.variants:
+            what = " ".join(variant.sass("linux-x86_64")) or " ".join(variant.gfx) or ""
+            lines.append(f"    {variant.name:9s} {','.join(variant.platforms)}  {what}{_mark(variant)}")
+        return "\n".join(lines)
+    if table == "cuda":
+        return (f"CUDA {row.version}: driver ≥ {row.min_driver_linux or '?'} Linux / "
+                f"{row.min_driver_windows or '?'} Windows; minor-version compatible from "
+                f"{row.minor_compat_min_driver_linux or '-'} / {row.minor_compat_min_driver_windows or '-'}"
+                f"{_mark(row)}")
+    if table == "gpus":
+        return f"{row.name}: {row.compute_capability} ({row.family}){_mark(row)}"
+    if table == "jetson":
+        wheels = "; ".join(w.torch for w in row.wheels) or "-"
+        return (f"L4T {row.l4t} = JetPack {row.jetpack}: CUDA {row.cuda}, Python {row.python}, "
+                f"torch wheels: {wheels}{_mark(row)}")
+    fields = [f"{k}={v}" for k, v in _plain(row).items()
+              if k not in ("sources", "uncertain") and v not in ("", ())]
+    return " ".join(fields) + _mark(row)
+
+
+def _plain(row: Any) -> Dict[str, Any]:
+    import dataclasses
+
+    return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
+
+
+def _validate(ctx: Context, path: Any) -> Result:
+    from torchsmith.kb import load_kb
+
+    kb = load_kb(str(path), packaged_only=False) if path else load_kb(packaged_only=True)
+    counts = _counts(kb)
+    total = sum(c["rows"] for c in counts.values())
+    data = {"valid": True, "path": os.path.abspath(path) if path else None, "rows": total,
+            "tables": counts, "sources": len(kb.sources), "kb_version": kb.kb_version}
+
+    def human(out: IO[str]) -> None:
+        what = f"{path} over the packaged data" if path else "packaged data"
+        out.write(f"ok: {what} is valid: {total} rows in {len(counts)} tables, {len(kb.sources)} sources "
+                  f"(kb {kb.kb_version})\n")
+
+    ctx.warnings.extend(kb.warnings)
+    return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
+
+
+def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.kb import default_overlay_dir
+    from torchsmith.kb.refresh import configured_indexes, refresh, urllib_fetch
+
+    overlay = args.overlay or default_overlay_dir(ctx.environ)
+    indexes: Sequence[str]
+    notes: List[str] = []
+    if args.index_url:
+        indexes = list(args.index_url)
+    else:
+        found = configured_indexes(ctx.environ)
+        indexes = [url for url, _ in found[:1]]
+        if found:
+            notes.append(f"package index {found[0][0]} (from {found[0][1]})")
+        else:
+            notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
+    result = refresh(overlay_dir=overlay, fetch=urllib_fetch, index_base=args.torch_index,
+                     variants=args.variant, package_indexes=indexes, timeout=args.timeout)
+    data = {"overlay": overlay, **result, "notes": notes}
+
+    def human(out: IO[str]) -> None:
+        out.write(f"refreshed {overlay} ({result['refreshed']})\n")
+        for item in result["read"]:
+            out.write(f"  read {item['url']}: {item['status']}\n")
+        for note in notes:
+            out.write(f"  {note}\n")
+        new = result["new_releases"]
+        changed = result["changed_releases"]
+        out.write(f"  newest torch seen: {result['newest_seen']}; new releases: {', '.join(new) or 'none'}; "
+                  f"releases with new variants: {', '.join(changed) or 'none'}\n")
+
+    from torchsmith.kb import load_kb
+
+    ctx.warnings.extend(load_kb(overlay).warnings)
+    return Result(command="kb", data=data, human=human)

@@ -1,0 +1,381 @@
+"""`torchsmith kb refresh`: read the live wheel indexes and write an overlay with what is new.
+
+The only module of torchsmith that opens network connections. It reads the PEP 503 simple pages
+``<torch index base>/<variant>/torch/`` (download.pytorch.org by default, from the packaged
+manifest) and ``<index>/torch/`` of the package index the user configured for pip or uv (never
+a built-in registry). urllib honours ``http_proxy``/``https_proxy``/``no_proxy``.
+
+What it learns: torch releases newer than the packaged data, new variants of known releases
+and the Python tags their wheels exist for. New releases inherit the GPU architecture lists of
+the newest packaged build of the same variant and are marked ``uncertain``. The overlay
+(``manifest.json``, ``torch_releases.json``, ``cuda.json``, ``refresh.json`` with the URLs read
+and the date) replaces the previous one only when it validates.
+"""
+
+from __future__ import annotations
+
+import configparser
+import datetime
+import json
+import os
+import re
+import shutil
+import tempfile
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from torchsmith.errors import TorchsmithError
+from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
+from torchsmith.kb.loader import is_version, version_key
+
+__all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "refresh", "urllib_fetch"]
+
+# url, timeout -> page text; raises RefreshError.
+Fetch = Callable[[str, float], str]
+
+_ANCHOR = re.compile(r"<a\b[^>]*>([^<]+)</a>", re.IGNORECASE)
+_WHEEL = re.compile(r"^torch-([^-]+)-(cp\d+|py3)-([^-]+)-([^-]+)\.whl$")
+
+
+class RefreshError(TorchsmithError):
+    code = "kb-refresh-failed"
+
+
+class NotFound(RefreshError):
+    """The index answered 404: this variant or package is not there (not an outage)."""
+
+
+def urllib_fetch(url: str, timeout: float) -> str:
+    """GET ``url`` through urllib (proxies from the environment); one-line errors."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Accept": "text/html", "User-Agent": "torchsmith-kb-refresh"}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body: bytes = response.read()
+            return body.decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        if exc.code == 404:
+            raise NotFound(f"{url}: not found (HTTP 404)") from None
+        raise RefreshError(f"cannot read {url}: HTTP {exc.code} {exc.reason}",
+                           hint="check the index URL, or your proxy settings") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise RefreshError(f"cannot reach {url}: {reason}",
+                           hint="`kb refresh` needs the network (set https_proxy if you use a proxy); "
+                                "every other command works offline from packaged data") from None
+
+
+# --- the user's package index ---------------------------------------------------------------
+
+
+def _pip_config_files(env: Mapping[str, str]) -> List[str]:
+    if env.get("PIP_CONFIG_FILE"):
+        return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
+    home = env.get("HOME") or os.path.expanduser("~")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    dirs = (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep)
+    files = [os.path.join(d, "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg, "pip", "pip.conf")]
+    if env.get("VIRTUAL_ENV"):
+        files.append(os.path.join(env["VIRTUAL_ENV"], "pip.conf"))
+    return files
+
+
+def _uv_index(text: str) -> Optional[str]:
+    """The default index from a uv.toml / [tool.uv] text, without a TOML parser (3.8)."""
+    match = re.search(r'^\s*index-url\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if match:
+        return match.group(1)
+    for block in re.split(r"^\s*\[\[index\]\]\s*$", text, flags=re.MULTILINE)[1:]:
+        url = re.search(r'^\s*url\s*=\s*"([^"]+)"', block, re.MULTILINE)
+        if url and re.search(r"^\s*default\s*=\s*true", block, re.MULTILINE):
+            return url.group(1)
+    return None
+
+
+def configured_indexes(environ: Optional[Mapping[str, str]] = None) -> List[Tuple[str, str]]:
+    """(url, where it came from) of the package index pip and uv are configured to use.
+
+    Environment first (``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``), then pip's
+    configuration files (later files win, as in pip), then ``uv.toml``. Empty when nothing is
+    configured: torchsmith does not assume a registry.
+    """
+    env = os.environ if environ is None else environ
+    found: List[Tuple[str, str]] = []
+    for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
+        if env.get(name):
+            found.append((env[name].strip(), f"${name}"))
+    pip_url: Optional[Tuple[str, str]] = None
+    for path in _pip_config_files(env):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(path, encoding="utf-8")
+        except (configparser.Error, OSError, UnicodeDecodeError):
+            continue
+        for section in ("global", "install", "download"):
+            if parser.has_option(section, "index-url"):
+                pip_url = (parser.get(section, "index-url").strip(), path)
+                break
+    if pip_url:
+        found.append(pip_url)
+    home = env.get("HOME") or os.path.expanduser("~")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    for path in (os.path.join(xdg, "uv", "uv.toml"), "/etc/uv/uv.toml"):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                url = _uv_index(handle.read())
+        except OSError:
+            continue
+        if url:
+            found.append((url, path))
+    unique: List[Tuple[str, str]] = []
+    for url, where in found:
+        if url.rstrip("/") not in [u.rstrip("/") for u, _ in unique]:
+            unique.append((url, where))
+    return unique
+
+
+# --- parsing simple pages -------------------------------------------------------------------
+
+
+def _platform(tag: str) -> Optional[str]:
+    if tag.endswith("x86_64") and ("linux" in tag):
+        return "linux-x86_64"
+    if tag.endswith("aarch64") and "linux" in tag:
+        return "linux-aarch64"
+    if tag == "win_amd64":
+        return "windows-x86_64"
+    if tag.startswith("macosx") and tag.endswith("arm64"):
+        return "macos-arm64"
+    if tag.startswith("macosx") and (tag.endswith(("x86_64", "intel"))):
+        return "macos-x86_64"
+    return None
+
+
+def _python(tag: str, abi: str) -> Optional[str]:
+    match = re.match(r"^cp(\d)(\d+)$", tag)
+    if not match:
+        return None
+    return f"{match.group(1)}.{match.group(2)}" + ("t" if abi.endswith("t") else "")
+
+
+def parse_simple_page(text: str) -> Dict[str, Dict[str, Dict[str, Set[str]]]]:
+    """``{version: {local tag or "": {platform: {python tags}}}}`` from a PEP 503 page of torch."""
+    out: Dict[str, Dict[str, Dict[str, Set[str]]]] = {}
+    for name in _ANCHOR.findall(text):
+        match = _WHEEL.match(name.strip().split("#")[0])
+        if not match:
+            continue
+        version_text, python_tag, abi, platform_tag = match.groups()
+        version, _, local = version_text.partition("+")
+        platform = _platform(platform_tag)
+        python = _python(python_tag, abi)
+        if not platform or not python or not is_version(version):
+            continue
+        out.setdefault(version, {}).setdefault(local, {}).setdefault(platform, set()).add(python)
+    return out
+
+
+# --- building the overlay -------------------------------------------------------------------
+
+
+def _py_sorted(tags: Set[str]) -> List[str]:
+    return sorted(tags, key=lambda t: (int(t.split(".")[0]), int(t.split(".")[1].rstrip("t")),
+                                       t.endswith("t")))
+
+
+def _platform_order(platforms: Set[str]) -> List[str]:
+    from torchsmith.kb.model import WHEEL_PLATFORMS
+
+    return [p for p in WHEEL_PLATFORMS if p in platforms]
+
+
+def _kind(variant: str) -> Dict[str, Any]:
+    if re.match(r"^cu\d{3,}$", variant):
+        digits = variant[2:]
+        return {"kind": "cuda", "cuda": f"{digits[:-1]}.{digits[-1]}"}
+    if variant.startswith("rocm") and is_version(variant[4:]):
+        return {"kind": "rocm", "rocm": variant[4:]}
+    if variant == "xpu":
+        return {"kind": "xpu"}
+    return {"kind": "cpu"}
+
+
+def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
+            variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
+            timeout: float = 20.0, today: Optional[str] = None) -> Dict[str, Any]:
+    """Read the indexes and (re)write ``overlay_dir``; returns what was read and found."""
+    packaged = load_kb(packaged_only=True)
+    base = (index_base or str(packaged.manifest["torch_index_base"])).rstrip("/")
+    date = today or datetime.date.today().isoformat()
+    names = list(variants or _recent_variants(packaged))
+    read: List[Dict[str, Any]] = []
+    per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]] = {}
+    for name in names:
+        url = f"{base}/{name}/torch/"
+        try:
+            page = fetch(url, timeout)
+        except NotFound as exc:
+            read.append({"url": url, "status": "not found"})
+            del exc
+            continue
+        found = parse_simple_page(page)
+        per_variant[name] = found
+        read.append({"url": url, "status": "ok", "versions": len(found)})
+    if not per_variant:
+        raise RefreshError(f"none of the torch indexes under {base} answered ({', '.join(names)})",
+                           hint="check --torch-index / the variant names")
+    pypi: Dict[str, Dict[str, Set[str]]] = {}
+    for index in package_indexes:
+        url = f"{index.rstrip('/')}/torch/"
+        try:
+            page = fetch(url, timeout)
+        except NotFound:
+            read.append({"url": url, "status": "not found"})
+            continue
+        for version, locals_ in parse_simple_page(page).items():
+            for platform, tags in locals_.get("", {}).items():
+                pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
+        read.append({"url": url, "status": "ok", "versions": len(pypi)})
+    rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, base)
+    new = [r["version"] for r in rows if packaged.release(r["version"]) is None]
+    provenance = {"refreshed": date, "newest_seen": newest, "torch_index_base": base,
+                  "package_indexes": list(package_indexes), "read": read, "new_releases": new,
+                  "changed_releases": [r["version"] for r in rows if r["version"] not in new]}
+    source_id = f"REFRESH_{date.replace('-', '')}"
+    stamp = date.replace("-", "")
+    manifest = {"kb_version": f"{packaged.kb_version}+refresh.{stamp}", "schema": 1,
+                "sources": {source_id: {"url": base, "title": "PEP 503 pages read by `torchsmith kb refresh`: "
+                                        + ", ".join(r["url"] for r in read), "retrieved": date}}}
+    for row in rows:
+        row["source"] = [source_id]
+        for variant in row["variants"]:
+            if variant.get("from_refresh"):
+                del variant["from_refresh"]
+                variant["source"] = [source_id]
+    for row in toolkits:
+        row["source"] = [source_id]
+    _write(overlay_dir, {
+        "manifest.json": manifest,
+        "torch_releases.json": {"releases": rows},
+        "cuda.json": {"toolkits": toolkits},
+        REFRESH_FILE: provenance,
+    })
+    return provenance
+
+
+def _recent_variants(kb: Any) -> List[str]:
+    names: List[str] = []
+    for release in kb.releases[:6]:
+        for variant in release.variants:
+            if variant.name not in names:
+                names.append(variant.name)
+    return names
+
+
+def _raw_releases() -> Dict[str, Dict[str, Any]]:
+    with open(os.path.join(DATA_DIR, "torch_releases.json"), encoding="utf-8") as handle:
+        return {row["version"]: row for row in json.load(handle)["releases"]}
+
+
+def _overlay_rows(kb: Any, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]],
+                  pypi: Dict[str, Dict[str, Set[str]]], base: str) -> Tuple[List[Dict[str, Any]],
+                                                                            List[Dict[str, Any]], str]:
+    raw = _raw_releases()
+    newest_known = kb.releases[0].version
+    seen: Dict[str, Dict[str, Dict[str, Set[str]]]] = {}  # version -> variant -> platform -> pythons
+    for name, versions in per_variant.items():
+        for version, locals_ in versions.items():
+            platforms: Dict[str, Set[str]] = {}
+            for local, by_platform in locals_.items():
+                if local and local != name:
+                    continue  # a page may list other variants' files; keep this variant's own
+                for platform, tags in by_platform.items():
+                    platforms.setdefault(platform, set()).update(tags)
+            if platforms:
+                seen.setdefault(version, {})[name] = platforms
+    finals = [v for v in seen if not re.search(r"(a|b|rc|dev)\d*", v)] + list(pypi)
+    newest = max(finals, key=version_key) if finals else newest_known
+    rows: List[Dict[str, Any]] = []
+    toolkits: List[Dict[str, Any]] = []
+    known_cuda = {row.version for row in kb.cuda_releases}
+    for version in sorted(seen, key=version_key, reverse=True):
+        if re.search(r"(a|b|rc|dev)\d*", version):
+            continue  # pre-releases are not planned for
+        existing = raw.get(version)
+        if existing is not None:
+            have = {v["name"] for v in existing["variants"]}
+            new = [n for n in seen[version] if n not in have]
+            if not new:
+                continue
+            row = json.loads(json.dumps(existing))
+        else:
+            if version_key(version) < version_key(newest_known):
+                continue  # an old release the packaged data leaves out on purpose
+            row = {"version": version, "python": {}, "pypi_default": {}, "torchvision": None,
+                   "torchaudio": None, "variants": [], "uncertain": True,
+                   "notes": ["seen by `torchsmith kb refresh`; GPU architectures inferred from the newest "
+                             "packaged build of each variant"]}
+            new = list(seen[version])
+        for name in new:
+            row["variants"].append(_inferred_variant(kb, name, seen[version][name], base))
+            cuda = _kind(name).get("cuda")
+            if cuda and cuda not in known_cuda:
+                known_cuda.add(cuda)
+                toolkits.append({"version": cuda, "uncertain": True})
+        if existing is None:
+            python: Dict[str, Set[str]] = {}
+            for platforms in seen[version].values():
+                for platform, tags in platforms.items():
+                    python.setdefault(platform, set()).update(tags)
+            for platform, tags in pypi.get(version, {}).items():
+                python.setdefault(platform, set()).update(tags)
+            row["python"] = {p: _py_sorted(python[p]) for p in _platform_order(set(python))}
+            previous = raw[newest_known]["pypi_default"]
+            names = {v["name"] for v in row["variants"]}
+            row["pypi_default"] = {p: n for p, n in previous.items() if n in names and p in row["python"]}
+        rows.append(row)
+    toolkits.sort(key=lambda r: version_key(r["version"]), reverse=True)
+    return rows, toolkits, newest
+
+
+def _inferred_variant(kb: Any, name: str, platforms: Dict[str, Set[str]], base: str) -> Dict[str, Any]:
+    variant: Dict[str, Any] = {"name": name, **_kind(name), "platforms": _platform_order(set(platforms)),
+                               "uncertain": True, "from_refresh": True, "index_url": f"{base}/{name}"}
+    template = next((r.variant(name) for r in kb.releases if r.variant(name) is not None), None)
+    if template is not None:
+        sass = {p: list(template.sass(p)) for p in variant["platforms"] if template.sass(p)}
+        if sass:
+            variant["sass"] = sass
+        if template.gfx:
+            variant["gfx"] = list(template.gfx)
+        variant["note"] = "architectures copied from the newest packaged build of this variant (unverified)"
+    else:
+        variant["note"] = "new variant: compiled architectures unknown until torchsmith's data is updated"
+    return variant
+
+
+def _write(overlay_dir: str, files: Mapping[str, Any]) -> None:
+    """Write the overlay next to the old one, validate it, then swap it in."""
+    parent = os.path.dirname(os.path.abspath(overlay_dir)) or "."
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".kb-overlay-", dir=parent)
+    try:
+        for name, data in files.items():
+            with open(os.path.join(staging, name), "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+                handle.write("\n")
+        load_kb(path=staging)  # raises KnowledgeBaseError rather than leave a broken overlay
+        old = None
+        if os.path.isdir(overlay_dir):
+            old = staging + ".old"
+            os.replace(overlay_dir, old)
+        os.replace(staging, overlay_dir)
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if os.path.isdir(staging):
+            shutil.rmtree(staging, ignore_errors=True)
