@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--overlay", metavar="DIR", help="where to write (default: the user cache)")
     for command in (info, show, validate, refresh):
         add_json_option(command)
-        command.add_argument("--kb", metavar="DIR", help="use DIR as the overlay (default: the refreshed one)")
+        command.add_argument("--kb", metavar="DIR",
+                             help="use DIR as the overlay (default: the refreshed one)")
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:

@@ -248,8 +248,10 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
     source_id = f"REFRESH_{date.replace('-', '')}"
     stamp = date.replace("-", "")
     manifest = {"kb_version": f"{packaged.kb_version}+refresh.{stamp}", "schema": 1,
-                "sources": {source_id: {"url": base, "title": "PEP 503 pages read by `torchsmith kb refresh`: "
-                                        + ", ".join(r["url"] for r in read), "retrieved": date}}}
+                "sources": {source_id: {
+                    "url": base, "retrieved": date,
+                    "title": "PEP 503 pages read by `torchsmith kb refresh`: "
+                             + ", ".join(r["url"] for r in read)}}}
     for row in rows:
         row["source"] = [source_id]
         for variant in row["variants"]:
