@@ -17,6 +17,7 @@ import sys
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.errors import RequirementError, TorchsmithError
 from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
@@ -133,8 +134,9 @@ def _commands(plan: Plan) -> Dict[str, List[str]]:
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
     """The plan for people: what, why, and what was turned down."""
     if plan.ok:
-        out.write(f"Plan for {plan.platform}, Python {plan.python} ({plan.accelerator}"
-                  f"{', ' + plan.variant if plan.variant else ''}):\n")
+        build = plan.accelerator if plan.variant in (None, plan.accelerator) else (
+            f"{plan.accelerator}, {plan.variant}")
+        out.write(f"Plan for {plan.platform}, Python {plan.python} ({build}):\n")
         for pin in plan.packages:
             where = pin.wheel_url or pin.index_url or pin.find_links or "default index"
             out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
@@ -154,10 +156,18 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))
 
 
+def requirement_error(command: str, exc: TorchsmithError) -> Result:
+    """Garbage in a requirement is a usage error (exit 2), shown as one line."""
+    return Result(command=command, status="error", exit_code=ExitCode.USAGE, errors=[exc.to_json()])
+
+
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.plan.resolve import resolve
 
-    request = build_request(args, ctx)
+    try:
+        request = build_request(args, ctx)
+    except RequirementError as exc:
+        return requirement_error("plan", exc)
     machine = ctx.machine()
     plan = resolve(machine, request, ctx.kb())
     return plan_result("plan", args, plan, machine, request)
