@@ -504,3 +504,33 @@ def test_property_each_pin_installs_only_from_its_own_source(packages: List[Pack
     json.dumps(render_commands(plan))
     tomllib.loads(render(plan, "pyproject"))
     parse_requirements(render(plan, "requirements"))
+
+
+# ---- Windows shells and conda's pip step ----
+
+def test_windows_commands_use_double_quotes_and_powershell_env() -> None:
+    index = "https://download.pytorch.org/whl/cu126"
+    plan = Plan(status="ok", platform="windows-x86_64", python="3.12", accelerator="cuda", variant="cu126",
+                packages=(PackagePin("torch", "2.7.1", "cu126", index, local_version="+cu126"),
+                          PackagePin("odd", "1.0", local_version="+a b")),
+                environment=(("CUDA_VISIBLE_DEVICES", "0"),))
+    commands = render_commands(plan)["pip"]
+    assert commands[0] == f"python -m pip install --index-url {index} torch==2.7.1+cu126"
+    assert commands[1] == 'python -m pip install "odd==1.0+a b" torch==2.7.1+cu126'
+    assert "'" not in "".join(commands)
+    assert '$env:CUDA_VISIBLE_DEVICES = "0"' in render(plan, "pip").splitlines()
+
+
+def test_conda_commands_install_from_conda_forge_then_hold_its_torch_in_pip() -> None:
+    plan = cuda_plan(PackagePin("xformers", "0.0.31", "cu126", CU126, local_version="+cu126"),
+                     PackagePin("ftfy", "6.2.0"))
+    conda, *pip = [shlex.split(c) for c in render_commands(plan)["conda"]]
+    assert conda[:6] == ["conda", "install", "--yes", "--override-channels", "--channel", "conda-forge"]
+    assert conda[6:] == ["pytorch-gpu=2.7.1", "cuda-version=12.6", "torchvision=0.22.1", "torchaudio=2.7.1"]
+    # xformers still only from the PyTorch index; every pip step holds conda's torch.
+    assert pip[0][4:] == ["--index-url", CU126, "xformers==0.0.31+cu126", "torch==2.7.1"]
+    assert pip[1][4:] == ["ftfy==6.2.0", "xformers==0.0.31+cu126", "torch==2.7.1"]
+    # environment.yml cannot give xformers its own index: it says so instead of mixing indexes.
+    with pytest.raises(TorchsmithError) as info:
+        render(plan, "conda")
+    assert info.value.code == "format-not-applicable" and "xformers" in info.value.message

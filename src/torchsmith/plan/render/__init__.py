@@ -109,11 +109,11 @@ def render_commands(plan: Plan) -> Dict[str, List[str]]:
     commands: Dict[str, List[str]] = {"pip": [], "uv": [], "conda": [], "pixi": []}
     if not (plan.ok and plan.packages):
         return commands
-    commands["pip"] = [shell_join(a) for a in install_argvs(plan, "pip")]
-    commands["uv"] = [shell_join(a) for a in install_argvs(plan, "uv")]
+    commands["pip"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "pip")]
+    commands["uv"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "uv")]
     for name, build in (("conda", conda_argvs), ("pixi", pixi_argvs)):
         try:
-            commands[name] = [shell_join(a) for a in build(plan)]
+            commands[name] = [shell_join(a, plan.platform) for a in build(plan)]
         except TorchsmithError as exc:
             if exc.code != "format-not-applicable":
                 raise

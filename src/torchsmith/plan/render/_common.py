@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -14,6 +15,7 @@ from torchsmith.plan.model import PackagePin, Plan
 
 __all__ = [
     "Sources",
+    "environment_lines",
     "exact_pin",
     "header_lines",
     "quote",
@@ -117,8 +119,29 @@ def sources(plan: Plan) -> Sources:
     )
 
 
-def shell_join(argv: Sequence[str]) -> str:
+_SAFE = re.compile(r"^[\w@%+=:,./\\-]+$")
+
+
+def shell_join(argv: Sequence[str], platform: str = "") -> str:
+    """One command line: POSIX shell quoting, or double quotes on Windows (cmd and PowerShell
+    both take them; single quotes would reach pip literally from cmd).
+    """
+    if platform.startswith("windows"):
+        return " ".join(a if _SAFE.match(a) else '"' + a.replace('"', '\\"') + '"' for a in argv)
     return " ".join(shlex.quote(a) for a in argv)
+
+
+def environment_lines(plan: Plan) -> List[str]:
+    """Set the plan's environment variables in the shell the platform has."""
+    if not plan.environment:
+        return []
+    lines = ["# Set before running torch:"]
+    for name, value in plan.environment:
+        if plan.platform.startswith("windows"):
+            lines.append(f"$env:{name} = {json.dumps(value)}")
+        else:
+            lines.append(f"export {name}={shlex.quote(value)}")
+    return lines
 
 
 def quote(text: str) -> str:

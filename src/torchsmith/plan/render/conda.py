@@ -19,11 +19,11 @@ from torchsmith.plan.render._common import (
     exact_pin,
     header_lines,
     require_ok,
-    shell_join,
     sources,
     toml_str,
 )
 from torchsmith.plan.render._data import formats_data, source_urls
+from torchsmith.plan.render.pip import install_argvs
 
 __all__ = ["CondaStack", "conda_argvs", "conda_stack", "pixi_argvs", "render_conda", "render_pixi"]
 
@@ -103,20 +103,6 @@ def _match_spec(name: str, version: str, sep: str) -> str:
     return f"{name}{sep}{version}" if version else name
 
 
-def _pip_argvs(stack: CondaStack) -> List[List[str]]:
-    steps: List[List[str]] = []
-    src = sources(Plan(status="ok", packages=stack.pip))
-    base = ["python", "-m", "pip", "install"]
-    for url, pins in src.indexes:
-        steps.append([*base, "--index-url", url, *(exact_pin(p) for p in pins), *stack.keep])
-    for url, pins in src.find_links:
-        steps.append([*base, "--find-links", url, *(exact_pin(p) for p in pins), *stack.keep])
-    if src.default or src.wheels:
-        steps.append([*base, *(exact_pin(p) for p in src.default),
-                      *(f"{p.name} @ {p.wheel_url}" for p in src.wheels), *stack.keep])
-    return steps
-
-
 def conda_argvs(plan: Plan) -> List[List[str]]:
     """``conda install`` from conda-forge only, then pip for what conda-forge does not carry."""
     stack = conda_stack(plan)
@@ -125,7 +111,7 @@ def conda_argvs(plan: Plan) -> List[List[str]]:
         specs.insert(1, f"cuda-version={stack.cuda}")
     channel = formats_data()["conda"]["channel"]
     return [["conda", "install", "--yes", "--override-channels", "--channel", channel, *specs],
-            *_pip_argvs(stack)]
+            *install_argvs(Plan(status="ok", packages=stack.pip), "pip", hold=stack.keep)]
 
 
 def _yaml(text: str) -> str:
@@ -284,7 +270,3 @@ def pixi_argvs(plan: Plan) -> List[List[str]]:
     if src.default:
         steps.append(["pixi", "add", "--pypi", *(exact_pin(p) for p in src.default)])
     return steps
-
-
-def shell_lines(argvs: List[List[str]]) -> List[str]:
-    return [shell_join(a) for a in argvs]

@@ -13,15 +13,15 @@ from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import (
-    exact_pin,
+    environment_lines,
     header_lines,
     quote,
     require_ok,
-    requirement,
     shell_join,
     sources,
 )
 from torchsmith.plan.render._data import formats_data, source_urls
+from torchsmith.plan.render.pip import install_argvs
 
 __all__ = ["render_jetson"]
 
@@ -67,16 +67,7 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += _prerequisite_lines(plan.system_prerequisites)
         step += 1
     lines += ["", f"# {step}. PyTorch built by NVIDIA for this JetPack (not PyPI's aarch64 wheel)"]
-    pip = [_PYTHON, "-m", "pip", "install"]
-    for url, pins in src.indexes:
-        lines.append(shell_join([*pip, "--index-url", url, *(exact_pin(p) for p in pins)]))
-    if src.wheels:
-        lines.append(shell_join([*pip, *(requirement(p) for p in src.wheels)]))
-    keep = [exact_pin(p) for p in src.pinned_elsewhere]
-    for url, pins in src.find_links:
-        lines.append(shell_join([*pip, "--find-links", url, *(exact_pin(p) for p in pins), *keep]))
-    if src.default:
-        lines.append(shell_join([*pip, *(exact_pin(p) for p in src.default), *keep]))
+    lines.extend(shell_join(a) for a in install_argvs(plan, "pip", prefix=[_PYTHON, "-m", "pip", "install"]))
     step += 1
     build = formats_data()["jetson_torchvision_build"]
     for pin in src.source_builds:
@@ -91,8 +82,7 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
                      f"{_PYTHON} setup.py install --user)")
         step += 1
     if plan.environment:
-        lines += ["", "# Set before running torch:"]
-        lines.extend(f"export {name}={quote(value)}" for name, value in plan.environment)
+        lines += ["", *environment_lines(plan)]
     lines += ["", f"# {step}. Check that torch sees the GPU",
               shell_join([_PYTHON, "-c", _VERIFY])]
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import (
     Sources,
+    environment_lines,
     exact_pin,
     header_lines,
     index_name,
@@ -37,11 +38,15 @@ _UV = ("uv", "pip", "install")
 
 
 def install_argvs(
-    plan: Plan, installer: str = "pip", prefix: Optional[Sequence[str]] = None
+    plan: Plan,
+    installer: str = "pip",
+    prefix: Optional[Sequence[str]] = None,
+    hold: Sequence[str] = (),
 ) -> List[List[str]]:
     """The install steps of ``plan`` as argv lists, in order (each must succeed before the next).
 
     ``prefix`` replaces ``python -m pip install`` / ``uv pip install`` (e.g. a venv's python).
+    ``hold`` adds pins of packages installed by other means (conda's torch) to every step.
     Source builds (Jetson torchvision) are not commands here: see the jetson format.
     """
     base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
@@ -50,10 +55,10 @@ def install_argvs(
     # uv: a configured UV_DEFAULT_INDEX beats --index-url; --default-index replaces it.
     only = "--default-index" if installer == "uv" else "--index-url"
     for url, pins in src.indexes:
-        steps.append([*base, only, url, *(exact_pin(p) for p in pins)])
+        steps.append([*base, only, url, *(exact_pin(p) for p in pins), *hold])
     if src.wheels:
-        steps.append([*base, *(requirement(p) for p in src.wheels)])
-    keep = [exact_pin(p) for p in src.pinned_elsewhere]
+        steps.append([*base, *(requirement(p) for p in src.wheels), *hold])
+    keep = [*(exact_pin(p) for p in src.pinned_elsewhere), *hold]
     # uv takes no installed package as a candidate, so the repeated torch pins need their index
     # there: `--index` (not pip's --extra-index-url) ranks it first, and uv's first-index
     # strategy then takes every name that index has from it alone.
@@ -84,23 +89,15 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
         if keep_note and number == len(src.indexes) + (1 if src.wheels else 0) + 1:
             lines.append("# The rest from your configured index; the torch pins are repeated so nothing "
                          "replaces them.")
-        lines.append(shell_join(argv))
+        lines.append(shell_join(argv, plan.platform))
     lines.extend(_source_build_notes(src))
-    lines.extend(_environment_lines(plan))
+    lines.extend(environment_lines(plan))
     return "\n".join(lines) + "\n"
 
 
 def _source_build_notes(src: Sources) -> List[str]:
     return [f"# {p.name} {p.version}: no wheel for this host; build it from source "
             f"(steps: torchsmith plan --format jetson)" for p in src.source_builds]
-
-
-def _environment_lines(plan: Plan) -> List[str]:
-    if not plan.environment:
-        return []
-    lines = ["# Set before running torch:"]
-    lines.extend(f"export {name}={shell_join([value])}" for name, value in plan.environment)
-    return lines
 
 
 def render_pip(plan: Plan, machine: Optional[Machine] = None) -> str:
