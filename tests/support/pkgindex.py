@@ -163,6 +163,14 @@ class IndexServer:
             self.stall_hit.set()
             self._released.wait(timeout=60)
 
+    def _head(self, path: str) -> Tuple[int, str, bytes]:
+        """What GET would answer, without logging, stalling or counting as a download."""
+        rel = urllib.parse.unquote(path.split("?", 1)[0]).strip("/")
+        target = self.root.joinpath(*[p for p in rel.split("/") if p not in ("", ".", "..")])
+        if target.is_file() and target.suffix == ".whl":
+            return 200, "application/octet-stream", target.read_bytes()
+        return self._page(path)
+
     def _page(self, path: str) -> Tuple[int, str, bytes]:
         rel = urllib.parse.unquote(path.split("?", 1)[0]).strip("/")
         parts = [p for p in rel.split("/") if p not in ("", ".", "..")]
@@ -199,14 +207,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     index: IndexServer  # set on a subclass per server
 
     def do_GET(self) -> None:
-        self.index._log(self.path)
-        status, ctype, body = self.index._page(self.path)
+        self._answer(with_body=True)
+
+    def do_HEAD(self) -> None:  # uv asks before downloading (range support); no ranges here
+        self._answer(with_body=False)
+
+    def _answer(self, with_body: bool) -> None:
+        if with_body:
+            self.index._log(self.path)
+            status, ctype, body = self.index._page(self.path)
+        else:
+            status, ctype, body = self.index._head(self.path)
         try:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if with_body:
+                self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client was killed mid-download: the point of some tests
 

@@ -161,7 +161,7 @@ def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
 
 def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
     target = job.target
-    before = {} if target.new else _versions(installed_packages(host, target.python))
+    before = _versions(installed_packages(host, target.python))  # a new venv may hold pip already
     if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
         guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
@@ -334,7 +334,8 @@ def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
 
 
 def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
-    """Installed packages that require torch (or another pinned package) with a version bound."""
+    """Installed packages that require a torch-family package exactly or below a bound (mmcv,
+    xformers): they break when torch moves, so the guard holds them too."""
     tied: Set[str] = set()
     for name, value in info.items():
         for text in value.get("requires") or ():
@@ -342,7 +343,8 @@ def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
                 req = Requirement(str(text))
             except InvalidRequirement:
                 continue
-            if canonicalize_name(req.name) in TORCH_FAMILY and req.specifier and req.marker is None:
+            bounded = any(spec.operator in ("==", "===", "<", "<=", "~=") for spec in req.specifier)
+            if canonicalize_name(req.name) in TORCH_FAMILY and bounded and req.marker is None:
                 tied.add(name)
     return tied - pinned
 
