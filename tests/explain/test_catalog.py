@@ -176,3 +176,8 @@ def test_rocm_and_visible_device_facts() -> None:
         "ROCm 6.2.4", "AMD GPU: AMD Radeon RX 6700 XT (gfx1031)", "HSA_OVERRIDE_GFX_VERSION=10.3.0 is set",
         "1 of 2 GPU(s) visible: valid indexes are 0 to 0",
     ]
+
+
+def test_supersedes_must_name_a_known_signature() -> None:
+    assert "supersedes unknown signature 'nothing-like-this'" in invalid(
+        one_signature(supersedes=["nothing-like-this"]))

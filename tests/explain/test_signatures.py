@@ -165,3 +165,15 @@ def test_docs_list_every_signature() -> None:
     docs = (HERE.parents[1] / "docs" / "explain.md").read_text(encoding="utf-8")
     missing = [s.id for s in CATALOG.signatures if f"| `{s.id}` |" not in docs]
     assert not missing, f"add to docs/explain.md: {missing}"
+
+
+def test_a_build_isolation_error_is_not_also_called_a_wrong_interpreter() -> None:
+    _, build = read_sample(HERE / "corpus" / "build-isolation-hides-torch--3.txt")
+    (found,) = find_signatures(build, CATALOG)
+    assert found.signature.id == "build-isolation-hides-torch"
+    assert found.excerpt == "ModuleNotFoundError: No module named 'torch'"
+    assert found.line == 6
+    # The same error outside a build still means another interpreter.
+    later = build + "\n$ python train.py\nModuleNotFoundError: No module named 'torch'\n"
+    assert [f.signature.id for f in find_signatures(later, CATALOG)] == [
+        "build-isolation-hides-torch", "no-module-named-torch"]

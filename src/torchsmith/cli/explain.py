@@ -121,7 +121,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             out.writelines(f"  {check}\n" for check in GENERIC_CHECKS)
             return
         count = len(explanations)
-        out.write(f"{count} known failure{'s' if count > 1 else ''} in this text, root cause first.\n")
+        out.write("1 known failure in this text.\n" if count == 1
+                  else f"{count} known failures in this text, root cause first.\n")
         for number, item in enumerate(explanations[:_HUMAN_MAX], 1):
             out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
             out.write(f"   > {item.excerpt}\n")

@@ -40,7 +40,8 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # "{name}" or "{name|text used when the fact is absent}"
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
-_KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts"))
+_KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
+                    "supersedes"))
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ class Signature:
     priority: int = 1  # 1 root cause, 2 direct effect, 3 downstream symptom
     fix_with_plan: bool = False  # the fix is another torch build: point at `torchsmith plan`
     host_facts: Tuple[str, ...] = ()
+    # Signatures this one explains better when its match covers theirs (dropped then).
+    supersedes: Tuple[str, ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -167,6 +170,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         priority=priority,
         fix_with_plan=with_plan,
         host_facts=host_facts,
+        supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
     )
     _check_placeholders(sig, where)
     return sig
@@ -191,6 +195,10 @@ def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
         if sig.id in seen:
             raise _invalid(path, f"signature id {sig.id!r} appears twice")
         seen[sig.id] = 1
+    for sig in signatures:
+        unknown = [other for other in sig.supersedes if other not in seen or other == sig.id]
+        if unknown:
+            raise _invalid(path, f"signature {sig.id!r} supersedes unknown signature {unknown[0]!r}")
     return Catalog(signatures=signatures, version=version, path=path)
 
 

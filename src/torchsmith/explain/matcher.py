@@ -27,7 +27,8 @@ class Found:
     """One signature found in the text: where first, and the facts it carried."""
 
     signature: Signature
-    offset: int  # of the earliest match of any of its patterns
+    offset: int  # where the earliest match points (its group ``at``, else its start)
+    end: int  # where that match ends
     line: int  # 1-based line of that match
     excerpt: str  # that line, cleaned and shortened
     facts: Dict[str, Any]
@@ -108,7 +109,7 @@ def normalise_fact(name: str, raw: str) -> Any:
 
 def _add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
     for name, value in match.groupdict().items():
-        if value is not None and value.strip() and name not in facts:
+        if name != "at" and value is not None and value.strip() and name not in facts:
             facts[name] = normalise_fact(name, value)
 
 
@@ -141,33 +142,62 @@ def _detail_window(text: str, offset: int) -> str:
     return text[start:end]
 
 
+def _anchor(match: Match[str]) -> int:
+    """Where a match points: its group ``at`` when the pattern has one, else its start."""
+    if "at" in match.re.groupindex and match.start("at") >= 0:
+        return match.start("at")
+    return match.start()
+
+
+_Hit = Tuple[Signature, int, int, int, Dict[str, Any]]  # signature, anchor, start, end, facts
+
+
+def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
+    matches = [m for m in (p.search(text, pos) for p in sig.patterns) if m is not None]
+    if not matches:
+        return None
+    matches.sort(key=_anchor)
+    first = matches[0]
+    facts: Dict[str, Any] = {}
+    for match in matches:
+        _add_facts(facts, match)
+    if sig.details:
+        window = _detail_window(text, _anchor(first))
+        for detail in sig.details:
+            found = detail.search(window)
+            if found is not None:
+                _add_facts(facts, found)
+    return sig, _anchor(first), first.start(), first.end(), facts
+
+
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     """Every signature that occurs in ``text``, most fundamental first, then by position."""
-    hits: List[Tuple[Signature, int, Dict[str, Any]]] = []
-    for sig in catalog.signatures:
-        matches = [m for m in (p.search(text) for p in sig.patterns) if m is not None]
-        if not matches:
-            continue
-        first = min(matches, key=lambda m: m.start())
-        facts: Dict[str, Any] = {}
-        for match in sorted(matches, key=lambda m: m.start()):
-            _add_facts(facts, match)
-        if sig.details:
-            window = _detail_window(text, first.start())
-            for detail in sig.details:
-                found = detail.search(window)
-                if found is not None:
-                    _add_facts(facts, found)
-        hits.append((sig, first.start(), facts))
+    hits: List[_Hit] = [hit for hit in (_first_hit(sig, text) for sig in catalog.signatures) if hit]
+    # A signature that explains a span better replaces the ones it supersedes inside that span;
+    # they still count where they occur outside it.
+    spans: Dict[str, List[Tuple[int, int]]] = {}
+    for sig, _, start, end, _ in hits:
+        for other in sig.supersedes:
+            spans.setdefault(other, []).append((start, end))
+    kept: List[_Hit] = []
+    for hit in hits:
+        current: Optional[_Hit] = hit
+        while current is not None:
+            inside = next((span for span in spans.get(current[0].id, ()) if span[0] <= current[1] <= span[1]),
+                          None)
+            if inside is None:
+                kept.append(current)
+                break
+            current = _first_hit(current[0], text, inside[1])
     # Line numbers by counting newlines between consecutive hits: one pass over the text.
     lines: Dict[int, int] = {}
     line, position = 1, 0
-    for offset in sorted({offset for _, offset, _ in hits}):
-        line += text.count("\n", position, offset)
-        position = offset
-        lines[offset] = line
-    found_list = [Found(sig, offset, lines[offset], _excerpt(text, offset), facts)
-                  for sig, offset, facts in hits]
+    for anchor in sorted({hit[1] for hit in kept}):
+        line += text.count("\n", position, anchor)
+        position = anchor
+        lines[anchor] = line
+    found_list = [Found(sig, anchor, end, lines[anchor], _excerpt(text, anchor), facts)
+                  for sig, anchor, _, end, facts in kept]
     found_list.sort(key=lambda f: (f.signature.priority, f.offset))
     return found_list
 
