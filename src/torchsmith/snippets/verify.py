@@ -51,9 +51,8 @@ def arch_covered(arch, arch_list):
             if int(other[:-1]) == major and int(other[-1]) < minor:
                 return True, "SASS for %s (same major, binary compatible)" % entry
     for entry in arch_list:
-        if entry.startswith("compute_") and entry[8:].isdigit():
-            if int(entry[8:]) <= int(digits):
-                return True, "PTX %s, compiled by the driver at first use (slow start)" % entry
+        if entry.startswith("compute_") and entry[8:].isdigit() and int(entry[8:]) <= int(digits):
+            return True, "PTX %s, compiled by the driver at first use (slow start)" % entry
     return False, "%s is not in torch's compiled list %s" % (arch, ",".join(arch_list) or "(empty)")
 
 
