@@ -154,8 +154,7 @@ def test_human_output_worst_first_with_fix(
     assert lines[1].startswith("  torch 2.13.0+cpu · CPU build · ")
     first = next(i for i, line in enumerate(lines) if line.startswith(("✗", "!", "i ")))
     assert (
-        lines[first]
-        == "✗ error[cpu-build-on-gpu-host] torch 2.13.0+cpu is a CPU-only build, "
+        lines[first] == "✗ error[cpu-build-on-gpu-host] torch 2.13.0+cpu is a CPU-only build, "
         "but this host has 1 NVIDIA GPU(s)"
     )
     assert "    fix:" in lines
