@@ -1,0 +1,176 @@
+"""Time torchsmith's start-up and `probe --json` against PyTorch's collect_env and nvidia-smi.
+
+    python bench/bench_probe.py [--runs 15] [--torch-runs 3] [--skip-torch]
+
+Prints a table and writes bench/results/probe.json. Measured, as median wall time over --runs
+(after one warm-up run):
+
+- `torchsmith --version` and `torchsmith probe --json` with this interpreter;
+- the same in a clean venv (.bench/venv-clean, torchsmith installed editable): start-up hooks in
+  the base interpreter's site-packages (a .pth importing certifi on the project's machines) are
+  not in a venv, so both are shown;
+- `python -m torch.utils.collect_env` in .bench/venv-torch with `pip install torch==2.13.0`
+  (pip's own configuration is left alone, so the wheel on this machine's disk is used);
+- `nvidia-smi` when it is on PATH.
+
+Exits 1 when a target is missed; it is not a pytest test because timings on shared machines are
+noise, not failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, ".bench")
+RESULTS = os.path.join(ROOT, "bench", "results", "probe.json")
+TORCH_SPEC = "torch==2.13.0"
+TARGETS_MS = {"version": 100.0, "probe": 200.0}
+SPEEDUP_TARGET = 10.0
+
+
+def _venv_python(venv: str) -> str:
+    sub = "Scripts" if sys.platform == "win32" else "bin"
+    return os.path.join(venv, sub, "python.exe" if sys.platform == "win32" else "python")
+
+
+def _base_python() -> str:
+    """The interpreter this one was made from (a venv's base), for making new venvs."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def _run(argv: List[str], env: Optional[Dict[str, str]] = None) -> None:
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+
+
+def _ensure_clean_venv() -> str:
+    venv = os.path.join(WORK, "venv-clean")
+    python = _venv_python(venv)
+    if not os.path.exists(python):
+        _run([_base_python(), "-m", "venv", venv])
+        _run([python, "-m", "pip", "install", "-q", "-e", ROOT])
+    return python
+
+
+def _ensure_torch_venv() -> str:
+    venv = os.path.join(WORK, "venv-torch")
+    python = _venv_python(venv)
+    if not os.path.exists(python):
+        _run([_base_python(), "-m", "venv", venv])
+        _run([python, "-m", "pip", "install", "-q", TORCH_SPEC])
+    return python
+
+
+def _time(argv: List[str], runs: int) -> Dict[str, object]:
+    env = dict(os.environ)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=env, check=False)
+        samples.append((time.perf_counter() - started) * 1000)
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} exited with {result.returncode}")
+    return {
+        "command": " ".join(os.path.relpath(a, ROOT) if a.startswith(ROOT) else a for a in argv),
+        "runs": runs,
+        "median_ms": round(statistics.median(samples), 1),
+        "min_ms": round(min(samples), 1),
+        "max_ms": round(max(samples), 1),
+    }
+
+
+def _top_imports(python: str, limit: int = 6) -> List[Dict[str, object]]:
+    """The costliest imports of `torchsmith --version` (cumulative microseconds, -X importtime)."""
+    result = subprocess.run([python, "-X", "importtime", "-m", "torchsmith", "--version"],
+                            capture_output=True, text=True, check=False)
+    rows = []
+    for line in result.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append({"module": parts[2].strip(), "cumulative_us": int(parts[1].strip())})
+    rows.sort(key=lambda r: -int(str(r["cumulative_us"])))
+    return rows[:limit]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--torch-runs", type=int, default=3)
+    parser.add_argument("--skip-torch", action="store_true", help="do not build or time collect_env")
+    args = parser.parse_args()
+
+    os.makedirs(WORK, exist_ok=True)
+    results: Dict[str, Dict[str, object]] = {}
+    this = sys.executable
+    results["version"] = _time([this, "-m", "torchsmith", "--version"], args.runs)
+    results["probe"] = _time([this, "-m", "torchsmith", "probe", "--json"], args.runs)
+    results["python_startup"] = _time([this, "-c", "pass"], args.runs)
+    clean = _ensure_clean_venv()
+    results["version_clean_venv"] = _time([clean, "-m", "torchsmith", "--version"], args.runs)
+    results["probe_clean_venv"] = _time([clean, "-m", "torchsmith", "probe", "--json"], args.runs)
+    results["python_startup_clean_venv"] = _time([clean, "-c", "pass"], args.runs)
+    base = _base_python()
+    if os.path.realpath(base) != os.path.realpath(this):
+        results["python_startup_base"] = _time([base, "-c", "pass"], args.runs)
+    if not args.skip_torch:
+        torch_python = _ensure_torch_venv()
+        results["collect_env"] = _time([torch_python, "-m", "torch.utils.collect_env"],
+                                       args.torch_runs)
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        results["nvidia_smi"] = _time([smi], args.runs)
+
+    probe_ms = float(str(results["probe"]["median_ms"]))
+    ratios = {}
+    if "collect_env" in results:
+        ratios["collect_env_over_probe"] = round(
+            float(str(results["collect_env"]["median_ms"])) / probe_ms, 1)
+    if "nvidia_smi" in results:
+        ratios["nvidia_smi_over_probe"] = round(
+            float(str(results["nvidia_smi"]["median_ms"])) / probe_ms, 2)
+    met = {
+        "version_under_100ms": float(str(results["version"]["median_ms"])) < TARGETS_MS["version"],
+        "probe_under_200ms": probe_ms < TARGETS_MS["probe"],
+    }
+    if "collect_env_over_probe" in ratios:
+        met["probe_10x_faster_than_collect_env"] = ratios["collect_env_over_probe"] >= SPEEDUP_TARGET
+    report = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"platform": platform.platform(), "python": platform.python_version(),
+                    "cpu_count": os.cpu_count(), "nvidia_smi": bool(smi)},
+        "results": results,
+        "ratios": ratios,
+        "targets_met": met,
+        "version_top_imports": _top_imports(this),
+    }
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w", encoding="utf-8") as handle:
+        json.dump(report, handle, indent=2)
+        handle.write("\n")
+
+    width = max(len(name) for name in results)
+    print(f"{'measurement':<{width}}  median ms     min ms  runs")
+    for name, row in results.items():
+        print(f"{name:<{width}}  {row['median_ms']:>9}  {row['min_ms']:>9}  {row['runs']:>4}")
+    for name, value in ratios.items():
+        print(f"{name}: {value}x")
+    for name, ok in met.items():
+        print(f"{'ok  ' if ok else 'MISS'} {name}")
+    print(f"written to {os.path.relpath(RESULTS, ROOT)}")
+    return 0 if all(met.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
