@@ -534,3 +534,11 @@ def test_conda_commands_install_from_conda_forge_then_hold_its_torch_in_pip() ->
     with pytest.raises(TorchsmithError) as info:
         render(plan, "conda")
     assert info.value.code == "format-not-applicable" and "xformers" in info.value.message
+
+
+def test_every_format_is_documented() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
+    headings = {line[3:].split(":")[0].strip() for line in doc.splitlines() if line.startswith("## ")}
+    assert set(FORMATS) <= headings
