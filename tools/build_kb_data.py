@@ -612,7 +612,7 @@ def companions(release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             paired.append(
                 {
                     "package": "pyg",
-                    "torch": torch,
+                    "torch": ".".join(torch.split(".")[:2]),  # the page serves the whole series
                     "variant": variant,
                     "find_links": cur.PYG_PAGE.format(torch=torch, variant=variant),
                     "versions": [],
