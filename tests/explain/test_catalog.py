@@ -136,7 +136,8 @@ def test_arch_facts_compare_the_machine_with_the_build() -> None:
     (item,) = explain(text, load_catalog(), GPU_HOST)
     assert item.host_facts == ["GPU 0: NVIDIA GeForce RTX 5090 (sm_120)",
                                "Not in the build's arch list: sm_120"]
-    assert item.fix[0] == PLAN_STEP
+    assert item.fix[0] == PLAN_STEP.format(args="")
+    assert "`torchsmith plan`" in item.fix[0] and "`torchsmith install`" in item.fix[0]
 
 
 def test_a_log_from_another_machine_is_called_out() -> None:

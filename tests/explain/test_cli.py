@@ -92,6 +92,8 @@ def test_a_host_profile_adds_the_machine_facts(tmp_path: Path, capsys: pytest.Ca
     assert data["host"].startswith("host profile ")
     assert data["matches"][0]["host_facts"] == ["GPU 0: NVIDIA GeForce RTX 5090 (sm_120)",
                                                 "Not in the build's arch list: sm_120"]
+    assert data["matches"][0]["fix"][0].startswith(
+        f"On the machine that shows this error: `torchsmith plan --host {tmp_path / 'host.json'}`")
     assert main(["explain", "--host", host_file(tmp_path), ARCH_TEXT]) == 0
     assert "On host profile " in capsys.readouterr().out
 

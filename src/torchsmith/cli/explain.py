@@ -12,6 +12,7 @@ this machine unless `--no-probe` is given. Text that matches no known failure ge
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from typing import IO, Any, Dict, List, Optional, Tuple
 
@@ -102,7 +103,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     text, origin = read_text(args)
     catalog = load_catalog(args.signatures)
     machine, machine_source = _machine(args, ctx)
-    explanations = explain(text, catalog, machine)
+    plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
+    explanations = explain(text, catalog, machine, plan_args=plan_args)
     recognised = bool(explanations)
     data: Dict[str, Any] = {
         "recognised": recognised,

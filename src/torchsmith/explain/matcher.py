@@ -223,16 +223,20 @@ def render_text(template: str, facts: Dict[str, Any]) -> str:
     return re.sub(r"  +", " ", text).replace(" ,", ",").replace("( ", "(").strip()
 
 
-PLAN_STEP = ("On the machine that shows this error: `torchsmith plan` names the torch build that works "
-             "there, and `torchsmith install` installs and verifies it")
+PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` names the torch build that "
+             "works there, and `torchsmith install`, run there, installs and verifies it")
 
 
 def explain(
     text: str,
     catalog: Catalog,
     machine: Optional[Machine] = None,
+    plan_args: str = "",
 ) -> List[Explanation]:
-    """The explanations of every known signature in ``text``; with a machine, its facts too."""
+    """The explanations of every known signature in ``text``; with a machine, its facts too.
+
+    ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``).
+    """
     from torchsmith.explain.host import host_facts
 
     explanations = []
@@ -240,7 +244,7 @@ def explain(
         sig = found.signature
         fix = [render_text(step, found.facts) for step in sig.fix]
         if sig.fix_with_plan:
-            fix.insert(0, PLAN_STEP)
+            fix.insert(0, PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
         explanations.append(Explanation(
             signature=sig,
             line=found.line,
