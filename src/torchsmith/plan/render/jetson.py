@@ -27,10 +27,10 @@ __all__ = ["render_jetson"]
 
 _PYTHON = "python3"  # the JetPack's system Python, which NVIDIA's wheels are built for
 _VERIFY = (
-    "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda); "
-    "assert torch.cuda.is_available(), 'CUDA is not available'; "
+    'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda); '
+    'assert torch.cuda.is_available(), "CUDA is not available"; '
     "print(torch.cuda.get_device_name(0)); "
-    "x = torch.ones(2, 2, device='cuda'); print((x @ x).sum().item())"
+    'x = torch.ones(2, 2, device="cuda"); print((x @ x).sum().item())'
 )
 
 
