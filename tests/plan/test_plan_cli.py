@@ -10,8 +10,8 @@ from typing import Any, Dict, List
 
 import pytest
 from packaging.requirements import Requirement
-
 from tests.plan.plan_hosts import host
+
 from torchsmith.cli import main
 from torchsmith.output import ExitCode
 

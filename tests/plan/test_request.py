@@ -60,7 +60,8 @@ def test_requirements_file_follows_includes_and_drops_options(tmp_path) -> None:
         "-c constraints.txt\n",
         encoding="utf-8",
     )
-    assert read_requirements_file(str(main)) == ["torchvision==0.16.*", "torch<2.2   ; python_version >= '3.8'"]
+    assert read_requirements_file(str(main)) == [
+        "torchvision==0.16.*", "torch<2.2   ; python_version >= '3.8'"]
 
 
 def test_requirements_file_garbage_names_the_line(tmp_path) -> None:

@@ -17,7 +17,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from torchsmith.plan.hostview import HostView, driver_tuple, version_tuple
@@ -26,6 +25,8 @@ from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 
 if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
     from torchsmith.plan.resolve import Constraint, Job, _Draft, _Index
 
 __all__ = ["Extra", "finish", "installed_torch", "prepare"]
@@ -59,6 +60,8 @@ def _rows(kb: Any, lookup: str, key: str) -> Tuple[Any, ...]:
 
 
 def _spec(text: str) -> Optional[SpecifierSet]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         return SpecifierSet(text)
     except InvalidSpecifier:
@@ -249,8 +252,9 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             row, versions = found
             best = max(versions, key=_vkey)
             draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
-            draft.reasons.append(f"{name}{' ' + best if best else ''}: prebuilt for torch {_minor(torch.version)} + "
-                                 f"{torch.variant} on {row.find_links}{idx.cite(row.sources, 1)}")
+            label = f"{name} {best}" if best else name
+            draft.reasons.append(f"{label}: prebuilt for torch {_minor(torch.version)} + {torch.variant} "
+                                 f"on {row.find_links}{idx.cite(row.sources, 1)}")
             return
         every = [v for row in rows for v in versions_of(row) if v]
         if every:

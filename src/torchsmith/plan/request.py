@@ -9,13 +9,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 __all__ = [
     "Wanted",
@@ -31,7 +30,7 @@ class Wanted:
     """One parsed requirement: ``torchvision==0.16.*`` -> name, specifier, extras."""
 
     name: str  # canonical: "torch-scatter", "flash-attn"
-    specifier: SpecifierSet
+    spec: str  # the version specifier as text, "" for any ("<2.7,>=2.1")
     extras: FrozenSet[str]
     text: str  # as the user wrote it
     origin: str = "command line"
@@ -40,12 +39,27 @@ class Wanted:
     def allows(self, version: str, prereleases: bool = False) -> bool:
         """Whether ``version`` (public part; a local label is ignored) meets the specifier."""
         public = version.split("+", 1)[0]
-        if not self.specifier:
+        if not self.spec:
             return True
         try:
             return self.specifier.contains(public, prereleases=prereleases or None)
         except ValueError:
             return False
+
+    @property
+    def specifier(self) -> SpecifierSet:
+        # Imported on use: packaging.specifiers pulls in packaging.tags, which costs start-up time.
+        from packaging.specifiers import SpecifierSet
+
+        return SpecifierSet(self.spec)
+
+
+_BARE_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalisation (``Torch_Scatter`` -> ``torch-scatter``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def parse_requirement(text: str, origin: str = "command line") -> Wanted:
@@ -53,6 +67,10 @@ def parse_requirement(text: str, origin: str = "command line") -> Wanted:
     stripped = text.strip()
     if not stripped:
         raise RequirementError(f"empty requirement ({origin})")
+    if _BARE_NAME.match(stripped):  # the common case, without loading the full grammar
+        return Wanted(canonical_name(stripped), "", frozenset(), stripped, origin)
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         req = Requirement(stripped)
     except InvalidRequirement as exc:
@@ -67,8 +85,8 @@ def parse_requirement(text: str, origin: str = "command line") -> Wanted:
             hint="name the package and a version instead; torchsmith picks the wheel",
         )
     return Wanted(
-        name=canonicalize_name(req.name),
-        specifier=req.specifier,
+        name=canonical_name(req.name),
+        spec=str(req.specifier),
         extras=frozenset(e.lower() for e in req.extras),
         text=stripped,
         origin=origin,
@@ -89,7 +107,7 @@ def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tu
             continue
         merged[wanted.name] = Wanted(
             name=wanted.name,
-            specifier=previous.specifier & wanted.specifier,
+            spec=",".join(s for s in (previous.spec, wanted.spec) if s),
             extras=previous.extras | wanted.extras,
             text=f"{previous.text}, {wanted.text}",
             origin=previous.origin,

@@ -266,7 +266,7 @@ def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Con
     out: List[Constraint] = []
     pre = request.allow_prerelease
     torch = wanted.get("torch")
-    if torch is not None and torch.specifier:
+    if torch is not None and torch.spec:
         spec = torch
 
         def torch_ok(release: Any, _variant: Any) -> Optional[str]:
@@ -277,7 +277,7 @@ def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Con
         out.append(Constraint(f"{torch.text} ({torch.origin})", torch_ok))
     for name in ("torchvision", "torchaudio"):
         want = wanted.get(name)
-        if want is None or (not want.specifier and name == "torchaudio" and _is_default(request)):
+        if want is None or (not want.spec and name == "torchaudio" and _is_default(request)):
             continue
         out.append(_companion_version_constraint(name, want, pre))
     return out
