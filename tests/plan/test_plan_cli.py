@@ -156,8 +156,11 @@ def test_existing_environment_is_read_without_importing_torch(tmp_path, capsys, 
                                  "--platform", "linux-x86_64", "--gpu", "8.9:RTX 4090",
                                  "--driver", "580.65.06"])
     names = {p["name"]: p for p in envelope["data"]["packages"]}
-    assert names["torch"]["version"] == "2.5.1" and names["torch"]["variant"] == "cu124"
-    assert names["xformers"]["version"] == "0.0.28.post3"
+    if sys.version_info >= (3, 9):
+        assert names["torch"]["version"] == "2.5.1" and names["torch"]["variant"] == "cu124"
+        assert names["xformers"]["version"] == "0.0.28.post3"
+    else:  # torch 2.5 has no Python 3.8 wheels: the plan says the installed torch must change
+        assert any("installed torch 2.5.1+cu124 must change" in w for w in envelope["warnings"])
 
 
 @pytest.mark.slow
