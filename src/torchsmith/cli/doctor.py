@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     python = _target_python(ctx)
     machine = ctx.machine()
-    diagnosis = diagnose(LiveHost(ctx.environ), machine, python, _kb(ctx), quick=args.quick,
+    diagnosis = diagnose(LiveHost(ctx.environ), machine, python, lambda: _kb(ctx), quick=args.quick,
                          timeout=timeout)
     data = diagnosis.to_json()
     healthy = diagnosis.healthy

@@ -36,11 +36,16 @@ def _requirements(report: Dict[str, Any], with_others: bool) -> Tuple[str, ...]:
 
 
 def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]:
-    """The plan for this host and this environment's packages; None without a resolver or data."""
+    """The plan for this host and this environment's packages; None without a resolver or data.
+
+    ``kb`` is the data, or a function returning it (or None), called only when a plan is needed.
+    """
     cache = _cache(report)
     if "plan" in cache:
         return cache["plan"]
     plan = None
+    if callable(kb):  # a loader: the data is read only when a fix needs a plan
+        kb = kb()
     if kb is not None:
         try:
             from torchsmith.plan.model import Request

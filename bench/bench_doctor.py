@@ -1,0 +1,106 @@
+"""Benchmark ``torchsmith doctor``: the quick check's wall time, and the full check against torch's import.
+
+Targets (issue 6): ``doctor --quick`` under 300 ms median wall; the full doctor within the time of
+``python -c "import torch"`` plus 1 s.
+
+    python bench/bench_doctor.py [--python ENV_PYTHON] [--runs 15] [--full-runs 5]
+
+Without ``--python`` it builds (once, cached in the temp dir) a venv holding the CPU torch
+wheel from /opt/wheels, with torch's dependencies from the local index /opt/pypi/simple.
+Each command runs as a fresh process, after one warm-up run (warm page cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Sequence
+
+WHEEL = os.environ.get(
+    "TORCHSMITH_TEST_TORCH_WHEEL", "/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+)
+DEPS_INDEX = os.environ.get("TORCHSMITH_TEST_DEPS_INDEX", "file:///opt/pypi/simple")
+QUICK_TARGET = 0.300
+FULL_MARGIN = 1.0
+
+
+def _env() -> Dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "TORCHSMITH_"))}
+
+
+def _wall(argv: Sequence[str], runs: int) -> List[float]:
+    subprocess.run(argv, capture_output=True, env=_env(), check=False)  # warm-up
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, capture_output=True, env=_env(), check=False)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def _bench_venv() -> str:
+    venv = os.path.join(tempfile.gettempdir(), "torchsmith-bench-cpu-torch")
+    python = os.path.join(venv, "bin", "python")
+    if os.path.exists(os.path.join(venv, "ready")):
+        return python
+    if not os.path.exists(WHEEL):
+        sys.exit(f"no torch wheel at {WHEEL}: pass --python of an environment with torch")
+    shutil.rmtree(venv, ignore_errors=True)
+    base = sys.executable if sys.version_info[:2] == (3, 11) else shutil.which("python3.11")
+    if not base:
+        sys.exit("the wheel is for Python 3.11 and there is no python3.11: pass --python")
+    subprocess.run([base, "-m", "venv", venv], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--index-url", DEPS_INDEX, WHEEL], check=True, env=env
+    )
+    with open(os.path.join(venv, "ready"), "w") as handle:
+        handle.write("ok\n")
+    return python
+
+
+def _summary(name: str, times: List[float]) -> str:
+    return (
+        f"{name:<34} median {statistics.median(times) * 1000:7.0f} ms  "
+        f"min {min(times) * 1000:6.0f}  max {max(times) * 1000:6.0f}  (n={len(times)})"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", help="the environment to inspect (default: a venv with CPU torch)")
+    parser.add_argument("--runs", type=int, default=15, help="runs of the quick doctor")
+    parser.add_argument(
+        "--full-runs", type=int, default=5, help="runs of the full doctor and of import torch"
+    )
+    args = parser.parse_args()
+    python = args.python or _bench_venv()
+    doctor = [sys.executable, "-m", "torchsmith", "doctor", "--python", python, "--no-gpu", "--json"]
+
+    quick = _wall([*doctor, "--quick"], args.runs)
+    full = _wall(doctor, args.full_runs)
+    import_torch = _wall([python, "-c", "import torch"], args.full_runs)
+
+    print(_summary("doctor --quick", quick))
+    print(_summary("doctor (imports torch)", full))
+    print(_summary("python -c 'import torch'", import_torch))
+    quick_ok = statistics.median(quick) < QUICK_TARGET
+    budget = statistics.median(import_torch) + FULL_MARGIN
+    full_ok = statistics.median(full) < budget
+    print(f"quick target < {QUICK_TARGET * 1000:.0f} ms: {'PASS' if quick_ok else 'FAIL'}")
+    print(
+        f"full target < import torch + {FULL_MARGIN:.0f} s = {budget * 1000:.0f} ms: "
+        f"{'PASS' if full_ok else 'FAIL'}"
+    )
+    return 0 if quick_ok and full_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
