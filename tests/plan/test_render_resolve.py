@@ -6,19 +6,14 @@ malicious ``torchtriton`` 9.9.9 that must never be installed.
 
 from __future__ import annotations
 
-import contextlib
-import http.server
 import json
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import Dict, Iterator, List, Sequence
+from typing import Dict, List, Sequence
 
 import pytest
-from tests.support import pkgindex
 from tests.support.pkgindex import IndexServer
-from tests.support.torchstack import TorchStack
 
 from torchsmith.plan.model import PackagePin, Plan
 from torchsmith.plan.render import install_argvs, render, requirement_files
@@ -63,41 +58,6 @@ def run_all(argvs: Sequence[List[str]], env: Dict[str, str]) -> List[subprocess.
         if result.returncode != 0:
             break
     return results
-
-
-@contextlib.contextmanager
-def _serve_with_head(root: Path) -> Iterator[IndexServer]:
-    """tests.support's index, answering HEAD too: uv probes each wheel with HEAD (range requests)
-    before downloading it, and the shared server answers that with 501.
-    """
-
-    class Handler(pkgindex._Handler):
-        def do_HEAD(self) -> None:
-            status, ctype, body = self.index._page(self.path)
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    host, port = server.server_address[:2]
-    index = IndexServer(root.resolve(), f"http://{host}:{port}")
-    Handler.index = index
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield index
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def package_index(torch_stack: TorchStack) -> Iterator[IndexServer]:  # overrides tests.support's
-    with _serve_with_head(torch_stack.root) as server:
-        yield server
 
 
 @pytest.fixture
