@@ -51,8 +51,9 @@ def urllib_fetch(url: str, timeout: float) -> str:
 
     headers = {"Accept": "text/html", "User-Agent": "torchsmith-kb-refresh"}
     request = urllib.request.Request(url, headers=headers)
+    opener = urllib.request.build_opener()  # a fresh ProxyHandler: proxies as set now
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with opener.open(request, timeout=timeout) as response:
             body: bytes = response.read()
             return body.decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:

@@ -1,0 +1,136 @@
+"""`kb refresh` against recorded simple-index pages served on 127.0.0.1 (tests/kb/data)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import socket
+import threading
+import urllib.parse
+from pathlib import Path
+from typing import Dict, Iterator
+
+import pytest
+
+from torchsmith.cli import main
+from torchsmith.kb import load_kb
+from torchsmith.kb.refresh import configured_indexes, parse_simple_page
+
+PAGES = Path(__file__).parent / "data"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def translate_path(self, path: str) -> str:
+        # As a proxy the server is asked for absolute URLs; serve them by their path.
+        return super().translate_path(urllib.parse.urlsplit(path).path if "://" in path else path)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def index_server() -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_parse_simple_page() -> None:
+    found = parse_simple_page((PAGES / "whl/cu132/torch/index.html").read_text())
+    assert set(found) == {"2.15.0", "2.16.0", "2.17.0.dev20261120"}
+    assert found["2.16.0"]["cu132"]["windows-x86_64"] == {"3.12", "3.13", "3.14", "3.14t", "3.15"}
+    assert parse_simple_page("<a href='x'>not-a-wheel.tar.gz</a> garbage <a>torch-x-y.whl</a>") == {}
+
+
+def test_configured_indexes(tmp_path: Path) -> None:
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")
+    env: Dict[str, str] = {"PIP_CONFIG_FILE": str(conf), "HOME": str(tmp_path)}
+    assert configured_indexes(env) == [("https://mirror.example/simple", str(conf))]
+    env["UV_DEFAULT_INDEX"] = "https://uv.example/simple"
+    assert configured_indexes(env)[0] == ("https://uv.example/simple", "$UV_DEFAULT_INDEX")
+    uv = tmp_path / ".config" / "uv"
+    uv.mkdir(parents=True)
+    (uv / "uv.toml").write_text('[[index]]\nurl = "https://corp.example/simple"\ndefault = true\n')
+    assert ("https://corp.example/simple", str(uv / "uv.toml")) in configured_indexes(
+        {"HOME": str(tmp_path), "PIP_CONFIG_FILE": "/dev/null"})
+    assert configured_indexes({"HOME": str(tmp_path / "empty"), "PIP_CONFIG_FILE": "/dev/null",
+                               "XDG_CONFIG_DIRS": str(tmp_path / "none")}) == []
+
+
+@pytest.mark.slow
+def test_refresh_writes_an_overlay_later_commands_use(
+        index_server: str, _own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["kb", "refresh", "--torch-index", f"{index_server}/whl", "--variant", "cu132",
+            "--variant", "cu140", "--variant", "cpu", "--variant", "cu999",
+            "--index-url", f"{index_server}/simple", "--json"]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    data = result["data"]
+    assert data["newest_seen"] == "2.16.0" and data["new_releases"] == ["2.16.0"]
+    assert {r["url"].rsplit("/", 3)[-3]: r["status"] for r in data["read"] if "/whl/" in r["url"]} == {
+        "cu132": "ok", "cu140": "ok", "cpu": "ok", "cu999": "not found"}
+    overlay = _own_cache / "kb-overlay"
+    provenance = json.loads((overlay / "refresh.json").read_text())
+    assert provenance["torch_index_base"] == f"{index_server}/whl"
+    assert any(r["url"] == f"{index_server}/simple/torch/" for r in provenance["read"])
+    # Later commands see the new release, its variants and Python tags, with the provenance.
+    kb = load_kb()
+    release = kb.release("2.16.0")
+    assert release is not None and release.uncertain
+    assert [v.name for v in release.variants] == ["cu132", "cu140", "cpu"]
+    assert release.pythons("linux-x86_64") == ("3.12", "3.13", "3.14", "3.14t", "3.15", "3.15t")
+    assert release.pythons("macos-arm64") == ("3.12", "3.13", "3.14", "3.14t", "3.15", "3.15t")
+    cu132 = release.variant("cu132")
+    template = kb.release("2.15.0").variant("cu132")  # type: ignore[union-attr]
+    assert cu132 is not None and template is not None
+    assert cu132.sass("linux-x86_64") == template.sass("linux-x86_64")
+    assert cu132.index_url == f"{index_server}/whl/cu132"
+    cu140 = release.variant("cu140")
+    assert cu140 is not None and cu140.sass("linux-x86_64") == () and cu140.uncertain
+    assert kb.cuda_release("14.0") is not None
+    assert kb.sources[release.sources[0]].retrieved == provenance["refreshed"]
+    assert release.pypi_default["linux-x86_64"] == "cu132"
+    assert kb.warnings and "torch 2.16.0" in kb.warnings[0]
+    assert main(["kb", "show", "releases"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("torch 2.16.0 (uncertain)")
+    assert "warning: data is older than torch 2.16.0 seen by `kb refresh`" in captured.err
+
+
+@pytest.mark.slow
+def test_refresh_offline_fails_in_one_line(_own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["kb", "refresh", "--torch-index", f"http://127.0.0.1:{port}/whl", "--variant", "cu132",
+            "--index-url", f"http://127.0.0.1:{port}/simple", "--timeout", "5"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"error[kb-refresh-failed]: cannot reach http://127.0.0.1:{port}/whl/cu132/torch/: ")
+    assert "Traceback" not in err
+    assert not (_own_cache / "kb-overlay").exists()
+    assert load_kb().overlay is None
+
+
+@pytest.mark.slow
+def test_refresh_honours_the_proxy_environment(index_server: str, _own_cache: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # Every request goes to the "proxy" (our server), which serves the pages by path.
+    monkeypatch.setenv("http_proxy", index_server)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    args = ["kb", "refresh", "--torch-index", "http://pytorch-mirror.invalid/whl", "--variant", "cu140",
+            "--index-url", "http://pypi-mirror.invalid/simple"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert load_kb().release("2.16.0") is not None
