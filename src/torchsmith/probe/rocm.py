@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from torchsmith.host import Host
+from torchsmith.host import CommandResult, Host
 from torchsmith.machine import AmdGpu, ProbeNote, RocmInfo
 from torchsmith.probe.pci import display_devices
 
@@ -141,7 +141,7 @@ def _gpus(host: Host, root: str, notes: List[ProbeNote]) -> Tuple[List[AmdGpu], 
             continue
         result = host.run([tool, *argv_tail], TIMEOUT)
         if not result.ok:
-            notes.append(ProbeNote(name, _explain(result.problem(), result.stdout + result.stderr)))
+            notes.append(ProbeNote(name, _explain(result)))
             continue
         gpus = parse(result.stdout)
         if gpus:
@@ -150,10 +150,17 @@ def _gpus(host: Host, root: str, notes: List[ProbeNote]) -> Tuple[List[AmdGpu], 
     return [], ""
 
 
-def _explain(problem: str, text: str) -> str:
+def _explain(result: CommandResult) -> str:
+    """rocminfo's first line is a banner; the HSA error line says what went wrong."""
+    text = result.stdout + result.stderr
+    detail = next((line.strip() for line in text.splitlines()
+                   if "HSA_STATUS_" in line or "/dev/kfd" in line), None)
+    problem = result.problem()
+    if detail and result.returncode is not None:
+        problem = f"{os.path.basename(result.argv[0])} exited with {result.returncode}: {detail[:160]}"
     if "Permission denied" in text or "HSA_STATUS_ERROR_OUT_OF_RESOURCES" in text:
-        return (problem + " — this user may not open /dev/kfd: add it to the render and video "
-                "groups (sudo usermod -aG render,video $USER) and log in again")
+        problem += (" — this user may not open /dev/kfd: add it to the render and video groups "
+                    "(sudo usermod -aG render,video $USER) and log in again")
     return problem
 
 
@@ -166,19 +173,24 @@ def parse_id(text: str) -> Tuple[Optional[int], List[str]]:
 
 
 def _kfd_access(host: Host, notes: List[ProbeNote]) -> Optional[bool]:
-    """Whether this user can open /dev/kfd, judged from its groups (ROCm's install guide: the
-    ``render`` and ``video`` groups, or root). None when there is no /dev/kfd or no answer."""
+    """Whether this user can open /dev/kfd, judged from its groups. Since Ubuntu 20.04's kernels
+    /dev/kfd belongs to ``render`` (older ones: ``video``); ROCm's install guide asks for both.
+    None when there is no /dev/kfd, no answer, or only ``video`` (it depends on the kernel)."""
     if "kfd" not in (host.list_dir("/dev") or []):
         return None
     result = host.run(["id"], TIMEOUT)
     uid, groups = parse_id(result.stdout) if result.ok else (None, [])
     if uid is None:
         return None
-    if uid == 0 or "render" in groups or "video" in groups:
+    if uid == 0 or "render" in groups:
         return True
+    fix = "sudo usermod -aG render,video $USER, then log in again"
+    if "video" in groups:
+        notes.append(ProbeNote("/dev/kfd", "this user is in 'video' but not 'render'; where "
+                                           f"/dev/kfd belongs to render, ROCm cannot open it: {fix}"))
+        return None
     notes.append(ProbeNote("/dev/kfd", "this user is in neither the 'render' nor the 'video' "
-                                       "group, so ROCm probably cannot open /dev/kfd: "
-                                       "sudo usermod -aG render,video $USER, then log in again"))
+                                       f"group, so ROCm cannot open /dev/kfd: {fix}"))
     return False
 
 
