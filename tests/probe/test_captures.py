@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 import jsonschema
 import pytest
@@ -168,15 +168,39 @@ def test_jetsons(slug: str, module: str, cc: str, l4t: str, jetpack: str, cuda: 
 
 
 @pytest.mark.parametrize(("slug", "gfx", "version", "kfd"), [
-    ("linux-x86_64-rx7900xtx-rocm6.1", "gfx1100", "6.1.0", True),
-    ("linux-x86_64-mi300x-rocm6.3", "gfx942", "6.3.3", True),
+    ("linux-x86_64-rx7900xtx-rocm6.1", ["gfx1100"], "6.1.0", True),
+    ("linux-x86_64-mi300x-rocm6.3", ["gfx942"], "6.3.3", True),
+    ("linux-x86_64-rx7600xt-rocm6.2-override", ["gfx1102", "gfx1102"], "6.2.1", None),
 ])
-def test_amd(slug: str, gfx: str, version: str, kfd: bool) -> None:
+def test_amd(slug: str, gfx: List[str], version: str, kfd: Optional[bool]) -> None:
     m = _profile(slug)
     assert m.rocm is not None
-    assert [g.gfx for g in m.rocm.gpus] == [gfx]
+    assert [g.gfx for g in m.rocm.gpus] == gfx
     assert (m.rocm.version, m.rocm.kfd_access) == (version, kfd)
     assert m.nvidia is None
+
+
+def test_rocminfo_failing_falls_back_to_the_enumerator_and_explains_kfd() -> None:
+    m = _profile("linux-x86_64-rx7600xt-rocm6.2-override")
+    assert m.rocm is not None and m.rocm.hsa_override_gfx_version == "11.0.0"
+    notes = _notes(m)
+    assert "HSA_STATUS_ERROR_OUT_OF_RESOURCES" in notes and "render" in notes
+    assert "gfx1100" in notes
+
+
+def test_thor_has_both_jetson_and_driver_facts() -> None:
+    m = _profile("jetson-thor-jp7.2")
+    assert m.jetson is not None and m.nvidia is not None
+    assert (m.jetson.module, m.jetson.compute_capability, m.jetson.l4t) == ("Thor", "11.0", "39.2.0")
+    assert m.jetson.model == "NVIDIA Jetson AGX Thor Developer Kit"
+    assert (m.nvidia.driver_version, m.nvidia.driver_cuda) == ("595.78", "13.2")
+    assert [g.compute_capability for g in m.nvidia.gpus] == ["11.0"]
+
+
+def test_intel_arc_from_pci() -> None:
+    m = _profile("linux-x86_64-arc-a770")
+    assert [(g.name, g.pci_id) for g in m.intel_gpus] == [("Intel Arc A770", "8086:56a0")]
+    assert (m.nvidia, m.rocm) == (None, None)
 
 
 @pytest.mark.parametrize(("slug", "silicon", "rosetta", "mps", "platform"), [
