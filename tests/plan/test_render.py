@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
@@ -24,6 +25,7 @@ from torchsmith.plan.render import (
     FORMATS,
     available_formats,
     install_argvs,
+    load_format_module,
     register_format,
     render,
     render_commands,
@@ -442,13 +444,22 @@ def test_other_modules_register_formats_without_editing_the_table() -> None:
         register_format("pip", render_echo)
 
 
-def test_corrupted_format_data_is_a_one_line_error(tmp_path: object) -> None:
-    from pathlib import Path
+def test_a_module_with_a_renderers_table_is_registered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "fmt_table_test.py").write_text(
+        "RENDERERS = {'table-test': lambda plan, machine=None: '# table ' + str(plan.variant) + '\\n',"
+        " 'pip': lambda plan, machine=None: 'never replaces a built-in'}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    load_format_module("fmt_table_test")
+    assert render(cuda_plan(), "table-test") == "# table cu126\n"
+    assert render(cuda_plan(), "pip").startswith("# pip install commands")
 
+
+def test_corrupted_format_data_is_a_one_line_error(tmp_path: Path) -> None:
     from torchsmith.errors import KnowledgeBaseError
     from torchsmith.plan.render._data import formats_data as load
 
-    bad = Path(str(tmp_path)) / "formats.json"
+    bad = tmp_path / "formats.json"
     bad.write_text('{"sources": {}, "conda": {"sources": ["nowhere"]}, "pixi": {}, '
                    '"jetson_torchvision_build": {}}')
     with pytest.raises(KnowledgeBaseError, match="unknown source id 'nowhere'"):
@@ -537,8 +548,6 @@ def test_conda_commands_install_from_conda_forge_then_hold_its_torch_in_pip() ->
 
 
 def test_every_format_is_documented() -> None:
-    from pathlib import Path
-
     doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
     headings = {line[3:].split(":")[0].strip() for line in doc.splitlines() if line.startswith("## ")}
     assert set(FORMATS) <= headings

@@ -6,8 +6,9 @@ Pure: text in, text out, no I/O beyond reading the packaged format facts.
 >>> render_commands(plan)          # {"pip": [...], "uv": [...], "conda": [...], "pixi": [...]}
 
 Other formats register themselves: a module ``torchsmith/plan/render_<anything>.py`` calls
-:func:`register_format` at import, and is imported the first time an unknown format is asked for
-(or :func:`available_formats` is called), so adding one needs no edit here.
+:func:`register_format` at import or defines a ``RENDERERS`` mapping (format -> renderer); it is
+imported the first time an unknown format is asked for (or :func:`available_formats` is called),
+so adding one needs no edit here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
@@ -37,6 +38,7 @@ __all__ = [
     "Renderer",
     "available_formats",
     "install_argvs",
+    "load_format_module",
     "register_format",
     "render",
     "render_commands",
@@ -65,8 +67,20 @@ def register_format(name: str, renderer: Renderer) -> None:
     _RENDERERS[name] = renderer
 
 
+def load_format_module(name: str) -> None:
+    """Import a module of formats: it calls :func:`register_format`, or has a ``RENDERERS``
+    mapping of format name to renderer, registered here.
+    """
+    module = importlib.import_module(name)
+    table = getattr(module, "RENDERERS", None)
+    if isinstance(table, Mapping):
+        for fmt, renderer in table.items():
+            if fmt not in _RENDERERS:
+                register_format(fmt, renderer)
+
+
 def _load_plugins() -> None:
-    """Import every ``torchsmith.plan.render_*`` module once; each registers its formats."""
+    """Load every ``torchsmith.plan.render_*`` module, once."""
     global _plugins_loaded  # noqa: PLW0603 - once per process
     if _plugins_loaded:
         return
@@ -74,7 +88,7 @@ def _load_plugins() -> None:
     plan_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for module in pkgutil.iter_modules([plan_dir]):
         if module.name.startswith("render_"):
-            importlib.import_module(f"torchsmith.plan.{module.name}")
+            load_format_module(f"torchsmith.plan.{module.name}")
 
 
 def available_formats() -> Tuple[str, ...]:
