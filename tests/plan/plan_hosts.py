@@ -14,7 +14,8 @@ def host(platform: str = "linux-x86_64", python: str = "3.11", gpus: Sequence[st
          jetson: Optional[str] = None, jetson_cc: Optional[str] = None,
          rocm_gfx: Sequence[str] = (), free_threaded: bool = False,
          rosetta: bool = False, visible: Optional[Tuple[int, ...]] = None,
-         unknown_gpu: Optional[str] = None, intel: Sequence[str] = ()) -> Machine:
+         unknown_gpu: Optional[str] = None, intel: Sequence[str] = (),
+         garbled_driver: Optional[str] = None) -> Machine:
     """A machine from overrides: ``host(gpus=["6.1:GTX 1080"], driver="580.65.06")``."""
     system, _, arch = platform.partition("-")
     base = Machine(
@@ -39,6 +40,10 @@ def host(platform: str = "linux-x86_64", python: str = "3.11", gpus: Sequence[st
         extra = NvidiaGpu(index=len(machine.nvidia.gpus), name=unknown_gpu, compute_capability=None)
         machine = dataclasses.replace(machine, nvidia=dataclasses.replace(
             machine.nvidia, gpus=(*machine.nvidia.gpus, extra)))
+    if garbled_driver is not None:  # as a broken probe or a hand-edited profile might say
+        assert machine.nvidia is not None
+        machine = dataclasses.replace(machine, nvidia=dataclasses.replace(
+            machine.nvidia, driver_version=garbled_driver))
     if visible is not None:
         assert machine.nvidia is not None
         machine = dataclasses.replace(machine, nvidia=dataclasses.replace(machine.nvidia, visible=visible))

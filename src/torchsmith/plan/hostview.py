@@ -51,6 +51,7 @@ class HostView:
     driver_source: str
     driver_cuda: Optional[str]  # highest CUDA the driver supports
     driver_cuda_source: str
+    notes: Tuple[str, ...] = ()  # facts that could not be used, said as warnings
 
     @property
     def has_cuda_gpu(self) -> bool:
@@ -109,8 +110,15 @@ def host_view(machine: Machine, kb: Any) -> HostView:
             unknown.append(gpu.name or f"GPU {gpu.index}")
         else:
             gpus.append(GpuView(gpu.index, gpu.name or f"GPU {gpu.index}", cc, source))
+    notes: List[str] = []
     driver = nvidia.driver_version if nvidia else None
+    if driver and not version_tuple(driver):
+        notes.append(f"NVIDIA driver version {driver!r} is not a version number; treated as unknown")
+        driver = None
     driver_cuda = nvidia.driver_cuda if nvidia else None
+    if driver_cuda and len(version_tuple(driver_cuda)) < 2:
+        notes.append(f"driver CUDA version {driver_cuda!r} is not X.Y; treated as unknown")
+        driver_cuda = None
     driver_cuda_source = nvidia.driver_cuda_source if nvidia else ""
     driver_system = "windows" if (system == "windows" or machine.os.wsl) else "linux"
     if driver and not driver_cuda:
@@ -127,4 +135,5 @@ def host_view(machine: Machine, kb: Any) -> HostView:
         driver_source=nvidia.driver_version_source if nvidia else "",
         driver_cuda=driver_cuda,
         driver_cuda_source=driver_cuda_source,
+        notes=tuple(notes),
     )

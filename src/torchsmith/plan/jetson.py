@@ -10,7 +10,7 @@ JetPack 7 (Thor, L4T 38) moved to the SBSA stack: there the upstream aarch64 CUD
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -74,7 +74,13 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
                            WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch),
                            "no-gpu-support"))
     draft.reject(Rejection("conda-forge pytorch-gpu", WHY_NOT_CONDA, "no-gpu-support"))
-    wheels = list(getattr(jp, "wheels", ()) or ())
+    wheels, built_for = _wheels_for(idx.kb, jp)
+    if built_for is not jp:
+        draft.reasons.append(
+            f"NVIDIA published no torch wheel for JetPack {jp.jetpack}; the JetPack {built_for.jetpack} "
+            f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp_cuda} and "
+            f"Python {jp.python}, and are the ones used on it (uncertain)"
+            f"{idx.cite(getattr(built_for, 'sources', ()))}")
     user_python = machine.python.minor
     torch_spec = wanted.get("torch")
     usable: List[Any] = []
@@ -87,7 +93,7 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             continue
         usable.append(wheel)
     usable.sort(key=lambda w: _version(w.torch) or Version("0"), reverse=True)
-    variant = jetson_variant(jp.jetpack)
+    variant = jetson_variant(built_for.jetpack)
     index = getattr(jp, "index_url", None)
     if not usable and not (index and user_python == jp.python and torch_spec is None):
         draft.status = "no-solution"
@@ -145,6 +151,19 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         draft.prerequisites.append("sudo apt-get install -y " + " ".join(prerequisites))
     draft.warnings.append(WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch)
                           + "; do not `pip install torch` afterwards")
+
+
+def _wheels_for(kb: Any, jp: Any) -> Tuple[List[Any], Any]:
+    """The JetPack's wheels, or those of the newest earlier JetPack on the same L4T line."""
+    own = list(getattr(jp, "wheels", ()) or ())
+    if own:
+        return own, jp
+    line = jp.l4t.split(".")[0]
+    for other in getattr(kb, "jetpacks", ()):  # newest first
+        if (other.l4t.split(".")[0] == line and other.cuda == jp.cuda and other.python == jp.python
+                and other.wheels and version_tuple(other.l4t) <= version_tuple(jp.l4t)):
+            return list(other.wheels), other
+    return [], jp
 
 
 def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: _Draft, jp: Any) -> None:

@@ -229,7 +229,7 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
                      + (" (same major, lower or equal minor: binary compatible)"
                         if how == "sass" and arch != gpu.arch else "") + cite)
     mode, full, floor = _driver_mode(idx.kb, view, variant.cuda or "")
-    driver = view.driver or f"supporting CUDA {view.driver_cuda}"
+    driver = _driver_name(view)
     if mode == "too-old":
         need = " or ".join(part for part in (
             f"≥ {floor} (minor-version compatibility)" if floor else "",
@@ -617,6 +617,7 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
                 + f" (CUDA_VISIBLE_DEVICES={indexes}); left out: "
                 + ", ".join(g.label for g in left_out)
                 + " (plan for them separately with CUDA_VISIBLE_DEVICES set to their indexes)")
+    draft.warnings.extend(view.notes)
     if walk.chosen is None:
         if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
             _no_solution(job, draft, walk, constraints, "runs on these GPUs")
@@ -647,7 +648,7 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
     if chosen.driver_mode == "minor-compat":
         _, full, floor = _driver_mode(idx.kb, view, chosen.variant.cuda)
         draft.warnings.append(
-            f"{chosen.label} runs on driver {view.driver or view.driver_cuda} through NVIDIA "
+            f"{chosen.label} runs on {_driver_name(view)} through NVIDIA "
             f"minor-version compatibility (CUDA {chosen.variant.cuda.split('.')[0]}.x needs ≥ "
             f"{floor or 'the major release driver'}): no PTX JIT, and APIs that need a newer "
             f"driver return cudaErrorCallRequiresNewerDriver; driver ≥ {full or '?'} gives full "
@@ -682,11 +683,19 @@ def _split_gpus(job: Job, constraints: Sequence[Constraint]
     return walk, group, left
 
 
+def _driver_name(view: HostView) -> str:
+    if view.driver:
+        return f"driver {view.driver}"
+    if view.driver_cuda:
+        return f"a driver supporting CUDA {view.driver_cuda}"
+    return "an unknown driver"
+
+
 def _driver_line(idx: _Index, view: HostView, chosen: Check) -> str:
     cuda = chosen.variant.cuda
     _, full, floor = _driver_mode(idx.kb, view, cuda)
-    have = view.driver or "unknown"
-    source = f" (from {view.driver_source})" if view.driver_source else ""
+    have = view.driver or ("unknown" if not view.driver_cuda else "version not known")
+    source = f" (from {view.driver_source})" if view.driver_source and view.driver else ""
     max_cuda = f", which supports CUDA up to {view.driver_cuda}" if view.driver_cuda else ""
     how = {"full": "full support", "minor-compat": "minor-version compatibility",
            "unknown": "driver not known"}.get(chosen.driver_mode, chosen.driver_mode)
