@@ -89,6 +89,9 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
         if keep_note and number == len(src.indexes) + (1 if src.wheels else 0) + 1:
             lines.append("# The rest from your configured index; the torch pins are repeated so nothing "
                          "replaces them.")
+            if installer == "uv":
+                lines.append("# uv needs their index to see them: --index ranks it first, and uv's "
+                             "first-index strategy takes each name from the first index that has it.")
         lines.append(shell_join(argv, plan.platform))
     lines.extend(_source_build_notes(src))
     lines.extend(environment_lines(plan))
