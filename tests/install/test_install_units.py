@@ -1,0 +1,206 @@
+"""install's pure parts: install groups and commands, locks, pip/uv output parsing, snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.support.envtools import tree_digest
+
+from torchsmith.errors import InstallError, UsageError
+from torchsmith.install.check import parse_user_command, parse_uv_dry_run
+from torchsmith.install.lock import (
+    Lock,
+    LockedPackage,
+    hashes_from_pip_report,
+    parse_compiled_hashes,
+    read_lock,
+)
+from torchsmith.install.snapshot import Snapshot
+from torchsmith.install.steps import Group, Installer, StepFiles, command, groups_from_plan
+from torchsmith.plan.model import PackagePin, Plan
+
+CU126 = "https://download.pytorch.org/whl/cu126"
+
+
+def _plan() -> Plan:
+    return Plan(status="ok", variant="cu126", accelerator="cuda", packages=(
+        PackagePin("torch", "2.6.0", "cu126", CU126, local_version="+cu126"),
+        PackagePin("torchvision", "0.21.0", "cu126", CU126, local_version="+cu126"),
+        PackagePin("mmcv", "2.2.0", "cu126", find_links="https://download.openmmlab.com/mmcv/dist/cu126/torch2.6/index.html"),
+        PackagePin("einops", "0.8.0"),
+    ))
+
+
+def test_plan_groups_keep_each_package_on_its_own_source() -> None:
+    groups, warnings = groups_from_plan(_plan())
+    assert [g.requirements for g in groups] == [
+        ("torch==2.6.0+cu126", "torchvision==0.21.0+cu126"), ("mmcv==2.2.0",), ("einops==0.8.0",)]
+    assert groups[0].index_url == CU126 and groups[0].pinned
+    assert groups[1].find_links and not groups[1].pinned and groups[1].index_url is None
+    assert groups[2].index_url is None and groups[2].find_links is None and not groups[2].pinned
+    assert warnings == []
+
+
+def test_pinned_pip_step_switches_off_every_other_source(tmp_path: Path) -> None:
+    files = StepFiles(str(tmp_path))
+    group = Group("torch", ("torch==2.6.0+cu126",), index_url=CU126, pinned=True)
+    argv, env, report = command(Installer("pip", ("py", "-m", "pip", "install")), group, files, 1,
+                                constraints=str(tmp_path / "c.txt"))
+    assert argv[argv.index("--index-url") + 1] == CU126
+    assert "--extra-index-url" not in argv and "-c" not in argv  # no inherited pins for the torch step
+    # Environment variables outrank every pip config file (global, user, site).
+    assert env["PIP_EXTRA_INDEX_URL"] == CU126
+    assert os.path.isdir(str(env["PIP_FIND_LINKS"])) and not os.listdir(str(env["PIP_FIND_LINKS"]))
+    assert Path(str(env["PIP_CONSTRAINT"])).read_text() == ""
+    assert report and argv[argv.index("--report") + 1] == report
+    assert Path(argv[argv.index("-r") + 1]).read_text() == "torch==2.6.0+cu126\n"
+
+
+def test_default_index_step_is_constrained_and_keeps_user_config(tmp_path: Path) -> None:
+    files = StepFiles(str(tmp_path))
+    group = Group("einops", ("einops==0.8.0",))
+    argv, env, report = command(Installer("uv", ("uv", "pip", "install", "--python", "p")), group, files, 2,
+                                constraints="/c.txt")
+    assert argv[argv.index("-c") + 1] == "/c.txt"
+    assert "--index-url" not in argv and "--no-config" not in argv
+    assert env == {} and report is None
+
+
+def test_pinned_uv_step_ignores_uv_config_and_index_variables(tmp_path: Path) -> None:
+    group = Group("torch", ("torch==2.6.0+cu126",), index_url=CU126, pinned=True)
+    argv, env, _ = command(Installer("uv", ("uv", "pip", "install")), group, StepFiles(str(tmp_path)), 1)
+    assert "--no-config" in argv and argv[argv.index("--index-strategy") + 1] == "first-index"
+    for name in ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_DEFAULT_INDEX", "UV_CONSTRAINT"):
+        assert name in env and env[name] is None
+
+
+def test_lock_round_trip_and_reproduction_groups(tmp_path: Path) -> None:
+    lock = Lock(packages=[
+        LockedPackage("torch", "2.6.0+cu126", CU126, hashes=("sha256:" + "a" * 64,)),
+        LockedPackage("torchtriton", "3.3.1", CU126, hashes=("sha256:" + "b" * 64,)),
+        LockedPackage("einops", "0.8.0", None, hashes=("sha256:" + "c" * 64,)),
+        LockedPackage("tqdm", "4.67.1", None),
+    ], python="3.11", platform="linux-x86_64", variant="cu126", accelerator="cuda")
+    path = str(tmp_path / "lock.json")
+    lock.write(path)
+    again = read_lock(path)
+    assert again.to_json()["packages"] == lock.to_json()["packages"]
+    groups = again.groups()
+    assert [g.index_url for g in groups] == [CU126, None]
+    torch_group, rest = groups
+    assert torch_group.pinned and torch_group.no_deps and torch_group.require_hashes
+    assert torch_group.requirements[0] == f"torch==2.6.0+cu126 --hash=sha256:{'a' * 64}"
+    # One package without a hash: that group cannot require hashes, but still pins versions.
+    assert not rest.require_hashes and set(rest.requirements) == {"einops==0.8.0", "tqdm==4.67.1"}
+    mirrored = again.groups(torch_index_base="http://mirror.local/torch")
+    assert mirrored[0].index_url == "http://mirror.local/torch/cu126"
+
+
+@pytest.mark.parametrize("content", [
+    "not json", "[]", '{"lock_version": 99, "packages": []}', '{"lock_version": 1, "packages": []}',
+    '{"lock_version": 1, "packages": [{"name": "torch"}]}',
+    '{"lock_version": 1, "packages": [{"name": "torch", "version": "2.6.0", "hashes": ["md5:x"]}]}',
+])
+def test_bad_locks_are_one_line_errors(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "lock.json"
+    path.write_text(content)
+    with pytest.raises(InstallError) as caught:
+        read_lock(str(path))
+    assert caught.value.code == "lock-invalid" and "\n" not in str(caught.value)
+
+
+def test_missing_lock_file_is_a_lock_error(tmp_path: Path) -> None:
+    with pytest.raises(InstallError, match="cannot read the lock"):
+        read_lock(str(tmp_path / "absent.json"))
+
+
+def test_hashes_from_pip_report() -> None:
+    report = {"install": [
+        {"metadata": {"name": "Torch", "version": "2.6.0+cu126"},
+         "download_info": {"url": "http://x/torch.whl", "archive_info": {"hashes": {"sha256": "ab" * 32}}}},
+        {"metadata": {"name": "old", "version": "1"},
+         "download_info": {"archive_info": {"hash": "sha256=" + "cd" * 32}}},
+        {"metadata": {"name": "local", "version": "1"}, "download_info": {"dir_info": {}}},
+        {"garbage": True},
+    ]}
+    assert hashes_from_pip_report(json.dumps(report)) == {
+        "torch": ("sha256:" + "ab" * 32,), "old": ("sha256:" + "cd" * 32,)}
+    assert hashes_from_pip_report("{truncated") == {}
+
+
+def test_parse_compiled_hashes() -> None:
+    text = ("torch==2.6.0+cu126 \\\n    --hash=sha256:aaa \\\n    --hash=sha256:bbb\n"
+            "Jinja2==3.1.4 --hash=sha256:ccc\n# comment\n")
+    assert parse_compiled_hashes(text) == {"torch": ("sha256:aaa", "sha256:bbb"), "jinja2": ("sha256:ccc",)}
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["pip", "install", "xformers"], ("pip", ["xformers"])),
+    (["--", "pip3", "install", "-U", "ftfy"], ("pip", ["-U", "ftfy"])),
+    (["/venv/bin/python3.11", "-m", "pip", "install", "a"], ("pip", ["a"])),
+    (["uv", "pip", "install", "ftfy>=6.3"], ("uv", ["ftfy>=6.3"])),
+])
+def test_user_commands_are_understood(argv: list, expected: tuple) -> None:
+    assert parse_user_command(argv) == expected
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["pip", "uninstall", "torch"], ["conda", "install", "x"], ["uv", "add", "x"]])
+def test_other_commands_are_usage_errors(argv: list) -> None:
+    with pytest.raises(UsageError):
+        parse_user_command(argv)
+
+
+def test_parse_uv_dry_run() -> None:
+    text = ("Resolved 3 packages in 5ms\nWould download 2 packages\nWould uninstall 1 package\n"
+            "Would install 2 packages\n - torch==2.6.0+cu126\n + torch==2.7.1\n + xformers==0.0.31\n")
+    assert parse_uv_dry_run(text) == {"torch": ("2.6.0+cu126", "2.7.1"), "xformers": (None, "0.0.31")}
+
+
+def _tree(root: Path) -> None:
+    (root / "bin").mkdir(parents=True)
+    (root / "lib" / "site-packages" / "torch").mkdir(parents=True)
+    (root / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "bin" / "python").symlink_to("/usr/bin/python3")
+    (root / "bin" / "tool").write_text("#!/bin/sh\n")
+    os.chmod(root / "bin" / "tool", 0o755)
+    (root / "lib" / "site-packages" / "torch" / "__init__.py").write_text("x = 1\n")
+    (root / "lib" / "site-packages" / "torch" / "big.so").write_bytes(os.urandom(600 * 1024))
+    (root / "lib" / "site-packages" / "readonly.txt").write_text("r\n")
+    os.chmod(root / "lib" / "site-packages" / "readonly.txt", 0o444)
+
+
+def test_snapshot_restores_the_tree_byte_for_byte(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    _tree(env)
+    before = tree_digest(env)
+    snapshot = Snapshot(str(env))
+    snapshot.take()
+    site = env / "lib" / "site-packages"
+    # What installers do: replace files (unlink + write), remove, add, write caches.
+    (site / "torch" / "big.so").unlink()
+    (site / "torch" / "big.so").write_bytes(b"new build")
+    (site / "torch" / "__init__.py").write_text("x = 2\n")  # even an in-place write of a small file
+    (site / "readonly.txt").unlink()
+    (site / "torch" / "__pycache__").mkdir()
+    (site / "torch" / "__pycache__" / "x.pyc").write_bytes(b"pyc")
+    (env / "bin" / "tool").chmod(0o700)
+    (env / "pip.conf").write_text("[install]\n")
+    assert tree_digest(env) != before
+    snapshot.restore()
+    assert tree_digest(env) == before
+    assert os.listdir(tmp_path) == ["env"]  # the snapshot is gone
+
+
+def test_snapshot_discard_leaves_the_changes(tmp_path: Path) -> None:
+    env = tmp_path / "env"
+    _tree(env)
+    snapshot = Snapshot(str(env))
+    snapshot.take()
+    (env / "new.txt").write_text("kept")
+    snapshot.discard()
+    assert (env / "new.txt").read_text() == "kept"
+    assert sorted(os.listdir(tmp_path)) == ["env"]
