@@ -128,3 +128,21 @@ def test_resolve_is_fast(spec: Any) -> None:
         resolve(machine, Request(), KB)
     per_call = (time.perf_counter() - start) / 20
     assert per_call < 0.05, f"{per_call * 1000:.1f} ms per resolve"  # target 10 ms; CI slack
+
+
+def test_matrix_on_a_jetson_points_to_the_jetpack_wheel() -> None:
+    rows = matrix(host(platform="linux-aarch64", python="3.10", jetson="36.4.3", jetson_cc="8.7"), KB)
+    cuda = [r for r in rows if r.kind == "cuda"]
+    assert cuda and not any(r.works for r in cuda)
+    assert any(r.code == "no-gpu-support" and "JetPack" in r.reason for r in cuda)
+
+
+def test_rocm_without_kfd_access_warns() -> None:
+    import dataclasses
+
+    machine = host(rocm_gfx=["gfx1100"])
+    assert machine.rocm is not None
+    machine = dataclasses.replace(machine, rocm=dataclasses.replace(machine.rocm, kfd_access=False))
+    plan = resolve(machine, Request(), KB)
+    assert plan.accelerator == "rocm"
+    assert any("/dev/kfd" in w for w in plan.warnings)

@@ -829,11 +829,21 @@ def matrix(machine: Machine, kb: Any, releases: int = 8) -> Tuple[MatrixRow, ...
     return tuple(rows)
 
 
+def _jetson_uses_sbsa(idx: _Index, machine: Machine) -> bool:
+    jetson = machine.jetson
+    jp = idx.kb.jetpack_for_l4t(jetson.l4t) if jetson is not None and jetson.l4t else None
+    return jp is not None and version_tuple(str(jp.jetpack))[:1] >= (7,)
+
+
 def _matrix_row(idx: _Index, view: HostView, machine: Machine, rel: _Release, variant: Any) -> MatrixRow:
     check = check_variant(idx, view, rel, variant)
     base = {"torch": rel.text, "variant": variant.name, "kind": variant.kind}
     if not check.ok:
         return MatrixRow(works=False, code=check.code, reason=check.reason, **base)
+    if variant.kind == "cuda" and machine.jetson is not None and not _jetson_uses_sbsa(idx, machine):
+        return MatrixRow(works=False, code=NO_GPU_BUILD, reason="Jetson on JetPack ≤ 6: upstream aarch64 "
+                         "CUDA wheels target SBSA servers, not the L4T driver; `torchsmith plan` gives the "
+                         "JetPack's wheel", **base)
     if variant.kind == "cuda" and not view.has_cuda_gpu:
         return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no NVIDIA GPU here: the CUDA "
                          "build would run on the CPU only, with gigabytes of unused libraries", **base)

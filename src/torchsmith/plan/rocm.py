@@ -120,4 +120,8 @@ def _finish(job: Job, draft: _Draft, chosen: Check, rejected: List[Rejection], n
                          f"{idx.cite(chosen.variant.sources, 1)}")
     draft.reasons.append("PyTorch's ROCm wheels bundle the ROCm user-space libraries; the host needs "
                          "the amdgpu kernel driver and access to /dev/kfd and /dev/dri")
+    rocm = job.machine.rocm
+    if rocm is not None and rocm.kfd_access is False:
+        draft.warnings.append("this user cannot open /dev/kfd: add it to the render and video groups "
+                              "(sudo usermod -aG render,video $USER, then log in again) or torch sees no GPU")
     core._reject_pypi_default(draft, idx, job.view, chosen)
