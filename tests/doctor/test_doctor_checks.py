@@ -465,3 +465,43 @@ def test_quick_verdict_lines() -> None:
     ]
     broken = quick_verdict(cpu_host(), "/nowhere/python", host=_ReplayHost("", returncode=127))
     assert broken[0].startswith("Doctor   cannot inspect /nowhere/python: cannot inspect the environment")
+
+
+def test_fixes_come_from_the_plan_for_this_host() -> None:
+    from torchsmith.kb import load_kb
+
+    kb = load_kb(None)
+    companions = [
+        {
+            "name": "torchvision",
+            "version": "0.20.1+cu124",
+            "torch_requires": ["==2.5.1+cu124"],
+            "metadata": "/m",
+            "url": None,
+        }
+    ]
+    found = run_checks(report(companions=companions), gpu_host(driver="470.239.06", driver_cuda="11.4"), kb)
+    hit = finding(found, "driver-too-old")
+    # A CUDA 11 build for a CUDA 11.4 driver, torchvision paired, run with this environment's pip.
+    assert len(hit.fix) == 1
+    assert hit.fix[0].startswith(
+        "/env/bin/python -m pip install --index-url https://download.pytorch.org/whl/cu11"
+    )
+    assert " torch==" in hit.fix[0] and " torchvision==" in hit.fix[0]
+    # The driver floor is cited from the data.
+    assert any(
+        f.text == "CUDA 12.x builds need driver ≥ 525.60.13" and "docs.nvidia.com" in f.source
+        for f in hit.facts
+    )
+
+
+def test_data_loader_is_called_only_when_a_fix_needs_a_plan() -> None:
+    calls: List[int] = []
+
+    def loader() -> None:
+        calls.append(1)
+
+    assert run_checks(report("2.13.0+cpu", None), cpu_host(), loader) == []
+    assert calls == []
+    run_checks(report("2.13.0+cpu", None), gpu_host(), loader)
+    assert calls  # the cpu-build fix asked for a plan (and fell back: the loader had no data)

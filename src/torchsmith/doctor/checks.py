@@ -18,7 +18,7 @@ from torchsmith.doctor.build import (
     torch_build,
     version_tuple,
 )
-from torchsmith.doctor.fixes import install_fix, python_of, quoted
+from torchsmith.doctor.fixes import install_fix, kb_of, python_of, quoted
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
@@ -28,7 +28,8 @@ Report = Dict[str, Any]
 Check = Callable[[Report, Machine, Any], Optional[Finding]]
 
 # The oldest driver that runs any build of a CUDA major (NVIDIA's minor-version compatibility):
-# CUDA major -> (Linux driver, Windows driver, source).
+# CUDA major -> (Linux driver, Windows driver, source). Used when the packaged data cannot be
+# loaded: the doctor must work in a broken installation too.
 _NV_RN = ("NVIDIA CUDA Toolkit Release Notes, Table 2 (minor version compatibility), "
           "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html")
 DRIVER_FLOORS: Dict[int, Tuple[str, str, str]] = {
@@ -182,12 +183,22 @@ def check_gpu_build_on_cpu_host(report: Report, machine: Machine, kb: Any) -> Op
     )
 
 
-def _driver_floor(machine: Machine, cuda_major: int) -> Optional[Tuple[str, str]]:
-    row = DRIVER_FLOORS.get(cuda_major)
-    if row is None:
+def _driver_floor(machine: Machine, cuda_major: int, kb: Any) -> Optional[Tuple[str, str]]:
+    """(the oldest driver running CUDA ``cuda_major`` builds, its source): the data's, else ours."""
+    windows = machine.os.system == "windows" or machine.os.wsl
+    data = kb_of(kb)
+    try:
+        row = data.minor_compat(str(cuda_major)) if data is not None else None
+    except (AttributeError, TypeError, ValueError):
+        row = None
+    if row is not None:
+        floor = row.min_driver_windows if windows else row.min_driver_linux
+        return floor, "; ".join(data.cite(row.sources)) or "compatibility data (minor-compat)"
+    fallback = DRIVER_FLOORS.get(cuda_major)
+    if fallback is None:
         return None
-    linux, windows, source = row
-    return (windows if machine.os.system == "windows" else linux), source
+    linux, windows_floor, source = fallback
+    return (windows_floor if windows else linux), source
 
 
 def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
@@ -199,7 +210,7 @@ def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[
     if len(torch_cuda) < 2:
         return None
     facts = [_torch_fact(build)]
-    floor = _driver_floor(machine, torch_cuda[0])
+    floor = _driver_floor(machine, torch_cuda[0], kb)
     severity = ""
     if nv.driver_cuda:
         facts.append(Fact(f"the driver supports CUDA ≤ {nv.driver_cuda}",

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 
-__all__ = ["install_fix", "plan_for", "python_of", "quoted"]
+__all__ = ["install_fix", "kb_of", "plan_for", "python_of", "quoted"]
 
 # Companions the plan can pin next to torch; others are kept out of the fix's request.
 _PLANNED_COMPANIONS = ("torchvision", "torchaudio", "xformers", "mmcv", "flash-attn", "torch-scatter",
@@ -21,6 +21,11 @@ def quoted(path: str) -> str:
 
 def python_of(report: Dict[str, Any]) -> str:
     return str((report.get("python") or {}).get("executable") or "python")
+
+
+def kb_of(kb: Any) -> Any:
+    """The data: ``kb`` itself, or what the loader ``kb`` returns (None when unavailable)."""
+    return kb() if callable(kb) else kb
 
 
 def _cache(report: Dict[str, Any]) -> Dict[str, Any]:
@@ -44,8 +49,7 @@ def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]
     if "plan" in cache:
         return cache["plan"]
     plan = None
-    if callable(kb):  # a loader: the data is read only when a fix needs a plan
-        kb = kb()
+    kb = kb_of(kb)  # a loader is called only here: the data is read only when a fix needs a plan
     if kb is not None:
         try:
             from torchsmith.plan.model import Request
