@@ -261,8 +261,22 @@ def releases(facts: Dict[str, Any], src: Sources) -> List[Dict[str, Any]]:
             row["uncertain"] = True
         rows.append(row)
     rows.extend(old_release(spec) for spec in cur.OLD_RELEASES)
+    rows.append(lts_release())
     rows.sort(key=lambda r: Version(r["version"]), reverse=True)
     return rows
+
+
+def lts_release() -> Dict[str, Any]:
+    version, pythons, names, tv, ta = cur.LTS_182
+    row = old_release((version, pythons, names, "cu102", tv, ta))
+    row["python"] = {"linux-x86_64": pythons, "windows-x86_64": pythons}
+    row["pypi_default"] = {"linux-x86_64": "cu102", "windows-x86_64": "cpu"}
+    for variant in row["variants"]:
+        variant["index_url"] = f"{INDEX_BASE}/lts/1.8/{variant['name']}"
+        variant["platforms"] = [p for p in variant["platforms"] if p != "macos-x86_64"]
+        variant.pop("note", None)
+    row["notes"] = ["LTS release: its own index under /whl/lts/1.8/; no macOS wheels"]
+    return row
 
 
 def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -282,7 +296,7 @@ def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
                     "cuda": cuda_of(name),
                     "platforms": ["linux-x86_64", "windows-x86_64"],
                     "sass": {"linux-x86_64": cur.OLD_ARCHS[name], "windows-x86_64": cur.OLD_ARCHS[name]},
-                    "source": ["B_OLD", "PV_ALL"],
+                    "source": ["B_OLD", "PV_OLD"],
                     "uncertain": True,
                     "note": "install with -f https://download.pytorch.org/whl/torch_stable.html if the "
                     "per-variant index lacks this release",
@@ -298,7 +312,7 @@ def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
                     "rocm": rocm,
                     "platforms": ["linux-x86_64"],
                     "gfx": gfx,
-                    "source": ["B_OLD", "PV_ALL"],
+                    "source": ["B_OLD", "PV_OLD"],
                     "uncertain": True,
                 }
             )
@@ -307,7 +321,7 @@ def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
             "name": "cpu",
             "kind": "cpu",
             "platforms": ["linux-x86_64", "windows-x86_64", "macos-x86_64"],
-            "source": ["PV_ALL"],
+            "source": ["PV_OLD"],
             "uncertain": True,
         }
     )
@@ -318,7 +332,7 @@ def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
         "torchvision": tv,
         "torchaudio": ta,
         "variants": variants,
-        "source": ["PV_ALL"],
+        "source": ["PV_OLD"],
         "uncertain": True,
     }
     return row
@@ -602,7 +616,7 @@ def companions(release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             "variant": variant,
             "find_links": cur.MMCV_PAGE.format(variant=variant, torch=torch),
             "versions": versions,
-            "source": ["MMCV_DOC"],
+            "source": ["MMCV_DOC"] if uncertain else ["MMCV_DOC", "MMCV_USE"],
         }
         if uncertain:
             row["uncertain"] = True
@@ -633,7 +647,7 @@ def companions(release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                 "package": package,
                 "version": version,
                 "torch": spec,
-                "source": ["PYPI"] if Version(lowest) >= Version("1.12") else ["PV_ALL"],
+                "source": ["PYPI"] if Version(lowest) >= Version("1.12") else ["PV_OLD"],
             }
             if Version(lowest) < Version("1.12"):
                 row["uncertain"] = True

@@ -15,12 +15,6 @@ SOURCES = {
         "2026-11-22",
         "a row citing only FACTS was not traced to one primary source",
     ),
-    "PV_ALL": (
-        "https://pytorch.org/get-started/previous-versions/",
-        "PyTorch 'Previous PyTorch Versions' install commands (1.0-1.11 from memory of the page)",
-        "2026-11-22",
-        "pre-1.12 rows: variant lists and torchvision pairings as on that page",
-    ),
     "B_OLD": (
         "https://github.com/pytorch/builder/blob/main/manywheel/build_cuda.sh",
         "pytorch/builder manywheel/build_cuda.sh TORCH_CUDA_ARCH_LIST for CUDA 9.x-11.x",
@@ -54,6 +48,13 @@ SOURCES = {
     "JETSON_AI_LAB": (
         "https://pypi.jetson-ai-lab.io/",
         "Jetson AI Lab pip index (jp6/cu126 and others)",
+        "2026-11-22",
+        "",
+    ),
+    "MMCV_USE": (
+        "https://huggingface.co/spaces/HarborYuan/ovsam/blob/main/requirements.txt",
+        "requirements files installing mmcv 2.1.0 with torch 2.1.2 from download.openmmlab.com "
+        "cu121/torch2.1.0 (also LXT/OMG_Seg, shilinxu/rap-sam)",
         "2026-11-22",
         "",
     ),
@@ -116,18 +117,13 @@ SOURCES = {
 # Torch releases before the fact sheet's range (1.12+): (version, python (all platforms),
 # variants, pypi linux default, torchvision, torchaudio, mac_x86_64_only).
 OLD_RELEASES = [
-    (
-        "1.11.0",
-        ["3.7", "3.8", "3.9", "3.10"],
-        ["cu102", "cu113", "cu115", "rocm4.3.1", "rocm4.5.2"],
-        "cu102",
-        "0.12.0",
-        "0.11.0",
-    ),
+    # Variant lists and torchvision/torchaudio pairings as on the previous-versions page (PV_OLD);
+    # 1.10.2 and 1.3.x are not on it. Python lists and PyPI defaults before 1.5 from memory.
+    ("1.11.0", ["3.7", "3.8", "3.9", "3.10"], ["cu102", "cu113", "rocm4.5.2"], "cu102", "0.12.0", "0.11.0"),
     (
         "1.10.2",
         ["3.6", "3.7", "3.8", "3.9"],
-        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        ["cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"],
         "cu102",
         "0.11.3",
         "0.10.2",
@@ -135,7 +131,7 @@ OLD_RELEASES = [
     (
         "1.10.1",
         ["3.6", "3.7", "3.8", "3.9"],
-        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        ["cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"],
         "cu102",
         "0.11.2",
         "0.10.1",
@@ -143,9 +139,9 @@ OLD_RELEASES = [
     (
         "1.10.0",
         ["3.6", "3.7", "3.8", "3.9"],
-        ["cu102", "cu111", "cu113", "rocm4.1", "rocm4.2"],
+        ["cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"],
         "cu102",
-        "0.11.1",
+        "0.11.0",
         "0.10.0",
     ),
     (
@@ -172,27 +168,22 @@ OLD_RELEASES = [
         "0.9.1",
         "0.8.1",
     ),
-    (
-        "1.8.0",
-        ["3.6", "3.7", "3.8", "3.9"],
-        ["cu101", "cu102", "cu111", "rocm3.10", "rocm4.0.1"],
-        "cu102",
-        "0.9.0",
-        "0.8.0",
-    ),
+    ("1.8.0", ["3.6", "3.7", "3.8", "3.9"], ["cu102", "cu111", "rocm4.0.1"], "cu102", "0.9.0", "0.8.0"),
     ("1.7.1", ["3.6", "3.7", "3.8", "3.9"], ["cu92", "cu101", "cu102", "cu110"], "cu102", "0.8.2", "0.7.2"),
-    ("1.7.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102", "cu110"], "cu102", "0.8.1", "0.7.0"),
-    ("1.6.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.7.0", "0.6.0"),
-    ("1.5.1", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.1", "0.5.1"),
-    ("1.5.0", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.0", "0.5.0"),
-    ("1.4.0", ["2.7", "3.5", "3.6", "3.7", "3.8"], ["cu92", "cu100", "cu101"], "cu101", "0.5.0", "0.4.0"),
-    ("1.3.1", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.2", "0.3.2"),
-    ("1.3.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.1", "0.3.1"),
-    ("1.2.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100"], "cu100", "0.4.0", "0.3.0"),
+    ("1.7.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102", "cu110"], "cu102", "0.8.0", "0.7.0"),
+    ("1.6.0", ["3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.7.0", None),
+    ("1.5.1", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.1", None),
+    ("1.5.0", ["3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101", "cu102"], "cu102", "0.6.0", None),
+    ("1.4.0", ["2.7", "3.5", "3.6", "3.7", "3.8"], ["cu92", "cu101"], "cu101", "0.5.0", None),
+    ("1.3.1", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.2", None),
+    ("1.3.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100", "cu101"], "cu101", "0.4.1", None),
+    ("1.2.0", ["2.7", "3.5", "3.6", "3.7"], ["cu92", "cu100"], "cu100", "0.4.0", None),
     ("1.1.0", ["2.7", "3.5", "3.6", "3.7"], ["cu90", "cu100"], "cu100", "0.3.0", None),
-    ("1.0.1", ["2.7", "3.5", "3.6", "3.7"], ["cu80", "cu90", "cu100"], "cu90", "0.2.2", None),
+    ("1.0.1", ["2.7", "3.5", "3.6", "3.7"], ["cu90", "cu100"], "cu90", "0.2.2", None),
     ("1.0.0", ["2.7", "3.5", "3.6", "3.7"], ["cu80", "cu90", "cu100"], "cu90", "0.2.1", None),
 ]
+# The 1.8 LTS release lives on its own index (download.pytorch.org/whl/lts/1.8/<variant>).
+LTS_182 = ("1.8.2", ["3.6", "3.7", "3.8"], ["cu102", "cu111"], "0.9.2", "0.8.2")
 
 # TORCH_CUDA_ARCH_LIST of the pre-1.12 builds, by CUDA variant (pytorch/builder, uncertain).
 OLD_ARCHS = {
@@ -532,17 +523,18 @@ MMCV = [
     ("2.3", "cu118", ["2.2.0"], True),
     ("2.2", "cu121", ["2.2.0"], True),
     ("2.2", "cu118", ["2.2.0"], True),
-    ("2.1", "cu121", ["2.1.0", "2.2.0"], False),
-    ("2.1", "cu118", ["2.1.0", "2.2.0"], False),
-    ("2.1", "cpu", ["2.1.0", "2.2.0"], False),
-    ("2.0", "cu118", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], False),
-    ("2.0", "cu117", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], False),
-    ("1.13", "cu117", ["2.0.0", "2.0.1", "2.1.0"], False),
-    ("1.13", "cu116", ["2.0.0", "2.0.1", "2.1.0"], False),
-    ("1.12", "cu116", ["2.0.0", "2.0.1", "2.1.0"], False),
-    ("1.12", "cu113", ["2.0.0", "2.0.1", "2.1.0"], False),
+    ("2.1", "cu121", ["2.1.0"], False),
+    ("2.1", "cu118", ["2.1.0"], True),
+    ("2.1", "cpu", ["2.1.0"], True),
+    ("2.0", "cu118", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], True),
+    ("2.0", "cu117", ["2.0.0", "2.0.1", "2.1.0", "2.2.0"], True),
+    ("1.13", "cu117", ["2.0.0", "2.0.1", "2.1.0"], True),
+    ("1.13", "cu116", ["2.0.0", "2.0.1", "2.1.0"], True),
+    ("1.12", "cu116", ["2.0.0", "2.0.1", "2.1.0"], True),
+    ("1.12", "cu113", ["2.0.0", "2.0.1", "2.1.0"], True),
 ]
-MMCV_PAGE = "https://download.openmmlab.com/mmcv/dist/{variant}/torch{torch}/index.html"
+# mim and users use the torch{X.Y}.0 page names (e.g. cu121/torch2.1.0 with mmcv 2.1.0).
+MMCV_PAGE = "https://download.openmmlab.com/mmcv/dist/{variant}/torch{torch}.0/index.html"
 
 # PyG extension wheels: (torch release the page is named after, variants).
 PYG = [
