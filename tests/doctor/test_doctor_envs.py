@@ -281,3 +281,63 @@ def test_oldest_python_target(tmp_path: Path) -> None:
     assert data["environment"]["torch"]["version"] == "2.1.0a0+41361538.nv23.06"
     assert data["environment"]["torch"]["accelerator"] == "cuda"
     assert not any(f["severity"] == "error" for f in data["findings"]), data["findings"]
+
+
+def test_host_profile_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.doctor.envs import gpu_host
+
+    profile = tmp_path / "host.json"
+    profile.write_text(
+        json.dumps(gpu_host(cc="12.0", name="NVIDIA GeForce RTX 5090", driver="570.86.10").to_json())
+    )
+    site = tmp_path / "site"
+    write_torch(site, "2.13.0+cpu", init=BROKEN_INIT)
+    code, data = run_doctor(capsys, monkeypatch, path_env(site), "--quick", "--host", str(profile))
+    assert code == ExitCode.PROBLEMS_FOUND
+    hit = data["findings"][0]
+    assert hit["code"] == "cpu-build-on-gpu-host"
+    assert {
+        "text": "GPU NVIDIA GeForce RTX 5090 (compute capability 12.0)",
+        "source": "machine.nvidia.gpus (nvidia-smi)",
+    } in hit["facts"]
+
+
+def test_diagnosis_replays_from_a_capture() -> None:
+    """Through a RecordedHost: a bug report's captured snippet output gives the same diagnosis."""
+    from tests.doctor.envs import gpu_host, report
+
+    from torchsmith.doctor import diagnose
+    from torchsmith.doctor.inspect import snippet_path
+    from torchsmith.host import PlatformInfo, command_key
+    from torchsmith.host.recorded import RecordedHost
+
+    python = "/env/bin/python"
+    capture = {
+        "schema": 1,
+        "platform": PlatformInfo(
+            system="Linux",
+            machine="x86_64",
+            release="6.1",
+            python_version="3.11.7",
+            python_implementation="CPython",
+            python_executable=python,
+            python_prefix="/env",
+            python_base_prefix="/usr",
+        ).to_json(),
+        "commands": {
+            command_key([python, snippet_path("inspect_env.py")]): {
+                "returncode": 0,
+                "stdout": json.dumps(report()),
+                "stderr": "",
+            },
+            command_key([python, snippet_path("torch_check.py")]): {"timed_out": True},
+        },
+    }
+    assert (
+        command_key([python, snippet_path("torch_check.py")]) == "python torchsmith:snippets/torch_check.py"
+    )
+    diagnosis = diagnose(RecordedHost(capture), gpu_host(), python, None, timeout=30)
+    assert [f.code for f in diagnosis.errors] == ["torch-import-hangs"]
+    assert diagnosis.environment["import"] == {"status": "timeout", "timeout": 30}
