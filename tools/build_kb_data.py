@@ -270,7 +270,7 @@ def lts_release() -> Dict[str, Any]:
     version, pythons, names, tv, ta = cur.LTS_182
     row = old_release((version, pythons, names, "cu102", tv, ta))
     row["python"] = {"linux-x86_64": pythons, "windows-x86_64": pythons}
-    row["pypi_default"] = {"linux-x86_64": "cu102", "windows-x86_64": "cpu"}
+    row["pypi_default"] = {}  # not on PyPI
     for variant in row["variants"]:
         variant["index_url"] = f"{INDEX_BASE}/lts/1.8/{variant['name']}"
         variant["platforms"] = [p for p in variant["platforms"] if p != "macos-x86_64"]
