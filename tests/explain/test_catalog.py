@@ -11,7 +11,7 @@ import pytest
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.explain import explain, load_catalog, parse_catalog
-from torchsmith.explain.catalog import DEFAULT_PATH
+from torchsmith.explain.catalog import DEFAULT_PATH, literal_prefix
 from torchsmith.explain.host import host_facts
 from torchsmith.explain.matcher import PLAN_STEP, normalise_fact, render_text
 from torchsmith.machine import (
@@ -182,3 +182,32 @@ def test_rocm_and_visible_device_facts() -> None:
 def test_supersedes_must_name_a_known_signature() -> None:
     assert "supersedes unknown signature 'nothing-like-this'" in invalid(
         one_signature(supersedes=["nothing-like-this"]))
+
+
+@pytest.mark.parametrize(("source", "prefix"), [
+    ("Torch not compiled", "Torch not compiled"),
+    (r"\.so(?:\.\d+)*: undefined", ".so"),
+    ("capac?i?ty", "capa"),  # an optional character ends the prefix before it
+    ("foo+bar", "foo"),
+    ("ab{2}", "a"),
+    (r"error \(802\) : system", "error (802) : system"),
+    (r"\bdepends on", ""),
+    ("first|second", ""),  # top-level alternation: no common prefix
+    (r"(?P<lib>libcudnn\w*\.so)", "libcudnn"),  # a leading group's own prefix
+    ("(?:ab)?c", ""),  # an optional leading group
+    ("(?P<x>a|b)c", ""),
+])
+def test_literal_prefix(source: str, prefix: str) -> None:
+    assert literal_prefix(source) == prefix
+
+
+def test_every_needle_starts_its_patterns_matches_in_the_corpus() -> None:
+    """The prefilter may only skip text where the pattern cannot match."""
+    corpus = Path(__file__).parent / "corpus"
+    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))]
+    catalog = load_catalog()
+    for sig in catalog.signatures:
+        for pattern, needle in zip(sig.patterns, sig.needles):
+            for text in texts:
+                for match in pattern.finditer(text):
+                    assert match.group(0).startswith(needle), (sig.id, pattern.pattern)

@@ -22,6 +22,7 @@ __all__ = [
     "HOST_FACT_KINDS",
     "Catalog",
     "Signature",
+    "literal_prefix",
     "load_catalog",
     "parse_catalog",
 ]
@@ -44,6 +45,88 @@ _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_w
                     "supersedes"))
 
 
+_META = frozenset(".^$*+?{}[]|()")
+
+
+def _has_top_level_alternation(source: str) -> bool:
+    depth, i, in_class = 0, 0, False
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def _closing_paren(source: str) -> int:
+    """Index of the parenthesis closing the one at ``source[0]``, or -1."""
+    depth, i, in_class = 0, 0, False
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def literal_prefix(source: str) -> str:
+    """The literal text every match of the regex ``source`` starts with ("" when unknown).
+
+    ``str.find`` locates it several times faster than the regex engine scans, so matching skips
+    straight to the first place a match can start.
+    """
+    if _has_top_level_alternation(source):
+        return ""
+    group = re.match(r"\((?:\?P<\w+>|\?:)", source)
+    if group:  # a leading group that must match: its own prefix
+        close = _closing_paren(source)
+        if close < 0 or source[close + 1:close + 2] in ("?", "*", "{"):
+            return ""
+        return literal_prefix(source[group.end():close])
+    out: List[str] = []
+    i = 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            if i + 1 >= len(source) or source[i + 1].isalnum():
+                break  # a class (\d, \s) or an assertion (\b)
+            char, step = source[i + 1], 2
+        elif c in _META:
+            break
+        else:
+            char, step = c, 1
+        following = source[i + step:i + step + 1]
+        if following in ("?", "*", "{"):
+            break  # this character may be absent or repeated
+        out.append(char)
+        if following == "+":
+            break
+        i += step
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Signature:
     id: str
@@ -59,6 +142,7 @@ class Signature:
     host_facts: Tuple[str, ...] = ()
     # Signatures this one explains better when its match covers theirs (dropped then).
     supersedes: Tuple[str, ...] = ()
+    needles: Tuple[str, ...] = ()  # literal_prefix() of each pattern
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -157,10 +241,11 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     if unknown_kinds:
         raise _invalid(where, f"unknown host_facts {', '.join(unknown_kinds)} "
                               f"(known: {', '.join(sorted(HOST_FACT_KINDS))})")
+    patterns = _compile(_strings(raw["patterns"], where, "patterns"), where, "pattern")
     sig = Signature(
         id=sig_id,
         title=raw["title"].strip(),
-        patterns=_compile(_strings(raw["patterns"], where, "patterns"), where, "pattern"),
+        patterns=patterns,
         details=_compile(_strings(raw.get("details", []), where, "details", allow_empty=True),
                          where, "detail"),
         cause=raw["cause"].strip(),
@@ -171,6 +256,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         fix_with_plan=with_plan,
         host_facts=host_facts,
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
+        needles=tuple(literal_prefix(p.pattern) for p in patterns),
     )
     _check_placeholders(sig, where)
     return sig
