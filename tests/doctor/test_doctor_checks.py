@@ -505,3 +505,41 @@ def test_data_loader_is_called_only_when_a_fix_needs_a_plan() -> None:
     assert calls == []
     run_checks(report("2.13.0+cpu", None), gpu_host(), loader)
     assert calls  # the cpu-build fix asked for a plan (and fell back: the loader had no data)
+
+
+def test_mmcv_build_read_from_its_find_links_path() -> None:
+    url = (
+        "https://download.openmmlab.com/mmcv/dist/cu121/torch2.1/mmcv-2.1.0-cp311-cp311-manylinux1_x86_64.whl"
+    )
+    assert companion_built_for(
+        {"name": "mmcv", "version": "2.1.0", "torch_requires": [], "metadata": "/m", "url": url}
+    ) == ("==2.1.*", "cu121", "/m/direct_url.json")
+
+
+def test_quick_verdict_from_a_cli_context(tmp_path: Any) -> None:
+    import argparse
+    import json
+
+    from torchsmith.cli.common import Context
+
+    args = argparse.Namespace(
+        python="/env/bin/python",
+        gpu=["8.6"],
+        driver="550.54.14",
+        no_gpu=False,
+        host=None,
+        platform=None,
+        driver_cuda=None,
+        jetson=None,
+        rocm_gfx=None,
+        rocm_version=None,
+    )
+    profile = tmp_path / "host.json"
+    profile.write_text(json.dumps(cpu_host().to_json()))
+    args.host = str(profile)
+    host = _ReplayHost(json.dumps(report("2.13.0+cpu", None)))
+    lines = quick_verdict(Context(args, environ={}), host=host)
+    assert (
+        lines[0] == "Doctor   torch 2.13.0+cpu (cpu): 1 error(s), 0 warning(s)"
+    )  # --gpu 8.6 over the profile
+    assert host.calls[0][0] == "/env/bin/python"

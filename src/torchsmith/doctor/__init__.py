@@ -85,27 +85,39 @@ def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick
     return diagnose_report(report, machine, kb)
 
 
-def quick_verdict(machine: Machine, python: Optional[str] = None, host: Optional[Host] = None,
+def quick_verdict(target: Any, python: Optional[str] = None, host: Optional[Host] = None,
                   kb: Any = None) -> List[str]:
-    """A few lines on the environment of ``python`` (default: this interpreter), without importing torch.
+    """A few lines on an environment, without importing torch: for the ``torchsmith`` summary.
 
-    For the ``torchsmith`` summary screen. Never raises: a failed inspection is itself a line.
+    ``target`` is a :class:`~torchsmith.machine.Machine` or a CLI ``Context`` (then its machine,
+    its ``--python`` and its environment are used). ``python`` defaults to the interpreter running
+    torchsmith. Never raises: a failed inspection is itself a line.
     """
     import sys
 
     from torchsmith.errors import TorchsmithError
 
+    if isinstance(target, Machine):
+        machine = target
+        environ = None
+    else:
+        try:
+            machine = target.machine()
+        except TorchsmithError as exc:
+            return [f"Doctor   cannot describe this machine: {exc}"]
+        python = python or target.python_path()
+        environ = target.environ
     if host is None:
         from torchsmith.host.live import LiveHost
 
-        host = LiveHost()
-    target = python or sys.executable
+        host = LiveHost(environ)
+    interpreter = python or sys.executable
     try:
-        diagnosis = diagnose(host, machine, target, kb, quick=True)
+        diagnosis = diagnose(host, machine, interpreter, kb, quick=True)
     except TorchsmithError as exc:
-        return [f"Doctor   cannot inspect {target}: {exc}"]
+        return [f"Doctor   cannot inspect {interpreter}: {exc}"]
     torch = diagnosis.environment.get("torch")
-    what = (f"torch {torch['version']} ({torch['accelerator']})" if torch else "no torch")
+    what = f"torch {torch['version']} ({torch['accelerator']})" if torch else "no torch"
     problems = [f for f in diagnosis.findings if f.severity in ("error", "warning")]
     if not problems:
         return [f"Doctor   {what}: no problems found (quick check; `torchsmith doctor` imports torch too)"]

@@ -104,10 +104,12 @@ def companion_built_for(companion: Dict[str, Any]) -> Tuple[Optional[str], Optio
     match = re.search(r"pt(\d)(\d{1,2})", label)
     if match:
         return f"=={match.group(1)}.{match.group(2)}.*", variant, f"{metadata} (version {version})"
+    # The wheel's file name (flash_attn-2.6.3+cu123torch2.4...) or its find-links path
+    # (download.openmmlab.com/mmcv/dist/cu121/torch2.1/mmcv-2.1.0-...).
     url = str(companion.get("url") or "")
-    match = re.search(r"torch(\d+\.\d+)", url.rsplit("/", 1)[-1])
+    match = re.search(r"torch(\d+\.\d+)", url.rsplit("/", 1)[-1]) or re.search(r"/torch(\d+\.\d+)/", url)
     if match:
-        wheel_variant = re.search(r"\+(cu\d+)", url)
+        wheel_variant = re.search(r"\+(cu\d+)", url) or re.search(r"/(cu\d+|cpu)/", url)
         return (f"=={match.group(1)}.*", variant or (wheel_variant.group(1) if wheel_variant else None),
                 f"{metadata}/direct_url.json")
     return None, variant, ""
