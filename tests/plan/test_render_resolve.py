@@ -72,11 +72,13 @@ def default_is_evil(package_index: IndexServer, installer_env: Dict[str, str]) -
 def test_pip_commands_install_torch_from_its_index_and_never_the_confused_package(
         package_index: IndexServer, default_is_evil: Dict[str, str], tmp_path: Path) -> None:
     python = new_venv(tmp_path / "venv")
-    plan = plan_for(package_index, PackagePin("ftfy", "6.2.0"))
+    links = str(package_index.root / "pypi")  # a find-links directory, as mmcv's pages are
+    plan = plan_for(package_index, PackagePin("mmcv", "2.2.0", find_links=links), PackagePin("ftfy", "6.2.0"))
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install"]
     results = run_all(install_argvs(plan, "pip", prefix=pip), default_is_evil)
-    assert all(r.returncode == 0 for r in results), results[-1].stderr
+    assert len(results) == 3 and all(r.returncode == 0 for r in results), results[-1].stderr
     versions = installed(python)
+    assert versions["mmcv"] == "2.2.0"
     assert versions["torch"] == "2.6.0+cu126"
     assert versions["torchvision"] == "0.21.0+cu126"
     assert versions["torchtriton"] in ("3.2.0", "3.3.1")  # the PyTorch index's, never 9.9.9
@@ -106,11 +108,13 @@ def test_uv_commands_install_torch_from_its_index_and_hold_it(
     venv = tmp_path / "venv"
     subprocess.run([uv_bin, "venv", "--python", sys.executable, str(venv)], env=default_is_evil,
                    check=True, capture_output=True)
-    plan = plan_for(package_index, PackagePin("ftfy", "6.2.0"))
+    links = str(package_index.root / "pypi")
+    plan = plan_for(package_index, PackagePin("mmcv", "2.2.0", find_links=links), PackagePin("ftfy", "6.2.0"))
     uv = [uv_bin, "pip", "install", "--python", str(venv / "bin" / "python")]
     results = run_all(install_argvs(plan, "uv", prefix=uv), default_is_evil)
-    assert all(r.returncode == 0 for r in results), results[-1].stderr
+    assert len(results) == 3 and all(r.returncode == 0 for r in results), results[-1].stderr
     versions = installed(venv / "bin" / "python")
+    assert versions["mmcv"] == "2.2.0"
     assert versions["torch"] == "2.6.0+cu126" and versions["torchtriton"] in ("3.2.0", "3.3.1")
     assert versions["ftfy"] == "6.2.0"
     # A companion that needs another torch fails instead of swapping it.
@@ -158,7 +162,8 @@ def test_pyproject_locks_torch_to_its_explicit_index(
     env = dict(installer_env)
     env["UV_DEFAULT_INDEX"] = package_index.index_url("pypi")
     env["UV_PYTHON"] = sys.executable
-    plan = plan_for(package_index, PackagePin("ftfy", "6.2.0"))
+    links = str(package_index.root / "pypi")
+    plan = plan_for(package_index, PackagePin("mmcv", "2.2.0", find_links=links), PackagePin("ftfy", "6.2.0"))
     (tmp_path / "pyproject.toml").write_text(render(plan, "pyproject"))
     result = subprocess.run([uv_bin, "lock"], cwd=tmp_path, env=env, capture_output=True, text=True,
                             check=False, timeout=300)
@@ -169,5 +174,6 @@ def test_pyproject_locks_torch_to_its_explicit_index(
     assert source["torch"] == {"registry": cu126}
     assert source["torchvision"] == {"registry": cu126}
     assert source["ftfy"] == {"registry": package_index.index_url("pypi")}
+    assert source["mmcv"] == {"registry": links}  # its find-links page, as a flat explicit index
     versions = {p["name"]: p["version"] for p in lock["package"]}
     assert versions["torch"] == "2.6.0+cu126"
