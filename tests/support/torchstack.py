@@ -10,7 +10,8 @@ Layout under the root (each directory is one index of :func:`~tests.support.pkgi
 - ``pypi``: plain torch/torchvision/torchaudio (no local label, like PyPI's), torchtriton, the
   nvidia wheels, and: ``mmcv`` 2.2.0 (``torch>=2.6,<2.7``: a companion that pins torch),
   ``xformers`` 0.0.29.post3 (``torch==2.6.0``) and 0.0.31 (``torch==2.7.1``), ``ftfy`` 6.2.0
-  (``torch>=2.6``) and 6.3.0 (``torch>=2.7``: installing it would swap torch 2.6), ``wcwidth``, ``tqdm``.
+  (``torch>=2.6``) and 6.3.0 (``torch>=2.7``: installing it would swap torch 2.6), ``wcwidth``, ``tqdm``,
+  and ``tabulate``, ``colorama`` (plain packages no other test downloads: safe to stall).
 - ``evil``: everything in ``pypi`` plus a malicious ``torchtriton`` 9.9.9: dependency confusion, as
   in the December 2022 attack on PyTorch nightly. Use it as "the user's configured index".
 """
@@ -99,6 +100,8 @@ def build_standard_indexes(root: Path) -> TorchStack:
     build_wheel(pypi, "xformers", "0.0.31", requires=["torch==2.7.1"])
     build_wheel(pypi, "wcwidth", "0.2.13")
     build_wheel(pypi, "tqdm", "4.67.1")
+    build_wheel(pypi, "tabulate", "0.9.0")
+    build_wheel(pypi, "colorama", "0.4.6")
     build_wheel(pypi, "ftfy", "6.2.0", requires=["torch>=2.6", "wcwidth"])
     build_wheel(pypi, "ftfy", "6.3.0", requires=["torch>=2.7", "wcwidth"])
     evil = root / "evil"
