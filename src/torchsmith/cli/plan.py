@@ -12,7 +12,6 @@ Exit status 3 when nothing works on this host (the reasons and rejections say wh
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from typing import IO, Any, Dict, List, Optional, Tuple
 
@@ -69,6 +68,8 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
         return ()
     python = ctx.python_path()
     if python is None:
+        import importlib.util
+
         if ctx.python_version() or importlib.util.find_spec("torch") is None:
             return ()
         python = sys.executable

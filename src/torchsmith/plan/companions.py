@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
@@ -39,18 +37,18 @@ FRAMEWORKS = ("tensorflow", "jax")
 Finisher = Callable[[Optional[PackagePin], "_Draft", HostView, "_Index"], None]
 
 
-@dataclass
 class Extra:
     """What the non-family requirements add to a plan."""
 
-    wants_torch: bool = True
-    constraints: List[Constraint] = dataclasses.field(default_factory=list)
-    soft: List[Constraint] = dataclasses.field(default_factory=list)  # prebuilt-wheel preferences
-    warnings: List[str] = dataclasses.field(default_factory=list)
-    reasons: List[str] = dataclasses.field(default_factory=list)
-    rejected: List[Rejection] = dataclasses.field(default_factory=list)
-    fatal: bool = False
-    finishers: List[Finisher] = dataclasses.field(default_factory=list)
+    def __init__(self) -> None:
+        self.wants_torch = True
+        self.constraints: List[Constraint] = []
+        self.soft: List[Constraint] = []  # prebuilt-wheel preferences, dropped when nothing fits
+        self.warnings: List[str] = []
+        self.reasons: List[str] = []
+        self.rejected: List[Rejection] = []
+        self.fatal = False
+        self.finishers: List[Finisher] = []
 
 
 def _rows(kb: Any, lookup: str, key: str) -> Tuple[Any, ...]:

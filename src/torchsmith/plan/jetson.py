@@ -182,4 +182,4 @@ def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: _Draft, jp
                                driver_cuda_source=f"JetPack {jp.jetpack}")
     draft.reasons.append(f"JetPack {jp.jetpack} uses the SBSA CUDA stack: upstream aarch64 CUDA "
                          f"wheels with {gpu.arch} apply")
-    core._plan_cuda(dataclasses.replace(job, view=sbsa), constraints, draft)
+    core._plan_cuda(job._replace(view=sbsa), constraints, draft)

@@ -11,9 +11,7 @@ Everything newer that was turned down is listed in ``Plan.rejected`` with a stab
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -63,8 +61,9 @@ def torch_index_url(url: Optional[str], base: Optional[str]) -> Optional[str]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Release:
+# Records here are NamedTuples and plain classes: dataclass creation costs start-up time that
+# `plan --json` (250 ms budget, shared with probing and loading the data) cannot spare.
+class _Release(NamedTuple):
     data: Any
     version: Version
     text: str
@@ -104,8 +103,7 @@ def _index(kb: Any) -> _Index:
     return cached
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     """One resolution: the machine, its reduced view, the indexed data and the request."""
 
     machine: Machine
@@ -120,8 +118,7 @@ class Job:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """The verdict on one torch release + variant for this host."""
 
     release: _Release
@@ -254,8 +251,7 @@ def _driver_cite(idx: _Index, cuda: Optional[str]) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Constraint:
+class Constraint(NamedTuple):
     """Something that narrows the torch releases/variants; ``check`` returns why not, or None."""
 
     label: str
@@ -313,13 +309,12 @@ def _first_conflict(constraints: Sequence[Constraint], release: Any, variant: An
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
 class _Walk:
-    chosen: Optional[Check] = None
-    rejected: List[Rejection] = dataclasses.field(default_factory=list)
-    blocked: Optional[Tuple[Check, Constraint, str]] = None  # newest build the hardware runs
-    python_seen: Dict[str, None] = dataclasses.field(default_factory=dict)
-    failures: Dict[str, int] = dataclasses.field(default_factory=dict)
+    def __init__(self) -> None:
+        self.chosen: Optional[Check] = None
+        self.rejected: List[Rejection] = []
+        self.blocked: Optional[Tuple[Check, Constraint, str]] = None  # newest build the hardware runs
+        self.failures: Dict[str, int] = {}
 
 
 def _rank(check: Check) -> Tuple[int, Tuple[int, ...]]:
@@ -373,7 +368,7 @@ def _accepted(check: Check, accept: Callable[[Check], Optional[Tuple[str, str]]]
     if not check.ok:
         return check
     refusal = accept(check)
-    return check if refusal is None else dataclasses.replace(check, code=refusal[0], reason=refusal[1])
+    return check if refusal is None else check._replace(code=refusal[0], reason=refusal[1])
 
 
 def _allowed_by_user(constraints: Sequence[Constraint], release: Any) -> bool:
@@ -385,21 +380,21 @@ def _allowed_by_user(constraints: Sequence[Constraint], release: Any) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
 class _Draft:
     """A plan being assembled."""
 
-    status: str = "ok"
-    accelerator: str = "cpu"
-    packages: List[PackagePin] = dataclasses.field(default_factory=list)
-    reasons: List[str] = dataclasses.field(default_factory=list)
-    rejected: List[Rejection] = dataclasses.field(default_factory=list)
-    warnings: List[str] = dataclasses.field(default_factory=list)
-    prerequisites: List[str] = dataclasses.field(default_factory=list)
-    environment: List[Tuple[str, str]] = dataclasses.field(default_factory=list)
-    conda: Dict[str, Any] = dataclasses.field(default_factory=dict)
-    variant: Optional[str] = None
-    python: str = ""
+    def __init__(self, status: str = "ok") -> None:
+        self.status = status
+        self.accelerator = "cpu"
+        self.packages: List[PackagePin] = []
+        self.reasons: List[str] = []
+        self.rejected: List[Rejection] = []
+        self.warnings: List[str] = []
+        self.prerequisites: List[str] = []
+        self.environment: List[Tuple[str, str]] = []
+        self.conda: Dict[str, Any] = {}
+        self.variant: Optional[str] = None
+        self.python = ""
 
     def reject(self, rejection: Rejection) -> None:
         if all(r.candidate != rejection.candidate for r in self.rejected):
@@ -801,8 +796,7 @@ def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MatrixRow:
+class MatrixRow(NamedTuple):
     torch: str
     variant: str
     kind: str  # cuda | rocm | cpu | xpu
