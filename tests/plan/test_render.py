@@ -297,6 +297,19 @@ def test_conda_prefers_the_resolvers_conda_forge_facts() -> None:
     assert "Derived" not in render(plan, "conda")
 
 
+def test_conda_shows_the_resolvers_notes_and_refuses_an_unavailable_build() -> None:
+    facts = {"pytorch-gpu": "2.7.1", "cuda-version": "12.6",
+             "notes": ["conda-forge 2.7 builds: CUDA 12.6, 12.8"]}
+    plan = Plan(**{**cuda_plan().__dict__, "conda": facts})
+    assert "# conda-forge 2.7 builds: CUDA 12.6, 12.8" in render(plan, "conda").splitlines()
+    assert "# conda-forge 2.7 builds: CUDA 12.6, 12.8" in render(plan, "pixi").splitlines()
+    gone = Plan(**{**cuda_plan().__dict__, "conda": {"available": False, "reason": "no 2.7 build for cu126"}})
+    with pytest.raises(TorchsmithError) as info:
+        render(gone, "conda")
+    assert info.value.code == "format-not-applicable" and "no 2.7 build for cu126" in info.value.message
+    assert render_commands(gone)["conda"] == [] and render_commands(gone)["pixi"] == []
+
+
 def test_conda_cpu_plan_asks_for_the_cpu_build_and_macos_plain_pytorch() -> None:
     linux = yaml.safe_load(render(cpu_plan(), "conda"))
     assert "pytorch=2.9.1=cpu*" in linux["dependencies"]

@@ -37,6 +37,7 @@ class CondaStack:
     pip: Tuple[PackagePin, ...]  # everything not from conda-forge, installed by pip afterwards
     keep: Tuple[str, ...]  # pip pins that hold conda's torch in place during the pip step
     derived: bool  # True when the resolver gave no conda-forge facts and names were derived
+    notes: Tuple[str, ...] = ()  # the resolver's remarks on the conda-forge build (plan.conda["notes"])
 
 
 _NOT_CONDA = {
@@ -70,6 +71,10 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         )
     data = formats_data()["conda"]
     specs = plan.conda or {}
+    if specs.get("available") is False:
+        raise TorchsmithError(f"no {fmt} environment for this plan: "
+                              f"{specs.get('reason') or 'conda-forge has no matching build'}",
+                              code="format-not-applicable", hint="use --format pip or --format uv")
     derived = not specs
     torch = plan.package("torch")
     version = str(specs.get("pytorch") or (torch.version if torch else ""))
@@ -96,7 +101,9 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         else:
             pip.append(pin)
     keep = (f"torch=={version}",) if pip and version else ()
-    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived)
+    raw_notes = specs.get("notes") or ()
+    notes = (raw_notes,) if isinstance(raw_notes, str) else tuple(str(n) for n in raw_notes)
+    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, notes)
 
 
 def _match_spec(name: str, version: str, sep: str) -> str:
@@ -126,6 +133,7 @@ def render_conda(plan: Plan, machine: Optional[Machine] = None) -> str:
     if stack.derived:
         lines.append("# Derived from the pip plan (pytorch = the torch version, cuda-version = the "
                      "variant's CUDA): check conda-forge carries that build before relying on it.")
+    lines.extend(f"# {note}" for note in stack.notes)
     if stack.cuda:
         lines.append("# conda chooses CUDA builds only where it sees the driver (__cuda). To build "
                      "this environment on a machine without a GPU (a login node):")
@@ -202,6 +210,7 @@ def render_pixi(plan: Plan, machine: Optional[Machine] = None) -> str:
             lines.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
         if stack.derived:
             lines.append("# Derived from the pip plan: check conda-forge carries these builds.")
+        lines.extend(f"# {note}" for note in stack.notes)
         pypi = list(stack.pip)
     links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
     if pypi:
