@@ -1,0 +1,435 @@
+"""Plans for clusters, containers and C++: ``dockerfile``, ``slurm`` and ``libtorch`` formats.
+
+Each renderer is ``render_X(plan, machine=None) -> str`` like the others in
+:mod:`torchsmith.plan.render`; :data:`RENDERERS` maps format names to them for the format table.
+The base images come from ``containers.json`` (each row sourced), never from code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+from torchsmith.errors import KnowledgeBaseError
+from torchsmith.machine import Machine
+from torchsmith.plan.hostview import version_tuple
+from torchsmith.plan.model import Plan
+from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
+from torchsmith.plan.render.pip import install_argvs
+
+__all__ = [
+    "RENDERERS",
+    "BaseImage",
+    "arch_list",
+    "choose_base_image",
+    "render_dockerfile",
+    "render_libtorch",
+    "render_slurm",
+    "require_check_lines",
+    "slurm_scripts",
+    "variant_cuda",
+]
+
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "containers.json")
+_FAMILY = ("torch", "torchvision", "torchaudio")
+_VENV = "/opt/venv"
+
+
+def _containers(path: str = _DATA) -> Dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        for table in ("cuda_runtime", "pytorch", "l4t_pytorch", "l4t_jetpack"):
+            for row in data[table]:
+                if not row.get("image") or row.get("source") not in data["sources"]:
+                    raise KeyError(f"{table} row without image or known source: {row}")
+        return dict(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KnowledgeBaseError(f"container image data {os.path.basename(path)} is unusable: {exc}",
+                                 hint="reinstall torchsmith") from exc
+
+
+def variant_cuda(variant: Optional[str]) -> Optional[str]:
+    """``cu124`` -> ``12.4``; ``cu130`` -> ``13.0``; None for anything else."""
+    match = re.match(r"^cu(\d{2,3})$", variant or "")
+    if not match:
+        return None
+    digits = match.group(1)
+    return f"{int(digits[:-1])}.{digits[-1]}"
+
+
+def _older_or_equal(a: str, b: str) -> bool:
+    return version_tuple(a) <= version_tuple(b)
+
+
+@dataclass(frozen=True)
+class BaseImage:
+    image: str
+    kind: str  # "pytorch" | "cuda" | "l4t-pytorch" | "l4t-jetpack" | "python"
+    why: str
+    source: str
+    requires_cuda: Optional[str] = None  # the image's NVIDIA_REQUIRE_CUDA floor
+    torch_preinstalled: bool = False
+    problems: Tuple[str, ...] = ()  # the requirement check will fail: explanation and remedies
+    notes: Tuple[str, ...] = ()  # a newer image would be refused here: why this one
+
+
+def require_check_lines(image: str, image_cuda: str, driver_cuda: Optional[str],
+                        driver: Optional[str], older: Optional[str]) -> List[str]:
+    """Why nvidia-container-runtime refuses an image, and the three ways out."""
+    return [
+        f"{image} sets NVIDIA_REQUIRE_CUDA=cuda>={image_cuda}; this host's driver "
+        f"{driver or '?'} supports CUDA {driver_cuda}, so `docker run --gpus` stops with "
+        f"'unsatisfied condition: cuda>={image_cuda}'.",
+        "Remedies:",
+        f"  1. an older image: {older}" if older
+        else "  1. an older image (none in torchsmith's data is old enough)",
+        "  2. NVIDIA_DISABLE_REQUIRE=1 (docker run -e NVIDIA_DISABLE_REQUIRE=1): skips the check; "
+        "risk: CUDA code then fails at run time with 'CUDA driver version is insufficient' "
+        "unless NVIDIA's minor-version compatibility covers it (same CUDA major, driver at or "
+        "above that major's floor)",
+        f"  3. upgrade the host driver to one that supports CUDA {image_cuda}",
+    ]
+
+
+def choose_base_image(plan: Plan, machine: Optional[Machine] = None,
+                      data: Optional[Dict[str, Any]] = None) -> BaseImage:
+    """The base image for ``plan``: matching its torch, and accepted by the host's driver."""
+    rows = data or _containers()
+    names = {p.name for p in plan.packages}
+    torch = plan.package("torch")
+    if plan.accelerator == "jetson" or (machine is not None and machine.jetson is not None):
+        return _jetson_image(plan, machine, rows)
+    cuda = variant_cuda(plan.variant)
+    if cuda is None:
+        python = plan.python or (machine.python.minor if machine else "") or "3.12"
+        pattern = rows["python_slim"]["pattern"]
+        why = "no CUDA in this plan: torch's wheels carry what they need"
+        if plan.accelerator == "rocm":
+            why = ("ROCm torch wheels carry the ROCm runtime; the host needs the amdgpu driver and "
+                   "docker run --device=/dev/kfd --device=/dev/dri --group-add video")
+        return BaseImage(pattern.format(python=python.rstrip("t")), "python", why,
+                         rows["python_slim"]["source"])
+    nvidia = machine.nvidia if machine is not None else None
+    driver_cuda = nvidia.driver_cuda if nvidia else None
+    driver = nvidia.driver_version if nvidia else None
+
+    def accepted(image_cuda: str) -> bool:
+        return driver_cuda is None or _older_or_equal(image_cuda, driver_cuda)
+
+    if torch is not None and names <= set(_FAMILY):
+        for row in rows["pytorch"]:
+            if row["torch"] == torch.version and row["cuda"] == cuda and accepted(row["cuda"]):
+                return BaseImage(row["image"], "pytorch",
+                                 f"PyTorch's own image with torch {torch.version} for CUDA {cuda}",
+                                 row["source"], requires_cuda=cuda, torch_preinstalled=True)
+    # A CUDA runtime image no newer than the wheel's CUDA (the wheel brings its own CUDA libraries)
+    # and no newer than the driver, or the container runtime refuses to start it.
+    cuda_rows = sorted(rows["cuda_runtime"], key=lambda r: version_tuple(r["cuda"]))
+    fits = [r for r in cuda_rows if _older_or_equal(r["cuda"], cuda) and accepted(r["cuda"])]
+    if fits:
+        row = fits[-1]
+        why = f"NVIDIA's CUDA {row['cuda']} runtime image for a {plan.variant} wheel"
+        if driver_cuda is not None:
+            why += f"; the driver (CUDA ≤ {driver_cuda}) accepts it"
+        notes: Tuple[str, ...] = ()
+        newest = [r for r in cuda_rows if _older_or_equal(r["cuda"], cuda)][-1]
+        if newest is not row:
+            notes = (f"The wheel's CUDA {cuda} runs on this driver through NVIDIA's minor-version "
+                     f"compatibility; its libraries come with the wheel, not the image.",
+                     *require_check_lines(newest["image"], newest["cuda"], driver_cuda, driver,
+                                          row["image"]))
+        return BaseImage(row["image"], "cuda", why, row["source"], requires_cuda=row["cuda"],
+                         notes=notes)
+    row = cuda_rows[0]
+    problems = tuple(require_check_lines(row["image"], row["cuda"], driver_cuda, driver, None))
+    return BaseImage(row["image"], "cuda", f"the oldest CUDA runtime image torchsmith knows "
+                     f"(CUDA {row['cuda']})", row["source"], requires_cuda=row["cuda"],
+                     problems=problems)
+
+
+def _jetson_image(plan: Plan, machine: Optional[Machine], rows: Dict[str, Any]) -> BaseImage:
+    l4t = machine.jetson.l4t if machine is not None and machine.jetson is not None else None
+    if not l4t:
+        raise KnowledgeBaseError("a Jetson plan needs the L4T release to pick an image",
+                                 code="jetson-l4t-unknown", hint="pass --jetson L4T, e.g. 35.2.1")
+    torch = plan.package("torch")
+    names = {p.name for p in plan.packages}
+    for row in rows["l4t_pytorch"]:
+        if (row["l4t"] == l4t and torch is not None and names <= {"torch"}
+                and torch.version.startswith(row["torch"] + ".")):
+            return BaseImage(row["image"], "l4t-pytorch",
+                             f"NVIDIA's L4T PyTorch image for L4T {l4t} (torch {row['torch']})",
+                             row["source"], torch_preinstalled=True)
+    same_major = [r for r in rows["l4t_jetpack"]
+                  if version_tuple(r["l4t"])[:1] == version_tuple(l4t)[:1]
+                  and _older_or_equal(r["l4t"], l4t)]
+    if not same_major:
+        raise KnowledgeBaseError(f"torchsmith knows no L4T container image for L4T {l4t}",
+                                 code="jetson-image-unknown",
+                                 hint="use NVIDIA's NGC catalog (l4t-jetpack) for this release")
+    row = max(same_major, key=lambda r: version_tuple(r["l4t"]))
+    return BaseImage(row["image"], "l4t-jetpack",
+                     f"NVIDIA's L4T JetPack image r{row['l4t']} for this L4T {l4t} "
+                     "(containers must match the host's L4T major release)", row["source"])
+
+
+def _comment(lines: List[str]) -> List[str]:
+    return [f"# {line}" if line else "#" for line in lines]
+
+
+def render_dockerfile(plan: Plan, machine: Optional[Machine] = None) -> str:
+    require_ok(plan, "dockerfile")
+    data = _containers()
+    base = choose_base_image(plan, machine, data)
+    out = header_lines(plan, machine, "Dockerfile for this plan")
+    out.append(f"# Base image: {base.why}.")
+    out.append(f"#   source: {data['sources'][base.source]}")
+    if base.requires_cuda:
+        out.extend(_comment([
+            f"nvidia-container-runtime starts it only on hosts whose driver supports CUDA "
+            f"{base.requires_cuda} or newer (NVIDIA_REQUIRE_CUDA); otherwise: 'unsatisfied "
+            f"condition: cuda>={base.requires_cuda}'.",
+        ]))
+    if base.problems:
+        out.append("# warning: this host's driver will fail that check.")
+        out.extend(_comment(list(base.problems)))
+    out.extend(_comment(list(base.notes)))
+    if base.kind != "python":
+        out.append("# Run with: docker run --gpus all IMAGE" if base.kind in ("cuda", "pytorch")
+                   else "# Run with: docker run --runtime nvidia IMAGE")
+    out.append(f"FROM {base.image}")
+    out.append("")
+    if base.kind in ("pytorch", "l4t-pytorch"):
+        out.extend(_preinstalled_steps(plan, base))
+    elif base.kind == "l4t-jetpack":
+        out.extend(_jetpack_steps(plan))
+    elif base.kind == "python":
+        out.append(f"RUN python -m venv {_VENV}")
+        out.append(f'ENV PATH="{_VENV}/bin:$PATH"')
+        prefix = ["python", "-m", "pip", "install", "--no-cache-dir"]
+        out.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "pip", prefix))
+    else:
+        uv = data["uv_image"]["image"]
+        python = (plan.python or "3.12").rstrip("t")
+        out.append("# uv installs the plan's Python; the CUDA image has none of its own.")
+        out.append(f"COPY --from={uv} /uv /uvx /bin/")
+        out.append(f"RUN uv venv --python {python} {_VENV}")
+        out.append(f'ENV PATH="{_VENV}/bin:$PATH" VIRTUAL_ENV={_VENV}')
+        prefix = ["uv", "pip", "install", "--no-cache", "--python", f"{_VENV}/bin/python"]
+        out.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "uv", prefix))
+    env = [f"{k}={_env_value(v)}" for k, v in plan.environment]
+    if env:
+        out.append("ENV " + " ".join(env))
+    out.append('CMD ["python", "-c", "import torch; print(torch.__version__, torch.cuda.is_available())"]')
+    return "\n".join(out) + "\n"
+
+
+def _env_value(value: str) -> str:
+    return value if re.match(r"^[A-Za-z0-9_.:/-]+$", value) else json.dumps(value)
+
+
+def _preinstalled_steps(plan: Plan, base: BaseImage) -> List[str]:
+    torch = plan.package("torch")
+    version = torch.version if torch else ""
+    lines = [f"# torch {version} comes with the image; the rest is pinned to match it."]
+    others = [p for p in plan.packages if p.name != "torch"]
+    if not others:
+        return lines
+    # torch stays in the pins, so pip keeps the image's torch instead of swapping it.
+    pip = "pip3" if base.kind == "l4t-pytorch" else "pip"
+    prefix = [pip, "install", "--no-cache-dir"]
+    lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "pip", prefix))
+    return lines
+
+
+def _jetpack_steps(plan: Plan) -> List[str]:
+    src = sources(plan)
+    lines = [
+        "# The L4T JetPack image has CUDA and cuDNN for this L4T; torch comes from NVIDIA's wheel.",
+        "# hadolint ignore=DL3008",
+        "RUN apt-get update && apt-get install -y --no-install-recommends python3-pip libopenblas0 "
+        "&& rm -rf /var/lib/apt/lists/*",
+    ]
+    prefix = ["python3", "-m", "pip", "install", "--no-cache-dir"]
+    lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "pip", prefix))
+    for pin in src.source_builds:
+        lines.append(f"# {pin.name} {pin.version}: no wheel for Jetson; build it from source "
+                     "(see: torchsmith plan --format jetson)")
+    return lines
+
+
+# --- Slurm ------------------------------------------------------------------------------
+
+def _gpus_per_node(machine: Optional[Machine]) -> int:
+    if machine is not None and machine.nvidia is not None and machine.nvidia.visible_gpus:
+        return len(machine.nvidia.visible_gpus)
+    return 1
+
+
+def _cpus_per_gpu(machine: Optional[Machine], gpus: int) -> int:
+    cpus = machine.os.cpu_count if machine is not None else 0
+    if cpus <= 0:
+        return 8
+    # Data-loader workers need cores; more than 16 per GPU rarely helps.
+    return max(2, min(16, cpus // max(1, gpus)))
+
+
+def _mem_per_gpu_gib(machine: Optional[Machine]) -> int:
+    sizes = [g.memory_mib for g in (machine.nvidia.visible_gpus if machine and machine.nvidia else ())
+             if g.memory_mib]
+    if not sizes:
+        return 32
+    # Host memory at least the GPU's, so a full checkpoint can be staged in RAM.
+    return max(16, math.ceil(max(sizes) / 1024 * 1.25))
+
+
+_SLURM_PREAMBLE = """\
+set -euo pipefail
+
+# The environment is created inside the job from the lock, on the node's local disk.
+LOCK=${TORCHSMITH_LOCK:-torchsmith.lock}
+ENV_DIR=${TORCHSMITH_ENV:-${TMPDIR:-/tmp}/torchsmith-env-${SLURM_JOB_ID}}
+TRAIN=${TRAIN:-train.py}
+"""
+
+_TF32 = """\
+# TF32: on Ampere and newer GPUs, float32 matmuls and convolutions can use TF32 tensor cores
+# (about 10 bits of mantissa). In the training script:
+#   torch.backends.cuda.matmul.allow_tf32 = True   # matmuls (off by default since torch 1.12)
+#   torch.backends.cudnn.allow_tf32 = True         # convolutions (on by default)
+# or torch.set_float32_matmul_precision("high"). Leave them off when you need full fp32.
+"""
+
+_CHECKPOINT = """\
+# Checkpoints: save from rank 0 only (if int(os.environ["RANK"]) == 0: torch.save(...)), then
+# torch.distributed.barrier() so no rank reads a half-written file; write to shared storage.
+"""
+
+
+def _make_env(multi_node: bool) -> List[str]:
+    run = 'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" ' if multi_node else ""
+    script = ('python3 -m venv "$ENV_DIR" && . "$ENV_DIR/bin/activate" && '
+              'torchsmith install --lock "$LOCK"')
+    if multi_node:
+        return ["# One environment per node, built in parallel.",
+                f"{run}bash -c '{script}'",
+                ""]
+    return [script.replace(" && ", "\n"), ""]
+
+
+def slurm_scripts(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
+    """``{file name: script}``: a single-GPU job and a multi-node DDP job."""
+    require_ok(plan, "slurm")
+    gpus = _gpus_per_node(machine)
+    cpus = _cpus_per_gpu(machine, gpus)
+    mem = _mem_per_gpu_gib(machine)
+    torch = plan.package("torch")
+    head = header_lines(plan, machine, "Slurm job")
+    stack = " ".join(p.requirement for p in plan.packages)
+    uses_gpu = plan.accelerator in ("cuda", "rocm", "jetson")
+    gpu_line = ["#SBATCH --gpus-per-node=1"] if uses_gpu else []
+
+    single = ["#!/bin/bash", "#SBATCH --job-name=torch-1gpu", "#SBATCH --nodes=1",
+              "#SBATCH --ntasks=1", *gpu_line, f"#SBATCH --cpus-per-task={cpus}",
+              f"#SBATCH --mem-per-gpu={mem}G" if uses_gpu else f"#SBATCH --mem={mem}G",
+              "#SBATCH --time=04:00:00", "#SBATCH --output=%x-%j.out",
+              *head, f"# Stack: {stack}", _SLURM_PREAMBLE]
+    single.extend(_make_env(multi_node=False))
+    single.append(_TF32)
+    single.append('python "$TRAIN" "$@"')
+
+    modern = torch is None or version_tuple(torch.version) >= (2, 0)
+    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
+    ddp = ["#!/bin/bash", "#SBATCH --job-name=torch-ddp", "#SBATCH --nodes=2",
+           "#SBATCH --ntasks-per-node=1",
+           *([f"#SBATCH --gpus-per-node={gpus}"] if uses_gpu else []),
+           f"#SBATCH --cpus-per-task={cpus * gpus}",
+           f"#SBATCH --mem-per-gpu={mem}G" if uses_gpu else f"#SBATCH --mem={mem * gpus}G",
+           "#SBATCH --time=12:00:00", "#SBATCH --output=%x-%j.out",
+           *head, f"# Stack: {stack}",
+           f"# One torchrun per node; each starts {gpus} worker(s), one per GPU.",
+           _SLURM_PREAMBLE]
+    ddp.extend(_make_env(multi_node=True))
+    ddp.extend([
+        'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)',
+        "MASTER_PORT=${MASTER_PORT:-29500}",
+        "export MASTER_ADDR MASTER_PORT",
+        f"export OMP_NUM_THREADS={cpus}",
+        "",
+        _TF32 + _CHECKPOINT,
+        'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" \\',
+        '  "$ENV_DIR/bin/torchrun" \\',
+        '  --nnodes "$SLURM_JOB_NUM_NODES" \\',
+        f"  {nproc} {gpus} \\",
+        '  --rdzv-id "$SLURM_JOB_ID" --rdzv-backend c10d \\',
+        '  --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" \\',
+        '  "$TRAIN" "$@"',
+    ])
+    return {"train-1gpu.sbatch": "\n".join(single) + "\n", "train-ddp.sbatch": "\n".join(ddp) + "\n"}
+
+
+def render_slurm(plan: Plan, machine: Optional[Machine] = None) -> str:
+    scripts = slurm_scripts(plan, machine)
+    parts = [f"# ===== {name} =====\n{text}" for name, text in scripts.items()]
+    return "\n".join(parts)
+
+
+# --- LibTorch ---------------------------------------------------------------------------
+
+def arch_list(machine: Optional[Machine]) -> List[str]:
+    """``["8.0", "8.6"]``: the compute capabilities of the host's GPUs, oldest first."""
+    if machine is None:
+        return []
+    ccs: Set[str] = set()
+    if machine.nvidia is not None:
+        ccs.update(g.compute_capability for g in machine.nvidia.visible_gpus if g.compute_capability)
+    if machine.jetson is not None and machine.jetson.compute_capability:
+        ccs.add(machine.jetson.compute_capability)
+    return sorted(ccs, key=version_tuple)
+
+
+def render_libtorch(plan: Plan, machine: Optional[Machine] = None) -> str:
+    require_ok(plan, "libtorch")
+    torch = plan.package("torch")
+    label = f"torch {torch.version}{torch.local_version or ''}" if torch else "torch"
+    archs = arch_list(machine)
+    out = header_lines(plan, machine, f"CMake for a C++ program against {label}")
+    out.extend([
+        "# LibTorch is the C++ half of the planned wheel: install the plan, then configure with",
+        '#   cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH="$(python -c \'import torch;'
+        'print(torch.utils.cmake_prefix_path)\')"',
+        "# TorchConfig.cmake sets the C++ ABI (_GLIBCXX_USE_CXX11_ABI) the wheel was built with;",
+        "# do not set it yourself, or linking fails with undefined c10:: symbols.",
+        "cmake_minimum_required(VERSION 3.18)",
+        "project(torch_app LANGUAGES CXX)",
+        "",
+        "set(CMAKE_CXX_STANDARD 17)  # torch's headers need C++17",
+        "set(CMAKE_CXX_STANDARD_REQUIRED ON)",
+    ])
+    if archs and plan.accelerator in ("cuda", "jetson"):
+        out.append(f'set(TORCH_CUDA_ARCH_LIST "{";".join(archs)}" CACHE STRING '
+                   '"GPUs this build targets (this host\'s)")')
+    out.extend([
+        "find_package(Torch REQUIRED)",
+        'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} ${TORCH_CXX_FLAGS}")',
+        "",
+        "add_executable(torch_app main.cpp)",
+        'target_link_libraries(torch_app PRIVATE "${TORCH_LIBRARIES}")',
+        "# Find libtorch*.so at run time without LD_LIBRARY_PATH.",
+        "set_target_properties(torch_app PROPERTIES",
+        '  BUILD_RPATH "${TORCH_INSTALL_PREFIX}/lib"',
+        '  INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib")',
+    ])
+    return "\n".join(out) + "\n"
+
+
+RENDERERS: Dict[str, Callable[[Plan, Optional[Machine]], str]] = {
+    "dockerfile": render_dockerfile,
+    "slurm": render_slurm,
+    "libtorch": render_libtorch,
+}
