@@ -543,3 +543,31 @@ def test_quick_verdict_from_a_cli_context(tmp_path: Any) -> None:
         lines[0] == "Doctor   torch 2.13.0+cpu (cpu): 1 error(s), 0 warning(s)"
     )  # --gpu 8.6 over the profile
     assert host.calls[0][0] == "/env/bin/python"
+
+
+def test_conda_owned_torch_is_fixed_with_conda() -> None:
+    from torchsmith.kb import load_kb
+
+    conda = [
+        {
+            "name": "pytorch",
+            "version": "2.5.1",
+            "build": "cpu_generic_py311_h0",
+            "file": "/env/conda-meta/p.json",
+        }
+    ]
+    rep = report("2.5.1", None, conda=conda)
+    rep["python"]["conda_prefix"] = "/env"
+    rep["torch_installs"][0]["source"] = "conda"
+    fix = finding(run_checks(rep, gpu_host(), load_kb(None)), "cpu-build-on-gpu-host").fix
+    assert fix[0].startswith(
+        "conda install -p /env --yes --override-channels --channel conda-forge pytorch-gpu="
+    )
+
+
+def test_unusable_data_falls_back_to_the_generic_fix() -> None:
+    found = run_checks(report("2.13.0+cpu", None), gpu_host(), object())  # not a KnowledgeBase
+    assert finding(found, "cpu-build-on-gpu-host").fix == (
+        "torchsmith plan --python /env/bin/python",
+        "torchsmith install --python /env/bin/python",
+    )

@@ -13,7 +13,7 @@ import sys
 from typing import IO, Any, Dict, List
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.errors import UsageError
 from torchsmith.output import ExitCode, Result, use_color
 
 _MARKS = {"error": ("✗", "31"), "warning": ("!", "33"), "info": ("i", "36")}
@@ -32,7 +32,7 @@ def _kb(ctx: Context) -> Any:
     """The data, when this build has it: fixes then come from the plan, else from generic commands."""
     try:
         return ctx.kb()
-    except (ImportError, TorchsmithError):
+    except Exception:  # missing or corrupted data must not stop the diagnosis
         return None
 
 

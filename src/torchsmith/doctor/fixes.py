@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
-from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 
 __all__ = ["install_fix", "kb_of", "plan_for", "python_of", "quoted"]
@@ -54,13 +53,13 @@ def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]
         try:
             from torchsmith.plan.model import Request
             from torchsmith.plan.resolve import resolve
-        except ImportError:
+        except Exception:  # absent or broken in this build: the generic fix follows
             resolve = None  # type: ignore[assignment]
         if resolve is not None:
             for with_others in (True, False):
                 try:
                     candidate = resolve(machine, Request(requirements=_requirements(report, with_others)), kb)
-                except (TorchsmithError, LookupError, ValueError, TypeError, AttributeError):
+                except Exception:  # a resolver bug must not cost the diagnosis
                     continue
                 if getattr(candidate, "ok", False):
                     plan = candidate
@@ -69,16 +68,40 @@ def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]
     return plan
 
 
-def _rendered(plan: Any, python: str) -> Optional[List[str]]:
-    """The plan's install steps, run with this environment's interpreter; None without a renderer."""
+def _conda_owned(report: Dict[str, Any]) -> Optional[str]:
+    """The conda prefix, when conda (not pip) installed this environment's torch."""
+    prefix = (report.get("python") or {}).get("conda_prefix")
+    pip_torch = [i for i in report.get("torch_installs") or () if i.get("source") not in ("conda", "unknown")]
+    conda_torch = any(r.get("name") == "pytorch" for r in report.get("conda") or ())
+    return str(prefix) if prefix and conda_torch and not pip_torch else None
+
+
+def _rendered(plan: Any, python: str, conda_prefix: Optional[str]) -> Optional[List[str]]:
+    """The plan's install steps for this environment; None without a renderer.
+
+    pip steps run with the environment's interpreter; in a conda environment whose torch came
+    from conda, the steps are conda's (``-p PREFIX``), so conda's records stay true.
+    """
     try:
         from torchsmith.plan.render._common import shell_join
+        from torchsmith.plan.render.conda import conda_argvs
         from torchsmith.plan.render.pip import install_argvs
-    except ImportError:
+    except Exception:  # absent or broken in this build: the generic fix follows
         return None
+    pip = [python, "-m", "pip", "install"]
     try:
-        steps = install_argvs(plan, prefix=[python, "-m", "pip", "install"])
-    except TorchsmithError:
+        if conda_prefix:
+            steps = []
+            for step in conda_argvs(plan):
+                if step[:2] == ["conda", "install"]:
+                    steps.append([*step[:2], "-p", conda_prefix, *step[2:]])
+                elif step[:4] == ["python", "-m", "pip", "install"]:
+                    steps.append([*pip, *step[4:]])
+                else:
+                    steps.append(step)
+        else:
+            steps = install_argvs(plan, prefix=pip)
+    except Exception:  # a renderer's bug must not cost the diagnosis: the generic fix follows
         return None
     return [shell_join(step) for step in steps] or None
 
@@ -90,7 +113,7 @@ def install_fix(report: Dict[str, Any], machine: Machine, kb: Any) -> Tuple[str,
         return tuple(cache["install"])
     python = python_of(report)
     plan = plan_for(report, machine, kb)
-    rendered = _rendered(plan, python) if plan is not None else None
+    rendered = _rendered(plan, python, _conda_owned(report)) if plan is not None else None
     if rendered:
         commands = tuple(rendered)
     else:
