@@ -295,6 +295,7 @@ set -euo pipefail
 LOCK=${TORCHSMITH_LOCK:-torchsmith.lock}
 ENV_DIR=${TORCHSMITH_ENV:-${TMPDIR:-/tmp}/torchsmith-env-${SLURM_JOB_ID}}
 TRAIN=${TRAIN:-train.py}
+export LOCK ENV_DIR TRAIN
 """
 
 _TF32 = """\
@@ -316,10 +317,12 @@ def _make_env(multi_node: bool) -> List[str]:
     script = ('python3 -m venv "$ENV_DIR" && . "$ENV_DIR/bin/activate" && '
               'torchsmith install --lock "$LOCK"')
     if multi_node:
-        return ["# One environment per node, built in parallel.",
+        return ["# One environment per node, built in parallel (the variables are exported above).",
+                "# shellcheck disable=SC2016",
                 f"{run}bash -c '{script}'",
                 ""]
-    return [script.replace(" && ", "\n"), ""]
+    steps = script.split(" && ")
+    return [steps[0], "# shellcheck source=/dev/null", *steps[1:], ""]
 
 
 def slurm_scripts(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
