@@ -420,8 +420,9 @@ def check_conda_mutex_cpu(report: Report, machine: Machine, kb: Any) -> Optional
         return None
     prefix = quoted(str((report.get("python") or {}).get("conda_prefix") or ""))
     names = sorted({str(r["name"]) for r in cpu if r["name"] != "pytorch"})
+    # Removing the mutex removes the pytorch that depends on it; the plan then installs a GPU build.
     fix = [f"conda remove -p {prefix} -y {' '.join(names)}"] if names else []
-    fix.append(f"torchsmith plan --python {quoted(python_of(report))} --installer conda")
+    fix.extend(install_fix(report, machine, kb))
     return Finding(
         "conda-mutex-cpu", "error",
         "conda pins this environment to CPU builds of pytorch, on a host with a GPU",
