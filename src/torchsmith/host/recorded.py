@@ -13,7 +13,7 @@ Anything a capture does not mention is absent: no file, no directory, no executa
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import ProfileError
 from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
@@ -73,8 +73,38 @@ class RecordedHost:
         return self._platform
 
 
+class _ReadTracker(Mapping[str, str]):
+    """The environment, remembering which variables were asked for (present or not)."""
+
+    def __init__(self, inner: Mapping[str, str], read: Set[str]) -> None:
+        self._inner = inner
+        self._read = read
+
+    def __getitem__(self, key: str) -> str:
+        self._read.add(key)
+        return self._inner[key]
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self._read.add(key)
+        return key in self._inner
+
+    def __iter__(self) -> Iterator[str]:
+        # Whoever walks every variable has read every variable.
+        self._read.update(self._inner)
+        return iter(self._inner)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
 class RecordingHost:
-    """Wraps another host and writes down every answer, for ``probe --record``."""
+    """Wraps another host and writes down every answer, for ``probe --record``.
+
+    Only the environment variables the probe asked for are written (unless ``environ_keys``
+    names others): a capture is meant to be shared, and the rest of the environment (tokens,
+    paths) is none of its business.
+    """
 
     def __init__(self, inner: Host, environ_keys: Optional[Sequence[str]] = None) -> None:
         self._inner = inner
@@ -84,6 +114,7 @@ class RecordingHost:
         self.which_answers: Dict[str, Optional[str]] = {}
         self.commands: Dict[str, Dict[str, Any]] = {}
         self.read_environ: Dict[str, str] = {}
+        self._read_keys: Set[str] = set()
 
     def read_text(self, path: str) -> Optional[str]:
         self.files[path] = text = self._inner.read_text(path)
@@ -110,14 +141,14 @@ class RecordingHost:
         return result
 
     def environ(self) -> Mapping[str, str]:
-        return self._inner.environ()
+        return _ReadTracker(self._inner.environ(), self._read_keys)
 
     def platform(self) -> PlatformInfo:
         return self._inner.platform()
 
     def capture(self, slug: str = "recorded", description: str = "") -> Dict[str, Any]:
         environ = self._inner.environ()
-        keys = self._environ_keys if self._environ_keys is not None else sorted(environ)
+        keys = self._environ_keys if self._environ_keys is not None else sorted(self._read_keys)
         return {
             "schema": CAPTURE_SCHEMA,
             "slug": slug,
