@@ -80,6 +80,17 @@ def test_record_then_replay_gives_the_same_machine(tmp_path: Path) -> None:
     assert any(key.startswith("nvidia-smi --query-gpu=") for key in capture["commands"])
 
 
+def test_a_capture_keeps_only_the_variables_the_probe_read(tmp_path: Path) -> None:
+    record = tmp_path / "rec"
+    _probe(tmp_path, "h100", "--record", str(record), CUDA_VISIBLE_DEVICES="1",
+           MY_API_TOKEN="do-not-share")
+    capture = json.loads((record / "capture.json").read_text(encoding="utf-8"))
+    assert capture["environ"].get("CUDA_VISIBLE_DEVICES") == "1"
+    assert "MY_API_TOKEN" not in capture["environ"]
+    replayed = probe(load_capture(str(record / "capture.json")))
+    assert replayed.nvidia is not None and replayed.nvidia.visible == (1,)
+
+
 def test_a_saved_profile_comes_back_with_host(tmp_path: Path) -> None:
     first = _probe(tmp_path, "h100")
     saved = tmp_path / "host.json"
