@@ -227,6 +227,13 @@ def test_requirements_mixed_sources_split_into_files_and_never_mix_an_index() ->
     parse_requirements(combined)
 
 
+def test_requirements_name_what_must_be_built_from_source() -> None:
+    text = render(jetson_plan(), "requirements")
+    options, reqs = parse_requirements(text)
+    assert options == [] and [r.name for r in reqs] == ["torch"]
+    assert "# torchvision 0.15.1: no wheel for this host; build it from source" in text
+
+
 def test_requirements_with_a_wheel_url_use_a_direct_reference() -> None:
     options, reqs = parse_requirements(render(jetson_plan(vision_source=False), "requirements"))
     assert options == []
@@ -329,6 +336,13 @@ def test_conda_refuses_plans_conda_forge_cannot_serve(plan: Plan) -> None:
         render(plan, "conda")
     assert info.value.code == "format-not-applicable"
     assert render_commands(plan)["conda"] == []
+
+
+def test_pixi_refuses_jetson_plans() -> None:
+    with pytest.raises(TorchsmithError) as info:
+        render(jetson_plan(), "pixi")
+    assert info.value.code == "format-not-applicable" and "Jetson" in info.value.message
+    assert render_commands(jetson_plan())["pixi"] == []
 
 
 # ---- pixi ----

@@ -142,6 +142,7 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
         body.extend(requirement(p) for p in src.wheels)
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)
+        body.extend(_source_build_notes(src))
         files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
     return files
 
