@@ -643,6 +643,8 @@ def companions(release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         for version, torches in seen.items():
             lowest = min(torches, key=Version)
             spec = f"=={lowest}" if len(torches) == 1 else f">={lowest}"
+            if package == "torchvision":
+                spec = cur.TORCHVISION_SPECS.get(version, spec)
             row = {
                 "package": package,
                 "version": version,
@@ -652,17 +654,8 @@ def companions(release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             if Version(lowest) < Version("1.12"):
                 row["uncertain"] = True
             reqs.append(row)
-    for version, spec, variants in cur.XFORMERS:
-        reqs.append(
-            {
-                "package": "xformers",
-                "version": version,
-                "torch": spec,
-                "variants": variants,
-                "source": ["XFORMERS"],
-                "uncertain": True,
-            }
-        )
+    for version, spec in cur.XFORMERS:
+        reqs.append({"package": "xformers", "version": version, "torch": spec, "source": ["XFORMERS"]})
     for version, spec, note in cur.FLASH_ATTN:
         reqs.append(
             {

@@ -71,8 +71,8 @@ SOURCES = {
         "",
     ),
     "XFORMERS": (
-        "https://github.com/facebookresearch/xformers",
-        "xformers README / PyPI wheels (Requires-Dist torch==...)",
+        "https://pypi.org/simple/xformers/",
+        "xformers wheels on PyPI: Requires-Dist torch in each manylinux wheel's METADATA",
         "2026-11-22",
         "",
     ),
@@ -554,19 +554,27 @@ PYG_PAGE = "https://data.pyg.org/whl/torch-{torch}+{variant}.html"
 PYG_PACKAGES = ["pyg-lib", "torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv"]
 
 # xformers release -> the torch it pins (Requires-Dist torch==X), and the variants it ships.
+# torchvision releases whose Requires-Dist is not an exact pin (fact sheet section 0, trap 12).
+TORCHVISION_SPECS = {"0.29.1": ">=2.14.0", "0.29.2": ">=2.14.0"}
+
 XFORMERS = [
-    ("0.0.32.post2", "==2.8.0", ["cu126", "cu128", "cu129"]),
-    ("0.0.31", "==2.7.1", ["cu118", "cu126", "cu128"]),
-    ("0.0.30", "==2.7.0", ["cu118", "cu126", "cu128"]),
-    ("0.0.29.post3", "==2.6.0", ["cu118", "cu124", "cu126"]),
-    ("0.0.28.post3", "==2.5.1", ["cu118", "cu121", "cu124"]),
-    ("0.0.28.post1", "==2.4.1", ["cu118", "cu121", "cu124"]),
-    ("0.0.27.post2", "==2.4.0", ["cu118", "cu121", "cu124"]),
-    ("0.0.26.post1", "==2.3.0", ["cu118", "cu121"]),
-    ("0.0.25.post1", "==2.2.2", ["cu118", "cu121"]),
-    ("0.0.24", "==2.2.0", ["cu118", "cu121"]),
-    ("0.0.23.post1", "==2.1.2", ["cu118", "cu121"]),
-    ("0.0.22", "==2.0.1", ["cu117", "cu118"]),
+    # Requires-Dist of the manylinux wheels on PyPI (METADATA read by HTTP range requests).
+    ("0.0.35", ">=2.10"),
+    ("0.0.34", "==2.10.0"),
+    ("0.0.33.post2", "==2.9.1"),
+    ("0.0.33.post1", "==2.9.0"),
+    ("0.0.32.post2", "==2.8.0"),
+    ("0.0.31", "==2.7.1"),
+    ("0.0.30", "==2.7.0"),
+    ("0.0.29.post3", "==2.6.0"),
+    ("0.0.28.post3", "==2.5.1"),
+    ("0.0.28.post1", "==2.4.1"),
+    ("0.0.27.post2", "==2.4.0"),
+    ("0.0.26.post1", "==2.3.0"),
+    ("0.0.25.post1", "==2.2.2"),
+    ("0.0.24", "==2.2.0"),
+    ("0.0.23.post1", "==2.1.2"),
+    ("0.0.22", "==2.0.1"),
 ]
 # flash-attn: version -> torch range its release wheels cover.
 FLASH_ATTN = [
