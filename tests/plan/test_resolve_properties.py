@@ -146,3 +146,17 @@ def test_rocm_without_kfd_access_warns() -> None:
     plan = resolve(machine, Request(), KB)
     assert plan.accelerator == "rocm"
     assert any("/dev/kfd" in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize("spec", [
+    {"platform": "linux-aarch64", "python": "3.8", "jetson": "35.2.1"},
+    {"rocm_gfx": ["gfx1100"]},
+    {},
+])
+def test_companions_never_pull_a_cuda_wheel_onto_another_torch(spec: Any) -> None:
+    plan = resolve(host(**spec), Request(requirements=("torch", "xformers")), KB)
+    assert plan.ok
+    xformers = plan.package("xformers")
+    assert xformers is None or xformers.variant == "source" or xformers.index_url == plan.package(
+        "torch").index_url  # type: ignore[union-attr]
+    assert any("xformers" in w for w in plan.warnings)

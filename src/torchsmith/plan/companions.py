@@ -184,9 +184,19 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
                    if spec is not None and spec.contains(torch.version, prereleases=True)]
         fitting.sort(key=lambda r: _vkey(r.version), reverse=True)
         if not fitting:
+            draft.warnings.append(f"{name}: no release in the data is built against torch "
+                                  f"{torch.version}; build it from source against this torch")
             return
         row = fitting[0]
         on_index = torch.variant is not None and torch.variant in row.variants
+        if not on_index and not _plain_cuda_torch(torch):
+            # PyPI's wheel is built for PyPI's CUDA torch: on a Jetson, ROCm or CPU torch it would
+            # not load, and installing it could replace torch.
+            draft.packages.append(PackagePin(name, row.version, "source"))
+            draft.warnings.append(f"{name} {row.version}: no prebuilt wheel for torch {torch.version} "
+                                  f"({torch.variant}); build it from source with --no-build-isolation "
+                                  f"so it compiles against the planned torch")
+            return
         draft.packages.append(PackagePin(name, row.version, torch.variant if on_index else None,
                                          torch.index_url if on_index else None))
         draft.reasons.append(f"{name} {row.version} is built against torch{row.torch}"
@@ -199,6 +209,11 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
                                       f"it builds from source")
 
     extra.finishers.append(finisher)
+
+
+def _plain_cuda_torch(torch: PackagePin) -> bool:
+    """A torch whose CUDA build a PyPI companion wheel can load against (not Jetson/ROCm/CPU)."""
+    return torch.variant is None or torch.variant.startswith("cu")
 
 
 def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
