@@ -160,8 +160,16 @@ def variant_row(name: str, facts_v: Dict[str, Any], src: Sources, gfx_fallback: 
         sass: Dict[str, List[str]] = {}
         if facts_v.get("arch"):
             sass["linux-x86_64"] = list(facts_v["arch"])
-            sass["windows-x86_64"] = list(facts_v["arch"])
-            notes.append("Windows arch list taken to equal the Linux one (not verified)")
+            if name in cur.WINDOWS_ARCHS:
+                sass["windows-x86_64"] = list(cur.WINDOWS_ARCHS[name])
+                notes.append(
+                    f"Windows arch list from .ci/pytorch/windows/cuda{name[2:]}.bat @ "
+                    f"{cur.WINDOWS_BAT_COMMITS[name][:8]} (release branch not checked)"
+                )
+                ids = [*ids, "WIN_BAT"]
+            else:
+                sass["windows-x86_64"] = list(facts_v["arch"])
+                notes.append("Windows arch list taken to equal the Linux one (not verified)")
         if facts_v.get("arch_linux_aarch64"):
             platforms.insert(1, "linux-aarch64")
             sass["linux-aarch64"] = list(facts_v["arch_linux_aarch64"])

@@ -15,6 +15,12 @@ SOURCES = {
         "2026-11-22",
         "a row citing only FACTS was not traced to one primary source",
     ),
+    "WIN_BAT": (
+        "https://github.com/pytorch/pytorch/tree/main/.ci/pytorch/windows",
+        "pytorch/pytorch .ci/pytorch/windows/cuda12x.bat and cuda130.bat TORCH_CUDA_ARCH_LIST",
+        "2026-11-22",
+        "cuda126.bat @ 18f79c00, cuda128.bat @ 07619f94, cuda129.bat @ 1a1a3262, cuda130.bat @ 525a5e5d",
+    ),
     "B_OLD": (
         "https://github.com/pytorch/builder/blob/main/manywheel/build_cuda.sh",
         "pytorch/builder manywheel/build_cuda.sh TORCH_CUDA_ARCH_LIST for CUDA 9.x-11.x",
@@ -554,6 +560,22 @@ PYG_PAGE = "https://data.pyg.org/whl/torch-{torch}+{variant}.html"
 PYG_PACKAGES = ["pyg-lib", "torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv"]
 
 # xformers release -> the torch it pins (Requires-Dist torch==X), and the variants it ships.
+# Windows TORCH_CUDA_ARCH_LIST from .ci/pytorch/windows/cuda1xx.bat (one stored commit each; the
+# release branch each commit belongs to was not checked). Applied from the release that
+# introduced the variant; other Windows lists are taken equal to Linux.
+WINDOWS_ARCHS = {
+    "cu126": ["sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+    "cu128": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
+    "cu129": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
+    "cu130": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
+}
+WINDOWS_BAT_COMMITS = {
+    "cu126": "18f79c00d6731a8fddb091ba93a3b4dfe1f1f944",
+    "cu128": "07619f946d86f336adde89126077177c400e242c",
+    "cu129": "1a1a3262afb8940a9784b265fbaec301fd9799ab",
+    "cu130": "525a5e5db90540a5ca0dbf87e941cedbc29e2094",
+}
+
 # torchvision releases whose Requires-Dist is not an exact pin (fact sheet section 0, trap 12).
 TORCHVISION_SPECS = {"0.29.1": ">=2.14.0", "0.29.2": ">=2.14.0"}
 
