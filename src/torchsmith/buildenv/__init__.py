@@ -1,0 +1,396 @@
+"""Preflight for building PyTorch from source, and the environment script for the build.
+
+Everything is read through a Host (files, ``cmake --version``, ``nvcc --version``, ``gcc``,
+``df``), so the checks run the same on this machine and on a recorded one. Each finding says
+what was found, what is needed, and the fix; the script then sets what the build reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from torchsmith.errors import KnowledgeBaseError
+from torchsmith.host import Host
+from torchsmith.machine import Machine
+from torchsmith.plan.hostview import version_tuple
+
+__all__ = ["Finding", "Preflight", "build_script", "max_gcc_for", "preflight"]
+
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "buildreqs.json")
+_SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/include",
+                "/usr/local/include", "/usr/local/cuda", "/opt/rocm")
+
+
+def _data(path: str = _DATA) -> Dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = dict(json.load(handle))
+        for row in data["cuda_max_gcc"]:
+            if row["source"] not in data["sources"]:
+                raise KeyError(f"unknown source {row['source']}")
+        version_tuple(data["cmake_min"]["version"])
+        return data
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KnowledgeBaseError(f"build requirements data {os.path.basename(path)} is unusable: {exc}",
+                                 hint="reinstall torchsmith") from exc
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # kebab-case: memory-low, cmake-too-old, gcc-too-new, ...
+    severity: str  # "error" (the build fails) | "warning" (slow, fragile or wrong result) | "ok"
+    message: str
+    fix: Optional[str] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message, "fix": self.fix}
+
+
+@dataclass
+class Preflight:
+    kind: str  # "cuda" | "rocm"
+    prefix: Optional[str]
+    findings: List[Finding] = field(default_factory=list)
+    facts: Dict[str, Any] = field(default_factory=dict)
+    exports: List[Tuple[str, str]] = field(default_factory=list)  # what the script sets
+
+    @property
+    def problems(self) -> List[Finding]:
+        return [f for f in self.findings if f.severity != "ok"]
+
+    def add(self, code: str, severity: str, message: str, fix: Optional[str] = None) -> None:
+        self.findings.append(Finding(code, severity, message, fix))
+
+
+def max_gcc_for(cuda: str, table: List[Dict[str, Any]]) -> Optional[Tuple[int, str]]:
+    """(newest GCC major nvcc accepts, source) for a CUDA release, from the sourced table."""
+    rows = [r for r in table if version_tuple(r["cuda"]) <= version_tuple(cuda)]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: version_tuple(r["cuda"]))
+    return int(row["gcc"]), str(row["source"])
+
+
+def _first_version(text: str) -> Optional[str]:
+    match = re.search(r"(\d+\.\d+(?:\.\d+)?)", text)
+    return match.group(1) if match else None
+
+
+def _meminfo_gib(host: Host, key: str) -> Optional[float]:
+    text = host.read_text("/proc/meminfo") or ""
+    match = re.search(rf"^{key}:\s+(\d+)\s*kB", text, re.MULTILINE)
+    return int(match.group(1)) / 1024 / 1024 if match else None
+
+
+def _check_resources(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any],
+                     workdir: str) -> None:
+    mem = _meminfo_gib(host, "MemTotal")
+    cores = machine.os.cpu_count or host.platform().cpu_count
+    want_mem = data["memory_gib"]["recommended"]
+    per_job = data["memory_gib"]["per_job"]
+    jobs = cores or 1
+    if mem is not None:
+        pre.facts["memory_gib"] = round(mem, 1)
+        jobs = max(1, min(jobs, int(mem // per_job)))
+        if mem < want_mem:
+            pre.add("memory-low", "warning",
+                    f"{mem:.0f} GiB of memory; a full build peaks near {want_mem} GiB and the "
+                    "compiler gets killed (OOM) with every core busy",
+                    f"MAX_JOBS={jobs} (about {per_job} GiB per compile job; the script sets it)")
+        else:
+            pre.add("memory", "ok", f"{mem:.0f} GiB of memory")
+    else:
+        pre.add("memory-unknown", "warning", "cannot read /proc/meminfo; memory not checked")
+    pre.facts["cores"] = cores
+    if cores and cores < data["cores"]["recommended"]:
+        pre.add("cores-few", "warning", f"{cores} CPU cores: expect a build of several hours",
+                "build on a bigger machine, or trim the build (BUILD_TEST=0 is set by the script)")
+    pre.exports.append(("MAX_JOBS", str(jobs)))
+    df = host.run(["df", "-Pk", workdir], 10.0)
+    lines = df.stdout.strip().splitlines() if df.ok else []
+    parts = lines[-1].split() if len(lines) >= 2 else []
+    if len(parts) >= 4 and parts[3].isdigit():
+        free = int(parts[3]) / 1024 / 1024
+        pre.facts["disk_free_gib"] = round(free, 1)
+        want = data["disk_gib"]["recommended"]
+        if free < want:
+            pre.add("disk-low", "warning",
+                    f"{free:.0f} GiB free in {workdir}; a build needs about {want} GiB",
+                    "free space, or build elsewhere (the build directory is under the source tree)")
+        else:
+            pre.add("disk", "ok", f"{free:.0f} GiB free in {workdir}")
+    else:
+        pre.add("disk-unknown", "warning", f"cannot tell free disk space in {workdir}: "
+                + (df.problem() if not df.ok else "df printed no usable line"))
+
+
+def _check_cmake(host: Host, pre: Preflight, data: Dict[str, Any]) -> None:
+    need = data["cmake_min"]["version"]
+    result = host.run(["cmake", "--version"], 10.0)
+    found = _first_version(result.stdout) if result.ok else None
+    pre.facts["cmake"] = found
+    fix = f'python -m pip install "cmake>={need}" ninja  (into the build environment)'
+    if found is None:
+        why = result.problem() if not result.ok else "no version"
+        pre.add("cmake-missing", "error", f"no usable cmake ({why}); PyTorch needs cmake ≥ {need}", fix)
+    elif version_tuple(found) < version_tuple(need):
+        pre.add("cmake-too-old", "error", f"cmake {found} is older than the {need} PyTorch requires "
+                f"({data['sources'][data['cmake_min']['source']]})", fix)
+    else:
+        pre.add("cmake", "ok", f"cmake {found}")
+    ninja = host.run(["ninja", "--version"], 10.0)
+    pre.facts["ninja"] = ninja.stdout.strip() if ninja.ok else None
+    if not ninja.ok:
+        pre.add("ninja-missing", "warning", "no ninja: the build falls back to make, much slower",
+                "python -m pip install ninja")
+    else:
+        pre.add("ninja", "ok", f"ninja {ninja.stdout.strip()}")
+
+
+def _toolkit_dir(host: Host, machine: Machine) -> Optional[str]:
+    env = host.environ()
+    for name in ("CUDA_HOME", "CUDA_PATH"):
+        if env.get(name):
+            return env[name]
+    toolkits = sorted(machine.cuda_toolkits, key=lambda t: version_tuple(t.version))
+    if toolkits:
+        return toolkits[-1].path
+    nvcc = host.which("nvcc")
+    return os.path.dirname(os.path.dirname(nvcc)) if nvcc else None
+
+
+def _host_config_max_gcc(host: Host, toolkit: str) -> Optional[int]:
+    candidates = [os.path.join(toolkit, "include", "crt", "host_config.h")]
+    targets = host.list_dir(os.path.join(toolkit, "targets")) or []
+    candidates.extend(os.path.join(toolkit, "targets", t, "include", "crt", "host_config.h") for t in targets)
+    for path in candidates:
+        text = host.read_text(path)
+        match = re.search(r"#if __GNUC__ > (\d+)", text or "")
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any]) -> None:
+    toolkit = _toolkit_dir(host, machine)
+    nvcc_path = host.which("nvcc")
+    nvcc = os.path.join(toolkit, "bin", "nvcc") if toolkit else (nvcc_path or "nvcc")
+    result = host.run([nvcc, "--version"], 15.0)
+    match = re.search(r"release (\d+\.\d+)", result.stdout) if result.ok else None
+    cuda = match.group(1) if match else None
+    pre.facts.update({"cuda_home": toolkit, "nvcc": cuda, "nvcc_on_path": nvcc_path})
+    if cuda is None or toolkit is None:
+        pre.add("nvcc-missing", "error", "no CUDA toolkit (nvcc) found"
+                + (f": {result.problem()}" if not result.ok else ""),
+                "install the CUDA toolkit and set CUDA_HOME to it (e.g. /usr/local/cuda-12.6)")
+        return
+    pre.add("nvcc", "ok", f"CUDA toolkit {cuda} at {toolkit}")
+    pre.exports.append(("CUDA_HOME", toolkit))
+    nvcc_root = os.path.dirname(os.path.dirname(nvcc_path)) if nvcc_path else ""
+    if (nvcc_path and not nvcc_path.startswith(toolkit)
+            and host.read_text(os.path.join(nvcc_root, "include", "cuda_runtime.h")) is None):
+        pre.add("nvcc-outside-toolkit", "warning",
+                f"nvcc on PATH ({nvcc_path}) is not inside a CUDA toolkit (no ../include/cuda_runtime.h "
+                "next to it); a build that derives the toolkit from PATH finds no headers",
+                f"CUDA_HOME={toolkit} and {toolkit}/bin first on PATH (the script sets both)")
+    # nvcc refuses host compilers newer than the toolkit knows.
+    max_gcc = _host_config_max_gcc(host, toolkit)
+    source = f"{toolkit}/…/crt/host_config.h"
+    if max_gcc is None:
+        known = max_gcc_for(cuda, data["cuda_max_gcc"])
+        if known:
+            max_gcc, source = known[0], data["sources"][known[1]]
+    cc = host.environ().get("CC") or "gcc"
+    gcc = host.run([cc, "-dumpfullversion", "-dumpversion"], 10.0)
+    gcc_version = gcc.stdout.strip().splitlines()[0] if gcc.ok and gcc.stdout.strip() else None
+    pre.facts.update({"host_compiler": cc, "host_compiler_version": gcc_version, "max_gcc": max_gcc})
+    if gcc_version is None:
+        pre.add("compiler-missing", "error", f"no host C/C++ compiler ({cc}): {gcc.problem()}",
+                "install gcc and g++ (the distribution's build-essential)")
+    elif max_gcc is not None and version_tuple(gcc_version)[:1] > (max_gcc,):
+        pre.add("gcc-too-new", "error",
+                f"{cc} {gcc_version} is newer than CUDA {cuda}'s nvcc accepts (GCC ≤ {max_gcc}; {source})",
+                f"install gcc-{max_gcc} g++-{max_gcc} and export CC=gcc-{max_gcc} CXX=g++-{max_gcc} "
+                f"CUDAHOSTCXX=g++-{max_gcc}")
+    else:
+        limit = f" (nvcc accepts ≤ {max_gcc})" if max_gcc else ""
+        pre.add("host-compiler", "ok", f"{cc} {gcc_version}{limit}")
+    nvidia = machine.nvidia
+    if nvidia is None or not nvidia.driver_version:
+        pre.add("no-driver", "warning", "no NVIDIA driver here: the build works, but the CUDA tests "
+                "cannot run on this machine")
+    elif nvidia.driver_cuda and version_tuple(cuda) > version_tuple(nvidia.driver_cuda):
+        pre.add("nvcc-newer-than-driver", "warning",
+                f"the toolkit (CUDA {cuda}) is newer than the driver {nvidia.driver_version} supports "
+                f"(CUDA {nvidia.driver_cuda}): the build succeeds but CUDA calls fail at run time "
+                "unless minor-version compatibility covers it (same major), and never for PTX",
+                f"use a CUDA {nvidia.driver_cuda} toolkit, or upgrade the driver")
+    _check_magma(host, pre, data, cuda, toolkit)
+
+
+def _libs(host: Host, folders: List[str], stem: str) -> Optional[str]:
+    for folder in folders:
+        for name in host.list_dir(folder) or ():
+            if name.startswith(stem):
+                return os.path.join(folder, name)
+    return None
+
+
+def _check_magma(host: Host, pre: Preflight, data: Dict[str, Any], cuda: str, toolkit: str) -> None:
+    folders = [os.path.join(p, "lib") for p in (pre.prefix, "/usr/local/magma", "/opt/magma") if p]
+    found = _libs(host, [*folders, os.path.join(toolkit, "lib64")], "libmagma")
+    pre.facts["magma"] = found
+    if found:
+        pre.add("magma", "ok", f"MAGMA at {found}")
+    else:
+        nodot = cuda.replace(".", "")
+        pre.add("magma-missing", "warning",
+                "no MAGMA: torch.linalg on the GPU loses its MAGMA paths (some solvers slow or missing)",
+                data["magma"]["fix"].format(cuda_nodot=nodot) + " (conda), or build MAGMA for this toolkit")
+
+
+def _check_mkl(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any]) -> None:
+    if machine.os.arch != "x86_64":
+        return
+    folders = [os.path.join(pre.prefix, "lib")] if pre.prefix else []
+    folders.append("/opt/intel/oneapi/mkl/latest/lib")
+    found = _libs(host, folders, "libmkl_")
+    pre.facts["mkl"] = found
+    if found:
+        pre.add("mkl", "ok", f"MKL at {found}")
+    else:
+        pre.add("mkl-missing", "warning", "no MKL in the environment: CPU BLAS falls back to OpenBLAS/Eigen "
+                "(slower matmuls on x86)", data["mkl"]["fix"])
+
+
+def _check_order(host: Host, pre: Preflight) -> None:
+    """System directories ahead of the environment's: the wrong headers and libraries win."""
+    if not pre.prefix:
+        return
+    env = host.environ()
+    prefix = pre.prefix.rstrip("/")
+    for var, sub in (("LD_LIBRARY_PATH", "lib"), ("LIBRARY_PATH", "lib"), ("CPATH", "include"),
+                     ("CPLUS_INCLUDE_PATH", "include"), ("C_INCLUDE_PATH", "include")):
+        entries = [e.rstrip("/") for e in env.get(var, "").split(":") if e]
+        ours = [i for i, e in enumerate(entries) if e.startswith(prefix)]
+        system = [i for i, e in enumerate(entries) if e.startswith(_SYSTEM_DIRS) and not e.startswith(prefix)]
+        if system and (not ours or system[0] < ours[0]):
+            pre.add("system-before-env", "warning",
+                    f"{var} puts {entries[system[0]]} before {prefix}/{sub}: the build picks the "
+                    "system's copies over the environment's",
+                    f"{var}={prefix}/{sub}:… (the script puts the environment first)")
+    cmake_path = [e for e in env.get("CMAKE_PREFIX_PATH", "").split(":") if e]
+    if cmake_path and not any(e.rstrip("/").startswith(prefix) for e in cmake_path):
+        pre.add("cmake-prefix-path", "warning",
+                f"CMAKE_PREFIX_PATH ({':'.join(cmake_path)}) does not include {prefix}: "
+                "CMake finds the system's libraries first",
+                f"CMAKE_PREFIX_PATH={prefix}:… (the script sets it)")
+    pre.exports.append(("CMAKE_PREFIX_PATH", f"{prefix}${{CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}}"))
+
+
+def _check_rocm(host: Host, machine: Machine, pre: Preflight) -> None:
+    rocm_path = host.environ().get("ROCM_PATH") or "/opt/rocm"
+    hipcc = host.which("hipcc") or os.path.join(rocm_path, "bin", "hipcc")
+    result = host.run([hipcc, "--version"], 15.0)
+    version = (machine.rocm.version if machine.rocm else None) or (
+        _first_version(result.stdout) if result.ok else None)
+    pre.facts.update({"rocm_path": rocm_path, "hipcc": hipcc if result.ok else None, "rocm": version})
+    if not result.ok:
+        pre.add("hipcc-missing", "error", f"no hipcc: {result.problem()}",
+                "install ROCm (rocm-hip-sdk) and set ROCM_PATH")
+    else:
+        pre.add("hipcc", "ok", f"hipcc at {hipcc}" + (f" (ROCm {version})" if version else ""))
+    pre.exports.append(("ROCM_PATH", rocm_path))
+    if pre.prefix:
+        include = os.path.join(pre.prefix, "include")
+        known = ("hip", "rocm", "hipblas", "rocblas", "miopen")
+        shadows = [n for n in host.list_dir(include) or () if n in known]
+        if shadows:
+            pre.add("hip-include-order", "warning",
+                    f"hipcc puts {rocm_path}/include last, after {include}, which has "
+                    f"{', '.join(shadows)}: those headers shadow ROCm's own",
+                    f"remove them from the environment, or put -isystem {rocm_path}/include first in "
+                    "HIPCC_COMPILE_FLAGS_APPEND")
+
+
+def _arch_list(machine: Machine, kind: str) -> Optional[str]:
+    if kind == "rocm":
+        gfx = sorted({g.gfx for g in (machine.rocm.gpus if machine.rocm else ()) if g.gfx})
+        return ";".join(gfx) or None
+    gpus = machine.nvidia.gpus if machine.nvidia else ()
+    ccs = {g.compute_capability for g in gpus if g.compute_capability}
+    if machine.jetson is not None and machine.jetson.compute_capability:
+        ccs.add(machine.jetson.compute_capability)
+    return ";".join(sorted(ccs, key=version_tuple)) or None
+
+
+def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = None,
+              workdir: str = ".") -> Preflight:
+    if kind not in ("cuda", "rocm"):
+        raise ValueError(kind)
+    data = _data()
+    env = host.environ()
+    prefix = prefix or env.get("CONDA_PREFIX") or env.get("VIRTUAL_ENV") or None
+    pre = Preflight(kind=kind, prefix=prefix)
+    _check_resources(host, machine, pre, data, workdir)
+    _check_cmake(host, pre, data)
+    if kind == "cuda":
+        _check_cuda(host, machine, pre, data)
+    else:
+        _check_rocm(host, machine, pre)
+    _check_mkl(host, machine, pre, data)
+    _check_order(host, pre)
+    archs = _arch_list(machine, kind)
+    var = "PYTORCH_ROCM_ARCH" if kind == "rocm" else "TORCH_CUDA_ARCH_LIST"
+    pre.facts["arch_list"] = archs
+    if archs:
+        pre.exports.append((var, archs))
+    else:
+        pre.add("no-gpu-archs", "warning", f"no GPU detected: {var} is not set, so the build compiles "
+                "for every architecture the toolkit supports (hours longer)",
+                f"export {var} for the GPUs you will run on, e.g. "
+                + ("gfx1100" if kind == "rocm" else "8.6"))
+    return pre
+
+
+def build_script(pre: Preflight) -> str:
+    """A bash script to source before ``pip install -e .`` in a PyTorch checkout."""
+    cuda = pre.kind == "cuda"
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# Environment for building PyTorch from source ({'CUDA' if cuda else 'ROCm'}), written by "
+        "torchsmith build-env.",
+        "# Use: source this file in a PyTorch checkout, then run the build and test commands below.",
+    ]
+    lines.extend(f"# {f.severity}: {f.message}" + (f" -> {f.fix}" if f.fix else "") for f in pre.problems)
+    for name, value in pre.exports:
+        lines.append(f'export {name}="{value}"')
+    switches = ([("USE_CUDA", "1"), ("USE_CUDNN", "1"), ("USE_ROCM", "0")] if cuda
+                else [("USE_ROCM", "1"), ("USE_CUDA", "0")])
+    switches += [("BUILD_TEST", "0"), ("USE_DISTRIBUTED", "1")]
+    lines.extend(f"export {k}={v}" for k, v in switches)
+    home = "CUDA_HOME" if cuda else "ROCM_PATH"
+    if any(name == home for name, _ in pre.exports):
+        lines.append(f'export PATH="${home}/bin:$PATH"')
+    libs = [f"{pre.prefix}/lib"] if pre.prefix else []
+    if cuda and any(name == "CUDA_HOME" for name, _ in pre.exports):
+        libs.append("$CUDA_HOME/lib64")
+    if libs:
+        # The environment's libraries before the system's (see system-before-env).
+        lines.append(f'export LD_LIBRARY_PATH="{":".join(libs)}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"')
+    lines.append("")
+    lines.append("# Build (in the PyTorch checkout, inside the environment):")
+    lines.append("#   git submodule sync && git submodule update --init --recursive")
+    lines.append("#   python -m pip install -r requirements.txt")
+    if not cuda:
+        lines.append("#   python tools/amd_build/build_amd.py   # hipify the sources first")
+    lines.append("#   python -m pip install --no-build-isolation -v -e .")
+    lines.append("# Test:")
+    check = "torch.cuda.is_available()"
+    lines.append(f"#   python -c 'import torch; print(torch.__version__, {check})'")
+    lines.append("#   python test/run_test.py -i test_torch" + (" test_cuda" if cuda else ""))
+    return "\n".join(lines) + "\n"
