@@ -317,6 +317,28 @@ def test_conda_shows_the_resolvers_notes_and_refuses_an_unavailable_build() -> N
     assert render_commands(gone)["conda"] == [] and render_commands(gone)["pixi"] == []
 
 
+def test_conda_notes_what_the_data_says_about_conda_forge_builds() -> None:
+    from types import SimpleNamespace
+
+    from torchsmith.kb.model import CondaBuild, Source
+    from torchsmith.plan.render.conda import conda_stack, kb_build_notes
+
+    kb = SimpleNamespace(
+        conda_builds=(CondaBuild("pytorch", "2.7", ("12.6", "12.8"), ("linux-x86_64",), ("CF",),
+                                 uncertain=True),),
+        sources={"CF": Source("CF", "https://example.org/conda-forge/pytorch", "builds", "2026-11-22")})
+    fits = kb_build_notes(conda_stack(cuda_plan()), kb)
+    assert fits == ["conda-forge's pytorch 2.7 CUDA builds: CUDA 12.6, 12.8; cuda-version=12.6 admits 12.6 "
+                    "(source: https://example.org/conda-forge/pytorch; unverified)."]
+    old = Plan(**{**cuda_plan().__dict__, "conda": {"pytorch-gpu": "2.7.1", "cuda-version": "12.4"}})
+    assert "none of them fits cuda-version=12.4" in kb_build_notes(conda_stack(old), kb)[0]
+    newer = Plan(**{**cuda_plan().__dict__, "conda": {"pytorch-gpu": "2.99.0", "cuda-version": "12.6"}})
+    assert kb_build_notes(conda_stack(newer), kb) == [
+        "torchsmith's data lists no conda-forge pytorch 2.99 build: check conda-forge has one."]
+    assert kb_build_notes(conda_stack(cpu_plan()), kb) == [
+        "torchsmith's data lists no conda-forge pytorch 2.9 build: check conda-forge has one."]
+
+
 def test_conda_cpu_plan_asks_for_the_cpu_build_and_macos_plain_pytorch() -> None:
     linux = yaml.safe_load(render(cpu_plan(), "conda"))
     assert "pytorch=2.9.1=cpu*" in linux["dependencies"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
@@ -106,6 +106,44 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
     return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, notes)
 
 
+def _version_key(text: str) -> Tuple[int, ...]:
+    return tuple(int(p) for p in text.split(".") if p.isdigit())
+
+
+def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
+    """What torchsmith's data says about conda-forge's builds of this pytorch series, as comments.
+
+    The conda-forge rows are sparse and partly unverified, so they only inform, never refuse.
+    ``kb``: a :class:`~torchsmith.kb.KnowledgeBase` (default: the packaged one).
+    """
+    try:
+        if kb is None:
+            from torchsmith.kb import load_kb
+
+            kb = load_kb()
+        rows = kb.conda_builds
+    except TorchsmithError:
+        return []  # a broken KB is reported by the commands that need it
+    version = stack.packages[0][1].split("=")[0]
+    series = ".".join(version.split(".")[:2])
+    row = next((b for b in rows if b.version == series and b.package in ("pytorch", "pytorch-gpu")), None)
+    if row is None:
+        return [f"torchsmith's data lists no conda-forge pytorch {series} build: check conda-forge has one."]
+    urls = [kb.sources[s].url for s in row.sources if s in kb.sources]
+    cite = f" (source: {', '.join(urls)}{'; unverified' if row.uncertain else ''})"
+    if stack.cuda is None:
+        return []
+    major = stack.cuda.split(".")[0]
+    fits = [c for c in row.cuda_versions
+            if c.split(".")[0] == major and _version_key(c) <= _version_key(stack.cuda)]
+    listed = ", ".join(row.cuda_versions) or "none"
+    if not fits:
+        return [f"conda-forge's pytorch {series} CUDA builds are for CUDA {listed}: none of them fits "
+                f"cuda-version={stack.cuda}{cite}."]
+    return [f"conda-forge's pytorch {series} CUDA builds: CUDA {listed}; cuda-version={stack.cuda} "
+            f"admits {', '.join(fits)}{cite}."]
+
+
 def _match_spec(name: str, version: str, sep: str) -> str:
     return f"{name}{sep}{version}" if version else name
 
@@ -133,7 +171,7 @@ def render_conda(plan: Plan, machine: Optional[Machine] = None) -> str:
     if stack.derived:
         lines.append("# Derived from the pip plan (pytorch = the torch version, cuda-version = the "
                      "variant's CUDA): check conda-forge carries that build before relying on it.")
-    lines.extend(f"# {note}" for note in stack.notes)
+    lines.extend(f"# {note}" for note in (*stack.notes, *kb_build_notes(stack)))
     if stack.cuda:
         lines.append("# conda chooses CUDA builds only where it sees the driver (__cuda). To build "
                      "this environment on a machine without a GPU (a login node):")
@@ -210,7 +248,7 @@ def render_pixi(plan: Plan, machine: Optional[Machine] = None) -> str:
             lines.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
         if stack.derived:
             lines.append("# Derived from the pip plan: check conda-forge carries these builds.")
-        lines.extend(f"# {note}" for note in stack.notes)
+        lines.extend(f"# {note}" for note in (*stack.notes, *kb_build_notes(stack)))
         pypi = list(stack.pip)
     links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
     if pypi:
