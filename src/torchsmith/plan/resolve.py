@@ -657,7 +657,7 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
                               f"the data); planned for the other facts only. Check "
                               f"torch.cuda.get_arch_list() after installing.")
     _reject_pypi_default(draft, idx, view, chosen)
-    draft.conda.update(_conda_specs(chosen))
+    draft.conda.update(_conda_specs(idx, view, chosen))
 
 
 def _split_gpus(job: Job, constraints: Sequence[Constraint]
@@ -721,12 +721,38 @@ def _reject_pypi_default(draft: _Draft, idx: _Index, view: HostView, chosen: Che
                                       f"without an NVIDIA GPU cannot use", "cuda-libraries-not-needed"))
 
 
-def _conda_specs(chosen: Check) -> Dict[str, Any]:
+def _conda_specs(idx: _Index, view: HostView, chosen: Check) -> Dict[str, Any]:
+    """conda-forge's side of the plan: pytorch (and pytorch-gpu + cuda-version) for the renderers."""
     variant = chosen.variant
-    specs: Dict[str, Any] = {"channel": "conda-forge", "pytorch": chosen.release.text}
+    version = chosen.release.text
+    specs: Dict[str, Any] = {"channel": "conda-forge", "pytorch": version}
+    series = ".".join(version.split(".")[:2])
+    builds = [b for b in getattr(idx.kb, "conda_builds", ())
+              if b.package == "pytorch" and b.version == series]
+    notes: List[str] = []
+    if builds and view.platform not in builds[0].platforms:
+        return {"available": False,
+                "reason": f"conda-forge builds pytorch {series} for {', '.join(builds[0].platforms)}, "
+                          f"not {view.platform}"}
     if variant.kind == "cuda" and variant.cuda:
-        specs["pytorch-gpu"] = chosen.release.text
-        specs["cuda-version"] = ".".join(variant.cuda.split(".")[:2])
+        cuda = ".".join(variant.cuda.split(".")[:2])
+        if builds and cuda not in builds[0].cuda_versions:
+            offered = builds[0].cuda_versions
+            same_major = [c for c in offered if c.split(".")[0] == cuda.split(".")[0]]
+            built_for = f"conda-forge builds pytorch {series} for CUDA {', '.join(offered)}"
+            if same_major:
+                nearest = max(same_major, key=version_tuple)
+                notes.append(f"{built_for}, not {cuda}: cuda-version={nearest} instead")
+                cuda = nearest
+            else:
+                notes.append(f"{built_for} only; the pip plan's CUDA {cuda} is not one")
+        specs["pytorch-gpu"] = version
+        specs["cuda-version"] = cuda
+    if not builds:
+        notes.append(f"conda-forge pytorch {series} is not in torchsmith's data; the environment asks "
+                     f"for it as planned")
+    if notes:
+        specs["notes"] = notes
     return specs
 
 
@@ -749,7 +775,7 @@ def _plan_cpu(job: Job, constraints: Sequence[Constraint], draft: _Draft, why: s
     draft.reasons.append(f"torch {rel.version} is the newest release with a wheel for Python "
                          f"{view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
     _reject_pypi_default(draft, idx, view, chosen)
-    draft.conda.update(_conda_specs(chosen))
+    draft.conda.update(_conda_specs(idx, view, chosen))
     if machine.os.system == "windows" and machine.rocm and machine.rocm.gpus:
         draft.warnings.append(_WINDOWS_AMD)
 
@@ -779,7 +805,7 @@ def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             f"wheel for Python {view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
         if arm:
             draft.reasons.append("Apple silicon: the PyPI wheel includes the MPS (Metal) backend")
-        draft.conda.update(_conda_specs(chosen))
+        draft.conda.update(_conda_specs(idx, view, chosen))
     if machine.os.arch == "x86_64":
         if apple is not None and (apple.rosetta or apple.apple_silicon):
             draft.warnings.append(
