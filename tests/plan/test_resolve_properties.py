@@ -166,7 +166,8 @@ def test_conda_side_follows_conda_forge_builds() -> None:
     plan = resolve(host(gpus=["8.6:RTX 3090"], driver="550.54.14"), Request(requirements=("torch<2.6",)), KB)
     assert plan.ok and plan.variant == "cu124" and plan.conda["pytorch"] == "2.5.1"
     assert plan.conda["cuda-version"] == "12.4" and plan.conda["pytorch-gpu"] == "2.5.1"
-    plan = resolve(host(gpus=["8.6:RTX 3090"], driver="580.65.06"), Request(requirements=("torch==2.8.0",)), KB)
+    machine = host(gpus=["8.6:RTX 3090"], driver="580.65.06")
+    plan = resolve(machine, Request(requirements=("torch==2.8.0",)), KB)
     assert plan.variant == "cu129" and plan.conda["cuda-version"] == "12.9"
-    plan = resolve(host(gpus=["8.6:RTX 3090"], driver="580.65.06"), Request(requirements=("torch==2.7.1",)), KB)
+    plan = resolve(machine, Request(requirements=("torch==2.7.1",)), KB)
     assert plan.variant == "cu128" and plan.conda["cuda-version"] == "12.8"
