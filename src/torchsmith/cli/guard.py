@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     host = LiveHost(ctx.environ)
     target = inspect_target(host, python or _default_python(ctx))
     if args.action == "check":
-        return _check(host, target, command, args.command)
+        return _check(host, target, command)
     if args.action == "on":
         status = guard.guard_on(target.prefix)
     elif args.action == "off":
@@ -107,12 +107,13 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     return Result(command="guard", data=data, human=human)
 
 
-def _check(host: Any, target: Any, command: Any, raw: Any) -> Result:
+def _check(host: Any, target: Any, command: List[str]) -> Result:
     from torchsmith.install import guard
-    from torchsmith.install.check import predict
+    from torchsmith.install.check import parse_user_command, predict
 
     if not command:
         raise UsageError("give the command to check: torchsmith guard check -- pip install xformers")
+    parse_user_command(command)  # a command it cannot check is a usage error before anything runs
     status = guard.guard_status(target.prefix)
     if status.constraints_file is None:
         raise TorchsmithError(f"{target.prefix} has no guard to check against", code="no-guard",
