@@ -17,6 +17,10 @@ from torchsmith.explain import explain, load_catalog
 from torchsmith.explain.matcher import _search
 
 TARGET_SECONDS = 0.5
+# A pathological line made of one pattern's own beginning, repeated: catches patterns whose
+# backtracking grows with the input (unbounded wildcards between literals).
+ADVERSARIAL_MB = 1.0
+ADVERSARIAL_TARGET_SECONDS = 0.5
 
 # A realistic mix: progress lines, pip chatter, a traceback; two real errors near the end.
 NOISE = (
@@ -64,10 +68,24 @@ def main() -> int:
             per_pattern.append((time.perf_counter() - start, sig.id, pattern.pattern))
     for seconds, sig_id, text in sorted(per_pattern, reverse=True)[:3]:
         print(f"  slowest: {seconds * 1000:5.1f} ms  {sig_id}: {text[:60]}")
+    worst = (0.0, "", "")
+    for sig in catalog.signatures:
+        for pattern, needle in zip(sig.patterns, sig.needles):
+            unit = (needle or sig.id) + " "
+            line = unit * int(ADVERSARIAL_MB * 1024 * 1024 / len(unit))
+            start = time.perf_counter()
+            _search(pattern, needle, line, 0)
+            worst = max(worst, (time.perf_counter() - start, sig.id, pattern.pattern))
+    print(f"  adversarial {ADVERSARIAL_MB:.0f} MB line of a pattern's own prefix: worst "
+          f"{worst[0] * 1000:.0f} ms ({worst[1]})")
+    failed = False
     if median > TARGET_SECONDS:
         print(f"SLOWER than the {TARGET_SECONDS * 1000:.0f} ms target", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    if worst[0] > ADVERSARIAL_TARGET_SECONDS:
+        print(f"a pattern backtracks badly: {worst[1]}: {worst[2]}", file=sys.stderr)
+        failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

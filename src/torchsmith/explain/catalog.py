@@ -42,7 +42,7 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
-                    "supersedes"))
+                    "supersedes", "near"))
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -143,6 +143,8 @@ class Signature:
     # Signatures this one explains better when its match covers theirs (dropped then).
     supersedes: Tuple[str, ...] = ()
     needles: Tuple[str, ...] = ()  # literal_prefix() of each pattern
+    # A match counts only if one of these also matches in the lines around it.
+    near: Tuple[Pattern[str], ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -257,6 +259,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         host_facts=host_facts,
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
         needles=tuple(literal_prefix(p.pattern) for p in patterns),
+        near=_compile(_strings(raw.get("near", []), where, "near", allow_empty=True), where, "near"),
     )
     _check_placeholders(sig, where)
     return sig

@@ -19,6 +19,7 @@ from torchsmith.machine import Machine
 __all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
 
 _DETAIL_LINES = 6  # lines before and after the match that `details` regexes see
+_DETAIL_CHARS = 4000  # and at most this many characters either side (a log may be one huge line)
 _EXCERPT_MAX = 240
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -28,7 +29,7 @@ class Found:
     """One signature found in the text: where first, and the facts it carried."""
 
     signature: Signature
-    offset: int  # where the earliest match points (its group ``at``, else its start)
+    offset: int  # where the earliest match starts
     end: int  # where that match ends
     line: int  # 1-based line of that match
     excerpt: str  # that line, cleaned and shortened
@@ -110,7 +111,7 @@ def normalise_fact(name: str, raw: str) -> Any:
 
 def _add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
     for name, value in match.groupdict().items():
-        if name != "at" and value is not None and value.strip() and name not in facts:
+        if value is not None and value.strip() and name not in facts:
             facts[name] = normalise_fact(name, value)
 
 
@@ -140,17 +141,11 @@ def _detail_window(text: str, offset: int) -> str:
         if end < len(text):
             nxt = text.find("\n", end + 1)
             end = len(text) if nxt < 0 else nxt
-    return text[start:end]
+    return text[max(start, offset - _DETAIL_CHARS):min(end, offset + _DETAIL_CHARS)]
 
 
-def _anchor(match: Match[str]) -> int:
-    """Where a match points: its group ``at`` when the pattern has one, else its start."""
-    if "at" in match.re.groupindex and match.start("at") >= 0:
-        return match.start("at")
-    return match.start()
-
-
-_Hit = Tuple[Signature, int, int, int, Dict[str, Any]]  # signature, anchor, start, end, facts
+_Hit = Tuple[Signature, int, int, Dict[str, Any]]  # signature, start, end, facts
+_NEAR_TRIES = 1000  # matches of one pattern examined for one whose surroundings fit `near`
 
 
 def _search(pattern: Pattern[str], needle: str, text: str, pos: int) -> Optional[Match[str]]:
@@ -161,23 +156,40 @@ def _search(pattern: Pattern[str], needle: str, text: str, pos: int) -> Optional
     return pattern.search(text, pos)
 
 
+def _near(sig: Signature, text: str, match: Match[str]) -> bool:
+    if not sig.near:
+        return True
+    window = _detail_window(text, match.start())
+    return any(pattern.search(window) for pattern in sig.near)
+
+
+def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
+                 pos: int) -> Optional[Match[str]]:
+    for _ in range(_NEAR_TRIES):
+        match = _search(pattern, needle, text, pos)
+        if match is None or _near(sig, text, match):
+            return match
+        pos = match.start() + 1
+    return None
+
+
 def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
-    matches = [m for m in (_search(p, n, text, pos) for p, n in zip(sig.patterns, sig.needles))
+    matches = [m for m in (_first_match(sig, p, n, text, pos) for p, n in zip(sig.patterns, sig.needles))
                if m is not None]
     if not matches:
         return None
-    matches.sort(key=_anchor)
+    matches.sort(key=lambda m: m.start())
     first = matches[0]
     facts: Dict[str, Any] = {}
     for match in matches:
         _add_facts(facts, match)
     if sig.details:
-        window = _detail_window(text, _anchor(first))
+        window = _detail_window(text, first.start())
         for detail in sig.details:
             found = detail.search(window)
             if found is not None:
                 _add_facts(facts, found)
-    return sig, _anchor(first), first.start(), first.end(), facts
+    return sig, first.start(), first.end(), facts
 
 
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
@@ -186,7 +198,7 @@ def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     # A signature that explains a span better replaces the ones it supersedes inside that span;
     # they still count where they occur outside it.
     spans: Dict[str, List[Tuple[int, int]]] = {}
-    for sig, _, start, end, _ in hits:
+    for sig, start, end, _ in hits:
         for other in sig.supersedes:
             spans.setdefault(other, []).append((start, end))
     kept: List[_Hit] = []
@@ -202,12 +214,12 @@ def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     # Line numbers by counting newlines between consecutive hits: one pass over the text.
     lines: Dict[int, int] = {}
     line, position = 1, 0
-    for anchor in sorted({hit[1] for hit in kept}):
-        line += text.count("\n", position, anchor)
-        position = anchor
-        lines[anchor] = line
-    found_list = [Found(sig, anchor, end, lines[anchor], _excerpt(text, anchor), facts)
-                  for sig, anchor, _, end, facts in kept]
+    for start in sorted({hit[1] for hit in kept}):
+        line += text.count("\n", position, start)
+        position = start
+        lines[start] = line
+    found_list = [Found(sig, start, end, lines[start], _excerpt(text, start), facts)
+                  for sig, start, end, facts in kept]
     found_list.sort(key=lambda f: (f.signature.priority, f.offset))
     return found_list
 
