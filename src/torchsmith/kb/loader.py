@@ -45,7 +45,7 @@ _PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2}
 
 
 def version_key(text: str) -> Tuple[Any, ...]:
-    """An ordering key for a PEP 440 version: release, then pre < final < post (dev ignored)."""
+    """An ordering key for a PEP 440 version: release, pre-release, post-release (dev ignored)."""
     match = _VERSION.match(text.strip())
     if match is None:
         raise ValueError(f"not a version: {text!r}")
@@ -53,12 +53,11 @@ def version_key(text: str) -> Tuple[Any, ...]:
     while len(release) > 1 and release[-1] == 0:
         release.pop()
     if match.group(2):
-        phase: Tuple[int, ...] = (0, _PRE_RANK[match.group(2).lower()], int(match.group(3) or 0))
-    elif match.group(4) is not None:
-        phase = (2, int(match.group(4) or 0))
+        pre: Tuple[int, ...] = (0, _PRE_RANK[match.group(2).lower()], int(match.group(3) or 0))
     else:
-        phase = (1,)
-    return (tuple(release), phase)
+        pre = (1,)
+    post = -1 if match.group(4) is None else int(match.group(4) or 0)
+    return (tuple(release), pre, post)
 
 
 def is_version(text: str) -> bool:
