@@ -171,3 +171,20 @@ def test_conda_side_follows_conda_forge_builds() -> None:
     assert plan.variant == "cu129" and plan.conda["cuda-version"] == "12.9"
     plan = resolve(machine, Request(requirements=("torch==2.7.1",)), KB)
     assert plan.variant == "cu128" and plan.conda["cuda-version"] == "12.8"
+
+
+def test_unknown_platform_is_a_no_solution_naming_it() -> None:
+    import dataclasses
+
+    machine = host()
+    machine = dataclasses.replace(machine, os=dataclasses.replace(machine.os, arch="riscv64"))
+    plan = resolve(machine, Request(), KB)
+    assert plan.status == "no-solution"
+    assert any("linux-riscv64" in r for r in plan.reasons)
+    assert {r.code for r in plan.rejected} == {"no-wheel-for-platform"}
+
+
+def test_python_too_new_with_a_gpu_names_the_python_that_works() -> None:
+    plan = resolve(host(python="3.16", gpus=["8.9:RTX 4090"], driver="580.65.06"), Request(), KB)
+    assert plan.status == "no-solution"
+    assert any("newest Python that works is 3.15" in r for r in plan.reasons), plan.reasons
