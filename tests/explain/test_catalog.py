@@ -61,6 +61,7 @@ def test_the_packaged_file_validates() -> None:
     (one_signature(priority=7), "'priority' must be 1, 2 or 3"),
     (one_signature(host_facts=["gpus", "horoscope"]), "unknown host_facts horoscope"),
     (one_signature(colour="red"), "unknown field(s) colour"),
+    (one_signature(near=["[unclosed"]), "near regex '[unclosed' does not compile"),
 ])
 def test_a_bad_signature_file_is_a_one_line_error(doc: Any, message: str) -> None:
     assert message in invalid(doc)

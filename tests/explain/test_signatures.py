@@ -177,3 +177,9 @@ def test_a_build_isolation_error_is_not_also_called_a_wrong_interpreter() -> Non
     later = build + "\n$ python train.py\nModuleNotFoundError: No module named 'torch'\n"
     assert [f.signature.id for f in find_signatures(later, CATALOG)] == [
         "build-isolation-hides-torch", "no-module-named-torch"]
+
+
+def test_near_context_must_be_close_to_the_match() -> None:
+    far = ("File \"/tmp/pip-build-env-abc/overlay/x.py\"\n" + "ok\n" * 20
+           + "ModuleNotFoundError: No module named 'torch'\n")
+    assert [f.signature.id for f in find_signatures(far, CATALOG)] == ["no-module-named-torch"]
