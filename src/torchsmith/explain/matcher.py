@@ -205,7 +205,7 @@ def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     for hit in hits:
         current: Optional[_Hit] = hit
         while current is not None:
-            inside = next((span for span in spans.get(current[0].id, ()) if span[0] <= current[1] <= span[1]),
+            inside = next((span for span in spans.get(current[0].id, ()) if span[0] <= current[1] < span[1]),
                           None)
             if inside is None:
                 kept.append(current)
