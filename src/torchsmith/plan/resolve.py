@@ -81,6 +81,12 @@ class _Index:
             except InvalidVersion:
                 continue  # the KB loader validates; a bad row is skipped, not fatal
         self.releases = tuple(releases)
+        # Integrated Jetson GPUs run only code built for exactly their arch (and only on L4T):
+        # desktop SASS for the same major (sm_80 for Orin's sm_87) is no use to them.
+        self.tegra: Dict[Tuple[int, ...], str] = {}
+        for gpu in getattr(kb, "gpus", ()):
+            if getattr(gpu, "jetson", False):
+                self.tegra.setdefault(version_tuple(gpu.compute_capability)[:2], gpu.name)
         self.urls: Dict[str, str] = {}
         for key, source in dict(kb.sources).items():
             self.urls[key] = str(getattr(source, "url", "") or getattr(source, "title", "") or key)
@@ -145,8 +151,11 @@ def _ptx(variant: Any, platform: str) -> Tuple[str, ...]:
     return tuple(variant.ptx(platform) or ())
 
 
-def _gpu_cover(gpu: GpuView, sass: Sequence[str], ptx: Sequence[str]) -> Tuple[str, str]:
+def _gpu_cover(gpu: GpuView, sass: Sequence[str], ptx: Sequence[str], exact: bool = False
+               ) -> Tuple[str, str]:
     """("sass"|"ptx"|"", the arch that covers it). SASS runs on the same major, minor >= its own."""
+    if exact:
+        return ("sass", gpu.arch) if gpu.arch in sass else ("", "")
     best, best_minor = "", -1
     for arch in sass:
         parts = arch_parts(arch)
@@ -215,7 +224,7 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
     lines: List[str] = []
     needs_ptx = False
     for gpu in targets:
-        how, arch = _gpu_cover(gpu, sass, ptx)
+        how, arch = _gpu_cover(gpu, sass, ptx, exact=gpu.cc in idx.tegra)
         if not how:
             compiled = " ".join(sass) or "none"
             return Check(rel, variant, ARCH,
@@ -621,6 +630,12 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
         for rejection in walk.rejected:
             draft.reject(rejection)
         gpu_names = ", ".join(g.label for g in view.gpus) or ", ".join(view.unknown_gpus)
+        for gpu in view.gpus:
+            if gpu.cc in idx.tegra:
+                draft.warnings.append(
+                    f"{gpu.label} is an integrated Jetson GPU ({idx.tegra[gpu.cc]}): desktop and server "
+                    f"wheels do not run on it; describe the machine with --jetson L4T_RELEASE "
+                    f"(from /etc/nv_tegra_release) to get the JetPack's wheel")
         draft.warnings.append(f"no CUDA build of torch in the data runs on {gpu_names} with this "
                               f"driver; planned the CPU build instead (see `rejected` for what "
                               f"each CUDA build lacks)")
