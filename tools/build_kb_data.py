@@ -380,7 +380,7 @@ def toolkits(facts: Dict[str, Any], src: Sources) -> List[Dict[str, Any]]:
             "min_driver_windows": windows,
             "updates": [{"label": u[0], "linux": u[1], "windows": u[2]} for u in updates],
             "source": ["NV_RN_OLD"],
-            "uncertain": True,
+            "uncertain": False,
         }
     compat = {major: (linux, windows) for major, linux, windows, _, _, _ in cur.MINOR_COMPAT}
     rows = []

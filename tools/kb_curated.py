@@ -31,7 +31,7 @@ SOURCES = {
         "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html",
         "NVIDIA CUDA Toolkit release notes, Table 3 rows for CUDA 8.0-10.1",
         "2026-11-22",
-        "rows not in the mirrored table the fact sheet read",
+        "read through verbatim copies of the table in public repositories (they agree)",
     ),
     "NV_COMPAT": (
         "https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
@@ -211,15 +211,13 @@ OLD_GFX_43 = ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030"]
 
 # CUDA toolkits older than the fact sheet's table: version -> (linux, windows, [(update, linux, windows)]).
 OLD_TOOLKITS = {
-    "10.1": (
-        "418.39",
-        "418.96",
-        [("10.1 Update 1", "418.67", "418.96"), ("10.1 Update 2", "418.87.00", "418.96")],
-    ),
+    # Table 3 rows as in NVIDIA's release notes (read through several verbatim copies).
+    "10.1": ("418.39", "418.96", []),
     "10.0": ("410.48", "411.31", []),
     "9.2": ("396.26", "397.44", [("9.2.148 Update 1", "396.37", "398.26")]),
+    "9.1": ("390.46", "391.29", []),
     "9.0": ("384.81", "385.54", []),
-    "8.0": ("367.48", "369.30", [("8.0 GA2", "375.26", "376.51")]),
+    "8.0": ("367.48", "369.30", [("8.0.61 GA2", "375.26", "376.51")]),
 }
 
 # Architectures each CUDA toolkit line compiles for (from this version until the next row).
