@@ -18,6 +18,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.machine import Machine
 from torchsmith.output import Result
 
 # What to run when nothing matched: each shows facts, none guesses a cause.
@@ -83,7 +84,7 @@ def read_text(args: argparse.Namespace) -> Tuple[str, Dict[str, Any]]:
     return text, origin
 
 
-def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Any], Optional[str]]:
+def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Machine], Optional[str]]:
     """The machine whose facts to add, and how it was known; none with --no-probe."""
     if args.no_probe and not args.host:
         return None, None
