@@ -133,7 +133,7 @@ def prepare(job: Job) -> Extra:
             return None
 
         extra.constraints.append(core.Constraint(
-            f"torch=={version}{'+' + variant if variant else ''} (installed)", keep_installed))
+            f"torch=={version}{'+' + variant if variant else ''} (installed)", keep_installed, user_pin=True))
     return extra
 
 

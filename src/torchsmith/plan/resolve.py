@@ -265,6 +265,8 @@ class Constraint(NamedTuple):
 
     label: str
     check: Callable[[Any, Any], Optional[str]]
+    # The user's own pin on the torch family: releases it excludes are not "better-looking".
+    user_pin: bool = False
 
 
 def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:
@@ -279,7 +281,7 @@ def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Con
                 return None
             return f"{spec.text} excludes torch {release.version}"
 
-        out.append(Constraint(f"{torch.text} ({torch.origin})", torch_ok))
+        out.append(Constraint(f"{torch.text} ({torch.origin})", torch_ok, user_pin=True))
     for name in ("torchvision", "torchaudio"):
         want = wanted.get(name)
         if want is None or (not want.spec and name == "torchaudio" and _is_default(request)):
@@ -297,7 +299,7 @@ def _companion_version_constraint(name: str, want: Wanted, pre: bool) -> Constra
             return f"{want.text} excludes {name} {paired}, the one that pairs with torch {release.version}"
         return None
 
-    return Constraint(f"{want.text} ({want.origin})", ok)
+    return Constraint(f"{want.text} ({want.origin})", ok, user_pin=True)
 
 
 def _is_default(request: Request) -> bool:
@@ -381,7 +383,7 @@ def _accepted(check: Check, accept: Callable[[Check], Optional[Tuple[str, str]]]
 
 
 def _allowed_by_user(constraints: Sequence[Constraint], release: Any) -> bool:
-    return all(c.check(release, None) is None for c in constraints if c.label.startswith("torch"))
+    return all(c.check(release, None) is None for c in constraints if c.user_pin)
 
 
 # --------------------------------------------------------------------------------------------
