@@ -274,6 +274,16 @@ def releases(facts: Dict[str, Any], src: Sources) -> List[Dict[str, Any]]:
     return rows
 
 
+def old_archs(version: str, variant: str) -> List[str]:
+    cuda = cuda_of(variant)
+    major = cuda.split(".")[0]
+    if Version(version) >= Version("1.8"):
+        extra = cur.OLD_ARCHS_FROM_1_8.get(cuda, cur.OLD_ARCHS_FROM_1_8.get(major, []))
+    else:
+        extra = cur.OLD_ARCHS_BEFORE_1_8.get(major, [])
+    return cur.OLD_ARCH_BASE + extra
+
+
 def lts_release() -> Dict[str, Any]:
     version, pythons, names, tv, ta = cur.LTS_182
     row = old_release((version, pythons, names, "cu102", tv, ta))
@@ -303,7 +313,10 @@ def old_release(spec: Tuple[Any, ...]) -> Dict[str, Any]:
                     "kind": "cuda",
                     "cuda": cuda_of(name),
                     "platforms": ["linux-x86_64", "windows-x86_64"],
-                    "sass": {"linux-x86_64": cur.OLD_ARCHS[name], "windows-x86_64": cur.OLD_ARCHS[name]},
+                    "sass": {
+                        "linux-x86_64": old_archs(version, name),
+                        "windows-x86_64": old_archs(version, name),
+                    },
                     "source": ["B_OLD", "PV_OLD"],
                     "uncertain": True,
                     "note": "install with -f https://download.pytorch.org/whl/torch_stable.html if the "

@@ -191,19 +191,13 @@ OLD_RELEASES = [
 # The 1.8 LTS release lives on its own index (download.pytorch.org/whl/lts/1.8/<variant>).
 LTS_182 = ("1.8.2", ["3.6", "3.7", "3.8"], ["cu102", "cu111"], "0.9.2", "0.8.2")
 
-# TORCH_CUDA_ARCH_LIST of the pre-1.12 builds, by CUDA variant (pytorch/builder, uncertain).
-OLD_ARCHS = {
-    "cu80": ["sm_35", "sm_50", "sm_60", "sm_61"],
-    "cu90": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70"],
-    "cu92": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70"],
-    "cu100": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
-    "cu101": ["sm_35", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
-    "cu102": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"],
-    "cu110": ["sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80"],
-    "cu111": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
-    "cu113": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
-    "cu115": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86"],
-}
+# TORCH_CUDA_ARCH_LIST of the pre-1.12 builds: pytorch/builder manywheel/build_cuda.sh starts
+# from "3.7;5.0;6.0;7.0" and appends per CUDA version; the case statement changed over time
+# (copies of three of its versions agree). From 1.8 on, CUDA 10.x adds nothing; before, 10.x
+# adds 7.5 and 11.0 adds 7.5;8.0. Releases before 1.5 are not covered by those copies.
+OLD_ARCH_BASE = ["sm_37", "sm_50", "sm_60", "sm_70"]
+OLD_ARCHS_FROM_1_8 = {"10": [], "11.0": ["sm_75", "sm_80"], "11": ["sm_75", "sm_80", "sm_86"]}
+OLD_ARCHS_BEFORE_1_8 = {"8": [], "9": [], "10": ["sm_75"], "11": ["sm_75", "sm_80"]}
 
 # gfx targets of the pre-1.12 ROCm builds (pytorch/builder build_docker.sh, uncertain).
 OLD_GFX = ["gfx900", "gfx906", "gfx908"]
