@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from torchsmith.errors import KnowledgeBaseError, RequirementError
@@ -135,3 +137,13 @@ def test_corrupt_plan_data_is_a_one_line_error(tmp_path) -> None:
         plandata.load_table("shape", str(tmp_path))
     with pytest.raises(KnowledgeBaseError, match="cannot read"):
         plandata.load_table("absent", str(tmp_path))
+
+
+def test_docs_name_every_rejection_code() -> None:
+    from torchsmith.plan import resolve as core
+
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "plan.md"), encoding="utf-8") as f:
+        docs = f.read()
+    codes = [core.ARCH, core.DRIVER, core.PYTHON, core.PLATFORM, core.CONFLICT, core.NO_GPU_BUILD,
+             "cuda-libraries-not-needed"]
+    assert all(f"`{code}`" in docs for code in codes)
