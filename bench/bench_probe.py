@@ -6,9 +6,10 @@ Prints a table and writes bench/results/probe.json. Measured, as median wall tim
 (after one warm-up run):
 
 - `torchsmith --version` and `torchsmith probe --json` with this interpreter;
-- the same in a clean venv (.bench/venv-clean, torchsmith installed editable): start-up hooks in
-  the base interpreter's site-packages (a .pth importing certifi on the project's machines) are
-  not in a venv, so both are shown;
+- the same in a clean venv (.bench/venv-clean, torchsmith installed editable) and, when this
+  is a venv and torchsmith imports there, with the base interpreter: start-up hooks in the base
+  interpreter's site-packages (a .pth importing certifi on the project's machines) do not run in
+  a venv, so all are shown;
 - `python -m torch.utils.collect_env` in .bench/venv-torch with `pip install torch==2.13.0`
   (pip's own configuration is left alone, so the wheel on this machine's disk is used);
 - `nvidia-smi` when it is on PATH.
@@ -46,7 +47,14 @@ def _venv_python(venv: str) -> str:
 
 def _base_python() -> str:
     """The interpreter this one was made from (a venv's base), for making new venvs."""
-    return getattr(sys, "_base_executable", None) or sys.executable
+    name = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    candidate = os.path.join(sys.base_prefix, "Scripts" if sys.platform == "win32" else "bin", name)
+    return candidate if os.path.exists(candidate) else sys.executable
+
+
+def _imports_torchsmith(python: str) -> bool:
+    return subprocess.run([python, "-c", "import torchsmith"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, check=False).returncode == 0
 
 
 def _run(argv: List[str], env: Optional[Dict[str, str]] = None) -> None:
@@ -91,6 +99,13 @@ def _time(argv: List[str], runs: int) -> Dict[str, object]:
     }
 
 
+def _load() -> Optional[List[float]]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # Windows
+        return None
+
+
 def _top_imports(python: str, limit: int = 6) -> List[Dict[str, object]]:
     """The costliest imports of `torchsmith --version` (cumulative microseconds, -X importtime)."""
     result = subprocess.run([python, "-X", "importtime", "-m", "torchsmith", "--version"],
@@ -112,6 +127,7 @@ def main() -> int:
     args = parser.parse_args()
 
     os.makedirs(WORK, exist_ok=True)
+    load_before = _load()
     results: Dict[str, Dict[str, object]] = {}
     this = sys.executable
     results["version"] = _time([this, "-m", "torchsmith", "--version"], args.runs)
@@ -121,9 +137,14 @@ def main() -> int:
     results["version_clean_venv"] = _time([clean, "-m", "torchsmith", "--version"], args.runs)
     results["probe_clean_venv"] = _time([clean, "-m", "torchsmith", "probe", "--json"], args.runs)
     results["python_startup_clean_venv"] = _time([clean, "-c", "pass"], args.runs)
+    # The base interpreter runs its own site-packages' .pth files at every start-up (on the
+    # project's machines one imports certifi); a venv does not.
     base = _base_python()
-    if os.path.realpath(base) != os.path.realpath(this):
+    if sys.prefix != sys.base_prefix:
         results["python_startup_base"] = _time([base, "-c", "pass"], args.runs)
+        if _imports_torchsmith(base):
+            results["version_base"] = _time([base, "-m", "torchsmith", "--version"], args.runs)
+            results["probe_base"] = _time([base, "-m", "torchsmith", "probe", "--json"], args.runs)
     if not args.skip_torch:
         torch_python = _ensure_torch_venv()
         results["collect_env"] = _time([torch_python, "-m", "torch.utils.collect_env"],
@@ -149,7 +170,9 @@ def main() -> int:
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                    "cpu_count": os.cpu_count(), "nvidia_smi": bool(smi)},
+                    "cpu_count": os.cpu_count(), "nvidia_smi": bool(smi),
+                    # Other work on the machine inflates every figure: say how busy it was.
+                    "load_average_before": load_before, "load_average_after": _load()},
         "results": results,
         "ratios": ratios,
         "targets_met": met,
