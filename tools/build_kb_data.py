@@ -538,6 +538,16 @@ def _wheel(entry: Dict[str, str], release_tv: Dict[str, str]) -> Optional[Dict[s
     return row
 
 
+def jetson_wheels(entry: Dict[str, Any], jp_key: str, tv: Dict[str, str]) -> List[Dict[str, Any]]:
+    wheels = [w for w in (_wheel(e, tv) for e in entry["nvidia_torch_wheels"]) if w]
+    for url in cur.EXTRA_JETSON_WHEELS.get(jp_key, []):
+        wheel = _wheel({"url": url}, tv)
+        if wheel:
+            wheel["source"] = ["NV_FORUM"]
+            wheels.append(wheel)
+    return sorted(wheels, key=lambda w: Version(w["torch"]), reverse=True)
+
+
 def jetson(facts: Dict[str, Any], src: Sources, release_rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     tv = {r["version"]: r["torchvision"] for r in release_rows if r.get("torchvision")}
     rows = []
@@ -560,7 +570,7 @@ def jetson(facts: Dict[str, Any], src: Sources, release_rows: List[Dict[str, Any
                 "cuda": cuda,
                 "python": entry["python"],
                 "ubuntu": cur.UBUNTU_BY_L4T.get(major, ""),
-                "wheels": [w for w in (_wheel(e, tv) for e in entry["nvidia_torch_wheels"]) if w],
+                "wheels": jetson_wheels(entry, jp_key, tv),
                 "prerequisites": cur.PREREQUISITES.get(jp_key.split(".")[0], []),
                 "source": [*ids, "NV_JETSON_DOC"],
             }

@@ -488,6 +488,16 @@ PCI_IDS = {
 }
 
 # JetPack: cuDNN, Ubuntu (by L4T major) and apt prerequisites of the NVIDIA wheels.
+# NVIDIA wheels the fact sheet does not list, seen in the jp/v51 directory listing that users quote.
+EXTRA_JETSON_WHEELS = {
+    "5.1": [
+        "https://developer.download.nvidia.com/compute/redist/jp/v51/pytorch/"
+        "torch-1.14.0a0+44dac51c.nv23.01-cp38-cp38-linux_aarch64.whl",
+        "https://developer.download.nvidia.com/compute/redist/jp/v51/pytorch/"
+        "torch-1.14.0a0+44dac51c.nv23.02-cp38-cp38-linux_aarch64.whl",
+    ],
+}
+
 JETPACK_CUDNN = {
     "4.6": "8.2.1",
     "4.6.1": "8.2.1",

@@ -65,8 +65,9 @@ def test_the_nvidia_wheel_for_jetpack_5_1(kb: KnowledgeBase) -> None:
     assert jetpack is not None and jetpack.jetpack == "5.1"
     assert (jetpack.cuda, jetpack.python) == ("11.4", "3.8")
     assert kb.jetpack("5.1") is jetpack
-    [wheel] = jetpack.wheels
-    assert wheel.torch == "2.0.0a0+8aa34602.nv23.03"
+    wheel = jetpack.wheels[0]  # newest first
+    assert [w.torch for w in jetpack.wheels] == [
+        "2.0.0a0+8aa34602.nv23.03", "1.14.0a0+44dac51c.nv23.02", "1.14.0a0+44dac51c.nv23.01"]
     assert wheel.url == ("https://developer.download.nvidia.com/compute/redist/jp/v51/pytorch/"
                          "torch-2.0.0a0+8aa34602.nv23.03-cp38-cp38-linux_aarch64.whl")
     assert wheel.python == "3.8" and wheel.torchvision == "0.15.1"
