@@ -14,6 +14,7 @@ from typing import IO, Any, Dict, List
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
+from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result, use_color
 
 _MARKS = {"error": ("✗", "31"), "warning": ("!", "33"), "info": ("i", "36")}
@@ -43,18 +44,38 @@ def _target_python(ctx: Context) -> str:
     return ctx.python_path() or sys.executable
 
 
+def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
+    """The host profile, with the inspected interpreter as its Python.
+
+    Probing this machine with ``--python`` would run the target interpreter once more only to
+    learn what the static report already says.
+    """
+    if getattr(ctx.args, "host", None) or not ctx.python_path():
+        return ctx.machine()
+    import dataclasses
+
+    from torchsmith.doctor import python_info
+    from torchsmith.host.live import LiveHost
+    from torchsmith.overrides import apply_overrides
+    from torchsmith.probe import probe
+
+    base = dataclasses.replace(probe(LiveHost(ctx.environ)), python=python_info(report))
+    return apply_overrides(base, ctx.overrides())
+
+
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.doctor import diagnose
-    from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT
+    from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_static
     from torchsmith.host.live import LiveHost
 
     timeout = DYNAMIC_TIMEOUT if args.timeout is None else args.timeout
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     python = _target_python(ctx)
-    machine = ctx.machine()
-    diagnosis = diagnose(LiveHost(ctx.environ), machine, python, lambda: _kb(ctx), quick=args.quick,
-                         timeout=timeout)
+    host = LiveHost(ctx.environ)
+    report = inspect_static(host, python)
+    diagnosis = diagnose(host, _machine(ctx, report), python, lambda: _kb(ctx), quick=args.quick,
+                         timeout=timeout, report=report)
     data = diagnosis.to_json()
     healthy = diagnosis.healthy
 

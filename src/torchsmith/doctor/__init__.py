@@ -15,7 +15,7 @@ from torchsmith.doctor.checks import CHECKS, run_checks
 from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_static
 from torchsmith.doctor.model import Diagnosis, Fact, Finding
 from torchsmith.host import Host
-from torchsmith.machine import Machine
+from torchsmith.machine import Machine, PythonInfo
 
 __all__ = [
     "CHECKS",
@@ -25,6 +25,7 @@ __all__ = [
     "diagnose",
     "diagnose_report",
     "environment_summary",
+    "python_info",
     "quick_verdict",
 ]
 
@@ -76,10 +77,29 @@ def diagnose_report(report: Dict[str, Any], machine: Machine, kb: Any = None) ->
     return Diagnosis(environment=environment_summary(report), findings=findings)
 
 
+def python_info(report: Dict[str, Any]) -> PythonInfo:
+    """The inspected interpreter, as the host profile describes one (from the static report)."""
+    python = report.get("python") or {}
+    return PythonInfo(
+        version=str(python.get("version") or ""),
+        implementation=str(python.get("implementation") or "CPython"),
+        free_threaded=bool(python.get("free_threaded")),
+        executable=str(python.get("executable") or ""),
+        prefix=str(python.get("prefix") or ""),
+        virtualenv=python.get("virtualenv"),
+        conda_prefix=python.get("conda_prefix"),
+        source=f"ran {python.get('executable')} (inspect_env.py)",
+    )
+
+
 def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick: bool = False,
-             timeout: float = DYNAMIC_TIMEOUT) -> Diagnosis:
-    """Inspect ``python``'s environment through ``host`` and check it against ``machine``."""
-    report = inspect_static(host, python, min(timeout, 20.0))
+             timeout: float = DYNAMIC_TIMEOUT, report: Optional[Dict[str, Any]] = None) -> Diagnosis:
+    """Inspect ``python``'s environment through ``host`` and check it against ``machine``.
+
+    ``report``: the static inspection, when the caller has already run it.
+    """
+    if report is None:
+        report = inspect_static(host, python, min(timeout, 20.0))
     if not quick and (report.get("torch") or report.get("torch_installs")):
         report["dynamic"] = inspect_dynamic(host, python, timeout)
     return diagnose_report(report, machine, kb)

@@ -62,9 +62,13 @@ def _amd_gpus(machine: Machine) -> List[Tuple[str, Optional[str], str]]:
 
 
 def _gpu_facts(gpus: List[Tuple[str, Optional[str], str]]) -> List[Fact]:
-    return [Fact(f"GPU {name}" + (f" (compute capability {cc})" if cc and "." in cc
-                                  else f" ({cc})" if cc else ""), source)
-            for name, cc, source in gpus]
+    facts = []
+    for name, cc, source in gpus:
+        label = name if name.startswith("GPU") else f"GPU {name}"
+        if cc:
+            label += f" (compute capability {cc})" if "." in cc else f" ({cc})"
+        facts.append(Fact(label, source))
+    return facts
 
 
 def _torch_fact(build: Dict[str, Any]) -> Fact:

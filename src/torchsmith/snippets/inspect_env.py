@@ -285,6 +285,9 @@ def main():
             "virtualenv": prefix if prefix != base_prefix else None,
             "conda_prefix": conda_prefix,
             "platform": sys.platform,
+            "implementation": {"cpython": "CPython", "pypy": "PyPy"}.get(
+                sys.implementation.name, sys.implementation.name),
+            "free_threaded": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
         },
         "torch": torch,
         "torch_installs": installs,
