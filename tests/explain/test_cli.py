@@ -173,3 +173,11 @@ def test_end_to_end_as_a_process(tmp_path: Path) -> None:
     envelope = json.loads(done.stdout)
     assert [m["id"] for m in envelope["data"]["matches"]] == ["no-matching-distribution"]
     assert envelope["data"]["matches"][0]["facts"]["available"] == "none"
+
+
+def test_stated_facts_describe_the_machine_without_probing(capsys: pytest.CaptureFixture[str]) -> None:
+    envelope = run_json(capsys, "--no-probe", "--gpu", "12.0:RTX 5090", "--driver", "570.86.10", ARCH_TEXT)
+    data = envelope["data"]
+    assert data["host"] == "the machine as stated"
+    assert data["matches"][0]["host_facts"] == ["GPU 0: RTX 5090 (sm_120)",
+                                                "Not in the build's arch list: sm_120"]

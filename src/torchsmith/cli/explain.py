@@ -85,9 +85,18 @@ def read_text(args: argparse.Namespace) -> Tuple[str, Dict[str, Any]]:
 
 
 def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Machine], Optional[str]]:
-    """The machine whose facts to add, and how it was known; none with --no-probe."""
+    """The machine whose facts to add, and how it was known.
+
+    ``--no-probe`` leaves this machine out; facts stated with ``--gpu``, ``--driver``... still
+    describe one (and only those facts are known about it).
+    """
     if args.no_probe and not args.host:
-        return None, None
+        overrides = ctx.overrides()
+        if overrides.empty:
+            return None, None
+        from torchsmith.overrides import apply_overrides
+
+        return apply_overrides(Machine(), overrides), "the machine as stated"
     try:
         machine = ctx.machine()
     except TorchsmithError as exc:
