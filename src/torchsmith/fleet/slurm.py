@@ -122,7 +122,7 @@ def gather_profiles(host: Host, partitions: Sequence[str] = (), timeout: float =
             failures = dict.fromkeys(nodes, failure)
         for node in nodes:
             text = outputs.get(node)
-            if text is None:
+            if text is None or not text.strip():  # never started, or killed before it printed
                 result.unreachable.append((node, f"did not answer ({failures.get(node) or 'no output'})"))
                 continue
             try:
