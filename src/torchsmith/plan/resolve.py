@@ -226,10 +226,13 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
     for gpu in targets:
         how, arch = _gpu_cover(gpu, sass, ptx, exact=gpu.cc in idx.tegra)
         if not how:
-            compiled = " ".join(sass) or "none"
+            if not sass and not ptx:
+                return Check(rel, variant, ARCH, f"{name}: the data has no arch list for "
+                                                 f"{view.platform}, so {gpu.label} cannot be confirmed{cite}")
+            built = " ".join(sass) + (f", PTX {' '.join(ptx)}" if ptx else ", no PTX")
+            exact = " (an integrated Jetson GPU needs its exact arch)" if gpu.cc in idx.tegra else ""
             return Check(rel, variant, ARCH,
-                         f"{name} has no kernels for {gpu.label}: compiled for {compiled}, "
-                         f"no PTX{cite}")
+                         f"{name} has no kernels for {gpu.label}: compiled for {built}{exact}{cite}")
         needs_ptx = needs_ptx or how == "ptx"
         lines.append(f"{gpu.label}: {name} carries {'SASS' if how == 'sass' else 'PTX'} {arch}"
                      + (" (same major, lower or equal minor: binary compatible)"
