@@ -129,7 +129,10 @@ def _commands(plan: Plan) -> Dict[str, List[str]]:
         from torchsmith.plan.render import render_commands
     except ImportError:  # the renderers are optional in a partial build
         return {}
-    return render_commands(plan)
+    try:
+        return render_commands(plan)
+    except TorchsmithError:  # a renderer that cannot express this plan: the plan still stands
+        return {}
 
 
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
