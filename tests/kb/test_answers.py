@@ -94,7 +94,8 @@ def test_gpu_names_as_drivers_report_them(kb: KnowledgeBase) -> None:
     for name, cc in [("NVIDIA GeForce RTX 4090", "8.9"), ("NVIDIA A100-SXM4-80GB", "8.0"),
                      ("Tesla V100-SXM2-16GB", "7.0"), ("nvidia geforce rtx 3060 laptop gpu", "8.6"),
                      ("NVIDIA GeForce RTX 3060 Ti", "8.6"), ("NVIDIA H100 80GB HBM3", "9.0"),
-                     ("Jetson AGX Orin", "8.7")]:
+                     ("Jetson AGX Orin", "8.7"), ("NVIDIA GB10", "12.1"),
+                     ("NVIDIA TITAN X (Pascal)", "6.1"), ("NVIDIA GeForce GTX TITAN X", "5.2")]:
         model = kb.gpu_by_name(name)
         assert model is not None and model.compute_capability == cc, name
     assert kb.gpu_by_name("NVIDIA GeForce RTX 3060 Ti").name == "GeForce RTX 3060 Ti"  # type: ignore[union-attr]

@@ -230,7 +230,13 @@ class KnowledgeBase:
         from torchsmith.kb.loader import normalize_gpu_name
 
         if self._gpu_index is None:
-            self._gpu_index = {normalize_gpu_name(g.name): g for g in self._rows("gpus")}
+            index: Dict[str, GpuModel] = {}
+            for gpu in self._rows("gpus"):
+                key = normalize_gpu_name(gpu.name)
+                index[key] = gpu
+                # "NVIDIA GB10 (DGX Spark)" is also found as "NVIDIA GB10".
+                index.setdefault(re.sub(r"\s*\(.*\)$", "", key), gpu)
+            self._gpu_index = index
         words = re.split(r"[\s\-]+", normalize_gpu_name(name))
         while words:
             hit = self._gpu_index.get(" ".join(words))
