@@ -181,6 +181,17 @@ def test_the_refresh_overlay_in_the_cache_is_used_by_default(_own_cache: Path,
     assert "warning: data is older than torch 2.16.0" in captured.err
 
 
+def test_a_refresh_overlay_of_older_packaged_data_is_ignored(_own_cache: Path) -> None:
+    write_overlay(_own_cache / "kb-overlay")
+    (_own_cache / "kb-overlay" / "refresh.json").write_text(json.dumps(
+        {"refreshed": "2026-01-02", "newest_seen": "2.16.0", "packaged_kb_version": "2026.01.01"}))
+    kb = load_kb()
+    assert kb.release("2.16.0") is None and kb.overlay is None
+    assert kb.warnings == [
+        f"ignoring the `kb refresh` overlay in {_own_cache / 'kb-overlay'}: it was made for knowledge base "
+        "2026.01.01, this torchsmith ships 2026.11.22; run `torchsmith kb refresh` again"]
+
+
 def test_overlay_changes_are_seen_without_restarting(tmp_path: Path) -> None:
     overlay = tmp_path / "overlay"
     overlay.mkdir()

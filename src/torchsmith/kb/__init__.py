@@ -424,6 +424,20 @@ def load_kb(path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] 
     return kb
 
 
+def _read_refresh(overlay: str) -> Dict[str, Any]:
+    path = os.path.join(overlay, REFRESH_FILE)
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            loaded = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise KnowledgeBaseError(
+            f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {path}"],
+            hint="delete the overlay and run `torchsmith kb refresh` again") from exc
+    return loaded if isinstance(loaded, dict) else {}
+
+
 def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
     from torchsmith.kb import loader
 
@@ -431,18 +445,21 @@ def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
     releases = data.sections[("torch_releases.json", "releases")]
     data.manifest["packaged_newest"] = releases[0].version if releases else ""
     refresh: Dict[str, Any] = {}
+    notes: List[str] = []
     if overlay is not None:
-        extra = loader.read_dir(overlay, packaged=False, index_base=str(data.manifest["torch_index_base"]))
-        data = loader.merge(data, extra)
-        refresh_path = os.path.join(overlay, REFRESH_FILE)
-        if os.path.exists(refresh_path):
-            try:
-                with open(refresh_path, encoding="utf-8") as handle:
-                    loaded = json.load(handle)
-            except (OSError, ValueError) as exc:
-                raise KnowledgeBaseError(
-                    f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {refresh_path}"],
-                    hint="delete the overlay and run `torchsmith kb refresh` again") from exc
-            refresh = loaded if isinstance(loaded, dict) else {}
+        refresh = _read_refresh(overlay)
+        made_for = refresh.get("packaged_kb_version")
+        if made_for and made_for != data.manifest.get("kb_version"):
+            # A refresh of older packaged data would replace newer verified rows with guesses.
+            notes.append(f"ignoring the `kb refresh` overlay in {overlay}: it was made for knowledge base "
+                         f"{made_for}, this torchsmith ships {data.manifest.get('kb_version')}; "
+                         f"run `torchsmith kb refresh` again")
+            overlay, refresh = None, {}
+        else:
+            base = str(data.manifest["torch_index_base"])
+            extra = loader.read_dir(overlay, packaged=False, index_base=base)
+            data = loader.merge(data, extra)
     loader.check_references(data)
-    return KnowledgeBase(data.sections, data.manifest, data.sources, overlay=overlay, refresh=refresh)
+    kb = KnowledgeBase(data.sections, data.manifest, data.sources, overlay=overlay, refresh=refresh)
+    kb.warnings.extend(notes)
+    return kb

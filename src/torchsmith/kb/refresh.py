@@ -244,6 +244,7 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
     rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, base)
     new = [r["version"] for r in rows if packaged.release(r["version"]) is None]
     provenance = {"refreshed": date, "newest_seen": newest, "torch_index_base": base,
+                  "packaged_kb_version": packaged.kb_version,
                   "package_indexes": list(package_indexes), "read": read, "new_releases": new,
                   "changed_releases": [r["version"] for r in rows if r["version"] not in new]}
     source_id = f"REFRESH_{date.replace('-', '')}"
