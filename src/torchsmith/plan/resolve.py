@@ -516,7 +516,7 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
         retry = _solve_with_preferences(job, loose, extra.soft)
         if retry.status == "ok":
             new = next(p for p in retry.packages if p.name == "torch")
-            why = "; ".join(draft.reasons) or "it does not fit the request"
+            why = _installed_problem(job, keep) or "; ".join(draft.reasons) or "it does not fit the request"
             retry.warnings.insert(0, f"the installed torch {keep[0]}{'+' + keep[1] if keep[1] else ''} "
                                      f"must change to {new.version}{new.local_version or ''}: {why}")
             draft = retry
@@ -527,6 +527,17 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
     return draft.finish(view, kb)
+
+
+def _installed_problem(job: Job, keep: Tuple[str, str]) -> str:
+    """Why the installed torch itself cannot stay (no wheel, no kernels, driver), or ""."""
+    version, variant_name = keep
+    rel = next((r for r in job.idx.releases if r.text == version), None)
+    variant = rel.data.variant(variant_name) if rel is not None and variant_name else None
+    if rel is None or variant is None or job.machine.jetson is not None:
+        return ""
+    check = check_variant(job.idx, job.view, rel, variant)
+    return "" if check.ok else check.reason
 
 
 def _solve_with_preferences(job: Job, hard: Sequence[Constraint], soft: Sequence[Constraint]) -> _Draft:
