@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 WHEEL = os.environ.get(
     "TORCHSMITH_TEST_TORCH_WHEEL", "/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
@@ -34,14 +35,18 @@ def _env() -> Dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "TORCHSMITH_"))}
 
 
-def _wall(argv: Sequence[str], runs: int) -> List[float]:
+def _wall(argv: Sequence[str], runs: int) -> Tuple[List[float], List[float]]:
+    """(wall seconds, CPU seconds of the process and its children) per run."""
     subprocess.run(argv, capture_output=True, env=_env(), check=False)  # warm-up
-    times = []
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(argv, capture_output=True, env=_env(), check=False)
-        times.append(time.perf_counter() - started)
-    return times
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return walls, cpus
 
 
 def _bench_venv() -> str:
@@ -66,10 +71,12 @@ def _bench_venv() -> str:
     return python
 
 
-def _summary(name: str, times: List[float]) -> str:
+def _summary(name: str, runs: Tuple[List[float], List[float]]) -> str:
+    walls, cpus = runs
     return (
-        f"{name:<34} median {statistics.median(times) * 1000:7.0f} ms  "
-        f"min {min(times) * 1000:6.0f}  max {max(times) * 1000:6.0f}  (n={len(times)})"
+        f"{name:<28} wall median {statistics.median(walls) * 1000:6.0f} ms "
+        f"(min {min(walls) * 1000:5.0f}, max {max(walls) * 1000:5.0f})  "
+        f"CPU median {statistics.median(cpus) * 1000:6.0f} ms  n={len(walls)}"
     )
 
 
@@ -88,12 +95,13 @@ def main() -> int:
     full = _wall(doctor, args.full_runs)
     import_torch = _wall([python, "-c", "import torch"], args.full_runs)
 
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(_summary("doctor --quick", quick))
     print(_summary("doctor (imports torch)", full))
     print(_summary("python -c 'import torch'", import_torch))
-    quick_ok = statistics.median(quick) < QUICK_TARGET
-    budget = statistics.median(import_torch) + FULL_MARGIN
-    full_ok = statistics.median(full) < budget
+    quick_ok = statistics.median(quick[0]) < QUICK_TARGET
+    budget = statistics.median(import_torch[0]) + FULL_MARGIN
+    full_ok = statistics.median(full[0]) < budget
     print(f"quick target < {QUICK_TARGET * 1000:.0f} ms: {'PASS' if quick_ok else 'FAIL'}")
     print(
         f"full target < import torch + {FULL_MARGIN:.0f} s = {budget * 1000:.0f} ms: "
