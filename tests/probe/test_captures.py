@@ -153,7 +153,7 @@ def test_truncated_csv_keeps_the_complete_row() -> None:
 
 
 @pytest.mark.parametrize(("slug", "module", "cc", "l4t", "jetpack", "cuda"), [
-    ("jetson-nano-jp4.6", "Nano", "5.3", "32.6.1", None, "10.2"),
+    ("jetson-nano-jp4.6.6", "Nano", "5.3", "32.7.6", None, "10.2"),
     ("jetson-xavier-jp5.1", "AGX Xavier", "7.2", "35.2.1", None, "11.4"),
     ("jetson-orin-jp6.2", "AGX Orin", "8.7", "36.4.3", "6.2", "12.6"),
 ])
