@@ -163,6 +163,8 @@ def test_rocm_and_other_tables(kb: KnowledgeBase) -> None:
     # 2.14's rocm7.14 target list is not known (empty), so the newest known build is 2.13's.
     assert (builds[0][0].version, builds[0][1].name) == ("2.13.0", "rocm7.2")
     assert kb.rocm_variants()[0][0].version == "2.14.1"
+    assert [(r.version, v.name) for r, v in kb.rocm_release("6.2")][-1] == ("2.5.0", "rocm6.2")
+    assert ("2.6.0", "rocm6.2.4") in [(r.version, v.name) for r, v in kb.rocm_release("rocm6.2")]
     target = kb.gfx_target("gfx1031")
     assert target is not None and target.hsa_override == "10.3.0" and not target.in_wheels
     assert kb.minor_compat("13.0").min_driver_linux == "580"  # type: ignore[union-attr]

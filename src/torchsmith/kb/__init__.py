@@ -165,6 +165,12 @@ class KnowledgeBase:
         return tuple((release, variant) for release in self.releases for variant in release.variants
                      if variant.kind == "rocm" and (gfx is None or gfx in variant.gfx))
 
+    def rocm_release(self, rocm: str) -> Tuple[Tuple[TorchRelease, VariantBuild], ...]:
+        """(release, variant) of the builds for ROCm ``rocm`` ("6.2" also matches rocm6.2.4)."""
+        wanted = rocm.strip().lower().replace("rocm", "")
+        return tuple((r, v) for r, v in self.rocm_variants()
+                     if v.rocm == wanted or (v.rocm or "").startswith(wanted + "."))
+
     # --- NVIDIA CUDA and drivers ------------------------------------------------------
     @property
     def cuda_releases(self) -> Tuple[CudaRelease, ...]:
