@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import IO, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
@@ -246,7 +247,9 @@ def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any,
         raise TorchsmithError("uv was asked for but is not installed", code="installer-missing",
                               hint="pip install uv, or use --installer pip")
     progress("preparing the environment")
+    started = time.monotonic()
     target = _target(host, args, ctx, use_uv)
+    made = time.monotonic() - started
     try:
         installer = find_installer(host, "uv" if use_uv else "pip", target.python)
     except TorchsmithError:
@@ -258,4 +261,6 @@ def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any,
     job = InstallJob(target=target, installer=installer, groups=list(groups), expect=expect, lock=lock,
                      lock_path=os.path.abspath(args.lock_out) if args.lock_out else None,
                      guard=not args.no_guard, timeout=args.timeout)
-    return run_install(host, job, progress)
+    outcome = run_install(host, job, progress)
+    outcome.seconds["environment"] = made  # inspecting the target, or making the venv
+    return outcome

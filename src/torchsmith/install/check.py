@@ -108,7 +108,7 @@ def _pip_base(host: Host, target: Target) -> List[str]:
 def predict(host: Host, target: Target, command: Sequence[str], guard_file: str,
             pins: Dict[str, str]) -> Prediction:
     kind, args = parse_user_command(command)
-    installed = {n: str(v.get("version")) for n, v in installed_packages(host, target.python).items()}
+    installed = {n: str(v.get("version")) for n, v in installed_packages(host, target).items()}
     prediction = Prediction(kind, list(command))
     pinned = {canonicalize_name(n) for n in pins}
     with tempfile.TemporaryDirectory(prefix="torchsmith-check-") as work:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -18,8 +19,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from packaging.markers import default_environment
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from torchsmith import __version__
@@ -161,7 +160,7 @@ def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
 
 def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
     target = job.target
-    before = _versions(installed_packages(host, target.python))  # a new venv may hold pip already
+    before = _versions(installed_packages(host, target))  # a new venv may hold pip already
     if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
         guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
@@ -184,7 +183,7 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
             if report and os.path.exists(report):
                 with open(report, encoding="utf-8") as handle:
                     hashes.update(hashes_from_pip_report(handle.read()))
-            info = installed_packages(host, target.python)
+            info = installed_packages(host, target)
             now = _versions(info)
             for name, version in now.items():
                 if current.get(name) != version:
@@ -305,10 +304,21 @@ def verify(host: Host, python: str, expect: str, imports: Sequence[str], timeout
     return report if isinstance(report, dict) else {"ok": False, "checks": []}
 
 
+_DEP = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^;]*?)\)?\s*(?:;(.*))?$")
+
+
+def _dependency(text: str) -> Optional[Tuple[str, str, str]]:
+    """(canonical name, specifier text, marker text) of a Requires-Dist line, without importing
+    packaging's marker machinery (start-up time is torchsmith's overhead)."""
+    match = _DEP.match(text)
+    if not match:
+        return None
+    return canonicalize_name(match.group(1)), (match.group(3) or "").strip(), (match.group(4) or "").strip()
+
+
 def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
-    """The installed dependency closure of ``roots`` (markers evaluated for this interpreter)."""
-    environment: Dict[str, str] = {str(k): str(v) for k, v in default_environment().items()}
-    environment["extra"] = ""
+    """The installed dependency closure of ``roots``. Markers other than extras are not
+    evaluated: a dependency for another platform is simply not installed, so not in ``info``."""
     seen: Set[str] = set()
     todo = [r for r in roots if r in info]
     while todo:
@@ -317,19 +327,11 @@ def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
             continue
         seen.add(name)
         for text in info[name].get("requires") or ():
-            try:
-                req = Requirement(str(text))
-            except InvalidRequirement:
+            dep = _dependency(str(text))
+            if dep is None or "extra" in dep[2]:
                 continue
-            if req.marker is not None:
-                try:
-                    if not req.marker.evaluate(environment):
-                        continue
-                except Exception:  # an odd marker: keep the dependency rather than lose it
-                    pass
-            dep = canonicalize_name(req.name)
-            if dep in info and dep not in seen:
-                todo.append(dep)
+            if dep[0] in info and dep[0] not in seen:
+                todo.append(dep[0])
     return seen
 
 
@@ -339,12 +341,10 @@ def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
     tied: Set[str] = set()
     for name, value in info.items():
         for text in value.get("requires") or ():
-            try:
-                req = Requirement(str(text))
-            except InvalidRequirement:
+            dep = _dependency(str(text))
+            if dep is None or dep[2] or dep[0] not in TORCH_FAMILY:
                 continue
-            bounded = any(spec.operator in ("==", "===", "<", "<=", "~=") for spec in req.specifier)
-            if canonicalize_name(req.name) in TORCH_FAMILY and bounded and req.marker is None:
+            if re.search(r"(===?|<=?|~=)", dep[1]):
                 tied.add(name)
     return tied - pinned
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from packaging.utils import canonicalize_name
 
@@ -17,7 +17,8 @@ from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.machine import ProbeNote
 
-__all__ = ["Target", "create_venv", "inspect_target", "installed_packages", "venv_python"]
+__all__ = ["Target", "create_venv", "inspect_target", "installed_packages", "parse_metadata", "site_packages",
+           "venv_python"]
 
 # Installed distributions of the target, read with importlib.metadata (Python 3.8+).
 _LIST_CODE = (
@@ -93,14 +94,60 @@ def create_venv(host: Host, path: str, base_python: str, uv: Optional[str]) -> T
     return inspect_target(host, venv_python(path, windows), new=True)
 
 
-def installed_packages(host: Host, python: str) -> Dict[str, Dict[str, object]]:
-    """canonical name -> {"version", "requires"} of every distribution in the target."""
-    result = host.run([python, "-c", _LIST_CODE], timeout=60.0)
+def site_packages(host: Host, target: Target) -> List[str]:
+    """The target's site-packages directories (venv and conda layouts, POSIX and Windows)."""
+    minor = ".".join(target.python_version.split(".")[:2])
+    candidates = [
+        os.path.join(target.prefix, "lib", f"python{minor}", "site-packages"),
+        os.path.join(target.prefix, "lib", f"python{minor}t", "site-packages"),  # free-threaded
+        os.path.join(target.prefix, "Lib", "site-packages"),
+    ]
+    return [path for path in candidates if host.list_dir(path) is not None]
+
+
+def parse_metadata(text: str) -> Tuple[str, str, List[str]]:
+    """(Name, Version, Requires-Dist lines) from a METADATA file's headers."""
+    name = version = ""
+    requires: List[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line; the long description follows
+        key, _, value = line.partition(":")
+        if key == "Name":
+            name = value.strip()
+        elif key == "Version":
+            version = value.strip()
+        elif key == "Requires-Dist":
+            requires.append(value.strip())
+    return name, version, requires
+
+
+def installed_packages(host: Host, target: Target) -> Dict[str, Dict[str, object]]:
+    """canonical name -> {"version", "requires"} of every distribution in the target.
+
+    Read from the ``*.dist-info`` directories directly (milliseconds, where starting the target
+    interpreter costs a quarter second); falls back to importlib.metadata in the target.
+    """
+    dirs = site_packages(host, target)
+    if dirs:
+        out: Dict[str, Dict[str, object]] = {}
+        for directory in dirs:
+            for entry in host.list_dir(directory) or ():
+                if not entry.endswith(".dist-info"):
+                    continue
+                text = host.read_text(os.path.join(directory, entry, "METADATA"))
+                if text is None:
+                    continue
+                name, version, requires = parse_metadata(text)
+                if name:
+                    out.setdefault(canonicalize_name(name), {"version": version, "requires": requires})
+        return out
+    result = host.run([target.python, "-c", _LIST_CODE], timeout=60.0)
     if not result.ok:
-        raise InstallError(f"cannot list the packages of {python}: {result.problem()}",
+        raise InstallError(f"cannot list the packages of {target.python}: {result.problem()}",
                            code="target-unusable")
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError) as exc:
-        raise InstallError(f"{python} printed no usable package list", code="target-unusable") from exc
+        raise InstallError(f"{target.python} printed no usable package list", code="target-unusable") from exc
     return {canonicalize_name(name): value for name, value in data.items()}
