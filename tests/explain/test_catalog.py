@@ -212,3 +212,11 @@ def test_every_needle_starts_its_patterns_matches_in_the_corpus() -> None:
             for text in texts:
                 for match in pattern.finditer(text):
                     assert match.group(0).startswith(needle), (sig.id, pattern.pattern)
+
+
+def test_stated_facts_do_not_claim_absence() -> None:
+    stated = Machine(nvidia=NvidiaInfo(gpus=(NvidiaGpu(0, "RTX 5090", compute_capability="12.0"),)))
+    assert host_facts(["gpus", "driver", "toolkits"], {}, stated) == [
+        "GPU 0: RTX 5090 (sm_120)", "No NVIDIA driver found", "No CUDA toolkit (nvcc) found"]
+    assert host_facts(["gpus", "driver", "toolkits"], {}, stated, looked=False) == [
+        "GPU 0: RTX 5090 (sm_120)"]

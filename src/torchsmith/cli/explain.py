@@ -29,6 +29,7 @@ GENERIC_CHECKS = (
     "nvidia-smi",
 )
 _HUMAN_MAX = 4  # explanations shown in full on one screen; the rest by title
+STATED = "the machine as stated"  # --no-probe with --gpu/--driver...: only those facts are known
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +97,7 @@ def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Machine],
             return None, None
         from torchsmith.overrides import apply_overrides
 
-        return apply_overrides(Machine(), overrides), "the machine as stated"
+        return apply_overrides(Machine(), overrides), STATED
     try:
         machine = ctx.machine()
     except TorchsmithError as exc:
@@ -114,7 +115,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     catalog = load_catalog(args.signatures)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
-    explanations = explain(text, catalog, machine, plan_args=plan_args)
+    explanations = explain(text, catalog, machine, plan_args=plan_args,
+                           machine_probed=machine_source != STATED)
     recognised = bool(explanations)
     data: Dict[str, Any] = {
         "recognised": recognised,

@@ -13,6 +13,13 @@ from torchsmith.machine import Machine, NvidiaGpu
 
 __all__ = ["host_facts"]
 
+# Absence is a fact only when something looked: a probe or a profile, not a few stated facts.
+NO_GPU = "No NVIDIA GPU found"
+NO_DRIVER = "No NVIDIA driver found"
+NO_TOOLKIT = "No CUDA toolkit (nvcc) found"
+NO_ROCM = "No ROCm installation found"
+_ABSENCE = frozenset({NO_GPU, NO_DRIVER, NO_TOOLKIT, NO_ROCM})
+
 
 def _version_tuple(text: str) -> Tuple[int, ...]:
     parts = []
@@ -36,7 +43,7 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
         arch = f"sm_{cc.replace('.', '')}" if cc else "architecture unknown"
         lines.append(f"Jetson {m.jetson.module or m.jetson.model or ''} ({arch})".replace("  ", " "))
     if not lines:
-        return ["No NVIDIA GPU found"]
+        return [NO_GPU]
     arches = {g.arch for g in gpus if g.arch}
     built_for = facts.get("arch_list")
     if isinstance(built_for, list) and arches:
@@ -56,7 +63,7 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
 def _driver(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     nv = m.nvidia
     if nv is None or not (nv.driver_version or nv.driver_cuda):
-        return ["No NVIDIA driver found"]
+        return [NO_DRIVER]
     line = f"NVIDIA driver {nv.driver_version or 'version unknown'}"
     if nv.driver_cuda:
         line += f", supports CUDA up to {nv.driver_cuda}"
@@ -125,7 +132,7 @@ def _container(m: Machine, facts: Mapping[str, Any]) -> List[str]:
 def _rocm(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     r = m.rocm
     if r is None:
-        return ["No ROCm installation found"]
+        return [NO_ROCM]
     lines = [f"ROCm {r.version or 'version unknown'}"]
     lines.extend(f"AMD GPU: {g.name} ({g.gfx or 'gfx unknown'})" for g in r.gpus)
     if r.hsa_override_gfx_version:
@@ -146,7 +153,7 @@ def _apple(m: Machine, facts: Mapping[str, Any]) -> List[str]:
 
 def _toolkits(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     if not m.cuda_toolkits:
-        return ["No CUDA toolkit (nvcc) found"]
+        return [NO_TOOLKIT]
     return [f"CUDA toolkit {tk.version or 'version unknown'} at {tk.path}" for tk in m.cuda_toolkits]
 
 
@@ -178,13 +185,18 @@ _RENDER: Dict[str, Callable[[Machine, Mapping[str, Any]], List[str]]] = {
 }
 
 
-def host_facts(kinds: Sequence[str], facts: Mapping[str, Any], machine: Optional[Machine]) -> List[str]:
-    """The machine's facts of the given kinds, one line each, in the order asked."""
+def host_facts(kinds: Sequence[str], facts: Mapping[str, Any], machine: Optional[Machine],
+               *, looked: bool = True) -> List[str]:
+    """The machine's facts of the given kinds, one line each, in the order asked.
+
+    ``looked`` is False when the machine is only what the user stated: then what is missing is
+    unknown, not absent, and is not reported.
+    """
     if machine is None:
         return []
     lines: List[str] = []
     for kind in kinds:
         for line in _RENDER[kind](machine, facts):
-            if line not in lines:
+            if line not in lines and (looked or line not in _ABSENCE):
                 lines.append(line)
     return lines

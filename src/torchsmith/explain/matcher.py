@@ -254,10 +254,13 @@ def explain(
     catalog: Catalog,
     machine: Optional[Machine] = None,
     plan_args: str = "",
+    *,
+    machine_probed: bool = True,
 ) -> List[Explanation]:
     """The explanations of every known signature in ``text``; with a machine, its facts too.
 
-    ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``).
+    ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``);
+    ``machine_probed`` is False for a machine made of stated facts only (see ``host_facts``).
     """
     from torchsmith.explain.host import host_facts
 
@@ -274,6 +277,6 @@ def explain(
             facts=found.facts,
             cause=render_text(sig.cause, found.facts),
             fix=fix,
-            host_facts=host_facts(sig.host_facts, found.facts, machine) if machine is not None else [],
+            host_facts=host_facts(sig.host_facts, found.facts, machine, looked=machine_probed),
         ))
     return explanations
