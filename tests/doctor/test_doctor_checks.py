@@ -265,7 +265,22 @@ def test_import_failure_and_hang() -> None:
         "`import torch` fails: OSError: libcudnn.so.9: cannot open shared object file: "
         "No such file or directory"
     )
-    assert hit.fix[-1].startswith("torchsmith explain 'OSError: libcudnn.so.9")
+    # A known message: explain's signature names the cause; the fix is the plan.
+    assert hit.note.startswith(
+        "cuDNN library not found (cudnn-library-missing): libcudnn.so.9 could not be loaded"
+    )
+    assert hit.fix == (
+        "torchsmith plan --python /env/bin/python",
+        "torchsmith install --python /env/bin/python",
+    )
+    odd = {
+        "status": "failed",
+        "returncode": -11,
+        "error": "RuntimeError: a failure no signature knows (test)",
+    }
+    hit = finding(run_checks(report(dynamic=odd), gpu_host(), None), "torch-import-fails")
+    assert hit.fix[-1] == "torchsmith explain 'RuntimeError: a failure no signature knows (test)'"
+    assert hit.facts[-1].text == "the process was killed by signal 11"
     found = run_checks(report(dynamic={"status": "timeout", "timeout": 5.0}), gpu_host(), None)
     assert finding(found, "torch-import-hangs").title == "`import torch` did not finish within 5 s (killed)"
 

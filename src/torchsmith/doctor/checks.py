@@ -100,6 +100,17 @@ def check_no_torch(report: Report, machine: Machine, kb: Any) -> Optional[Findin
                    install_fix(report, machine, kb))
 
 
+def _explained(text: str, machine: Machine) -> Optional[Any]:
+    """The known failure ``text`` shows (``torchsmith explain``'s first explanation), or None."""
+    try:
+        from torchsmith.explain import explain, load_catalog
+
+        found = explain(text, load_catalog(), machine)
+    except Exception:  # the catalog is optional here: without it the finding stands on its own
+        return None
+    return found[0] if found else None
+
+
 def check_torch_import_fails(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     dynamic = report.get("dynamic") or {}
     if dynamic.get("status") != "failed":
@@ -110,12 +121,16 @@ def check_torch_import_fails(report: Report, machine: Machine, kb: Any) -> Optio
     facts = [Fact(line, "import torch (child process)") for line in error.splitlines()[-6:]]
     if isinstance(code, int) and code < 0:
         facts.append(Fact(f"the process was killed by signal {-code}", "import torch (child process)"))
-    return Finding(
-        "torch-import-fails", "error", f"`import torch` fails: {last[:160]}", tuple(facts),
-        (*install_fix(report, machine, kb), f"torchsmith explain {quoted(last[:200])}"),
-        note="reinstalling the plan's build replaces mismatched or missing libraries; "
-             "`torchsmith explain` names the cause of this exact message",
-    )
+    known = _explained(error, machine) if error else None
+    if known is not None:
+        note = f"{known.signature.title} ({known.signature.id}): {known.cause}"
+        fix = install_fix(report, machine, kb)
+    else:
+        note = ("reinstalling the plan's build replaces mismatched or missing libraries; "
+                "`torchsmith explain` names the cause of a known message")
+        fix = (*install_fix(report, machine, kb), f"torchsmith explain {quoted(last[:200])}")
+    return Finding("torch-import-fails", "error", f"`import torch` fails: {last[:160]}", tuple(facts),
+                   fix, note=note)
 
 
 def check_torch_import_hangs(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
