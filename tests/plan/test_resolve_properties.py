@@ -188,3 +188,13 @@ def test_python_too_new_with_a_gpu_names_the_python_that_works() -> None:
     plan = resolve(host(python="3.16", gpus=["8.9:RTX 4090"], driver="580.65.06"), Request(), KB)
     assert plan.status == "no-solution"
     assert any("newest Python that works is 3.15" in r for r in plan.reasons), plan.reasons
+
+
+def test_pypy_is_told_to_use_cpython() -> None:
+    import dataclasses
+
+    machine = host(gpus=["8.9:RTX 4090"], driver="580.65.06")
+    machine = dataclasses.replace(machine, python=dataclasses.replace(machine.python, implementation="PyPy"))
+    plan = resolve(machine, Request(), KB)
+    assert plan.status == "no-solution"
+    assert any("CPython only" in r for r in plan.reasons)

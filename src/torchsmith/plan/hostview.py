@@ -96,6 +96,9 @@ def host_view(machine: Machine, kb: Any) -> HostView:
     arch = machine.os.arch
     platform = f"linux-{arch}" if machine.os.wsl else machine.platform
     python = machine.python.minor + ("t" if machine.python.free_threaded else "")
+    implementation = machine.python.implementation or "CPython"
+    if implementation.lower() != "cpython":
+        python = f"{implementation} {python}"  # matches no CPython wheel tag, by design
     gpus: List[GpuView] = []
     unknown: List[str] = []
     nvidia = machine.nvidia

@@ -611,6 +611,10 @@ def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Con
         draft.reject(Rejection(check.label, f"runs here, but {why}", CONFLICT))
         return
     if walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}:
+        if not view.python[:1].isdigit():
+            draft.reasons.append(f"torch publishes wheels for CPython only; this interpreter is "
+                                 f"{view.python}: use CPython")
+            return
         newest = _python_hint(idx, view, constraints)
         if newest and PYTHON in walk.failures:
             draft.reasons.append(f"no torch release has a wheel for Python {view.python} on "
