@@ -160,7 +160,24 @@ def _toolkit_dir(host: Host, machine: Machine) -> Optional[str]:
     if toolkits:
         return toolkits[-1].path
     nvcc = host.which("nvcc")
+    if nvcc:
+        root = os.path.dirname(os.path.dirname(nvcc))
+        if _has_headers(host, root):
+            return root
+    # nvcc on PATH may be a wrapper script: look where toolkits are installed.
+    if _has_headers(host, "/usr/local/cuda"):
+        return "/usr/local/cuda"
+    versions = [n for n in host.list_dir("/usr/local") or () if re.match(r"^cuda-\d+\.\d+$", n)]
+    if versions:
+        return "/usr/local/" + max(versions, key=lambda n: version_tuple(n[5:]))
     return os.path.dirname(os.path.dirname(nvcc)) if nvcc else None
+
+
+def _has_headers(host: Host, root: str) -> bool:
+    if host.read_text(os.path.join(root, "include", "cuda_runtime.h")) is not None:
+        return True
+    return any(host.read_text(os.path.join(root, "targets", t, "include", "cuda_runtime.h")) is not None
+               for t in host.list_dir(os.path.join(root, "targets")) or ())
 
 
 def _host_config_max_gcc(host: Host, toolkit: str) -> Optional[int]:
@@ -191,8 +208,7 @@ def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, An
     pre.add("nvcc", "ok", f"CUDA toolkit {cuda} at {toolkit}")
     pre.exports.append(("CUDA_HOME", toolkit))
     nvcc_root = os.path.dirname(os.path.dirname(nvcc_path)) if nvcc_path else ""
-    if (nvcc_path and not nvcc_path.startswith(toolkit)
-            and host.read_text(os.path.join(nvcc_root, "include", "cuda_runtime.h")) is None):
+    if nvcc_path and not nvcc_path.startswith(toolkit) and not _has_headers(host, nvcc_root):
         pre.add("nvcc-outside-toolkit", "warning",
                 f"nvcc on PATH ({nvcc_path}) is not inside a CUDA toolkit (no ../include/cuda_runtime.h "
                 "next to it); a build that derives the toolkit from PATH finds no headers",
