@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -364,7 +364,3 @@ def _framework_problem(job: Job, row: Any, want: Wanted, gpu_extra: str,
 def finish(extra: Extra, torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
     for finisher in extra.finishers:
         finisher(torch, draft, view, idx)
-
-
-def soft_constraints(extra: Extra) -> Sequence[Constraint]:
-    return extra.soft
