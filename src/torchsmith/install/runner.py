@@ -205,9 +205,25 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
         for name, (old, new) in _changes(before, current).items():
             outcome.changed[name] = (old, new)
 
+        closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
+        versions = {n: current[n] for n in closure if n in current}
+        # uv reports no hashes: read them from the indexes while verify runs (both wait on I/O).
+        hasher: Optional[threading.Thread] = None
+        if job.installer.name == "uv":
+            def read_hashes() -> None:
+                hash_start = time.monotonic()
+                hashes.update(_uv_hashes(host, job, files, versions, sources))
+                outcome.seconds["hashes"] = time.monotonic() - hash_start
+
+            hasher = threading.Thread(target=read_hashes, name="torchsmith-hashes", daemon=True)
+            hasher.start()
         say(f"verify: torch on {job.expect} in {target.python}")
         verify_start = time.monotonic()
-        outcome.verify = verify(host, target.python, job.expect, _imports(current), job.verify_timeout)
+        try:
+            outcome.verify = verify(host, target.python, job.expect, _imports(current), job.verify_timeout)
+        finally:
+            if hasher is not None:
+                hasher.join()
         outcome.seconds["verify"] = time.monotonic() - verify_start
         if not outcome.verify.get("ok"):
             failed = [c for c in outcome.verify.get("checks", []) if not c.get("ok")]
@@ -219,10 +235,6 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
                 hint="see why with `torchsmith doctor`; the plan and its reasons: `torchsmith plan`",
             )
 
-        closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
-        versions = {n: current[n] for n in closure if n in current}
-        if job.installer.name == "uv":
-            hashes.update(_uv_hashes(host, job, files, versions, sources))
         lock = job.lock
         lock.packages = locked_packages(versions, sources, hashes)
         missing = sorted(n for n in versions if n not in hashes)
