@@ -288,6 +288,11 @@ def test_import_failure_and_hang() -> None:
 def test_no_torch() -> None:
     found = run_checks(report(None), gpu_host(), None)
     assert codes(found) == {"no-torch": "warning"}
+    leftover = report()
+    leftover["torch"] = None  # the dist-info survived, the package directory did not
+    hit = finding(run_checks(leftover, gpu_host(), None), "no-torch")
+    assert hit.severity == "error" and hit.title == "torch's files are missing from this environment"
+    assert hit.facts[1].source.endswith("torch-2.5.1+cu124.dist-info")
 
 
 def test_guard_states() -> None:

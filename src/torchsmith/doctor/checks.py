@@ -89,15 +89,20 @@ def _dynamic(report: Report) -> Dict[str, Any]:
 
 # --- torch present and importable ------------------------------------------------------------
 def check_no_torch(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
-    if report.get("torch") or report.get("torch_installs"):
+    if report.get("torch"):
         return None
+    # Records of an install whose files are gone: a half-finished uninstall or a deleted directory.
     conda = [r for r in report.get("conda") or () if r.get("name") == "pytorch"]
     facts = [Fact(f"no importable torch on sys.path of {python_of(report)}", "inspect_env.py")]
     facts.extend(Fact(f"conda lists pytorch {r['version']} ({r['build']}) but its files are gone",
                       str(r.get("file"))) for r in conda)
-    return Finding("no-torch", "error" if conda else "warning",
-                   "torch is not installed in this environment", tuple(facts),
-                   install_fix(report, machine, kb))
+    facts.extend(Fact(f"metadata of torch {i['version']} remains, but no torch package beside it",
+                      str(i.get("metadata"))) for i in report.get("torch_installs") or ())
+    broken = len(facts) > 1
+    return Finding("no-torch", "error" if broken else "warning",
+                   "torch's files are missing from this environment" if broken
+                   else "torch is not installed in this environment",
+                   tuple(facts), install_fix(report, machine, kb))
 
 
 def _explained(text: str, machine: Machine) -> Optional[Any]:
