@@ -763,11 +763,13 @@ def frameworks() -> Dict[str, Any]:
             "framework": "jax",
             "version": version,
             "extra": extra,
-            "cuda": "13.0" if extra == "cuda13" else "12.1",
+            "cuda": "13.0" if extra == "cuda13" else "12.0",
             "python": python,
             "min_driver_linux": "580" if extra == "cuda13" else "525.60.13",
             "platforms": ["linux-x86_64", "linux-aarch64"],
-            "source": ["JAX_INSTALL", "NV_RN"],
+            "source": ["JAX_PYPI", "JAX_INSTALL", "NV_RN"],
+            "note": "pip-installed CUDA libraries of that major; the driver floor is the minor-version "
+            "compatibility floor of the CUDA major",
         }
         if uncertain:
             row["uncertain"] = True

@@ -112,6 +112,12 @@ SOURCES = {
         "2026-11-22",
         "",
     ),
+    "JAX_PYPI": (
+        "https://pypi.org/simple/jax/",
+        "jax and jaxlib wheels on PyPI: Provides-Extra, Requires-Python, wheel tags",
+        "2026-11-22",
+        "",
+    ),
     "JAX_INSTALL": (
         "https://docs.jax.dev/en/latest/installation.html",
         "JAX installation: NVIDIA GPU (jax[cuda12], jax[cuda13], driver floors)",
@@ -688,9 +694,13 @@ TENSORFLOW = [
 ]
 # JAX: version, extra, python.
 JAX = [
-    ("0.7.1", "cuda13", ["3.11", "3.12", "3.13"], True),
-    ("0.7.1", "cuda12", ["3.11", "3.12", "3.13"], True),
-    ("0.6.0", "cuda12", ["3.10", "3.11", "3.12", "3.13"], True),
-    ("0.5.0", "cuda12", ["3.10", "3.11", "3.12", "3.13"], True),
-    ("0.4.30", "cuda12", ["3.9", "3.10", "3.11", "3.12"], True),
+    # Extras and Requires-Python from the jax wheel METADATA, Python tags from the jaxlib wheels
+    # (PyPI, read 2026-11-22). jax[cuda13] first appears in 0.7.0.
+    ("0.9.0", "cuda13", ["3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t"], False),
+    ("0.9.0", "cuda12", ["3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t"], False),
+    ("0.7.0", "cuda13", ["3.11", "3.12", "3.13", "3.13t"], False),
+    ("0.7.0", "cuda12", ["3.11", "3.12", "3.13", "3.13t"], False),
+    ("0.6.0", "cuda12", ["3.10", "3.11", "3.12", "3.13", "3.13t"], False),
+    ("0.5.0", "cuda12", ["3.10", "3.11", "3.12", "3.13"], False),
+    ("0.4.30", "cuda12", ["3.9", "3.10", "3.11", "3.12"], False),
 ]
