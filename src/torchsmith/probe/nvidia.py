@@ -169,6 +169,25 @@ def _gpus_from_rows(rows: Sequence[Dict[str, Any]], source: str) -> Tuple[Nvidia
     return tuple(gpus)
 
 
+def _text_or_none(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) and value else None
+
+
+def _gpu_from_nvml(position: int, row: Dict[str, Any]) -> NvidiaGpu:
+    """One GPU of the NVML child's JSON; a field of the wrong type counts as unknown."""
+    index, memory = row.get("index"), row.get("memory_mib")
+    return NvidiaGpu(
+        index=index if isinstance(index, int) and index >= 0 else position,
+        name=_text_or_none(row.get("name")) or "unknown NVIDIA GPU",
+        compute_capability=_normalise_cc(_text_or_none(row.get("compute_capability"))),
+        memory_mib=memory if isinstance(memory, int) and memory >= 0 else None,
+        uuid=_text_or_none(row.get("uuid")),
+        bus_id=_text_or_none(row.get("bus_id")),
+        mig_mode=_text_or_none(row.get("mig_mode")),
+        source="nvml",
+    )
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -262,18 +281,13 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
 
     nvml = _from_nvml(host, python, notes)
     if nvml:
-        driver, driver_src = nvml.get("driver_version"), "nvml"
+        driver, driver_src = _text_or_none(nvml.get("driver_version")), "nvml"
         cuda_int = nvml.get("cuda_driver_version")
         if isinstance(cuda_int, int):
             cuda, cuda_src = parse_cuda_driver_int(cuda_int), "nvml"
-        rows = [g for g in nvml.get("gpus") or () if isinstance(g, dict)]
-        gpus = tuple(
-            NvidiaGpu(index=int(g.get("index", i)), name=str(g.get("name") or "unknown"),
-                      compute_capability=_normalise_cc(g.get("compute_capability")),
-                      memory_mib=g.get("memory_mib"), uuid=g.get("uuid"), bus_id=g.get("bus_id"),
-                      mig_mode=g.get("mig_mode"), source="nvml")
-            for i, g in enumerate(rows)
-        )
+        listed = nvml.get("gpus")
+        rows = [g for g in listed if isinstance(g, dict)] if isinstance(listed, list) else []
+        gpus = tuple(_gpu_from_nvml(i, g) for i, g in enumerate(rows))
         gpus_src = "nvml" if gpus else ""
 
     if not driver:
