@@ -290,3 +290,44 @@ def test_parsers_never_raise_on_arbitrary_text(text: str) -> None:
     parse_nvidia_smi_banner(text)
     if text:
         module_from_model(text)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["gpus", "driver_version", "cuda_driver_version", "error", "index", "name",
+                         "compute_capability", "memory_mib", "uuid", "bus_id", "mig_mode",
+                         "version", "asic", "gpu_data"]), inner, max_size=6),
+    max_leaves=12,
+)
+
+
+class _SnippetHost(_Host):
+    def __init__(self, nvml: str, cuda: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.snippets = {"nvml_probe.py": nvml, "cuda_driver.py": cuda}
+
+    def run(self, argv: List[str], timeout: float = 5.0) -> CommandResult:
+        name = argv[-1].rsplit("/", 1)[-1]
+        if name in self.snippets:
+            return CommandResult(list(argv), returncode=0, stdout=self.snippets[name])
+        return super().run(argv, timeout)
+
+
+@given(nvml=_JSON, cuda=_JSON, smi=st.text(max_size=200), proc=st.text(max_size=80))
+def test_the_nvidia_probe_survives_any_child_output(nvml: object, cuda: object, smi: str,
+                                                    proc: str) -> None:
+    from torchsmith.probe.nvidia import detect_nvidia
+
+    host = _SnippetHost(
+        json.dumps(nvml), json.dumps(cuda),
+        files={"/proc/driver/nvidia/version": proc},
+        commands={"nvidia-smi": CommandResult(["nvidia-smi"], returncode=0, stdout=smi)},
+    )
+    info = detect_nvidia(host, [])
+    assert info is None or all(isinstance(g.index, int) for g in info.gpus)
+
+
+@given(_JSON)
+def test_amd_smi_parser_survives_any_json(data: object) -> None:
+    parse_amd_smi_static(json.dumps(data))
