@@ -27,9 +27,9 @@ from typing import Dict, List
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.fixtures import isolated_environ
-from tests.support.pkgindex import serve_index
-from tests.support.torchstack import build_standard_indexes
+from tests.support.fixtures import isolated_environ  # noqa: E402 - after the sys.path line
+from tests.support.pkgindex import serve_index  # noqa: E402
+from tests.support.torchstack import build_standard_indexes  # noqa: E402
 
 REQUIREMENTS = ["torch==2.6.0", "torchvision", "ftfy==6.2.0"]
 
