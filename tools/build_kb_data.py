@@ -751,7 +751,7 @@ def frameworks() -> Dict[str, Any]:
             "python": python,
             "min_driver_linux": "525.60.13",
             "platforms": ["linux-x86_64"],
-            "source": ["TF_BUILD", "NV_RN"],
+            "source": ["TF_PYPI", "TF_BUILD", "NV_RN"],
         }
         if Version(cuda) < Version("12"):
             row["min_driver_linux"] = "450.80.02"

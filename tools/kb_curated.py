@@ -106,6 +106,12 @@ SOURCES = {
         "2026-11-22",
         "",
     ),
+    "TF_PYPI": (
+        "https://pypi.org/simple/tensorflow/",
+        "tensorflow wheels on PyPI: Requires-Dist of the and-cuda extra and wheel tags",
+        "2026-11-22",
+        "",
+    ),
     "TF_BUILD": (
         "https://www.tensorflow.org/install/source#gpu",
         "TensorFlow tested build configurations (GPU)",
@@ -684,13 +690,16 @@ CONDA_BUILDS = [
 
 # TensorFlow: version -> (cuda, cudnn, python) from the tested build configurations.
 TENSORFLOW = [
-    ("2.20.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12", "3.13"], True),
-    ("2.19.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12"], True),
+    # tensorflow[and-cuda]: nvidia-cuda-runtime / nvidia-cudnn pins and wheel tags of the
+    # manylinux x86_64 wheels on PyPI (2.20+ pin ranges: >=12.5.82,<13 and >=9.3.0.75,<10).
+    ("2.21.0", "12.5", "9.3", ["3.10", "3.11", "3.12", "3.13"], False),
+    ("2.20.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12", "3.13"], False),
+    ("2.19.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12"], False),
     ("2.18.0", "12.5", "9.3", ["3.9", "3.10", "3.11", "3.12"], False),
     ("2.17.0", "12.3", "8.9", ["3.9", "3.10", "3.11", "3.12"], False),
     ("2.16.1", "12.3", "8.9", ["3.9", "3.10", "3.11", "3.12"], False),
     ("2.15.0", "12.2", "8.9", ["3.9", "3.10", "3.11"], False),
-    ("2.14.0", "11.8", "8.6", ["3.9", "3.10", "3.11"], False),
+    ("2.14.0", "11.8", "8.7", ["3.9", "3.10", "3.11"], False),
 ]
 # JAX: version, extra, python.
 JAX = [
