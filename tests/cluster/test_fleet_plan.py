@@ -159,3 +159,15 @@ def test_cli_accepts_the_whole_probe_envelope(tmp_path: Any, capsys: pytest.Capt
     path.write_text(json.dumps(envelope))
     doc = _run_json([str(path)], capsys)
     assert doc["_code"] == 0 and doc["data"]["node_types"][0]["nodes"] == ["n1"]
+
+
+def test_a_thousand_nodes_cost_one_plan_per_node_type(planner: Any) -> None:
+    calls: List[int] = []
+
+    def counting(machine: Any) -> Plan:
+        calls.append(1)
+        return planner(machine)  # type: ignore[no-any-return]
+
+    report = plan_fleet(fleet(1000), counting)
+    assert report.node_count == 1000 and len(report.groups) == 5
+    assert len(calls) == 5 + 1  # each node type, then the shared machine
