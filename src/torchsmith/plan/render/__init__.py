@@ -21,7 +21,15 @@ from typing import Callable, Dict, List, Mapping, Optional, Tuple
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import shell_join
+from torchsmith.plan.render._common import (
+    Sources,
+    exact_pin,
+    header_lines,
+    require_ok,
+    requirement,
+    shell_join,
+    sources,
+)
 from torchsmith.plan.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
 from torchsmith.plan.render.jetson import render_jetson
 from torchsmith.plan.render.pip import (
@@ -36,13 +44,20 @@ from torchsmith.plan.render.pyproject import render_pyproject
 __all__ = [
     "FORMATS",
     "Renderer",
+    "Sources",
     "available_formats",
+    "exact_pin",
+    "header_lines",
     "install_argvs",
     "load_format_module",
     "register_format",
     "render",
     "render_commands",
+    "require_ok",
+    "requirement",
     "requirement_files",
+    "shell_join",
+    "sources",
 ]
 
 Renderer = Callable[[Plan, Optional[Machine]], str]
