@@ -187,6 +187,7 @@ def test_slurm_scripts_single_gpu_and_ddp(kb: Any, tmp_path: Any) -> None:
     assert result.returncode == 0, result.stdout
 
 
+@pytest.mark.slow  # builds a venv
 def test_slurm_jobs_actually_run_under_bash_with_slurm_variables(kb: Any, tmp_path: Any) -> None:
     """Run the DDP script with stand-ins named srun/scontrol/torchsmith that log their argv."""
     machine = _four_gpu_node()
