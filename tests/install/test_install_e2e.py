@@ -184,6 +184,14 @@ def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, i
     subprocess.run(swap, env=user, check=True, capture_output=True)
     assert _versions(python)["torch"] == "2.7.1"
 
+    # The old guard does not stand in the way of the next torchsmith install; the new one pins it.
+    assert _torchsmith(["guard", "on", "--python", str(python)], env).returncode == 0
+    proc = _install(["--python", str(python), "--installer", "pip", "--no-gpu", "torch==2.7.1",
+                     "torchvision"], env, package_index)
+    assert proc.returncode == 0, proc.stderr
+    assert _versions(python)["torch"] == "2.7.1+cpu"
+    assert "torch==2.7.1+cpu" in (venv / "torchsmith-guard.txt").read_text()
+
 
 def _small_env(tmp_path: Path, env: Dict[str, str], index: IndexServer) -> Path:
     venv = tmp_path / "existing"
@@ -210,6 +218,21 @@ def test_failed_verification_restores_an_existing_environment_exactly(
     # A new environment that fails verification is removed.
     proc = _install(["--venv", str(tmp_path / "new"), *GPU, "torch==2.7.1"], env, package_index)
     assert proc.returncode == 1 and not (tmp_path / "new").exists()
+
+
+def test_a_conda_prefix_gets_an_environment_export(package_index: IndexServer,
+                                                   installer_env: Dict[str, str], tmp_path: Path) -> None:
+    env = _env(installer_env, package_index, gpu=False)
+    prefix = _small_env(tmp_path, env, package_index)
+    (prefix / "conda-meta").mkdir()  # what makes a prefix a conda environment
+    proc = _install(["--python", str(prefix / "bin" / "python"), "--no-gpu", "torch==2.7.1", "torchvision"],
+                    env, package_index)
+    data = _json(proc)["data"]
+    assert proc.returncode == 0, proc.stderr
+    assert data["kind"] == "conda" and data["export"] == str(prefix / "torchsmith-environment.yml")
+    export = (prefix / "torchsmith-environment.yml").read_text()
+    assert "  - python=3." in export and "    - torch==2.7.1+cpu" in export
+    assert "index-url" not in export
 
 
 def _children(pid: int) -> List[int]:
