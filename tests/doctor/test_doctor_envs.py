@@ -341,3 +341,61 @@ def test_diagnosis_replays_from_a_capture() -> None:
     diagnosis = diagnose(RecordedHost(capture), gpu_host(), python, None, timeout=30)
     assert [f.code for f in diagnosis.errors] == ["torch-import-hangs"]
     assert diagnosis.environment["import"] == {"status": "timeout", "timeout": 30}
+
+
+@pytest.mark.slow
+def test_pip_installed_companion_wheels_for_another_torch(tmp_path: Path) -> None:
+    """Real wheels, installed by pip (its own dist-info, INSTALLER, RECORD): torchvision built for 2.4.1."""
+    from tests.support.faketorch import fake_companion_files, fake_torch_files
+    from tests.support.pkgindex import build_wheel
+
+    wheels = tmp_path / "wheels"
+    torch = build_wheel(
+        wheels, "torch", "2.5.1+cu124", files=fake_torch_files("2.5.1+cu124", "12.4", ["sm_80", "sm_90"])
+    )
+    vision = build_wheel(
+        wheels,
+        "torchvision",
+        "0.19.1+cu124",
+        requires=["torch==2.4.1"],
+        files=fake_companion_files("torchvision", "0.19.1+cu124", "2.4.1"),
+    )
+    prefix = tmp_path / "env"
+    _venv(prefix)
+    python = str(prefix / "bin" / "python")
+    env = _clean_env()
+    env = {k: v for k, v in env.items() if not k.startswith("PIP_")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            str(torch),
+            str(vision),
+        ],
+        check=True,
+        env=env,
+        timeout=300,
+    )
+    result = _torchsmith(
+        "doctor", "--python", python, "--json", "--gpu", "8.6", "--driver", "550.54.14", env=_clean_env()
+    )
+    assert result.returncode == ExitCode.PROBLEMS_FOUND, result.stderr
+    data = json.loads(result.stdout)["data"]
+    hit = next(f for f in data["findings"] if f["code"] == "companion-abi-mismatch")
+    assert (
+        hit["facts"][1]["text"]
+        == "torchvision 0.19.1+cu124 is built for torch ==2.4.1, but torch 2.5.1+cu124 is installed"
+    )
+    site = next(prefix.glob("lib/python3*/site-packages"))
+    assert hit["facts"][1]["source"] == f"{site}/torchvision-0.19.1+cu124.dist-info/METADATA Requires-Dist"
+    # The stand-in torch imports: the dynamic checks ran (no GPU visible to it here).
+    assert data["environment"]["import"]["status"] == "ok"
+    assert data["environment"]["torch"]["cuda"] == "12.4"

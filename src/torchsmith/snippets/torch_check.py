@@ -13,6 +13,14 @@ def tail(text, lines=8):
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+def value(fn, default=None):
+    """fn(), or ``default`` when this torch (old, partial, broken) lacks what fn asks for."""
+    try:
+        return fn()
+    except Exception:
+        return default
+
+
 def attempt(fn):
     """(ok, error text) of calling fn."""
     try:
@@ -63,14 +71,14 @@ def main():
         "import_seconds": round(time.time() - started, 3),
         "version": getattr(torch, "__version__", None),
         "file": getattr(torch, "__file__", None),
-        "version_cuda": getattr(torch.version, "cuda", None),
-        "version_hip": getattr(torch.version, "hip", None),
-        "debug": bool(getattr(torch.version, "debug", False)),
+        "version_cuda": value(lambda: torch.version.cuda),
+        "version_hip": value(lambda: torch.version.hip),
+        "debug": bool(value(lambda: torch.version.debug, False)),
     }
     ok, error = attempt(lambda: float(torch.ones((8, 8)).matmul(torch.ones((8, 8))).sum()))
     report["cpu_matmul_ok"], report["cpu_matmul_error"] = ok, error
 
-    cuda = {"built": bool(torch.backends.cuda.is_built())}
+    cuda = {"built": bool(value(lambda: torch.backends.cuda.is_built(), report["version_cuda"]))}
     warnings_seen = []
     try:
         import warnings
