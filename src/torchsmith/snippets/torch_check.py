@@ -32,13 +32,14 @@ def attempt(fn):
 
 def device_checks(torch, index):
     device = torch.device("cuda", index)
-    props = torch.cuda.get_device_properties(index)
+    props = value(lambda: torch.cuda.get_device_properties(index))
+    capability = value(lambda: "%d.%d" % tuple(torch.cuda.get_device_capability(index)))
     info = {
         "index": index,
-        "name": props.name,
-        "capability": "%d.%d" % (props.major, props.minor),
+        "name": getattr(props, "name", None) or value(lambda: torch.cuda.get_device_name(index)),
+        "capability": "%d.%d" % (props.major, props.minor) if props is not None else capability,
         "gcn_arch": getattr(props, "gcnArchName", None),
-        "memory_mib": int(props.total_memory // (1024 * 1024)),
+        "memory_mib": int(props.total_memory // (1024 * 1024)) if props is not None else None,
     }
 
     def matmul():
