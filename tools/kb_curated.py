@@ -479,6 +479,29 @@ MINOR_COMPAT_LIMITS = (
     "(cudaErrorCallRequiresNewerDriver)"
 )
 
+# Models the fact sheet lacks, as listed on developer.nvidia.com/cuda-gpus (typed from memory of
+# that page: uncertain until re-read).
+EXTRA_GPUS = {
+    "Quadro P5000": "6.1",
+    "Quadro P620": "6.1",
+    "GeForce MX150": "6.1",
+    "GeForce MX250": "6.1",
+    "GeForce MX350": "6.1",
+    "GeForce MX450": "7.5",
+    "GeForce MX550": "7.5",
+    "Quadro RTX 3000": "7.5",
+    "T1200": "7.5",
+    "T2000": "7.5",
+    "NVIDIA RTX A2000": "8.6",
+    "NVIDIA RTX A4500": "8.6",
+    "NVIDIA RTX A5500": "8.6",
+    "NVIDIA RTX 2000 Ada": "8.9",
+    "NVIDIA RTX 4000 Ada": "8.9",
+    "NVIDIA RTX 5000 Ada": "8.9",
+    "NVIDIA L20": "8.9",
+    "Tesla M10": "5.0",
+}
+
 # PCI device ids (10de:xxxx) of common models.
 PCI_IDS = {
     "GeForce GTX 1080": ["10de:1b80"],
