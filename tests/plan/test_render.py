@@ -423,6 +423,10 @@ def test_jetson_steps_in_order_with_source_built_torchvision() -> None:
                        if not r.startswith("-"))
 
 
+def test_jetson_pip_commands_use_python3() -> None:
+    assert render_commands(jetson_plan())["pip"] == [f"python3 -m pip install 'torch @ {JP51_WHEEL}'"]
+
+
 def test_jetson_torchvision_wheel_is_installed_not_built() -> None:
     text = render(jetson_plan(vision_source=False), "jetson")
     assert "git clone" not in text

@@ -50,6 +50,8 @@ def install_argvs(
     Source builds (Jetson torchvision) are not commands here: see the jetson format.
     """
     base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
+    if prefix is None and installer != "uv" and plan.accelerator == "jetson":
+        base[0] = "python3"  # JetPack's system Python has no `python` command
     src = sources(plan)
     steps: List[List[str]] = []
     # uv: a configured UV_DEFAULT_INDEX beats --index-url; --default-index replaces it.
