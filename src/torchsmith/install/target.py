@@ -87,11 +87,19 @@ def create_venv(host: Host, path: str, base_python: str, uv: Optional[str]) -> T
         argv = [uv, "venv", "--quiet", "--python", base_python, path]
     else:
         argv = [base_python, "-m", "venv", path]
-    result = host.run(argv, timeout=300.0, env={"VIRTUAL_ENV": None})
-    if not result.ok:
-        raise InstallError(f"could not create the venv {path}: {result.problem()}", code="venv-failed")
-    windows = host.platform().system == "Windows"
-    return inspect_target(host, venv_python(path, windows), new=True)
+    existed = os.path.exists(path)
+    try:
+        result = host.run(argv, timeout=300.0, env={"VIRTUAL_ENV": None})
+        if not result.ok:
+            raise InstallError(f"could not create the venv {path}: {result.problem()}", code="venv-failed")
+        windows = host.platform().system == "Windows"
+        return inspect_target(host, venv_python(path, windows), new=True)
+    except BaseException:  # Ctrl-C included: leave no half-made venv behind
+        if not existed:
+            from torchsmith.install.snapshot import remove_tree
+
+            remove_tree(path)
+        raise
 
 
 def site_packages(host: Host, target: Target) -> List[str]:
