@@ -504,14 +504,10 @@ def gpus(facts: Dict[str, Any], src: Sources) -> List[Dict[str, Any]]:
         if data.get("uncertain") or unmatched:
             row["uncertain"] = True
         rows.append(row)
-    for name, cc in cur.EXTRA_GPUS.items():
-        row = {
-            "name": name,
-            "compute_capability": cc,
-            "family": family(cc),
-            "source": ["NV_GPUS"],
-            "uncertain": True,
-        }
+    for name, (cc, checked) in cur.EXTRA_GPUS.items():
+        row = {"name": name, "compute_capability": cc, "family": family(cc), "source": ["NV_GPUS"]}
+        if not checked:
+            row["uncertain"] = True
         rows.append(row)
     rows.sort(
         key=lambda r: (

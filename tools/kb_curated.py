@@ -479,27 +479,37 @@ MINOR_COMPAT_LIMITS = (
     "(cudaErrorCallRequiresNewerDriver)"
 )
 
-# Models the fact sheet lacks, as listed on developer.nvidia.com/cuda-gpus (typed from memory of
-# that page: uncertain until re-read).
+# Models the fact sheet lacks: name -> (compute capability, checked on developer.nvidia.com/cuda-gpus
+# or cuda-legacy-gpus through the docs corpus). Unchecked rows are typed from memory (uncertain).
 EXTRA_GPUS = {
-    "Quadro P5000": "6.1",
-    "Quadro P620": "6.1",
-    "GeForce MX150": "6.1",
-    "GeForce MX250": "6.1",
-    "GeForce MX350": "6.1",
-    "GeForce MX450": "7.5",
-    "GeForce MX550": "7.5",
-    "Quadro RTX 3000": "7.5",
-    "T1200": "7.5",
-    "T2000": "7.5",
-    "NVIDIA RTX A2000": "8.6",
-    "NVIDIA RTX A4500": "8.6",
-    "NVIDIA RTX A5500": "8.6",
-    "NVIDIA RTX 2000 Ada": "8.9",
-    "NVIDIA RTX 4000 Ada": "8.9",
-    "NVIDIA RTX 5000 Ada": "8.9",
-    "NVIDIA L20": "8.9",
-    "Tesla M10": "5.0",
+    "Quadro P5000": ("6.1", True),
+    "Quadro P2200": ("6.1", True),
+    "Quadro P620": ("6.1", True),
+    "Quadro P600": ("6.1", True),
+    "Quadro P400": ("6.1", True),
+    "NVIDIA RTX A3000": ("8.6", True),
+    "NVIDIA RTX A2000": ("8.6", True),
+    "NVIDIA RTX 5000 Ada": ("8.9", True),
+    "NVIDIA RTX 4500 Ada": ("8.9", True),
+    "NVIDIA RTX 4000 Ada": ("8.9", True),
+    "NVIDIA RTX 4000 SFF Ada": ("8.9", True),
+    "NVIDIA RTX 2000 Ada": ("8.9", True),
+    "NVIDIA RTX PRO 5000 Blackwell": ("12.0", True),
+    "NVIDIA RTX PRO 4500 Blackwell": ("12.0", True),
+    "NVIDIA RTX PRO 4000 Blackwell": ("12.0", True),
+    "NVIDIA RTX PRO 2000 Blackwell": ("12.0", True),
+    "GeForce MX150": ("6.1", False),
+    "GeForce MX250": ("6.1", False),
+    "GeForce MX350": ("6.1", False),
+    "GeForce MX450": ("7.5", False),
+    "GeForce MX550": ("7.5", False),
+    "Quadro RTX 3000": ("7.5", False),
+    "T1200": ("7.5", False),
+    "T2000": ("7.5", False),
+    "NVIDIA RTX A4500": ("8.6", False),
+    "NVIDIA RTX A5500": ("8.6", False),
+    "NVIDIA L20": ("8.9", False),
+    "Tesla M10": ("5.0", False),
 }
 
 # PCI device ids (10de:xxxx) of common models.
