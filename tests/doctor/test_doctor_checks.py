@@ -591,3 +591,29 @@ def test_unusable_data_falls_back_to_the_generic_fix() -> None:
         "torchsmith plan --python /env/bin/python",
         "torchsmith install --python /env/bin/python",
     )
+
+
+def test_cuda_runtime_wheels_of_another_version() -> None:
+    linux = 'platform_system == "Linux" and platform_machine == "x86_64"'
+    rep = report(
+        nvidia_wheels=[
+            {"name": "nvidia-cudnn-cu12", "version": "9.5.0.50"},
+            {"name": "nvidia-cublas-cu12", "version": "12.4.5.8"},
+        ]
+    )
+    rep["python"]["machine"] = "x86_64"
+    rep["torch_installs"][0]["nvidia_requires"] = [
+        f"nvidia-cudnn-cu12==9.1.0.70; {linux}",
+        f"nvidia-cublas-cu12==12.4.5.8; {linux}",
+        'nvidia-nccl-cu12==2.21.5; platform_system == "Windows"',  # not for this platform
+    ]
+    hit = finding(run_checks(rep, gpu_host(), None), "cuda-wheels-mismatch")
+    assert hit.severity == "warning"
+    assert [f.text for f in hit.facts[1:]] == [
+        "torch requires nvidia-cudnn-cu12==9.1.0.70; 9.5.0.50 is installed"
+    ]
+    assert hit.fix == ("/env/bin/python -m pip install --no-deps nvidia-cudnn-cu12==9.1.0.70",)
+    rep["nvidia_wheels"] = rep["nvidia_wheels"][1:]
+    hit = finding(run_checks(rep, gpu_host(), None), "cuda-wheels-mismatch")
+    assert hit.severity == "error"
+    assert hit.facts[1].text == "torch requires nvidia-cudnn-cu12==9.1.0.70; it is not installed"

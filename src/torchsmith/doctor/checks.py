@@ -483,6 +483,57 @@ def check_companion_abi_mismatch(report: Report, machine: Machine, kb: Any) -> O
     )
 
 
+def _marker_environment(report: Report) -> Dict[str, str]:
+    python = report.get("python") or {}
+    platform = str(python.get("platform") or "linux")
+    version = str(python.get("version") or "")
+    system = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(platform, platform)
+    return {"sys_platform": platform, "platform_system": system,
+            "platform_machine": str(python.get("machine") or "x86_64"),
+            "python_version": ".".join(version.split(".")[:2]), "python_full_version": version,
+            "implementation_name": "cpython", "os_name": "nt" if platform == "win32" else "posix"}
+
+
+def check_cuda_wheels_mismatch(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    """torch pins its nvidia-* runtime wheels exactly; another version (or none) breaks it."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    build = torch_build(report)
+    installs = [i for i in report.get("torch_installs") or () if i.get("nvidia_requires")]
+    if build is None or build["accelerator"] != "cuda" or not installs:
+        return None
+    have = {canonicalize_name(str(w["name"])): str(w["version"]) for w in report.get("nvidia_wheels") or ()}
+    environment = _marker_environment(report)
+    missing, other = [], []
+    source = f"{installs[0]['metadata']}/METADATA Requires-Dist"
+    for text in installs[0]["nvidia_requires"]:
+        try:
+            req = Requirement(str(text))
+        except InvalidRequirement:
+            continue
+        if req.marker is not None and not req.marker.evaluate(environment):
+            continue
+        version = have.get(canonicalize_name(req.name))
+        wanted = f"torch requires {req.name}{req.specifier}"
+        if version is None:
+            missing.append((req, Fact(f"{wanted}; it is not installed", source)))
+        elif not req.specifier.contains(version, prereleases=True):
+            other.append((req, Fact(f"{wanted}; {version} is installed", source)))
+    if not missing and not other:
+        return None
+    python = quoted(python_of(report))
+    pins = " ".join(quoted(f"{req.name}{req.specifier}") for req, _ in missing + other)
+    return Finding(
+        "cuda-wheels-mismatch", "error" if missing else "warning",
+        f"{len(missing) + len(other)} of torch's CUDA runtime wheels are missing or of another version",
+        (_torch_fact(build), *(fact for _, fact in missing + other)),
+        (f"{python} -m pip install --no-deps {pins}",),
+        note="torch loads cuDNN, cuBLAS, NCCL... from these wheels; another version gives 'cuDNN "
+             "version incompatibility' or undefined symbols, a missing one 'cannot open shared object file'",
+    )
+
+
 def check_library_shadowed(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     build = torch_build(report)
     if build is None or build["accelerator"] != "cuda":
@@ -593,6 +644,7 @@ CHECKS: Tuple[Check, ...] = (
     check_device_ops_fail,
     check_conda_mutex_cpu,
     check_companion_abi_mismatch,
+    check_cuda_wheels_mismatch,
     check_libstdcxx_too_old,
     check_library_shadowed,
     check_nccl,

@@ -235,7 +235,10 @@ def main():
         if dist["name"] == "torch":
             installs.append({"source": "conda" if installer == "conda" else (installer or "unknown"),
                              "version": dist["version"], "location": dist["location"],
-                             "metadata": dist["metadata_dir"]})
+                             "metadata": dist["metadata_dir"],
+                             # The CUDA runtime wheels this build was released with (exact pins).
+                             "nvidia_requires": [r for r in fields.get("requires-dist", [])
+                                                 if r.lower().startswith("nvidia-")]})
         elif dist["name"] in COMPANIONS:
             direct = read(os.path.join(dist["metadata_dir"], "direct_url.json"), 64 * 1024)
             url = None
@@ -285,6 +288,7 @@ def main():
             "virtualenv": prefix if prefix != base_prefix else None,
             "conda_prefix": conda_prefix,
             "platform": sys.platform,
+            "machine": os.uname()[4] if hasattr(os, "uname") else "",
             "implementation": {"cpython": "CPython", "pypy": "PyPy"}.get(
                 sys.implementation.name, sys.implementation.name),
             "free_threaded": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
