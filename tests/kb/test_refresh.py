@@ -48,6 +48,10 @@ def test_parse_simple_page() -> None:
     assert set(found) == {"2.15.0", "2.16.0", "2.17.0.dev20261120"}
     assert found["2.16.0"]["cu132"]["windows-x86_64"] == {"3.12", "3.13", "3.14", "3.14t", "3.15"}
     assert parse_simple_page("<a href='x'>not-a-wheel.tar.gz</a> garbage <a>torch-x-y.whl</a>") == {}
+    # Some indexes label links differently; the href names the file (URL-quoted "+").
+    page = ('<a href="../../pkgs/torch-2.9.0%2Bcu128-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=00">'
+            'download</a>')
+    assert parse_simple_page(page) == {"2.9.0": {"cu128": {"linux-x86_64": {"3.12"}}}}
 
 
 def test_configured_indexes(tmp_path: Path) -> None:

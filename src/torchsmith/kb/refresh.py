@@ -32,7 +32,8 @@ __all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "
 # url, timeout -> page text; raises RefreshError.
 Fetch = Callable[[str, float], str]
 
-_ANCHOR = re.compile(r"<a\b[^>]*>([^<]+)</a>", re.IGNORECASE)
+_ANCHOR = re.compile(r"<a\b([^>]*)>([^<]*)</a>", re.IGNORECASE)
+_HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _WHEEL = re.compile(r"^torch-([^-]+)-(cp\d+|py3)-([^-]+)-([^-]+)\.whl$")
 
 
@@ -166,8 +167,15 @@ def _python(tag: str, abi: str) -> Optional[str]:
 def parse_simple_page(text: str) -> Dict[str, Dict[str, Dict[str, Set[str]]]]:
     """``{version: {local tag or "": {platform: {python tags}}}}`` from a PEP 503 page of torch."""
     out: Dict[str, Dict[str, Dict[str, Set[str]]]] = {}
-    for name in _ANCHOR.findall(text):
-        match = _WHEEL.match(name.strip().split("#")[0])
+    import html
+    import urllib.parse
+
+    for attributes, label in _ANCHOR.findall(text):
+        name = html.unescape(label.strip())
+        href = _HREF.search(attributes)
+        if not _WHEEL.match(name) and href:  # the file name is the link's last path segment
+            name = urllib.parse.unquote(html.unescape(href.group(1)).split("#")[0].rsplit("/", 1)[-1])
+        match = _WHEEL.match(name)
         if not match:
             continue
         version_text, python_tag, abi, platform_tag = match.groups()
