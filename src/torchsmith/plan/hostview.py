@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, List, Optional, Tuple
 
 from torchsmith.machine import Machine
@@ -58,6 +59,7 @@ class HostView:
         return bool(self.gpus or self.unknown_gpus)
 
 
+@lru_cache(maxsize=4096)
 def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
     """``12.6`` -> (12, 6); unparsable parts end the tuple (never raises)."""
     parts: List[int] = []
@@ -73,6 +75,7 @@ def driver_tuple(text: Optional[str]) -> Tuple[int, ...]:
     return version_tuple(text)
 
 
+@lru_cache(maxsize=1024)
 def arch_parts(arch: str) -> Optional[Tuple[int, int, str]]:
     """``sm_86`` -> (8, 6, ""); ``sm_90a`` -> (9, 0, "a"); ``compute_120`` -> (12, 0, "")."""
     match = re.match(r"^(?:sm|compute)_(\d{2,3})([a-z]?)$", arch.strip().lower())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
@@ -48,10 +49,15 @@ class Wanted:
 
     @property
     def specifier(self) -> SpecifierSet:
-        # Imported on use: packaging.specifiers pulls in packaging.tags, which costs start-up time.
-        from packaging.specifiers import SpecifierSet
+        return _specifier_set(self.spec)
 
-        return SpecifierSet(self.spec)
+
+@lru_cache(maxsize=256)
+def _specifier_set(spec: str) -> SpecifierSet:
+    # Imported on use: packaging.specifiers pulls in packaging.tags, which costs start-up time.
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(spec)
 
 
 _BARE_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")

@@ -87,13 +87,18 @@ class _Index:
         for gpu in getattr(kb, "gpus", ()):
             if getattr(gpu, "jetson", False):
                 self.tegra.setdefault(version_tuple(gpu.compute_capability)[:2], gpu.name)
+        self._cites: Dict[Tuple[Tuple[str, ...], int], str] = {}
         self.urls: Dict[str, str] = {}
         for key, source in dict(kb.sources).items():
             self.urls[key] = str(getattr(source, "url", "") or getattr(source, "title", "") or key)
 
     def cite(self, ids: Iterable[str], limit: int = 2) -> str:
-        picked = [self.urls.get(i, i) for i in list(dict.fromkeys(ids))[:limit] if i]
-        return f" [source: {'; '.join(picked)}]" if picked else ""
+        key = (tuple(ids), limit)
+        text = self._cites.get(key)
+        if text is None:
+            picked = [self.urls.get(i, i) for i in list(dict.fromkeys(key[0]))[:limit] if i]
+            text = self._cites[key] = f" [source: {'; '.join(picked)}]" if picked else ""
+        return text
 
 
 _INDEXES: Dict[int, _Index] = {}
