@@ -123,6 +123,9 @@ def test_cli_reports_types_nodes_and_the_shared_plan(tmp_path: Any,
     assert len(data["node_types"]) == 5
     assert data["shared"]["possible"] is True
     assert data["shared"]["plan"]["packages"][0]["name"] == "torch"
+    basis = data["shared"]["planned_for"]
+    assert basis["driver"] == "535.104.05" and basis["driver_cuda"] == "12.2"
+    assert sorted(g["compute_capability"] for g in basis["gpus"]) == ["7.0", "8.0", "8.9", "9.0"]
     cpu = next(t for t in data["node_types"] if t["accelerator"] == "cpu")
     assert cpu["plan"]["variant"] == "cpu" or cpu["plan"]["accelerator"] == "cpu"
 

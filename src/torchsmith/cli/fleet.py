@@ -146,11 +146,27 @@ def _report_json(report: FleetReport) -> Dict[str, Any]:
         ],
         "shared": {
             "possible": report.shared is not None and report.shared.ok,
+            "planned_for": _basis(report.shared_machine),
             "plan": _plan_json(report.shared),
             "blockers": report.shared_blockers,
             "costs": report.shared_costs,
         },
         "unreachable": [{"node": n, "reason": why} for n, why in report.unreachable],
+    }
+
+
+def _basis(machine: Optional[Machine]) -> Optional[Dict[str, Any]]:
+    """The synthetic machine the shared plan was made for: every GPU, the oldest driver."""
+    if machine is None:
+        return None
+    nvidia = machine.nvidia
+    return {
+        "platform": machine.platform,
+        "python": machine.python.minor,
+        "driver": nvidia.driver_version if nvidia else None,
+        "driver_cuda": nvidia.driver_cuda if nvidia else None,
+        "gpus": [{"name": g.name, "compute_capability": g.compute_capability}
+                 for g in (nvidia.gpus if nvidia else ())],
     }
 
 
