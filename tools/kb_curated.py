@@ -17,7 +17,7 @@ SOURCES = {
     ),
     "WIN_BAT": (
         "https://github.com/pytorch/pytorch/tree/main/.ci/pytorch/windows",
-        "pytorch/pytorch .ci/pytorch/windows/cuda12x.bat and cuda130.bat TORCH_CUDA_ARCH_LIST",
+        "pytorch/pytorch .ci/pytorch/windows/cuda1xx.bat TORCH_CUDA_ARCH_LIST",
         "2026-11-22",
         "cuda126.bat @ 18f79c00, cuda128.bat @ 07619f94, cuda129.bat @ 1a1a3262, cuda130.bat @ 525a5e5d",
     ),
@@ -611,12 +611,19 @@ PYG_PACKAGES = ["pyg-lib", "torch-scatter", "torch-sparse", "torch-cluster", "to
 # release branch each commit belongs to was not checked). Applied from the release that
 # introduced the variant; other Windows lists are taken equal to Linux.
 WINDOWS_ARCHS = {
+    # cuda118.bat also adds compute_37 PTX ("3.7+PTX"); not listed, release stripping unverified.
+    "cu118": ["sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+    "cu121": ["sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+    "cu124": ["sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
     "cu126": ["sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
     "cu128": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
     "cu129": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
     "cu130": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
 }
 WINDOWS_BAT_COMMITS = {
+    "cu118": "74fabf1dca96c922660bad92676fc3169f15c14c",
+    "cu121": "74fabf1dca96c922660bad92676fc3169f15c14c",
+    "cu124": "475876a47c24b83254c1f167d11af42deff75ff5",
     "cu126": "18f79c00d6731a8fddb091ba93a3b4dfe1f1f944",
     "cu128": "07619f946d86f336adde89126077177c400e242c",
     "cu129": "1a1a3262afb8940a9784b265fbaec301fd9799ab",
