@@ -19,7 +19,7 @@ SOURCES = {
         "https://github.com/pytorch/pytorch/tree/main/.ci/pytorch/windows",
         "pytorch/pytorch .ci/pytorch/windows/cuda1xx.bat TORCH_CUDA_ARCH_LIST",
         "2026-11-22",
-        "cuda126.bat @ 18f79c00, cuda128.bat @ 07619f94, cuda129.bat @ 1a1a3262, cuda130.bat @ 525a5e5d",
+        "one stored commit per file; each variant row's note names it",
     ),
     "B_OLD": (
         "https://github.com/pytorch/builder/blob/main/manywheel/build_cuda.sh",
