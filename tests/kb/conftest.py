@@ -30,9 +30,6 @@ def data_copy(tmp_path: Path) -> Path:
     return target
 
 
-Edit = Callable[[Path, str, Callable[[Any], None]], None]
-
-
 def edit_json(directory: Path, name: str, change: Callable[[Any], None]) -> None:
     path = directory / name
     data = json.loads(path.read_text(encoding="utf-8"))
