@@ -251,7 +251,7 @@ def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any,
     target = _target(host, args, ctx, use_uv)
     made = time.monotonic() - started
     try:
-        installer = find_installer(host, "uv" if use_uv else "pip", target.python)
+        installer = find_installer(host, "uv" if use_uv else "pip", target)
     except TorchsmithError:
         if target.new:
             from torchsmith.install.snapshot import remove_tree

@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.host import CommandResult, Host
-from torchsmith.install.steps import find_uv
+from torchsmith.install.steps import find_uv, pip_command
 from torchsmith.install.target import Target, installed_packages
 
 __all__ = ["Prediction", "parse_user_command", "parse_uv_dry_run", "predict"]
@@ -99,12 +99,6 @@ def _problem(result: CommandResult) -> str:
     return result.problem()
 
 
-def _pip_base(host: Host, target: Target) -> List[str]:
-    if host.run([target.python, "-m", "pip", "--version"], timeout=60.0).ok:
-        return [target.python, "-m", "pip"]
-    return [host.platform().python_executable, "-m", "pip", "--python", target.python]
-
-
 def predict(host: Host, target: Target, command: Sequence[str], guard_file: str,
             pins: Dict[str, str]) -> Prediction:
     kind, args = parse_user_command(command)
@@ -146,7 +140,7 @@ Items = Dict[str, Tuple[str, List[str], bool]]  # name -> (version, requires, re
 
 def _pip_dry_run(host: Host, target: Target, args: Sequence[str], report: str,
                  env: Dict[str, Optional[str]]) -> Tuple[Items, str]:
-    argv = [*_pip_base(host, target), "install", "--dry-run", "--quiet", "--no-input",
+    argv = [*pip_command(host, target), "install", "--dry-run", "--quiet", "--no-input",
             "--disable-pip-version-check", "--report", report, *args]
     result = host.run(argv, timeout=600.0, env=env)
     if not result.ok:

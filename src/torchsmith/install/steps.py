@@ -16,9 +16,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import InstallError
 from torchsmith.host import Host
+from torchsmith.install.target import Target, has_distribution
 from torchsmith.plan.model import Plan
 
-__all__ = ["Group", "Installer", "StepFiles", "command", "find_installer", "groups_from_plan"]
+__all__ = ["Group", "Installer", "StepFiles", "command", "find_installer", "groups_from_plan", "pip_command"]
 
 
 @dataclass(frozen=True)
@@ -89,25 +90,33 @@ def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
     return groups, warnings
 
 
-def find_installer(host: Host, choice: Optional[str], target_python: str) -> Installer:
-    """uv when present (unless ``choice`` says pip), else pip; aimed at ``target_python``."""
+def find_installer(host: Host, choice: Optional[str], target: Target) -> Installer:
+    """uv when present (unless ``choice`` says pip), else pip; aimed at ``target``."""
     if choice not in (None, "uv", "pip"):
         raise InstallError(f"unknown installer {choice!r}", code="usage", hint="use --installer uv or pip")
     if choice in (None, "uv"):
         uv = find_uv(host)
         if uv:
-            return Installer("uv", (uv, "pip", "install", "--python", target_python))
+            return Installer("uv", (uv, "pip", "install", "--python", target.python))
         if choice == "uv":
             raise InstallError("uv was asked for but is not installed", code="installer-missing",
                                hint="pip install uv, or use --installer pip")
-    if host.run([target_python, "-m", "pip", "--version"], timeout=60.0).ok:
-        return Installer("pip", (target_python, "-m", "pip", "install"))
-    own = host.platform().python_executable
-    if host.run([own, "-m", "pip", "--version"], timeout=60.0).ok:
-        # pip >= 22.3 installs into another interpreter with --python.
-        return Installer("pip", (own, "-m", "pip", "--python", target_python, "install"))
-    raise InstallError(f"no pip for {target_python}", code="installer-missing",
-                       hint=f"{target_python} -m ensurepip, or use --installer uv")
+    return Installer("pip", (*pip_command(host, target), "install"))
+
+
+def pip_command(host: Host, target: Target) -> List[str]:
+    """How to run pip for ``target``: its own pip, else torchsmith's with ``--python`` (pip >= 22.3).
+
+    Looked up in the dist-info directories, not by running ``pip --version`` (half a second).
+    """
+    if has_distribution(host, target, "pip"):
+        return [target.python, "-m", "pip"]
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is not None:  # the interpreter running torchsmith
+        return [host.platform().python_executable, "-m", "pip", "--python", target.python]
+    raise InstallError(f"no pip for {target.python}", code="installer-missing",
+                       hint=f"{target.python} -m ensurepip, or use --installer uv")
 
 
 def find_uv(host: Host) -> Optional[str]:

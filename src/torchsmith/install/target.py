@@ -17,8 +17,16 @@ from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.machine import ProbeNote
 
-__all__ = ["Target", "create_venv", "inspect_target", "installed_packages", "parse_metadata", "site_packages",
-           "venv_python"]
+__all__ = [
+    "Target",
+    "create_venv",
+    "has_distribution",
+    "inspect_target",
+    "installed_packages",
+    "parse_metadata",
+    "site_packages",
+    "venv_python",
+]
 
 # Installed distributions of the target, read with importlib.metadata (Python 3.8+).
 _LIST_CODE = (
@@ -111,6 +119,13 @@ def site_packages(host: Host, target: Target) -> List[str]:
         os.path.join(target.prefix, "Lib", "site-packages"),
     ]
     return [path for path in candidates if host.list_dir(path) is not None]
+
+
+def has_distribution(host: Host, target: Target, name: str) -> bool:
+    """Whether ``name`` (a canonical name without dashes, e.g. "pip") is installed in the target."""
+    prefix = name.replace("-", "_").lower() + "-"
+    return any(entry.lower().startswith(prefix) and entry.endswith(".dist-info")
+               for directory in site_packages(host, target) for entry in host.list_dir(directory) or ())
 
 
 def parse_metadata(text: str) -> Tuple[str, str, List[str]]:
