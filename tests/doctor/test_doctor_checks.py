@@ -617,3 +617,18 @@ def test_cuda_runtime_wheels_of_another_version() -> None:
     hit = finding(run_checks(rep, gpu_host(), None), "cuda-wheels-mismatch")
     assert hit.severity == "error"
     assert hit.facts[1].text == "torch requires nvidia-cudnn-cu12==9.1.0.70; it is not installed"
+
+
+def test_minor_compat_warning_suggests_no_reinstall_when_the_plan_cannot_do_better() -> None:
+    from torchsmith.kb import load_kb
+
+    found = run_checks(report(), gpu_host(driver="535.104.05", driver_cuda="12.2"), load_kb(None))
+    hit = finding(found, "driver-too-old")
+    assert hit.severity == "warning"
+    assert hit.fix == ()
+    assert "relies on minor-version compatibility too" in hit.note
+    # Without data there is no plan to compare with: the note says what would help.
+    hit = finding(
+        run_checks(report(), gpu_host(driver="535.104.05", driver_cuda="12.2"), None), "driver-too-old"
+    )
+    assert hit.note.endswith("a newer driver, or a build for CUDA ≤ 12.2, avoids both")

@@ -399,3 +399,19 @@ def test_pip_installed_companion_wheels_for_another_torch(tmp_path: Path) -> Non
     # The stand-in torch imports: the dynamic checks ran (no GPU visible to it here).
     assert data["environment"]["import"]["status"] == "ok"
     assert data["environment"]["torch"]["cuda"] == "12.4"
+
+
+def test_human_output_names_a_repeated_fix_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    write_torch(site, "2.5.1+cpu")
+    write_dist(site, "torchvision", "0.19.1", requires=["torch==2.4.1"])
+    for key, value in path_env(site, NO_COLOR="1").items():
+        monkeypatch.setenv(key, value)
+    assert (
+        main(["doctor", "--python", sys.executable, "--quick", "--gpu", "8.6", "--driver", "550.54.14"]) == 4
+    )
+    out = capsys.readouterr().out
+    assert out.count("    fix:\n") == 2  # cpu-build's install, and the guard
+    assert "    fix: the same as for cpu-build-on-gpu-host above" in out

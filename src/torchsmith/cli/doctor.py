@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, Any, Dict, List
+from typing import IO, Any, Dict, List, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
@@ -112,16 +112,26 @@ def _human_lines(data: Dict[str, Any], color: bool) -> List[str]:
     else:
         lines.append("  no torch installed")
     findings = data["findings"]
+    fixes_shown: Dict[Tuple[str, ...], str] = {}
     for finding in findings:
         mark, code = _MARKS.get(finding["severity"], ("?", "0"))
         lines.append("")
         lines.append(paint(f"{mark} {finding['severity']}[{finding['code']}] {finding['title']}", code))
-        lines.extend(f"    · {fact['text']}  [{fact['source']}]" for fact in finding["facts"])
+        previous = None
+        for fact in finding["facts"]:
+            # A source is named once for the facts read from it in a row (a traceback's lines).
+            source = f"  [{fact['source']}]" if fact["source"] != previous else ""
+            lines.append(f"    · {fact['text']}{source}")
+            previous = fact["source"]
         if finding.get("note"):
             lines.append(f"    {finding['note']}")
-        if finding["fix"]:
+        fix = tuple(finding["fix"])
+        if fix in fixes_shown:
+            lines.append(f"    fix: the same as for {fixes_shown[fix]} above")
+        elif fix:
+            fixes_shown[fix] = finding["code"]
             lines.append("    fix:")
-            lines.extend(f"      $ {command}" for command in finding["fix"])
+            lines.extend(f"      $ {command}" for command in fix)
     errors = sum(1 for f in findings if f["severity"] == "error")
     warnings = sum(1 for f in findings if f["severity"] == "warning")
     lines.append("")

@@ -8,6 +8,7 @@ snippets (``report``; its ``dynamic`` key holds what importing torch showed, or 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.doctor.build import (
@@ -18,7 +19,7 @@ from torchsmith.doctor.build import (
     torch_build,
     version_tuple,
 )
-from torchsmith.doctor.fixes import install_fix, kb_of, python_of, quoted
+from torchsmith.doctor.fixes import install_fix, kb_of, plan_for, python_of, quoted
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
@@ -123,7 +124,7 @@ def check_torch_import_fails(report: Report, machine: Machine, kb: Any) -> Optio
     error = str(dynamic.get("error") or "").strip()
     last = error.splitlines()[-1] if error else f"exit code {dynamic.get('returncode')}"
     code = dynamic.get("returncode")
-    facts = [Fact(line, "import torch (child process)") for line in error.splitlines()[-6:]]
+    facts = [Fact(line.strip(), "import torch (child process)") for line in error.splitlines()[-3:]]
     if isinstance(code, int) and code < 0:
         facts.append(Fact(f"the process was killed by signal {-code}", "import torch (child process)"))
     known = _explained(error, machine) if error else None
@@ -217,7 +218,8 @@ def _driver_floor(machine: Machine, cuda_major: int, kb: Any) -> Optional[Tuple[
         row = None
     if row is not None:
         floor = row.min_driver_windows if windows else row.min_driver_linux
-        return floor, "; ".join(data.cite(row.sources)) or "compatibility data (minor-compat)"
+        cited = data.sources.get(row.sources[0]) if row.sources else None
+        return floor, str(getattr(cited, "url", "") or "compatibility data (minor-compat)")
     fallback = DRIVER_FLOORS.get(cuda_major)
     if fallback is None:
         return None
@@ -259,13 +261,27 @@ def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[
         title = (f"the NVIDIA driver is too old for torch {build['version']} "
                  f"(CUDA {build['cuda']})")
         note = "upgrade the driver, or install the build the plan picks for this driver"
+        fix = install_fix(report, machine, kb)
     else:
         title = (f"the driver supports CUDA {nv.driver_cuda}, older than torch's CUDA {build['cuda']}: "
                  "it runs through minor-version compatibility only")
         note = ("kernels needing a newer driver fail with cudaErrorCallRequiresNewerDriver and PTX "
-                "cannot be JIT-compiled; a build for the driver's CUDA avoids both")
-    return Finding("driver-too-old", severity, title, tuple(facts), install_fix(report, machine, kb),
-                   note=note)
+                "cannot be JIT-compiled")
+        # Reinstalling helps only when the plan's build is one this driver supports fully.
+        plan = plan_for(report, machine, kb)
+        variant = str(getattr(plan, "variant", "") or "")
+        plan_cuda = (int(variant[2:-1]), int(variant[-1])) if re.match(r"^cu\d{3,}$", variant) else None
+        if plan_cuda is not None and plan_cuda <= version_tuple(nv.driver_cuda)[:2]:
+            note += f"; the plan's {variant} build avoids both"
+            fix = install_fix(report, machine, kb)
+        elif plan is not None:
+            note += (f"; a driver with full CUDA {build['cuda']} support avoids both (the plan for this "
+                     f"driver, {variant or 'its build'}, relies on minor-version compatibility too)")
+            fix = ()
+        else:
+            note += f"; a newer driver, or a build for CUDA ≤ {nv.driver_cuda}, avoids both"
+            fix = ()
+    return Finding("driver-too-old", severity, title, tuple(facts), fix, note=note)
 
 
 def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
