@@ -101,3 +101,24 @@ def test_console_entry_points_run_as_a_user_would(tmp_path: Path) -> None:
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "System" in done.stdout and "Python" in done.stdout
+
+
+def test_no_arguments_gives_machine_verdict_and_recommendation(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--gpu", "6.1:GeForce GTX 1080", "--driver", "580.65.06",
+                 "--platform", "linux-x86_64", "--python", "3.12"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "GeForce GTX 1080 (sm_61)" in out
+    assert "Doctor" in out  # the quick verdict of this interpreter's environment
+    recommended = out.split("Recommended install", 1)[1]
+    # Pascal is only in the cu126 builds (no sm_6x in cu128+).
+    assert "+cu126" in recommended and "--index-url" in recommended
+
+
+def test_summary_json_carries_all_three_parts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", "--json", "--no-gpu", "--platform", "macos-arm64", "--python", "3.12"]) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["machine"]["os"]["system"] == "macos"
+    assert data["doctor"] and data["plan"]["status"] == "ok"
+    assert data["plan"]["packages"][0]["name"] == "torch"

@@ -1,11 +1,16 @@
-"""A short picture of this machine and what to do next (what `torchsmith` alone prints)."""
+"""What `torchsmith` alone prints: this machine, this environment's verdict, the install to use.
+
+The summary never fails as a whole: a part that cannot be computed (unreadable data, a broken
+interpreter) becomes one line saying so, and the other parts still show.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import IO
+from typing import IO, Any, Dict, List
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.errors import TorchsmithError
 from torchsmith.output import Result
 from torchsmith.report import machine_lines
 
@@ -15,14 +20,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def run(args: argparse.Namespace, ctx: Context) -> Result:
+def _recommendation(ctx: Context) -> Dict[str, Any]:
+    from torchsmith.cli.plan import _commands, plan_json
+    from torchsmith.plan.resolve import recommend
+
     machine = ctx.machine()
-    data = {"machine": machine.to_json()}
+    plan = recommend(machine, ctx.kb())
+    return plan_json(plan, machine, _commands(plan))
+
+
+def run(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.doctor import quick_verdict
+
+    machine = ctx.machine()
+    data: Dict[str, Any] = {"machine": machine.to_json()}
+    verdict: List[str] = quick_verdict(ctx, kb=None)
+    data["doctor"] = verdict
+    try:
+        data["plan"] = plan = _recommendation(ctx)
+    except TorchsmithError as exc:
+        plan = None
+        data["plan_error"] = exc.to_json()
 
     def human(out: IO[str]) -> None:
-        out.write("torchsmith: this machine\n")
-        out.write("\n".join("  " + line for line in machine_lines(machine)) + "\n")
-        out.write("\nNext: `torchsmith probe --json > host.json` saves this profile; "
-                  "`torchsmith --help` lists every command.\n")
+        out.write("This machine\n")
+        out.write("".join(f"  {line}\n" for line in machine_lines(machine)))
+        out.write("\nThis environment\n")
+        out.write("".join(f"  {line}\n" for line in verdict))
+        out.write("\nRecommended install\n")
+        if plan is None:
+            out.write(f"  cannot plan: {data['plan_error']['message']}\n")
+        elif plan["status"] != "ok":
+            out.write("  no torch stack works here; `torchsmith plan` says why\n")
+        else:
+            for pkg in plan["packages"]:
+                out.write(f"  {pkg['requirement']}\n")
+            if plan["reasons"]:
+                out.write(f"  why: {plan['reasons'][0]}\n")
+            for line in plan["commands"].get("pip", []):
+                out.write(f"  $ {line}\n")
+        out.write("\nMore: `torchsmith plan` (why, and the alternatives), `torchsmith doctor`, "
+                  "`torchsmith install`, `torchsmith --help`.\n")
 
     return Result(command="summary", data=data, human=human)
