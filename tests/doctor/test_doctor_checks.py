@@ -475,6 +475,7 @@ def test_quick_verdict_lines() -> None:
     lines = quick_verdict(gpu_host(), "/env/bin/python", host=host)
     assert lines[0] == "Doctor   torch 2.13.0+cpu (cpu): 1 error(s), 0 warning(s)"
     assert lines[1].startswith("  error[cpu-build-on-gpu-host] torch 2.13.0+cpu is a CPU-only build")
+    assert lines[-1] == "  run `torchsmith doctor --python /env/bin/python` for the facts and the fix"
     assert host.calls == [["/env/bin/python", snippet_path("inspect_env.py")]]  # --quick: torch not imported
     healthy = quick_verdict(
         cpu_host(), "/env/bin/python", host=_ReplayHost(json.dumps(report("2.13.0+cpu", None)))

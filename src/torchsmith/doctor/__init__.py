@@ -8,6 +8,7 @@ reports, the host profile and the data (:mod:`torchsmith.doctor.checks`).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Dict, List, Optional
 
 from torchsmith.doctor.build import companion_built_for, torch_build
@@ -144,5 +145,6 @@ def quick_verdict(target: Any, python: Optional[str] = None, host: Optional[Host
     lines = [f"Doctor   {what}: {len(diagnosis.errors)} error(s), "
              f"{len(problems) - len(diagnosis.errors)} warning(s)"]
     lines.extend(f"  {f.severity}[{f.code}] {f.title}" for f in problems[:3])
-    lines.append("  run `torchsmith doctor` for the facts and the fix")
+    command = "torchsmith doctor" + (f" --python {shlex.quote(interpreter)}" if python else "")
+    lines.append(f"  run `{command}` for the facts and the fix")
     return lines
