@@ -150,16 +150,20 @@ def test_uv_install_verifies_locks_guards_and_never_touches_the_evil_index(
 
 def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, installer_env: Dict[str, str],
                                                    tmp_path: Path) -> None:
-    env = _env(installer_env, package_index, gpu=False)
+    env = _env(installer_env, package_index)
     venv = tmp_path / "venv"
-    proc = _install(["--venv", str(venv), "--installer", "pip", "--no-gpu", "torch==2.6.0", "torchvision"],
+    evil_before = len(package_index.fetched(f"torchtriton-{EVIL_TRITON}"))
+    proc = _install(["--venv", str(venv), "--installer", "pip", *GPU, "torch==2.6.0", "torchvision"],
                     env, package_index)
     data = _json(proc)["data"]
     assert proc.returncode == 0, proc.stderr
-    assert data["installer"] == "pip" and data["verify"]["ok"] and data["verify"]["device"] == "cpu"
+    assert data["installer"] == "pip" and data["verify"]["ok"] and data["verify"]["device"] == "cuda"
     python = venv / "bin" / "python"
-    assert _versions(python)["torch"] == "2.6.0+cpu"
-    assert json.loads((venv / "torchsmith.lock.json").read_text())["packages"][0]["hashes"]
+    versions = _versions(python)
+    assert versions["torch"] == "2.6.0+cu126" and versions["torchtriton"] == "3.3.1"
+    assert len(package_index.fetched(f"torchtriton-{EVIL_TRITON}")) == evil_before
+    lock = json.loads((venv / "torchsmith.lock.json").read_text())
+    assert all(p["hashes"] for p in lock["packages"])  # from pip's installation report
 
     # A later plain `pip install` in the environment reads its pip.conf (site configuration);
     # this machine's own pip configuration is kept out with empty XDG directories.
@@ -171,7 +175,7 @@ def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, i
     swap = [str(python), "-m", "pip", "install", "--quiet", "ftfy==6.3.0"]
     proc = subprocess.run(swap, env=user, capture_output=True, text=True, check=False)
     assert proc.returncode != 0 and "conflicting dependencies" in proc.stderr
-    assert _versions(python)["torch"] == "2.6.0+cpu"
+    assert _versions(python)["torch"] == "2.6.0+cu126"
 
     # guard check names the dragger and what fits instead; guard off lets the swap through.
     proc = _torchsmith(["guard", "--json", "check", "--python", str(python), "--", "pip", "install", "ftfy"],
