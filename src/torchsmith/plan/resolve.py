@@ -11,6 +11,8 @@ Everything newer that was turned down is listed in ``Plan.rejected`` with a stab
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
@@ -630,7 +632,58 @@ def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Con
     draft.reasons.append(f"no torch build {what}")
 
 
+def _first_cuda_with_arch(kb: Any, arch: str) -> Optional[str]:
+    """The oldest CUDA toolkit that knows ``arch`` (from the arch-support rows), or None."""
+    rows = sorted(kb.table("arch-support"), key=lambda r: version_tuple(r.cuda))
+    return next((r.cuda for r in rows if arch in r.archs), None)
+
+
+def _driver_predates_gpu(idx: _Index, view: HostView, gpu: GpuView) -> Optional[Tuple[str, str]]:
+    """(cuda, needed driver) when the driver is older than the first CUDA that knows this GPU.
+
+    Such a driver cannot drive the GPU at all, so no torch build helps (minor-version
+    compatibility is about newer toolkits on older drivers, never about newer hardware).
+    """
+    if not view.driver:
+        return None
+    cuda = _first_cuda_with_arch(idx.kb, gpu.arch)
+    release = idx.kb.cuda_release(cuda) if cuda else None
+    need = getattr(release, f"min_driver_{view.driver_system}", None) if release else None
+    if cuda and need and driver_tuple(view.driver) < driver_tuple(need):
+        return cuda, need
+    return None
+
+
+def _drop_gpus_the_driver_cannot_drive(job: Job, draft: _Draft) -> Job:
+    idx, view = job.idx, job.view
+    usable: List[GpuView] = []
+    for gpu in view.gpus:
+        hit = _driver_predates_gpu(idx, view, gpu)
+        if hit is None:
+            usable.append(gpu)
+            continue
+        cuda, need = hit
+        why = (f"{_driver_name(view)} is older than {gpu.arch}: this architecture arrived with "
+               f"CUDA {cuda}, whose driver is ≥ {need}; upgrade the NVIDIA driver to ≥ {need} "
+               f"to use {gpu.name}{_driver_cite(idx, cuda)}")
+        draft.reject(Rejection(f"every CUDA build on {gpu.label}", why, DRIVER))
+        draft.warnings.append(why)
+    if len(usable) == len(view.gpus):
+        return job
+    if usable:
+        indexes = ",".join(str(g.index) for g in usable)
+        draft.environment.append(("CUDA_VISIBLE_DEVICES", indexes))
+    return job._replace(view=dataclasses.replace(view, gpus=tuple(usable)))
+
+
 def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
+    job = _drop_gpus_the_driver_cannot_drive(job, draft)
+    if not job.view.gpus and not job.view.unknown_gpus:
+        draft.warnings.append(f"no CUDA build of torch can use these GPUs with "
+                              f"{_driver_name(job.view)}; planned the CPU build until the driver "
+                              f"is upgraded")
+        _plan_cpu(job, constraints, draft, "the NVIDIA driver is too old for every GPU here")
+        return
     idx, view = job.idx, job.view
     walk = _walk(job, ("cuda",), constraints)
     gpus_used: Sequence[GpuView] = view.gpus
