@@ -12,7 +12,6 @@ Everything newer that was turned down is listed in ``Plan.rejected`` with a stab
 from __future__ import annotations
 
 import dataclasses
-
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
