@@ -2,4 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 pytest_plugins = ["tests.support.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_from_the_users_setup(tmp_path_factory: pytest.TempPathFactory,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads a refresh overlay or TORCHSMITH_* facts left on the machine running it."""
+    cache: Path = tmp_path_factory.getbasetemp() / "torchsmith-cache"
+    monkeypatch.setenv("TORCHSMITH_CACHE_DIR", str(cache))
+    for name in ("TORCHSMITH_KB", "TORCHSMITH_TORCH_INDEX", "TORCHSMITH_PLATFORM", "TORCHSMITH_DRIVER",
+                 "TORCHSMITH_DRIVER_CUDA", "TORCHSMITH_GPUS", "TORCHSMITH_NO_GPU",
+                 "TORCHSMITH_PYTHON_VERSION", "TORCHSMITH_JETSON", "TORCHSMITH_ROCM_GFX",
+                 "TORCHSMITH_ROCM_VERSION"):
+        monkeypatch.delenv(name, raising=False)
