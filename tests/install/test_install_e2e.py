@@ -132,6 +132,7 @@ def test_uv_install_verifies_locks_guards_and_never_touches_the_evil_index(
         assert result["data"]["breaks"]["torch"] == {"from": "2.6.0+cu126", "to": "2.7.1"}
         assert result["data"]["fits"] == {"xformers": "0.0.29.post3"}
     assert result["data"]["installer"] == "uv"
+    assert result["data"]["dragged_by"]["torch"] == ["xformers 0.0.31 requires torch"]
     proc = _torchsmith(["guard", "--json", "check", "--python", str(venv / "bin" / "python"), "--",
                         "pip", "install", "xformers"], pypi_env)
     assert _json(proc)["data"]["dragged_by"]["torch"] == ["xformers 0.0.31 requires torch==2.7.1"]

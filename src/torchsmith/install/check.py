@@ -125,6 +125,12 @@ def predict(host: Host, target: Target, command: Sequence[str], guard_file: str,
     prediction.breaks = {n: c for n, c in prediction.changes.items() if n in pinned}
     for name in prediction.breaks:
         prediction.dragged_by[name] = _draggers(name, items)
+    if kind == "uv" and prediction.breaks:
+        via = _uv_via(host, target, args)
+        for name in prediction.breaks:
+            prediction.dragged_by[name] = [
+                " ".join(w for w in (who, items[who][0] if who in items else "", "requires", name) if w)
+                for who in via.get(name, ())]
     held_items, held_problem = held
     prediction.guarded_ok = not held_problem
     prediction.guarded_problem = held_problem
@@ -177,6 +183,32 @@ def _uv_dry_run(host: Host, target: Target, args: Sequence[str],
     items: Items = {name: (new, [], name in requested)
                     for name, (_old, new) in parse_uv_dry_run(result.stderr + result.stdout).items() if new}
     return items, ""
+
+
+def _uv_via(host: Host, target: Target, args: Sequence[str]) -> Dict[str, List[str]]:
+    """name -> the packages whose requirements pull it in, from ``uv pip compile``'s annotations
+    (uv's dry run does not say)."""
+    uv = find_uv(host)
+    requirements = [a for a in args if not a.startswith("-")]
+    if not uv or not requirements:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="torchsmith-check-") as work:
+        source = os.path.join(work, "requested.in")
+        with open(source, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(requirements) + "\n")
+        argv = [uv, "pip", "compile", source, "--python", target.python, "--no-header",
+                "--annotation-style", "line", "--quiet"]
+        result = host.run(argv, timeout=600.0, env={"UV_CONSTRAINT": None})
+    via: Dict[str, List[str]] = {}
+    if not result.ok:
+        return via
+    for line in result.stdout.splitlines():
+        pin, _, comment = line.partition("# via ")
+        if "==" in pin and comment:
+            name = canonicalize_name(pin.split("==", 1)[0].strip())
+            via[name] = [canonicalize_name(w.strip()) for w in comment.split(",") if w.strip()
+                         and not w.strip().startswith("-r ")]
+    return via
 
 
 def _names(args: Sequence[str]) -> List[str]:
