@@ -59,10 +59,33 @@ def one_install(installer: str, index_url: str, cache: Path, work: Path) -> Dict
     }
 
 
+def bench_snapshot(prefix: str) -> None:
+    """Time a snapshot and an exact restore of a real environment (e.g. one with CUDA torch)."""
+    from torchsmith.install.snapshot import Snapshot
+
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(prefix) for f in fs
+               if not os.path.islink(os.path.join(d, f)))
+    snapshot = Snapshot(prefix)
+    start = time.perf_counter()
+    snapshot.take()
+    took = time.perf_counter() - start
+    start = time.perf_counter()
+    snapshot.restore()
+    restored = time.perf_counter() - start
+    print(f"snapshot of {prefix}: {snapshot.files} files, {size / 2**20:.0f} MiB, "
+          f"{snapshot.bytes_copied / 2**20:.1f} MiB copied (the rest hardlinked): "
+          f"take {took:.2f} s, restore {restored:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--snapshot-of", metavar="PREFIX",
+                        help="only time a snapshot + restore of this environment")
     args = parser.parse_args()
+    if args.snapshot_of:
+        bench_snapshot(args.snapshot_of)
+        return
     results: Dict[str, Dict[str, Dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-install-") as tmp:
         work = Path(tmp)
