@@ -248,7 +248,8 @@ def _children(pid: int) -> List[int]:
     return kids
 
 
-@pytest.mark.parametrize(("how", "package"), [("kill-installer", "tabulate"), ("ctrl-c", "colorama")])
+@pytest.mark.parametrize(("how", "package"), [("kill-installer", "tabulate"), ("ctrl-c", "colorama"),
+                                               ("sigterm", "idna")])
 def test_an_interrupted_install_restores_the_environment_exactly(
         package_index: IndexServer, installer_env: Dict[str, str], tmp_path: Path, how: str,
         package: str) -> None:
@@ -269,7 +270,7 @@ def test_an_interrupted_install_restores_the_environment_exactly(
             assert installer
             os.killpg(installer[0], signal.SIGKILL)  # LiveHost runs it in its own process group
         else:
-            os.kill(proc.pid, signal.SIGINT)
+            os.kill(proc.pid, signal.SIGINT if how == "ctrl-c" else signal.SIGTERM)
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)

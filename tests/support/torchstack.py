@@ -11,7 +11,7 @@ Layout under the root (each directory is one index of :func:`~tests.support.pkgi
   nvidia wheels, and: ``mmcv`` 2.2.0 (``torch>=2.6,<2.7``: a companion that pins torch),
   ``xformers`` 0.0.29.post3 (``torch==2.6.0``) and 0.0.31 (``torch==2.7.1``), ``ftfy`` 6.2.0
   (``torch>=2.6``) and 6.3.0 (``torch>=2.7``: installing it would swap torch 2.6), ``wcwidth``, ``tqdm``,
-  and ``tabulate``, ``colorama`` (plain packages no other test downloads: safe to stall).
+  and ``tabulate``, ``colorama``, ``idna`` (plain packages no other test downloads: safe to stall).
 - ``evil``: everything in ``pypi`` plus a malicious ``torchtriton`` 9.9.9: dependency confusion, as
   in the December 2022 attack on PyTorch nightly. Use it as "the user's configured index".
 """
@@ -102,6 +102,7 @@ def build_standard_indexes(root: Path) -> TorchStack:
     build_wheel(pypi, "tqdm", "4.67.1")
     build_wheel(pypi, "tabulate", "0.9.0")
     build_wheel(pypi, "colorama", "0.4.6")
+    build_wheel(pypi, "idna", "3.10")
     build_wheel(pypi, "ftfy", "6.2.0", requires=["torch>=2.6", "wcwidth"])
     build_wheel(pypi, "ftfy", "6.3.0", requires=["torch>=2.7", "wcwidth"])
     evil = root / "evil"

@@ -174,7 +174,13 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
 
     lock = Lock(packages=[], python=plan.python, platform=plan.platform, variant=plan.variant,
                 accelerator=plan.accelerator, kb_version=plan.kb_version)
-    installer = args.installer or "uv"
+    if args.installer:
+        installer = args.installer
+    else:
+        from torchsmith.host.live import LiveHost
+        from torchsmith.install.steps import find_uv
+
+        installer = "uv" if find_uv(LiveHost(ctx.environ)) else "pip"
 
     def shown(out: IO[str]) -> None:
         describe(plan, commands, installer if installer in commands else "pip", out)
