@@ -20,6 +20,7 @@ from torchsmith.install.lock import (
 )
 from torchsmith.install.snapshot import Snapshot
 from torchsmith.install.steps import Group, Installer, StepFiles, command, groups_from_plan
+from torchsmith.install.target import Target
 from torchsmith.plan.model import PackagePin, Plan
 
 CU126 = "https://download.pytorch.org/whl/cu126"
@@ -204,3 +205,39 @@ def test_snapshot_discard_leaves_the_changes(tmp_path: Path) -> None:
     snapshot.discard()
     assert (env / "new.txt").read_text() == "kept"
     assert sorted(os.listdir(tmp_path)) == ["env"]
+
+
+def _prefix_with_pip(tmp_path: Path, pip_version: str) -> Target:
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    (site / f"pip-{pip_version}.dist-info").mkdir(parents=True)
+    return Target(python=str(tmp_path / "env" / "bin" / "python"), prefix=str(tmp_path / "env"),
+                  kind="venv", python_version="3.11.7")
+
+
+def test_a_recent_pip_in_the_target_runs_itself(tmp_path: Path) -> None:
+    from torchsmith.host.live import LiveHost
+    from torchsmith.install.steps import pip_command
+
+    target = _prefix_with_pip(tmp_path, "23.2.1")
+    assert pip_command(LiveHost(), target) == ([target.python, "-m", "pip"], True)
+
+
+def test_an_old_pip_in_the_target_is_replaced_by_ours_when_we_have_one(tmp_path: Path) -> None:
+    import importlib.util
+    import sys
+
+    from torchsmith.host.live import LiveHost
+    from torchsmith.install.steps import pip_command
+
+    if importlib.util.find_spec("pip") is None:
+        pytest.skip("no pip next to the tests")
+    target = _prefix_with_pip(tmp_path, "20.0.2")
+    argv, reports = pip_command(LiveHost(), target)
+    assert argv == [sys.executable, "-m", "pip", "--python", target.python] and reports
+
+
+def test_without_report_support_no_report_is_asked_for(tmp_path: Path) -> None:
+    group = Group("x", ("x==1",))
+    argv, _env, report = command(Installer("pip", ("py", "-m", "pip", "install"), reports=False), group,
+                                 StepFiles(str(tmp_path)), 1)
+    assert report is None and "--report" not in argv

@@ -146,7 +146,11 @@ Items = Dict[str, Tuple[str, List[str], bool]]  # name -> (version, requires, re
 
 def _pip_dry_run(host: Host, target: Target, args: Sequence[str], report: str,
                  env: Dict[str, Optional[str]]) -> Tuple[Items, str]:
-    argv = [*pip_command(host, target), "install", "--dry-run", "--quiet", "--no-input",
+    pip, reports = pip_command(host, target)
+    if not reports:
+        raise TorchsmithError("guard check needs a pip that writes --report (22.2 or newer)",
+                              code="installer-missing", hint=f"{target.python} -m pip install -U pip")
+    argv = [*pip, "install", "--dry-run", "--quiet", "--no-input",
             "--disable-pip-version-check", "--report", report, *args]
     result = host.run(argv, timeout=600.0, env=env)
     if not result.ok:

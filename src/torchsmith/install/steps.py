@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import InstallError
 from torchsmith.host import Host
-from torchsmith.install.target import Target, has_distribution
+from torchsmith.install.target import Target, distribution_version
 from torchsmith.plan.model import Plan
 
 __all__ = ["Group", "Installer", "StepFiles", "command", "find_installer", "groups_from_plan", "pip_command"]
@@ -37,6 +37,7 @@ class Group:
 class Installer:
     name: str  # "uv" | "pip"
     base: Tuple[str, ...]  # argv up to and including "install", aimed at the target
+    reports: bool = True  # pip >= 22.2 writes --report (where the lock's hashes come from)
 
 
 @dataclass(frozen=True)
@@ -101,20 +102,38 @@ def find_installer(host: Host, choice: Optional[str], target: Target) -> Install
         if choice == "uv":
             raise InstallError("uv was asked for but is not installed", code="installer-missing",
                                hint="pip install uv, or use --installer pip")
-    return Installer("pip", (*pip_command(host, target), "install"))
+    argv, reports = pip_command(host, target)
+    return Installer("pip", (*argv, "install"), reports)
 
 
-def pip_command(host: Host, target: Target) -> List[str]:
-    """How to run pip for ``target``: its own pip, else torchsmith's with ``--python`` (pip >= 22.3).
+def _version_tuple(text: str) -> Tuple[int, ...]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
 
-    Looked up in the dist-info directories, not by running ``pip --version`` (half a second).
+
+def pip_command(host: Host, target: Target) -> Tuple[List[str], bool]:
+    """How to run pip for ``target``, and whether that pip writes ``--report`` (22.2+).
+
+    The target's own pip when recent; else torchsmith's, with ``--python`` (22.3+). Looked up
+    in the dist-info directories, not by running ``pip --version`` (half a second each).
     """
-    if has_distribution(host, target, "pip"):
-        return [target.python, "-m", "pip"]
-    import importlib.util
+    own_version: Optional[str] = None
+    try:
+        from importlib.metadata import version as installed_version
 
-    if importlib.util.find_spec("pip") is not None:  # the interpreter running torchsmith
-        return [host.platform().python_executable, "-m", "pip", "--python", target.python]
+        own_version = installed_version("pip")  # the interpreter running torchsmith
+    except Exception:  # no pip here, or broken metadata: the target's pip it is
+        own_version = None
+    target_version = distribution_version(host, target, "pip")
+    if target_version and (_version_tuple(target_version) >= (22, 2) or not own_version):
+        return [target.python, "-m", "pip"], _version_tuple(target_version) >= (22, 2)
+    if own_version and _version_tuple(own_version) >= (22, 3):
+        return [host.platform().python_executable, "-m", "pip", "--python", target.python], True
+    if target_version:
+        return [target.python, "-m", "pip"], False
     raise InstallError(f"no pip for {target.python}", code="installer-missing",
                        hint=f"{target.python} -m ensurepip, or use --installer uv")
 
@@ -155,8 +174,10 @@ def command(installer: Installer, group: Group, files: StepFiles, step: int,
         argv += ["-c", constraints]
     report: Optional[str] = None
     if installer.name == "pip":
-        report = os.path.join(files.workdir, f"step{step}-report.json")
-        argv += ["--report", report, "--no-input", "--disable-pip-version-check", "--progress-bar", "off"]
+        argv += ["--no-input", "--disable-pip-version-check", "--progress-bar", "off"]
+        if installer.reports:
+            report = os.path.join(files.workdir, f"step{step}-report.json")
+            argv += ["--report", report]
         if group.pinned:
             # Environment variables beat every pip configuration file: the extra index becomes
             # the pinned index itself, find-links an empty directory, constraints nothing.

@@ -20,7 +20,7 @@ from torchsmith.machine import ProbeNote
 __all__ = [
     "Target",
     "create_venv",
-    "has_distribution",
+    "distribution_version",
     "inspect_target",
     "installed_packages",
     "parse_metadata",
@@ -121,11 +121,14 @@ def site_packages(host: Host, target: Target) -> List[str]:
     return [path for path in candidates if host.list_dir(path) is not None]
 
 
-def has_distribution(host: Host, target: Target, name: str) -> bool:
-    """Whether ``name`` (a canonical name without dashes, e.g. "pip") is installed in the target."""
+def distribution_version(host: Host, target: Target, name: str) -> Optional[str]:
+    """The installed version of ``name`` (e.g. "pip") from its dist-info directory's name, or None."""
     prefix = name.replace("-", "_").lower() + "-"
-    return any(entry.lower().startswith(prefix) and entry.endswith(".dist-info")
-               for directory in site_packages(host, target) for entry in host.list_dir(directory) or ())
+    for directory in site_packages(host, target):
+        for entry in host.list_dir(directory) or ():
+            if entry.lower().startswith(prefix) and entry.endswith(".dist-info"):
+                return entry[len(prefix):-len(".dist-info")]
+    return None
 
 
 def parse_metadata(text: str) -> Tuple[str, str, List[str]]:
