@@ -289,7 +289,11 @@ def _installer_error(name: str, group: Group, result: CommandResult, timeout: fl
         message = f"{name} failed installing {group.label}: {first.strip()[:300]}"
     text = result.stderr + result.stdout
     hint = None
-    if "No space left on device" in text:
+    if result.timed_out:
+        hint = "raise --timeout, or check the connection to the index"
+    elif result.returncode is not None and result.returncode < 0:
+        hint = "stopped from outside (often the out-of-memory killer: see `dmesg`); run it again"
+    elif "No space left on device" in text:
         hint = "free disk space on the environment's filesystem and retry"
     elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
         hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
