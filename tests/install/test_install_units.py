@@ -45,6 +45,20 @@ def test_plan_groups_keep_each_package_on_its_own_source() -> None:
     assert warnings == []
 
 
+def test_source_builds_come_last_and_build_against_the_installed_torch(tmp_path: Path) -> None:
+    plan = Plan(status="ok", packages=(
+        PackagePin("torch", "2.6.0", "cpu", "https://download.pytorch.org/whl/cpu", local_version="+cpu"),
+        PackagePin("mmcv", "2.2.0", "source"),
+    ))
+    groups, _ = groups_from_plan(plan)
+    assert [g.requirements for g in groups] == [("torch==2.6.0+cpu",), ("mmcv==2.2.0",)]
+    build = groups[-1]
+    assert build.no_build_isolation and build.index_url is None and not build.pinned
+    argv, _env, _report = command(Installer("uv", ("uv", "pip", "install")), build, StepFiles(str(tmp_path)),
+                                  2, constraints="/c.txt")
+    assert "--no-build-isolation" in argv and argv[argv.index("-c") + 1] == "/c.txt"
+
+
 def test_pinned_pip_step_switches_off_every_other_source(tmp_path: Path) -> None:
     files = StepFiles(str(tmp_path))
     group = Group("torch", ("torch==2.6.0+cu126",), index_url=CU126, pinned=True)

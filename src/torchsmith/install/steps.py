@@ -31,6 +31,7 @@ class Group:
     pinned: bool = False  # only this source: the user's other indexes are switched off
     no_deps: bool = False  # a lock lists the whole closure
     require_hashes: bool = False
+    no_build_isolation: bool = False  # a source build compiles against the torch just installed
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,11 @@ def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
     if src.default:
         groups.append(Group(", ".join(p.name for p in src.default) + " from your configured index",
                             tuple(exact_pin(p) for p in src.default)))
-    warnings = [f"{p.name} has no wheel here and must be built from source: "
-                "see `torchsmith plan --format jetson`" for p in src.source_builds]
-    return groups, warnings
+    if src.source_builds:
+        groups.append(Group(", ".join(p.name for p in src.source_builds)
+                            + " built from source against the planned torch",
+                            tuple(exact_pin(p) for p in src.source_builds), no_build_isolation=True))
+    return groups, []
 
 
 def find_installer(host: Host, choice: Optional[str], target: Target) -> Installer:
@@ -170,6 +173,8 @@ def command(installer: Installer, group: Group, files: StepFiles, step: int,
         argv.append("--no-deps")
     if group.require_hashes:
         argv.append("--require-hashes")
+    if group.no_build_isolation:
+        argv.append("--no-build-isolation")
     if constraints and not group.pinned:
         argv += ["-c", constraints]
     report: Optional[str] = None
