@@ -191,6 +191,8 @@ def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, i
 
     # The old guard does not stand in the way of the next torchsmith install; the new one pins it.
     assert _torchsmith(["guard", "on", "--python", str(python)], env).returncode == 0
+    status = _json(_torchsmith(["guard", "--json", "status", "--python", str(python)], env))["data"]
+    assert status["on"] and status["drift"]["torch"] == {"pinned": "2.6.0+cu126", "installed": "2.7.1"}
     proc = _install(["--python", str(python), "--installer", "pip", "--no-gpu", "torch==2.7.1",
                      "torchvision"], env, package_index)
     assert proc.returncode == 0, proc.stderr

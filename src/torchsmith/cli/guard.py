@@ -84,7 +84,17 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         status = guard.guard_off(target.prefix)
     else:
         status = guard.guard_status(target.prefix)
+    from packaging.utils import canonicalize_name
+
+    from torchsmith.install.target import installed_packages
+
+    installed = installed_packages(host, target) if status.pins else {}
+    # Pins that no longer match the environment (changed while the guard was off).
+    drift = {name: {"pinned": version, "installed": installed.get(canonicalize_name(name), {}).get("version")}
+             for name, version in sorted(status.pins.items())
+             if installed.get(canonicalize_name(name), {}).get("version") != version}
     data: Dict[str, Any] = {
+        "drift": drift,
         "prefix": target.prefix,
         "on": status.on,
         "constraints_file": status.constraints_file,
@@ -103,6 +113,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         uv = f"UV_CONSTRAINT set by {hooks}" if hooks else "no activate hook"
         out.write(f"  uv: {uv} (only in an activated shell)\n")
         out.write("  pins: " + ", ".join(f"{n}=={v}" for n, v in sorted(status.pins.items())) + "\n")
+        for name, versions in drift.items():
+            out.write(f"  drift: {name} pinned {versions['pinned']}, installed "
+                      f"{versions['installed'] or 'nothing'}: `torchsmith install` makes a new verified "
+                      "stack and guard\n")
 
     return Result(command="guard", data=data, human=human)
 
