@@ -255,3 +255,18 @@ def test_without_report_support_no_report_is_asked_for(tmp_path: Path) -> None:
     argv, _env, report = command(Installer("pip", ("py", "-m", "pip", "install"), reports=False), group,
                                  StepFiles(str(tmp_path)), 1)
     assert report is None and "--report" not in argv
+
+
+def test_excluded_entries_are_not_copied_and_survive_a_restore(tmp_path: Path) -> None:
+    env = tmp_path / "base"
+    _tree(env)
+    (env / "envs" / "other" / "bin").mkdir(parents=True)
+    (env / "envs" / "other" / "bin" / "python").write_text("another environment")
+    (env / "pkgs").mkdir()
+    before = tree_digest(env)
+    snapshot = Snapshot(str(env), exclude=("pkgs", "envs"))
+    snapshot.take()
+    assert snapshot.path and not os.path.exists(os.path.join(snapshot.path, "envs"))
+    (env / "lib" / "site-packages" / "torch" / "__init__.py").write_text("x = 2\n")
+    snapshot.restore()
+    assert tree_digest(env) == before

@@ -122,7 +122,10 @@ def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None
         with _sigterm_as_interrupt():
             if not job.target.new:
                 say(f"snapshot of {job.target.prefix}")
-                snapshot = Snapshot(job.target.prefix)
+                # A conda prefix may be a base install holding every other environment (envs/)
+                # and the package cache (pkgs/): pip never writes there.
+                exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
+                snapshot = Snapshot(job.target.prefix, exclude)
                 snapshot.take()
                 outcome.seconds["snapshot"] = time.monotonic() - started
             _install(host, job, outcome, say)

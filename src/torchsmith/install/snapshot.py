@@ -14,7 +14,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from typing import Optional
+from typing import Optional, Sequence
 
 from torchsmith.errors import InstallError
 
@@ -26,8 +26,11 @@ _LINK_ABOVE = 256 * 1024  # bytes; smaller files are cheap to copy and the likel
 class Snapshot:
     """``take()`` before changing ``prefix``; then ``restore()`` on failure or ``discard()``."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, exclude: Sequence[str] = ()) -> None:
         self.prefix = os.path.abspath(prefix)
+        # Top-level entries no installer touches and too big to copy (conda's pkgs/ and envs/):
+        # left out of the snapshot, and carried over as they are on restore.
+        self.exclude = tuple(exclude)
         self.path: Optional[str] = None
         self.files = 0
         self.bytes_copied = 0
@@ -43,17 +46,19 @@ class Snapshot:
                                hint="torchsmith changes an environment only when it can restore it") from exc
         self.path = os.path.join(holder, name)
         try:
-            self._copy_tree(self.prefix, self.path)
+            self._copy_tree(self.prefix, self.path, self.exclude)
         except OSError as exc:
             remove_tree(holder)
             self.path = None
             raise InstallError(f"cannot snapshot {self.prefix}: {exc}", code="snapshot-failed",
                                hint="free some disk space next to the environment and retry") from exc
 
-    def _copy_tree(self, src: str, dst: str) -> None:
+    def _copy_tree(self, src: str, dst: str, exclude: Sequence[str] = ()) -> None:
         os.mkdir(dst)
         with os.scandir(src) as entries:
             for entry in entries:
+                if entry.name in exclude:
+                    continue
                 source, dest = entry.path, os.path.join(dst, entry.name)
                 if entry.is_symlink():
                     os.symlink(os.readlink(source), dest)
@@ -84,6 +89,9 @@ class Snapshot:
             os.rename(self.prefix, broken)
         os.rename(self.path, self.prefix)
         self.path = None
+        for name in self.exclude:
+            if os.path.lexists(os.path.join(broken, name)):
+                os.rename(os.path.join(broken, name), os.path.join(self.prefix, name))
         remove_tree(holder)
 
     def discard(self) -> None:
