@@ -270,3 +270,29 @@ def test_excluded_entries_are_not_copied_and_survive_a_restore(tmp_path: Path) -
     (env / "lib" / "site-packages" / "torch" / "__init__.py").write_text("x = 2\n")
     snapshot.restore()
     assert tree_digest(env) == before
+
+
+def test_a_snapshot_interrupted_half_way_is_never_restored(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    env = tmp_path / "env"
+    _tree(env)
+    before = tree_digest(env)
+    copies = []
+    real_copy = shutil.copy2
+
+    def copy_then_ctrl_c(src: str, dst: str, **kwargs: object) -> object:
+        copies.append(src)
+        if len(copies) == 2:
+            raise KeyboardInterrupt
+        return real_copy(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "copy2", copy_then_ctrl_c)
+    snapshot = Snapshot(str(env))
+    with pytest.raises(KeyboardInterrupt):
+        snapshot.take()
+    assert snapshot.path is None
+    snapshot.restore()  # nothing to restore: the environment stays as it is
+    assert tree_digest(env) == before
+    assert os.listdir(tmp_path) == ["env"]

@@ -125,8 +125,9 @@ def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None
                 # A conda prefix may be a base install holding every other environment (envs/)
                 # and the package cache (pkgs/): pip never writes there.
                 exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
-                snapshot = Snapshot(job.target.prefix, exclude)
-                snapshot.take()
+                taking = Snapshot(job.target.prefix, exclude)
+                taking.take()
+                snapshot = taking  # set only once complete: a partial one is never restored
                 outcome.seconds["snapshot"] = time.monotonic() - started
             _install(host, job, outcome, say)
     except BaseException as exc:

@@ -44,14 +44,17 @@ class Snapshot:
             raise InstallError(f"cannot write a snapshot next to {self.prefix}: {exc.strerror}",
                                code="snapshot-failed",
                                hint="torchsmith changes an environment only when it can restore it") from exc
-        self.path = os.path.join(holder, name)
+        path = os.path.join(holder, name)
         try:
-            self._copy_tree(self.prefix, self.path, self.exclude)
+            self._copy_tree(self.prefix, path, self.exclude)
         except OSError as exc:
             remove_tree(holder)
-            self.path = None
             raise InstallError(f"cannot snapshot {self.prefix}: {exc}", code="snapshot-failed",
                                hint="free some disk space next to the environment and retry") from exc
+        except BaseException:  # Ctrl-C half-way: a partial copy must never be restored
+            remove_tree(holder)
+            raise
+        self.path = path  # only a complete snapshot can be restored
 
     def _copy_tree(self, src: str, dst: str, exclude: Sequence[str] = ()) -> None:
         os.mkdir(dst)
