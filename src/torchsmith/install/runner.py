@@ -148,7 +148,27 @@ def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None
     return outcome
 
 
+@contextlib.contextmanager
+def _uninterruptible() -> Iterator[None]:
+    """A second Ctrl-C while the environment is being put back would leave it half-restored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
+    previous = {n: signal.signal(getattr(signal, n), signal.SIG_IGN) for n in names}
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
+    with _uninterruptible():
+        return _restore(target, snapshot)
+
+
+def _restore(target: Target, snapshot: Optional[Snapshot]) -> str:
     try:
         if snapshot is not None:
             snapshot.restore()
