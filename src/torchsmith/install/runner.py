@@ -109,7 +109,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None) -> InstallOutcome:
@@ -160,7 +160,7 @@ def _uninterruptible() -> Iterator[None]:
         yield
     finally:
         for name, handler in previous.items():
-            signal.signal(getattr(signal, name), handler)
+            signal.signal(getattr(signal, name), handler if handler is not None else signal.SIG_DFL)
 
 
 def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
