@@ -184,7 +184,8 @@ def _restore(target: Target, snapshot: Optional[Snapshot]) -> str:
 
 def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
     target = job.target
-    before = _versions(installed_packages(host, target))  # a new venv may hold pip already
+    info = installed_packages(host, target)
+    before = _versions(info)  # a new venv may hold pip already
     if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
         guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
