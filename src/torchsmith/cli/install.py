@@ -31,6 +31,10 @@ DEFAULT_VENV = ".venv"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_request_options(parser)
+    for action in parser._actions:  # the shared --installer: install runs uv or pip only
+        if action.dest == "installer":
+            action.choices = ("uv", "pip")
+            action.help = "the installer to run (default: uv when present, else pip)"
     where = parser.add_argument_group("where")
     where.add_argument("--venv", metavar="PATH",
                        help=f"the venv to install into: created when missing (default: {DEFAULT_VENV})")
@@ -90,10 +94,6 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.host.live import LiveHost
     from torchsmith.install.runner import InstallInterrupted
 
-    if args.installer not in (None, "uv", "pip"):
-        raise UsageError(f"install runs uv or pip, not {args.installer}",
-                         hint=f"for {args.installer}, print the commands: torchsmith plan --installer "
-                              f"{args.installer}")
     if args.venv and ctx.python_path():
         raise UsageError("--venv and --python PATH both name the target; give one")
     host = LiveHost(ctx.environ)
