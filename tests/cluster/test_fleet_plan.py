@@ -21,7 +21,8 @@ from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
 def planner() -> Any:
     kb = load_kb(None)
     request = Request(requirements=tuple(DEFAULT_REQUIREMENTS))
-    return lambda machine: resolve(machine, request, kb)
+    shared = dataclasses.replace(request, gpus_on_separate_nodes=True)
+    return lambda machine, is_shared: resolve(machine, shared if is_shared else request, kb)
 
 
 def _torch(plan: Plan) -> str:
@@ -167,9 +168,9 @@ def test_cli_accepts_the_whole_probe_envelope(tmp_path: Any, capsys: pytest.Capt
 def test_a_thousand_nodes_cost_one_plan_per_node_type(planner: Any) -> None:
     calls: List[int] = []
 
-    def counting(machine: Any) -> Plan:
+    def counting(machine: Any, shared: bool) -> Plan:
         calls.append(1)
-        return planner(machine)  # type: ignore[no-any-return]
+        return planner(machine, shared)  # type: ignore[no-any-return]
 
     report = plan_fleet(fleet(1000), counting)
     assert report.node_count == 1000 and len(report.groups) == 5

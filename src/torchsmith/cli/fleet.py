@@ -9,6 +9,7 @@ models, the oldest driver), saying what that shared environment costs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shlex
 import time
@@ -63,8 +64,10 @@ def _planner(ctx: Context, requirements: Optional[List[str]]) -> Any:
     kb = ctx.kb()
     request = Request(requirements=tuple(requirements or DEFAULT_REQUIREMENTS))
 
-    def plan(machine: Machine) -> Plan:
-        return resolve(machine, request, kb)
+    shared_request = dataclasses.replace(request, gpus_on_separate_nodes=True)
+
+    def plan(machine: Machine, shared: bool) -> Plan:
+        return resolve(machine, shared_request if shared else request, kb)
 
     return plan
 

@@ -26,7 +26,9 @@ __all__ = [
     "shared_machine",
 ]
 
-Planner = Callable[[Machine], Plan]
+# planner(machine, shared): shared=True for the synthetic machine of a shared environment,
+# whose GPUs are each driven by their own node's driver.
+Planner = Callable[[Machine, bool], Plan]
 
 
 @dataclass(frozen=True)
@@ -243,12 +245,12 @@ def _costs(groups: Sequence[NodeGroup], shared: Plan) -> List[str]:
 def plan_fleet(named: Sequence[Tuple[str, Machine]], planner: Planner) -> FleetReport:
     groups = group_nodes(named)
     for group in groups:
-        group.plan = planner(group.machine)
+        group.plan = planner(group.machine, False)
     synthetic, blockers = shared_machine(groups)
     shared: Optional[Plan] = None
     costs: List[str] = []
     if synthetic is not None:
-        shared = groups[0].plan if len(groups) == 1 else planner(synthetic)
+        shared = groups[0].plan if len(groups) == 1 else planner(synthetic, True)
         if shared is not None and shared.ok:
             costs = _costs(groups, shared)
         elif shared is not None:

@@ -26,6 +26,9 @@ class Request:
     # data (https://download.pytorch.org/whl/cu126 -> <base>/cu126). From --torch-index or
     # TORCHSMITH_TORCH_INDEX; the tests point it at their local index.
     torch_index_base: Optional[str] = None
+    # The GPUs sit on different nodes, each with its own driver (fleet's shared environment):
+    # the driver given bounds the CUDA version only, not which GPUs it can drive.
+    gpus_on_separate_nodes: bool = False
 
 
 @dataclass(frozen=True)

@@ -676,7 +676,8 @@ def _drop_gpus_the_driver_cannot_drive(job: Job, draft: _Draft) -> Job:
 
 
 def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
-    job = _drop_gpus_the_driver_cannot_drive(job, draft)
+    if not job.request.gpus_on_separate_nodes:
+        job = _drop_gpus_the_driver_cannot_drive(job, draft)
     if not job.view.gpus and not job.view.unknown_gpus:
         draft.warnings.append(f"no CUDA build of torch can use these GPUs with "
                               f"{_driver_name(job.view)}; planned the CPU build until the driver "
