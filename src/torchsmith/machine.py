@@ -191,6 +191,8 @@ class EnvInfo:
     """Environment variables that change what loads or where packages come from."""
 
     variables: Dict[str, str] = field(default_factory=dict)
+    # Index settings from pip/uv/conda configuration files: "pip /etc/pip.conf [global] index-url".
+    index_settings: Dict[str, str] = field(default_factory=dict)
     cudnn_libraries: Tuple[str, ...] = ()
     nccl_libraries: Tuple[str, ...] = ()
 

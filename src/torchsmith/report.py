@@ -69,6 +69,9 @@ def machine_lines(m: Machine) -> List[str]:
         lines.append("GPU      none found")
     for tk in m.cuda_toolkits:
         lines.append(f"Toolkit  CUDA {tk.version or '?'} at {tk.path}")
+    for key, value in sorted(m.env.index_settings.items()):
+        tool, path, setting = key.split(" ", 2)
+        lines.append(f"Index    {tool} {setting} = {value}  ({path})")
     if m.scheduler:
         lines.append(f"Jobs     {m.scheduler.kind} job {m.scheduler.job_id or ''}".rstrip())
     if m.overridden:

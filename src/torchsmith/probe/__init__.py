@@ -6,6 +6,7 @@ instead of an exception. All reads go through a :class:`~torchsmith.host.Host`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import List, Optional
@@ -13,6 +14,7 @@ from typing import List, Optional
 from torchsmith.host import Host
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
 from torchsmith.probe.apple import detect_apple
+from torchsmith.probe.indexes import detect_index_settings
 from torchsmith.probe.intel import detect_intel_gpus
 from torchsmith.probe.jetson import detect_jetson
 from torchsmith.probe.nvidia import detect_nvidia
@@ -87,7 +89,8 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
         intel_gpus=detect_intel_gpus(host, notes) if os_info.system in ("linux", "windows") else (),
         apple=detect_apple(host, plat, notes),
         cuda_toolkits=detect_toolkits(host, notes) if os_info.system != "macos" else (),
-        env=detect_env(host, plat),
+        env=dataclasses.replace(detect_env(host, plat),
+                                index_settings=detect_index_settings(host, plat)),
         scheduler=detect_scheduler(host),
         notes=tuple(notes),
     )
