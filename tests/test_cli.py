@@ -122,3 +122,12 @@ def test_summary_json_carries_all_three_parts(capsys: pytest.CaptureFixture[str]
     assert data["machine"]["os"]["system"] == "macos"
     assert data["doctor"] and data["plan"]["status"] == "ok"
     assert data["plan"]["packages"][0]["name"] == "torch"
+
+
+def test_kb_dir_replaces_the_packaged_data_for_any_command(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "manifest.json").write_text("{broken")
+    code = main(["plan", "--kb", str(tmp_path), "--no-gpu", "--platform", "linux-x86_64",
+                 "--python", "3.11"])
+    assert code == ExitCode.FAILURE
+    assert capsys.readouterr().err.startswith("error[kb-invalid]: ")

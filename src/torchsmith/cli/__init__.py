@@ -7,14 +7,13 @@ Each command lives in its own module with ``add_arguments(parser)`` and
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith import __version__
-from torchsmith.errors import TorchsmithError
-from torchsmith.output import ExitCode, Result, emit
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["COMMANDS", "main"]
 
@@ -40,6 +39,8 @@ def _command_table() -> str:
 
 
 def _top_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="torchsmith",
         description="A PyTorch that works on your machine, and exactly why when it doesn't.",
@@ -52,15 +53,12 @@ def _top_parser() -> argparse.ArgumentParser:
 
 def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     """The parser of one command, and its module."""
+    import argparse
+    import importlib
+
     for command, module_name, text in COMMANDS:
         if command == name:
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name != module_name:
-                    raise
-                raise TorchsmithError(f"`torchsmith {name}` is not in this build yet",
-                                      code="not-available") from exc
+            module = importlib.import_module(module_name)
             parser = argparse.ArgumentParser(
                 prog=f"torchsmith {name}",
                 description=(module.__doc__ or text).strip(),
@@ -73,6 +71,12 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
+    if args_list == ["--version"]:  # answered before anything else is imported
+        sys.stdout.write(f"torchsmith {__version__}\n")
+        return 0
+    from torchsmith.errors import TorchsmithError
+    from torchsmith.output import ExitCode, Result, emit
+
     names = {name for name, _, _ in COMMANDS}
     if args_list and args_list[0] in ("-h", "--help", "--version", "help"):
         if args_list[0] == "help" and len(args_list) > 1 and args_list[1] in names:
@@ -93,11 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             )
             return int(ExitCode.USAGE)
         name = args_list.pop(0)
-    try:
-        parser, module = build_parser(name)
-    except TorchsmithError as exc:
-        sys.stderr.write(f"error[{exc.code}]: {exc}\n")
-        return int(ExitCode.FAILURE)
+    parser, module = build_parser(name)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as stop:
@@ -107,7 +107,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     as_json = bool(getattr(args, "json", False))
     ctx = Context(args)
     try:
-        result: Result = module.run(args, ctx)  # type: ignore[attr-defined]
+        result = module.run(args, ctx)  # type: ignore[attr-defined]
     except TorchsmithError as exc:
         code = ExitCode.USAGE if exc.code == "usage" else ExitCode.FAILURE
         result = Result(command=name, status="error", exit_code=code, errors=[exc.to_json()])

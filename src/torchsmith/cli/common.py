@@ -36,6 +36,9 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
     group.add_argument("--rocm-gfx", action="append", metavar="GFX", default=None,
                        help="an AMD GPU by gfx target, e.g. gfx1100 (repeat for each GPU)")
     group.add_argument("--rocm-version", metavar="X.Y", help="installed ROCm version")
+    parser.add_argument("--kb", metavar="DIR",
+                        help="compatibility data to use instead of the packaged data "
+                             "(also TORCHSMITH_KB)")
 
 
 def _looks_like_version(text: str) -> bool:
