@@ -11,7 +11,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Pattern, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
 
@@ -48,7 +48,8 @@ _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_w
 _META = frozenset(".^$*+?{}[]|()")
 
 
-def _has_top_level_alternation(source: str) -> bool:
+def _structure(source: str) -> Iterator[Tuple[int, str, int]]:
+    """(index, character, group depth after it) for each character outside escapes and classes."""
     depth, i, in_class = 0, 0, False
     while i < len(source):
         c = source[i]
@@ -59,36 +60,22 @@ def _has_top_level_alternation(source: str) -> bool:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return True
+        else:
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            yield i, c, depth
         i += 1
-    return False
+
+
+def _has_top_level_alternation(source: str) -> bool:
+    return any(c == "|" and depth == 0 for _, c, depth in _structure(source))
 
 
 def _closing_paren(source: str) -> int:
     """Index of the parenthesis closing the one at ``source[0]``, or -1."""
-    depth, i, in_class = 0, 0, False
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
+    return next((i for i, c, depth in _structure(source) if c == ")" and depth == 0), -1)
 
 
 def literal_prefix(source: str) -> str:
