@@ -423,3 +423,13 @@ def test_scenario(scenario: Dict[str, Any], kb: Any) -> None:
         assert plan.packages
     else:
         assert not plan.packages and plan.reasons
+
+
+def test_a_build_the_data_has_not_verified_is_said_so(kb: Any) -> None:
+    # 2.14.1's cu132 build is in the data from build scripts only (uncertain: true).
+    machine = host(gpus=["12.0:NVIDIA GeForce RTX 5090"], driver="610.43.02")
+    plan = resolve(machine, Request(requirements=("torch==2.14.1",)), kb)
+    assert plan.ok and plan.variant == "cu132"
+    assert any("not yet verified" in w and "torch<2.14.1" in w for w in plan.warnings)
+    verified = resolve(machine, Request(requirements=("torch==2.11.0",)), kb)
+    assert verified.ok and not any("not yet verified" in w for w in verified.warnings)

@@ -17,16 +17,10 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 from packaging.version import InvalidVersion, Version
 
 from torchsmith.machine import Machine
-from torchsmith.plan.hostview import (
-    GpuView,
-    HostView,
-    arch_parts,
-    driver_tuple,
-    host_view,
-    version_tuple,
-)
+from torchsmith.plan.hostview import GpuView, HostView, arch_parts, host_view
 from torchsmith.plan.model import PackagePin, Plan, Rejection, Request
 from torchsmith.plan.request import Wanted, parse_requirements
+from torchsmith.versions import driver_tuple, version_tuple
 
 __all__ = [
     "DEFAULT_REQUIREMENTS",
@@ -529,10 +523,26 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     if draft.status == "ok":
         chosen_torch = next((p for p in draft.packages if p.name == "torch"), None)
         companions.finish(extra, chosen_torch, draft, view, idx)
+        unverified = _unverified_build(kb, chosen_torch, draft.variant)
+        if unverified:
+            draft.warnings.append(unverified)
     for rejection in extra.rejected:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
     return draft.finish(view, kb)
+
+
+def _unverified_build(kb: Any, torch: Optional[PackagePin], variant: Optional[str]) -> str:
+    """A warning when the data marks the chosen build as not checked against a primary source."""
+    if torch is None or not variant or torch.wheel_url:
+        return ""
+    release = kb.release(torch.version)
+    build = release.variant(variant) if release is not None else None
+    if build is None or not build.uncertain:
+        return ""
+    return (f"the data marks torch {torch.version} {variant} as not yet verified against the "
+            f"index itself; if the index lacks it, pin the previous release "
+            f"(torchsmith plan 'torch<{torch.version}') or run `torchsmith kb refresh`")
 
 
 def _installed_problem(job: Job, keep: Tuple[str, str]) -> str:
