@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.host import Host
 from torchsmith.machine import Machine
-from torchsmith.plan.hostview import version_tuple
+from torchsmith.versions import version_tuple
 
 __all__ = ["Finding", "Preflight", "build_script", "max_gcc_for", "preflight"]
 

@@ -7,9 +7,10 @@ how the two compare. Nothing is guessed: an unknown fact is left out.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from torchsmith.machine import Machine, NvidiaGpu
+from torchsmith.versions import version_tuple
 
 __all__ = ["host_facts"]
 
@@ -19,15 +20,6 @@ NO_DRIVER = "No NVIDIA driver found"
 NO_TOOLKIT = "No CUDA toolkit (nvcc) found"
 NO_ROCM = "No ROCm installation found"
 _ABSENCE = frozenset({NO_GPU, NO_DRIVER, NO_TOOLKIT, NO_ROCM})
-
-
-def _version_tuple(text: str) -> Tuple[int, ...]:
-    parts = []
-    for part in text.split("."):
-        if not part.isdigit():
-            break
-        parts.append(int(part))
-    return tuple(parts)
 
 
 def _gpu_line(gpu: NvidiaGpu) -> str:
@@ -69,7 +61,7 @@ def _driver(m: Machine, facts: Mapping[str, Any]) -> List[str]:
         line += f", supports CUDA up to {nv.driver_cuda}"
     lines = [line]
     logged = facts.get("driver_cuda")
-    differs = isinstance(logged, str) and _version_tuple(logged) != _version_tuple(nv.driver_cuda or "")
+    differs = isinstance(logged, str) and version_tuple(logged) != version_tuple(nv.driver_cuda or "")
     if nv.driver_cuda and differs:
         lines.append(f"The log reports a driver for CUDA {logged}: the log may come from another machine "
                      f"or from before a driver change")
@@ -108,8 +100,8 @@ def _glibc(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     lines = [f"glibc {m.os.glibc}"]
     needed = facts.get("version")
     if isinstance(needed, str) and needed.startswith("GLIBC_"):
-        want = _version_tuple(needed[len("GLIBC_"):])
-        have = _version_tuple(m.os.glibc)
+        want = version_tuple(needed[len("GLIBC_"):])
+        have = version_tuple(m.os.glibc)
         if want and have:
             verdict = "older than" if have < want else "at least"
             lines.append(f"This system's glibc {m.os.glibc} is {verdict} the {needed[len('GLIBC_'):]} needed")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo
-from torchsmith.plan.hostview import version_tuple
 from torchsmith.plan.model import Plan
+from torchsmith.versions import version_tuple
 
 __all__ = [
     "FleetReport",

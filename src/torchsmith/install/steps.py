@@ -18,6 +18,7 @@ from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.install.target import Target, distribution_version
 from torchsmith.plan.model import Plan
+from torchsmith.versions import version_tuple
 
 __all__ = ["Group", "Installer", "StepFiles", "command", "find_installer", "groups_from_plan", "pip_command"]
 
@@ -109,14 +110,6 @@ def find_installer(host: Host, choice: Optional[str], target: Target) -> Install
     return Installer("pip", (*argv, "install"), reports)
 
 
-def _version_tuple(text: str) -> Tuple[int, ...]:
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = "".join(c for c in piece if c.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
-
-
 def pip_command(host: Host, target: Target) -> Tuple[List[str], bool]:
     """How to run pip for ``target``, and whether that pip writes ``--report`` (22.2+).
 
@@ -131,9 +124,9 @@ def pip_command(host: Host, target: Target) -> Tuple[List[str], bool]:
     except Exception:  # no pip here, or broken metadata: the target's pip it is
         own_version = None
     target_version = distribution_version(host, target, "pip")
-    if target_version and (_version_tuple(target_version) >= (22, 2) or not own_version):
-        return [target.python, "-m", "pip"], _version_tuple(target_version) >= (22, 2)
-    if own_version and _version_tuple(own_version) >= (22, 3):
+    if target_version and (version_tuple(target_version) >= (22, 2) or not own_version):
+        return [target.python, "-m", "pip"], version_tuple(target_version) >= (22, 2)
+    if own_version and version_tuple(own_version) >= (22, 3):
         return [host.platform().python_executable, "-m", "pip", "--python", target.python], True
     if target_version:
         return [target.python, "-m", "pip"], False

@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name
 from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.machine import ProbeNote
+from torchsmith.versions import minor_version
 
 __all__ = [
     "Target",
@@ -112,7 +113,7 @@ def create_venv(host: Host, path: str, base_python: str, uv: Optional[str]) -> T
 
 def site_packages(host: Host, target: Target) -> List[str]:
     """The target's site-packages directories (venv and conda layouts, POSIX and Windows)."""
-    minor = ".".join(target.python_version.split(".")[:2])
+    minor = minor_version(target.python_version)
     candidates = [
         os.path.join(target.prefix, "lib", f"python{minor}", "site-packages"),
         os.path.join(target.prefix, "lib", f"python{minor}t", "site-packages"),  # free-threaded

@@ -42,6 +42,7 @@ from torchsmith.kb.model import (
     VariantBuild,
     wheel_platform,
 )
+from torchsmith.versions import driver_tuple, minor_version
 
 __all__ = [
     "DATA_DIR",
@@ -73,21 +74,6 @@ __all__ = [
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 REFRESH_FILE = "refresh.json"
-
-
-def driver_tuple(text: str) -> Tuple[int, ...]:
-    """``"535.104.05"`` -> ``(535, 104, 5)``; non-numeric parts end the tuple."""
-    out: List[int] = []
-    for part in text.strip().split("."):
-        if not part.isdigit():
-            break
-        out.append(int(part))
-    return tuple(out)
-
-
-def _minor(version: str) -> str:
-    """``"12.6.3"`` / ``"12.6"`` -> ``"12.6"``."""
-    return ".".join(version.strip().split(".")[:2])
 
 
 def default_overlay_dir(environ: Optional[Mapping[str, str]] = None) -> str:
@@ -181,7 +167,7 @@ class KnowledgeBase:
         text = version.strip()
         if text.startswith("cu") and text[2:].isdigit() and len(text) >= 5:
             text = f"{text[2:-1]}.{text[-1]}"
-        wanted = _minor(text)
+        wanted = minor_version(text)
         for row in self._rows("cuda"):
             if row.version == wanted:
                 return row  # type: ignore[no-any-return]
@@ -218,7 +204,7 @@ class KnowledgeBase:
         """Which architectures the CUDA toolkit ``cuda`` compiles for (the newest row not newer)."""
         from torchsmith.kb.loader import version_key
 
-        wanted = version_key(_minor(cuda))
+        wanted = version_key(minor_version(cuda))
         for row in self._rows("arch-support"):
             if version_key(row.cuda) <= wanted:
                 return row  # type: ignore[no-any-return]
@@ -309,9 +295,9 @@ class KnowledgeBase:
         for row in rows:
             if row.l4t == text:
                 return row  # type: ignore[no-any-return]
-        prefix = ".".join(text.split(".")[:2])
+        prefix = minor_version(text)
         for row in rows:
-            if ".".join(row.l4t.split(".")[:2]) == prefix:
+            if minor_version(row.l4t) == prefix:
                 return row  # type: ignore[no-any-return]
         return None
 
@@ -349,7 +335,8 @@ class KnowledgeBase:
                 continue
             if torch is not None:
                 base = torch.split("+", 1)[0]
-                if not (row.torch == base or base.startswith(row.torch + ".") or row.torch == _minor(base)):
+                series = minor_version(base)
+                if not (row.torch == base or base.startswith(row.torch + ".") or row.torch == series):
                     continue
             out.append(row)
         return tuple(out)

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
-from torchsmith.plan.hostview import HostView, driver_tuple, version_tuple
+from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import PackagePin, Rejection, Request
 from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
+from torchsmith.versions import driver_tuple, minor_version, version_tuple
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -71,10 +72,6 @@ def _vkey(text: str) -> Version:
         return Version(text)
     except InvalidVersion:
         return Version("0")
-
-
-def _minor(version: str) -> str:
-    return ".".join(version.split("+", maxsplit=1)[0].split(".")[:2])
 
 
 def _limits(package: str, extra: str = "") -> Optional[Dict[str, Any]]:
@@ -243,8 +240,8 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
 
     def page_for(release_version: str, variant: str) -> Optional[Tuple[Any, List[str]]]:
         for row in rows:
-            series = row.torch if row.torch.count(".") == 1 else _minor(row.torch)
-            if series == _minor(release_version) and row.variant == variant:
+            series = row.torch if row.torch.count(".") == 1 else minor_version(row.torch)
+            if series == minor_version(release_version) and row.variant == variant:
                 versions = versions_of(row)
                 if versions:
                     return row, versions
@@ -253,7 +250,7 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     def prebuilt(release: Any, build: Any) -> Optional[str]:
         if build is None or page_for(release.version, build.name) is not None:
             return None
-        return f"no prebuilt {name} for torch {_minor(release.version)} + {build.name}"
+        return f"no prebuilt {name} for torch {minor_version(release.version)} + {build.name}"
 
     extra.soft.append(core.Constraint(f"{want.text} (prebuilt wheels)", prebuilt))
 
@@ -266,7 +263,8 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             best = max(versions, key=_vkey)
             draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
             label = f"{name} {best}" if best else name
-            draft.reasons.append(f"{label}: prebuilt for torch {_minor(torch.version)} + {torch.variant} "
+            series = minor_version(torch.version)
+            draft.reasons.append(f"{label}: prebuilt for torch {series} + {torch.variant} "
                                  f"on {row.find_links}{idx.cite(row.sources, 1)}")
             return
         every = [v for row in rows for v in versions_of(row) if v]

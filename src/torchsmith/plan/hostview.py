@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, List, Optional, Tuple
 
 from torchsmith.machine import Machine
+from torchsmith.versions import driver_tuple, version_tuple
 
 __all__ = [
     "GpuView",
@@ -57,22 +58,6 @@ class HostView:
     @property
     def has_cuda_gpu(self) -> bool:
         return bool(self.gpus or self.unknown_gpus)
-
-
-@lru_cache(maxsize=4096)
-def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
-    """``12.6`` -> (12, 6); unparsable parts end the tuple (never raises)."""
-    parts: List[int] = []
-    for piece in (text or "").split("."):
-        digits = re.match(r"\d+", piece)
-        if not digits:
-            break
-        parts.append(int(digits.group()))
-    return tuple(parts)
-
-
-def driver_tuple(text: Optional[str]) -> Tuple[int, ...]:
-    return version_tuple(text)
 
 
 @lru_cache(maxsize=1024)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 
-from torchsmith.plan.hostview import version_tuple
 from torchsmith.plan.model import PackagePin, Rejection
+from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.plan.resolve import Constraint, Job, _Draft

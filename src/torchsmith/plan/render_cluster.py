@@ -16,10 +16,10 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.machine import Machine
-from torchsmith.plan.hostview import version_tuple
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
 from torchsmith.plan.render.pip import install_argvs
+from torchsmith.versions import version_tuple
 
 __all__ = [
     "RENDERERS",

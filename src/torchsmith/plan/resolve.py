@@ -20,7 +20,7 @@ from torchsmith.machine import Machine
 from torchsmith.plan.hostview import GpuView, HostView, arch_parts, host_view
 from torchsmith.plan.model import PackagePin, Plan, Rejection, Request
 from torchsmith.plan.request import Wanted, parse_requirements
-from torchsmith.versions import driver_tuple, version_tuple
+from torchsmith.versions import driver_tuple, minor_version, version_tuple
 
 __all__ = [
     "DEFAULT_REQUIREMENTS",
@@ -829,7 +829,7 @@ def _conda_specs(idx: _Index, view: HostView, chosen: Check) -> Dict[str, Any]:
     variant = chosen.variant
     version = chosen.release.text
     specs: Dict[str, Any] = {"channel": "conda-forge", "pytorch": version}
-    series = ".".join(version.split(".")[:2])
+    series = minor_version(version)
     builds = [b for b in getattr(idx.kb, "conda_builds", ())
               if b.package == "pytorch" and b.version == series]
     notes: List[str] = []
@@ -838,7 +838,7 @@ def _conda_specs(idx: _Index, view: HostView, chosen: Check) -> Dict[str, Any]:
                 "reason": f"conda-forge builds pytorch {series} for {', '.join(builds[0].platforms)}, "
                           f"not {view.platform}"}
     if variant.kind == "cuda" and variant.cuda:
-        cuda = ".".join(variant.cuda.split(".")[:2])
+        cuda = minor_version(variant.cuda)
         if builds and cuda not in builds[0].cuda_versions:
             offered = builds[0].cuda_versions
             same_major = [c for c in offered if c.split(".")[0] == cuda.split(".")[0]]

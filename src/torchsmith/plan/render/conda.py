@@ -24,6 +24,7 @@ from torchsmith.plan.render._common import (
 )
 from torchsmith.plan.render._data import formats_data, source_urls
 from torchsmith.plan.render.pip import install_argvs
+from torchsmith.versions import minor_version, version_tuple
 
 __all__ = ["CondaStack", "conda_argvs", "conda_stack", "pixi_argvs", "render_conda", "render_pixi"]
 
@@ -106,10 +107,6 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
     return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, notes)
 
 
-def _version_key(text: str) -> Tuple[int, ...]:
-    return tuple(int(p) for p in text.split(".") if p.isdigit())
-
-
 def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
     """What torchsmith's data says about conda-forge's builds of this pytorch series, as comments.
 
@@ -125,7 +122,7 @@ def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
     except TorchsmithError:
         return []  # a broken KB is reported by the commands that need it
     version = stack.packages[0][1].split("=")[0]
-    series = ".".join(version.split(".")[:2])
+    series = minor_version(version)
     row = next((b for b in rows if b.version == series and b.package in ("pytorch", "pytorch-gpu")), None)
     if row is None:
         return [f"torchsmith's data lists no conda-forge pytorch {series} build: check conda-forge has one."]
@@ -135,7 +132,7 @@ def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
         return []
     major = stack.cuda.split(".")[0]
     fits = [c for c in row.cuda_versions
-            if c.split(".")[0] == major and _version_key(c) <= _version_key(stack.cuda)]
+            if c.split(".")[0] == major and version_tuple(c) <= version_tuple(stack.cuda)]
     listed = ", ".join(row.cuda_versions) or "none"
     if not fits:
         return [f"conda-forge's pytorch {series} CUDA builds are for CUDA {listed}: none of them fits "
