@@ -126,7 +126,7 @@ def test_wsl_and_windows_platforms() -> None:
 @pytest.mark.parametrize(("slug", "needle"), [
     ("linux-x86_64-no-devices-drv575", "no NVIDIA device was found"),
     ("linux-x86_64-smi-missing-drv470", "nvidia-smi not found on PATH"),
-    ("linux-x86_64-smi-hang-drv530", "nvidia-smi did not answer in time"),
+    ("linux-x86_64-smi-hang-drv530", "NVML hung, so the NVIDIA driver looks wedged"),
     ("linux-x86_64-driver-mismatch-drv580", "Driver/library version mismatch"),
     ("bad-truncated-smi-csv", "skipped 1 line(s)"),
     ("bad-garbage-proc-version", "no driver version could be read"),

@@ -122,23 +122,25 @@ def _driver_present(host: Host) -> bool:
     return any(name.startswith("libnvidia-ml") for name in wsl_lib)
 
 
-def _from_nvml(host: Host, python: str, notes: List[ProbeNote]) -> Optional[Dict[str, Any]]:
+def _from_nvml(host: Host, python: str, notes: List[ProbeNote]
+               ) -> Tuple[Optional[Dict[str, Any]], bool]:
+    """NVML's answer, and whether the query hung."""
     result = host.run([python, os.path.join(_SNIPPETS, "nvml_probe.py")], TIMEOUT)
     if not result.ok:
         notes.append(ProbeNote("nvml", result.problem()))
-        return None
+        return None, result.timed_out
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         notes.append(ProbeNote("nvml", "the NVML child printed no JSON"))
-        return None
+        return None, False
     if not isinstance(data, dict):
-        return None
+        return None, False
     if data.get("error"):
         notes.append(ProbeNote("nvml", _explain_nvml_error(str(data["error"]))))
         if not data.get("driver_version"):
-            return None
-    return data
+            return None, False
+    return data, False
 
 
 def _explain_nvml_error(error: str) -> str:
@@ -279,7 +281,9 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
     gpus: Tuple[NvidiaGpu, ...] = ()
     gpus_src = ""
 
-    nvml = _from_nvml(host, python, notes)
+    # A wedged driver hangs NVML and nvidia-smi alike; libcuda's version query does not touch
+    # the device, so only nvidia-smi is skipped after NVML hung.
+    nvml, nvml_hung = _from_nvml(host, python, notes)
     if nvml:
         driver, driver_src = _text_or_none(nvml.get("driver_version")), "nvml"
         cuda_int = nvml.get("cuda_driver_version")
@@ -301,7 +305,11 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
                 notes.append(ProbeNote(path, "present but no driver version could be read"))
 
     smi_gpus = None
-    if not gpus or any(g.compute_capability is None for g in gpus):
+    if nvml_hung:
+        notes.append(ProbeNote("nvidia-smi", "not run: NVML hung, so the NVIDIA driver looks wedged "
+                                             "(check `dmesg` for NVRM/Xid errors; a reboot usually "
+                                             "clears it)"))
+    elif not gpus or any(g.compute_capability is None for g in gpus):
         smi = _from_nvidia_smi(host, notes)
         if smi:
             smi_gpus, smi_driver = smi
