@@ -6,7 +6,7 @@ exceptions. Exceptions mean torchsmith could not answer: bad input, invalid data
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple, Type
 
 DOCS_BASE = "docs/errors"
 
@@ -65,3 +65,17 @@ class RequirementError(TorchsmithError):
 
 class InstallError(TorchsmithError):
     code = "install-failed"
+
+
+def load_json_file(path: str, what: str, error: Type[TorchsmithError] = TorchsmithError,
+                   code: Optional[str] = None) -> Any:
+    """The JSON in ``path``; unreadable or invalid, a one-line ``error`` naming ``what`` and path."""
+    import json  # here, so that importing the error types stays free
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror}", code=code) from exc
+    except ValueError as exc:  # bad JSON or bad UTF-8
+        raise error(f"{what} {path} is not valid JSON: {exc}", code=code) from exc

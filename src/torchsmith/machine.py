@@ -8,11 +8,10 @@ described by ``schema/host-profile.schema.json`` shipped in the package.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
-from torchsmith.errors import ProfileError
+from torchsmith.errors import ProfileError, load_json_file
 
 __all__ = [
     "PROFILE_KIND",
@@ -327,13 +326,7 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
 
 def load_machine(path: str) -> Machine:
     """Read ``--host FILE``: a host profile written by ``probe --json``."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise ProfileError(f"cannot read host profile {path}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise ProfileError(f"host profile {path} is not valid JSON: {exc}") from exc
+    data = load_json_file(path, "host profile", ProfileError)
     if isinstance(data, Mapping) and "data" in data and "kind" not in data:
         data = data["data"]  # accept the whole `probe --json` envelope too
     return Machine.from_json(data)

@@ -12,10 +12,9 @@ Anything a capture does not mention is absent: no file, no directory, no executa
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
-from torchsmith.errors import ProfileError
+from torchsmith.errors import ProfileError, load_json_file
 from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
 
 __all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "load_capture"]
@@ -164,11 +163,4 @@ class RecordingHost:
 
 
 def load_capture(path: str) -> RecordedHost:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise ProfileError(f"cannot read capture {path}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise ProfileError(f"capture {path} is not valid JSON: {exc}") from exc
-    return RecordedHost(data)
+    return RecordedHost(load_json_file(path, "capture", ProfileError))

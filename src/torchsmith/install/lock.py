@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from packaging.utils import canonicalize_name
 
 from torchsmith import __version__
-from torchsmith.errors import InstallError
+from torchsmith.errors import InstallError, load_json_file
 from torchsmith.install.steps import Group
 
 __all__ = ["LOCK_VERSION", "Lock", "LockedPackage", "hashes_from_pip_report", "parse_compiled_hashes",
@@ -101,13 +101,7 @@ class Lock:
 
 
 def read_lock(path: str) -> Lock:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise InstallError(f"cannot read the lock {path}: {exc.strerror}", code="lock-invalid") from exc
-    except ValueError as exc:
-        raise InstallError(f"the lock {path} is not valid JSON: {exc}", code="lock-invalid") from exc
+    data = load_json_file(path, "the lock", InstallError, code="lock-invalid")
     if not isinstance(data, dict) or data.get("lock_version") != LOCK_VERSION:
         raise InstallError(f"{path} is not a torchsmith lock (lock_version {LOCK_VERSION} expected)",
                            code="lock-invalid",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Dict, Optional
 
-from torchsmith.errors import KnowledgeBaseError
+from torchsmith.errors import KnowledgeBaseError, load_json_file
 
 __all__ = ["load_table"]
 
@@ -20,13 +19,7 @@ def load_table(name: str, directory: Optional[str] = None) -> Dict[str, Any]:
     cached = _CACHE.get(path)
     if cached is not None:
         return cached
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise KnowledgeBaseError(f"{path}: not valid JSON: {exc}") from exc
+    data = load_json_file(path, "plan data", KnowledgeBaseError)
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise KnowledgeBaseError(f"{path}: expected an object with a 'rows' list")
     sources = data.get("sources", {})
