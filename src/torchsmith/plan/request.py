@@ -124,6 +124,16 @@ def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tu
 _OPTION_WITH_VALUE = re.compile(r"^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$")
 
 
+def _read_text(path: str, label: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise RequirementError(f"cannot read {label}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise RequirementError(f"{label} is not UTF-8 text") from exc
+
+
 def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) -> List[str]:
     """The requirement lines of a pip requirements file (``-r`` includes followed).
 
@@ -133,13 +143,7 @@ def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) ->
     real = os.path.realpath(path)
     if real in seen:
         return []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise RequirementError(f"cannot read requirements file {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise RequirementError(f"requirements file {path} is not UTF-8 text") from exc
+    raw = _read_text(path, f"requirements file {path}")
     lines: List[str] = []
     for number, line in enumerate(raw.replace("\\\n", "").splitlines(), start=1):
         text = re.sub(r"(^|\s)#.*$", "", line).strip()
@@ -160,13 +164,7 @@ def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) ->
 
 def read_pyproject(path: str) -> List[str]:
     """``[project].dependencies`` of a pyproject.toml (the packages a project needs)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise RequirementError(f"cannot read {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise RequirementError(f"{path} is not UTF-8 text") from exc
+    text = _read_text(path, path)
     data = _load_toml(text, path)
     if data is None:
         deps = _dependencies_without_toml_parser(text, path)
