@@ -21,13 +21,104 @@ def value(fn, default=None):
         return default
 
 
+def value_and_error(fn):
+    """(fn(), None), or (None, the error text)."""
+    try:
+        return fn(), None
+    except Exception as exc:  # every failure is a fact to report, not a crash
+        return None, tail("%s: %s" % (type(exc).__name__, exc), 4)
+
+
 def attempt(fn):
     """(ok, error text) of calling fn."""
-    try:
-        fn()
-        return True, None
-    except Exception as exc:  # every failure is a fact to report, not a crash
-        return False, tail("%s: %s" % (type(exc).__name__, exc), 4)
+    error = value_and_error(fn)[1]
+    return error is None, error
+
+
+# A small model's training step (a ~1M-parameter MLP, batch 32): how much of it the GPU is busy.
+SMALL_BATCH, LARGE_BATCH, STEPS, WARMUP = 32, 1024, 8, 3
+# torch.profiler's first use (CUPTI) costs ~0.1-1 s: count kernels only when the timing was quick.
+PROFILE_BUDGET_SECONDS = 1.0
+
+
+def small_model_timing(torch, device, profile):
+    """``{"step_ms", "gpu_busy_ms", "busy_fraction", "kernels_per_step", ...}`` on one device.
+
+    Busy time is measured with the step's kernels queued up behind a spinning kernel
+    (``torch.cuda._sleep``), so CUDA events bracket them back to back and time the GPU's work
+    only; without ``_sleep`` the events include the gaps between launches (``method: events``),
+    an upper bound on busy time.
+    """
+    started = time.perf_counter()
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
+                          nn.Linear(512, 10)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    result = {"params": sum(int(p.numel()) for p in model.parameters()), "batch": SMALL_BATCH,
+              "steps": STEPS}
+
+    def batch(size):
+        return torch.randn(size, 512, device=device), torch.randn(size, 10, device=device)
+
+    def step(x, y):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+    def wall_ms(x, y):
+        for _ in range(WARMUP):
+            step(x, y)
+        torch.cuda.synchronize(device)
+        begin = time.perf_counter()
+        for _ in range(STEPS):
+            step(x, y)
+        torch.cuda.synchronize(device)
+        return (time.perf_counter() - begin) * 1000.0 / STEPS
+
+    small, large = batch(SMALL_BATCH), batch(LARGE_BATCH)
+    step_ms = wall_ms(*small)
+    result["step_ms"] = round(step_ms, 4)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    result["method"] = "events"
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        # Calibrate the spin (GPU clock cycles per ms), then spin long enough to queue every step.
+        start.record()
+        sleep(10000000)
+        end.record()
+        end.synchronize()
+        cycles_per_ms = 10000000 / max(start.elapsed_time(end), 1e-3)
+        sleep(int(cycles_per_ms * min(STEPS * step_ms * 3 + 5, 500)))
+    start.record()
+    for _ in range(STEPS):
+        step(*small)
+    end.record()
+    if sleep is not None and not start.query():
+        result["method"] = "queued"  # the GPU was still spinning: every step ran back to back
+    end.synchronize()
+    busy_ms = start.elapsed_time(end) / STEPS
+    result["gpu_busy_ms"] = round(busy_ms, 4)
+    result["busy_fraction"] = round(min(busy_ms / step_ms, 1.0), 4) if step_ms > 0 else None
+    result["large_batch"] = LARGE_BATCH
+    result["large_batch_step_ms"] = round(wall_ms(*large), 4)
+    result["kernels_per_step"] = None
+    if profile and time.perf_counter() - started < PROFILE_BUDGET_SECONDS:
+        result["kernels_per_step"], result["kernels_error"] = value_and_error(
+            lambda: count_kernels(torch, device, lambda: step(*small)))
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def count_kernels(torch, device, step):
+    """GPU kernels (and copies) launched by one step, from torch.profiler."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize(device)
+    cuda = torch.autograd.DeviceType.CUDA
+    return sum(1 for event in prof.events() if event.device_type == cuda)
 
 
 def device_checks(torch, index):
@@ -56,6 +147,14 @@ def device_checks(torch, index):
 
     info["matmul_ok"], info["matmul_error"] = attempt(matmul)
     info["conv_ok"], info["conv_error"] = attempt(conv)
+    if info["matmul_ok"]:
+        def timing():
+            with torch.cuda.device(index):  # events and the spin use the current device's stream
+                return small_model_timing(torch, device, profile=index == 0)
+
+        info["small_model"], error = value_and_error(timing)
+        if error:
+            info["small_model"] = {"error": error}
     return info
 
 
