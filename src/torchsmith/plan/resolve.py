@@ -459,6 +459,16 @@ def _compact(rejections: Sequence[Rejection]) -> Tuple[Rejection, ...]:
     return tuple(out)
 
 
+def _adopt(job: Job, draft: _Draft, chosen: Check, rejected: Sequence[Rejection], accelerator: str, *,
+           plain_pypi: bool = False) -> None:
+    """Plan the chosen build: the builds passed over on the way, its accelerator and its pins."""
+    for rejection in rejected:
+        draft.reject(rejection)
+    draft.accelerator = accelerator
+    draft.variant = chosen.variant.name
+    _family_pins(job, draft, chosen, plain_pypi=plain_pypi)
+
+
 def _family_pins(job: Job, draft: _Draft, check: Check, *, plain_pypi: bool) -> None:
     """torch and its pairing torchvision/torchaudio from the chosen build."""
     request, wanted = job.request, job.wanted
@@ -730,11 +740,7 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
         _plan_cpu(job, constraints, draft, "no CUDA build runs on this GPU and driver")
         return
     chosen = walk.chosen
-    for rejection in walk.rejected:
-        draft.reject(rejection)
-    draft.accelerator = "cuda"
-    draft.variant = chosen.variant.name
-    _family_pins(job, draft, chosen, plain_pypi=False)
+    _adopt(job, draft, chosen, walk.rejected, "cuda")
     rel = chosen.release.data
     draft.reasons.append(
         f"torch {rel.version} {chosen.variant.name} is the newest release with a build that runs "
@@ -866,11 +872,7 @@ def _plan_cpu(job: Job, constraints: Sequence[Constraint], draft: _Draft, why: s
         _no_solution(job, draft, walk, constraints, "for this platform and Python")
         return
     chosen = walk.chosen
-    for rejection in walk.rejected:
-        draft.reject(rejection)
-    draft.accelerator = "cpu"
-    draft.variant = chosen.variant.name
-    _family_pins(job, draft, chosen, plain_pypi=False)
+    _adopt(job, draft, chosen, walk.rejected, "cpu")
     rel = chosen.release.data
     draft.reasons.append(f"{why}: the CPU build from the PyTorch CPU index "
                          f"({chosen.variant.index_url}) carries no CUDA libraries"
@@ -896,12 +898,8 @@ def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         _no_solution(job, draft, walk, constraints, "for this Mac and Python")
     else:
         chosen = walk.chosen
-        for rejection in walk.rejected:
-            draft.reject(rejection)
         arm = machine.os.arch == "arm64"
-        draft.accelerator = "mps" if arm else "cpu"
-        draft.variant = chosen.variant.name
-        _family_pins(job, draft, chosen, plain_pypi=True)
+        _adopt(job, draft, chosen, walk.rejected, "mps" if arm else "cpu", plain_pypi=True)
         rel = chosen.release.data
         draft.reasons.append(
             f"macOS wheels come from PyPI (no CUDA on macOS); torch {rel.version} is the newest with a "

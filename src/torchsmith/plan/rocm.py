@@ -109,11 +109,7 @@ def _finish(job: Job, draft: _Draft, chosen: Check, rejected: List[Rejection], n
 
     idx = job.idx
 
-    for rejection in rejected:
-        draft.reject(rejection)
-    draft.accelerator = "rocm"
-    draft.variant = chosen.variant.name
-    core._family_pins(job, draft, chosen, plain_pypi=False)
+    core._adopt(job, draft, chosen, rejected, "rocm")
     rel = chosen.release.data
     draft.reasons.append(f"{names}: torch {rel.version} {chosen.variant.name} is the newest ROCm "
                          f"build compiled for it (gfx list: {' '.join(chosen.variant.gfx or ())})"
