@@ -604,3 +604,13 @@ def test_every_format_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
     headings = {line[3:].split(":")[0].strip() for line in doc.splitlines() if line.startswith("## ")}
     assert set(FORMATS) <= headings
+
+
+def test_extras_survive_into_every_command() -> None:
+    from torchsmith.plan.model import PackagePin, Plan
+
+    plan = Plan(status="ok", platform="linux-x86_64", python="3.11", accelerator="cuda",
+                packages=(PackagePin("jax", "0.9.0", extras=("cuda13",)),))
+    commands = render_commands(plan)
+    assert any("'jax[cuda13]==0.9.0'" in line for line in commands["pip"])
+    assert any("'jax[cuda13]==0.9.0'" in line for line in commands["uv"])

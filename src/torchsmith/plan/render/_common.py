@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -58,16 +59,14 @@ def exact_pin(pin: PackagePin) -> str:
 
     An empty version (an index that serves one build per JetPack) pins by name only.
     """
-    if not pin.version:
-        return pin.name
-    return f"{pin.name}=={pin.version}{pin.local_version or ''}"
+    if pin.wheel_url and pin.version:  # the wheel's own version, to hold it in later steps
+        return f"{pin.name}=={pin.version}{pin.local_version or ''}"
+    return dataclasses.replace(pin, wheel_url=None).requirement
 
 
 def requirement(pin: PackagePin) -> str:
     """The requirement to install ``pin`` from its own source (a direct URL for wheel pins)."""
-    if pin.wheel_url:
-        return f"{pin.name} @ {pin.wheel_url}"
-    return exact_pin(pin)
+    return pin.requirement
 
 
 @dataclass(frozen=True)
