@@ -74,7 +74,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args_list == ["--version"]:  # answered before anything else is imported
         sys.stdout.write(f"torchsmith {__version__}\n")
         return 0
-    from torchsmith.errors import TorchsmithError
+    from torchsmith.errors import TorchsmithError, UsageError
     from torchsmith.output import ExitCode, Result, emit
 
     names = {name for name, _, _ in COMMANDS}
@@ -109,7 +109,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]
     except TorchsmithError as exc:
-        code = ExitCode.USAGE if exc.code == "usage" else ExitCode.FAILURE
+        code = ExitCode.USAGE if isinstance(exc, UsageError) or exc.code == "usage" else ExitCode.FAILURE
         result = Result(command=name, status="error", exit_code=code, errors=[exc.to_json()])
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")

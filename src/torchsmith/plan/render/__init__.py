@@ -18,7 +18,7 @@ import os
 import pkgutil
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
-from torchsmith.errors import TorchsmithError
+from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import (
@@ -123,7 +123,7 @@ def render(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> str:
         _load_plugins()
         renderer = _RENDERERS.get(fmt)
     if renderer is None:
-        raise TorchsmithError(
+        raise UsageError(
             f"unknown format {fmt!r}",
             code="unknown-format",
             hint="formats: " + ", ".join(available_formats()),
