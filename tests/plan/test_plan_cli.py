@@ -110,7 +110,7 @@ def test_format_requirements_parses(tmp_path, capsys) -> None:
 
 def test_unknown_format_is_an_error(tmp_path, capsys) -> None:
     path = profile(tmp_path)
-    assert main(["plan", "--host", path, "--format", "nope"]) == ExitCode.FAILURE
+    assert main(["plan", "--host", path, "--format", "nope"]) == ExitCode.USAGE
     assert "unknown-format" in capsys.readouterr().err
 
 
