@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
-__all__ = ["driver_tuple", "minor_version", "version_tuple"]
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+__all__ = ["driver_tuple", "minor_version", "sortable_version", "version_tuple"]
 
 
 @lru_cache(maxsize=4096)
@@ -34,3 +37,13 @@ def driver_tuple(text: Optional[str]) -> Tuple[int, ...]:
 def minor_version(version: str) -> str:
     """The ``major.minor`` series: ``12.6.3`` -> ``12.6``; ``2.5.1+cu124`` -> ``2.5``."""
     return ".".join(version.strip().split("+", 1)[0].split(".")[:2])
+
+
+def sortable_version(text: str) -> Version:
+    """A PEP 440 version to sort by; one that does not parse sorts first, as ``0``."""
+    from packaging.version import InvalidVersion, Version  # only where versions are sorted
+
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return Version("0")

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from packaging.version import InvalidVersion, Version
-
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import PackagePin, Rejection, Request
 from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
-from torchsmith.versions import driver_tuple, minor_version, version_tuple
+from torchsmith.versions import driver_tuple, minor_version, sortable_version, version_tuple
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -65,13 +63,6 @@ def _spec(text: str) -> Optional[SpecifierSet]:
         return SpecifierSet(text)
     except InvalidSpecifier:
         return None
-
-
-def _vkey(text: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return Version("0")
 
 
 def _limits(package: str, extra: str = "") -> Optional[Dict[str, Any]]:
@@ -179,7 +170,7 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             return
         fitting = [r for r, spec in specs
                    if spec is not None and spec.contains(torch.version, prereleases=True)]
-        fitting.sort(key=lambda r: _vkey(r.version), reverse=True)
+        fitting.sort(key=lambda r: sortable_version(r.version), reverse=True)
         if not fitting:
             draft.warnings.append(f"{name}: no release in the data is built against torch "
                                   f"{torch.version}; build it from source against this torch")
@@ -260,7 +251,7 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
         found = page_for(torch.version, torch.variant or "cpu")
         if found is not None:
             row, versions = found
-            best = max(versions, key=_vkey)
+            best = max(versions, key=sortable_version)
             draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
             label = f"{name} {best}" if best else name
             series = minor_version(torch.version)
@@ -269,7 +260,7 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             return
         every = [v for row in rows for v in versions_of(row) if v]
         if every:
-            best = max(every, key=_vkey)
+            best = max(every, key=sortable_version)
             draft.packages.append(PackagePin(name, best, "source"))
         draft.warnings.append(
             f"{name}: no prebuilt wheel for torch {torch.version} + {torch.variant}: pip will build "
@@ -287,7 +278,7 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     rows = [r for r in every if r.extra == gpu_extra]
     if not rows and not gpu_extra:
         rows = list(every)
-    rows.sort(key=lambda r: _vkey(r.version), reverse=True)
+    rows.sort(key=lambda r: sortable_version(r.version), reverse=True)
     limits = _limits(name, gpu_extra if name == "jax" else "")
     chosen: Optional[Any] = None
     rejected: List[Rejection] = []

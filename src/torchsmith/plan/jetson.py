@@ -10,12 +10,10 @@ JetPack 7 (Thor, L4T 38) moved to the SBSA stack: there the upstream aarch64 CUD
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any, List, Sequence, Tuple
 
 from torchsmith.plan.model import PackagePin, Rejection
-from torchsmith.versions import version_tuple
+from torchsmith.versions import sortable_version, version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.plan.resolve import Constraint, Job, _Draft
@@ -36,13 +34,6 @@ WHY_NOT_CONDA = (
 def jetson_variant(jetpack: str) -> str:
     """``5.1`` -> ``jetson-jp51``: the variant token of a JetPack's NVIDIA wheels."""
     return "jetson-jp" + "".join(ch for ch in jetpack.split(" ", 1)[0] if ch.isdigit())
-
-
-def _version(text: str) -> Optional[Version]:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
 
 
 def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
@@ -92,7 +83,7 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         if wheel.python != user_python:
             continue
         usable.append(wheel)
-    usable.sort(key=lambda w: _version(w.torch) or Version("0"), reverse=True)
+    usable.sort(key=lambda w: sortable_version(w.torch), reverse=True)
     variant = jetson_variant(built_for.jetpack)
     index = getattr(jp, "index_url", None)
     if not usable and not (index and user_python == jp.python and torch_spec is None):
