@@ -31,6 +31,7 @@ __all__ = [
     "RocmInfo",
     "SchedulerInfo",
     "load_machine",
+    "sm_arch",
 ]
 
 PROFILE_KIND = "torchsmith.host-profile"
@@ -55,6 +56,12 @@ class ProbeNote:
     problem: str
 
 
+def sm_arch(compute_capability: str) -> str:
+    """The SASS architecture of a compute capability: ``8.6`` -> ``sm_86``, ``12.0`` -> ``sm_120``."""
+    major, _, minor = compute_capability.partition(".")
+    return f"sm_{major}{minor or '0'}"
+
+
 @dataclass(frozen=True)
 class NvidiaGpu:
     index: int
@@ -69,10 +76,7 @@ class NvidiaGpu:
     @property
     def arch(self) -> Optional[str]:
         """``sm_86`` for compute capability 8.6."""
-        if not self.compute_capability:
-            return None
-        major, _, minor = self.compute_capability.partition(".")
-        return f"sm_{major}{minor or '0'}"
+        return sm_arch(self.compute_capability) if self.compute_capability else None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from torchsmith.machine import (
     NvidiaGpu,
     NvidiaInfo,
     RocmInfo,
+    sm_arch,
 )
 
 __all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_gpu_spec"]
@@ -78,7 +79,7 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
             hint="write it as 8.6, sm_86 or 8.6:NAME",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
-    return NvidiaGpu(index=index, name=name.strip() or f"GPU sm_{cc.replace('.', '')}",
+    return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
                      compute_capability=cc, source="override")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from torchsmith.machine import Machine
+from torchsmith.machine import Machine, sm_arch
 
 __all__ = ["machine_lines"]
 
@@ -40,7 +40,7 @@ def machine_lines(m: Machine) -> List[str]:
         lines.append(f"Driver   NVIDIA {driver}{cuda}{src}")
         for gpu in nv.gpus:
             hidden = nv.visible is not None and gpu.index not in nv.visible
-            cc = f"sm_{gpu.compute_capability.replace('.', '')}" if gpu.compute_capability else "sm_?"
+            cc = gpu.arch or "sm_?"
             mem = f", {_gib(gpu.memory_mib)}" if gpu.memory_mib else ""
             mig = ", MIG on" if gpu.mig_mode == "Enabled" else ""
             tail = "  (hidden by CUDA_VISIBLE_DEVICES)" if hidden else ""
@@ -51,7 +51,7 @@ def machine_lines(m: Machine) -> List[str]:
             f"L4T {j.l4t}" if j.l4t else None,
             f"JetPack {j.jetpack}" if j.jetpack else None,
             f"CUDA {j.cuda}" if j.cuda else None,
-            f"sm_{j.compute_capability.replace('.', '')}" if j.compute_capability else None,
+            sm_arch(j.compute_capability) if j.compute_capability else None,
         ) if p]
         lines.append(f"Jetson   {j.module or j.model or 'NVIDIA Jetson'} · {' · '.join(parts)}")
     if m.rocm:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from torchsmith.machine import Machine, NvidiaGpu
+from torchsmith.machine import Machine, NvidiaGpu, sm_arch
 from torchsmith.versions import version_tuple
 
 __all__ = ["host_facts"]
@@ -32,7 +32,7 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     lines.extend(_gpu_line(g) for g in gpus)
     if m.jetson is not None:
         cc = m.jetson.compute_capability
-        arch = f"sm_{cc.replace('.', '')}" if cc else "architecture unknown"
+        arch = sm_arch(cc) if cc else "architecture unknown"
         lines.append(f"Jetson {m.jetson.module or m.jetson.model or ''} ({arch})".replace("  ", " "))
     if not lines:
         return [NO_GPU]

@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo
+from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo, sm_arch
 from torchsmith.plan.model import Plan
 from torchsmith.versions import version_tuple
 
@@ -47,7 +47,7 @@ class NodeType:
     @property
     def label(self) -> str:
         gpus = ", ".join(
-            f"{count}× {name}" + (f" (sm_{cc.replace('.', '')})" if cc else " (sm_?)")
+            f"{count}× {name}" + f" ({sm_arch(cc) if cc else 'sm_?'})"
             for name, cc, count in self.gpus
         ) or "no GPU"
         parts = [gpus]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple
 
+from torchsmith.machine import sm_arch
+
 __all__ = [
     "WHEEL_PLATFORMS",
     "ArchSupport",
@@ -163,8 +165,7 @@ class GpuModel:
 
     @property
     def arch(self) -> str:
-        major, _, minor = self.compute_capability.partition(".")
-        return f"sm_{major}{minor or '0'}"
+        return sm_arch(self.compute_capability)
 
 
 @dataclass(frozen=True)

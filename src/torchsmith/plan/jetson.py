@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, List, Sequence, Tuple
 
+from torchsmith.machine import sm_arch
 from torchsmith.plan.model import PackagePin, Rejection
 from torchsmith.versions import sortable_version, version_tuple
 
@@ -54,7 +55,7 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         return
     cite = idx.cite(getattr(jp, "sources", ()))
     cc = jetson.compute_capability or ""
-    arch = f"sm_{cc.replace('.', '')}" if cc else "the Jetson iGPU"
+    arch = sm_arch(cc) if cc else "the Jetson iGPU"
     jp_cuda = str(getattr(jp, "cuda", "") or "")
     draft.reasons.append(f"Jetson on L4T {l4t} = JetPack {jp.jetpack} with CUDA {jp_cuda} and "
                          f"Python {jp.python}{cite}")
