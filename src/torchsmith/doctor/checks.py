@@ -475,8 +475,10 @@ def check_gpu_underused(report: Report, machine: Machine, kb: Any) -> Optional[F
     busy_text = f"{percents[0]}%" if percents[0] == percents[-1] else f"{percents[0]}-{percents[-1]}%"
     params = _measure(timing.get("params"))
     model = f"a {params / 1e6:.1f}M-parameter MLP" if params else "a small MLP"
-    source = f"torch_check.py: CUDA events around {timing.get('steps')} steps on GPU {device.get('index')}"
-    facts = [Fact(f"{model}, batch {timing.get('batch')}, one SGD training step: {step:.2f} ms, "
+    source = f"torch_check.py: CUDA events around the steps on GPU {device.get('index')}"
+    batch = timing.get("batch")
+    batch = batch if isinstance(batch, int) and not isinstance(batch, bool) and batch > 0 else None
+    facts = [Fact(f"{model}, batch {batch or 'size unknown'}, one SGD training step: {step:.2f} ms, "
                   f"the GPU busy {busy:.3f} ms of it ({fraction:.0%})", source)]
     if timing.get("method") == "events":
         facts.append(Fact("that busy time includes the gaps between kernels (no torch.cuda._sleep to "
@@ -485,9 +487,8 @@ def check_gpu_underused(report: Report, machine: Machine, kb: Any) -> Optional[F
     if kernels:
         facts.append(Fact(f"{kernels:.0f} GPU kernels per step, {busy / kernels * 1000:.0f} µs each "
                           "on average", "torch.profiler, one step"))
-    large, large_ms, batch = timing.get("large_batch"), _measure(timing.get("large_batch_step_ms")), \
-        timing.get("batch")
-    if large_ms and isinstance(large, int) and isinstance(batch, int) and batch > 0:
+    large, large_ms = timing.get("large_batch"), _measure(timing.get("large_batch_step_ms"))
+    if large_ms and isinstance(large, int) and batch:
         facts.append(Fact(f"{large // batch}x the batch ({large}) took {large_ms / step:.1f}x the time "
                           f"({large_ms:.2f} ms a step)", source))
     shared = _shared_gpu(machine, names)
