@@ -6,7 +6,8 @@ exceptions. Exceptions mean torchsmith could not answer: bad input, invalid data
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Type
+import os
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Type
 
 DOCS_BASE = "docs/errors"
 
@@ -79,3 +80,20 @@ def load_json_file(path: str, what: str, error: Type[TorchsmithError] = Torchsmi
         raise error(f"cannot read {what} {path}: {exc.strerror}", code=code) from exc
     except ValueError as exc:  # bad JSON or bad UTF-8
         raise error(f"{what} {path} is not valid JSON: {exc}", code=code) from exc
+
+
+def load_data_file(path: str, what: str, check: Callable[[Dict[str, Any]], object]) -> Dict[str, Any]:
+    """A JSON object shipped with torchsmith, validated by ``check`` (which raises KeyError,
+    TypeError or ValueError); any failure is a one-line ``kb-invalid`` error naming ``what``."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        check(data)
+        return data
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KnowledgeBaseError(f"{what} {os.path.basename(path)} is unusable: {exc}",
+                                 hint="reinstall torchsmith") from exc

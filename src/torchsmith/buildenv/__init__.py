@@ -7,13 +7,12 @@ what was found, what is needed, and the fix; the script then sets what the build
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from torchsmith.errors import KnowledgeBaseError
+from torchsmith.errors import load_data_file
 from torchsmith.host import Host
 from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
@@ -25,18 +24,15 @@ _SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/
                 "/usr/local/include", "/usr/local/cuda", "/opt/rocm")
 
 
+def _check_data(data: Dict[str, Any]) -> None:
+    for row in data["cuda_max_gcc"]:
+        if row["source"] not in data["sources"]:
+            raise KeyError(f"unknown source {row['source']}")
+    version_tuple(data["cmake_min"]["version"])
+
+
 def _data(path: str = _DATA) -> Dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = dict(json.load(handle))
-        for row in data["cuda_max_gcc"]:
-            if row["source"] not in data["sources"]:
-                raise KeyError(f"unknown source {row['source']}")
-        version_tuple(data["cmake_min"]["version"])
-        return data
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise KnowledgeBaseError(f"build requirements data {os.path.basename(path)} is unusable: {exc}",
-                                 hint="reinstall torchsmith") from exc
+    return load_data_file(path, "build requirements data", _check_data)
 
 
 @dataclass(frozen=True)

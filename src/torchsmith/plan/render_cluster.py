@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from torchsmith.errors import KnowledgeBaseError
+from torchsmith.errors import KnowledgeBaseError, load_data_file
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
@@ -39,18 +39,15 @@ _FAMILY = ("torch", "torchvision", "torchaudio")
 _VENV = "/opt/venv"
 
 
+def _check_containers(data: Dict[str, Any]) -> None:
+    for table in ("cuda_runtime", "pytorch", "l4t_pytorch", "l4t_jetpack"):
+        for row in data[table]:
+            if not row.get("image") or row.get("source") not in data["sources"]:
+                raise KeyError(f"{table} row without image or known source: {row}")
+
+
 def _containers(path: str = _DATA) -> Dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        for table in ("cuda_runtime", "pytorch", "l4t_pytorch", "l4t_jetpack"):
-            for row in data[table]:
-                if not row.get("image") or row.get("source") not in data["sources"]:
-                    raise KeyError(f"{table} row without image or known source: {row}")
-        return dict(data)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise KnowledgeBaseError(f"container image data {os.path.basename(path)} is unusable: {exc}",
-                                 hint="reinstall torchsmith") from exc
+    return load_data_file(path, "container image data", _check_containers)
 
 
 def variant_cuda(variant: Optional[str]) -> Optional[str]:

@@ -5,11 +5,10 @@ Read from ``data/formats.json`` once; a corrupted file is a one-line ``kb-invali
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Dict, List, Optional
 
-from torchsmith.errors import KnowledgeBaseError
+from torchsmith.errors import load_data_file
 
 __all__ = ["formats_data", "source_urls"]
 
@@ -17,22 +16,21 @@ _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "format
 _cache: Optional[Dict[str, Any]] = None
 
 
+def _check(data: Dict[str, Any]) -> None:
+    for key in ("sources", "conda", "pixi", "jetson_torchvision_build"):
+        if not isinstance(data.get(key), dict):
+            raise ValueError(f"missing table {key!r}")
+    for table in ("conda", "pixi", "jetson_torchvision_build"):
+        for source in data[table].get("sources", ()):
+            if source not in data["sources"]:
+                raise ValueError(f"{table}: unknown source id {source!r}")
+
+
 def formats_data(path: str = _PATH) -> Dict[str, Any]:
     global _cache  # noqa: PLW0603 - read once per process
     if _cache is not None and path == _PATH:
         return _cache
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        for key in ("sources", "conda", "pixi", "jetson_torchvision_build"):
-            if not isinstance(data.get(key), dict):
-                raise ValueError(f"missing table {key!r}")
-        for table in ("conda", "pixi", "jetson_torchvision_build"):
-            for source in data[table].get("sources", ()):
-                if source not in data["sources"]:
-                    raise ValueError(f"{table}: unknown source id {source!r}")
-    except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
-        raise KnowledgeBaseError(f"{path}: {exc}", hint="reinstall torchsmith") from exc
+    data = load_data_file(path, "installer format data", _check)
     if path == _PATH:
         _cache = data
     return dict(data)
