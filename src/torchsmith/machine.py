@@ -32,6 +32,7 @@ __all__ = [
     "SchedulerInfo",
     "load_machine",
     "sm_arch",
+    "to_plain",
 ]
 
 PROFILE_KIND = "torchsmith.host-profile"
@@ -237,7 +238,7 @@ class Machine:
         return dataclasses.replace(self, notes=(*self.notes, ProbeNote(source, problem)))
 
     def to_json(self) -> Dict[str, Any]:
-        body = _to_plain(self)
+        body = to_plain(self)
         assert isinstance(body, dict)
         return {"kind": PROFILE_KIND, "schema": PROFILE_SCHEMA, **body}
 
@@ -268,13 +269,14 @@ class Machine:
 _T = TypeVar("_T")
 
 
-def _to_plain(value: Any) -> Any:
+def to_plain(value: Any) -> Any:
+    """Frozen dataclasses (profiles, kb rows) as JSON-able dicts, lists and scalars."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
-        return [_to_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _to_plain(v) for k, v in sorted(value.items())}
+        return [to_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in sorted(value.items())}
     return value
 
 

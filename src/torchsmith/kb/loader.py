@@ -606,15 +606,6 @@ def _all_sources(row: Any) -> Tuple[str, ...]:
 
 def dump_rows(rows: Sequence[Any]) -> List[Mapping[str, Any]]:
     """Rows as plain JSON-able dicts (for `kb show --json`)."""
-    import dataclasses
+    from torchsmith.machine import to_plain
 
-    def plain(value: Any) -> Any:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, (list, tuple)):
-            return [plain(v) for v in value]
-        if isinstance(value, Mapping):
-            return {k: plain(v) for k, v in value.items()}
-        return value
-
-    return [plain(row) for row in rows]
+    return [to_plain(row) for row in rows]
