@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 if TYPE_CHECKING:
     from packaging.version import Version
 
-__all__ = ["driver_tuple", "minor_version", "sortable_version", "version_tuple"]
+__all__ = ["driver_tuple", "minor_version", "python_tag_key", "sortable_version", "version_tuple"]
 
 
 @lru_cache(maxsize=4096)
@@ -37,6 +37,12 @@ def driver_tuple(text: Optional[str]) -> Tuple[int, ...]:
 def minor_version(version: str) -> str:
     """The ``major.minor`` series: ``12.6.3`` -> ``12.6``; ``2.5.1+cu124`` -> ``2.5``."""
     return ".".join(version.strip().split("+", 1)[0].split(".")[:2])
+
+
+def python_tag_key(tag: str) -> Tuple[int, int, bool]:
+    """Sorts the data's Python tags: ``3.9`` < ``3.13`` < ``3.13t`` (free-threaded)."""
+    major, _, minor = tag.partition(".")
+    return int(major), int(minor.rstrip("t")), tag.endswith("t")
 
 
 def sortable_version(text: str) -> Version:

@@ -18,6 +18,7 @@ from typing import IO, Any, Dict, List, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.output import Result
+from torchsmith.versions import python_tag_key
 
 __all__ = ["add_arguments", "run"]
 
@@ -133,8 +134,7 @@ def _row_line(table: str, row: Any) -> str:
         lines = [f"torch {row.version}{_mark(row)}  torchvision {row.torchvision or '-'}  "
                  f"torchaudio {row.torchaudio or '-'}  PyPI: "
                  + ", ".join(f"{p} {v}" for p, v in row.pypi_default.items())]
-        pythons = sorted({t for tags in row.python.values() for t in tags},
-                         key=lambda t: (int(t.split(".")[0]), int(t.split(".")[1].rstrip("t")), t))
+        pythons = sorted({t for tags in row.python.values() for t in tags}, key=python_tag_key)
         lines.append(f"    python {' '.join(pythons)}")
         for variant in row.variants:
             what = " ".join(variant.sass("linux-x86_64")) or " ".join(variant.gfx) or ""

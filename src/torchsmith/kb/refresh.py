@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 from torchsmith.errors import TorchsmithError
 from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
 from torchsmith.kb.loader import is_version, version_key
+from torchsmith.versions import python_tag_key
 
 __all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "refresh", "urllib_fetch"]
 
@@ -192,8 +193,7 @@ def parse_simple_page(text: str) -> Dict[str, Dict[str, Dict[str, Set[str]]]]:
 
 
 def _py_sorted(tags: Set[str]) -> List[str]:
-    return sorted(tags, key=lambda t: (int(t.split(".")[0]), int(t.split(".")[1].rstrip("t")),
-                                       t.endswith("t")))
+    return sorted(tags, key=python_tag_key)
 
 
 def _platform_order(platforms: Set[str]) -> List[str]:
