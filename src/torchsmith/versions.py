@@ -1,4 +1,4 @@
-"""Version strings as comparable tuples: the small parsers the kb, planner and installer share.
+"""Version strings made comparable: the small parsers the kb, planner and installer share.
 
 Imports only the standard library, and nothing on the ``probe`` path imports it. PEP 440
 ordering (pre- and post-releases) is :func:`torchsmith.kb.loader.version_key`.
