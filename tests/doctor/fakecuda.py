@@ -3,9 +3,9 @@
 Every op "launches" kernels: the CPU pays ``launch_ms`` (a real sleep), the simulated GPU runs
 them in order for ``kernel_ms`` each, starting when it is free. CUDA events are stamped with the
 time the GPU reaches them, ``synchronize`` waits for the queue to drain, ``torch.cuda._sleep``
-queues a spin of ``cycles / 1e6`` ms (a 1 GHz clock). So a launch-bound step (launches slower
-than kernels) really leaves the simulated GPU idle between kernels, and the busy time the
-snippet measures is known exactly: ``KERNELS_PER_STEP * kernel_ms``.
+queues a spin of ``cycles / 1e6`` ms (a 1 GHz clock), and a TorchDispatchMode sees every op.
+So a launch-bound step (launches slower than kernels) really leaves the simulated GPU idle
+between kernels, and the busy time the snippet measures is known: ``KERNELS_PER_STEP * kernel_ms``.
 """
 
 from __future__ import annotations
@@ -30,15 +30,41 @@ from torch import version
 
 __version__ = version.__version__
 _KERNEL_MS, _LAUNCH_MS = {kernel_ms!r}, {launch_ms!r}
-_gpu = {{"free_at": 0.0, "launched": 0}}
+_gpu = {{"free_at": 0.0}}
+
+
+def _kernel(ms):
+    time.sleep(_LAUNCH_MS / 1000.0)
+    start = max(time.perf_counter(), _gpu["free_at"])
+    _gpu["free_at"] = start + (_KERNEL_MS if ms is None else ms) / 1000.0
+
+
+class _Op(object):
+    """An ATen op as a dispatch mode sees it; a view launches no kernel."""
+
+    namespace = "aten"
+
+    def __init__(self, ms=None, is_view=False):
+        self.ms, self.is_view = ms, is_view
+
+    def __call__(self):
+        if not self.is_view:
+            _kernel(self.ms)
+
+
+_modes = []
+
+
+def _dispatch(op):
+    if _modes:
+        _modes[-1].__torch_dispatch__(op, (), (), {{}})
+    else:
+        op()
 
 
 def _launch(count=1, ms=None):
     for _ in range(count):
-        time.sleep(_LAUNCH_MS / 1000.0)
-        start = max(time.perf_counter(), _gpu["free_at"])
-        _gpu["free_at"] = start + (_KERNEL_MS if ms is None else ms) / 1000.0
-        _gpu["launched"] += 1
+        _dispatch(_Op(ms))
 
 
 def _prod(shape):
@@ -105,6 +131,7 @@ class _Linear(_Module):
         self._params = [Tensor((outputs, inputs)), Tensor((outputs,))]
 
     def __call__(self, x):
+        _dispatch(_Op(is_view=True))  # the weight's transpose
         _launch()
         return Tensor((x.shape[0], self.outputs))
 
@@ -152,7 +179,6 @@ class _SGD(object):
 nn = types.SimpleNamespace(Linear=_Linear, ReLU=_ReLU, Sequential=_Sequential,
                            functional=types.SimpleNamespace(mse_loss=_mse_loss, conv2d=_conv2d))
 optim = types.SimpleNamespace(SGD=_SGD)
-autograd = types.SimpleNamespace(DeviceType=types.SimpleNamespace(CPU="cpu", CUDA="cuda"))
 
 
 class _Event(object):
@@ -195,26 +221,20 @@ if {spin!r}:
     cuda._sleep = _spin
 
 
-class _Profile(object):
-    def __init__(self, activities=()):
-        self.activities = activities
-
+class _TorchDispatchMode(object):
     def __enter__(self):
-        self.first = _gpu["launched"]
+        _modes.append(self)
         return self
 
     def __exit__(self, *exc):
-        self.kernels = _gpu["launched"] - self.first
-
-    def events(self):
-        return ([types.SimpleNamespace(device_type=autograd.DeviceType.CPU)]
-                + [types.SimpleNamespace(device_type=autograd.DeviceType.CUDA)] * self.kernels)
+        _modes.pop()
 
 
-profiler = types.ModuleType("torch.profiler")
-profiler.profile = _Profile
-profiler.ProfilerActivity = types.SimpleNamespace(CPU="cpu", CUDA="cuda")
-sys.modules["torch.profiler"] = profiler
+utils = types.ModuleType("torch.utils")
+utils._python_dispatch = types.ModuleType("torch.utils._python_dispatch")
+utils._python_dispatch.TorchDispatchMode = _TorchDispatchMode
+sys.modules["torch.utils"] = utils
+sys.modules["torch.utils._python_dispatch"] = utils._python_dispatch
 '''
 
 

@@ -485,8 +485,9 @@ def check_gpu_underused(report: Report, machine: Machine, kb: Any) -> Optional[F
                           "queue the step): the GPU is idle at least this much", source))
     kernels = _measure(timing.get("kernels_per_step"))
     if kernels:
-        facts.append(Fact(f"{kernels:.0f} GPU kernels per step, {busy / kernels * 1000:.0f} µs each "
-                          "on average", "torch.profiler, one step"))
+        facts.append(Fact(f"{kernels:.0f} GPU operations (kernel launches) per step, "
+                          f"{busy / kernels * 1000:.0f} µs of GPU time each on average",
+                          "torch_check.py: the ATen ops of one step (TorchDispatchMode)"))
     large, large_ms = timing.get("large_batch"), _measure(timing.get("large_batch_step_ms"))
     if large_ms and isinstance(large, int) and batch:
         facts.append(Fact(f"{large // batch}x the batch ({large}) took {large_ms / step:.1f}x the time "

@@ -37,11 +37,9 @@ def attempt(fn):
 
 # A small model's training step (a ~1M-parameter MLP, batch 32): how much of it the GPU is busy.
 SMALL_BATCH, LARGE_BATCH, STEPS, WARMUP = 32, 1024, 8, 3
-# torch.profiler's first use (CUPTI) costs ~0.1-1 s: count kernels only when the timing was quick.
-PROFILE_BUDGET_SECONDS = 1.0
 
 
-def small_model_timing(torch, device, profile):
+def small_model_timing(torch, device, count_ops):
     """``{"step_ms", "gpu_busy_ms", "busy_fraction", "kernels_per_step", ...}`` on one device.
 
     Busy time is measured with the step's kernels queued up behind a spinning kernel
@@ -103,7 +101,7 @@ def small_model_timing(torch, device, profile):
     result["large_batch"] = LARGE_BATCH
     result["large_batch_step_ms"] = round(wall_ms(*large), 4)
     result["kernels_per_step"] = None
-    if profile and time.perf_counter() - started < PROFILE_BUDGET_SECONDS:
+    if count_ops:
         result["kernels_per_step"], result["kernels_error"] = value_and_error(
             lambda: count_kernels(torch, device, lambda: step(*small)))
     result["seconds"] = round(time.perf_counter() - started, 3)
@@ -111,14 +109,25 @@ def small_model_timing(torch, device, profile):
 
 
 def count_kernels(torch, device, step):
-    """GPU kernels (and copies) launched by one step, from torch.profiler."""
-    from torch.profiler import ProfilerActivity, profile
+    """GPU operations one step launches: ATen ops that compute (views and aliases launch nothing).
 
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    A TorchDispatchMode sees every op, the backward's too (the autograd engine's threads inherit
+    it); it costs one step with a Python call per op, where torch.profiler costs ~1 s to start.
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        ops = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "namespace", "aten") == "aten" and not getattr(func, "is_view", False):
+                self.ops += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count() as counter:
         step()
-        torch.cuda.synchronize(device)
-    cuda = torch.autograd.DeviceType.CUDA
-    return sum(1 for event in prof.events() if event.device_type == cuda)
+    torch.cuda.synchronize(device)
+    return counter.ops
 
 
 def device_checks(torch, index):
@@ -150,7 +159,7 @@ def device_checks(torch, index):
     if info["matmul_ok"]:
         def timing():
             with torch.cuda.device(index):  # events and the spin use the current device's stream
-                return small_model_timing(torch, device, profile=index == 0)
+                return small_model_timing(torch, device, count_ops=index == 0)
 
         info["small_model"], error = value_and_error(timing)
         if error:
