@@ -42,6 +42,17 @@ class CommandResult:
         first = detail[0][:200] if detail else "no output"
         return f"{os.path.basename(name)} exited with {self.returncode}: {first}"
 
+    def last_json(self) -> Any:
+        """The JSON on the last line of stdout, where the snippets print their answer.
+
+        Raises ValueError when there is no output or it is not JSON."""
+        import json
+
+        lines = self.stdout.strip().splitlines()
+        if not lines:
+            raise ValueError(f"{self.argv[0] if self.argv else 'command'} printed nothing")
+        return json.loads(lines[-1])
+
 
 @dataclass(frozen=True)
 class PlatformInfo:

@@ -9,7 +9,6 @@ the way puts an existing environment back exactly as it was, or removes a new on
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -339,8 +338,8 @@ def verify(host: Host, python: str, expect: str, imports: Sequence[str], timeout
         detail = result.problem()
         return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": detail}]}
     try:
-        report = json.loads(result.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+        report = result.last_json()
+    except ValueError:
         return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": "printed no JSON"}]}
     return report if isinstance(report, dict) else {"ok": False, "checks": []}
 

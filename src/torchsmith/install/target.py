@@ -6,7 +6,6 @@ Everything runs through a :class:`~torchsmith.host.Host`: the interpreter is ins
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -174,7 +173,7 @@ def installed_packages(host: Host, target: Target) -> Dict[str, Dict[str, object
         raise InstallError(f"cannot list the packages of {target.python}: {result.problem()}",
                            code="target-unusable")
     try:
-        data = json.loads(result.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError) as exc:
+        data = result.last_json()
+    except ValueError as exc:
         raise InstallError(f"{target.python} printed no usable package list", code="target-unusable") from exc
     return {canonicalize_name(name): value for name, value in data.items()}

@@ -7,7 +7,6 @@ instead of an exception. All reads go through a :class:`~torchsmith.host.Host`.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from typing import List, Optional
 
@@ -40,7 +39,7 @@ def inspect_python(host: Host, executable: str, notes: List[ProbeNote]) -> Optio
         notes.append(ProbeNote(f"python {executable}", result.problem()))
         return None
     try:
-        data = json.loads(result.stdout.strip().splitlines()[-1])
+        data = result.last_json()
         return PythonInfo(
             version=str(data["version"]),
             implementation=str(data.get("implementation", "CPython")),
@@ -51,7 +50,7 @@ def inspect_python(host: Host, executable: str, notes: List[ProbeNote]) -> Optio
             conda_prefix=data.get("conda_prefix"),
             source=f"ran {executable}",
         )
-    except (ValueError, IndexError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         notes.append(ProbeNote(f"python {executable}", "printed no usable JSON"))
         return None
 

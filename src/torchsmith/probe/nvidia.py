@@ -13,7 +13,6 @@ timeout because a broken driver can make NVML or nvidia-smi hang for minutes:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -130,8 +129,8 @@ def _from_nvml(host: Host, python: str, notes: List[ProbeNote]
         notes.append(ProbeNote("nvml", result.problem()))
         return None, result.timed_out
     try:
-        data = json.loads(result.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+        data = result.last_json()
+    except ValueError:
         notes.append(ProbeNote("nvml", "the NVML child printed no JSON"))
         return None, False
     if not isinstance(data, dict):
@@ -260,12 +259,12 @@ def _cuda_from_libcuda(host: Host, python: str, notes: List[ProbeNote]) -> Optio
         notes.append(ProbeNote("cuDriverGetVersion", result.problem()))
         return None
     try:
-        data = json.loads(result.stdout.strip().splitlines()[-1])
+        data = result.last_json()
         if isinstance(data, dict) and data.get("error"):
             notes.append(ProbeNote("cuDriverGetVersion", str(data["error"])[:200]))
             return None
         version = int(data["version"])
-    except (ValueError, IndexError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         detail = result.stdout.strip()[:200] or "no output"
         notes.append(ProbeNote("cuDriverGetVersion", f"no version: {detail}"))
         return None
