@@ -259,6 +259,19 @@ def test_without_the_spin_plain_events_cannot_see_the_idle_gaps(
     assert underused(data) is None  # an upper bound on busy time never makes up a finding
 
 
+def test_a_spin_that_fails_falls_back_to_plain_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    torch = write_fake_cuda_torch(tmp_path / "site", kernel_ms=0.05, launch_ms=0.5)
+    with open(torch / "__init__.py", "a", encoding="utf-8") as init:
+        init.write("def _no_spin(cycles):\n    raise RuntimeError('no _sleep on this GPU')\n"
+                   "cuda._sleep = _no_spin\n")
+    timed = small_model_of(run_doctor(capsys, monkeypatch, tmp_path / "site"))
+    assert timed["spin_error"] == "RuntimeError: no _sleep on this GPU"
+    assert timed["method"] == "events"
+    assert timed["kernels_per_step"] == KERNELS_PER_STEP  # the rest of the measurement stands
+
+
 def test_desktop_gpu_in_a_slurm_job(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

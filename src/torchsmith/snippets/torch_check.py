@@ -80,7 +80,8 @@ def small_model_timing(torch, device, count_ops):
     end = torch.cuda.Event(enable_timing=True)
     result["method"] = "events"
     sleep = getattr(torch.cuda, "_sleep", None)
-    if sleep is not None:
+
+    def spin():
         # Calibrate the spin (GPU clock cycles per ms), then spin long enough to queue every step.
         start.record()
         sleep(10000000)
@@ -88,6 +89,11 @@ def small_model_timing(torch, device, count_ops):
         end.synchronize()
         cycles_per_ms = 10000000 / max(start.elapsed_time(end), 1e-3)
         sleep(int(cycles_per_ms * min(STEPS * step_ms * 3 + 5, 500)))
+
+    if sleep is not None:
+        result["spin_error"] = value_and_error(spin)[1]
+        if result["spin_error"]:
+            sleep = None
     start.record()
     for _ in range(STEPS):
         step(*small)
