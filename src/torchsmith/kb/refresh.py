@@ -213,6 +213,17 @@ def _kind(variant: str) -> Dict[str, Any]:
     return {"kind": "cpu"}
 
 
+def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]]
+               ) -> Optional[Dict[str, Dict[str, Dict[str, Set[str]]]]]:
+    """The parsed simple page at ``url``; None (noted in ``read``) when the index has none."""
+    try:
+        page = fetch(url, timeout)
+    except NotFound:
+        read.append({"url": url, "status": "not found"})
+        return None
+    return parse_simple_page(page)
+
+
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
             variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
             timeout: float = 20.0, today: Optional[str] = None) -> Dict[str, Any]:
@@ -225,13 +236,9 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
     per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]] = {}
     for name in names:
         url = f"{base}/{name}/torch/"
-        try:
-            page = fetch(url, timeout)
-        except NotFound as exc:
-            read.append({"url": url, "status": "not found"})
-            del exc
+        found = _read_page(fetch, url, timeout, read)
+        if found is None:
             continue
-        found = parse_simple_page(page)
         per_variant[name] = found
         read.append({"url": url, "status": "ok", "versions": len(found)})
     if not per_variant:
@@ -240,12 +247,10 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
     pypi: Dict[str, Dict[str, Set[str]]] = {}
     for index in package_indexes:
         url = f"{index.rstrip('/')}/torch/"
-        try:
-            page = fetch(url, timeout)
-        except NotFound:
-            read.append({"url": url, "status": "not found"})
+        found = _read_page(fetch, url, timeout, read)
+        if found is None:
             continue
-        for version, locals_ in parse_simple_page(page).items():
+        for version, locals_ in found.items():
             for platform, tags in locals_.get("", {}).items():
                 pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
         read.append({"url": url, "status": "ok", "versions": len(pypi)})
