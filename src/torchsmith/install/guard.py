@@ -23,7 +23,7 @@ import configparser
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 __all__ = ["GUARD_FILE", "GuardStatus", "guard_off", "guard_on", "guard_status", "write_guard_file"]
 
@@ -120,12 +120,9 @@ def guard_on(prefix: str) -> GuardStatus:
     if guard not in values:
         config.set("install", "constraint", " ".join([*values, guard]))
     _write_config(path, config)
-    scripts = _scripts_dir(prefix)
-    for name, template in _ACTIVATE.items():
-        script = os.path.join(scripts, name)
-        if os.path.exists(script):
-            _set_hook(script, template.format(path=guard), "REM" if name.endswith(".bat") else "#",
-                      bash=name == "activate")
+    for name, script in _activate_scripts(prefix):
+        _set_hook(script, _ACTIVATE[name].format(path=guard), "REM" if name.endswith(".bat") else "#",
+                  bash=name == "activate")
     return guard_status(prefix)
 
 
@@ -143,11 +140,8 @@ def guard_off(prefix: str) -> GuardStatus:
                 if not config.items("install", raw=True) or not config.options("install"):
                     config.remove_section("install")
             _write_config(path, config)
-    scripts = _scripts_dir(prefix)
-    for name in _ACTIVATE:
-        script = os.path.join(scripts, name)
-        if os.path.exists(script):
-            _remove_hook(script)
+    for _name, script in _activate_scripts(prefix):
+        _remove_hook(script)
     return guard_status(prefix)
 
 
@@ -157,9 +151,7 @@ def guard_status(prefix: str) -> GuardStatus:
     config = _read_config(_pip_conf(prefix))
     pip_hook = guard in config.get("install", "constraint", fallback="").split()
     hooks = []
-    scripts = _scripts_dir(prefix)
-    for name in _ACTIVATE:
-        script = os.path.join(scripts, name)
+    for _name, script in _activate_scripts(prefix):
         try:
             with open(script, encoding="utf-8") as handle:
                 if _BEGIN in handle.read():
@@ -167,6 +159,15 @@ def guard_status(prefix: str) -> GuardStatus:
         except OSError:
             continue
     return GuardStatus(prefix, guard if exists else None, read_pins(guard) if exists else {}, pip_hook, hooks)
+
+
+def _activate_scripts(prefix: str) -> Iterator[Tuple[str, str]]:
+    """(name, path) of the environment's activate scripts that exist."""
+    scripts = _scripts_dir(prefix)
+    for name in _ACTIVATE:
+        script = os.path.join(scripts, name)
+        if os.path.exists(script):
+            yield name, script
 
 
 def _set_hook(script: str, line: str, comment: str, bash: bool) -> None:
