@@ -97,3 +97,13 @@ def test_the_files_each_tool_reads() -> None:
     assert "/home/u/.config/uv/uv.toml" in files["uv"]
     assert "/opt/env/.condarc" in files["conda"]
     assert detect_index_settings(host, host.platform()) == {}
+
+
+def test_a_toolkit_without_version_files_is_read_from_cuda_h() -> None:
+    from torchsmith.probe.system import toolkit_version
+
+    header = "/*\n * Copyright\n */\n#define CUDA_VERSION 12080\n#define CUDA_API_PER_THREAD 1\n"
+    host = _host({"/opt/cuda/include/cuda.h": header})
+    assert toolkit_version(host, "/opt/cuda") == ("12.8", "include/cuda.h")
+    assert toolkit_version(_host({}), "/usr/local/cuda-11.8") == ("11.8", "directory name")
+    assert toolkit_version(_host({}), "/usr/local/cuda") == (None, "")

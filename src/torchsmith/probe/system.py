@@ -157,6 +157,9 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
     )
 
 
+_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d+)", re.M)
+
+
 def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
     """(``12.4``, how it was read) for a CUDA toolkit directory; (None, "") when unknown."""
     text = host.read_text(os.path.join(path, "version.json"))
@@ -171,6 +174,12 @@ def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
         match = re.search(r"CUDA Version\s+(\d+\.\d+)", text)
         if match:
             return match.group(1), "version.txt"
+    # Toolkits installed from wheels or conda have neither file, but always the driver API header.
+    text = host.read_text(os.path.join(path, "include", "cuda.h"))
+    match = _CUDA_H_VERSION.search(text) if text else None
+    if match:
+        number = int(match.group(1))
+        return f"{number // 1000}.{(number % 1000) // 10}", "include/cuda.h"
     match = re.search(r"cuda-(\d+\.\d+)$", path.rstrip("/"))
     if match:
         return match.group(1), "directory name"
