@@ -20,6 +20,11 @@ from torchsmith.versions import (
 @pytest.mark.parametrize("text, expected", [
     ("12.6", (12, 6)),
     ("2.6.0a0", (2, 6, 0)),
+    # NVIDIA's Jetson builds: the dots of the local label are not release numbers.
+    ("2.6.0a0+nv24.08", (2, 6, 0)),
+    ("2.0.0a0+8aa34602.nv23.03", (2, 0, 0)),
+    ("2.5.1+cu124", (2, 5, 1)),
+    ("12.6a.1", (12, 6)),
     ("535.104.05", (535, 104, 5)),
     ("x.1", ()),
     ("", ()),

@@ -18,14 +18,19 @@ __all__ = ["driver_tuple", "minor_version", "python_tag_key", "sortable_version"
 
 @lru_cache(maxsize=4096)
 def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
-    """``12.6`` -> (12, 6); ``2.6.0a0`` -> (2, 6, 0); a part without leading digits ends the
-    tuple (never raises)."""
+    """``12.6`` -> (12, 6); ``2.6.0a0+nv24.08`` -> (2, 6, 0): the release numbers only.
+
+    A local label (``+...``) is dropped and a part that is not all digits ends the tuple, so
+    pre-release and NVIDIA build suffixes never read as more release numbers. Never raises.
+    """
     parts: List[int] = []
-    for piece in (text or "").split("."):
+    for piece in (text or "").split("+", 1)[0].split("."):
         digits = re.match(r"\d+", piece)
         if not digits:
             break
         parts.append(int(digits.group()))
+        if digits.group() != piece:
+            break
     return tuple(parts)
 
 

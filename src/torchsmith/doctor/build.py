@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from torchsmith.versions import version_tuple
 
 __all__ = [
     "arch_runs",
@@ -23,19 +25,6 @@ def public_version(version: str) -> str:
 def local_label(version: str) -> str:
     """``cu124`` from ``2.5.1+cu124``; "" when there is none."""
     return version.partition("+")[2]
-
-
-def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
-    """Leading numeric parts: ``12.4`` -> (12, 4); ``2.6.0a0+nv24.08`` -> (2, 6, 0)."""
-    parts: List[int] = []
-    for piece in (text or "").split("."):
-        match = re.match(r"\d+", piece)
-        if not match:
-            break
-        parts.append(int(match.group(0)))
-        if match.group(0) != piece:
-            break
-    return tuple(parts)
 
 
 def _variant_of(label: str) -> Optional[str]:
