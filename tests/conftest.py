@@ -18,5 +18,7 @@ def _isolated_from_the_users_setup(tmp_path_factory: pytest.TempPathFactory,
     for name in ("TORCHSMITH_KB", "TORCHSMITH_TORCH_INDEX", "TORCHSMITH_PLATFORM", "TORCHSMITH_DRIVER",
                  "TORCHSMITH_DRIVER_CUDA", "TORCHSMITH_GPUS", "TORCHSMITH_NO_GPU",
                  "TORCHSMITH_PYTHON_VERSION", "TORCHSMITH_JETSON", "TORCHSMITH_ROCM_GFX",
-                 "TORCHSMITH_ROCM_VERSION"):
+                 "TORCHSMITH_ROCM_VERSION",
+                 # An activated environment would become the one every in-process command describes.
+                 "VIRTUAL_ENV", "CONDA_PREFIX"):
         monkeypatch.delenv(name, raising=False)

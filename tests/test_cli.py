@@ -131,3 +131,19 @@ def test_kb_dir_replaces_the_packaged_data_for_any_command(
                  "--python", "3.11"])
     assert code == ExitCode.FAILURE
     assert capsys.readouterr().err.startswith("error[kb-invalid]: ")
+
+
+@pytest.mark.slow
+def test_the_active_environment_is_the_one_described(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # torchsmith installed in its own venv still looks at the venv the user activated.
+    other = tmp_path / "project-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(other)], check=True, timeout=120)
+    monkeypatch.setenv("VIRTUAL_ENV", str(other))
+    assert main(["probe", "--json"]) == 0
+    python = json.loads(capsys.readouterr().out)["data"]["python"]
+    assert python["prefix"] == str(other)
+    assert python["virtualenv"] == str(other)
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # torchsmith's own environment
+    assert main(["probe", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["data"]["python"]["executable"] == sys.executable

@@ -63,6 +63,31 @@ class Context:
             return str(value)
         return None
 
+    def environment_python(self) -> Optional[str]:
+        """The interpreter of the environment the user means, when it is not torchsmith's own.
+
+        ``--python PATH``; else the active venv (VIRTUAL_ENV), else the active conda env
+        (CONDA_PREFIX): torchsmith is often installed apart from the environments it looks at.
+        None means this interpreter.
+        """
+        explicit = self.python_path()
+        if explicit or self.python_version():
+            return explicit
+        import sys
+
+        own = os.path.realpath(sys.prefix)
+        for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+            prefix = self.environ.get(variable)
+            if not prefix:
+                continue
+            if os.path.realpath(prefix) == own:
+                return None
+            for relative in ("bin/python", "Scripts/python.exe", "python.exe"):
+                candidate = os.path.join(prefix, relative)
+                if os.path.exists(candidate):
+                    return candidate
+        return None
+
     def python_version(self) -> Optional[str]:
         value = getattr(self.args, "python", None)
         if value and _looks_like_version(value):
@@ -102,8 +127,7 @@ class Context:
                 from torchsmith.host.live import LiveHost
                 from torchsmith.probe import probe
 
-                python = self.python_path()
-                base = probe(LiveHost(self.environ), python=python)
+                base = probe(LiveHost(self.environ), python=self.environment_python())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine
 

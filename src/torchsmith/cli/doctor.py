@@ -41,7 +41,7 @@ def _target_python(ctx: Context) -> str:
     if ctx.python_version():
         raise UsageError(f"doctor inspects an interpreter, not a version: --python {ctx.python_version()}",
                          hint="pass its path, e.g. --python .venv/bin/python")
-    return ctx.python_path() or sys.executable
+    return ctx.environment_python() or sys.executable
 
 
 def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
@@ -50,7 +50,7 @@ def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
     Probing this machine with ``--python`` would run the target interpreter once more only to
     learn what the static report already says.
     """
-    if getattr(ctx.args, "host", None) or not ctx.python_path():
+    if getattr(ctx.args, "host", None) or not ctx.environment_python():
         return ctx.machine()
     import dataclasses
 

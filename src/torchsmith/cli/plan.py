@@ -66,7 +66,7 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
     """What the target interpreter has: --python PATH, else this one when it has torch."""
     if getattr(args, "fresh", False) or getattr(args, "host", None):
         return ()
-    python = ctx.python_path()
+    python = ctx.environment_python()
     if python is None:
         import importlib.util
 

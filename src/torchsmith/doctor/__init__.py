@@ -126,7 +126,7 @@ def quick_verdict(target: Any, python: Optional[str] = None, host: Optional[Host
             machine = target.machine()
         except TorchsmithError as exc:
             return [f"Doctor   cannot describe this machine: {exc}"]
-        python = python or target.python_path()
+        python = python or target.environment_python()
         environ = target.environ
     if host is None:
         from torchsmith.host.live import LiveHost
