@@ -147,3 +147,11 @@ def test_the_active_environment_is_the_one_described(tmp_path: Path, monkeypatch
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # torchsmith's own environment
     assert main(["probe", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["data"]["python"]["executable"] == sys.executable
+
+
+def test_plan_for_a_free_threaded_python(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--json", "--python", "3.13t", "--gpu", "8.9", "--driver", "570.124.06",
+                 "--platform", "linux-x86_64"]) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["host"]["python"] == "3.13t"
+    assert data["packages"][0]["name"] == "torch"

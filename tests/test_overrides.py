@@ -96,3 +96,12 @@ def test_jetson_override_implies_linux_aarch64() -> None:
 def test_bad_override_values(values: dict) -> None:  # type: ignore[type-arg]
     with pytest.raises(UsageError):
         build_overrides(**values)
+
+
+def test_a_free_threaded_python_is_a_version_too() -> None:
+    machine = apply_overrides(LOGIN_NODE, build_overrides(python_version="3.13t"))
+    assert machine.python.version == "3.13" and machine.python.free_threaded
+    plain = apply_overrides(machine, build_overrides(python_version="3.12"))
+    assert plain.python.version == "3.12" and not plain.python.free_threaded
+    with pytest.raises(UsageError):
+        build_overrides(python_version="3.t")

@@ -118,7 +118,8 @@ def build_overrides(**values: object) -> Overrides:
                       ("rocm_version", "ROCm version")):
         value = values.get(key)
         if isinstance(value, str):
-            _check_version(value, what)
+            free_threaded = key == "python_version" and value.endswith("t")  # 3.13t
+            _check_version(value[:-1] if free_threaded else value, what)
     for gfx in values.get("rocm_gfx") or ():  # type: ignore[attr-defined]
         if not re.match(r"^gfx[0-9a-f]{3,4}$", str(gfx)):
             raise UsageError(f"not a gfx target: {gfx!r}", hint="e.g. gfx1100 or gfx90a")
@@ -138,8 +139,10 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
             m = dataclasses.replace(m, jetson=None)
         changed.append("platform")
     if overrides.python_version:
+        version = overrides.python_version
+        free_threaded = version.endswith("t")
         m = dataclasses.replace(m, python=dataclasses.replace(
-            m.python, version=overrides.python_version, source="override"))
+            m.python, version=version.rstrip("t"), free_threaded=free_threaded, source="override"))
         changed.append("python")
     if overrides.no_gpu:
         m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())

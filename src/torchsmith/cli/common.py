@@ -42,7 +42,8 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
 
 
 def _looks_like_version(text: str) -> bool:
-    head = text.split(".")
+    """``3.12``, ``3.12.4`` or a free-threaded ``3.13t``: a version, not a path."""
+    head = text[:-1].split(".") if text.endswith("t") else text.split(".")
     return 2 <= len(head) <= 3 and all(p.isdigit() for p in head)
 
 
