@@ -155,3 +155,19 @@ def test_plan_for_a_free_threaded_python(capsys: pytest.CaptureFixture[str]) -> 
     data = json.loads(capsys.readouterr().out)["data"]
     assert data["host"]["python"] == "3.13t"
     assert data["packages"][0]["name"] == "torch"
+
+
+def test_plan_warns_when_the_users_config_adds_package_sources(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.machine import EnvInfo, Machine, OsInfo, PythonInfo
+
+    base = Machine(os=OsInfo(system="linux", arch="x86_64"), python=PythonInfo(version="3.11.7"))
+    leaky = base.to_json()
+    leaky["env"]["index_settings"] = {"pip /etc/pip.conf [global] extra-index-url": "https://mirror/simple"}
+    for profile, expect in ((leaky, True), (base.to_json(), False)):
+        path = tmp_path / "host.json"
+        path.write_text(json.dumps(profile))
+        assert main(["plan", "--json", "--host", str(path)]) == 0
+        warnings = json.loads(capsys.readouterr().out)["data"]["warnings"]
+        assert any("extra-index-url" in w and "PIP_EXTRA_INDEX_URL=" in w for w in warnings) is expect
+    assert EnvInfo().index_settings == {}

@@ -12,6 +12,7 @@ Exit status 3 when nothing works on this host (the reasons and rejections say wh
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import IO, Any, Dict, List, Optional, Tuple
 
@@ -177,10 +178,34 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     return plan_result("plan", args, plan, machine, request)
 
 
+_EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
+                  "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS")
+
+
+def extra_sources_warning(machine: Machine) -> Optional[str]:
+    """pip and uv add configured extra indexes to any --index-url: say where that happens.
+
+    Then a same-named package on such an index can still win over the PyTorch index.
+    """
+    found = [key for key in machine.env.index_settings if key.endswith(_EXTRA_SOURCES)]
+    found += [key for key in machine.env.variables if key in _EXTRA_SOURCES]
+    if not found:
+        return None
+    return ("your pip/uv configuration adds package sources to every install ("
+            + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
+            "same-named package there could still win. Run the torch command with "
+            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "
+            "install` do it")
+
+
 def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Machine,
                 request: Request) -> Result:
     commands = _commands(plan)
     data = plan_json(plan, machine, commands)
+    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
+    if leak:
+        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
+        data["warnings"] = list(plan.warnings)
     exit_code = ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION
     fmt: Optional[str] = getattr(args, "fmt", None)
     text: Optional[str] = None
