@@ -473,7 +473,7 @@ def test_quick_verdict_lines() -> None:
 
     host = _ReplayHost("noise\n" + json.dumps(report("2.13.0+cpu", None)))
     lines = quick_verdict(gpu_host(), "/env/bin/python", host=host)
-    assert lines[0] == "Doctor   torch 2.13.0+cpu (cpu): 1 error(s), 0 warning(s)"
+    assert lines[0] == "Doctor   torch 2.13.0+cpu (cpu) in /env/bin/python: 1 error"
     assert lines[1].startswith("  error[cpu-build-on-gpu-host] torch 2.13.0+cpu is a CPU-only build")
     assert lines[-1] == "  run `torchsmith doctor --python /env/bin/python` for the facts and the fix"
     assert host.calls == [["/env/bin/python", snippet_path("inspect_env.py")]]  # --quick: torch not imported
@@ -561,7 +561,7 @@ def test_quick_verdict_from_a_cli_context(tmp_path: Any) -> None:
     host = _ReplayHost(json.dumps(report("2.13.0+cpu", None)))
     lines = quick_verdict(Context(args, environ={}), host=host)
     assert (
-        lines[0] == "Doctor   torch 2.13.0+cpu (cpu): 1 error(s), 0 warning(s)"
+        lines[0] == "Doctor   torch 2.13.0+cpu (cpu) in /env/bin/python: 1 error"
     )  # --gpu 8.6 over the profile
     assert host.calls[0][0] == "/env/bin/python"
 

@@ -142,8 +142,10 @@ def quick_verdict(target: Any, python: Optional[str] = None, host: Optional[Host
     problems = [f for f in diagnosis.findings if f.severity in ("error", "warning")]
     if not problems:
         return [f"Doctor   {what}: no problems found (quick check; `torchsmith doctor` imports torch too)"]
-    lines = [f"Doctor   {what}: {len(diagnosis.errors)} error(s), "
-             f"{len(problems) - len(diagnosis.errors)} warning(s)"]
+    errors, warnings = len(diagnosis.errors), len(problems) - len(diagnosis.errors)
+    counts = [f"{n} {word}{'s' if n > 1 else ''}" for n, word in ((errors, "error"), (warnings, "warning"))
+              if n]
+    lines = [f"Doctor   {what} in {interpreter}: {', '.join(counts)}"]
     lines.extend(f"  {f.severity}[{f.code}] {f.title}" for f in problems[:3])
     command = "torchsmith doctor" + (f" --python {shlex.quote(interpreter)}" if python else "")
     lines.append(f"  run `{command}` for the facts and the fix")
