@@ -143,7 +143,8 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
             f"{plan.accelerator}, {plan.variant}")
         out.write(f"Plan for {plan.platform}, Python {plan.python} ({build}):\n")
         for pin in plan.packages:
-            where = pin.wheel_url or pin.index_url or pin.find_links or "default index"
+            where = pin.wheel_url or pin.index_url or pin.find_links or (
+                "build from source (see below)" if pin.variant == "source" else "default index")
             out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
     else:
         out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
