@@ -34,7 +34,8 @@ COMMANDS = [
 @pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:2]) or "summary" for a in COMMANDS])
 def test_works_without_a_network(argv: list) -> None:  # type: ignore[type-arg]
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(dict.fromkeys(("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"), CLOSED))
+    proxies = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy")
+    env.update(dict.fromkeys(proxies, CLOSED))
     done = subprocess.run([sys.executable, "-m", "torchsmith", *argv], capture_output=True, text=True,
                           env=env, timeout=120, check=False)
     # doctor may find problems (4) and build-env may report blockers; neither is a network failure.
