@@ -30,11 +30,8 @@ DEFAULT_VENV = ".venv"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_request_options(parser)
-    for action in parser._actions:  # the shared --installer: install runs uv or pip only
-        if action.dest == "installer":
-            action.choices = ("uv", "pip")
-            action.help = "the installer to run (default: uv when present, else pip)"
+    add_request_options(parser, installers=("uv", "pip"),
+                        installer_help="the installer to run (default: uv when present, else pip)")
     where = parser.add_argument_group("where")
     where.add_argument("--venv", metavar="PATH",
                        help=f"the venv to install into: created when missing (default: {DEFAULT_VENV})")

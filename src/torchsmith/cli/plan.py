@@ -26,16 +26,18 @@ INSTALLERS = ("pip", "uv", "conda", "pixi")
 TORCH_INDEX_ENV = "TORCHSMITH_TORCH_INDEX"
 
 
-def add_request_options(parser: argparse.ArgumentParser) -> None:
-    """The request flags `plan` shares with `install`."""
+def add_request_options(parser: argparse.ArgumentParser,
+                        installers: Tuple[str, ...] = INSTALLERS,
+                        installer_help: str = "the installer the commands are for (default: pip)",
+                        ) -> None:
+    """The request flags `plan` shares with `install` (which runs only some installers)."""
     parser.add_argument("requirements", nargs="*", metavar="REQUIREMENT",
                         help="what to install, as pip requirements (default: torch torchvision torchaudio)")
     parser.add_argument("-r", "--requirement", dest="requirement_files", action="append", default=[],
                         metavar="FILE", help="read requirements from a pip requirements file")
     parser.add_argument("--project", metavar="PYPROJECT",
                         help="read [project].dependencies from a pyproject.toml")
-    parser.add_argument("--installer", choices=INSTALLERS, default=None,
-                        help="the installer the commands are for (default: pip)")
+    parser.add_argument("--installer", choices=installers, default=None, help=installer_help)
     parser.add_argument("--torch-index", metavar="URL",
                         help=f"a mirror of the PyTorch wheel index (also ${TORCH_INDEX_ENV})")
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
