@@ -100,7 +100,12 @@ def test_console_entry_points_run_as_a_user_would(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "torchsmith"], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    assert "System" in done.stdout and "Python" in done.stdout
+    # The three parts, about this interpreter: the machine, the environment's verdict, the install.
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert re.search(rf"^  Python +CPython {re.escape(version)}\.\d+ .*{re.escape(sys.executable)}$",
+                     done.stdout, re.M), done.stdout
+    assert re.search(rf"^  Doctor +.*{re.escape(sys.executable)}", done.stdout, re.M), done.stdout
+    assert re.search(r"^Recommended install\n  torch==\d+\.\d+", done.stdout, re.M), done.stdout
 
 
 def test_no_arguments_gives_machine_verdict_and_recommendation(
@@ -110,7 +115,8 @@ def test_no_arguments_gives_machine_verdict_and_recommendation(
     out = capsys.readouterr().out
     assert code == 0
     assert "GeForce GTX 1080 (sm_61)" in out
-    assert "Doctor" in out  # the quick verdict of this interpreter's environment
+    # The quick verdict names the interpreter it looked at: this one (no environment is activated).
+    assert re.search(rf"^  Doctor +.*{re.escape(sys.executable)}", out, re.M), out
     recommended = out.split("Recommended install", 1)[1]
     # Pascal is only in the cu126 builds (no sm_6x in cu128+).
     assert "+cu126" in recommended and "--index-url" in recommended

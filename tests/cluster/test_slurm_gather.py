@@ -6,7 +6,6 @@ import json
 import os
 import shlex
 import sys
-import time
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -118,10 +117,8 @@ def slurm_env(slurm_cluster: SlurmCluster, monkeypatch: pytest.MonkeyPatch) -> S
 @pytest.mark.slow
 def test_fleet_gathers_every_node_of_a_real_cluster(slurm_env: SlurmCluster, tmp_path: Any,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.monotonic()
     code = main(["fleet", "--slurm", "--partition", slurm_env.partition, "--timeout", "30",
                  "--probe-command", _probe_command(), "--save-profiles", str(tmp_path), "--json"])
-    seconds = time.monotonic() - started
     doc = json.loads(capsys.readouterr().out)
     assert code == 0, doc
     data = doc["data"]
@@ -131,8 +128,6 @@ def test_fleet_gathers_every_node_of_a_real_cluster(slurm_env: SlurmCluster, tmp
     assert sorted(os.listdir(tmp_path)) == ["node1.json", "node2.json", "node3.json"]
     saved = json.loads((tmp_path / "node2.json").read_text())
     assert saved["scheduler"]["variables"]["SLURMD_NODENAME"] == "node2"
-    assert data["gather"]["seconds"] < 30
-    print(f"\nSlurm gather of 3 nodes: {data['gather']['seconds']:.2f}s (whole command {seconds:.2f}s)")
 
 
 @pytest.mark.slow

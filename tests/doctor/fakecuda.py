@@ -1,6 +1,8 @@
-"""A fake CUDA torch for the doctor's small-model timing: a simulated GPU with a real clock.
+"""A fake CUDA torch for the doctor's small-model timing: a simulated GPU with a virtual clock.
 
-Every op "launches" kernels: the CPU pays ``launch_ms`` (a real sleep), the simulated GPU runs
+Importing it replaces ``time.perf_counter`` and ``time.sleep`` in the child with a virtual clock,
+so every figure is exact whatever the machine's load. Every op "launches" kernels: the CPU pays
+``launch_ms`` (a virtual sleep), the simulated GPU runs
 them in order for ``kernel_ms`` each, starting when it is free. CUDA events are stamped with the
 time the GPU reaches them, ``synchronize`` waits for the queue to drain, ``torch.cuda._sleep``
 queues a spin of ``cycles / 1e6`` ms (a 1 GHz clock), and a TorchDispatchMode sees every op.
@@ -31,6 +33,21 @@ from torch import version
 __version__ = version.__version__
 _KERNEL_MS, _LAUNCH_MS = {kernel_ms!r}, {launch_ms!r}
 _gpu = {{"free_at": 0.0}}
+_clock = [0.0]
+
+
+def _now():
+    return _clock[0]
+
+
+def _pass(seconds):
+    _clock[0] += max(0.0, seconds)
+
+
+# A virtual clock for this process: only launches and waits move it, so the machine's load
+# (another job, one core) cannot change what the snippet measures.
+time.perf_counter = _now
+time.sleep = _pass
 
 
 def _kernel(ms):

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -85,9 +84,8 @@ def test_hanging_torch_import_is_killed_at_the_timeout(
 ) -> None:
     site = tmp_path / "site"
     write_torch(site, "2.5.1+cu124", cuda="12.4", init=HANGING_INIT)
-    started = time.monotonic()
+    # The import sleeps 600 s: the doctor returning at all, with this finding, proves the kill.
     code, data = run_doctor(capsys, monkeypatch, path_env(site), "--no-gpu", "--timeout", "2")
-    assert time.monotonic() - started < 12
     assert code == ExitCode.PROBLEMS_FOUND
     assert data["findings"][0]["code"] == "torch-import-hangs"
     assert data["findings"][0]["title"] == "`import torch` did not finish within 2 s (killed)"

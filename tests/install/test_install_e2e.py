@@ -242,6 +242,14 @@ def test_a_conda_prefix_gets_an_environment_export(package_index: IndexServer,
     assert "index-url" not in export
 
 
+_WITH_DEFAULT_SIGNALS = (
+    "import os, signal, sys\n"
+    "for name in ('SIGINT', 'SIGTERM'):\n"
+    "    signal.signal(getattr(signal, name), signal.SIG_DFL)\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])\n"
+)
+
+
 def _children(pid: int) -> List[int]:
     kids: List[int] = []
     for task in os.listdir(f"/proc/{pid}/task"):
@@ -259,7 +267,9 @@ def test_an_interrupted_install_restores_the_environment_exactly(
     venv = _small_env(tmp_path, env, package_index)
     before = tree_digest(venv)
     package_index.stall(f"{package}-")
-    argv = [sys.executable, "-m", "torchsmith", "install", "--yes",
+    # A batch runner (nohup, `trap '' INT`) starts us with SIGINT ignored, and an ignored signal stays
+    # ignored across exec: put the default back in the child so Python turns SIGINT into Ctrl-C.
+    argv = [sys.executable, "-c", _WITH_DEFAULT_SIGNALS, "-m", "torchsmith", "install", "--yes",
             "--torch-index", package_index.url + "/pytorch", "--python", str(venv / "bin" / "python"),
             "--no-gpu", "torch==2.7.1", "torchvision", package]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from torchsmith.cli import main
+from torchsmith.kb import DATA_DIR
 from torchsmith.kb.loader import version_key
 from torchsmith.kb.model import TABLE_FILES
 
@@ -18,7 +20,8 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kb", "info", "--json"]) == 0
     envelope = json.loads(capsys.readouterr().out)
     data = envelope["data"]
-    assert envelope["kb_version"] == data["kb_version"] == "2026.11.22"
+    manifest = json.loads((Path(DATA_DIR) / "manifest.json").read_text(encoding="utf-8"))
+    assert envelope["kb_version"] == data["kb_version"] == manifest["kb_version"]
     assert data["overlay"] is None
     assert (data["newest_release"], data["oldest_release"]) == ("2.15.0", "1.0.0")
     assert set(data["tables"]) == set(TABLE_FILES)

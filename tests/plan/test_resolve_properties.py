@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, List, Sequence, Tuple
 
 import pytest
@@ -111,23 +110,6 @@ def test_matrix_agrees_with_the_resolver() -> None:
     row = next(r for r in rows if r.torch == plan.package("torch").version and r.variant == plan.variant)  # type: ignore[union-attr]
     assert row.works
     assert not any(r.works for r in rows if r.kind == "cuda" and r.variant.startswith("cu13"))
-
-
-@pytest.mark.parametrize("spec", [
-    {"gpus": ["8.9:RTX 4090"], "driver": "580.65.06"},
-    {"gpus": ["7.0:V100", "10.0:B200"], "driver": "580.65.06"},
-    {"platform": "macos-arm64", "python": "3.12"},
-    {"platform": "linux-aarch64", "python": "3.8", "jetson": "35.2.1"},
-    {"rocm_gfx": ["gfx1031"]},
-])
-def test_resolve_is_fast(spec: Any) -> None:
-    machine = host(**spec)
-    resolve(machine, Request(), KB)  # the KB index is built once per knowledge base
-    start = time.perf_counter()
-    for _ in range(20):
-        resolve(machine, Request(), KB)
-    per_call = (time.perf_counter() - start) / 20
-    assert per_call < 0.05, f"{per_call * 1000:.1f} ms per resolve"  # target 10 ms; CI slack
 
 
 def test_matrix_on_a_jetson_points_to_the_jetpack_wheel() -> None:
