@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
 
 __all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
@@ -45,6 +46,9 @@ class Explanation:
     cause: str
     fix: List[str]
     host_facts: List[str] = field(default_factory=list)
+    # No single cause proven: (cause, the check that tells it apart) for each one.
+    candidates: List[Tuple[str, str]] = field(default_factory=list)
+    kb_facts: Dict[str, str] = field(default_factory=dict)  # computed from the knowledge base
 
     def to_json(self) -> Dict[str, Any]:
         sig = self.signature
@@ -60,6 +64,8 @@ class Explanation:
             "related_finding": sig.related_finding,
             "priority": sig.priority,
             "sources": list(sig.sources),
+            "candidates": [{"cause": cause, "check": check} for cause, check in self.candidates],
+            "kb_facts": dict(self.kb_facts),
         }
 
 
@@ -99,6 +105,7 @@ _NORMALISERS: Dict[str, Callable[[str], Any]] = {
     "compiled_cudnn": _cudnn,
     "runtime_cudnn": _cudnn,
     "arch_list": lambda raw: raw.split(),
+    "nvjitlink_needed": lambda raw: raw.replace("_", "."),
 }
 
 
@@ -156,7 +163,17 @@ def _search(pattern: Pattern[str], needle: str, text: str, pos: int) -> Optional
     return pattern.search(text, pos)
 
 
+_BEFORE_CHARS = 400  # of the match's line that `before` / `not_before` regexes see
+
+
 def _near(sig: Signature, text: str, match: Match[str]) -> bool:
+    if sig.before or sig.not_before:
+        start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - _BEFORE_CHARS)
+        leading = text[start:match.start()]
+        if sig.before and not any(pattern.search(leading) for pattern in sig.before):
+            return False
+        if any(pattern.search(leading) for pattern in sig.not_before):
+            return False
     if not sig.near:
         return True
     window = _detail_window(text, match.start())
@@ -249,6 +266,24 @@ PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` name
              "works there, and `torchsmith install`, run there, installs and verifies it")
 
 
+def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[str]:
+    fix = [render_text(step, facts) for step in sig.fix]
+    first = [render_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
+    if sig.fix_with_plan:
+        first.insert(0, PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
+    return [step for step in first + [s for s in fix if s not in first] if step]
+
+
+def _default_kb() -> Optional[KnowledgeBase]:
+    from torchsmith.errors import TorchsmithError
+    from torchsmith.kb import load_kb
+
+    try:
+        return load_kb()
+    except TorchsmithError:  # a broken overlay: explain without knowledge-base facts
+        return None
+
+
 def explain(
     text: str,
     catalog: Catalog,
@@ -256,27 +291,37 @@ def explain(
     plan_args: str = "",
     *,
     machine_probed: bool = True,
+    kb: Optional[KnowledgeBase] = None,
 ) -> List[Explanation]:
     """The explanations of every known signature in ``text``; with a machine, its facts too.
 
     ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``);
     ``machine_probed`` is False for a machine made of stated facts only (see ``host_facts``).
+    ``kb`` gives the facts some signatures compute from the data (the packaged one by default).
     """
+    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
     from torchsmith.explain.host import host_facts
 
+    found_list = find_signatures(text, catalog)
+    if not found_list:
+        return []
+    if kb is None:
+        kb = _default_kb()
+    jetson = jetson_context(text, machine, kb)
     explanations = []
-    for found in find_signatures(text, catalog):
+    for found in found_list:
         sig = found.signature
-        fix = [render_text(step, found.facts) for step in sig.fix]
-        if sig.fix_with_plan:
-            fix.insert(0, PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
+        derived = kb_facts(sig.kb_facts, found.facts, kb)
+        facts = {**found.facts, **derived}
         explanations.append(Explanation(
             signature=sig,
             line=found.line,
             excerpt=found.excerpt,
-            facts=found.facts,
-            cause=render_text(sig.cause, found.facts),
-            fix=fix,
-            host_facts=host_facts(sig.host_facts, found.facts, machine, looked=machine_probed),
+            facts=dict(found.facts),
+            kb_facts=derived,
+            cause=render_text(sig.cause, facts),
+            fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
+            host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
+            candidates=[(render_text(cause, facts), render_text(check, facts)) for cause, check in sig.candidates],
         ))
     return explanations
