@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.explain.test_signatures import CATALOG, read_sample
+
 from torchsmith.explain import explain
 from torchsmith.kb import load_kb
 from torchsmith.machine import JetsonInfo, Machine, OsInfo
@@ -33,7 +34,8 @@ def test_a_gpu_too_old_for_every_release_gets_the_real_ways_out() -> None:
     item = one(text)
     # Computed from the KB's arch lists: no release there carries sm_35.
     kb = load_kb()
-    carried = {a for r in kb.table("releases") for v in r.variants for s in v.sass_by_platform.values() for a in s}
+    carried = {arch for r in kb.table("releases") for v in r.variants
+               for archs in v.sass_by_platform.values() for arch in archs}
     assert "sm_35" not in carried
     assert "no torch release in torchsmith's data" in item.cause and "sm_35" in item.cause
     joined = "\n".join(item.fix)
@@ -64,7 +66,8 @@ def test_the_conda_channel_end_is_cited_from_the_data() -> None:
 
 def test_a_cpu_torch_under_a_cuda_extension_is_replaced_first() -> None:
     text = ("torch 2.1.0+cpu\n"
-            "ImportError: /env/lib/python3.10/site-packages/ext/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
+            "ImportError: /env/lib/python3.10/site-packages/ext/_C.so: "
+            "undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
     item = one(text)
     assert item.signature.id == "extension-abi-mismatch"
     assert "CPU build (2.1.0+cpu)" in item.fix[0] and "--force-reinstall torch" in item.fix[0]
@@ -83,7 +86,8 @@ def test_on_a_jetson_no_desktop_advice_but_nvidias_wheels() -> None:
     _, text = read_sample(CORPUS / "driver-too-old--1.txt")
     desktop = one(text)
     assert any(word in step for step in desktop.fix for word in DESKTOP)
-    jetson = Machine(os=OsInfo(system="linux", arch="aarch64"), jetson=JetsonInfo(l4t="35.2.1", jetpack="5.1"))
+    jetson = Machine(os=OsInfo(system="linux", arch="aarch64"),
+                     jetson=JetsonInfo(l4t="35.2.1", jetpack="5.1"))
     item = one(text, jetson)
     assert not any(word in step for step in item.fix for word in DESKTOP)
     joined = "\n".join(item.fix)

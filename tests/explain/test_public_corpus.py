@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, NamedTuple, Set
 
 from tests.explain.test_signatures import CATALOG, read_sample
+
 from torchsmith.explain import find_signatures
 
 HERE = Path(__file__).parent

@@ -34,8 +34,8 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "signatu
 
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({
-    "apple", "container", "driver", "glibc", "gpus", "jetson", "ld_library_path", "platform", "python", "rocm",
-    "toolkits", "visible_devices", "wsl",
+    "apple", "container", "driver", "glibc", "gpus", "jetson", "ld_library_path", "platform", "python",
+    "rocm", "toolkits", "visible_devices", "wsl",
 })
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -201,7 +201,8 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     if unknown_facts:
         raise _invalid(where, f"fix_if names {unknown_facts[0]!r}, which this signature cannot carry")
     # A fix_if step is used only when its fact is there.
-    texts = [(text, in_every_pattern) for text in (sig.cause, *sig.fix, *(t for pair in sig.candidates for t in pair))]
+    plain = (sig.cause, *sig.fix, *(t for pair in sig.candidates for t in pair))
+    texts = [(text, in_every_pattern) for text in plain]
     texts.extend((step, in_every_pattern | {name}) for name, steps in sig.fix_if for step in steps)
     for text, present in texts:
         for match in PLACEHOLDER.finditer(text):

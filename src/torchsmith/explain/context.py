@@ -49,7 +49,8 @@ def _arch_last_release(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[
         return f"the last torch release whose binaries carry {arch} is {best[0]} ({best[1]})"
     if oldest_listed is None:
         return None
-    return (f"no torch release in torchsmith's data (arch lists back to {oldest_listed}) ships {arch} kernels, "
+    return (f"no torch release in torchsmith's data (arch lists back to {oldest_listed}) ships {arch} "
+            f"kernels, "
             f"so no binary of any current release runs on it")
 
 
@@ -109,7 +110,8 @@ def _jetpack_of_build(build: str, kb: KnowledgeBase) -> Optional[JetPack]:
     return None
 
 
-def jetson_context(text: str, machine: Optional[Machine], kb: Optional[KnowledgeBase]) -> Optional[JetsonContext]:
+def jetson_context(text: str, machine: Optional[Machine],
+                   kb: Optional[KnowledgeBase]) -> Optional[JetsonContext]:
     """A Jetson, when the machine or the text shows one; its JetPack when that is known."""
     wheel = _AARCH64_WHEEL.search(text)
     wheel_python = f"3.{wheel.group(1)}" if wheel else None
@@ -146,12 +148,13 @@ def _upstream_wheels(jetpack: Optional[JetPack]) -> bool:
 def _jetson_steps(ctx: JetsonContext) -> List[str]:
     jp = ctx.jetpack
     if jp is None:
-        return ["On a Jetson only NVIDIA's torch builds for its JetPack run (no pytorch.org wheels, no desktop "
-                "driver): read the L4T release (cat /etc/nv_tegra_release), then `torchsmith plan --jetson <L4T>` "
-                "names NVIDIA's wheel for that JetPack"]
+        return ["On a Jetson only NVIDIA's torch builds for its JetPack run (no pytorch.org wheels, "
+                "no desktop driver): read the L4T release (cat /etc/nv_tegra_release), then "
+                "`torchsmith plan --jetson <L4T>` names NVIDIA's wheel for that JetPack"]
     label = f"JetPack {jp.jetpack} (L4T {jp.l4t}, Python {jp.python})"
     if jp.index_url:
-        steps = [f"{label}: install NVIDIA's torch for this JetPack: pip install torch --index-url {jp.index_url}"]
+        steps = [f"{label}: install NVIDIA's torch for this JetPack: "
+                 f"pip install torch --index-url {jp.index_url}"]
     elif jp.wheels:
         steps = [f"{label}: install NVIDIA's torch wheel for this JetPack with its Python {jp.python}: "
                  f"pip install {jp.wheels[0].url}"]
@@ -159,7 +162,8 @@ def _jetson_steps(ctx: JetsonContext) -> List[str]:
         steps = [f"{label}: NVIDIA lists no torch wheel for this exact release in torchsmith's data: "
                  f"`torchsmith plan --jetson {jp.l4t}` names the nearest one"]
     if ctx.wheel_python and ctx.wheel_python != jp.python:
-        steps.append(f"The wheel in the text is for Python {ctx.wheel_python}, but {label} ships Python {jp.python}: "
+        steps.append(f"The wheel in the text is for Python {ctx.wheel_python}, "
+                     f"but {label} ships Python {jp.python}: "
                      f"use this JetPack's wheel, not a Python {ctx.wheel_python} environment")
     if jp.prerequisites:
         steps.append(f"Its prerequisites: sudo apt-get install {' '.join(jp.prerequisites)}")

@@ -322,6 +322,7 @@ def explain(
             cause=render_text(sig.cause, facts),
             fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
             host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
-            candidates=[(render_text(cause, facts), render_text(check, facts)) for cause, check in sig.candidates],
+            candidates=[(render_text(cause, facts), render_text(check, facts))
+                        for cause, check in sig.candidates],
         ))
     return explanations
