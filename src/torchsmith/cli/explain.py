@@ -122,6 +122,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     catalog = load_catalog(args.signatures)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
+    if not plan_args and getattr(args, "jetson", None):
+        plan_args = f"--jetson {shlex.quote(args.jetson)}"
     explanations = explain(text, catalog, machine, plan_args=plan_args,
                            machine_probed=machine_source != STATED)
     recognised = bool(explanations)

@@ -155,11 +155,17 @@ _Hit = Tuple[Signature, int, int, Dict[str, Any]]  # signature, start, end, fact
 _NEAR_TRIES = 1000  # matches of one pattern examined for one whose surroundings fit `near`
 
 
-def _search(pattern: Pattern[str], needle: str, text: str, pos: int) -> Optional[Match[str]]:
+def _search(pattern: Pattern[str], needle: str, text: str, pos: int,
+            seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     if needle:  # a match starts with the needle, so none can start before its first occurrence
-        pos = text.find(needle, pos)
-        if pos < 0:
+        first = seen.get(needle) if seen is not None else None
+        if first is None or 0 <= first < pos:
+            first = text.find(needle, pos)
+            if seen is not None and pos == 0:
+                seen[needle] = first  # patterns sharing a needle search for it once
+        if first < 0:
             return None
+        pos = first
     return pattern.search(text, pos)
 
 
@@ -181,17 +187,18 @@ def _near(sig: Signature, text: str, match: Match[str]) -> bool:
 
 
 def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
-                 pos: int) -> Optional[Match[str]]:
+                 pos: int, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
-        match = _search(pattern, needle, text, pos)
+        match = _search(pattern, needle, text, pos, seen)
         if match is None or _near(sig, text, match):
             return match
         pos = match.start() + 1
     return None
 
 
-def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
-    matches = [m for m in (_first_match(sig, p, n, text, pos) for p, n in zip(sig.patterns, sig.needles))
+def _first_hit(sig: Signature, text: str, pos: int = 0,
+               seen: Optional[Dict[str, int]] = None) -> Optional[_Hit]:
+    matches = [m for m in (_first_match(sig, p, n, text, pos, seen) for p, n in zip(sig.patterns, sig.needles))
                if m is not None]
     if not matches:
         return None
@@ -211,7 +218,8 @@ def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
 
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     """Every signature that occurs in ``text``, most fundamental first, then by position."""
-    hits: List[_Hit] = [hit for hit in (_first_hit(sig, text) for sig in catalog.signatures) if hit]
+    seen: Dict[str, int] = {}  # needle -> its first position in text (-1: absent)
+    hits: List[_Hit] = [hit for hit in (_first_hit(sig, text, 0, seen) for sig in catalog.signatures) if hit]
     # A signature that explains a span better replaces the ones it supersedes inside that span;
     # they still count where they occur outside it.
     spans: Dict[str, List[Tuple[int, int]]] = {}
