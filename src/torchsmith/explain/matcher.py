@@ -187,7 +187,7 @@ def _near(sig: Signature, text: str, match: Match[str]) -> bool:
 
 
 def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
-                 pos: int, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
+                 pos: int, *, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
         match = _search(pattern, needle, text, pos, seen)
         if match is None or _near(sig, text, match):
@@ -198,8 +198,8 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
 
 def _first_hit(sig: Signature, text: str, pos: int = 0,
                seen: Optional[Dict[str, int]] = None) -> Optional[_Hit]:
-    matches = [m for m in (_first_match(sig, p, n, text, pos, seen) for p, n in zip(sig.patterns, sig.needles))
-               if m is not None]
+    tries = (_first_match(sig, p, n, text, pos, seen=seen) for p, n in zip(sig.patterns, sig.needles))
+    matches = [m for m in tries if m is not None]
     if not matches:
         return None
     matches.sort(key=lambda m: m.start())
