@@ -55,6 +55,8 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
 
 def _driver(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     nv = m.nvidia
+    if m.jetson is not None and nv is None:  # no desktop driver: it comes with the L4T release
+        return [f"Jetson: the GPU driver is part of L4T {m.jetson.l4t or '(release unknown)'}"]
     if nv is None or not (nv.driver_version or nv.driver_cuda):
         return [NO_DRIVER]
     line = f"NVIDIA driver {nv.driver_version or 'version unknown'}"
