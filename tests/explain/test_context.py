@@ -109,3 +109,13 @@ def test_a_cp36_wheel_on_jetpack_5_is_not_told_to_make_a_python_36_venv() -> Non
     joined = "\n".join(one(text, jetson).fix)
     assert "download.pytorch.org" not in joined
     assert "ships Python 3.8: use this JetPack's wheel, not a Python 3.6 environment" in joined
+
+
+def test_a_cpu_torch_under_a_missing_cuda_library_is_replaced_first() -> None:
+    text = ("torch==2.0.1+cpu\n"
+            "OSError: libc10_cuda.so: cannot open shared object file: No such file or directory\n")
+    item = one(text)
+    assert item.signature.id == "torch-library-missing"
+    assert item.fix[0].startswith("The installed torch is a CPU build (2.0.1+cpu)")
+    without = one(text.replace("+cpu", "+cu118"))
+    assert "CPU build" not in without.fix[0]
