@@ -119,3 +119,20 @@ def test_a_cpu_torch_under_a_missing_cuda_library_is_replaced_first() -> None:
     assert item.fix[0].startswith("The installed torch is a CPU build (2.0.1+cpu)")
     without = one(text.replace("+cpu", "+cu118"))
     assert "CPU build" not in without.fix[0]
+
+
+def test_the_machine_and_the_log_add_evidence_to_an_unproven_symbol() -> None:
+    from torchsmith.machine import EnvInfo
+
+    text = ("$ echo $LD_LIBRARY_PATH\n/usr/local/nccl-2.10/lib:/usr/local/cuda-11.8/lib64\n"
+            "ImportError: /env/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so: "
+            "undefined symbol: ncclCommResume\n")
+    machine = Machine(os=OsInfo(system="linux", arch="x86_64"),
+                      env=EnvInfo(variables={"LD_LIBRARY_PATH": "/usr/local/nccl-2.10/lib"},
+                                  nccl_libraries=("/usr/local/nccl-2.10/lib/libnccl.so.2",)))
+    item = one(text, machine)
+    assert item.signature.id == "undefined-symbol" and item.candidates
+    logged = "/usr/local/nccl-2.10/lib:/usr/local/cuda-11.8/lib64"
+    assert item.fix[0].startswith(f"The log shows LD_LIBRARY_PATH={logged}")
+    assert "LD_LIBRARY_PATH=/usr/local/nccl-2.10/lib" in item.host_facts
+    assert any("/usr/local/nccl-2.10/lib/libnccl.so.2" in line for line in item.host_facts)

@@ -35,7 +35,7 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "signatu
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({
     "apple", "container", "driver", "glibc", "gpus", "jetson", "ld_library_path", "platform", "python",
-    "rocm", "toolkits", "visible_devices", "wsl",
+    "rocm", "system_libraries", "toolkits", "visible_devices", "wsl",
 })
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

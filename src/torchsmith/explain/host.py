@@ -186,6 +186,18 @@ def _ld_library_path(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     return lines
 
 
+def _system_libraries(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    """cuDNN/NCCL copies on LD_LIBRARY_PATH or the system paths: the loader may pick them first."""
+    lines = []
+    if m.env.nccl_libraries:
+        lines.append(f"System NCCL libraries that can be loaded instead of torch's: "
+                     f"{', '.join(m.env.nccl_libraries)}")
+    if m.env.cudnn_libraries:
+        lines.append(f"System cuDNN libraries that can be loaded instead of torch's: "
+                     f"{', '.join(m.env.cudnn_libraries)}")
+    return lines
+
+
 _RENDER: Dict[str, Callable[[Machine, Mapping[str, Any]], List[str]]] = {
     "apple": _apple,
     "container": _container,
@@ -197,6 +209,7 @@ _RENDER: Dict[str, Callable[[Machine, Mapping[str, Any]], List[str]]] = {
     "platform": _platform,
     "python": _python,
     "rocm": _rocm,
+    "system_libraries": _system_libraries,
     "toolkits": _toolkits,
     "visible_devices": _visible_devices,
     "wsl": _wsl,
