@@ -136,3 +136,25 @@ def test_the_machine_and_the_log_add_evidence_to_an_unproven_symbol() -> None:
     assert item.fix[0].startswith(f"The log shows LD_LIBRARY_PATH={logged}")
     assert "LD_LIBRARY_PATH=/usr/local/nccl-2.10/lib" in item.host_facts
     assert any("/usr/local/nccl-2.10/lib/libnccl.so.2" in line for line in item.host_facts)
+
+
+def test_a_pinned_version_that_was_never_released_is_named_first() -> None:
+    _, text = read_sample(PUBLIC / "no-matching-distribution--3.txt")  # torch==1.15.0
+    item = one(text)
+    assert item.fix[0].startswith("Torch 1.15.0 is not among the torch releases in torchsmith's data")
+    assert "torchsmith plan" in item.fix[1]
+    real = one(text.replace("1.15.0", "1.5.0"))  # a real release: no such claim
+    assert not any("is not among the torch releases" in step for step in real.fix)
+
+
+def test_an_arch_no_release_carries_gets_no_install_a_build_advice() -> None:
+    text = ("NVIDIA GeForce GTX 680 with CUDA capability sm_30 is not compatible with the current PyTorch "
+            "installation.\n")
+    item = one(text)
+    joined = "\n".join(item.fix)
+    assert "Another torch binary will not help" in joined and "torchsmith build-env" in joined
+    assert "Install a torch build whose arch list includes" not in joined
+    assert "torchsmith plan" not in joined
+    newer = one(text.replace("GTX 680", "RTX 5090").replace("sm_30", "sm_120"))
+    assert newer.fix[0].startswith("On the machine that shows this error")
+    assert any(step.startswith("The last torch release whose binaries carry sm_120 is") for step in newer.fix)

@@ -43,9 +43,11 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
-                    "supersedes", "near", "before", "not_before", "candidates", "fix_if", "kb_facts"))
+                    "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
+                    "kb_facts"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
-KB_FACTS = frozenset({"arch_last_release", "arch_toolkit", "conda_channel_last"})
+KB_FACTS = frozenset({"arch_last_release", "arch_never_released", "arch_toolkit", "conda_channel_last",
+                      "unknown_torch_release"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -143,6 +145,8 @@ class Signature:
     candidates: Tuple[Tuple[str, str], ...] = ()
     # Steps that go first when the match carries a fact (e.g. a +cpu torch under a CUDA extension).
     fix_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    # Steps that replace `fix` when the match carries a fact (the usual fix is wrong then).
+    fix_instead_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     kb_facts: Tuple[str, ...] = ()
 
     @property
@@ -197,13 +201,14 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     for pattern in sig.patterns[1:]:
         in_every_pattern &= set(pattern.groupindex)
     known = set(sig.groups) | set(sig.kb_facts)
-    unknown_facts = [name for name, _ in sig.fix_if if name not in known]
+    conditional = sig.fix_if + sig.fix_instead_if
+    unknown_facts = [name for name, _ in conditional if name not in known]
     if unknown_facts:
         raise _invalid(where, f"fix_if names {unknown_facts[0]!r}, which this signature cannot carry")
-    # A fix_if step is used only when its fact is there.
+    # A conditional step is used only when its fact is there.
     plain = (sig.cause, *sig.fix, *(t for pair in sig.candidates for t in pair))
     texts = [(text, in_every_pattern) for text in plain]
-    texts.extend((step, in_every_pattern | {name}) for name, steps in sig.fix_if for step in steps)
+    texts.extend((step, in_every_pattern | {name}) for name, steps in conditional for step in steps)
     for text, present in texts:
         for match in PLACEHOLDER.finditer(text):
             name, default = match.group(1), match.group(2)
@@ -295,6 +300,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
                             where, "not_before"),
         candidates=_candidates(raw.get("candidates", []), where),
         fix_if=_fix_if(raw.get("fix_if", {}), where),
+        fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
     )
     _check_placeholders(sig, where)

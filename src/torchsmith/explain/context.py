@@ -50,8 +50,13 @@ def _arch_last_release(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[
     if oldest_listed is None:
         return None
     return (f"no torch release in torchsmith's data (arch lists back to {oldest_listed}) ships {arch} "
-            f"kernels, "
-            f"so no binary of any current release runs on it")
+            f"kernels, so no binary of any current release runs on it")
+
+
+def _arch_never_released(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    """Set only when no release in the data carries the arch: another binary cannot help then."""
+    text = _arch_last_release(facts, kb)
+    return text if text and text.startswith("no torch release") else None
 
 
 def _arch_toolkit(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
@@ -61,6 +66,25 @@ def _arch_toolkit(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
         return None
     newest = max(rows, key=lambda row: version_tuple(row.cuda))
     return f"CUDA {newest.cuda} is the newest toolkit in torchsmith's data that compiles for {arch}"
+
+
+def _unknown_torch_release(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    """A pinned torch version that is not a release at all (torch==1.15.0), when the data covers it."""
+    requirement = facts.get("requirement")
+    pinned = re.fullmatch(r"torch==(\d+\.\d+\.\d+)(?:\+\w+)?", requirement or "") if isinstance(
+        requirement, str) else None
+    if pinned is None:
+        return None
+    versions = [release.version for release in kb.table("releases")]
+    if not versions:
+        return None
+    oldest = min(versions, key=version_tuple)
+    newest = max(versions, key=version_tuple)
+    wanted = pinned.group(1)
+    if wanted in versions or version_tuple(wanted) < version_tuple(oldest):
+        return None
+    return (f"torch {wanted} is not among the torch releases in torchsmith's data ({oldest} to {newest}): "
+            f"check the pinned version for a typo")
 
 
 def _conda_channel_last(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
@@ -73,7 +97,9 @@ def _conda_channel_last(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional
 
 _KB_FACTS = {
     "arch_last_release": _arch_last_release,
+    "arch_never_released": _arch_never_released,
     "arch_toolkit": _arch_toolkit,
+    "unknown_torch_release": _unknown_torch_release,
     "conda_channel_last": _conda_channel_last,
 }
 

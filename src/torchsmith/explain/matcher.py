@@ -275,11 +275,14 @@ PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` name
 
 
 def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[str]:
-    fix = [render_text(step, facts) for step in sig.fix]
+    instead = [steps for name, steps in sig.fix_instead_if if name in facts]
+    fix = [render_text(step, facts) for step in (instead[0] if instead else sig.fix)]
     first = [render_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
-    if sig.fix_with_plan:
-        first.insert(0, PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
-    return [step for step in first + [s for s in fix if s not in first] if step]
+    # After what the text itself settles (a typo, a CPU torch to replace); not when no build can help.
+    if sig.fix_with_plan and not instead:
+        first.append(PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
+    steps = [step for step in first + [s for s in fix if s not in first] if step]
+    return [step[0].upper() + step[1:] for step in steps]
 
 
 def _default_kb() -> Optional[KnowledgeBase]:
