@@ -181,3 +181,32 @@ def test_stated_facts_describe_the_machine_without_probing(capsys: pytest.Captur
     assert data["host"] == "the machine as stated"
     assert data["matches"][0]["host_facts"] == ["GPU 0: RTX 5090 (sm_120)",
                                                 "Not in the build's arch list: sm_120"]
+
+
+def test_on_a_stated_jetson_the_fix_is_nvidias_wheel(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "RuntimeError: The NVIDIA driver on your system is too old (found version 11040)."
+    assert main(["explain", "--no-probe", "--jetson", "35.2.1", text]) == 0
+    out = capsys.readouterr().out
+    assert "JetPack 5.1 (L4T 35.2.1, Python 3.8)" in out
+    assert "torchsmith plan --jetson 35.2.1" in out
+    assert "nvidia-smi" not in out and "download.pytorch.org" not in out
+
+
+def test_an_unknown_text_on_a_jetson_gets_jetson_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    envelope = run_json(capsys, "--no-probe", "--jetson", "35.2.1", "something odd happened")
+    checks = envelope["data"]["checks"]
+    assert "cat /etc/nv_tegra_release" in checks and "nvidia-smi" not in checks
+    assert main(["explain", "--no-probe", "something odd happened"]) == 0
+    assert "nvidia-smi" in capsys.readouterr().out
+
+
+def test_candidates_are_shown_and_carried_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    text = ("ImportError: /env/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so: "
+            "undefined symbol: ncclCommResume")
+    envelope = run_json(capsys, "--no-probe", text)
+    (match,) = envelope["data"]["matches"]
+    assert match["id"] == "undefined-symbol"
+    assert len(match["candidates"]) >= 2
+    assert all(set(c) == {"cause", "check"} for c in match["candidates"])
+    assert main(["explain", "--no-probe", text]) == 0
+    assert "Candidates (the text proves none of them):" in capsys.readouterr().out

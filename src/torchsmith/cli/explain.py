@@ -108,6 +108,13 @@ def _machine(args: argparse.Namespace, ctx: Context) -> Tuple[Optional[Machine],
     return machine, (f"host profile {args.host}" if args.host else "this machine")
 
 
+def _checks(machine: Optional[Machine]) -> List[str]:
+    """The generic checks; a Jetson has no nvidia-smi: its L4T release tells the stack."""
+    if machine is not None and machine.jetson is not None:
+        return [c if c != "nvidia-smi" else "cat /etc/nv_tegra_release" for c in GENERIC_CHECKS]
+    return list(GENERIC_CHECKS)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.explain import explain, load_catalog
 
@@ -115,6 +122,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     catalog = load_catalog(args.signatures)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
+    if not plan_args and getattr(args, "jetson", None):
+        plan_args = f"--jetson {shlex.quote(args.jetson)}"
     explanations = explain(text, catalog, machine, plan_args=plan_args,
                            machine_probed=machine_source != STATED)
     recognised = bool(explanations)
@@ -125,14 +134,15 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         "host": machine_source,
         "signatures": {"version": catalog.version, "count": len(catalog.signatures)},
     }
+    checks = _checks(machine)
     if not recognised:
-        data["checks"] = list(GENERIC_CHECKS)
+        data["checks"] = checks
 
     def human(out: IO[str]) -> None:
         if not recognised:
             out.write(f"Not recognised: none of the {len(catalog.signatures)} known failure signatures "
                       f"matches this text.\nNo cause is guessed. Worth running:\n")
-            out.writelines(f"  {check}\n" for check in GENERIC_CHECKS)
+            out.writelines(f"  {check}\n" for check in checks)
             return
         count = len(explanations)
         out.write("1 known failure in this text.\n" if count == 1
@@ -141,6 +151,9 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
             out.write(f"   > {item.excerpt}\n")
             out.write(f"   Cause: {item.cause}\n")
+            if item.candidates:
+                out.write("   Candidates (the text proves none of them):\n")
+                out.writelines(f"     - {cause}. Check: {check}\n" for cause, check in item.candidates)
             if item.host_facts:
                 out.write(f"   On {machine_source}: " + "; ".join(item.host_facts) + "\n")
             out.write("   Fix:\n")

@@ -20,6 +20,7 @@ __all__ = [
     "CATALOG_SCHEMA",
     "DEFAULT_PATH",
     "HOST_FACT_KINDS",
+    "KB_FACTS",
     "Catalog",
     "Signature",
     "literal_prefix",
@@ -33,8 +34,8 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "signatu
 
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({
-    "apple", "container", "driver", "glibc", "gpus", "platform", "python", "rocm", "toolkits",
-    "visible_devices", "wsl",
+    "apple", "container", "driver", "glibc", "gpus", "jetson", "ld_library_path", "platform", "python",
+    "rocm", "system_libraries", "toolkits", "visible_devices", "wsl",
 })
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -42,7 +43,11 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
-                    "supersedes", "near"))
+                    "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
+                    "kb_facts"))
+# Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
+KB_FACTS = frozenset({"arch_last_release", "arch_never_released", "arch_toolkit", "conda_channel_last",
+                      "unknown_torch_release"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -132,6 +137,17 @@ class Signature:
     needles: Tuple[str, ...] = ()  # literal_prefix() of each pattern
     # A match counts only if one of these also matches in the lines around it.
     near: Tuple[Pattern[str], ...] = ()
+    # ... and only if the same line before the match matches one of ``before`` (when given) and
+    # none of ``not_before``: which library a symbol is missing from, for instance.
+    before: Tuple[Pattern[str], ...] = ()
+    not_before: Tuple[Pattern[str], ...] = ()
+    # When the text cannot prove one cause: each candidate and the check that tells it apart.
+    candidates: Tuple[Tuple[str, str], ...] = ()
+    # Steps that go first when the match carries a fact (e.g. a +cpu torch under a CUDA extension).
+    fix_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    # Steps that replace `fix` when the match carries a fact (the usual fix is wrong then).
+    fix_instead_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    kb_facts: Tuple[str, ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -184,15 +200,47 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     in_every_pattern = set(sig.patterns[0].groupindex)
     for pattern in sig.patterns[1:]:
         in_every_pattern &= set(pattern.groupindex)
-    known = set(sig.groups)
-    for text in (sig.cause, *sig.fix):
+    known = set(sig.groups) | set(sig.kb_facts)
+    conditional = sig.fix_if + sig.fix_instead_if
+    unknown_facts = [name for name, _ in conditional if name not in known]
+    if unknown_facts:
+        raise _invalid(where, f"fix_if names {unknown_facts[0]!r}, which this signature cannot carry")
+    # A conditional step is used only when its fact is there.
+    plain = (sig.cause, *sig.fix, *(t for pair in sig.candidates for t in pair))
+    texts = [(text, in_every_pattern) for text in plain]
+    texts.extend((step, in_every_pattern | {name}) for name, steps in conditional for step in steps)
+    for text, present in texts:
         for match in PLACEHOLDER.finditer(text):
             name, default = match.group(1), match.group(2)
             if name not in known:
                 raise _invalid(where, f"placeholder {{{name}}} names no regex group of this signature")
-            if default is None and name not in in_every_pattern:
+            if default is None and name not in present:
                 raise _invalid(where, f"placeholder {{{name}}} is not in every pattern and needs a default "
                                       f"({{{name}|text}})")
+
+
+def _candidates(value: Any, where: str) -> Tuple[Tuple[str, str], ...]:
+    if not isinstance(value, list) or any(
+            not isinstance(c, Mapping) or set(c) != {"cause", "check"}
+            or not all(isinstance(v, str) and v.strip() for v in c.values()) for c in value):
+        raise _invalid(where, "'candidates' must be a list of {\"cause\": text, \"check\": text}")
+    if len(value) == 1:
+        raise _invalid(where, "'candidates' needs at least two causes (one is a cause, not candidates)")
+    return tuple((c["cause"], c["check"]) for c in value)
+
+
+def _fix_if(value: Any, where: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    if not isinstance(value, Mapping):
+        raise _invalid(where, "'fix_if' must map a fact name to a list of steps")
+    return tuple((str(name), _strings(steps, where, f"fix_if.{name}")) for name, steps in value.items())
+
+
+def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
+    names = _strings(value, where, "kb_facts", allow_empty=True)
+    unknown = sorted(set(names) - KB_FACTS)
+    if unknown:
+        raise _invalid(where, f"unknown kb_facts {', '.join(unknown)} (known: {', '.join(sorted(KB_FACTS))})")
+    return names
 
 
 def _signature(raw: Any, index: int, path: str) -> Signature:
@@ -247,6 +295,13 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
         needles=tuple(literal_prefix(p.pattern) for p in patterns),
         near=_compile(_strings(raw.get("near", []), where, "near", allow_empty=True), where, "near"),
+        before=_compile(_strings(raw.get("before", []), where, "before", allow_empty=True), where, "before"),
+        not_before=_compile(_strings(raw.get("not_before", []), where, "not_before", allow_empty=True),
+                            where, "not_before"),
+        candidates=_candidates(raw.get("candidates", []), where),
+        fix_if=_fix_if(raw.get("fix_if", {}), where),
+        fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
+        kb_facts=_kb_facts(raw.get("kb_facts", []), where),
     )
     _check_placeholders(sig, where)
     return sig

@@ -19,7 +19,8 @@ NO_GPU = "No NVIDIA GPU found"
 NO_DRIVER = "No NVIDIA driver found"
 NO_TOOLKIT = "No CUDA toolkit (nvcc) found"
 NO_ROCM = "No ROCm installation found"
-_ABSENCE = frozenset({NO_GPU, NO_DRIVER, NO_TOOLKIT, NO_ROCM})
+NO_LD_LIBRARY_PATH = "LD_LIBRARY_PATH is not set"
+_ABSENCE = frozenset({NO_GPU, NO_DRIVER, NO_TOOLKIT, NO_ROCM, NO_LD_LIBRARY_PATH})
 
 
 def _gpu_line(gpu: NvidiaGpu) -> str:
@@ -54,6 +55,8 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
 
 def _driver(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     nv = m.nvidia
+    if m.jetson is not None and nv is None:  # no desktop driver: it comes with the L4T release
+        return [f"Jetson: the GPU driver is part of L4T {m.jetson.l4t or '(release unknown)'}"]
     if nv is None or not (nv.driver_version or nv.driver_cuda):
         return [NO_DRIVER]
     line = f"NVIDIA driver {nv.driver_version or 'version unknown'}"
@@ -162,15 +165,51 @@ def _visible_devices(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     return lines
 
 
+def _jetson(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    j = m.jetson
+    if j is None:
+        return []
+    parts = [f"L4T {j.l4t}" if j.l4t else "", f"JetPack {j.jetpack}" if j.jetpack else "",
+             f"CUDA {j.cuda}" if j.cuda else ""]
+    return [f"Jetson {j.module or j.model or ''}: " + ", ".join(p for p in parts if p)]
+
+
+def _ld_library_path(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    value = m.env.variables.get("LD_LIBRARY_PATH")
+    if value is None:
+        return [NO_LD_LIBRARY_PATH]
+    lines = [f"LD_LIBRARY_PATH={value}"]
+    cuda_dirs = [d for d in value.split(":") if "cuda" in d.lower() or "nvidia" in d.lower()]
+    if cuda_dirs:
+        lines.append(f"CUDA directories on LD_LIBRARY_PATH, searched before the libraries torch ships: "
+                     f"{', '.join(cuda_dirs)}")
+    return lines
+
+
+def _system_libraries(m: Machine, facts: Mapping[str, Any]) -> List[str]:
+    """cuDNN/NCCL copies on LD_LIBRARY_PATH or the system paths: the loader may pick them first."""
+    lines = []
+    if m.env.nccl_libraries:
+        lines.append(f"System NCCL libraries that can be loaded instead of torch's: "
+                     f"{', '.join(m.env.nccl_libraries)}")
+    if m.env.cudnn_libraries:
+        lines.append(f"System cuDNN libraries that can be loaded instead of torch's: "
+                     f"{', '.join(m.env.cudnn_libraries)}")
+    return lines
+
+
 _RENDER: Dict[str, Callable[[Machine, Mapping[str, Any]], List[str]]] = {
     "apple": _apple,
     "container": _container,
     "driver": _driver,
     "glibc": _glibc,
     "gpus": _gpus,
+    "jetson": _jetson,
+    "ld_library_path": _ld_library_path,
     "platform": _platform,
     "python": _python,
     "rocm": _rocm,
+    "system_libraries": _system_libraries,
     "toolkits": _toolkits,
     "visible_devices": _visible_devices,
     "wsl": _wsl,

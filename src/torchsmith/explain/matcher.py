@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
 
 __all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
@@ -45,6 +46,9 @@ class Explanation:
     cause: str
     fix: List[str]
     host_facts: List[str] = field(default_factory=list)
+    # No single cause proven: (cause, the check that tells it apart) for each one.
+    candidates: List[Tuple[str, str]] = field(default_factory=list)
+    kb_facts: Dict[str, str] = field(default_factory=dict)  # computed from the knowledge base
 
     def to_json(self) -> Dict[str, Any]:
         sig = self.signature
@@ -60,6 +64,8 @@ class Explanation:
             "related_finding": sig.related_finding,
             "priority": sig.priority,
             "sources": list(sig.sources),
+            "candidates": [{"cause": cause, "check": check} for cause, check in self.candidates],
+            "kb_facts": dict(self.kb_facts),
         }
 
 
@@ -99,6 +105,7 @@ _NORMALISERS: Dict[str, Callable[[str], Any]] = {
     "compiled_cudnn": _cudnn,
     "runtime_cudnn": _cudnn,
     "arch_list": lambda raw: raw.split(),
+    "nvjitlink_needed": lambda raw: raw.replace("_", "."),
 }
 
 
@@ -148,15 +155,31 @@ _Hit = Tuple[Signature, int, int, Dict[str, Any]]  # signature, start, end, fact
 _NEAR_TRIES = 1000  # matches of one pattern examined for one whose surroundings fit `near`
 
 
-def _search(pattern: Pattern[str], needle: str, text: str, pos: int) -> Optional[Match[str]]:
+def _search(pattern: Pattern[str], needle: str, text: str, pos: int,
+            seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     if needle:  # a match starts with the needle, so none can start before its first occurrence
-        pos = text.find(needle, pos)
-        if pos < 0:
+        first = seen.get(needle) if seen is not None else None
+        if first is None or 0 <= first < pos:
+            first = text.find(needle, pos)
+            if seen is not None and pos == 0:
+                seen[needle] = first  # patterns sharing a needle search for it once
+        if first < 0:
             return None
+        pos = first
     return pattern.search(text, pos)
 
 
+_BEFORE_CHARS = 400  # of the match's line that `before` / `not_before` regexes see
+
+
 def _near(sig: Signature, text: str, match: Match[str]) -> bool:
+    if sig.before or sig.not_before:
+        start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - _BEFORE_CHARS)
+        leading = text[start:match.start()]
+        if sig.before and not any(pattern.search(leading) for pattern in sig.before):
+            return False
+        if any(pattern.search(leading) for pattern in sig.not_before):
+            return False
     if not sig.near:
         return True
     window = _detail_window(text, match.start())
@@ -164,18 +187,19 @@ def _near(sig: Signature, text: str, match: Match[str]) -> bool:
 
 
 def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
-                 pos: int) -> Optional[Match[str]]:
+                 pos: int, *, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
-        match = _search(pattern, needle, text, pos)
+        match = _search(pattern, needle, text, pos, seen)
         if match is None or _near(sig, text, match):
             return match
         pos = match.start() + 1
     return None
 
 
-def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
-    matches = [m for m in (_first_match(sig, p, n, text, pos) for p, n in zip(sig.patterns, sig.needles))
-               if m is not None]
+def _first_hit(sig: Signature, text: str, pos: int = 0,
+               seen: Optional[Dict[str, int]] = None) -> Optional[_Hit]:
+    tries = (_first_match(sig, p, n, text, pos, seen=seen) for p, n in zip(sig.patterns, sig.needles))
+    matches = [m for m in tries if m is not None]
     if not matches:
         return None
     matches.sort(key=lambda m: m.start())
@@ -194,7 +218,8 @@ def _first_hit(sig: Signature, text: str, pos: int = 0) -> Optional[_Hit]:
 
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     """Every signature that occurs in ``text``, most fundamental first, then by position."""
-    hits: List[_Hit] = [hit for hit in (_first_hit(sig, text) for sig in catalog.signatures) if hit]
+    seen: Dict[str, int] = {}  # needle -> its first position in text (-1: absent)
+    hits: List[_Hit] = [hit for hit in (_first_hit(sig, text, 0, seen) for sig in catalog.signatures) if hit]
     # A signature that explains a span better replaces the ones it supersedes inside that span;
     # they still count where they occur outside it.
     spans: Dict[str, List[Tuple[int, int]]] = {}
@@ -249,6 +274,27 @@ PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` name
              "works there, and `torchsmith install`, run there, installs and verifies it")
 
 
+def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[str]:
+    instead = [steps for name, steps in sig.fix_instead_if if name in facts]
+    fix = [render_text(step, facts) for step in (instead[0] if instead else sig.fix)]
+    first = [render_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
+    # After what the text itself settles (a typo, a CPU torch to replace); not when no build can help.
+    if sig.fix_with_plan and not instead:
+        first.append(PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
+    steps = [step for step in first + [s for s in fix if s not in first] if step]
+    return [step[0].upper() + step[1:] for step in steps]
+
+
+def _default_kb() -> Optional[KnowledgeBase]:
+    from torchsmith.errors import TorchsmithError
+    from torchsmith.kb import load_kb
+
+    try:
+        return load_kb()
+    except TorchsmithError:  # a broken overlay: explain without knowledge-base facts
+        return None
+
+
 def explain(
     text: str,
     catalog: Catalog,
@@ -256,27 +302,38 @@ def explain(
     plan_args: str = "",
     *,
     machine_probed: bool = True,
+    kb: Optional[KnowledgeBase] = None,
 ) -> List[Explanation]:
     """The explanations of every known signature in ``text``; with a machine, its facts too.
 
     ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``);
     ``machine_probed`` is False for a machine made of stated facts only (see ``host_facts``).
+    ``kb`` gives the facts some signatures compute from the data (the packaged one by default).
     """
+    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
     from torchsmith.explain.host import host_facts
 
+    found_list = find_signatures(text, catalog)
+    if not found_list:
+        return []
+    if kb is None:
+        kb = _default_kb()
+    jetson = jetson_context(text, machine, kb)
     explanations = []
-    for found in find_signatures(text, catalog):
+    for found in found_list:
         sig = found.signature
-        fix = [render_text(step, found.facts) for step in sig.fix]
-        if sig.fix_with_plan:
-            fix.insert(0, PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
+        derived = kb_facts(sig.kb_facts, found.facts, kb)
+        facts = {**found.facts, **derived}
         explanations.append(Explanation(
             signature=sig,
             line=found.line,
             excerpt=found.excerpt,
-            facts=found.facts,
-            cause=render_text(sig.cause, found.facts),
-            fix=fix,
-            host_facts=host_facts(sig.host_facts, found.facts, machine, looked=machine_probed),
+            facts=dict(found.facts),
+            kb_facts=derived,
+            cause=render_text(sig.cause, facts),
+            fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
+            host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
+            candidates=[(render_text(cause, facts), render_text(check, facts))
+                        for cause, check in sig.candidates],
         ))
     return explanations
