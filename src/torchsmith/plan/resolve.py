@@ -395,7 +395,26 @@ class _Draft:
             environment=tuple(self.environment),
             conda=dict(self.conda),
             kb_version=str(getattr(kb, "kb_version", "")),
+            uncertain=_uncertain_rows(kb, self) if self.status == "ok" else (),
         )
+
+
+def _uncertain_rows(kb: Any, draft: _Draft) -> Tuple[str, ...]:
+    """The rows of the data the chosen stack relies on that are marked ``uncertain``."""
+    torch = next((p for p in draft.packages if p.name == "torch"), None)
+    release = kb.release(torch.version) if torch is not None and not torch.wheel_url else None
+    if release is None:
+        return ()
+    lines: List[str] = []
+    if release.uncertain:
+        lines.append(f"torch {release.version}: its release row (Python wheels, companion versions)")
+    build = release.variant(draft.variant) if draft.variant else None
+    if build is not None and build.uncertain:
+        lines.append(f"torch {release.version} {build.name}: its build row (platforms, compiled archs)")
+    toolkit = kb.cuda_release(build.cuda) if build is not None and build.cuda else None
+    if toolkit is not None and toolkit.uncertain:
+        lines.append(f"CUDA {toolkit.version}: its driver minimums")
+    return tuple(lines)
 
 
 def _compact(rejections: Sequence[Rejection]) -> Tuple[Rejection, ...]:
