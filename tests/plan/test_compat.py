@@ -126,3 +126,18 @@ def test_driver_support_modes() -> None:
     assert driver_support(None, "12.8", "linux", None, "12.4").mode == "minor-compat"
     assert driver_support(None, "12.8", "linux", None, "11.8").mode == "too-old"
     assert driver_support(None, "12.8", "linux", None, None).mode == "unknown"
+
+
+def test_a_windows_rtx_4090_on_driver_581_gets_a_cuda_13_build_like_linux() -> None:
+    from tests.plan.plan_hosts import host
+
+    from torchsmith.kb import load_kb
+    from torchsmith.plan.model import Request
+    from torchsmith.plan.resolve import resolve
+
+    kb = load_kb(packaged_only=True)
+    request = Request(requirements=("torch<2.12",))
+    plans = {platform: resolve(host(platform=platform, gpus=["8.9:NVIDIA GeForce RTX 4090"], driver="581.15"),
+                               request, kb) for platform in ("windows-x86_64", "linux-x86_64")}
+    assert plans["windows-x86_64"].variant == plans["linux-x86_64"].variant == "cu130"
+    assert not any("minor-version compatibility" in w for w in plans["windows-x86_64"].warnings)
