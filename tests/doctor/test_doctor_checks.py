@@ -10,7 +10,7 @@ import pytest
 from tests.doctor.envs import cpu_host, device, dynamic_ok, gpu_host, report
 
 from torchsmith.doctor import diagnose_report, quick_verdict
-from torchsmith.doctor.build import arch_runs, companion_built_for, torch_build
+from torchsmith.doctor.build import companion_built_for, torch_build
 from torchsmith.doctor.checks import run_checks
 from torchsmith.doctor.inspect import snippet_path
 from torchsmith.host import CommandResult, PlatformInfo
@@ -93,23 +93,6 @@ def test_arch_list_checked_against_the_profile_when_torch_sees_no_device() -> No
     found = run_checks(rep, gpu_host(cc="6.1", name="GTX 1080 Ti"), None)
     assert codes(found)["arch-not-compiled"] == "error"
     assert codes(found)["gpu-unavailable"] == "error"
-
-
-@pytest.mark.parametrize(
-    ("cc", "arches", "runs"),
-    [
-        ("8.6", ["sm_80", "sm_90"], True),  # same-major SASS
-        ("8.0", ["sm_86"], False),  # SASS for a later minor does not run on an earlier one
-        ("12.0", ["sm_80", "sm_90", "sm_100"], False),  # no PTX in release wheels: no JIT
-        ("12.0", ["sm_90", "compute_90"], True),  # PTX JIT
-        ("9.0", ["sm_90a"], True),
-        ("10.3", ["sm_100a"], False),  # arch-specific targets run only on their exact GPU
-        ("6.1", ["sm_60"], True),
-        ("garbage", ["sm_80"], False),
-    ],
-)
-def test_arch_runs(cc: str, arches: List[str], runs: bool) -> None:
-    assert arch_runs(cc, arches) is runs
 
 
 def test_companion_built_for_another_torch() -> None:

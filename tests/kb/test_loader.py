@@ -80,7 +80,7 @@ def test_unsorted_rows(data_copy: Path) -> None:
     ("torch_releases.json",
      lambda d: d["releases"][0]["variants"][0]["sass"].update({"linux-x86_64": ["8.0"]}),
      "torch_releases.json row 1 field variants[0].sass.linux-x86_64: "
-     "'8.0' is not of the form ^sm_\\d+[a-z]?$"),
+     "'8.0' is not of the form ^sm_\\d+[af]?$"),
     ("jetson.json", lambda d: d["jetpacks"][0].pop("cuda"), "jetson.json row 1 field cuda: missing"),
     ("gpus.json", lambda d: d["gpus"][0].update(uncertain="yes"),
      'gpus.json row 1 field uncertain: expected true or false, got "yes"'),

@@ -172,3 +172,30 @@ def test_end_to_end_subprocess(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)["data"]
     assert data["accelerator"] == "cuda" and data["packages"][0]["index_url"].startswith("https://")
+
+
+def _plan_both_ways(tmp_path, capsys, **spec: Any) -> Any:
+    path = profile(tmp_path, **spec)
+    data = run_json(capsys, ["plan", "--host", path, "--json"])["data"]
+    main(["plan", "--host", path])
+    return data, capsys.readouterr().out
+
+
+def test_a_plan_on_uncertain_data_says_so_to_people(tmp_path, capsys) -> None:
+    from torchsmith.kb import load_kb
+
+    kb = load_kb(packaged_only=True)
+    data, out = _plan_both_ways(tmp_path, capsys, gpus=["8.9:NVIDIA GeForce RTX 4090"], driver="595.45.04")
+    torch = data["packages"][0]
+    release = kb.release(torch["version"])
+    build = release.variant(data["variant"])
+    toolkit = kb.cuda_release(build.cuda)
+    expected = [flag for flag in (release.uncertain, build.uncertain, toolkit.uncertain) if flag]
+    assert len(data["uncertain"]) == len(expected) > 0
+    assert "Unverified: this plan relies on data no primary source confirms" in out
+    assert all(f"  - {line}\n" in out for line in data["uncertain"])
+
+
+def test_a_plan_on_verified_data_has_no_unverified_section(tmp_path, capsys) -> None:
+    data, out = _plan_both_ways(tmp_path, capsys, platform="macos-x86_64", python="3.11")
+    assert data["uncertain"] == [] and "Unverified" not in out

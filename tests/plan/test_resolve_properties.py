@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, List, Sequence, Tuple
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from tests.plan.plan_hosts import host
 
 from torchsmith.kb import load_kb
-from torchsmith.plan.hostview import arch_parts, driver_tuple, version_tuple
+from torchsmith.plan.hostview import driver_tuple, version_tuple
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.resolve import matrix, recommend, resolve
 
@@ -24,10 +25,21 @@ PLATFORMS = ["linux-x86_64", "linux-aarch64", "windows-x86_64", "wsl-x86_64"]
 PYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15", "3.16"]
 
 
-def covers(sass: Sequence[str], cc: Tuple[int, int]) -> bool:
-    for arch in sass:
-        parts = arch_parts(arch)
-        if parts and parts[0] == cc[0] and (parts[1] == cc[1] or (parts[1] < cc[1] and not parts[2])):
+def covers(sass: Sequence[str], ptx: Sequence[str], cc: Tuple[int, int]) -> bool:
+    """An independent statement of NVIDIA's rule: SASS within a major (``a`` exact only), PTX
+    upward (``a`` exact, ``f`` within the major)."""
+    for arch in list(sass) + list(ptx):
+        match = re.match(r"^(sm|compute)_(\d+)(\d)([af]?)$", arch)
+        if not match:
+            continue
+        kind, major, minor, suffix = match.group(1), int(match.group(2)), int(match.group(3)), match.group(4)
+        if suffix == "a":
+            runs = (major, minor) == cc
+        elif kind == "sm" or suffix == "f":
+            runs = major == cc[0] and minor <= cc[1]
+        else:
+            runs = (major, minor) <= cc
+        if runs:
             return True
     return False
 
@@ -64,11 +76,15 @@ def test_a_cuda_plan_runs_on_every_gpu_and_driver(ccs: List[str], driver: str, p
     wheel_platform = "linux-x86_64" if platform == "wsl-x86_64" else platform
     for i in indexes:
         major, minor = version_tuple(ccs[i])
-        assert covers(variant.sass(wheel_platform), (major, minor)), (ccs[i], variant.name)
+        assert covers(variant.sass(wheel_platform), variant.ptx(wheel_platform), (major, minor)), \
+            (ccs[i], variant.name)
     # Never a CUDA newer than the driver runs without saying so.
     system = "windows" if platform in ("windows-x86_64", "wsl-x86_64") else "linux"
     toolkit = KB.cuda_release(variant.cuda)
     full = getattr(toolkit, f"min_driver_{system}")
+    if full is None and system == "windows" and version_tuple(variant.cuda)[0] >= 13:
+        # NVIDIA's table has no Windows number for 13.x; Windows shares the Linux floor's branch.
+        full = toolkit.min_driver_linux.split(".")[0]
     floor = getattr(toolkit, f"minor_compat_min_driver_{system}")
     if full is None or driver_tuple(driver) < driver_tuple(full):
         assert floor is not None and driver_tuple(driver) >= driver_tuple(floor)

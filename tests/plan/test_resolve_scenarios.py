@@ -95,11 +95,13 @@ S: List[Dict[str, Any]] = [
          "host": {"driver": "580.65.06", "gpus": ["8.9:NVIDIA GeForce RTX 4090"],
                   "unknown_gpu": "NVIDIA Mystery X1"},
          "expect": {"status": "ok", "warning": "compute capability unknown"}},
-    {"id": "future-gpu-falls-back-to-cpu",
+    # A GPU newer than every SASS runs only PTX: 2.7.x cu128 carries compute_120 (12.0+PTX; PR 157516
+    # stripped it from 2.8 on), which the driver JIT-compiles.
+    {"id": "future-gpu-jits-the-newest-ptx",
          "source": "https://github.com/lllyasviel/FramePack/issues/550",
          "host": {"gpus": ["14.0:NVIDIA Future"], "driver": "620.10"},
-         "expect": {"status": "ok", "variant": "cpu", "codes": {"arch-not-compiled"},
-                    "warning": "no CUDA build"}},
+         "expect": {"status": "ok", "variant": "cu128", "torch": "<2.8", "codes": {"arch-not-compiled"},
+                    "reason": "PTX compute_120"}},
     # --- Driver -----------------------------------------------------------------------------
     {"id": "drv470-cuda114-gets-cu11x",
          "source": "https://github.com/lllyasviel/Fooocus/issues/1313",

@@ -122,6 +122,7 @@ def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> D
             "jetson": machine.jetson.l4t if machine.jetson else None,
         },
         "kb_version": plan.kb_version,
+        "uncertain": list(plan.uncertain),
     }
 
 
@@ -159,6 +160,10 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         out.write("\nFirst:\n" + "".join(f"  {line}\n" for line in plan.system_prerequisites))
     if plan.environment:
         out.write("\nEnvironment:\n" + "".join(f"  export {k}={v}\n" for k, v in plan.environment))
+    if plan.uncertain:
+        out.write("\nUnverified: this plan relies on data no primary source confirms (check before "
+                  "relying on it; `torchsmith kb show` lists the sources):\n")
+        out.write("".join(f"  - {line}\n" for line in plan.uncertain))
     lines = commands.get(installer) or []
     if lines:
         out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))

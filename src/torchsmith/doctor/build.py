@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from torchsmith.versions import version_tuple
 
 __all__ = [
-    "arch_runs",
     "companion_built_for",
     "local_label",
     "public_version",
@@ -113,24 +112,3 @@ def satisfies(version: str, specifier: str) -> Optional[bool]:
         return SpecifierSet(specifier).contains(Version(version), prereleases=True)
     except (InvalidSpecifier, InvalidVersion):
         return None
-
-
-def arch_runs(capability: str, arch_list: Sequence[str]) -> bool:
-    """Whether a GPU of compute capability ``X.Y`` runs code compiled for ``arch_list``.
-
-    SASS for sm_XZ runs on X.Y when Z <= Y (same major; arch-specific ``a`` targets excepted);
-    PTX (compute_XZ) is JIT-compiled for any GPU of capability >= X.Z.
-    """
-    cc = version_tuple(capability)
-    if len(cc) < 2:
-        return False
-    for arch in arch_list:
-        match = re.match(r"^(sm|compute)_(\d+)(\d)([af]?)$", arch.strip())
-        if not match:
-            continue
-        kind, major, minor, suffix = match.group(1), int(match.group(2)), int(match.group(3)), match.group(4)
-        if kind == "sm" and major == cc[0] and (minor == cc[1] or (not suffix and minor <= cc[1])):
-            return True
-        if kind == "compute" and (major, minor) <= (cc[0], cc[1]):
-            return True
-    return False

@@ -11,8 +11,8 @@ import os
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from torchsmith.compat import NO_JIT, RUNS, Variant, driver_support, gpu_verdict, kernel_for, parse_cc
 from torchsmith.doctor.build import (
-    arch_runs,
     companion_built_for,
     public_version,
     satisfies,
@@ -270,7 +270,8 @@ def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[
         # Reinstalling helps only when the plan's build is one this driver supports fully.
         plan = plan_for(report, machine, kb)
         variant = str(getattr(plan, "variant", "") or "")
-        plan_cuda = (int(variant[2:-1]), int(variant[-1])) if re.match(r"^cu\d{3,}$", variant) else None
+        parsed = Variant.parse(variant)
+        plan_cuda = parsed.cuda_tuple if parsed else None
         if plan_cuda is not None and plan_cuda <= version_tuple(nv.driver_cuda)[:2]:
             note += f"; the plan's {variant} build avoids both"
             fix = install_fix(report, machine, kb)
@@ -284,6 +285,27 @@ def check_driver_too_old(report: Report, machine: Machine, kb: Any) -> Optional[
     return Finding("driver-too-old", severity, title, tuple(facts), fix, note=note)
 
 
+def _driver_mode(build: Dict[str, Any], machine: Machine, kb: Any) -> str:
+    """How the machine's driver runs the build's CUDA (full | minor-compat | too-old | unknown)."""
+    nv, data, cuda = machine.nvidia, kb_of(kb), str(build.get("cuda") or "")
+    if nv is None or not cuda:
+        return "unknown"
+    system = "windows" if machine.os.system == "windows" or machine.os.wsl else "linux"
+    try:
+        toolkit = data.cuda_release(cuda) if data is not None else None
+    except (AttributeError, TypeError, ValueError):
+        toolkit = None
+    return driver_support(toolkit, cuda, system, nv.driver_version, nv.driver_cuda).mode
+
+
+def _verdict(capability: str, arch_list: List[str], integrated: bool, driver_mode: str) -> str:
+    """runs | no-kernel | no-jit for one GPU and ``torch.cuda.get_arch_list()`` (the rule: compat)."""
+    cc = parse_cc(capability)
+    if cc is None:
+        return RUNS  # an unreadable capability proves nothing
+    return gpu_verdict(kernel_for(cc, arch_list, integrated=integrated), driver_mode)
+
+
 def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     build = torch_build(report)
     cuda = _dynamic(report).get("cuda") or {}
@@ -291,6 +313,7 @@ def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Option
     if build is None or not arch_list or build["accelerator"] not in ("cuda", "rocm"):
         return None
     devices = [d for d in cuda.get("devices") or () if d.get("capability")]
+    note = "CUDA errors with 'no kernel image is available for execution on the device'"
     if build["accelerator"] == "rocm":
         gpus = ([(str(d.get("name")), str(d.get("gcn_arch") or "").split(":")[0], "torch.cuda device")
                  for d in devices if d.get("gcn_arch")] or _amd_gpus(machine))
@@ -300,7 +323,12 @@ def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Option
     else:
         gpus = ([(str(d.get("name")), str(d["capability"]), "torch.cuda.get_device_properties")
                  for d in devices] or _nvidia_gpus(machine))
-        missing = [g for g in gpus if g[1] and not arch_runs(g[1], arch_list)]
+        integrated, mode = machine.jetson is not None, _driver_mode(build, machine, kb)
+        verdicts = [(g, _verdict(g[1], arch_list, integrated, mode)) for g in gpus if g[1]]
+        missing = [g for g, verdict in verdicts if verdict != RUNS]
+        if missing and all(verdict in (RUNS, NO_JIT) for _, verdict in verdicts):
+            note = ("only PTX serves these GPUs, and the driver runs this CUDA through minor-version "
+                    "compatibility, which cannot JIT-compile PTX")
     if not missing:
         return None
     names = ", ".join(f"{name} ({cc})" for name, cc, _ in missing)
@@ -310,7 +338,7 @@ def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Option
         (_torch_fact(build), Fact(f"compiled for: {' '.join(arch_list)}", "torch.cuda.get_arch_list()"),
          *_gpu_facts(missing)),
         install_fix(report, machine, kb),
-        note="CUDA errors with 'no kernel image is available for execution on the device'",
+        note=note,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+from torchsmith.compat import kernel_for, parse_cc
 from torchsmith.machine import Machine, NvidiaGpu, sm_arch
 from torchsmith.versions import version_tuple
 
@@ -27,6 +28,30 @@ def _gpu_line(gpu: NvidiaGpu) -> str:
     return f"GPU {gpu.index}: {gpu.name} ({gpu.arch or 'architecture unknown'})"
 
 
+def _coverage(gpus: Sequence[NvidiaGpu], built_for: List[str], *, integrated: bool) -> List[str]:
+    """Which GPUs the build's kernels serve, by the one rule (:func:`torchsmith.compat.kernel_for`)."""
+    exact, compatible, missing = set(), set(), set()
+    for gpu in gpus:
+        cc = parse_cc(gpu.compute_capability)
+        if cc is None or not gpu.arch:
+            continue
+        kernel = kernel_for(cc, built_for, integrated=integrated)
+        if kernel is None:
+            missing.add(gpu.arch)
+        elif kernel.name == gpu.arch:
+            exact.add(gpu.arch)
+        else:
+            compatible.add(f"{gpu.arch} (through {kernel.how.upper()} {kernel.name})")
+    lines = []
+    if missing:
+        lines.append(f"Not in the build's arch list: {', '.join(sorted(missing))}")
+    if exact:
+        lines.append(f"In the build's arch list: {', '.join(sorted(exact))}")
+    if compatible:
+        lines.append(f"Served by a compatible kernel in the build: {', '.join(sorted(compatible))}")
+    return lines
+
+
 def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     lines: List[str] = []
     gpus = m.nvidia.gpus if m.nvidia else ()
@@ -40,12 +65,7 @@ def _gpus(m: Machine, facts: Mapping[str, Any]) -> List[str]:
     arches = {g.arch for g in gpus if g.arch}
     built_for = facts.get("arch_list")
     if isinstance(built_for, list) and arches:
-        listed = sorted(a for a in arches if a in built_for)
-        missing = sorted(a for a in arches if a not in built_for)
-        if missing:
-            lines.append(f"Not in the build's arch list: {', '.join(missing)}")
-        if listed:
-            lines.append(f"In the build's arch list: {', '.join(listed)}")
+        lines.extend(_coverage(gpus, [str(a) for a in built_for], integrated=m.jetson is not None))
     logged = facts.get("arch")
     if isinstance(logged, str) and logged.startswith("sm_") and arches and logged not in arches:
         lines.append(f"The log's GPU is {logged}, which this machine does not have: the log may come "

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
+from torchsmith.compat import kernel_for, parse_cc
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.model import (
     TABLE_FILES,
@@ -250,37 +251,20 @@ class KnowledgeBase:
     def kernel_for(self, variant: VariantBuild, compute_capability: str,
                    platform: str) -> Optional[Tuple[str, str]]:
         """What in ``variant`` runs on a GPU of ``compute_capability``: ("sass", "sm_60") or
-        ("ptx", "sm_90"), or None.
-
-        SASS for sm_XY runs on devices X.Z with Z >= Y (same major), except arch-specific
-        targets (sm_90a) and the Jetson iGPU architectures (sm_53, sm_62, sm_72, sm_87, sm_110:
-        the ``jetson`` rows of gpus.json), which run only on themselves. PTX is JIT-compiled
-        for any device at or above its architecture.
-        """
-        try:
-            major, minor = (int(p) for p in compute_capability.strip().split(".")[:2])
-        except ValueError:
+        ("ptx", "compute_90"), or None. The rule is :func:`torchsmith.compat.kernel_for`; an
+        integrated Jetson GPU (a ``jetson`` row of gpus.json) needs its exact SASS or PTX."""
+        cc = parse_cc(compute_capability)
+        if cc is None:
             return None
-        wanted = f"sm_{major}{minor}"
-        igpu = {g.arch for g in self._rows("gpus") if g.jetson}
-        best: Optional[Tuple[int, str]] = None
-        for arch in variant.sass(platform):
-            digits = arch[3:].rstrip("abcdefghijklmnopqrstuvwxyz")
-            if len(digits) < 2:
-                continue
-            a_major, a_minor = int(digits[:-1]), int(digits[-1])
-            if arch == wanted:
-                return ("sass", arch)
-            specific = arch[-1].isalpha() or arch in igpu or wanted in igpu
-            if a_major == major and a_minor <= minor and not specific and (best is None or a_minor > best[0]):
-                best = (a_minor, arch)
-        if best is not None:
-            return ("sass", best[1])
-        for arch in variant.ptx(platform):
-            digits = arch[3:].rstrip("abcdefghijklmnopqrstuvwxyz")
-            if len(digits) >= 2 and (int(digits[:-1]), int(digits[-1])) <= (major, minor):
-                return ("ptx", arch)
-        return None
+        kernel = kernel_for(cc, variant.sass(platform), variant.ptx(platform),
+                            integrated=cc in self.integrated_ccs)
+        return (kernel.how, kernel.name) if kernel else None
+
+    @property
+    def integrated_ccs(self) -> FrozenSet[Tuple[int, int]]:
+        """Compute capabilities of the integrated Jetson GPUs."""
+        ccs = (parse_cc(g.compute_capability) for g in self._rows("gpus") if g.jetson)
+        return frozenset(cc for cc in ccs if cc is not None)
 
     # --- Jetson -------------------------------------------------------------------------
     @property

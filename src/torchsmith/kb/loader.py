@@ -28,7 +28,8 @@ MANIFEST = "manifest.json"
 
 _KINDS = ("cuda", "rocm", "cpu", "xpu")
 _PYTHON_TAG = re.compile(r"^[23]\.\d+t?$")
-_ARCH = re.compile(r"^sm_\d+[a-z]?$")
+_ARCH = re.compile(r"^sm_\d+[af]?$")
+_PTX = re.compile(r"^compute_\d+[af]?$")  # PTX rows name the virtual architecture
 _GFX = re.compile(r"^gfx[0-9a-f]+$")
 _DRIVER = re.compile(r"^\d+(\.\d+){0,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -204,7 +205,7 @@ def _variant(row: _Row, index_base: str) -> m.VariantBuild:
         raise row.error("rocm", "missing (a rocm variant names its ROCm version)")
     platforms = row.platforms("platforms")
     sass = row.platform_map("sass", _ARCH)
-    ptx = row.platform_map("ptx", _ARCH)
+    ptx = row.platform_map("ptx", _PTX)
     for key in list(sass) + list(ptx):
         if key not in platforms:
             raise row.error("sass", f"arch list for {key}, which is not in platforms")

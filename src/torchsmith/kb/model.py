@@ -73,7 +73,7 @@ class VariantBuild:
         return self.sass_by_platform.get(wheel_platform(platform), ())
 
     def ptx(self, platform: str) -> Tuple[str, ...]:
-        """PTX targets (``sm_90`` = compute_90 PTX) in the wheel; () for release wheels."""
+        """PTX targets (``compute_90``) in the wheel; () when the data records none."""
         return self.ptx_by_platform.get(wheel_platform(platform), ())
 
 

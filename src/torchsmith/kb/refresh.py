@@ -23,6 +23,7 @@ import shutil
 import tempfile
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchsmith.compat import Variant
 from torchsmith.errors import TorchsmithError
 from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
 from torchsmith.kb.loader import is_version, version_key
@@ -203,14 +204,10 @@ def _platform_order(platforms: Set[str]) -> List[str]:
 
 
 def _kind(variant: str) -> Dict[str, Any]:
-    if re.match(r"^cu\d{3,}$", variant):
-        digits = variant[2:]
-        return {"kind": "cuda", "cuda": f"{digits[:-1]}.{digits[-1]}"}
-    if variant.startswith("rocm") and is_version(variant[4:]):
-        return {"kind": "rocm", "rocm": variant[4:]}
-    if variant == "xpu":
-        return {"kind": "xpu"}
-    return {"kind": "cpu"}
+    parsed = Variant.parse(variant) or Variant("cpu", "cpu")
+    if parsed.kind in ("cuda", "rocm"):
+        return {"kind": parsed.kind, parsed.kind: parsed.version}
+    return {"kind": parsed.kind}
 
 
 def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]]

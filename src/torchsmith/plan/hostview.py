@@ -7,7 +7,6 @@ the probe or the data), and the driver. Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, List, Optional, Tuple
@@ -18,7 +17,6 @@ from torchsmith.versions import driver_tuple, version_tuple
 __all__ = [
     "GpuView",
     "HostView",
-    "arch_parts",
     "driver_tuple",
     "host_view",
     "version_tuple",
@@ -61,15 +59,6 @@ class HostView:
 
 
 @lru_cache(maxsize=1024)
-def arch_parts(arch: str) -> Optional[Tuple[int, int, str]]:
-    """``sm_86`` -> (8, 6, ""); ``sm_90a`` -> (9, 0, "a"); ``compute_120`` -> (12, 0, "")."""
-    match = re.match(r"^(?:sm|compute)_(\d{2,3})([a-z]?)$", arch.strip().lower())
-    if not match:
-        return None
-    digits = match.group(1)
-    return int(digits[:-1]), int(digits[-1]), match.group(2)
-
-
 def _cc(text: Optional[str]) -> Optional[Tuple[int, int]]:
     parts = version_tuple(text)
     if len(parts) >= 2:

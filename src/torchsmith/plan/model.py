@@ -82,6 +82,8 @@ class Plan:
     environment: Tuple[Tuple[str, str], ...] = ()  # ("HSA_OVERRIDE_GFX_VERSION", "10.3.0")
     conda: Dict[str, Any] = field(default_factory=dict)  # conda-forge specs for conda/pixi
     kb_version: str = ""
+    # Data rows the plan stands on that no primary source confirms: one line each, said to people.
+    uncertain: Tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

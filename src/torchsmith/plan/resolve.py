@@ -16,11 +16,20 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from packaging.version import InvalidVersion, Version
 
+from torchsmith.compat import (
+    NO_JIT,
+    DriverVersion,
+    Kernel,
+    driver_support,
+    full_support_floor,
+    gpu_verdict,
+    kernel_for,
+)
 from torchsmith.machine import Machine
-from torchsmith.plan.hostview import GpuView, HostView, arch_parts, host_view
+from torchsmith.plan.hostview import GpuView, HostView, host_view
 from torchsmith.plan.model import PackagePin, Plan, Rejection, Request
 from torchsmith.plan.request import Wanted, parse_requirements
-from torchsmith.versions import driver_tuple, minor_version, version_tuple
+from torchsmith.versions import minor_version, version_tuple
 
 __all__ = [
     "DEFAULT_REQUIREMENTS",
@@ -151,53 +160,10 @@ def _ptx(variant: Any, platform: str) -> Tuple[str, ...]:
     return tuple(variant.ptx(platform) or ())
 
 
-def _gpu_cover(gpu: GpuView, sass: Sequence[str], ptx: Sequence[str], exact: bool = False
-               ) -> Tuple[str, str]:
-    """("sass"|"ptx"|"", the arch that covers it). SASS runs on the same major, minor >= its own."""
-    if exact:
-        return ("sass", gpu.arch) if gpu.arch in sass else ("", "")
-    best, best_minor = "", -1
-    for arch in sass:
-        parts = arch_parts(arch)
-        if not parts:
-            continue
-        major, minor, suffix = parts
-        # Arch-specific targets (sm_90a) run only on their exact GPU; plain SASS on later minors.
-        runs = major == gpu.cc[0] and (minor == gpu.cc[1] or (minor < gpu.cc[1] and not suffix))
-        if runs and (not best or best_minor < minor):
-            best, best_minor = arch, minor
-    if best:
-        return "sass", best
-    for arch in ptx:
-        parts = arch_parts(arch)
-        if parts and (parts[0], parts[1]) <= gpu.cc:
-            return "ptx", arch
-    return "", ""
-
-
 def _driver_mode(kb: Any, view: HostView, cuda: str) -> Tuple[str, str, str]:
     """(mode, needed-full, floor): mode is full | minor-compat | too-old | unknown."""
-    release = kb.cuda_release(cuda)
-    system = view.driver_system
-    full = getattr(release, f"min_driver_{system}", None) if release else None
-    floor = getattr(release, f"minor_compat_min_driver_{system}", None) if release else None
-    if view.driver:
-        have = driver_tuple(view.driver)
-        if full and have >= driver_tuple(full):
-            return "full", full or "", floor or ""
-        if floor and have >= driver_tuple(floor):
-            return "minor-compat", full or "", floor
-        if full or floor:
-            return "too-old", full or "", floor or ""
-    if view.driver_cuda:
-        have_cuda = version_tuple(view.driver_cuda)
-        want = version_tuple(cuda)
-        if have_cuda >= want:
-            return "full", full or "", floor or ""
-        if have_cuda[:1] == want[:1]:
-            return "minor-compat", full or "", floor or ""
-        return "too-old", full or "", floor or ""
-    return "unknown", full or "", floor or ""
+    support = driver_support(kb.cuda_release(cuda), cuda, view.driver_system, view.driver, view.driver_cuda)
+    return support.mode, support.full, support.floor
 
 
 def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
@@ -222,21 +188,21 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
     sass = _sass(variant, platform)
     ptx = _ptx(variant, platform)
     lines: List[str] = []
-    needs_ptx = False
+    jit: Optional[Kernel] = None  # a GPU served only by PTX
     for gpu in targets:
-        how, arch = _gpu_cover(gpu, sass, ptx, exact=gpu.cc in idx.tegra)
-        if not how:
+        kernel = kernel_for(gpu.cc, sass, ptx, integrated=gpu.cc in idx.tegra)
+        if kernel is None:
             if not sass and not ptx:
                 return Check(rel, variant, ARCH, f"{name}: the data has no arch list for "
                                                  f"{view.platform}, so {gpu.label} cannot be confirmed{cite}")
             built = " ".join(sass) + (f", PTX {' '.join(ptx)}" if ptx else ", no PTX")
-            exact = " (an integrated Jetson GPU needs its exact arch)" if gpu.cc in idx.tegra else ""
+            exact = " (an integrated Jetson GPU needs its exact arch or PTX)" if gpu.cc in idx.tegra else ""
             return Check(rel, variant, ARCH,
                          f"{name} has no kernels for {gpu.label}: compiled for {built}{exact}{cite}")
-        needs_ptx = needs_ptx or how == "ptx"
-        lines.append(f"{gpu.label}: {name} carries {'SASS' if how == 'sass' else 'PTX'} {arch}"
+        jit = kernel if kernel.how == "ptx" else jit
+        lines.append(f"{gpu.label}: {name} carries {kernel.how.upper()} {kernel.name}"
                      + (" (same major, lower or equal minor: binary compatible)"
-                        if how == "sass" and arch != gpu.arch else "") + cite)
+                        if kernel.how == "sass" and kernel.name != gpu.arch else "") + cite)
     mode, full, floor = _driver_mode(idx.kb, view, variant.cuda or "")
     driver = _driver_name(view)
     if mode == "too-old":
@@ -246,7 +212,7 @@ def check_variant(idx: _Index, view: HostView, rel: _Release, variant: Any,
         return Check(rel, variant, DRIVER,
                      f"{name} (CUDA {variant.cuda}) needs NVIDIA driver {need}; found {driver}"
                      f"{_driver_cite(idx, variant.cuda)}")
-    if needs_ptx and mode == "minor-compat":
+    if jit is not None and gpu_verdict(jit, mode) == NO_JIT:
         return Check(rel, variant, DRIVER,
                      f"{name} would JIT-compile its PTX for this GPU, which minor-version "
                      f"compatibility does not allow: needs driver ≥ {full}; found {driver}")
@@ -429,7 +395,26 @@ class _Draft:
             environment=tuple(self.environment),
             conda=dict(self.conda),
             kb_version=str(getattr(kb, "kb_version", "")),
+            uncertain=_uncertain_rows(kb, self) if self.status == "ok" else (),
         )
+
+
+def _uncertain_rows(kb: Any, draft: _Draft) -> Tuple[str, ...]:
+    """The rows of the data the chosen stack relies on that are marked ``uncertain``."""
+    torch = next((p for p in draft.packages if p.name == "torch"), None)
+    release = kb.release(torch.version) if torch is not None and not torch.wheel_url else None
+    if release is None:
+        return ()
+    lines: List[str] = []
+    if release.uncertain:
+        lines.append(f"torch {release.version}: its release row (Python wheels, companion versions)")
+    build = release.variant(draft.variant) if draft.variant else None
+    if build is not None and build.uncertain:
+        lines.append(f"torch {release.version} {build.name}: its build row (platforms, compiled archs)")
+    toolkit = kb.cuda_release(build.cuda) if build is not None and build.cuda else None
+    if toolkit is not None and toolkit.uncertain:
+        lines.append(f"CUDA {toolkit.version}: its driver minimums")
+    return tuple(lines)
 
 
 def _compact(rejections: Sequence[Rejection]) -> Tuple[Rejection, ...]:
@@ -667,8 +652,9 @@ def _driver_predates_gpu(idx: _Index, view: HostView, gpu: GpuView) -> Optional[
         return None
     cuda = _first_cuda_with_arch(idx.kb, gpu.arch)
     release = idx.kb.cuda_release(cuda) if cuda else None
-    need = getattr(release, f"min_driver_{view.driver_system}", None) if release else None
-    if cuda and need and driver_tuple(view.driver) < driver_tuple(need):
+    need = full_support_floor(release, view.driver_system) if release else ""
+    have = DriverVersion.parse(view.driver)
+    if cuda and need and have is not None and not have.at_least(need):
         return cuda, need
     return None
 
