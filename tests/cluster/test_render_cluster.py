@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -163,3 +164,42 @@ def test_libtorch_snippet_sets_arch_list_prefix_and_rpath(kb: Any) -> None:
     cpu = host()
     cpu_text = render(_plan(kb, cpu, "torch"), "libtorch", cpu)
     assert "TORCH_CUDA_ARCH_LIST" not in cpu_text and "find_package(Torch REQUIRED)" in cpu_text
+
+
+def test_driver_alone_gives_an_image_that_driver_accepts(kb: Any, tmp_path: Any) -> None:
+    """535 supports CUDA 12.2 (plan's own driver table): the image must not ask for more."""
+    machine = host(gpus=["8.6:RTX 3090"], driver="535.183.01")
+    plan = _plan(kb, machine)
+    text = render(plan, "dockerfile", machine)
+    image = _from_line(text)
+    cuda = (re.match(r"nvidia/cuda:(\d+\.\d+)", image)
+            or re.match(r"pytorch/pytorch:[^-]+-cuda(\d+\.\d+)", image))
+    assert cuda is not None, image
+    assert tuple(int(x) for x in cuda.group(1).split(".")) <= (12, 2)
+    assert "# warning: this host's driver will fail that check." not in text
+    _hadolint(text, tmp_path)
+
+
+def test_jetpack_51_default_request_uses_nvidias_l4t_pytorch_image(kb: Any, tmp_path: Any) -> None:
+    machine = host(platform="linux-aarch64", python="3.8", jetson="35.2.1")
+    plan = _plan(kb, machine)
+    text = render(plan, "dockerfile", machine)
+    assert _from_line(text) == "nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3"
+    assert "torchvision" in text and "come with the image" in text
+    _hadolint(text, tmp_path)
+
+
+def test_l4t_jetpack_route_builds_torchvision_in_the_image(tmp_path: Any) -> None:
+    machine = host(platform="linux-aarch64", python="3.8", jetson="35.4.1", jetson_cc="8.7")
+    torch = PackagePin("torch", "2.1.0a0+41361538.nv23.06", "jetson-jp512",
+                       wheel_url="https://developer.download.nvidia.com/compute/redist/jp/v512/pytorch/"
+                                 "torch-2.1.0a0+41361538.nv23.06-cp38-cp38-linux_aarch64.whl")
+    plan = Plan(status="ok", platform="linux-aarch64", python="3.8", accelerator="jetson",
+                variant="jetson-jp512", packages=(torch, PackagePin("torchvision", "0.16.1", "source")))
+    text = render(plan, "dockerfile", machine)
+    assert _from_line(text) == "nvcr.io/nvidia/l4t-jetpack:r35.4.1"
+    build = next(line for line in text.splitlines() if line.startswith("RUN git clone"))
+    assert "--branch v0.16.1 https://github.com/pytorch/vision" in build
+    assert "BUILD_VERSION=0.16.1 FORCE_CUDA=1 TORCH_CUDA_ARCH_LIST=8.7" in build
+    assert "--no-build-isolation" in build
+    _hadolint(text, tmp_path)

@@ -62,16 +62,17 @@ def _mem_per_gpu_gib(machine: Optional[Machine]) -> int:
     return max(16, math.ceil(max(sizes) / 1024 * 1.25))
 
 
-def _shape(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> _Shape:
+def _shape(plan: Plan, machine: Optional[Machine], options: SlurmOptions, one_gpu: bool) -> _Shape:
     uses_gpu = plan.accelerator in ("cuda", "rocm", "jetson") and not options.cpu_job
-    gpus = _gpus_per_node(machine) if uses_gpu else 0
+    gpus = (1 if one_gpu else _gpus_per_node(machine)) if uses_gpu else 0
     notes: List[str] = []
     cores = machine.os.cpu_count if machine is not None else 0
     if options.cpus_per_task:
         cpus = options.cpus_per_task
     elif cores > 0:
-        # The probed node's cores for its GPUs: data-loader workers need them; >16 per GPU rarely helps.
-        cpus = max(2, min(16, cores // max(1, gpus))) * max(1, gpus) if gpus else cores
+        # The probed node's cores per GPU: data-loader workers need them; >16 per GPU rarely helps.
+        per_gpu = cores // max(1, _gpus_per_node(machine))
+        cpus = max(2, min(16, per_gpu)) * gpus if gpus else cores
     else:
         per = DEFAULT_CPUS_PER_GPU if gpus else DEFAULT_CPUS_CPU_JOB
         cpus = per * max(1, gpus)
@@ -110,13 +111,10 @@ def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
     else:
         lines.append("# module load python/3.11 cuda/12.4   # the site's modules, if it has them "
                      "(plan --module NAME)")
-    lines.extend([
-        "set -u",
-        "",
-        f"LOCK=${{TORCHSMITH_LOCK:-{LOCK_NAME}}}",
-        "TRAIN=${TRAIN:-train.py}",
-        f"ENV_DIR=${{TORCHSMITH_ENV:-{env_default}}}",
-    ])
+    lines.extend(["set -u", ""])
+    if not options.wheelhouse:
+        lines.append(f"LOCK=${{TORCHSMITH_LOCK:-{LOCK_NAME}}}")
+    lines.extend(["TRAIN=${TRAIN:-train.py}", f"ENV_DIR=${{TORCHSMITH_ENV:-{env_default}}}"])
     if options.wheelhouse:
         lines.append(f"WHEELHOUSE=${{WHEELHOUSE:-{quote(options.wheelhouse)}}}")
         lines.append("export TRAIN ENV_DIR WHEELHOUSE")
@@ -137,7 +135,7 @@ def _build_command(plan: Plan, options: SlurmOptions) -> str:
 
 
 def _single_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
-    shape = _shape(plan, machine, options)
+    shape = _shape(plan, machine, options, one_gpu=True)
     name = "torch-gpu" if shape.gpus else "torch-cpu"
     out = _sbatch_lines(name, 1, shape, options, hours=4)
     out.extend(_head(plan, machine, "Slurm job: one node", shape, options))
@@ -190,7 +188,7 @@ fi
 
 
 def _ddp_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
-    shape = _shape(plan, machine, options)
+    shape = _shape(plan, machine, options, one_gpu=False)
     torch = plan.package("torch")
     modern = torch is None or version_tuple(torch.version) >= (2, 0)
     nproc = "--nproc-per-node" if modern else "--nproc_per_node"

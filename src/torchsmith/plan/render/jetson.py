@@ -85,7 +85,6 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
     src = sources(plan)
     lines = ["#!/usr/bin/env bash", *header_lines(plan, machine, "NVIDIA Jetson install steps (bash)")]
     lines.append("set -euo pipefail")
-    lines.append(_SUDO)
     step = 1
     if plan.system_prerequisites:
         lines += ["", f"# {step}. System packages the NVIDIA wheel needs"]
@@ -111,4 +110,6 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += ["", *environment_lines(plan)]
     lines += ["", f"# {step}. Check that torch sees the GPU",
               shell_join([_PYTHON, "-c", _VERIFY])]
+    if any(line.startswith("$SUDO ") for line in lines):
+        lines.insert(lines.index("set -euo pipefail") + 1, _SUDO)
     return "\n".join(lines) + "\n"
