@@ -21,7 +21,8 @@ JP62_WHEEL = ("https://pypi.jetson-ai-lab.io/jp6/cu126/+f/62a/1beee9f2f1470/"
 
 def _jp62_plan() -> Plan:
     return Plan(status="ok", platform="linux-aarch64", python="3.10", accelerator="jetson",
-                variant="jetson-jp62", packages=(PackagePin("torch", "2.8.0", "jetson-jp62", wheel_url=JP62_WHEEL),))
+                variant="jetson-jp62",
+                packages=(PackagePin("torch", "2.8.0", "jetson-jp62", wheel_url=JP62_WHEEL),))
 
 
 def test_script_starts_with_a_shebang_and_strict_mode() -> None:
