@@ -730,16 +730,19 @@ def conda() -> Dict[str, Any]:
             row["uncertain"] = True
         channels.append(row)
     builds = []
-    for package, version, cudas, uncertain in cur.CONDA_BUILDS:
+    for series, releases, cuda_by_platform, commit in cur.CONDA_FEEDSTOCK:
         row = {
-            "package": package,
-            "version": version,
-            "cuda_versions": cudas,
-            "platforms": ["linux-x86_64", "linux-aarch64", "windows-x86_64"],
-            "source": ["CONDA_FORGE"],
+            "package": "pytorch",
+            "version": series,
+            "releases": releases,
+            # The row's CUDA list is linux-x86_64's; other platforms' differences are in the note.
+            "cuda_versions": cuda_by_platform.get("linux-x86_64", []),
+            "platforms": sorted(cuda_by_platform),
+            "source": ["CF_FEEDSTOCK"],
         }
-        if uncertain:
-            row["uncertain"] = True
+        others = [f"{p}: {', '.join(c) or 'CPU only'}" for p, c in sorted(cuda_by_platform.items())
+                  if p != "linux-x86_64" and c != row["cuda_versions"]]
+        row["note"] = f"feedstock commit {commit[:12]}" + (f"; CUDA on {'; '.join(others)}" if others else "")
         builds.append(row)
     return {"channels": channels, "builds": builds}
 

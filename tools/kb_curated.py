@@ -94,6 +94,14 @@ SOURCES = {
         "2026-11-22",
         "2.5 was the last release on the pytorch channel",
     ),
+    "CF_FEEDSTOCK": (
+        "https://github.com/conda-forge/pytorch-cpu-feedstock",
+        "conda-forge/pytorch-cpu-feedstock (builds pytorch and pytorch-gpu): recipe version and "
+        ".ci_support/<platform>_..._cuda_compiler_version<X.Y>... variants per release, from the "
+        "first-parent history of main (last read at 74dd3d46ff0c, 2026-08-13)",
+        "2026-11-23",
+        "releases built only on other branches are not listed",
+    ),
     "CONDA_FORGE": (
         "https://anaconda.org/conda-forge/pytorch",
         "conda-forge pytorch / pytorch-gpu feedstock builds",
@@ -718,14 +726,141 @@ CONDA_CHANNELS = [
         True,
     ),
 ]
-CONDA_BUILDS = [
-    ("pytorch", "2.8", ["12.6", "12.9"], True),
-    ("pytorch", "2.7", ["12.6", "12.8"], True),
-    ("pytorch", "2.6", ["12.6"], True),
-    ("pytorch", "2.5", ["11.8", "12.4", "12.6"], True),
-    ("pytorch", "2.4", ["11.8", "12.0"], True),
-    ("pytorch", "2.3", ["11.8", "12.0"], True),
-    ("pytorch", "2.1", ["11.2", "11.8", "12.0"], True),
+# conda-forge/pytorch-cpu-feedstock, read with `git log --first-parent` of main: for each
+# release, the .ci_support/*.yaml variants of every commit building it (platform ->
+# cuda_compiler_version; None = the CPU build). (series, releases, {platform: CUDA versions},
+# newest commit of the series)
+CONDA_FEEDSTOCK = [
+    ("2.13", ["2.13.0"], {
+        "linux-aarch64": ["12.9", "13.0"],
+        "linux-x86_64": ["12.9", "13.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8", "13.0"],
+    }, "74dd3d46ff0c3d05053197961386b5a2018cf3d1"),
+    ("2.12", ["2.12.1", "2.12.0"], {
+        "linux-aarch64": ["12.9", "13.0"],
+        "linux-x86_64": ["12.9", "13.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8", "13.0"],
+    }, "709fc4c6a01112a466d270336cdf338ab99a964c"),
+    ("2.11", ["2.11.0"], {
+        "linux-aarch64": ["12.9", "13.0"],
+        "linux-x86_64": ["12.9", "13.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8", "13.0"],
+    }, "ac1729329dfc3bb48ca457e7ee9b556fe557e846"),
+    ("2.10", ["2.10.0"], {
+        "linux-aarch64": ["12.9", "13.0"],
+        "linux-x86_64": ["12.9", "13.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8", "13.0"],
+    }, "b79ad3ff33df7d00462218a94af2007947d0abb8"),
+    ("2.9", ["2.9.1"], {
+        "linux-aarch64": ["12.9"],
+        "linux-x86_64": ["12.9"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8"],
+    }, "b77098ef2fc7481bd2ee627396ef7e7593dd59a7"),
+    ("2.8", ["2.8.0"], {
+        "linux-aarch64": ["12.9"],
+        "linux-x86_64": ["12.9"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.8"],
+    }, "f003394e48855b5474d2b4da23680620c93973b7"),
+    ("2.7", ["2.7.1", "2.7.0"], {
+        "linux-aarch64": ["12.6", "12.9"],
+        "linux-x86_64": ["12.6", "12.9"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.6", "12.8"],
+    }, "d21fc6dbb4db827872fc8cf05e70f6771bd4937b"),
+    ("2.6", ["2.6.0"], {
+        "linux-aarch64": ["12.6"],
+        "linux-x86_64": ["12.6"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.6"],
+    }, "71a445e6b5a73c4d0afd3ca1b235684bfcfa0bce"),
+    ("2.5", ["2.5.1"], {
+        "linux-aarch64": ["12.0", "12.6"],
+        "linux-x86_64": ["11.8", "12.0", "12.6"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["12.6"],
+    }, "be203905856551e5a4b50dd03c6be2e9ddef5fc4"),
+    ("2.4", ["2.4.1", "2.4.0"], {
+        "linux-aarch64": ["12.0"],
+        "linux-x86_64": ["11.8", "12.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "44041eed72b926499cdd049c01525b46e4ff3365"),
+    ("2.3", ["2.3.1", "2.3.0"], {
+        "linux-aarch64": ["12.0"],
+        "linux-x86_64": ["11.8", "12.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "b362c0334750a97027bf6574b3fb8c5f1a874916"),
+    ("2.1", ["2.1.2", "2.1.0"], {
+        "linux-aarch64": ["11.2", "12.0"],
+        "linux-x86_64": ["11.2", "11.8", "12.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "e14cf83f8df957822030726c1d4239d184b06741"),
+    ("2.0", ["2.0.0"], {
+        "linux-aarch64": [],
+        "linux-x86_64": ["11.2", "11.8", "12.0"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "86592106fc0e4731eb011ac763a4f0429326930b"),
+    ("1.13", ["1.13.1", "1.13.0"], {
+        "linux-aarch64": [],
+        "linux-x86_64": ["11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "c48cd2b9035717ae0e14a4b34ea237380178df18"),
+    ("1.12", ["1.12.1", "1.12.0"], {
+        "linux-aarch64": [],
+        "linux-x86_64": ["10.2", "11.0", "11.1", "11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "cb21779cc8fe8f1df81331a09df224e95698be1b"),
+    ("1.11", ["1.11.0"], {
+        "linux-x86_64": ["10.2", "11.0", "11.1", "11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "5b345dd9ee90d486c3439284af0ea79ada0841e3"),
+    ("1.10", ["1.10.2", "1.10.1", "1.10.0"], {
+        "linux-x86_64": ["10.2", "11.0", "11.1", "11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "550f9f91579b3807485efc9dff4a59541b5cc71e"),
+    ("1.9", ["1.9.1", "1.9.0"], {
+        "linux-x86_64": ["10.2", "11.0", "11.1", "11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+    }, "1e83a2ec6e4fe227d92f46dab5a6065748ceb349"),
+    ("1.8", ["1.8.0"], {
+        "linux-x86_64": ["10.2", "11.0", "11.1", "11.2"],
+        "macos-arm64": [],
+        "macos-x86_64": [],
+        "windows-x86_64": ["11.1", "11.2"],
+    }, "ec1566fa65ed9c3fa009c963883a07b7d2a2d2d1"),
+    ("1.7", ["1.7.1"], {
+        "linux-x86_64": ["9.2", "10.0", "10.1", "10.2", "11.0"],
+        "macos-x86_64": [],
+        "windows-x86_64": [],
+    }, "578d52aec36e797468d213d929ec50f81abb7521"),
+    ("1.6", ["1.6.0"], {
+        "linux-x86_64": ["9.2", "10.0", "10.1", "10.2"],
+        "macos-x86_64": [],
+        "windows-x86_64": [],
+    }, "43735edbb8c373e2cdca568da61d9f2a3fc5f434"),
 ]
 
 # TensorFlow: version -> (cuda, cudnn, python) from the tested build configurations.

@@ -250,11 +250,12 @@ class CondaBuild:
 
     package: str  # "pytorch" | "pytorch-gpu"
     version: str  # "2.5" (series)
-    cuda_versions: Tuple[str, ...]
+    cuda_versions: Tuple[str, ...]  # linux-x86_64's; the note names other platforms' differences
     platforms: Tuple[str, ...]
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    releases: Tuple[str, ...] = ()  # the exact releases conda-forge built: "2.7.0", "2.7.1"
 
 
 @dataclass(frozen=True)
