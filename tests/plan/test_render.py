@@ -301,7 +301,8 @@ def test_conda_prefers_the_resolvers_conda_forge_facts() -> None:
                    "conda": {"channel": "conda-forge", "pytorch": "2.7.0", "pytorch-gpu": "2.7.0",
                              "cuda-version": "12.8"}})
     env = yaml.safe_load(render(plan, "conda"))
-    assert "pytorch-gpu=2.7.0" in env["dependencies"] and "cuda-version=12.8" in env["dependencies"]
+    # conda-forge built 2.7.0 for CUDA 12.6 only (its feedstock): the resolver's 12.8 is corrected.
+    assert "pytorch-gpu=2.7.0" in env["dependencies"] and "cuda-version=12.6" in env["dependencies"]
     assert "Derived" not in render(plan, "conda")
 
 
@@ -332,10 +333,15 @@ def test_conda_notes_what_the_data_says_about_conda_forge_builds() -> None:
     assert fits == ["conda-forge's pytorch 2.7 CUDA builds: CUDA 12.6, 12.8; cuda-version=12.6 admits 12.6 "
                     "(source: https://example.org/conda-forge/pytorch; unverified)."]
     old = Plan(**{**cuda_plan().__dict__, "conda": {"pytorch-gpu": "2.7.1", "cuda-version": "12.4"}})
-    assert "none of them fits cuda-version=12.4" in kb_build_notes(conda_stack(old), kb)[0]
+    # No 12.4 build of 2.7.1 (conda-forge's feedstock): the nearest 12.x build instead.
+    assert conda_stack(old).cuda == "12.6"
+    assert "cuda-version=12.6 admits 12.6" in kb_build_notes(conda_stack(old), kb)[0]
     newer = Plan(**{**cuda_plan().__dict__, "conda": {"pytorch-gpu": "2.99.0", "cuda-version": "12.6"}})
-    assert kb_build_notes(conda_stack(newer), kb) == [
-        "torchsmith's data lists no conda-forge pytorch 2.99 build: check conda-forge has one."]
+    # A release newer than the packaged data: the newest conda-forge build it knows instead, said so.
+    stack = conda_stack(newer)
+    assert stack.packages[0][0] == "pytorch-gpu" and stack.packages[0][1] != "2.99.0"
+    assert any("knows no conda-forge build of pytorch 2.99.0" in n for n in stack.notes)
+    assert kb_build_notes(stack, kb)[0].startswith("torchsmith's data lists no conda-forge pytorch ")
     assert kb_build_notes(conda_stack(cpu_plan()), kb) == [
         "torchsmith's data lists no conda-forge pytorch 2.9 build: check conda-forge has one."]
 

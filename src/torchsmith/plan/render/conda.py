@@ -100,6 +100,9 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         if cuda is None:
             raise TorchsmithError(f"no {fmt} environment: the plan's variant {plan.variant!r} names no "
                                   "CUDA version", code="format-not-applicable", hint="use --format pip")
+        if forge is not None:
+            cuda, why = forge.cuda_for(cuda)
+            notes.extend([why] if why else [])
         packages.append((data["gpu_package"], version))
     elif plan.platform.startswith("macos"):
         packages.append(("pytorch", version))
@@ -108,11 +111,12 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         packages.append(("pytorch", f"{version or '*'}={data['cpu_build']}"))
     family: Dict[str, str] = data["family"]
     pip: List[PackagePin] = []
+    moved = torch is not None and forge is not None and forge.version != torch.version.split("+")[0]
     for pin in plan.packages:
         if pin.name == "torch":
             continue
-        if pin.name in family:
-            packages.append((family[pin.name], pin.version))
+        if pin.name in family:  # another pytorch than planned: the solver pairs the rest with it
+            packages.append((family[pin.name], "" if moved else pin.version))
         else:
             pip.append(pin)
     compiled, pip, compiled_notes = compiled_on_conda_forge(pip)

@@ -20,6 +20,19 @@ __all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_s
 class ForgeRelease:
     version: str  # a release conda-forge built
     note: Optional[str]  # why it differs from the pip plan's, with the source
+    cudas: Tuple[str, ...] = ()  # the CUDA versions of its builds (linux-x86_64's)
+
+    def cuda_for(self, wanted: str) -> Tuple[str, Optional[str]]:
+        """The build's CUDA for the plan's ``wanted``: itself, else the newest of the same major."""
+        if not self.cudas or wanted in self.cudas:
+            return wanted, None
+        same = [c for c in self.cudas if c.split(".")[0] == wanted.split(".", maxsplit=1)[0]]
+        if not same:
+            return wanted, None  # the resolver's note already says none fits
+        older = [c for c in same if version_tuple(c) <= version_tuple(wanted)]
+        chosen = max(older, key=version_tuple) if older else min(same, key=version_tuple)
+        return chosen, (f"conda-forge's pytorch {self.version} builds are for CUDA {', '.join(self.cudas)}: "
+                        f"cuda-version={chosen}")
 
 
 def _kb(kb: Any) -> Any:
@@ -40,18 +53,24 @@ def forge_release(version: str, platform: str, kb: Any = None) -> Optional[Forge
         rows = _kb(kb).conda_builds
     except TorchsmithError:
         return ForgeRelease(base, None)  # a broken KB is reported by the commands that need it
-    series = [b for b in rows if b.package == "pytorch" and b.releases]
+    series = [b for b in rows if b.package == "pytorch" and b.releases and platform in b.platforms]
     row = next((b for b in series if b.version == minor_version(base)), None)
-    if row is None and all(version_tuple(base) > version_tuple(b.version + ".999") for b in series):
-        return ForgeRelease(base, None)  # newer than the data: asked for as planned, and said so
-    if row is None or platform not in row.platforms:
+    newer = all(version_tuple(base) > version_tuple(b.version + ".999") for b in series)
+    if row is None and series and newer:
+        row = max(series, key=lambda b: version_tuple(b.version))  # newer than the data knows
+        newest = max(row.releases, key=version_tuple)
+        return ForgeRelease(newest, f"torchsmith's data knows no conda-forge build of pytorch {base}; the "
+                                    f"newest it knows is {newest} ({row.note or 'its feedstock'}): "
+                                    f"pytorch={newest} instead", row.cuda_versions)
+    if row is None:
         return None
     if base in row.releases:
-        return ForgeRelease(base, None)
+        return ForgeRelease(base, None, row.cuda_versions)
     newest = max(row.releases, key=version_tuple)
     built = ", ".join(sorted(row.releases, key=version_tuple))
     return ForgeRelease(newest, f"conda-forge built pytorch {built} of the {row.version} series, "
-                                f"not {base}: pytorch={newest} instead ({row.note or 'its feedstock'})")
+                                f"not {base}: pytorch={newest} instead ({row.note or 'its feedstock'})",
+                        row.cuda_versions)
 
 
 def legacy_specs(version: str, cuda: Optional[str]) -> Tuple[List[str], List[str], List[str]]:
