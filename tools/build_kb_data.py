@@ -766,6 +766,13 @@ def frameworks() -> Dict[str, Any]:
         if uncertain:
             row["uncertain"] = True
         rows.append(row)
+    for version, cuda, cudnn, python in cur.TENSORFLOW_WINDOWS_GPU:
+        rows.append({
+            "framework": "tensorflow", "version": version, "cuda": cuda, "cudnn": cudnn,
+            "python": python, "platforms": ["windows-x86_64"], "source": ["TF_WINDOWS", "TF_BUILD"],
+            "note": "GPU on native Windows ends with 2.10: CUDA and cuDNN come from conda-forge "
+                    "(cudatoolkit, cudnn), not from the wheel",
+        })
     for version, extra, python, uncertain in cur.JAX:
         row = {
             "framework": "jax",

@@ -114,6 +114,15 @@ SOURCES = {
         "2026-11-22",
         "",
     ),
+    "TF_WINDOWS": (
+        "https://www.tensorflow.org/install/pip#windows-native",
+        "TensorFlow install, Windows native: 'TensorFlow 2.10 was the last TensorFlow release that "
+        "supported GPU on native-Windows'; conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0, "
+        "then pip install \"tensorflow<2.11\"; tested build configurations (Windows GPU): "
+        "tensorflow_gpu-2.10.0, Python 3.7-3.10, cuDNN 8.1, CUDA 11.2",
+        "2026-11-23",
+        "",
+    ),
     "TF_PYPI": (
         "https://pypi.org/simple/tensorflow/",
         "tensorflow wheels on PyPI: Requires-Dist of the and-cuda extra and wheel tags",
@@ -875,6 +884,11 @@ TENSORFLOW = [
     ("2.16.1", "12.3", "8.9", ["3.9", "3.10", "3.11", "3.12"], False),
     ("2.15.0", "12.2", "8.9", ["3.9", "3.10", "3.11"], False),
     ("2.14.0", "11.8", "8.7", ["3.9", "3.10", "3.11"], False),
+]
+# TensorFlow with GPU on native Windows: the plain package up to 2.10, with CUDA/cuDNN from
+# conda-forge's cudatoolkit/cudnn (version, cuda, cudnn, python).
+TENSORFLOW_WINDOWS_GPU = [
+    ("2.10.1", "11.2", "8.1", ["3.7", "3.8", "3.9", "3.10"]),
 ]
 # JAX: version, extra, python.
 JAX = [

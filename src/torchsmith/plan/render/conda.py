@@ -23,7 +23,12 @@ from torchsmith.plan.render._common import (
     toml_str,
 )
 from torchsmith.plan.render._data import formats_data, source_urls
-from torchsmith.plan.render.conda_forge import compiled_on_conda_forge, forge_release, legacy_specs
+from torchsmith.plan.render.conda_forge import (
+    compiled_on_conda_forge,
+    forge_release,
+    legacy_specs,
+    tensorflow_windows_gpu,
+)
 from torchsmith.plan.render.pip import install_argvs
 from torchsmith.versions import minor_version, version_tuple
 
@@ -121,6 +126,9 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
             pip.append(pin)
     compiled, pip, compiled_notes = compiled_on_conda_forge(pip)
     packages.extend((name, "") for name in compiled)
+    tf_packages, tf_notes = tensorflow_windows_gpu(plan.platform, pip)
+    packages.extend(tf_packages)
+    compiled_notes.extend(tf_notes)
     keep = (f"torch=={version}",) if pip and version else ()
     raw_notes = specs.get("notes") or ()
     notes.extend((raw_notes,) if isinstance(raw_notes, str) else (str(n) for n in raw_notes))

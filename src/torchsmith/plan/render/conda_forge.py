@@ -13,7 +13,8 @@ from torchsmith.plan.model import PackagePin
 from torchsmith.plan.render._data import formats_data, source_urls
 from torchsmith.versions import minor_version, version_tuple
 
-__all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_specs"]
+__all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_specs",
+           "tensorflow_windows_gpu"]
 
 
 @dataclass(frozen=True)
@@ -133,3 +134,21 @@ def compiled_on_conda_forge(pins: Sequence[PackagePin]) -> Tuple[List[str], List
                         + (" (package names unverified)" if data.get("uncertain") else ""))
         comments.extend(f"see {url}" for url in source_urls("conda_compiled"))
     return names, keep, comments
+
+
+def tensorflow_windows_gpu(platform: str,
+                           pins: Sequence[PackagePin]) -> Tuple[List[Tuple[str, str]], List[str]]:
+    """TensorFlow <= 2.10 on native Windows finds its GPU only through CUDA and cuDNN installed next
+    to it: conda-forge's cudatoolkit and cudnn (the recipe TensorFlow's install page gives)."""
+    data = formats_data()["tensorflow_windows_gpu"]
+    tf = next((p for p in pins if p.name == "tensorflow"), None)
+    if not platform.startswith("windows") or tf is None or not tf.version:
+        return [], []
+    if version_tuple(tf.version) >= version_tuple(data["last"] + ".999"):
+        return [], [f"tensorflow {tf.version} has no GPU support on native Windows (it ended with "
+                    f"{data['last']}): CPU only here, or WSL2 for the GPU"]
+    packages = [("cudatoolkit", data["cudatoolkit"]), ("cudnn", data["cudnn"])]
+    notes = [f"tensorflow {tf.version} on native Windows: CUDA {data['cudatoolkit']} and cuDNN "
+             f"{data['cudnn']} from {data['channel']} (drop both for CPU only)",
+             *(f"see {url}" for url in source_urls("tensorflow_windows_gpu"))]
+    return packages, notes
