@@ -171,6 +171,7 @@ add_executable(probe main.cu)
 """
 
 
+@pytest.mark.slow  # nvcc's compiler detection: ~30 s on a busy 2-core machine
 @pytest.mark.skipif(not os.path.exists(f"{REAL_TOOLKIT}/bin/nvcc") or shutil.which("cmake") is None,
                     reason="needs this machine's CUDA 13.0 toolkit and cmake")
 def test_the_script_configures_a_real_cmake_cuda_project(tmp_path: Path,

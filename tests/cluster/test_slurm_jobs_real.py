@@ -23,7 +23,10 @@ from typing import Dict, Iterator, List, Tuple
 import pytest
 from tests.cluster.slurm_cluster import SlurmCluster
 from tests.support.fixtures import isolated_environ
-from tests.support.pkgindex import serve_index
+from tests.support.pkgindex import build_wheel, serve_index
+
+from torchsmith.plan.model import PackagePin, Plan
+from torchsmith.plan.render_slurm import SlurmOptions, slurm_scripts
 
 pytestmark = pytest.mark.slow
 
@@ -175,3 +178,27 @@ def test_rendered_jobs_install_with_torchsmith_and_train_on_one_and_two_nodes(
     assert not (jobs / ".venv").exists()
     assert (jobs / f"torchsmith-env-{submitted['train-ddp.sbatch']}" / "bin" / "torchrun").exists()
     assert (Path(env["TMPDIR"]) / f"torchsmith-env-{submitted['train.sbatch']}" / "bin" / "python").exists()
+
+
+def test_the_wheelhouse_job_builds_its_env_offline_and_runs(slurm_cluster: SlurmCluster,
+                                                            tmp_path: Path) -> None:
+    """The site route: virtualenv --no-download (else venv) and pip --no-index from a wheelhouse."""
+    wheelhouse = tmp_path / "wheels"
+    build_wheel(wheelhouse, "torch", "2.5.1")  # a stand-in torch: this job is about the route
+    plan = Plan(status="ok", platform="linux-x86_64", python="3.11", accelerator="cpu", variant="cpu",
+                packages=(PackagePin("torch", "2.5.1", "cpu"),))
+    options = SlurmOptions(wheelhouse=str(wheelhouse), cpus_per_task=1, mem_gib=1)
+    (tmp_path / "job.sbatch").write_text(slurm_scripts(plan, None, options)["train.sbatch"])
+    (tmp_path / "train.py").write_text("import sys, torch\nprint('trained with torch', torch.__version__, "
+                                       "sys.argv[1:])\n")
+    env = {k: v for k, v in slurm_cluster.env.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))}
+    env.update({"PIP_CONFIG_FILE": os.devnull, "TMPDIR": str(tmp_path)})  # nothing but the wheelhouse
+    out = subprocess.run(["sbatch", "--parsable", "job.sbatch", "--epochs", "1"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=30, check=False)
+    assert out.returncode == 0, out.stderr
+    job = out.stdout.strip().split(";")[0]
+    state = _wait(slurm_cluster, job, timeout=300)
+    log = (tmp_path / f"torch-cpu-{job}.out").read_text()
+    assert state == "COMPLETED", log
+    assert "trained with torch 2.5.1 ['--epochs', '1']" in log
+    assert (tmp_path / f"torchsmith-env-{job}" / "bin" / "python").exists()
