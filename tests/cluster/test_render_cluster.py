@@ -202,4 +202,6 @@ def test_l4t_jetpack_route_builds_torchvision_in_the_image(tmp_path: Any) -> Non
     assert "--branch v0.16.1 https://github.com/pytorch/vision" in build
     assert "BUILD_VERSION=0.16.1 FORCE_CUDA=1 TORCH_CUDA_ARCH_LIST=8.7" in build
     assert "--no-build-isolation" in build
+    wheel = next(line for line in text.splitlines() if "torch-2.1.0a0" in line)
+    assert wheel.index("'numpy<2'") < wheel.index("torch-2.1.0a0")  # NVIDIA's 2.1 wheel needs NumPy 1.x
     _hadolint(text, tmp_path)

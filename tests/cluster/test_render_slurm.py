@@ -63,6 +63,7 @@ def test_two_files_each_one_script_installing_non_interactively_into_env_dir(kb:
         assert text.startswith("#!/bin/bash\n#SBATCH ") and text.count("#!") == 1
         assert 'torchsmith install --lock "$LOCK" --venv "$ENV_DIR" --yes' in text
         assert "LOCK=${TORCHSMITH_LOCK:-torchsmith.lock.json}" in text
+        assert "command -v torchsmith >/dev/null ||" in text and '[ -f "$LOCK" ] ||' in text
         assert ".venv" not in text
     single, ddp = scripts[SINGLE_NAME], scripts[DDP_NAME]
     assert '"$ENV_DIR/bin/python" "$TRAIN" "$@"' in single

@@ -279,7 +279,13 @@ def _jetpack_steps(plan: Plan, machine: Optional[Machine]) -> List[str]:
         "&& rm -rf /var/lib/apt/lists/*",
     ]
     prefix = ["python3", "-m", "pip", "install", "--no-cache-dir"]
-    lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "pip", prefix))
+    numpy = formats_data()["jetson_numpy"]
+    torch = plan.package("torch")
+    commands = [shell_join(argv) for argv in install_argvs(plan, "pip", prefix)]
+    if torch and torch.version and version_tuple(torch.version) < version_tuple(numpy["before_torch"]):
+        lines.append(f"# NumPy 1.x first: {numpy['why']}.")
+        commands[0] = f"{shell_join([*prefix, numpy['requirement']])} && {commands[0]}"
+    lines.extend(f"RUN {command}" for command in commands)
     for pin in src.source_builds:
         lines.extend(_source_build_steps(pin.name, pin.version, arch_list(machine)))
     return lines

@@ -120,6 +120,10 @@ def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
         lines.append("export TRAIN ENV_DIR WHEELHOUSE")
     else:
         lines.append("export LOCK TRAIN ENV_DIR")
+        lines.append('command -v torchsmith >/dev/null || { echo "torchsmith is not on PATH in this job '
+                     '(load or activate it before sbatch, or plan --wheelhouse DIR)" >&2; exit 1; }')
+        lines.append('[ -f "$LOCK" ] || { echo "no lock $LOCK in $PWD: copy the torchsmith.lock.json '
+                     'that torchsmith install wrote" >&2; exit 1; }')
     lines.append("")
     return lines
 
