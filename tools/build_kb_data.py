@@ -743,6 +743,8 @@ def conda() -> Dict[str, Any]:
         others = [f"{p}: {', '.join(c) or 'CPU only'}" for p, c in sorted(cuda_by_platform.items())
                   if p != "linux-x86_64" and c != row["cuda_versions"]]
         row["note"] = f"feedstock commit {commit[:12]}" + (f"; CUDA on {'; '.join(others)}" if others else "")
+        # Per platform, "platform=X.Y,X.Y" (empty: CPU builds only).
+        row["platform_cuda"] = [f"{p}={','.join(c)}" for p, c in sorted(cuda_by_platform.items())]
         builds.append(row)
     return {"channels": channels, "builds": builds}
 

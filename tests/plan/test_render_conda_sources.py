@@ -89,3 +89,13 @@ def test_tensorflow_on_native_windows_gets_cudatoolkit_and_cudnn_from_conda_forg
     # Linux keeps its tensorflow[and-cuda] rows: the Windows rows change nothing there.
     linux = _plan(host(python="3.11"), "tensorflow").package("tensorflow")
     assert linux is not None and linux.version.startswith("2.2")
+
+
+def test_cuda_version_is_one_conda_forge_built_for_that_platform() -> None:
+    """2.13: Linux builds for CUDA 12.9/13.0, Windows for 12.8/13.0 (the feedstock's variants)."""
+    for platform, cuda in (("windows-x86_64", "12.8"), ("linux-x86_64", "12.9")):
+        expected = f"cuda-version={cuda}"
+        machine = host(platform=platform, python="3.12", gpus=["8.6:RTX 3090"], driver="576.02")
+        plan = _plan(machine, "torch==2.13.0")
+        deps = _deps(render(plan, "conda", machine))
+        assert "pytorch-gpu=2.13.0" in deps and expected in deps, (platform, plan.variant, deps)

@@ -343,6 +343,7 @@ def _conda_build(row: _Row, _ctx: _Context) -> m.CondaBuild:
         package=row.text("package"), version=row.version("version"), cuda_versions=row.texts("cuda_versions"),
         platforms=row.platforms("platforms"), sources=row.sources(), uncertain=row.flag("uncertain"),
         note=row.opt_text("note") or "", releases=row.texts("releases"),
+        platform_cuda=row.texts("platform_cuda"),
     )
 
 

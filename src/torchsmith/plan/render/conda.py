@@ -46,6 +46,7 @@ class CondaStack:
     derived: bool  # True when the resolver gave no conda-forge facts and names were derived
     notes: Tuple[str, ...] = ()  # the resolver's remarks on the conda-forge build (plan.conda["notes"])
     channels: Tuple[str, ...] = ("conda-forge",)  # the legacy pytorch channel for releases before it
+    platform: str = ""  # the plan's: conda-forge's CUDA builds differ per platform
     legacy: bool = False  # packages are complete specs ("cudatoolkit=11.3"), no cuda-version
 
 
@@ -132,7 +133,8 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
     keep = (f"torch=={version}",) if pip and version else ()
     raw_notes = specs.get("notes") or ()
     notes.extend((raw_notes,) if isinstance(raw_notes, str) else (str(n) for n in raw_notes))
-    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, (*notes, *compiled_notes))
+    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, (*notes, *compiled_notes),
+                      platform=plan.platform)
 
 
 def _legacy_stack(plan: Plan, kind: str, torch: PackagePin) -> CondaStack:
@@ -175,9 +177,10 @@ def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
     if stack.cuda is None:
         return []
     major = stack.cuda.split(".")[0]
-    fits = [c for c in row.cuda_versions
+    built = row.cudas_for(stack.platform)
+    fits = [c for c in built
             if c.split(".")[0] == major and version_tuple(c) <= version_tuple(stack.cuda)]
-    listed = ", ".join(row.cuda_versions) or "none"
+    listed = ", ".join(built) or "none"
     if not fits:
         return [f"conda-forge's pytorch {series} CUDA builds are for CUDA {listed}: none of them fits "
                 f"cuda-version={stack.cuda}{cite}."]

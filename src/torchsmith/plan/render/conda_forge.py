@@ -21,7 +21,7 @@ __all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_s
 class ForgeRelease:
     version: str  # a release conda-forge built
     note: Optional[str]  # why it differs from the pip plan's, with the source
-    cudas: Tuple[str, ...] = ()  # the CUDA versions of its builds (linux-x86_64's)
+    cudas: Tuple[str, ...] = ()  # the CUDA versions of its builds for the platform
 
     def cuda_for(self, wanted: str) -> Tuple[str, Optional[str]]:
         """The build's CUDA for the plan's ``wanted``: itself, else the newest of the same major."""
@@ -62,16 +62,16 @@ def forge_release(version: str, platform: str, kb: Any = None) -> Optional[Forge
         newest = max(row.releases, key=version_tuple)
         return ForgeRelease(newest, f"torchsmith's data knows no conda-forge build of pytorch {base}; the "
                                     f"newest it knows is {newest} ({row.note or 'its feedstock'}): "
-                                    f"pytorch={newest} instead", row.cuda_versions)
+                                    f"pytorch={newest} instead", row.cudas_for(platform))
     if row is None:
         return None
     if base in row.releases:
-        return ForgeRelease(base, None, row.cuda_versions)
+        return ForgeRelease(base, None, row.cudas_for(platform))
     newest = max(row.releases, key=version_tuple)
     built = ", ".join(sorted(row.releases, key=version_tuple))
     return ForgeRelease(newest, f"conda-forge built pytorch {built} of the {row.version} series, "
                                 f"not {base}: pytorch={newest} instead ({row.note or 'its feedstock'})",
-                        row.cuda_versions)
+                        row.cudas_for(platform))
 
 
 def legacy_specs(version: str, cuda: Optional[str]) -> Tuple[List[str], List[str], List[str]]:
