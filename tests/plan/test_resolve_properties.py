@@ -163,12 +163,13 @@ def test_companions_never_pull_a_cuda_wheel_onto_another_torch(spec: Any) -> Non
 def test_conda_side_follows_conda_forge_builds() -> None:
     plan = resolve(host(gpus=["8.6:RTX 3090"], driver="550.54.14"), Request(requirements=("torch<2.6",)), KB)
     assert plan.ok and plan.variant == "cu124" and plan.conda["pytorch"] == "2.5.1"
-    assert plan.conda["cuda-version"] == "12.4" and plan.conda["pytorch-gpu"] == "2.5.1"
+    # conda-forge built 2.5.1 for CUDA 11.8, 12.0 and 12.6 (feedstock), not 12.4: the nearest 12.x.
+    assert plan.conda["cuda-version"] == "12.6" and plan.conda["pytorch-gpu"] == "2.5.1"
     machine = host(gpus=["8.6:RTX 3090"], driver="580.65.06")
     plan = resolve(machine, Request(requirements=("torch==2.8.0",)), KB)
     assert plan.variant == "cu129" and plan.conda["cuda-version"] == "12.9"
     plan = resolve(machine, Request(requirements=("torch==2.7.1",)), KB)
-    assert plan.variant == "cu128" and plan.conda["cuda-version"] == "12.8"
+    assert plan.variant == "cu128" and plan.conda["cuda-version"] == "12.9"  # Linux 2.7: 12.6, 12.9
 
 
 def test_unknown_platform_is_a_no_solution_naming_it() -> None:

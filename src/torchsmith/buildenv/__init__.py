@@ -124,21 +124,31 @@ def _check_resources(host: Host, machine: Machine, pre: Preflight, data: Dict[st
                 + (df.problem() if not df.ok else "df printed no usable line"))
 
 
-def _check_cmake(host: Host, pre: Preflight, data: Dict[str, Any]) -> None:
-    need = data["cmake_min"]["version"]
+def _check_cmake(host: Host, pre: Preflight, data: Dict[str, Any], source: str) -> None:
+    from torchsmith.buildenv.cmake import check_cmake_range, cmake_floor
+
+    default = (data["cmake_min"]["version"], data["sources"][data["cmake_min"]["source"]])
+    need, need_source = cmake_floor(host, source, default)
     result = host.run(["cmake", "--version"], 10.0)
     found = _first_version(result.stdout) if result.ok else None
-    pre.facts["cmake"] = found
+    pre.facts.update({"cmake": found, "cmake_min": need, "cmake_min_source": need_source})
     fix = f'python -m pip install "cmake>={need}" ninja  (into the build environment)'
+    ninja = host.run(["ninja", "--version"], 10.0)
     if found is None:
         why = result.problem() if not result.ok else "no version"
         pre.add("cmake-missing", "error", f"no usable cmake ({why}); PyTorch needs cmake ≥ {need}", fix)
     elif version_tuple(found) < version_tuple(need):
-        pre.add("cmake-too-old", "error", f"cmake {found} is older than the {need} PyTorch requires "
-                f"({data['sources'][data['cmake_min']['source']]})", fix)
+        pre.add("cmake-too-old", "error", f"cmake {found} is older than the {need} this PyTorch "
+                f"requires ({need_source})", fix)
     else:
-        pre.add("cmake", "ok", f"cmake {found}")
-    ninja = host.run(["ninja", "--version"], 10.0)
+        findings = check_cmake_range(host, found, source, data, ninja.ok)
+        for code, severity, message, fixed in findings:
+            if code == "export":
+                pre.exports.append((severity, message))  # (variable, value)
+            else:
+                pre.add(code, severity, message, fixed)
+        if not [f for f in findings if f[1] == "error"]:
+            pre.add("cmake", "ok", f"cmake {found} (this checkout needs ≥ {need})")
     pre.facts["ninja"] = ninja.stdout.strip() if ninja.ok else None
     if not ninja.ok:
         pre.add("ninja-missing", "warning", "no ninja: the build falls back to make, much slower",
@@ -231,17 +241,34 @@ def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, An
     else:
         limit = f" (nvcc accepts ≤ {max_gcc})" if max_gcc else ""
         pre.add("host-compiler", "ok", f"{cc} {gcc_version}{limit}")
+    _check_driver(machine, pre, cuda)
+    _check_magma(host, pre, data, cuda, toolkit)
+
+
+def _check_driver(machine: Machine, pre: Preflight, cuda: str) -> None:
+    from torchsmith.plan.hostview import driver_max_cuda
+
     nvidia = machine.nvidia
-    if nvidia is None or not nvidia.driver_version:
+    driver_cuda = driver_max_cuda(machine)  # --driver alone is enough: plan's own table
+    if nvidia is None or not (nvidia.driver_version or nvidia.driver_cuda):
         pre.add("no-driver", "warning", "no NVIDIA driver here: the build works, but the CUDA tests "
                 "cannot run on this machine")
-    elif nvidia.driver_cuda and version_tuple(cuda) > version_tuple(nvidia.driver_cuda):
+        return
+    driver = nvidia.driver_version or "?"
+    pre.facts["driver_cuda"] = driver_cuda
+    if driver_cuda is None or version_tuple(cuda) <= version_tuple(driver_cuda):
+        return
+    fix = f"use a CUDA {driver_cuda} toolkit (CUDA_HOME), or upgrade the driver"
+    if version_tuple(cuda)[:1] != version_tuple(driver_cuda)[:1]:
+        pre.add("nvcc-newer-than-driver", "error",
+                f"the toolkit (CUDA {cuda}) is a newer major release than the driver {driver} "
+                f"supports (CUDA {driver_cuda}): minor-version compatibility stops at the major, so "
+                "every CUDA call of the build fails at run time ('driver version is insufficient')", fix)
+    else:
         pre.add("nvcc-newer-than-driver", "warning",
-                f"the toolkit (CUDA {cuda}) is newer than the driver {nvidia.driver_version} supports "
-                f"(CUDA {nvidia.driver_cuda}): the build succeeds but CUDA calls fail at run time "
-                "unless minor-version compatibility covers it (same major), and never for PTX",
-                f"use a CUDA {nvidia.driver_cuda} toolkit, or upgrade the driver")
-    _check_magma(host, pre, data, cuda, toolkit)
+                f"the toolkit (CUDA {cuda}) is newer than the driver {driver} supports (CUDA "
+                f"{driver_cuda}): it runs through minor-version compatibility (same major), but "
+                "PTX JIT and features of the newer minor fail", fix)
 
 
 def _libs(host: Host, folders: List[str], stem: str) -> Optional[str]:
@@ -258,11 +285,16 @@ def _check_magma(host: Host, pre: Preflight, data: Dict[str, Any], cuda: str, to
     pre.facts["magma"] = found
     if found:
         pre.add("magma", "ok", f"MAGMA at {found}")
-    else:
-        nodot = cuda.replace(".", "")
-        pre.add("magma-missing", "warning",
-                "no MAGMA: torch.linalg on the GPU loses its MAGMA paths (some solvers slow or missing)",
-                data["magma"]["fix"].format(cuda_nodot=nodot) + " (conda), or build MAGMA for this toolkit")
+        return
+    magma = data["magma"]
+    if version_tuple(cuda) <= version_tuple(magma["conda_max_cuda"]):
+        fix = magma["fix"].format(cuda_nodot=cuda.replace(".", "")) + " (conda)"
+    else:  # no magma-cudaXYZ conda package this new: PyTorch's own script installs its tarball
+        fix = (f"{magma['script'].format(cuda=cuda)} in the PyTorch checkout, inside the conda env "
+               f"(the pytorch channel's magma-cudaXYZ stop at CUDA {magma['conda_max_cuda']})")
+    pre.add("magma-missing", "warning",
+            "no MAGMA: torch.linalg on the GPU loses its MAGMA paths (some solvers slow or missing)",
+            fix + ", or build MAGMA for this toolkit")
 
 
 def _check_mkl(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any]) -> None:
@@ -295,6 +327,8 @@ def _check_order(host: Host, pre: Preflight) -> None:
                     f"{var} puts {entries[system[0]]} before {prefix}/{sub}: the build picks the "
                     "system's copies over the environment's",
                     f"{var}={prefix}/{sub}:… (the script puts the environment first)")
+            if var != "LD_LIBRARY_PATH":  # the script sets that one anyway
+                pre.exports.append((var, f"{prefix}/{sub}${{{var}:+:${var}}}"))
     cmake_path = [e for e in env.get("CMAKE_PREFIX_PATH", "").split(":") if e]
     if cmake_path and not any(e.rstrip("/").startswith(prefix) for e in cmake_path):
         pre.add("cmake-prefix-path", "warning",
@@ -302,31 +336,6 @@ def _check_order(host: Host, pre: Preflight) -> None:
                 "CMake finds the system's libraries first",
                 f"CMAKE_PREFIX_PATH={prefix}:… (the script sets it)")
     pre.exports.append(("CMAKE_PREFIX_PATH", f"{prefix}${{CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}}"))
-
-
-def _check_rocm(host: Host, machine: Machine, pre: Preflight) -> None:
-    rocm_path = host.environ().get("ROCM_PATH") or "/opt/rocm"
-    hipcc = host.which("hipcc") or os.path.join(rocm_path, "bin", "hipcc")
-    result = host.run([hipcc, "--version"], 15.0)
-    version = (machine.rocm.version if machine.rocm else None) or (
-        _first_version(result.stdout) if result.ok else None)
-    pre.facts.update({"rocm_path": rocm_path, "hipcc": hipcc if result.ok else None, "rocm": version})
-    if not result.ok:
-        pre.add("hipcc-missing", "error", f"no hipcc: {result.problem()}",
-                "install ROCm (rocm-hip-sdk) and set ROCM_PATH")
-    else:
-        pre.add("hipcc", "ok", f"hipcc at {hipcc}" + (f" (ROCm {version})" if version else ""))
-    pre.exports.append(("ROCM_PATH", rocm_path))
-    if pre.prefix:
-        include = os.path.join(pre.prefix, "include")
-        known = ("hip", "rocm", "hipblas", "rocblas", "miopen")
-        shadows = [n for n in host.list_dir(include) or () if n in known]
-        if shadows:
-            pre.add("hip-include-order", "warning",
-                    f"hipcc puts {rocm_path}/include last, after {include}, which has "
-                    f"{', '.join(shadows)}: those headers shadow ROCm's own",
-                    f"remove them from the environment, or put -isystem {rocm_path}/include first in "
-                    "HIPCC_COMPILE_FLAGS_APPEND")
 
 
 def _arch_list(machine: Machine, kind: str) -> Optional[str]:
@@ -341,7 +350,8 @@ def _arch_list(machine: Machine, kind: str) -> Optional[str]:
 
 
 def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = None,
-              workdir: str = ".") -> Preflight:
+              workdir: str = ".", *, source: Optional[str] = None) -> Preflight:
+    """``source``: the PyTorch checkout (default ``workdir``), read for the cmake range."""
     if kind not in ("cuda", "rocm"):
         raise ValueError(kind)
     data = _data()
@@ -349,11 +359,13 @@ def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = N
     prefix = prefix or env.get("CONDA_PREFIX") or env.get("VIRTUAL_ENV") or None
     pre = Preflight(kind=kind, prefix=prefix)
     _check_resources(host, machine, pre, data, workdir)
-    _check_cmake(host, pre, data)
+    _check_cmake(host, pre, data, source or workdir)
     if kind == "cuda":
         _check_cuda(host, machine, pre, data)
     else:
-        _check_rocm(host, machine, pre)
+        from torchsmith.buildenv.rocm import check_rocm
+
+        check_rocm(host, machine, pre)
     _check_mkl(host, machine, pre, data)
     _check_order(host, pre)
     archs = _arch_list(machine, kind)
@@ -385,11 +397,19 @@ def build_script(pre: Preflight) -> str:
                 else [("USE_ROCM", "1"), ("USE_CUDA", "0")])
     switches += [("BUILD_TEST", "0"), ("USE_DISTRIBUTED", "1")]
     lines.extend(f"export {k}={v}" for k, v in switches)
+    if not cuda:
+        rocm = _data()["rocm"]
+        lines.append(f"# {rocm['why']}" + (" (field reports; uncertain)" if rocm.get("uncertain") else ""))
+        lines.extend(f"export {k}={v}" for k, v in rocm["switches"])
     home = "CUDA_HOME" if cuda else "ROCM_PATH"
-    if any(name == home for name, _ in pre.exports):
+    has_home = any(name == home for name, _ in pre.exports)
+    if has_home:
         lines.append(f'export PATH="${home}/bin:$PATH"')
-    libs = [f"{pre.prefix}/lib"] if pre.prefix else []
-    if cuda and any(name == "CUDA_HOME" for name, _ in pre.exports):
+    # ROCm's own libraries first (a conda env's libstdc++ or HIP copies must not win); for CUDA
+    # the environment's first, then the toolkit's.
+    libs = ["$ROCM_PATH/lib"] if has_home and not cuda else []
+    libs += [f"{pre.prefix}/lib"] if pre.prefix else []
+    if cuda and has_home:
         libs.append("$CUDA_HOME/lib64")
     if libs:
         # The environment's libraries before the system's (see system-before-env).

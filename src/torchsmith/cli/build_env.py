@@ -1,6 +1,7 @@
 """Preflight for building PyTorch from source, and the environment script for the build.
 
-Checks memory, cores and disk, cmake and ninja, the host compiler against nvcc, nvcc against
+Checks memory, cores and disk, cmake (the range the checkout accepts) and ninja, the host
+compiler against nvcc, nvcc against
 the driver, the include/library order of the environment, hipcc, MAGMA and MKL; each problem
 comes with its fix. --write FILE saves a script to source before the build.
 """
@@ -23,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the conda env or venv the build runs in (default: the active one)")
     parser.add_argument("--workdir", metavar="DIR", default=".",
                         help="where the source tree and build live, for the disk check (default .)")
+    parser.add_argument("--source", metavar="DIR",
+                        help="the PyTorch checkout, read for the cmake range it accepts (default: --workdir)")
     parser.add_argument("--write", metavar="FILE", help="write the environment script to FILE")
     add_json_option(parser)
     add_host_options(parser)
@@ -34,7 +37,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
-    pre = preflight(LiveHost(ctx.environ), machine, kind, prefix=args.prefix, workdir=args.workdir)
+    pre = preflight(LiveHost(ctx.environ), machine, kind, prefix=args.prefix, workdir=args.workdir,
+                    source=args.source)
     script = build_script(pre)
     if args.write:
         try:

@@ -5,6 +5,8 @@
   torchsmith plan xformers --python .venv/bin/python   keep the installed torch
   torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06 --no-gpu ...
   torchsmith plan --format pyproject            a file for uv (see --format choices)
+  torchsmith plan --format slurm --out jobs/ --account def-lab --module python/3.11
+                                                train.sbatch and train-ddp.sbatch in jobs/
 
 Exit status 3 when nothing works on this host (the reasons and rejections say why).
 """
@@ -17,7 +19,7 @@ import sys
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.errors import RequirementError, TorchsmithError
+from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
@@ -48,7 +50,25 @@ def add_request_options(parser: argparse.ArgumentParser,
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_request_options(parser)
     parser.add_argument("--format", dest="fmt", metavar="FMT",
-                        help="print the plan as: pip, requirements, uv, pyproject, conda, pixi, jetson ...")
+                        help="print the plan as: pip, requirements, uv, pyproject, conda, pixi, jetson, "
+                        "dockerfile, slurm, slurm-ddp, libtorch")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write the --format files into DIR (one file per artifact) instead of printing")
+    slurm = parser.add_argument_group("slurm (--format slurm / slurm-ddp: the site's conventions)")
+    slurm.add_argument("--account", metavar="NAME", help="#SBATCH --account")
+    slurm.add_argument("--partition", metavar="NAME", help="#SBATCH --partition")
+    slurm.add_argument("--module", dest="modules", action="append", default=[], metavar="NAME",
+                       help="`module load NAME` first in the job (repeatable: python/3.11, cuda/12.4)")
+    slurm.add_argument("--wheelhouse", metavar="DIR",
+                       help="build the job's venv with virtualenv --no-download and pip --no-index "
+                       "--find-links DIR (no torchsmith or internet on the compute node)")
+    slurm.add_argument("--cpus-per-task", type=int, metavar="N",
+                       help="CPUs per task (default: the probed node's; an assumption when flags "
+                       "describe another machine)")
+    slurm.add_argument("--mem", type=int, metavar="GIB",
+                       help="memory per node in GiB (default: 1.25x the GPUs' memory; CPU jobs 2 per CPU, "
+                       "at least 8)")
+    slurm.add_argument("--cpu-job", action="store_true", help="a job without GPUs (small models)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -183,6 +203,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         return requirement_error("plan", exc)
     machine = ctx.machine()
     plan = resolve(machine, request, ctx.kb())
+    if getattr(args, "out", None) and not getattr(args, "fmt", None):
+        raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
+    described = not dataclasses.replace(ctx.overrides(), python_version=None).empty
+    if described and not getattr(args, "host", None):
+        # Flags describe another machine: this one's cores say nothing about it.
+        machine = dataclasses.replace(machine, os=dataclasses.replace(machine.os, cpu_count=0))
     return plan_result("plan", args, plan, machine, request)
 
 
@@ -217,10 +243,12 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Mac
     exit_code = ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION
     fmt: Optional[str] = getattr(args, "fmt", None)
     text: Optional[str] = None
-    if fmt and plan.ok and not getattr(args, "json", False):
-        from torchsmith.plan.render import render
-
-        text = render(plan, fmt, machine)
+    if fmt and plan.ok and getattr(args, "out", None):
+        written = write_files(args.out, rendered_files(args, plan, fmt, machine))
+        data["files"] = written
+        text = "".join(f"wrote {path}\n" for path in written)
+    elif fmt and plan.ok and not getattr(args, "json", False):
+        text = rendered_files(args, plan, fmt, machine, one=True)[""]
 
     def human(out: IO[str]) -> None:
         if text is not None:
@@ -231,3 +259,50 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Mac
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
                   exit_code=exit_code, warnings=list(plan.warnings), kb_version=plan.kb_version or None,
                   human=human)
+
+
+def slurm_options(args: argparse.Namespace) -> Any:
+    from torchsmith.plan.render_slurm import SlurmOptions
+
+    cpus = getattr(args, "cpus_per_task", None)
+    mem = getattr(args, "mem", None)
+    for flag, value in (("--cpus-per-task", cpus), ("--mem", mem)):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag} must be 1 or more, not {value}")
+    return SlurmOptions(account=getattr(args, "account", None), partition=getattr(args, "partition", None),
+                        modules=tuple(getattr(args, "modules", None) or ()),
+                        wheelhouse=getattr(args, "wheelhouse", None), cpus_per_task=cpus, mem_gib=mem,
+                        cpu_job=bool(getattr(args, "cpu_job", False)))
+
+
+def rendered_files(args: argparse.Namespace, plan: Plan, fmt: str, machine: Machine,
+                   one: bool = False) -> Dict[str, str]:
+    """The format's files (``one``: the text to print, under the key "")."""
+    if fmt in ("slurm", "slurm-ddp"):
+        from torchsmith.plan.render_slurm import DDP_NAME, SINGLE_NAME, slurm_scripts
+
+        files = slurm_scripts(plan, machine, slurm_options(args))
+        return {"": files[DDP_NAME if fmt == "slurm-ddp" else SINGLE_NAME]} if one else files
+    from torchsmith.plan.render import render, render_files
+
+    return {"": render(plan, fmt, machine)} if one else render_files(plan, fmt, machine)
+
+
+def write_files(folder: str, files: Dict[str, str]) -> List[str]:
+    """Write each file into ``folder`` (created); scripts become executable."""
+    import os
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        written = []
+        for name, text in files.items():
+            path = os.path.join(folder, name)
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            if text.startswith("#!"):
+                os.chmod(path, 0o755)
+            written.append(path)
+    except OSError as exc:
+        raise TorchsmithError(f"cannot write into {folder}: {exc.strerror or exc}",
+                              code="output-unwritable") from None
+    return written

@@ -343,7 +343,8 @@ def _conda_build(row: _Row, _ctx: _Context) -> m.CondaBuild:
     return m.CondaBuild(
         package=row.text("package"), version=row.version("version"), cuda_versions=row.texts("cuda_versions"),
         platforms=row.platforms("platforms"), sources=row.sources(), uncertain=row.flag("uncertain"),
-        note=row.opt_text("note") or "",
+        note=row.opt_text("note") or "", releases=row.texts("releases"),
+        platform_cuda=row.texts("platform_cuda"),
     )
 
 

@@ -250,11 +250,21 @@ class CondaBuild:
 
     package: str  # "pytorch" | "pytorch-gpu"
     version: str  # "2.5" (series)
-    cuda_versions: Tuple[str, ...]
+    cuda_versions: Tuple[str, ...]  # linux-x86_64's; the note names other platforms' differences
     platforms: Tuple[str, ...]
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    releases: Tuple[str, ...] = ()  # the exact releases conda-forge built: "2.7.0", "2.7.1"
+    platform_cuda: Tuple[str, ...] = ()  # "windows-x86_64=12.8,13.0": each platform's CUDA builds
+
+    def cudas_for(self, platform: str) -> Tuple[str, ...]:
+        """The CUDA versions built for ``platform`` (``cuda_versions`` when not recorded per platform)."""
+        for entry in self.platform_cuda:
+            name, _, cudas = entry.partition("=")
+            if name == platform:
+                return tuple(c for c in cudas.split(",") if c)
+        return self.cuda_versions
 
 
 @dataclass(frozen=True)

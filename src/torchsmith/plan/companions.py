@@ -276,8 +276,8 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     gpu_extra = next((e for e in sorted(want.extras) if "cuda" in e), "")
     every = _rows(idx.kb, "framework_builds", name)
     rows = [r for r in every if r.extra == gpu_extra]
-    if not rows and not gpu_extra:
-        rows = list(every)
+    if not gpu_extra and not any(view.platform in r.platforms for r in rows):
+        rows = list(every)  # no plain rows for this platform: the GPU rows say what exists
     rows.sort(key=lambda r: sortable_version(r.version), reverse=True)
     limits = _limits(name, gpu_extra if name == "jax" else "")
     chosen: Optional[Any] = None

@@ -17,6 +17,7 @@ from torchsmith.versions import driver_tuple, version_tuple
 __all__ = [
     "GpuView",
     "HostView",
+    "driver_max_cuda",
     "driver_tuple",
     "host_view",
     "version_tuple",
@@ -117,3 +118,17 @@ def host_view(machine: Machine, kb: Any) -> HostView:
         driver_cuda_source=driver_cuda_source,
         notes=tuple(notes),
     )
+
+
+def driver_max_cuda(machine: Machine, kb: Any = None) -> Optional[str]:
+    """The newest CUDA the machine's NVIDIA driver supports: as reported, else from the driver
+    version by the same table ``plan`` uses (``--driver 535.183.01`` alone: 12.2).
+    """
+    nvidia = machine.nvidia
+    if nvidia is None or not (nvidia.driver_cuda or nvidia.driver_version):
+        return None
+    if kb is None:
+        from torchsmith.kb import load_kb
+
+        kb = load_kb()
+    return host_view(machine, kb).driver_cuda

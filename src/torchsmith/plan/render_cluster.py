@@ -1,4 +1,4 @@
-"""Plans for clusters, containers and C++: ``dockerfile``, ``slurm`` and ``libtorch`` formats.
+"""Plans for containers and C++: ``dockerfile`` and ``libtorch`` formats (Slurm: render_slurm).
 
 Each renderer is ``render_X(plan, machine=None) -> str`` like the others in
 :mod:`torchsmith.plan.render`; :data:`RENDERERS` maps format names to them for the format table.
@@ -7,8 +7,8 @@ The base images come from ``containers.json`` (each row sourced), never from cod
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -18,6 +18,7 @@ from torchsmith.errors import KnowledgeBaseError, load_data_file
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
+from torchsmith.plan.render._data import formats_data, source_urls
 from torchsmith.plan.render.pip import install_argvs
 from torchsmith.versions import version_tuple
 
@@ -28,9 +29,7 @@ __all__ = [
     "choose_base_image",
     "render_dockerfile",
     "render_libtorch",
-    "render_slurm",
     "require_check_lines",
-    "slurm_scripts",
     "variant_cuda",
 ]
 
@@ -73,6 +72,7 @@ class BaseImage:
     torch_preinstalled: bool = False
     problems: Tuple[str, ...] = ()  # the requirement check will fail: explanation and remedies
     notes: Tuple[str, ...] = ()  # a newer image would be refused here: why this one
+    preinstalled: Tuple[str, ...] = ("torch",)  # packages the image already has
 
 
 def require_check_lines(image: str, image_cuda: str, driver_cuda: Optional[str],
@@ -111,9 +111,7 @@ def choose_base_image(plan: Plan, machine: Optional[Machine] = None,
                    "docker run --device=/dev/kfd --device=/dev/dri --group-add video")
         return BaseImage(pattern.format(python=python.rstrip("t")), "python", why,
                          rows["python_slim"]["source"])
-    nvidia = machine.nvidia if machine is not None else None
-    driver_cuda = nvidia.driver_cuda if nvidia else None
-    driver = nvidia.driver_version if nvidia else None
+    driver, driver_cuda = _driver_and_cuda(machine)
 
     def accepted(image_cuda: str) -> bool:
         return driver_cuda is None or _older_or_equal(image_cuda, driver_cuda)
@@ -149,6 +147,16 @@ def choose_base_image(plan: Plan, machine: Optional[Machine] = None,
                      problems=problems)
 
 
+def _driver_and_cuda(machine: Optional[Machine]) -> Tuple[Optional[str], Optional[str]]:
+    """The driver and the newest CUDA it supports; from ``--driver`` alone by plan's own rule."""
+    nvidia = machine.nvidia if machine is not None else None
+    if nvidia is None or machine is None:
+        return None, None
+    from torchsmith.plan.hostview import driver_max_cuda
+
+    return nvidia.driver_version, driver_max_cuda(machine)
+
+
 def _jetson_image(plan: Plan, machine: Optional[Machine], rows: Dict[str, Any]) -> BaseImage:
     l4t = machine.jetson.l4t if machine is not None and machine.jetson is not None else None
     if not l4t:
@@ -157,11 +165,16 @@ def _jetson_image(plan: Plan, machine: Optional[Machine], rows: Dict[str, Any]) 
     torch = plan.package("torch")
     names = {p.name for p in plan.packages}
     for row in rows["l4t_pytorch"]:
-        if (row["l4t"] == l4t and torch is not None and names <= {"torch"}
+        inside = dict(row.get("packages") or {"torch": row["torch"]})
+        if (row["l4t"] == l4t and torch is not None and names & set(_FAMILY) <= set(inside)
                 and torch.version.startswith(row["torch"] + ".")):
+            listed = ", ".join(f"{k} {v}" for k, v in inside.items())
+            notes = (f"The image brings {listed}" + (" (versions as NGC lists them; not verified "
+                     "by torchsmith)" if row.get("packages_uncertain") else "") + ".",)
             return BaseImage(row["image"], "l4t-pytorch",
                              f"NVIDIA's L4T PyTorch image for L4T {l4t} (torch {row['torch']})",
-                             row["source"], torch_preinstalled=True)
+                             row["source"], torch_preinstalled=True, notes=notes,
+                             preinstalled=tuple(inside))
     same_major = [r for r in rows["l4t_jetpack"]
                   if version_tuple(r["l4t"])[:1] == version_tuple(l4t)[:1]
                   and _older_or_equal(r["l4t"], l4t)]
@@ -201,10 +214,12 @@ def render_dockerfile(plan: Plan, machine: Optional[Machine] = None) -> str:
                    else "# Run with: docker run --runtime nvidia IMAGE")
     out.append(f"FROM {base.image}")
     out.append("")
-    if base.kind in ("pytorch", "l4t-pytorch"):
+    if base.kind == "pytorch":
         out.extend(_preinstalled_steps(plan, base))
+    elif base.kind == "l4t-pytorch":
+        out.extend(_l4t_pytorch_steps(plan, base))
     elif base.kind == "l4t-jetpack":
-        out.extend(_jetpack_steps(plan))
+        out.extend(_jetpack_steps(plan, machine))
     elif base.kind == "python":
         out.append(f"RUN python -m venv {_VENV}")
         out.append(f'ENV PATH="{_VENV}/bin:$PATH"')
@@ -244,7 +259,18 @@ def _preinstalled_steps(plan: Plan, base: BaseImage) -> List[str]:
     return lines
 
 
-def _jetpack_steps(plan: Plan) -> List[str]:
+def _l4t_pytorch_steps(plan: Plan, base: BaseImage) -> List[str]:
+    kept = ", ".join(base.preinstalled)
+    lines = [f"# {kept} come with the image; nothing here replaces them."]
+    others = tuple(p for p in plan.packages if p.name not in base.preinstalled)
+    if others:
+        rest = dataclasses.replace(plan, packages=others)
+        prefix = ["pip3", "install", "--no-cache-dir"]
+        lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(rest, "pip", prefix))
+    return lines
+
+
+def _jetpack_steps(plan: Plan, machine: Optional[Machine]) -> List[str]:
     src = sources(plan)
     lines = [
         "# The L4T JetPack image has CUDA and cuDNN for this L4T; torch comes from NVIDIA's wheel.",
@@ -253,130 +279,35 @@ def _jetpack_steps(plan: Plan) -> List[str]:
         "&& rm -rf /var/lib/apt/lists/*",
     ]
     prefix = ["python3", "-m", "pip", "install", "--no-cache-dir"]
-    lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(plan, "pip", prefix))
+    numpy = formats_data()["jetson_numpy"]
+    torch = plan.package("torch")
+    commands = [shell_join(argv) for argv in install_argvs(plan, "pip", prefix)]
+    if torch and torch.version and version_tuple(torch.version) < version_tuple(numpy["before_torch"]):
+        lines.append(f"# NumPy 1.x first: {numpy['why']}.")
+        commands[0] = f"{shell_join([*prefix, numpy['requirement']])} && {commands[0]}"
+    lines.extend(f"RUN {command}" for command in commands)
     for pin in src.source_builds:
-        lines.append(f"# {pin.name} {pin.version}: no wheel for Jetson; build it from source "
-                     "(see: torchsmith plan --format jetson)")
+        lines.extend(_source_build_steps(pin.name, pin.version, arch_list(machine)))
     return lines
 
 
-# --- Slurm ------------------------------------------------------------------------------
-
-def _gpus_per_node(machine: Optional[Machine]) -> int:
-    if machine is not None and machine.nvidia is not None and machine.nvidia.visible_gpus:
-        return len(machine.nvidia.visible_gpus)
-    return 1
-
-
-def _cpus_per_gpu(machine: Optional[Machine], gpus: int) -> int:
-    cpus = machine.os.cpu_count if machine is not None else 0
-    if cpus <= 0:
-        return 8
-    # Data-loader workers need cores; more than 16 per GPU rarely helps.
-    return max(2, min(16, cpus // max(1, gpus)))
-
-
-def _mem_per_gpu_gib(machine: Optional[Machine]) -> int:
-    sizes = [g.memory_mib for g in (machine.nvidia.visible_gpus if machine and machine.nvidia else ())
-             if g.memory_mib]
-    if not sizes:
-        return 32
-    # Host memory at least the GPU's, so a full checkpoint can be staged in RAM.
-    return max(16, math.ceil(max(sizes) / 1024 * 1.25))
-
-
-_SLURM_PREAMBLE = """\
-set -euo pipefail
-
-# The environment is created inside the job from the lock, on the node's local disk.
-LOCK=${TORCHSMITH_LOCK:-torchsmith.lock}
-ENV_DIR=${TORCHSMITH_ENV:-${TMPDIR:-/tmp}/torchsmith-env-${SLURM_JOB_ID}}
-TRAIN=${TRAIN:-train.py}
-export LOCK ENV_DIR TRAIN
-"""
-
-_TF32 = """\
-# TF32: on Ampere and newer GPUs, float32 matmuls and convolutions can use TF32 tensor cores
-# (about 10 bits of mantissa). In the training script:
-#   torch.backends.cuda.matmul.allow_tf32 = True   # matmuls (off by default since torch 1.12)
-#   torch.backends.cudnn.allow_tf32 = True         # convolutions (on by default)
-# or torch.set_float32_matmul_precision("high"). Leave them off when you need full fp32.
-"""
-
-_CHECKPOINT = """\
-# Checkpoints: save from rank 0 only (if int(os.environ["RANK"]) == 0: torch.save(...)), then
-# torch.distributed.barrier() so no rank reads a half-written file; write to shared storage.
-"""
-
-
-def _make_env(multi_node: bool) -> List[str]:
-    run = 'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" ' if multi_node else ""
-    script = ('python3 -m venv "$ENV_DIR" && . "$ENV_DIR/bin/activate" && '
-              'torchsmith install --lock "$LOCK"')
-    if multi_node:
-        return ["# One environment per node, built in parallel (the variables are exported above).",
-                "# shellcheck disable=SC2016",
-                f"{run}bash -c '{script}'",
-                ""]
-    steps = script.split(" && ")
-    return [steps[0], "# shellcheck source=/dev/null", *steps[1:], ""]
-
-
-def slurm_scripts(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
-    """``{file name: script}``: a single-GPU job and a multi-node DDP job."""
-    require_ok(plan, "slurm")
-    gpus = _gpus_per_node(machine)
-    cpus = _cpus_per_gpu(machine, gpus)
-    mem = _mem_per_gpu_gib(machine)
-    torch = plan.package("torch")
-    head = header_lines(plan, machine, "Slurm job")
-    stack = " ".join(p.requirement for p in plan.packages)
-    uses_gpu = plan.accelerator in ("cuda", "rocm", "jetson")
-    gpu_line = ["#SBATCH --gpus-per-node=1"] if uses_gpu else []
-
-    single = ["#!/bin/bash", "#SBATCH --job-name=torch-1gpu", "#SBATCH --nodes=1",
-              "#SBATCH --ntasks=1", *gpu_line, f"#SBATCH --cpus-per-task={cpus}",
-              f"#SBATCH --mem-per-gpu={mem}G" if uses_gpu else f"#SBATCH --mem={mem}G",
-              "#SBATCH --time=04:00:00", "#SBATCH --output=%x-%j.out",
-              *head, f"# Stack: {stack}", _SLURM_PREAMBLE]
-    single.extend(_make_env(multi_node=False))
-    single.append(_TF32)
-    single.append('python "$TRAIN" "$@"')
-
-    modern = torch is None or version_tuple(torch.version) >= (2, 0)
-    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
-    ddp = ["#!/bin/bash", "#SBATCH --job-name=torch-ddp", "#SBATCH --nodes=2",
-           "#SBATCH --ntasks-per-node=1",
-           *([f"#SBATCH --gpus-per-node={gpus}"] if uses_gpu else []),
-           f"#SBATCH --cpus-per-task={cpus * gpus}",
-           f"#SBATCH --mem-per-gpu={mem}G" if uses_gpu else f"#SBATCH --mem={mem * gpus}G",
-           "#SBATCH --time=12:00:00", "#SBATCH --output=%x-%j.out",
-           *head, f"# Stack: {stack}",
-           f"# One torchrun per node; each starts {gpus} worker(s), one per GPU.",
-           _SLURM_PREAMBLE]
-    ddp.extend(_make_env(multi_node=True))
-    ddp.extend([
-        'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)',
-        "MASTER_PORT=${MASTER_PORT:-29500}",
-        "export MASTER_ADDR MASTER_PORT",
-        f"export OMP_NUM_THREADS={cpus}",
-        "",
-        _TF32 + _CHECKPOINT,
-        'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" \\',
-        '  "$ENV_DIR/bin/torchrun" \\',
-        '  --nnodes "$SLURM_JOB_NUM_NODES" \\',
-        f"  {nproc} {gpus} \\",
-        '  --rdzv-id "$SLURM_JOB_ID" --rdzv-backend c10d \\',
-        '  --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" \\',
-        '  "$TRAIN" "$@"',
-    ])
-    return {"train-1gpu.sbatch": "\n".join(single) + "\n", "train-ddp.sbatch": "\n".join(ddp) + "\n"}
-
-
-def render_slurm(plan: Plan, machine: Optional[Machine] = None) -> str:
-    scripts = slurm_scripts(plan, machine)
-    parts = [f"# ===== {name} =====\n{text}" for name, text in scripts.items()]
-    return "\n".join(parts)
+def _source_build_steps(name: str, version: str, archs: List[str]) -> List[str]:
+    """Build a torch companion (torchvision) against the image's torch; no GPU at build time."""
+    build = formats_data()["jetson_torchvision_build"]
+    folder = f"/tmp/{name}"
+    env = [f"BUILD_VERSION={version}", "FORCE_CUDA=1"]  # FORCE_CUDA: docker build sees no GPU
+    if archs:
+        env.append(f"TORCH_CUDA_ARCH_LIST={shell_join([';'.join(archs)])}")
+    return [
+        f"# {name} {version}: no wheel for this JetPack, built here from its release tag.",
+        *(f"#   see {url}" for url in source_urls("jetson_torchvision_build")),
+        "# hadolint ignore=DL3008",
+        "RUN apt-get update && apt-get install -y --no-install-recommends git build-essential "
+        + " ".join(build["apt"]) + " && rm -rf /var/lib/apt/lists/*",
+        f"RUN git clone --depth 1 --branch v{version} {build['repository']} {folder} && "
+        f"{' '.join(env)} python3 -m pip install --no-cache-dir --no-build-isolation {folder} "
+        f"&& rm -rf {folder}",
+    ]
 
 
 # --- LibTorch ---------------------------------------------------------------------------
@@ -430,6 +361,6 @@ def render_libtorch(plan: Plan, machine: Optional[Machine] = None) -> str:
 
 RENDERERS: Dict[str, Callable[[Plan, Optional[Machine]], str]] = {
     "dockerfile": render_dockerfile,
-    "slurm": render_slurm,
     "libtorch": render_libtorch,
 }
+FILE_NAMES: Dict[str, str] = {"dockerfile": "Dockerfile", "libtorch": "CMakeLists.txt"}

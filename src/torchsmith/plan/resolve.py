@@ -831,8 +831,8 @@ def _conda_specs(idx: _Index, view: HostView, chosen: Check) -> Dict[str, Any]:
                           f"not {view.platform}"}
     if variant.kind == "cuda" and variant.cuda:
         cuda = minor_version(variant.cuda)
-        if builds and cuda not in builds[0].cuda_versions:
-            offered = builds[0].cuda_versions
+        if builds and cuda not in builds[0].cudas_for(view.platform):
+            offered = builds[0].cudas_for(view.platform)
             same_major = [c for c in offered if c.split(".")[0] == cuda.split(".")[0]]
             built_for = f"conda-forge builds pytorch {series} for CUDA {', '.join(offered)}"
             if same_major:

@@ -53,6 +53,7 @@ __all__ = [
     "register_format",
     "render",
     "render_commands",
+    "render_files",
     "require_ok",
     "requirement",
     "requirement_files",
@@ -61,6 +62,7 @@ __all__ = [
 ]
 
 Renderer = Callable[[Plan, Optional[Machine]], str]
+FileRenderer = Callable[[Plan, Optional[Machine]], Dict[str, str]]
 
 _RENDERERS: Dict[str, Renderer] = {
     "pip": render_pip,
@@ -72,6 +74,14 @@ _RENDERERS: Dict[str, Renderer] = {
     "jetson": render_jetson,
 }
 FORMATS: Tuple[str, ...] = tuple(_RENDERERS)
+# The file each format is saved as with `plan --out DIR` (a format module may add its own
+# ``FILE_NAMES``, or ``FILES`` for formats that write several files).
+FILE_NAMES: Dict[str, str] = {
+    "pip": "install.sh", "requirements": "requirements.txt", "uv": "install-uv.sh",
+    "pyproject": "pyproject.toml", "conda": "environment.yml", "pixi": "pixi.toml",
+    "jetson": "install-jetson.sh",
+}
+_MULTI_FILE: Dict[str, FileRenderer] = {}
 _plugins_loaded = False
 
 
@@ -92,6 +102,8 @@ def load_format_module(name: str) -> None:
         for fmt, renderer in table.items():
             if fmt not in _RENDERERS:
                 register_format(fmt, renderer)
+    FILE_NAMES.update(getattr(module, "FILE_NAMES", None) or {})
+    _MULTI_FILE.update(getattr(module, "FILES", None) or {})
 
 
 def _load_plugins() -> None:
@@ -129,6 +141,18 @@ def render(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> str:
             hint="formats: " + ", ".join(available_formats()),
         )
     return renderer(plan, machine)
+
+
+def render_files(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> Dict[str, str]:
+    """``{file name: text}`` for ``plan --out DIR``: one file per artifact (Slurm: two jobs)."""
+    text = render(plan, fmt, machine)  # validates the format and the plan first
+    several = _MULTI_FILE.get(fmt)
+    if several is not None:
+        return several(plan, machine)
+    name = FILE_NAMES.get(fmt, f"torchsmith-plan.{fmt}")
+    if fmt == "pip" and plan.platform.startswith("windows"):
+        name = "install.ps1"
+    return {name: text}
 
 
 def render_commands(plan: Plan) -> Dict[str, List[str]]:

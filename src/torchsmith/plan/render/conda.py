@@ -23,6 +23,12 @@ from torchsmith.plan.render._common import (
     toml_str,
 )
 from torchsmith.plan.render._data import formats_data, source_urls
+from torchsmith.plan.render.conda_forge import (
+    compiled_on_conda_forge,
+    forge_release,
+    legacy_specs,
+    tensorflow_windows_gpu,
+)
 from torchsmith.plan.render.pip import install_argvs
 from torchsmith.versions import minor_version, version_tuple
 
@@ -39,6 +45,9 @@ class CondaStack:
     keep: Tuple[str, ...]  # pip pins that hold conda's torch in place during the pip step
     derived: bool  # True when the resolver gave no conda-forge facts and names were derived
     notes: Tuple[str, ...] = ()  # the resolver's remarks on the conda-forge build (plan.conda["notes"])
+    channels: Tuple[str, ...] = ("conda-forge",)  # the legacy pytorch channel for releases before it
+    platform: str = ""  # the plan's: conda-forge's CUDA builds differ per platform
+    legacy: bool = False  # packages are complete specs ("cudatoolkit=11.3"), no cuda-version
 
 
 _NOT_CONDA = {
@@ -72,21 +81,35 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         )
     data = formats_data()["conda"]
     specs = plan.conda or {}
+    torch = plan.package("torch")
+    wanted = str(specs.get(data["gpu_package"]) or specs.get("pytorch") or (torch.version if torch else ""))
+    forge = forge_release(wanted, plan.platform) if torch is not None else None
+    if torch is not None and (forge is None or specs.get("available") is False):
+        try:
+            return _legacy_stack(plan, kind, torch)
+        except TorchsmithError:
+            if specs.get("available") is not False:
+                raise
     if specs.get("available") is False:
         raise TorchsmithError(f"no {fmt} environment for this plan: "
                               f"{specs.get('reason') or 'conda-forge has no matching build'}",
                               code="format-not-applicable", hint="use --format pip or --format uv")
     derived = not specs
-    torch = plan.package("torch")
-    version = str(specs.get("pytorch") or (torch.version if torch else ""))
+    version = forge.version if forge is not None else str(specs.get("pytorch") or "")
+    notes: List[str] = [forge.note] if forge is not None and forge.note else []
     cuda: Optional[str] = None
     packages: List[Tuple[str, str]] = []
-    if kind == "cuda":
+    if torch is None:
+        pass  # no torch in the plan (a TensorFlow environment): nothing of pytorch's
+    elif kind == "cuda":
         cuda = str(specs.get("cuda-version") or _variant_cuda(plan) or "") or None
         if cuda is None:
             raise TorchsmithError(f"no {fmt} environment: the plan's variant {plan.variant!r} names no "
                                   "CUDA version", code="format-not-applicable", hint="use --format pip")
-        packages.append((data["gpu_package"], str(specs.get(data["gpu_package"]) or version)))
+        if forge is not None:
+            cuda, why = forge.cuda_for(cuda)
+            notes.extend([why] if why else [])
+        packages.append((data["gpu_package"], version))
     elif plan.platform.startswith("macos"):
         packages.append(("pytorch", version))
     else:
@@ -94,17 +117,38 @@ def conda_stack(plan: Plan, fmt: str = "conda") -> CondaStack:
         packages.append(("pytorch", f"{version or '*'}={data['cpu_build']}"))
     family: Dict[str, str] = data["family"]
     pip: List[PackagePin] = []
+    moved = torch is not None and forge is not None and forge.version != torch.version.split("+")[0]
     for pin in plan.packages:
         if pin.name == "torch":
             continue
-        if pin.name in family:
-            packages.append((family[pin.name], pin.version))
+        if pin.name in family:  # another pytorch than planned: the solver pairs the rest with it
+            packages.append((family[pin.name], "" if moved else pin.version))
         else:
             pip.append(pin)
+    compiled, pip, compiled_notes = compiled_on_conda_forge(pip)
+    packages.extend((name, "") for name in compiled)
+    tf_packages, tf_notes = tensorflow_windows_gpu(plan.platform, pip)
+    packages.extend(tf_packages)
+    compiled_notes.extend(tf_notes)
     keep = (f"torch=={version}",) if pip and version else ()
     raw_notes = specs.get("notes") or ()
-    notes = (raw_notes,) if isinstance(raw_notes, str) else tuple(str(n) for n in raw_notes)
-    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, notes)
+    notes.extend((raw_notes,) if isinstance(raw_notes, str) else (str(n) for n in raw_notes))
+    return CondaStack(tuple(packages), cuda, tuple(pip), keep, derived, (*notes, *compiled_notes),
+                      platform=plan.platform)
+
+
+def _legacy_stack(plan: Plan, kind: str, torch: PackagePin) -> CondaStack:
+    """A release conda-forge never built here: the pytorch channel's build, with its CUDA package."""
+    cuda = _variant_cuda(plan) if kind == "cuda" else None
+    channels, specs, comments = legacy_specs(torch.version, cuda)
+    packages: List[Tuple[str, str]] = [(s.partition("=")[0], s.partition("=")[2]) for s in specs]
+    family: Dict[str, str] = formats_data()["conda"]["family"]
+    pip = [p for p in plan.packages if p.name not in family]
+    packages.extend((family[p.name], p.version) for p in plan.packages
+                    if p.name in family and p.name != "torch")
+    keep = (f"torch=={torch.version.split('+')[0]}",) if pip else ()
+    return CondaStack(tuple(packages), None, tuple(pip), keep, False, tuple(comments),
+                      channels=tuple(channels), legacy=True)
 
 
 def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
@@ -121,6 +165,8 @@ def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
         rows = kb.conda_builds
     except TorchsmithError:
         return []  # a broken KB is reported by the commands that need it
+    if stack.legacy or not stack.packages or stack.packages[0][0] not in ("pytorch", "pytorch-gpu"):
+        return []
     version = stack.packages[0][1].split("=")[0]
     series = minor_version(version)
     row = next((b for b in rows if b.version == series and b.package in ("pytorch", "pytorch-gpu")), None)
@@ -131,9 +177,10 @@ def kb_build_notes(stack: CondaStack, kb: Any = None) -> List[str]:
     if stack.cuda is None:
         return []
     major = stack.cuda.split(".")[0]
-    fits = [c for c in row.cuda_versions
+    built = row.cudas_for(stack.platform)
+    fits = [c for c in built
             if c.split(".")[0] == major and version_tuple(c) <= version_tuple(stack.cuda)]
-    listed = ", ".join(row.cuda_versions) or "none"
+    listed = ", ".join(built) or "none"
     if not fits:
         return [f"conda-forge's pytorch {series} CUDA builds are for CUDA {listed}: none of them fits "
                 f"cuda-version={stack.cuda}{cite}."]
@@ -151,8 +198,8 @@ def conda_argvs(plan: Plan) -> List[List[str]]:
     specs = [_match_spec(n, v, "=") for n, v in stack.packages]
     if stack.cuda:
         specs.insert(1, f"cuda-version={stack.cuda}")
-    channel = formats_data()["conda"]["channel"]
-    return [["conda", "install", "--yes", "--override-channels", "--channel", channel, *specs],
+    channels = [arg for channel in stack.channels for arg in ("--channel", channel)]
+    return [["conda", "install", "--yes", "--override-channels", *channels, *specs],
             *install_argvs(Plan(status="ok", packages=stack.pip), "pip", hold=stack.keep)]
 
 
@@ -162,9 +209,9 @@ def _yaml(text: str) -> str:
 
 def render_conda(plan: Plan, machine: Optional[Machine] = None) -> str:
     stack = conda_stack(plan)
-    data = formats_data()["conda"]
     lines = header_lines(plan, machine, "conda environment.yml (conda-forge builds)")
-    lines.append("# conda-forge only: the pytorch channel published no builds after 2.5.")
+    if not stack.legacy:
+        lines.append("# conda-forge only: the pytorch channel published no builds after 2.5.")
     if stack.derived:
         lines.append("# Derived from the pip plan (pytorch = the torch version, cuda-version = the "
                      "variant's CUDA): check conda-forge carries that build before relying on it.")
@@ -176,16 +223,15 @@ def render_conda(plan: Plan, machine: Optional[Machine] = None) -> str:
     lines.extend(f"# see {url}" for url in source_urls("conda"))
     lines.append("name: torch")
     lines.append("channels:")
-    lines.append(f"  - {data['channel']}")
+    lines.extend(f"  - {channel}" for channel in stack.channels)
     lines.append("  - nodefaults")
     lines.append("dependencies:")
     if plan.python:
         lines.append(f"  - {_yaml('python=' + plan.python)}")
-    name, version = stack.packages[0]
-    lines.append(f"  - {_yaml(_match_spec(name, version, '='))}")
+    specs = [_match_spec(n, v, "=") for n, v in stack.packages]
     if stack.cuda:
-        lines.append(f"  - {_yaml('cuda-version=' + stack.cuda)}")
-    lines.extend(f"  - {_yaml(_match_spec(n, v, '='))}" for n, v in stack.packages[1:])
+        specs.insert(1, "cuda-version=" + stack.cuda)
+    lines.extend(f"  - {_yaml(spec)}" for spec in specs)
     if stack.pip:
         lines.append("  - pip")
         lines.append("  - pip:")
@@ -228,8 +274,8 @@ def render_pixi(plan: Plan, machine: Optional[Machine] = None) -> str:
             raise
         stack = None  # ROCm/XPU: the PyTorch index, pinned per package
     lines.extend(f"# see {url}" for url in source_urls("pixi"))
-    channel = formats_data()["conda"]["channel"]
-    lines += ["[workspace]", 'name = "torch"', f"channels = [{toml_str(channel)}]",
+    channels = stack.channels if stack is not None else (formats_data()["conda"]["channel"],)
+    lines += ["[workspace]", 'name = "torch"', f"channels = [{', '.join(toml_str(c) for c in channels)}]",
               f"platforms = [{toml_str(platform)}]"]
     if stack is not None and stack.cuda:
         lines += ["", "# The CUDA the host's driver provides (the __cuda virtual package).",

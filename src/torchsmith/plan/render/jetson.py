@@ -22,6 +22,7 @@ from torchsmith.plan.render._common import (
 )
 from torchsmith.plan.render._data import formats_data, source_urls
 from torchsmith.plan.render.pip import install_argvs
+from torchsmith.versions import version_tuple
 
 __all__ = ["render_jetson"]
 
@@ -38,14 +39,37 @@ def _is_jetson(plan: Plan) -> bool:
     return plan.accelerator == "jetson" or (plan.variant or "").startswith("jetson")
 
 
+# Root in a container has no sudo: every privileged command goes through $SUDO.
+_SUDO = 'SUDO=""; if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi'
+
+
+def _as_root(command: str) -> str:
+    return "$SUDO " + command[len("sudo "):] if command.startswith("sudo ") else command
+
+
 def _prerequisite_lines(items: Tuple[str, ...]) -> List[str]:
     """Plan prerequisites are shell commands; bare package names become one apt-get line."""
-    commands = [p for p in items if " " in p.strip()]
+    commands = [_as_root(p.strip()) for p in items if " " in p.strip()]
     packages = [p.strip() for p in items if p.strip() and " " not in p.strip()]
-    lines = ["sudo apt-get update"] if items else []
+    lines = ["$SUDO apt-get update"] if items else []
     if packages:
-        lines.append(shell_join(["sudo", "apt-get", "install", "-y", *packages]))
+        lines.append("$SUDO " + shell_join(["apt-get", "install", "-y", *packages]))
     lines.extend(commands)
+    return lines
+
+
+def _numpy_lines(plan: Plan) -> List[str]:
+    """NVIDIA's older wheels need NumPy 1.x: install it first so pip does not bring NumPy 2."""
+    rule = formats_data()["jetson_numpy"]
+    torch = plan.package("torch")
+    if not (torch and torch.version) or version_tuple(torch.version) >= version_tuple(rule["before_torch"]):
+        return []
+    lines = [f"# NumPy first: {rule['why']}."]
+    if rule.get("uncertain"):
+        lines.append(f"# (the {rule['before_torch']} boundary is torchsmith's reading of the sources, "
+                     "not stated by NVIDIA)")
+    lines.extend(f"# see {url}" for url in source_urls("jetson_numpy"))
+    lines.append(shell_join([_PYTHON, "-m", "pip", "install", rule["requirement"]]))
     return lines
 
 
@@ -59,7 +83,7 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
             hint="use --format pip, or plan for a Jetson with --jetson L4T_RELEASE",
         )
     src = sources(plan)
-    lines = header_lines(plan, machine, "NVIDIA Jetson install steps (bash)")
+    lines = ["#!/usr/bin/env bash", *header_lines(plan, machine, "NVIDIA Jetson install steps (bash)")]
     lines.append("set -euo pipefail")
     step = 1
     if plan.system_prerequisites:
@@ -67,6 +91,7 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += _prerequisite_lines(plan.system_prerequisites)
         step += 1
     lines += ["", f"# {step}. PyTorch built by NVIDIA for this JetPack (not PyPI's aarch64 wheel)"]
+    lines.extend(_numpy_lines(plan))
     lines.extend(shell_join(a) for a in install_argvs(plan, "pip", prefix=[_PYTHON, "-m", "pip", "install"]))
     step += 1
     build = formats_data()["jetson_torchvision_build"]
@@ -74,7 +99,7 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += ["", f"# {step}. {pin.name} {pin.version}: no wheel for this JetPack, so build the "
                       "release that pairs with this torch from source"]
         lines.extend(f"# see {url}" for url in source_urls("jetson_torchvision_build"))
-        lines.append(shell_join(["sudo", "apt-get", "install", "-y", *build["apt"]]))
+        lines.append("$SUDO " + shell_join(["apt-get", "install", "-y", *build["apt"]]))
         checkout = f"{pin.name}-{pin.version}"
         lines.append(shell_join(["git", "clone", "--depth", "1", "--branch", f"v{pin.version}",
                                  build["repository"], checkout]))
@@ -85,4 +110,6 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += ["", *environment_lines(plan)]
     lines += ["", f"# {step}. Check that torch sees the GPU",
               shell_join([_PYTHON, "-c", _VERIFY])]
+    if any(line.startswith("$SUDO ") for line in lines):
+        lines.insert(lines.index("set -euo pipefail") + 1, _SUDO)
     return "\n".join(lines) + "\n"

@@ -1,0 +1,92 @@
+"""ROCm source-build checks: hipcc, headers in the environment that shadow ROCm's (hip, thrust,
+omp.h), and the GCC installation hipcc's clang takes its C++ library from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, List, Tuple
+
+from torchsmith.host import Host
+from torchsmith.machine import Machine
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.buildenv import Preflight
+
+__all__ = ["check_rocm", "gcc_installs"]
+
+# Directories (or files) in an environment's include/ that ROCm also ships: the environment's
+# copy wins when it comes first (conda's CUDA thrust, LLVM/Intel OpenMP's omp.h).
+_SHADOWED = ("hip", "rocm", "hipblas", "rocblas", "miopen", "hipcub", "rocprim", "thrust", "omp.h")
+_GCC_ROOTS = ("/usr/lib/gcc/x86_64-linux-gnu", "/usr/lib/gcc/x86_64-redhat-linux",
+              "/usr/lib/gcc/aarch64-linux-gnu")
+
+
+def gcc_installs(host: Host) -> List[Tuple[str, bool]]:
+    """(GCC install dir, has libstdc++) for every GCC under /usr/lib/gcc, newest first."""
+    found = []
+    for root in _GCC_ROOTS:
+        for name in host.list_dir(root) or ():
+            if re.match(r"^\d+(\.\d+)*$", name):
+                folder = os.path.join(root, name)
+                files = host.list_dir(folder) or []
+                found.append((folder, any(f.startswith("libstdc++.so") for f in files)))
+    return sorted(found, key=lambda item: version_tuple(os.path.basename(item[0])), reverse=True)
+
+
+def _check_toolchain(host: Host, pre: Preflight) -> None:
+    """clang (hipcc) takes the newest GCC install; without libstdc++ there it cannot find <cmath>."""
+    installs = gcc_installs(host)
+    if not installs or installs[0][1]:
+        return
+    usable = [folder for folder, ok in installs if ok]
+    fix = (f"install the C++ library of GCC {os.path.basename(installs[0][0])} (libstdc++-"
+           f"{os.path.basename(installs[0][0])}-dev), or point clang at a complete one")
+    if usable:
+        flag = f"--gcc-install-dir={usable[0]}"
+        fix += f": HIPCC_COMPILE_FLAGS_APPEND={flag} (the script sets it)"
+        pre.exports.append(("HIPCC_COMPILE_FLAGS_APPEND", f"{flag}${{HIPCC_COMPILE_FLAGS_APPEND:+ "
+                                                          "$HIPCC_COMPILE_FLAGS_APPEND}"))
+    pre.add("clang-gcc-toolchain", "error",
+            f"hipcc's clang uses the newest GCC install, {installs[0][0]}, which has no libstdc++: "
+            "the build stops at 'cmath' file not found / cannot find -lstdc++", fix)
+
+
+def _check_shadows(host: Host, pre: Preflight, rocm_path: str) -> None:
+    if not pre.prefix:
+        return
+    include = os.path.join(pre.prefix, "include")
+    shadows = [n for n in host.list_dir(include) or () if n in _SHADOWED]
+    if not shadows:
+        return
+    ours = [n for n in shadows if host.list_dir(os.path.join(rocm_path, "include", n)) is not None
+            or host.read_text(os.path.join(rocm_path, "include", n)) is not None]
+    pre.add("hip-include-order", "warning",
+            f"{include} has {', '.join(shadows)}"
+            + (f" (ROCm has its own: {', '.join(ours)})" if ours else "")
+            + f"; hipcc puts {rocm_path}/include after the environment's, so those headers win "
+            "(thrust from CUDA, or another OpenMP's omp.h, break the HIP build)",
+            f"remove them from the environment, or put -isystem {rocm_path}/include first in "
+            "HIPCC_COMPILE_FLAGS_APPEND")
+
+
+def check_rocm(host: Host, machine: Machine, pre: Preflight) -> None:
+    rocm_path = host.environ().get("ROCM_PATH") or "/opt/rocm"
+    hipcc = host.which("hipcc") or os.path.join(rocm_path, "bin", "hipcc")
+    result = host.run([hipcc, "--version"], 15.0)
+    version = machine.rocm.version if machine.rocm else None
+    if version is None and result.ok:
+        match = re.search(r"(\d+\.\d+(?:\.\d+)?)", result.stdout)
+        version = match.group(1) if match else None
+    pre.facts.update({"rocm_path": rocm_path, "hipcc": hipcc if result.ok else None, "rocm": version})
+    if not result.ok:
+        pre.add("hipcc-missing", "error", f"no hipcc: {result.problem()}",
+                "install ROCm (rocm-hip-sdk) and set ROCM_PATH")
+    else:
+        pre.add("hipcc", "ok", f"hipcc at {hipcc}" + (f" (ROCm {version})" if version else ""))
+    pre.exports.append(("ROCM_PATH", rocm_path))
+    pre.exports.append(("HIP_PLATFORM", "amd"))
+    _check_shadows(host, pre, rocm_path)
+    _check_toolchain(host, pre)

@@ -1,0 +1,249 @@
+"""Slurm job scripts for a plan: ``slurm`` (one node) and ``slurm-ddp`` (multi-node torchrun).
+
+Each job builds its environment inside the job, non-interactively, from the lock that
+``torchsmith install`` wrote, or from a site wheelhouse with ``pip --no-index`` (compute nodes
+often have no internet). :func:`slurm_scripts` returns both files for ``plan --out DIR``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from torchsmith.machine import Machine
+from torchsmith.plan.model import Plan
+from torchsmith.plan.render._common import header_lines, quote, require_ok
+from torchsmith.versions import version_tuple
+
+__all__ = ["RENDERERS", "SlurmOptions", "render_slurm", "render_slurm_ddp", "slurm_scripts"]
+
+LOCK_NAME = "torchsmith.lock.json"  # what `torchsmith install` writes next to the environment
+SINGLE_NAME = "train.sbatch"
+DDP_NAME = "train-ddp.sbatch"
+DEFAULT_CPUS_PER_GPU = 8
+DEFAULT_CPUS_CPU_JOB = 4
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    """The site conventions a job script follows (``plan --account/--module/...``)."""
+
+    account: Optional[str] = None  # #SBATCH --account
+    partition: Optional[str] = None  # #SBATCH --partition
+    modules: Tuple[str, ...] = ()  # `module load` before anything else (site Python/CUDA)
+    wheelhouse: Optional[str] = None  # pip --no-index --find-links DIR instead of torchsmith
+    cpus_per_task: Optional[int] = None  # None: from the probed node, else an assumption said aloud
+    cpu_job: bool = False  # no GPU at all, even for a GPU plan: for small models
+    mem_gib: Optional[int] = None  # per node; None: from the GPUs' memory (GPU jobs) or the CPUs
+    nodes: int = 2  # DDP job
+
+
+@dataclass(frozen=True)
+class _Shape:
+    gpus: int  # per node; 0 for a CPU job
+    cpus: int  # per task (one task per node)
+    mem_gib: int  # per node
+    notes: Tuple[str, ...]
+
+
+def _gpus_per_node(machine: Optional[Machine]) -> int:
+    if machine is not None and machine.nvidia is not None and machine.nvidia.visible_gpus:
+        return len(machine.nvidia.visible_gpus)
+    return 1
+
+
+def _mem_per_gpu_gib(machine: Optional[Machine]) -> int:
+    sizes = [g.memory_mib for g in (machine.nvidia.visible_gpus if machine and machine.nvidia else ())
+             if g.memory_mib]
+    if not sizes:
+        return 32
+    # Host memory at least the GPU's, so a full checkpoint can be staged in RAM.
+    return max(16, math.ceil(max(sizes) / 1024 * 1.25))
+
+
+def _shape(plan: Plan, machine: Optional[Machine], options: SlurmOptions, one_gpu: bool) -> _Shape:
+    uses_gpu = plan.accelerator in ("cuda", "rocm", "jetson") and not options.cpu_job
+    gpus = (1 if one_gpu else _gpus_per_node(machine)) if uses_gpu else 0
+    notes: List[str] = []
+    cores = machine.os.cpu_count if machine is not None else 0
+    if options.cpus_per_task:
+        cpus = options.cpus_per_task
+    elif cores > 0:
+        # The probed node's cores per GPU: data-loader workers need them; >16 per GPU rarely helps.
+        per_gpu = cores // max(1, _gpus_per_node(machine))
+        cpus = max(2, min(16, per_gpu)) * gpus if gpus else cores
+    else:
+        per = DEFAULT_CPUS_PER_GPU if gpus else DEFAULT_CPUS_CPU_JOB
+        cpus = per * max(1, gpus)
+        notes.append(f"Assumed {cpus} CPUs per task ({per} per GPU)" if gpus else
+                     f"Assumed {cpus} CPUs per task")
+        notes.append("  (the compute node's cores are unknown here: pass --cpus-per-task N).")
+    mem = options.mem_gib or (_mem_per_gpu_gib(machine) * gpus if gpus else max(8, 2 * cpus))
+    if options.cpu_job and plan.accelerator != "cpu":
+        notes.append(f"CPU job: the {plan.variant} wheels run on CPU too, but `plan --no-gpu` "
+                     "gives smaller CPU-only wheels.")
+    return _Shape(gpus, cpus, mem, tuple(notes))
+
+
+def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, hours: int) -> List[str]:
+    lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --nodes={nodes}",
+             "#SBATCH --ntasks-per-node=1", f"#SBATCH --cpus-per-task={shape.cpus}"]
+    if shape.gpus:
+        lines.append(f"#SBATCH --gpus-per-node={shape.gpus}")
+    lines.append(f"#SBATCH --mem={shape.mem_gib}G")
+    lines.append(f"#SBATCH --time={hours:02d}:00:00")
+    if options.account:
+        lines.append(f"#SBATCH --account={options.account}")
+    else:
+        lines.append("##SBATCH --account=YOUR-ACCOUNT   (clusters that bill by account need it)")
+    if options.partition:
+        lines.append(f"#SBATCH --partition={options.partition}")
+    lines.append("#SBATCH --output=%x-%j.out")
+    return lines
+
+
+def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
+    lines = ["set -eo pipefail"]
+    if options.modules:
+        lines.append("# The site's modules (Lmod scripts read unset variables: before set -u).")
+        lines.append("module load " + " ".join(quote(m) for m in options.modules))
+    else:
+        lines.append("# module load python/3.11 cuda/12.4   # the site's modules, if it has them "
+                     "(plan --module NAME)")
+    lines.extend(["set -u", ""])
+    if not options.wheelhouse:
+        lines.append(f"LOCK=${{TORCHSMITH_LOCK:-{LOCK_NAME}}}")
+    lines.extend(["TRAIN=${TRAIN:-train.py}", f"ENV_DIR=${{TORCHSMITH_ENV:-{env_default}}}"])
+    if options.wheelhouse:
+        lines.append(f"WHEELHOUSE=${{WHEELHOUSE:-{quote(options.wheelhouse)}}}")
+        lines.append("export TRAIN ENV_DIR WHEELHOUSE")
+    else:
+        lines.append("export LOCK TRAIN ENV_DIR")
+        lines.append('command -v torchsmith >/dev/null || { echo "torchsmith is not on PATH in this job '
+                     '(load or activate it before sbatch, or plan --wheelhouse DIR)" >&2; exit 1; }')
+        lines.append('[ -f "$LOCK" ] || { echo "no lock $LOCK in $PWD: copy the torchsmith.lock.json '
+                     'that torchsmith install wrote" >&2; exit 1; }')
+    lines.append("")
+    return lines
+
+
+def _build_command(plan: Plan, options: SlurmOptions) -> str:
+    """One shell line that creates ``$ENV_DIR`` with the plan's stack, asking nothing."""
+    if not options.wheelhouse:
+        return 'torchsmith install --lock "$LOCK" --venv "$ENV_DIR" --yes'
+    pins = " ".join(quote(f"{p.name}=={p.version}") for p in plan.packages if p.version)
+    make = ('{ virtualenv --no-download "$ENV_DIR" 2>/dev/null || python3 -m venv "$ENV_DIR"; }')
+    return (f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index '
+            f'--find-links "$WHEELHOUSE" {pins}')
+
+
+def _single_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
+    shape = _shape(plan, machine, options, one_gpu=True)
+    name = "torch-gpu" if shape.gpus else "torch-cpu"
+    out = _sbatch_lines(name, 1, shape, options, hours=4)
+    out.extend(_head(plan, machine, "Slurm job: one node", shape, options))
+    out.extend(_preamble(options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
+    out.append("# The environment is built here, on the node's local disk, from the lock.")
+    out.append(_build_command(plan, options))
+    out.append(f"export OMP_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-{shape.cpus}}}")
+    if shape.gpus:
+        out.append(_TF32)
+    out.append('"$ENV_DIR/bin/python" "$TRAIN" "$@"')
+    return "\n".join(out) + "\n"
+
+
+def _head(plan: Plan, machine: Optional[Machine], title: str, shape: _Shape,
+          options: SlurmOptions) -> List[str]:
+    lines = header_lines(plan, machine, title)
+    lines.append("# Stack: " + " ".join(p.requirement for p in plan.packages))
+    if options.wheelhouse:
+        lines.append("# Installs from the site wheelhouse only (pip --no-index): no internet needed.")
+    else:
+        lines.append(f"# Needs torchsmith on PATH and {LOCK_NAME} (from `torchsmith install`) in the "
+                     "submit directory.")
+    lines.extend(f"# {note}" for note in shape.notes)
+    return lines
+
+
+_TF32 = """\
+# TF32: on Ampere and newer GPUs, float32 matmuls and convolutions can use TF32 tensor cores
+# (about 10 bits of mantissa). In the training script:
+#   torch.backends.cuda.matmul.allow_tf32 = True   # matmuls (off by default since torch 1.12)
+#   torch.backends.cudnn.allow_tf32 = True         # convolutions (on by default)
+# or torch.set_float32_matmul_precision("high"). Leave them off when you need full fp32.
+"""
+
+_CHECKPOINT = """\
+# Checkpoints: save from rank 0 only (if int(os.environ["RANK"]) == 0: torch.save(...)), then
+# torch.distributed.barrier() so no rank reads a half-written file; write to shared storage.
+"""
+
+_DDP_ENV = """\
+# Node-local $SLURM_TMPDIR: every node builds its own environment. Otherwise the environment is
+# on shared storage: this batch step (on the first node) builds it once, before any task starts.
+if [ -n "${SLURM_TMPDIR:-}" ] && [ -z "${TORCHSMITH_ENV:-}" ]; then
+  # shellcheck disable=SC2016
+  srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" bash -c 'BUILD'
+else
+  BUILD
+fi
+"""
+
+
+def _ddp_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
+    shape = _shape(plan, machine, options, one_gpu=False)
+    torch = plan.package("torch")
+    modern = torch is None or version_tuple(torch.version) >= (2, 0)
+    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
+    workers = shape.gpus or 1
+    out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12)
+    out.extend(_head(plan, machine, "Slurm job: multi-node DDP", shape, options))
+    out.append(f"# One torchrun per node; each starts {workers} worker(s)"
+               + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
+    out.extend(_preamble(options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
+                                  "/torchsmith-env-$SLURM_JOB_ID"))
+    out.append(_DDP_ENV.replace("BUILD", _build_command(plan, options)))
+    out.extend([
+        "# The first node hosts the rendezvous (set MASTER_ADDR where node names do not resolve).",
+        'MASTER_ADDR=${MASTER_ADDR:-$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)}',
+        "MASTER_PORT=${MASTER_PORT:-29500}",
+        "export MASTER_ADDR MASTER_PORT",
+        f"export OMP_NUM_THREADS={max(1, shape.cpus // workers)}",
+        "",
+        (_TF32 if shape.gpus else "") + _CHECKPOINT,
+        'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" \\',
+        '  "$ENV_DIR/bin/torchrun" \\',
+        '  --nnodes "$SLURM_JOB_NUM_NODES" \\',
+        f"  {nproc} {workers} \\",
+        '  --rdzv-id "$SLURM_JOB_ID" --rdzv-backend c10d \\',
+        '  --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" \\',
+        '  "$TRAIN" "$@"',
+    ])
+    return "\n".join(out) + "\n"
+
+
+def slurm_scripts(plan: Plan, machine: Optional[Machine] = None,
+                  options: Optional[SlurmOptions] = None) -> Dict[str, str]:
+    """``{file name: script}``: the one-node job and the multi-node DDP job."""
+    require_ok(plan, "slurm")
+    opts = options or SlurmOptions()
+    return {SINGLE_NAME: _single_job(plan, machine, opts), DDP_NAME: _ddp_job(plan, machine, opts)}
+
+
+def render_slurm(plan: Plan, machine: Optional[Machine] = None) -> str:
+    return slurm_scripts(plan, machine)[SINGLE_NAME]
+
+
+def render_slurm_ddp(plan: Plan, machine: Optional[Machine] = None) -> str:
+    return slurm_scripts(plan, machine)[DDP_NAME]
+
+
+RENDERERS: Dict[str, Callable[[Plan, Optional[Machine]], str]] = {
+    "slurm": render_slurm,
+    "slurm-ddp": render_slurm_ddp,
+}
+FILES: Dict[str, Callable[[Plan, Optional[Machine]], Dict[str, str]]] = {
+    "slurm": slurm_scripts,
+    "slurm-ddp": slurm_scripts,
+}

@@ -1,0 +1,142 @@
+"""The rendered conda environment.yml and pixi.toml, solved by a real conda solver (py-rattler,
+pixi's solver) against a local channel made from conda-forge's recorded builds.
+
+The channel holds what torchsmith's data says conda-forge built (conda-forge/pytorch-cpu-feedstock:
+per release, the CPU build and one build per CUDA version, pytorch-gpu, cuda-version), as
+repodata.json records; ``__cuda`` is the host driver's CUDA. torchvision and the rest are not in
+that data, so only the pytorch side of each file is solved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Sequence
+
+import pytest
+import yaml
+from tests.plan.plan_hosts import host
+
+from torchsmith.kb import load_kb
+from torchsmith.plan.model import Request
+from torchsmith.plan.render import render
+from torchsmith.plan.resolve import resolve
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+rattler = pytest.importorskip("rattler", reason="py-rattler (test extra, Python >= 3.10) is not installed")
+
+KB = load_kb(None)
+SOLVED = ("python", "pytorch", "pytorch-gpu", "cuda-version")
+
+
+def _record(name: str, version: str, build: str, depends: Sequence[str] = (),
+            constrains: Sequence[str] = ()) -> Dict[str, Any]:
+    return {"name": name, "version": version, "build": build, "build_number": 0, "depends": list(depends),
+            "constrains": list(constrains), "subdir": "linux-64", "timestamp": 1700000000000}
+
+
+def _channel(root: Path) -> Path:
+    """conda-forge's pytorch builds for linux-64, as torchsmith's data records them."""
+    records: List[Dict[str, Any]] = []
+    cudas = set()
+    for row in KB.conda_builds:
+        if "linux-x86_64" not in row.platforms:
+            continue
+        for release in row.releases:
+            records.append(_record("pytorch", release, "cpu_generic_h0"))
+            if row.cuda_versions:
+                records.append(_record("pytorch-gpu", release, "cuda_h0", [f"pytorch {release} cuda*"]))
+            for cuda in row.cuda_versions:
+                cudas.add(cuda)
+                below = f"<{int(cuda.split('.')[0]) + 1}"
+                records.append(_record("pytorch", release, f"cuda{cuda.replace('.', '')}_h0",
+                                       [f"cuda-version >={cuda},{below}", "__cuda"]))
+    for cuda in sorted(cudas):
+        records.append(_record("cuda-version", cuda, "h0", constrains=[f"__cuda >={cuda.split('.')[0]}"]))
+    for python in ("3.9", "3.10", "3.11", "3.12", "3.13"):
+        records.append(_record("python", f"{python}.0", "h0"))
+    for subdir, rows in (("linux-64", records), ("noarch", [])):
+        (root / subdir).mkdir(parents=True, exist_ok=True)
+        files = {f"{r['name']}-{r['version']}-{r['build']}.conda": r for r in rows}
+        (root / subdir / "repodata.json").write_text(json.dumps(
+            {"info": {"subdir": subdir}, "packages": {}, "packages.conda": files}))
+    return root
+
+
+def _solve(channel: Path, specs: List[str], cuda: str) -> List[str]:
+    sparse = [rattler.SparseRepoData(rattler.Channel(channel.as_uri()), subdir, str(channel / subdir /
+                                     "repodata.json")) for subdir in ("linux-64", "noarch")]
+    virtual = [rattler.GenericVirtualPackage(rattler.PackageName("__glibc"), rattler.Version("2.35"),
+                                             rattler.BuildString("0"))]
+    if cuda:
+        virtual.append(rattler.GenericVirtualPackage(rattler.PackageName("__cuda"), rattler.Version(cuda),
+                                                     rattler.BuildString("0")))
+    records = asyncio.run(rattler.solve_with_sparse_repodata(specs, sparse, virtual_packages=virtual))
+    return sorted(f"{r.name.normalized}={r.version}={r.build}" for r in records)
+
+
+def _conda_specs(text: str) -> List[str]:
+    """environment.yml's conda-style ``name=version=build`` as match specs (``name version.* build``)."""
+    deps = yaml.safe_load(text)["dependencies"]
+    specs = []
+    for dep in deps:
+        if isinstance(dep, str) and dep.split("=")[0] in SOLVED:
+            name, _, rest = dep.partition("=")
+            version, _, build = rest.partition("=")
+            specs.append(" ".join(x for x in (name, version and f"{version}.*", build) if x))
+    return specs
+
+
+def _pixi_specs(text: str) -> List[str]:
+    deps = tomllib.loads(text)["dependencies"]
+    specs = []
+    for name, value in deps.items():
+        if name not in SOLVED:
+            continue
+        if isinstance(value, dict):
+            specs.append(f"{name} {value['version']} {value['build']}")
+        else:
+            specs.append(f"{name} {value}")
+    return specs
+
+
+CASES = [
+    # (requirements, host, the driver's CUDA for __cuda)
+    (("torch==2.7.1",), {"gpus": ["8.6:RTX 3090"], "driver": "580.65.06"}, "13.0"),
+    (("torch<2.6",), {"gpus": ["8.6:RTX 3090"], "driver": "550.54.14"}, "12.4"),
+    (("torch",), {"gpus": ["8.0:A100"], "driver": "580.65.06"}, "13.0"),
+    (("torch==2.5.0",), {"python": "3.11"}, ""),
+    (("torch",), {"python": "3.12"}, ""),
+]
+
+
+@pytest.fixture(scope="module")
+def channel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _channel(tmp_path_factory.mktemp("conda-forge"))
+
+
+@pytest.mark.parametrize("requirements,machine,cuda", CASES)
+def test_rendered_files_solve_against_conda_forges_recorded_builds(
+        requirements: Any, machine: Dict[str, Any], cuda: str, channel: Path) -> None:
+    target = host(**machine)
+    plan = resolve(target, Request(requirements=requirements), KB)
+    assert plan.ok
+    for fmt, specs in (("conda", _conda_specs), ("pixi", _pixi_specs)):
+        wanted = specs(render(plan, fmt, target))
+        solved = _solve(channel, wanted, cuda)
+        torch = next(s for s in solved if s.startswith("pytorch="))
+        assert ("=cuda" in torch) == bool(cuda), (fmt, wanted, solved)
+
+
+def test_the_solver_refuses_a_build_conda_forge_never_made(channel: Path) -> None:
+    """What the renderer used to write (the pip plan's CUDA copied over) does not solve."""
+    assert _solve(channel, ["python=3.11", "pytorch-gpu=2.7.1", "cuda-version=12.6"], "12.6")
+    with pytest.raises(Exception, match="cuda-version"):
+        _solve(channel, ["python=3.11", "pytorch-gpu=2.7.1", "cuda-version=12.8"], "12.8")
+    with pytest.raises(Exception, match="pytorch"):
+        _solve(channel, ["python 3.11.*", "pytorch 2.5.0.* cpu*"], "")  # 2.5.0: never built
