@@ -83,8 +83,11 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
 
 
 def build_request(args: argparse.Namespace, ctx: Context) -> Request:
+    requirements = requirements_from_args(args)
+    stated = bool(args.requirements or args.requirement_files or getattr(args, "project", None))
     return Request(
-        requirements=requirements_from_args(args),
+        requirements=requirements,
+        explicit=stated,
         installer=args.installer or "pip",
         installed=installed_packages(args, ctx),
         allow_prerelease=bool(getattr(args, "pre", False)),
@@ -122,6 +125,12 @@ def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> D
             "jetson": machine.jetson.l4t if machine.jetson else None,
         },
         "kb_version": plan.kb_version,
+        "blocker": (None if plan.blocker is None else
+                    {"code": plan.blocker.code, "constraint": plan.blocker.constraint,
+                     "detail": plan.blocker.detail}),
+        "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
+                          "command": d.command} for d in plan.alternatives],
+        "assumptions": list(plan.assumptions),
     }
 
 
@@ -150,8 +159,16 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
             out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
     else:
         out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
+    if plan.blocker is not None:
+        out.write(f"\nBlocked by {plan.blocker.constraint} [{plan.blocker.code}]\n")
+    if plan.assumptions:
+        out.write("\nAssumed:\n" + "".join(f"  - {line}\n" for line in plan.assumptions))
     if plan.reasons:
         out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
+    if plan.alternatives:
+        out.write("\nWays out:\n" + "".join(
+            f"  - {d.summary}\n      change:  {d.change}\n      run:     {d.command}\n"
+            for d in plan.alternatives))
     if plan.rejected:
         out.write("\nTurned down:\n")
         out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
