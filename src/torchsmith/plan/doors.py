@@ -165,7 +165,7 @@ def capped_by(walk: _Walk) -> Optional[str]:
     if check.release.version <= walk.chosen.release.version:
         return None
     if constraint.user_pin:
-        return f"pinned by {constraint.label} (newer {check.label} runs here)"
+        return f"{constraint.label} caps it ({why}; newer {check.label} runs here)"
     return f"{constraint.label} caps it ({why}; {check.label} runs here)"
 
 

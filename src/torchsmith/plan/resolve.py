@@ -536,6 +536,9 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     idx = _index(kb)
     view = host_view(machine, kb)
     wanted = _wanted_map(request)
+    assumed = tuple(n.problem for n in machine.notes if n.source == "assumed")
+    if assumed:
+        request = dataclasses.replace(request, assumptions=(*request.assumptions, *assumed))
     job = Job(machine, view, idx, wanted, request)
     from torchsmith.plan.described import detection_dead_end, unknown_model_gpus
 
@@ -808,7 +811,12 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
     draft.reasons.append(_headline(walk, f"torch {rel.version} {chosen.variant.name}",
                                    "with a build that runs on every GPU used here and on this driver")
                          + idx.cite(rel.sources, 1))
-    draft.reasons.extend(chosen.gpu_lines)
+    assumed = [g for g in gpus_used if g.source == "assumed"]
+    if assumed:  # one line for the architectures assumed for a GPU of unknown model
+        draft.reasons.append(f"{chosen.label} carries kernels (SASS) for every assumed architecture: "
+                             + ", ".join(g.arch for g in assumed))
+    else:
+        draft.reasons.extend(chosen.gpu_lines)
     draft.reasons.append(_driver_line(idx, view, chosen))
     draft.reasons.append(f"Python {view.python} on {view.platform}: torch {rel.version} publishes "
                          f"wheels for it{idx.cite(rel.sources, 1)}")
