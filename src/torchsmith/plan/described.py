@@ -142,3 +142,33 @@ def driver_needs(job: Job, chosen: Check) -> str:
         parts.append(f"{variant.name} needs driver ≥ {floor or full or '?'}"
                      + (f" (≥ {full} for full support)" if full and floor and full != floor else ""))
     return "; ".join(parts)
+
+
+# WSL2 GPU prerequisites. Pascal and later only, per NVIDIA's guide; the R470 floor for a
+# WSL-capable Windows driver is from the same era's notes and not re-checked (uncertain).
+WSL_GUIDE = "https://docs.nvidia.com/cuda/archive/11.4.4/wsl-user-guide/index.html"
+WSL_MIN_WINDOWS_DRIVER = "470.76"
+WSL_MIN_CC = (6, 0)
+
+
+def wsl_gaps(job: Job) -> List[str]:
+    """What a WSL2 machine lacks for CUDA: libcuda from the Windows driver, a WSL-capable driver."""
+    from torchsmith.versions import driver_tuple
+
+    machine, view = job.machine, job.view
+    if not machine.os.wsl or not view.has_cuda_gpu:
+        return []
+    gaps: List[str] = []
+    if machine.os.wsl_libcuda is False:
+        gaps.append("WSL2: /usr/lib/wsl/lib/libcuda.so is missing, so the Windows NVIDIA driver is "
+                    "not exposed to Linux and no CUDA build can reach the GPU: install or update "
+                    "the NVIDIA driver on Windows (never a Linux driver inside WSL), then "
+                    f"`wsl --shutdown` [source: {WSL_GUIDE}]")
+    if view.driver and driver_tuple(view.driver) < driver_tuple(WSL_MIN_WINDOWS_DRIVER):
+        gaps.append(f"WSL2: Windows driver {view.driver} predates CUDA on WSL; install a Windows "
+                    f"driver ≥ {WSL_MIN_WINDOWS_DRIVER} (uncertain floor) [source: {WSL_GUIDE}]")
+    old = [g.label for g in view.gpus if g.cc < WSL_MIN_CC and g.source != "assumed"]
+    if old:
+        gaps.append("WSL2: CUDA on WSL supports Pascal (compute capability 6.0) and later; "
+                    + ", ".join(old) + f" is older [source: {WSL_GUIDE}]")
+    return gaps

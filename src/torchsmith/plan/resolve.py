@@ -561,7 +561,10 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
         draft.warnings.extend(extra.warnings)
         draft.assumptions.extend(job.request.assumptions)
         return draft.finish(view, kb)
-    hard = _family_constraints(wanted, request) + list(extra.constraints)
+    from torchsmith.plan.constraints import glibc_constraint
+
+    glibc = glibc_constraint(machine, job.view)
+    hard = _family_constraints(wanted, request) + list(extra.constraints) + ([glibc] if glibc else [])
     draft = _solve_with_preferences(job, hard, extra.soft)
     keep = companions.installed_torch(request, wanted)
     if draft.status != "ok" and keep is not None:
@@ -630,14 +633,27 @@ def _solve(job: Job, constraints: Sequence[Constraint]) -> _Draft:
     elif machine.os.system == "macos":
         _plan_macos(job, constraints, draft)
     elif job.view.has_cuda_gpu:
+        from torchsmith.plan.described import wsl_gaps
+
+        gaps = wsl_gaps(job)
+        draft.prerequisites.extend(gaps)
+        draft.warnings.extend(gaps)
         _plan_cuda(job, constraints, draft)
     elif machine.rocm is not None and machine.rocm.gpus:
         from torchsmith.plan.rocm import plan_rocm
 
         plan_rocm(job, constraints, draft)
+    elif machine.intel_gpus and _plan_intel(job, constraints, draft):
+        pass
     else:
         _plan_cpu(job, constraints, draft, _no_gpu_reason(machine))
     return draft
+
+
+def _plan_intel(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> bool:
+    from torchsmith.plan.xpu import plan_xpu
+
+    return plan_xpu(job, constraints, draft)
 
 
 def recommend(machine: Machine, kb: Any) -> Plan:
@@ -648,8 +664,8 @@ def recommend(machine: Machine, kb: Any) -> Plan:
 def _no_gpu_reason(machine: Machine) -> str:
     if machine.intel_gpus:
         names = ", ".join(g.name for g in machine.intel_gpus)
-        return (f"no NVIDIA or AMD GPU found (Intel GPU {names}: torch's xpu builds exist, "
-                f"ask for them with the xpu index if this GPU is supported)")
+        return (f"no NVIDIA or AMD GPU found, and no xpu build of torch lists Intel GPU {names} "
+                f"(supported: Arc A/B-Series, Core Ultra with Arc Graphics, Data Center GPU Max)")
     return "no NVIDIA or AMD GPU found"
 
 
