@@ -546,6 +546,12 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     if stopped is not None:
         return stopped.finish(view, kb)
     job = unknown_model_gpus(job)
+    from torchsmith.plan import downstream
+
+    job = downstream.with_implied(job)
+    blocker = downstream.cuda_only_blocker(job)
+    if blocker is not None:
+        return _cuda_only_dead_end(job, blocker).finish(view, kb)
     extra = companions.prepare(job)
     if extra.fatal:
         draft = _Draft(status="no-solution")
@@ -587,6 +593,20 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     draft.warnings.extend(extra.warnings)
     draft.assumptions.extend(job.request.assumptions)
     return draft.finish(view, kb)
+
+
+def _cuda_only_dead_end(job: Job, blocker: Blocker) -> _Draft:
+    from torchsmith.plan.doors import plan_command
+
+    draft = _Draft(status="no-solution")
+    draft.blocker = blocker
+    draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
+    reqs = job.request.requirements
+    draft.alternatives.append(Door("flag", "plan for the NVIDIA machine it will run on",
+                                   "--gpu CC --driver VERSION",
+                                   plan_command(reqs, "--gpu CC --driver VERSION")))
+    draft.assumptions.extend(job.request.assumptions)
+    return draft
 
 
 def _unverified_build(kb: Any, torch: Optional[PackagePin], variant: Optional[str]) -> str:
