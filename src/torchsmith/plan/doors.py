@@ -78,17 +78,16 @@ def _runnable(job: Job, constraints: Sequence[Constraint], view: Optional[HostVi
               ) -> List[Check]:
     """The best working build of every release (newest first), under ``constraints``."""
     from torchsmith.plan import resolve as core
+    from torchsmith.plan.described import prefer_wide_driver_range
 
     kinds = _kinds(job)
     out: List[Check] = []
     for rel in job.idx.releases:
-        for variant in rel.data.variants:
-            if variant.kind not in kinds:
-                continue
-            check = core.check_variant(job.idx, view or job.view, rel, variant)
-            if check.ok and core._first_conflict(constraints, rel.data, variant) is None:
-                out.append(check)
-                break
+        working = [c for c in (core.check_variant(job.idx, view or job.view, rel, v)
+                               for v in rel.data.variants if v.kind in kinds)
+                   if c.ok and core._first_conflict(constraints, rel.data, c.variant) is None]
+        if working:  # the build the planner would pick from this release
+            out.append(max(working, key=prefer_wide_driver_range))
     return out
 
 
@@ -148,6 +147,9 @@ def blocker_of(job: Job, walk: _Walk, constraints: Sequence[Constraint]) -> Opti
         pins = [c.label for c in user if any(op in c.label for op in "=<>!~")]
         prefix = ", ".join(pins) + ": " if pins else ""
         return Blocker(best.code, _fact_name(job, best.code), prefix + best.reason)
+    if walk.pinned_conflicts:  # a build of the pinned release runs, but not the one the pin names
+        check, constraint, why = walk.pinned_conflicts[0]
+        return Blocker(core.CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
     if user and _pinned_release(job, constraints) is None:
         labels = ", ".join(c.label for c in user)
         return Blocker("no-such-release", labels, f"no torch release in the data matches {labels}")
@@ -249,7 +251,7 @@ def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
 def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocker) -> List[Door]:
     doors: List[Door] = []
     user = [c for c in constraints if c.user_pin]
-    if user:
+    if user and not any(c.label == blocker.constraint for c in user):
         others = [c for c in constraints if not c.user_pin]
         found = _runnable(job, others)
         if found:

@@ -9,7 +9,7 @@ with ``--no-build-isolation``; CUDA-only packages are never planned on a CPU tor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import Blocker, PackagePin
 from torchsmith.plan.plandata import load_table
@@ -39,8 +39,11 @@ def _cite(row: Dict[str, Any]) -> str:
     return " [source: " + "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2]) + "]"
 
 
-def with_implied(job: Job) -> Job:
-    """The request plus what its downstream packages require (mmsegmentation -> mmcv<2.2.0)."""
+def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
+    """The request plus what its downstream packages require (mmsegmentation -> mmcv<2.2.0).
+
+    A requirement the user pinned outside that range is a blocker, never silently dropped.
+    """
     from torchsmith.plan.request import parse_requirement
 
     wanted = dict(job.wanted)
@@ -52,10 +55,21 @@ def with_implied(job: Job) -> Job:
                 implied = parse_requirement(f"{other}{spec}", origin)
                 have = wanted.get(other)
                 if have is not None:
+                    pinned = _exact_pin(have)
+                    if pinned and not implied.allows(pinned):
+                        return job, Blocker("conflicts-with-requirement", have.text,
+                                            f"{name} {row['version']} needs {other}{spec}; "
+                                            f"{have.text} is outside it{_cite(row)}")
                     implied = Wanted(other, ",".join(s for s in (have.spec, implied.spec) if s),
                                      have.extras, f"{have.text}, {implied.text}", have.origin)
                 wanted[other] = implied
-    return job._replace(wanted=wanted) if wanted != job.wanted else job
+    return (job._replace(wanted=wanted) if wanted != job.wanted else job), None
+
+
+def _exact_pin(want: Wanted) -> str:
+    """``2.2.0`` for ``mmcv==2.2.0``; "" for anything looser."""
+    spec = want.spec.strip()
+    return spec[2:].strip() if spec.startswith("==") and "," not in spec and "*" not in spec else ""
 
 
 def cuda_only_blocker(job: Job) -> Optional[Blocker]:

@@ -548,13 +548,17 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     job = unknown_model_gpus(job)
     from torchsmith.plan import downstream
 
-    job = downstream.with_implied(job)
-    blocker = downstream.cuda_only_blocker(job)
+    job, clash = downstream.with_implied(job)
+    blocker = clash or downstream.cuda_only_blocker(job)
     if blocker is not None:
-        return _cuda_only_dead_end(job, blocker).finish(view, kb)
+        return _requirement_dead_end(job, blocker).finish(view, kb)
     extra = companions.prepare(job)
     if extra.fatal:
         draft = _Draft(status="no-solution")
+        draft.blocker = Blocker(extra.rejected[0].code if extra.rejected else "no-such-release",
+                                extra.rejected[0].candidate if extra.rejected else
+                                ", ".join(w.text for n, w in job.wanted.items() if n not in TORCH_FAMILY),
+                                "; ".join(extra.reasons) or "a requirement cannot be met here")
         draft.reasons.extend(extra.reasons)
         draft.rejected.extend(extra.rejected)
         draft.warnings.extend(extra.warnings)
@@ -595,16 +599,23 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     return draft.finish(view, kb)
 
 
-def _cuda_only_dead_end(job: Job, blocker: Blocker) -> _Draft:
+def _requirement_dead_end(job: Job, blocker: Blocker) -> _Draft:
     from torchsmith.plan.doors import plan_command
 
     draft = _Draft(status="no-solution")
     draft.blocker = blocker
     draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
     reqs = job.request.requirements
-    draft.alternatives.append(Door("flag", "plan for the NVIDIA machine it will run on",
-                                   "--gpu CC --driver VERSION",
-                                   plan_command(reqs, "--gpu CC --driver VERSION")))
+    if blocker.code == CONFLICT:  # two requirements exclude each other: drop the one named
+        name = blocker.constraint.split(" ", 1)[0]
+        kept = [r for r in reqs if r.replace(" ", "") != name.replace(" ", "")]
+        draft.alternatives.append(Door("requirement", f"drop {name}: the other requirements pick a "
+                                                      f"version that fits them all", f"remove {name}",
+                                       plan_command(kept)))
+    else:
+        draft.alternatives.append(Door("flag", "plan for the NVIDIA machine it will run on",
+                                       "--gpu CC --driver VERSION",
+                                       plan_command(reqs, "--gpu CC --driver VERSION")))
     draft.assumptions.extend(job.request.assumptions)
     return draft
 
@@ -718,11 +729,10 @@ def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Con
     if blocker is not None:
         draft.blocker = blocker
         draft.alternatives.extend(doors.doors_for(job, walk, constraints, blocker))
-        if blocker.code != CONFLICT or walk.blocked is None:
-            draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
-            if blocker.code in (PYTHON, PLATFORM):
-                _no_solution_reasons(job, draft, walk, constraints, what, blocked=False)
-            return
+        draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
+        if blocker.code in (PYTHON, PLATFORM):
+            _no_solution_reasons(job, draft, walk, constraints, what, blocked=False)
+        return
     _no_solution_reasons(job, draft, walk, constraints, what)
 
 
