@@ -310,6 +310,22 @@ S: List[Dict[str, Any]] = [
      "host": {"python": "3.10", "gpus": ["12.0:NVIDIA GeForce RTX 5060"], "driver": "580.65.06"},
      "request": ["torch", "detectron2"],
      "expect": {"status": "ok", "variant_prefix": "cu1", "command_has": "--no-build-isolation"}},
+    # --- Jetson --------------------------------------------------------------------------------------
+    {"id": "jetpack-5.1.2-python-3.10",
+     "source": "https://github.com/dusty-nv/jetson-inference/issues/1932",
+     "facts": "JetPack 5.1.2: the install script 'only offers pytorch for python 3.8'; needs Python 3.10",
+     "host": {"platform": "linux-aarch64", "python": "3.10", "jetson": "35.4.1", "jetson_cc": "8.7"},
+     "request": ["torch"],
+     "expect": {"status": "no-solution", "blocker": "no-jetpack-wheel", "door_kinds": {"python"},
+                "door_command": "--python 3.8"}},
+    {"id": "jetpack-6.1-torch-2.6-needed",
+     "source": "https://github.com/huggingface/lerobot/issues/819",
+     "facts": "lerobot needs torchvision>0.21 (torch>2.6); 'Latest nvidia torch version is 2.5 "
+              "(for jetpack 6.1)'",
+     "host": {"platform": "linux-aarch64", "python": "3.10", "jetson": "36.4.0", "jetson_cc": "8.7"},
+     "request": ["torch>=2.6"],
+     "expect": {"status": "no-solution", "blocker": "no-jetpack-wheel", "blocker_detail": "torch>=2.6",
+                "door_kinds": {"container", "build-from-source"}}},
     # --- requested packages never dropped ---------------------------------------------------------
     {"id": "explicit-torchaudio-is-kept",
      "source": "https://github.com/Comfy-Org/ComfyUI/issues/14232",

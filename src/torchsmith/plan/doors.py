@@ -328,3 +328,25 @@ def _last_with_arch(job: Job) -> Optional[Tuple[_Release, Any]]:
             if view.gpus and all(core._gpu_cover(g, sass, ptx, exact)[0] for g in view.gpus):
                 return rel, variant
     return None
+
+
+def jetson_dead_end(job: Job, draft: Any, jetpack: Any, pythons: Sequence[str], why: str) -> None:
+    """No NVIDIA wheel for this JetPack + Python (+ pin): blocker and the ways out."""
+    python = job.machine.python.minor
+    draft.blocker = Blocker("no-jetpack-wheel", f"JetPack {jetpack.jetpack if jetpack else '?'}"
+                            + (f", Python {python}" if python else ""), why)
+    reqs = list(job.request.requirements)
+    if pythons and python not in pythons:
+        target = pythons[-1]
+        draft.alternatives.append(Door(
+            "python", f"NVIDIA's wheels for this JetPack are built for Python {', '.join(pythons)}: "
+                      f"use the system python{target} (`python{target} -m venv --system-site-packages env`)",
+            f"Python {python} -> {target}", plan_command(reqs, f"--python {target}")))
+    draft.alternatives.append(Door(
+        "container", "a jetson-containers l4t-pytorch image matching this L4T release carries a "
+                     "working torch", "run in a container", "jetson-containers run $(autotag l4t-pytorch)"))
+    draft.alternatives.append(Door(
+        "build-from-source", "build torch from source on the Jetson for its GPU arch "
+                             "(`torchsmith build-env --cuda` prepares the toolchain)",
+        "TORCH_CUDA_ARCH_LIST from the module (8.7 for Orin, 7.2 for Xavier)",
+        "torchsmith build-env --cuda"))

@@ -596,6 +596,9 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
     draft.assumptions.extend(job.request.assumptions)
+    if draft.status == "no-solution" and draft.blocker is None:  # a safety net: always name one
+        draft.blocker = Blocker("unplannable", "this request on this machine",
+                                draft.reasons[0] if draft.reasons else "no build meets every requirement")
     return draft.finish(view, kb)
 
 
