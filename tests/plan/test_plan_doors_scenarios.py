@@ -513,3 +513,37 @@ def test_probe_note_sources_other_than_nvidia_are_not_detection_failures() -> No
     from torchsmith.plan.detection import detection_failure
 
     assert detection_failure(Machine(notes=(ProbeNote("rocminfo", "timed out"),))) is None
+
+
+def test_cli_glibc_flag_and_environment_block_a_manylinux_2_28_pin(tmp_path, capsys,
+                                                                   monkeypatch) -> None:
+    """--glibc 2.17 (a CentOS 7 node) refuses torch 2.7's manylinux_2_28 wheels, with the door."""
+    import json
+
+    from torchsmith.cli import main
+
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(host(python="3.10", gpus=["8.0:NVIDIA A100"],
+                                    driver="535.104.05").to_json()), encoding="utf-8")
+    code = main(["plan", "--host", str(path), "--glibc", "2.17", "--json", "torch==2.7.0"])
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert code == 3 and data["blocker"]["code"] == "glibc-too-old"
+    assert any("torch==2.6.0" in d["command"] for d in data["alternatives"])
+    monkeypatch.setenv("TORCHSMITH_GLIBC", "2.17")
+    code = main(["plan", "--host", str(path), "--json", "torch"])
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert code == 0 and data["packages"][0]["version"] == "2.6.0"
+
+
+def test_cli_gpu_nvidia_and_bad_glibc(tmp_path, capsys) -> None:
+    import json
+
+    from torchsmith.cli import main
+
+    path = tmp_path / "box.json"
+    path.write_text(json.dumps(host(python="3.11").to_json()), encoding="utf-8")
+    code = main(["plan", "--host", str(path), "--gpu", "nvidia", "--driver", "570.133.07", "--json"])
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert code == 0 and data["accelerator"] == "cuda" and data["assumptions"]
+    assert main(["plan", "--host", str(path), "--glibc", "two", "--json"]) == 2
+    capsys.readouterr()
