@@ -547,3 +547,11 @@ def test_cli_gpu_nvidia_and_bad_glibc(tmp_path, capsys) -> None:
     assert code == 0 and data["accelerator"] == "cuda" and data["assumptions"]
     assert main(["plan", "--host", str(path), "--glibc", "two", "--json"]) == 2
     capsys.readouterr()
+
+
+def test_matrix_says_detection_failed_not_no_gpu(kb: Any) -> None:
+    from torchsmith.plan.resolve import matrix
+
+    machine = host().with_note("nvidia-smi", "Failed to initialize NVML: Driver/library version mismatch")
+    rows = [r for r in matrix(machine, kb, releases=1) if r.kind == "cuda"]
+    assert rows and all(r.code == "gpu-detection-failed" and "mismatch" in r.reason for r in rows)

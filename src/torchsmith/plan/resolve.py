@@ -1036,9 +1036,9 @@ def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         arm = machine.os.arch == "arm64"
         _adopt(job, draft, chosen, walk.rejected, "mps" if arm else "cpu", plain_pypi=True)
         rel = chosen.release.data
-        draft.reasons.append(
-            f"macOS wheels come from PyPI (no CUDA on macOS); torch {rel.version} is the newest with a "
-            f"wheel for Python {view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
+        draft.reasons.append("macOS wheels come from PyPI (no CUDA on macOS); " + _headline(
+            walk, f"torch {rel.version}", f"with a wheel for Python {view.python} on {view.platform}")
+            + idx.cite(rel.sources, 1))
         if arm:
             draft.reasons.append("Apple silicon: the PyPI wheel includes the MPS (Metal) backend")
         draft.conda.update(_conda_specs(idx, view, chosen))
@@ -1101,6 +1101,12 @@ def _matrix_row(idx: _Index, view: HostView, machine: Machine, rel: _Release, va
                          "CUDA wheels target SBSA servers, not the L4T driver; `torchsmith plan` gives the "
                          "JetPack's wheel", **base)
     if variant.kind == "cuda" and not view.has_cuda_gpu:
+        from torchsmith.plan.detection import GPU_DETECTION_FAILED, detection_failure
+
+        failed = detection_failure(machine)
+        if failed:  # not "no GPU": say what failed
+            return MatrixRow(works=False, code=GPU_DETECTION_FAILED, reason=f"GPU detection failed: "
+                             f"{failed}; pass --gpu/--driver to judge the CUDA builds", **base)
         return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no NVIDIA GPU here: the CUDA "
                          "build would run on the CPU only, with gigabytes of unused libraries", **base)
     if variant.kind == "rocm":
