@@ -760,7 +760,8 @@ def _no_solution_reasons(job: Job, draft: _Draft, walk: _Walk, constraints: Sequ
             return
         draft.reasons.append(f"no torch wheel exists for {view.shown_platform}")
         return
-    draft.reasons.append(f"no torch build {what}")
+    if blocked:  # with a named blocker, this catch-all would only blur it
+        draft.reasons.append(f"no torch build {what}")
 
 
 def _first_cuda_with_arch(kb: Any, arch: str) -> Optional[str]:
