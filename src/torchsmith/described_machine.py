@@ -15,7 +15,7 @@ from torchsmith.machine import Machine, ProbeNote
 if TYPE_CHECKING:
     from torchsmith.overrides import Overrides
 
-__all__ = ["ASSUMED", "forget_local_facts"]
+__all__ = ["ASSUMED", "forget_local_facts", "forget_local_python"]
 
 ASSUMED = "assumed"
 
@@ -43,3 +43,11 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
                                         f"{m.python.minor or 'unknown'}, the version torchsmith "
                                         f"itself runs on; give the target's"))
     return dataclasses.replace(m, notes=(*m.notes, *notes))
+
+
+def forget_local_python(machine: Machine) -> Machine:
+    """A Jetson described from another machine: its Python is the JetPack's, not this one's."""
+    note = ProbeNote(ASSUMED, "Python: not stated (--python X.Y) for the described Jetson: assumed "
+                              "the JetPack's own system Python")
+    return dataclasses.replace(machine, python=dataclasses.replace(machine.python, version=""),
+                               notes=(*machine.notes, note))

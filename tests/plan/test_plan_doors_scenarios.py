@@ -555,3 +555,17 @@ def test_matrix_says_detection_failed_not_no_gpu(kb: Any) -> None:
     machine = host().with_note("nvidia-smi", "Failed to initialize NVML: Driver/library version mismatch")
     rows = [r for r in matrix(machine, kb, releases=1) if r.kind == "cuda"]
     assert rows and all(r.code == "gpu-detection-failed" and "mismatch" in r.reason for r in rows)
+
+
+def test_cli_jetson_described_from_a_workstation_assumes_the_jetpack_python(capsys, monkeypatch) -> None:
+    """`plan --jetson L4T` on another machine: not this machine's Python, and said so."""
+    import json
+
+    from torchsmith.cli import main
+
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX", "TORCHSMITH_PYTHON_VERSION"):
+        monkeypatch.delenv(variable, raising=False)
+    code = main(["plan", "--fresh", "--jetson", "35.2.1", "--json"])
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert code == 0 and data["accelerator"] == "jetson"
+    assert any("JetPack's own system Python" in a for a in data["assumptions"])

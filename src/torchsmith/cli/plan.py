@@ -194,6 +194,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     except RequirementError as exc:
         return requirement_error("plan", exc)
     machine = ctx.machine()
+    if ctx.overrides().jetson and not ctx.python_version() and not getattr(args, "host", None) \
+            and "jetson" in machine.overridden and not ctx.environment_python():
+        # A Jetson described from another machine: its Python is the JetPack's, not ours.
+        from torchsmith.described_machine import forget_local_python
+
+        machine = forget_local_python(machine)
     plan = resolve(machine, request, ctx.kb())
     return plan_result("plan", args, plan, machine, request)
 

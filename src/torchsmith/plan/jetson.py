@@ -76,7 +76,7 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp_cuda} and "
             f"Python {jp.python}, and are the ones used on it (uncertain)"
             f"{idx.cite(getattr(built_for, 'sources', ()))}")
-    user_python = machine.python.minor
+    user_python = machine.python.minor or str(jp.python)  # not stated: the JetPack's own
     torch_spec = wanted.get("torch")
     usable: List[Any] = []
     for wheel in wheels:
