@@ -37,7 +37,10 @@ ENV_VARS: Dict[str, str] = {
     "jetson": "TORCHSMITH_JETSON",
     "rocm_gfx": "TORCHSMITH_ROCM_GFX",
     "rocm_version": "TORCHSMITH_ROCM_VERSION",
+    "glibc": "TORCHSMITH_GLIBC",
 }
+# --gpu nvidia: an NVIDIA GPU whose model (compute capability) is not known.
+UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
 
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d+(\.\d+){0,3}$")
@@ -54,6 +57,7 @@ class Overrides:
     jetson: Optional[str] = None  # L4T release
     rocm_gfx: Optional[Tuple[str, ...]] = None
     rocm_version: Optional[str] = None
+    glibc: Optional[str] = None  # "2.17": the target's glibc, for manylinux tags
 
     def merged_over(self, base: Overrides) -> Overrides:
         """These overrides, falling back to ``base`` for anything not set here."""
@@ -69,14 +73,17 @@ class Overrides:
 
 
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
-    """``8.6``, ``sm_86``, ``86`` or ``8.6:RTX 3090`` -> an NvidiaGpu."""
+    """``8.6``, ``sm_86``, ``86``, ``8.6:RTX 3090`` or ``nvidia`` (model unknown) -> an NvidiaGpu."""
     cc_text, _, name = spec.partition(":")
+    if cc_text.strip().lower() == "nvidia":
+        return NvidiaGpu(index=index, name=name.strip() or UNKNOWN_MODEL, compute_capability=None,
+                         source="override (model not given)")
     match = _CC.match(cc_text.strip().lower())
     # Majors run 1..12 today; leave room for the future but refuse nonsense like 99.9.
     if not match or not 1 <= int(match.group(1)) <= 20:
         raise UsageError(
             f"not a compute capability: {cc_text.strip()!r}",
-            hint="write it as 8.6, sm_86 or 8.6:NAME",
+            hint="write it as 8.6, sm_86, 8.6:NAME, or nvidia for a GPU of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
@@ -115,7 +122,7 @@ def build_overrides(**values: object) -> Overrides:
         raise UsageError(f"unknown platform {platform!r}", hint="one of: " + ", ".join(PLATFORMS))
     for key, what in (("driver", "driver version"), ("driver_cuda", "CUDA version"),
                       ("python_version", "Python version"), ("jetson", "L4T release"),
-                      ("rocm_version", "ROCm version")):
+                      ("rocm_version", "ROCm version"), ("glibc", "glibc version")):
         value = values.get(key)
         if isinstance(value, str):
             free_threaded = key == "python_version" and value.endswith("t")  # 3.13t
@@ -130,6 +137,10 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     """The machine as the user describes it. Each overridden fact is named in ``overridden``."""
     changed: List[str] = []
     m = machine
+    if overrides.platform and overrides.platform != m.platform:
+        from torchsmith.described_machine import forget_local_facts
+
+        m = forget_local_facts(m, overrides)
     if overrides.platform:
         system, _, arch = overrides.platform.partition("-")
         wsl = system == "wsl"
@@ -164,8 +175,18 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
         nvidia = dataclasses.replace(nvidia or NvidiaInfo(), gpus=overrides.gpus,
                                      gpus_source="override", visible=None)
         changed.append("gpus")
+    if (overrides.driver or overrides.driver_cuda) and nvidia is not None and not nvidia.gpus \
+            and not overrides.jetson and m.jetson is None:
+        # A driver means an NVIDIA GPU is there; its model is simply not known.
+        nvidia = dataclasses.replace(nvidia, gpus=(NvidiaGpu(
+            index=0, name=UNKNOWN_MODEL, source="assumed: --driver implies an NVIDIA GPU"),),
+            gpus_source="assumed from --driver")
+        changed.append("gpus")
     if nvidia is not m.nvidia:
         m = dataclasses.replace(m, nvidia=nvidia)
+    if overrides.glibc is not None:
+        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
+        changed.append("glibc")
     if overrides.jetson:
         m = dataclasses.replace(
             m,

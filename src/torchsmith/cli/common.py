@@ -26,8 +26,8 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
     group.add_argument("--driver-cuda", metavar="X.Y",
                        help="highest CUDA the driver supports (nvidia-smi's 'CUDA Version')")
     group.add_argument("--gpu", action="append", metavar="CC[:NAME]", default=None,
-                       help="an NVIDIA GPU by compute capability, e.g. 8.6 or 12.0:RTX 5090 "
-                            "(repeat for each GPU)")
+                       help="an NVIDIA GPU by compute capability, e.g. 8.6 or 12.0:RTX 5090, or "
+                            "'nvidia' when the model is not known (repeat for each GPU)")
     group.add_argument("--no-gpu", action="store_true", help="plan for a machine with no GPU")
     if python_flag:
         group.add_argument("--python", metavar="X.Y|PATH",
@@ -36,6 +36,8 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
     group.add_argument("--rocm-gfx", action="append", metavar="GFX", default=None,
                        help="an AMD GPU by gfx target, e.g. gfx1100 (repeat for each GPU)")
     group.add_argument("--rocm-version", metavar="X.Y", help="installed ROCm version")
+    group.add_argument("--glibc", metavar="X.Y",
+                       help="the target's glibc (ldd --version), e.g. 2.17 on CentOS 7")
     parser.add_argument("--kb", metavar="DIR",
                         help="compatibility data to use instead of the packaged data "
                              "(also TORCHSMITH_KB)")
@@ -111,6 +113,7 @@ class Context:
             jetson=getattr(a, "jetson", None),
             rocm_gfx=tuple(getattr(a, "rocm_gfx", None) or ()) or None,
             rocm_version=getattr(a, "rocm_version", None),
+            glibc=getattr(a, "glibc", None),
         )
         return flags.merged_over(overrides_from_env(self.environ))
 

@@ -103,8 +103,11 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
 
 
 def build_request(args: argparse.Namespace, ctx: Context) -> Request:
+    requirements = requirements_from_args(args)
+    stated = bool(args.requirements or args.requirement_files or getattr(args, "project", None))
     return Request(
-        requirements=requirements_from_args(args),
+        requirements=requirements,
+        explicit=stated,
         installer=args.installer or "pip",
         installed=installed_packages(args, ctx),
         allow_prerelease=bool(getattr(args, "pre", False)),
@@ -143,6 +146,12 @@ def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> D
         },
         "kb_version": plan.kb_version,
         "uncertain": list(plan.uncertain),
+        "blocker": (None if plan.blocker is None else
+                    {"code": plan.blocker.code, "constraint": plan.blocker.constraint,
+                     "detail": plan.blocker.detail}),
+        "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
+                          "command": d.command} for d in plan.alternatives],
+        "assumptions": list(plan.assumptions),
     }
 
 
@@ -171,8 +180,16 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
             out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
     else:
         out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
+    if plan.blocker is not None:
+        out.write(f"\nBlocked by {plan.blocker.constraint} [{plan.blocker.code}]\n")
+    if plan.assumptions:
+        out.write("\nAssumed:\n" + "".join(f"  - {line}\n" for line in plan.assumptions))
     if plan.reasons:
         out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
+    if plan.alternatives:
+        out.write("\nWays out:\n" + "".join(
+            f"  - {d.summary}\n      change:  {d.change}\n      run:     {d.command}\n"
+            for d in plan.alternatives))
     if plan.rejected:
         out.write("\nTurned down:\n")
         out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
@@ -202,6 +219,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     except RequirementError as exc:
         return requirement_error("plan", exc)
     machine = ctx.machine()
+    if ctx.overrides().jetson and not ctx.python_version() and not getattr(args, "host", None) \
+            and "jetson" in machine.overridden and not ctx.environment_python():
+        # A Jetson described from another machine: its Python is the JetPack's, not ours.
+        from torchsmith.described_machine import forget_local_python
+
+        machine = forget_local_python(machine)
     plan = resolve(machine, request, ctx.kb())
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")

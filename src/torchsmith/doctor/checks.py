@@ -189,12 +189,33 @@ def check_wrong_gpu_build(report: Report, machine: Machine, kb: Any) -> Optional
                    (_torch_fact(build), *_gpu_facts(gpus)), install_fix(report, machine, kb))
 
 
+def check_gpu_detection_failed(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
+    """nvidia-smi/NVML failed: "no GPU found" would be a guess, so say what failed."""
+    from torchsmith.plan.detection import detection_failure
+
+    why = detection_failure(machine)
+    if why is None:
+        return None
+    return Finding(
+        "gpu-detection-failed", "warning",
+        "GPU detection failed: whether this machine has an NVIDIA GPU is unknown",
+        (Fact(why, "probe"),),
+        ("nvidia-smi  # run it yourself: a driver/library mismatch or a wedged GPU shows here",
+         "torchsmith doctor --gpu CC --driver VERSION  # state the facts if you know them"),
+        note="a failed detection is not 'no GPU': checks that need the GPU facts were judged without them",
+    )
+
+
 def check_gpu_build_on_cpu_host(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     build = torch_build(report)
     if build is None or build["accelerator"] not in ("cuda", "rocm") or build["jetson"]:
         return None
     if _nvidia_gpus(machine) or _amd_gpus(machine) or machine.os.system == "macos":
         return None
+    from torchsmith.plan.detection import detection_failure
+
+    if detection_failure(machine) is not None:
+        return None  # not "no GPU": check_gpu_detection_failed says what failed
     wheels = report.get("nvidia_wheels") or ()
     facts = [_torch_fact(build), Fact("no NVIDIA or AMD GPU found", "machine (probe)")]
     if wheels:
@@ -773,6 +794,7 @@ def check_guard(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
 # Worst problems first where severities tie: import failures explain most of what follows.
 CHECKS: Tuple[Check, ...] = (
     check_no_torch,
+    check_gpu_detection_failed,
     check_torch_import_hangs,
     check_torch_import_fails,
     check_two_torch_installs,

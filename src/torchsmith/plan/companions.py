@@ -90,8 +90,10 @@ def prepare(job: Job) -> Extra:
     wanted, request = job.wanted, job.request
     extra = Extra()
     names = list(wanted)
+    from torchsmith.plan import downstream
+
     torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
-                     or n in ("mmcv", "mmcv-full")]
+                     or n in ("mmcv", "mmcv-full") or downstream.known(n)]
     extra.wants_torch = bool(torch_related) or not names
     others: List[str] = []
     for name, want in wanted.items():
@@ -101,6 +103,8 @@ def prepare(job: Job) -> Extra:
             _torch_bound(job, name, want, extra)
         elif name in PYG_EXTENSIONS or name in ("mmcv", "mmcv-full"):
             _paired(job, name, want, extra)
+        elif downstream.known(name):
+            downstream.plan_downstream(job, name, want, extra)
         elif name in FRAMEWORKS:
             extra.finishers.append(_framework(job, name, want, extra))
         else:
@@ -177,7 +181,8 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             return
         row = fitting[0]
         on_index = torch.variant is not None and torch.variant in row.variants
-        if not on_index and not _plain_cuda_torch(torch):
+        # flash-attn: PyPI has only its source distribution, so pip builds it either way.
+        if not on_index and (not _plain_cuda_torch(torch) or name == "flash-attn"):
             # PyPI's wheel is built for PyPI's CUDA torch: on a Jetson, ROCm or CPU torch it would
             # not load, and installing it could replace torch.
             draft.packages.append(PackagePin(name, row.version, "source"))

@@ -52,6 +52,9 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             f"Jetson with L4T {l4t or 'unknown'}: this release is not in the data, so the matching "
             f"NVIDIA wheel is unknown (read /etc/nv_tegra_release; `torchsmith kb refresh` or a newer "
             f"torchsmith may know it)")
+        from torchsmith.plan.doors import jetson_dead_end
+
+        jetson_dead_end(job, draft, None, (), draft.reasons[-1])
         return
     cite = idx.cite(getattr(jp, "sources", ()))
     cc = jetson.compute_capability or ""
@@ -73,7 +76,7 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp_cuda} and "
             f"Python {jp.python}, and are the ones used on it (uncertain)"
             f"{idx.cite(getattr(built_for, 'sources', ()))}")
-    user_python = machine.python.minor
+    user_python = machine.python.minor or str(jp.python)  # not stated: the JetPack's own
     torch_spec = wanted.get("torch")
     usable: List[Any] = []
     for wheel in wheels:
@@ -102,7 +105,13 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
                                        f"wheel is cp{wheel.python.replace('.', '')} only; this Python "
                                        f"is {user_python}", core.PYTHON))
         else:
-            draft.reasons.append(f"no NVIDIA torch wheel for JetPack {jp.jetpack} meets the request")
+            offered = ", ".join(sorted({w.torch for w in wheels}, key=sortable_version)) or "none"
+            asked = f" {torch_spec.text}" if torch_spec is not None else " the request"
+            draft.reasons.append(f"no NVIDIA torch wheel for JetPack {jp.jetpack} meets{asked} "
+                                 f"(NVIDIA's wheels for it: torch {offered})")
+        from torchsmith.plan.doors import jetson_dead_end
+
+        jetson_dead_end(job, draft, jp, pythons, draft.reasons[-1])
         return
     draft.variant = variant
     draft.python = user_python or jp.python

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-__all__ = ["PackagePin", "Plan", "Rejection", "Request"]
+__all__ = ["Blocker", "Door", "PackagePin", "Plan", "Rejection", "Request"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,11 @@ class Request:
     # The GPUs sit on different nodes, each with its own driver (fleet's shared environment):
     # the driver given bounds the CUDA version only, not which GPUs it can drive.
     gpus_on_separate_nodes: bool = False
+    # The user listed the requirements (``plan torch torchvision torchaudio``): nothing asked for is
+    # ever dropped. Only the implied default stack leaves torchaudio out where none pairs.
+    explicit: bool = False
+    # Facts not given for a described machine, and what was assumed instead (said in the plan).
+    assumptions: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,25 @@ class Rejection:
 
 
 @dataclass(frozen=True)
+class Blocker:
+    """The one constraint that leaves no working stack (``Plan.blocker`` of a no-solution)."""
+
+    code: str  # stable: no-wheel-for-python, arch-not-compiled, driver-too-old, glibc-too-old, ...
+    constraint: str  # what the user can change: "Python 3.12", "torch==1.13.1", "mmcv<2.2"
+    detail: str  # one plain line: found vs needed, with a source
+
+
+@dataclass(frozen=True)
+class Door:
+    """A way out of a dead end: what to change, and the exact command or requirement for it."""
+
+    kind: str  # release | python | variant | driver | build-from-source | cpu | requirement | flag
+    summary: str  # "torch 2.0.1 is the nearest release with a wheel for Python 3.11"
+    change: str  # "torch==1.13.1 -> torch==2.0.1", "Python 3.12 -> 3.10"
+    command: str  # "torchsmith plan 'torch==2.0.1'"
+
+
+@dataclass(frozen=True)
 class Plan:
     status: str  # "ok" | "no-solution"
     packages: Tuple[PackagePin, ...] = ()
@@ -84,6 +108,9 @@ class Plan:
     kb_version: str = ""
     # Data rows the plan stands on that no primary source confirms: one line each, said to people.
     uncertain: Tuple[str, ...] = ()
+    blocker: Optional[Blocker] = None  # set on every no-solution: the constraint that blocks
+    alternatives: Tuple[Door, ...] = ()  # the nearest ways out, each with its command
+    assumptions: Tuple[str, ...] = ()  # facts not given for a described machine, and what was assumed
 
     @property
     def ok(self) -> bool:

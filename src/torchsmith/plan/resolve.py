@@ -27,7 +27,7 @@ from torchsmith.compat import (
 )
 from torchsmith.machine import Machine
 from torchsmith.plan.hostview import GpuView, HostView, host_view
-from torchsmith.plan.model import PackagePin, Plan, Rejection, Request
+from torchsmith.plan.model import Blocker, Door, PackagePin, Plan, Rejection, Request
 from torchsmith.plan.request import Wanted, parse_requirements
 from torchsmith.versions import minor_version, version_tuple
 
@@ -236,19 +236,28 @@ class Constraint(NamedTuple):
     check: Callable[[Any, Any], Optional[str]]
     # The user's own pin on the torch family: releases it excludes are not "better-looking".
     user_pin: bool = False
+    code: str = "conflicts-with-requirement"  # the blocker code when this constraint blocks
 
 
 def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:
     out: List[Constraint] = []
     pre = request.allow_prerelease
+    from torchsmith.plan.constraints import split_local_label
+
     torch = wanted.get("torch")
     if torch is not None and torch.spec:
-        spec = torch
+        spec, label = split_local_label(torch)
 
-        def torch_ok(release: Any, _variant: Any) -> Optional[str]:
-            if spec.allows(release.version, pre):
-                return None
-            return f"{spec.text} excludes torch {release.version}"
+        def torch_ok(release: Any, variant: Any) -> Optional[str]:
+            if not spec.allows(release.version, pre):
+                return f"{torch.text} excludes torch {release.version}"
+            if label and variant is not None and variant.name != label:
+                built = ", ".join(v.name for v in release.variants)
+                return (f"{torch.text} names the {label} build, not {variant.name}" if
+                        release.variant(label) is not None else
+                        f"{torch.text} names a {label} build, which torch {release.version} does "
+                        f"not have (builds: {built})")
+            return None
 
         out.append(Constraint(f"{torch.text} ({torch.origin})", torch_ok, user_pin=True))
     for name in ("torchvision", "torchaudio"):
@@ -259,20 +268,26 @@ def _family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Con
     return out
 
 
-def _companion_version_constraint(name: str, want: Wanted, pre: bool) -> Constraint:
-    def ok(release: Any, _variant: Any) -> Optional[str]:
+def _companion_version_constraint(name: str, asked: Wanted, pre: bool) -> Constraint:
+    from torchsmith.plan.constraints import split_local_label
+
+    want, label = split_local_label(asked)
+
+    def ok(release: Any, variant: Any) -> Optional[str]:
         paired = getattr(release, name, None)
         if not paired:
             return f"no {name} release pairs with torch {release.version}"
         if not want.allows(paired, pre):
-            return f"{want.text} excludes {name} {paired}, the one that pairs with torch {release.version}"
+            return f"{asked.text} excludes {name} {paired}, the one that pairs with torch {release.version}"
+        if label and variant is not None and variant.name != label:
+            return f"{asked.text} names the {label} build, not {variant.name}"
         return None
 
-    return Constraint(f"{want.text} ({want.origin})", ok, user_pin=True)
+    return Constraint(f"{asked.text} ({asked.origin})", ok, user_pin=True)
 
 
 def _is_default(request: Request) -> bool:
-    return tuple(request.requirements) == DEFAULT_REQUIREMENTS
+    return tuple(request.requirements) == DEFAULT_REQUIREMENTS and not request.explicit
 
 
 def _first_conflict(constraints: Sequence[Constraint], release: Any, variant: Any
@@ -295,6 +310,9 @@ class _Walk:
         self.rejected: List[Rejection] = []
         self.blocked: Optional[Tuple[Check, Constraint, str]] = None  # newest build the hardware runs
         self.failures: Dict[str, int] = {}
+        # Within the user's own pins: builds that fail here, and builds another constraint refuses.
+        self.pinned_failures: List[Check] = []
+        self.pinned_conflicts: List[Tuple[Check, Constraint, str]] = []
 
 
 def _rank(check: Check) -> Tuple[int, Tuple[int, ...]]:
@@ -321,22 +339,30 @@ def _walk(job: Job, kinds: Tuple[str, ...], constraints: Sequence[Constraint], *
         if accept is not None:
             checks = [_accepted(c, accept) for c in checks]
         working: List[Check] = []
+        pinned = _allowed_by_user(constraints, rel.data)
         for check in checks:
             if not check.ok:
                 walk.failures[check.code] = walk.failures.get(check.code, 0) + 1
+                if pinned:
+                    walk.pinned_failures.append(check)
                 continue
             conflict = _first_conflict(constraints, rel.data, check.variant)
             if conflict is None:
                 working.append(check)
-            elif walk.blocked is None:
+                continue
+            if walk.blocked is None:
                 walk.blocked = (check, conflict[0], conflict[1])
+            if pinned:
+                walk.pinned_conflicts.append((check, conflict[0], conflict[1]))
         if working:
-            working.sort(key=_rank, reverse=True)
+            from torchsmith.plan.described import prefer_wide_driver_range
+
+            working.sort(key=prefer_wide_driver_range, reverse=True)
             walk.chosen = working[0]
             better = [c for c in checks if not c.ok and _rank(c)[1] > _rank(working[0])[1]]
             walk.rejected.extend(Rejection(c.label, c.reason, c.code) for c in better)
             return walk
-        if _allowed_by_user(constraints, rel.data):
+        if pinned:
             failing = sorted((c for c in checks if not c.ok), key=_rank, reverse=True)
             for check in failing[:max(0, _MAX_NEWER_REJECTIONS - newer_rejections)]:
                 walk.rejected.append(Rejection(check.label, check.reason, check.code))
@@ -375,6 +401,9 @@ class _Draft:
         self.conda: Dict[str, Any] = {}
         self.variant: Optional[str] = None
         self.python = ""
+        self.blocker: Optional[Blocker] = None
+        self.alternatives: List[Door] = []
+        self.assumptions: List[str] = []
 
     def reject(self, rejection: Rejection) -> None:
         if all(r.candidate != rejection.candidate for r in self.rejected):
@@ -396,6 +425,9 @@ class _Draft:
             conda=dict(self.conda),
             kb_version=str(getattr(kb, "kb_version", "")),
             uncertain=_uncertain_rows(kb, self) if self.status == "ok" else (),
+            blocker=self.blocker,
+            alternatives=tuple(dict.fromkeys(self.alternatives)),
+            assumptions=tuple(dict.fromkeys(self.assumptions)),
         )
 
 
@@ -489,21 +521,45 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     idx = _index(kb)
     view = host_view(machine, kb)
     wanted = _wanted_map(request)
+    assumed = tuple(n.problem for n in machine.notes if n.source == "assumed")
+    if assumed:
+        request = dataclasses.replace(request, assumptions=(*request.assumptions, *assumed))
     job = Job(machine, view, idx, wanted, request)
+    from torchsmith.plan.described import detection_dead_end, unknown_model_gpus
+
+    stopped = detection_dead_end(job)
+    if stopped is not None:
+        return stopped.finish(view, kb)
+    job = unknown_model_gpus(job)
+    from torchsmith.plan import downstream
+
+    job, clash = downstream.with_implied(job)
+    blocker = clash or downstream.cuda_only_blocker(job)
+    if blocker is not None:
+        return _requirement_dead_end(job, blocker).finish(view, kb)
     extra = companions.prepare(job)
     if extra.fatal:
         draft = _Draft(status="no-solution")
+        draft.blocker = Blocker(extra.rejected[0].code if extra.rejected else "no-such-release",
+                                extra.rejected[0].candidate if extra.rejected else
+                                ", ".join(w.text for n, w in job.wanted.items() if n not in TORCH_FAMILY),
+                                "; ".join(extra.reasons) or "a requirement cannot be met here")
         draft.reasons.extend(extra.reasons)
         draft.rejected.extend(extra.rejected)
         draft.warnings.extend(extra.warnings)
+        draft.assumptions.extend(job.request.assumptions)
         return draft.finish(view, kb)
     if not extra.wants_torch:
         draft = _Draft()
         companions.finish(extra, None, draft, view, idx)
         draft.rejected.extend(extra.rejected)
         draft.warnings.extend(extra.warnings)
+        draft.assumptions.extend(job.request.assumptions)
         return draft.finish(view, kb)
-    hard = _family_constraints(wanted, request) + list(extra.constraints)
+    from torchsmith.plan.constraints import glibc_constraint
+
+    glibc = glibc_constraint(machine, job.view)
+    hard = _family_constraints(wanted, request) + list(extra.constraints) + ([glibc] if glibc else [])
     draft = _solve_with_preferences(job, hard, extra.soft)
     keep = companions.installed_torch(request, wanted)
     if draft.status != "ok" and keep is not None:
@@ -524,7 +580,32 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     for rejection in extra.rejected:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
+    draft.assumptions.extend(job.request.assumptions)
+    if draft.status == "no-solution" and draft.blocker is None:  # a safety net: always name one
+        draft.blocker = Blocker("unplannable", "this request on this machine",
+                                draft.reasons[0] if draft.reasons else "no build meets every requirement")
     return draft.finish(view, kb)
+
+
+def _requirement_dead_end(job: Job, blocker: Blocker) -> _Draft:
+    from torchsmith.plan.doors import plan_command
+
+    draft = _Draft(status="no-solution")
+    draft.blocker = blocker
+    draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
+    reqs = job.request.requirements
+    if blocker.code == CONFLICT:  # two requirements exclude each other: drop the one named
+        name = blocker.constraint.split(" ", 1)[0]
+        kept = [r for r in reqs if r.replace(" ", "") != name.replace(" ", "")]
+        draft.alternatives.append(Door("requirement", f"drop {name}: the other requirements pick a "
+                                                      f"version that fits them all", f"remove {name}",
+                                       plan_command(kept)))
+    else:
+        draft.alternatives.append(Door("flag", "plan for the NVIDIA machine it will run on",
+                                       "--gpu CC --driver VERSION",
+                                       plan_command(reqs, "--gpu CC --driver VERSION")))
+    draft.assumptions.extend(job.request.assumptions)
+    return draft
 
 
 def _unverified_build(kb: Any, torch: Optional[PackagePin], variant: Optional[str]) -> str:
@@ -571,14 +652,27 @@ def _solve(job: Job, constraints: Sequence[Constraint]) -> _Draft:
     elif machine.os.system == "macos":
         _plan_macos(job, constraints, draft)
     elif job.view.has_cuda_gpu:
+        from torchsmith.plan.described import wsl_gaps
+
+        gaps = wsl_gaps(job)
+        draft.prerequisites.extend(gaps)
+        draft.warnings.extend(gaps)
         _plan_cuda(job, constraints, draft)
     elif machine.rocm is not None and machine.rocm.gpus:
         from torchsmith.plan.rocm import plan_rocm
 
         plan_rocm(job, constraints, draft)
+    elif machine.intel_gpus and _plan_intel(job, constraints, draft):
+        pass
     else:
         _plan_cpu(job, constraints, draft, _no_gpu_reason(machine))
     return draft
+
+
+def _plan_intel(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> bool:
+    from torchsmith.plan.xpu import plan_xpu
+
+    return plan_xpu(job, constraints, draft)
 
 
 def recommend(machine: Machine, kb: Any) -> Plan:
@@ -589,8 +683,8 @@ def recommend(machine: Machine, kb: Any) -> Plan:
 def _no_gpu_reason(machine: Machine) -> str:
     if machine.intel_gpus:
         names = ", ".join(g.name for g in machine.intel_gpus)
-        return (f"no NVIDIA or AMD GPU found (Intel GPU {names}: torch's xpu builds exist, "
-                f"ask for them with the xpu index if this GPU is supported)")
+        return (f"no NVIDIA or AMD GPU found, and no xpu build of torch lists Intel GPU {names} "
+                f"(supported: Arc A/B-Series, Core Ultra with Arc Graphics, Data Center GPU Max)")
     return "no NVIDIA or AMD GPU found"
 
 
@@ -612,13 +706,31 @@ def _python_hint(idx: _Index, view: HostView, constraints: Sequence[Constraint])
 
 def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Constraint],
                  what: str) -> None:
-    idx, view = job.idx, job.view
+    from torchsmith.plan import doors
+
     draft.status = "no-solution"
     draft.rejected.extend(r for r in walk.rejected if r not in draft.rejected)
-    if walk.blocked is not None:
+    blocker = doors.blocker_of(job, walk, constraints)
+    if walk.blocked is not None:  # the newest build that runs here, and the requirement refusing it
+        check, _, why = walk.blocked
+        draft.reject(Rejection(check.label, f"runs here, but {why}", CONFLICT))
+    if blocker is not None:
+        draft.blocker = blocker
+        draft.alternatives.extend(doors.doors_for(job, walk, constraints, blocker))
+        draft.reasons.append(f"blocked by {blocker.constraint}: {blocker.detail}")
+        if blocker.code in (PYTHON, PLATFORM):
+            _no_solution_reasons(job, draft, walk, constraints, what, blocked=False)
+        return
+    _no_solution_reasons(job, draft, walk, constraints, what)
+
+
+def _no_solution_reasons(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Constraint],
+                         what: str, *, blocked: bool = True) -> None:
+    idx, view = job.idx, job.view
+    if walk.blocked is not None and blocked:
         check, constraint, why = walk.blocked
         draft.reasons.append(f"{check.label} would run here, but {why}: the requirement "
-                             f"{constraint.label} conflicts with this hardware")
+                             f"{constraint.label} rules out every build that runs here")
         draft.reject(Rejection(check.label, f"runs here, but {why}", CONFLICT))
         return
     if walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}:
@@ -633,7 +745,8 @@ def _no_solution(job: Job, draft: _Draft, walk: _Walk, constraints: Sequence[Con
             return
         draft.reasons.append(f"no torch wheel exists for {view.shown_platform}")
         return
-    draft.reasons.append(f"no torch build {what}")
+    if blocked:  # with a named blocker, this catch-all would only blur it
+        draft.reasons.append(f"no torch build {what}")
 
 
 def _first_cuda_with_arch(kb: Any, arch: str) -> Optional[str]:
@@ -722,16 +835,24 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
                     f"(from /etc/nv_tegra_release) to get the JetPack's wheel")
         draft.warnings.append(f"no CUDA build of torch in the data runs on {gpu_names} with this "
                               f"driver; planned the CPU build instead (see `rejected` for what "
-                              f"each CUDA build lacks)")
+                              f"each CUDA build lacks, and `alternatives` for the ways to the GPU)")
+        from torchsmith.plan import doors
+
+        draft.alternatives.extend(doors.arch_doors(job, cpu=False) if ARCH in walk.failures else [])
         _plan_cpu(job, constraints, draft, "no CUDA build runs on this GPU and driver")
         return
     chosen = walk.chosen
     _adopt(job, draft, chosen, walk.rejected, "cuda")
     rel = chosen.release.data
-    draft.reasons.append(
-        f"torch {rel.version} {chosen.variant.name} is the newest release with a build that runs "
-        f"on every GPU used here and on this driver{idx.cite(rel.sources, 1)}")
-    draft.reasons.extend(chosen.gpu_lines)
+    draft.reasons.append(_headline(walk, f"torch {rel.version} {chosen.variant.name}",
+                                   "with a build that runs on every GPU used here and on this driver")
+                         + idx.cite(rel.sources, 1))
+    assumed = [g for g in gpus_used if g.source == "assumed"]
+    if assumed:  # one line for the architectures assumed for a GPU of unknown model
+        draft.reasons.append(f"{chosen.label} carries kernels (SASS) for every assumed architecture: "
+                             + ", ".join(g.arch for g in assumed))
+    else:
+        draft.reasons.extend(chosen.gpu_lines)
     draft.reasons.append(_driver_line(idx, view, chosen))
     draft.reasons.append(f"Python {view.python} on {view.platform}: torch {rel.version} publishes "
                          f"wheels for it{idx.cite(rel.sources, 1)}")
@@ -745,14 +866,28 @@ def _plan_cuda(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> No
             f"support{_driver_cite(idx, chosen.variant.cuda)}")
     if chosen.driver_mode == "unknown":
         _, full, floor = _driver_mode(idx.kb, view, chosen.variant.cuda)
+        from torchsmith.plan.described import driver_needs
+
         draft.warnings.append(f"NVIDIA driver version unknown: {chosen.label} needs driver ≥ "
-                              f"{floor or full or '?'} (≥ {full or '?'} for full support)")
+                              f"{floor or full or '?'} (≥ {full or '?'} for full support); planned the "
+                              f"build that runs on the widest range of drivers. Each build of torch "
+                              f"{rel.version} that runs here: {driver_needs(job, chosen)}")
     for name in view.unknown_gpus:
         draft.warnings.append(f"GPU {name!r}: compute capability unknown (not reported and not in "
                               f"the data); planned for the other facts only. Check "
                               f"torch.cuda.get_arch_list() after installing.")
     _reject_pypi_default(draft, idx, view, chosen)
     draft.conda.update(_conda_specs(idx, view, chosen))
+
+
+def _headline(walk: _Walk, build: str, what: str) -> str:
+    """Why this release: the newest that works, or the constraint that caps it (named)."""
+    from torchsmith.plan import doors
+
+    cap = doors.capped_by(walk)
+    if cap:
+        return f"{build}: {cap}; it is the newest release within that limit {what}"
+    return f"{build} is the newest release {what}"
 
 
 def _split_gpus(job: Job, constraints: Sequence[Constraint]
@@ -863,8 +998,9 @@ def _plan_cpu(job: Job, constraints: Sequence[Constraint], draft: _Draft, why: s
     draft.reasons.append(f"{why}: the CPU build from the PyTorch CPU index "
                          f"({chosen.variant.index_url}) carries no CUDA libraries"
                          f"{idx.cite(chosen.variant.sources, 1)}")
-    draft.reasons.append(f"torch {rel.version} is the newest release with a wheel for Python "
-                         f"{view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
+    draft.reasons.append(_headline(walk, f"torch {rel.version}",
+                                   f"with a wheel for Python {view.python} on {view.platform}")
+                         + idx.cite(rel.sources, 1))
     _reject_pypi_default(draft, idx, view, chosen)
     draft.conda.update(_conda_specs(idx, view, chosen))
     if machine.os.system == "windows" and machine.rocm and machine.rocm.gpus:
@@ -887,9 +1023,9 @@ def _plan_macos(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
         arm = machine.os.arch == "arm64"
         _adopt(job, draft, chosen, walk.rejected, "mps" if arm else "cpu", plain_pypi=True)
         rel = chosen.release.data
-        draft.reasons.append(
-            f"macOS wheels come from PyPI (no CUDA on macOS); torch {rel.version} is the newest with a "
-            f"wheel for Python {view.python} on {view.platform}{idx.cite(rel.sources, 1)}")
+        draft.reasons.append("macOS wheels come from PyPI (no CUDA on macOS); " + _headline(
+            walk, f"torch {rel.version}", f"with a wheel for Python {view.python} on {view.platform}")
+            + idx.cite(rel.sources, 1))
         if arm:
             draft.reasons.append("Apple silicon: the PyPI wheel includes the MPS (Metal) backend")
         draft.conda.update(_conda_specs(idx, view, chosen))
@@ -952,6 +1088,12 @@ def _matrix_row(idx: _Index, view: HostView, machine: Machine, rel: _Release, va
                          "CUDA wheels target SBSA servers, not the L4T driver; `torchsmith plan` gives the "
                          "JetPack's wheel", **base)
     if variant.kind == "cuda" and not view.has_cuda_gpu:
+        from torchsmith.plan.detection import GPU_DETECTION_FAILED, detection_failure
+
+        failed = detection_failure(machine)
+        if failed:  # not "no GPU": say what failed
+            return MatrixRow(works=False, code=GPU_DETECTION_FAILED, reason=f"GPU detection failed: "
+                             f"{failed}; pass --gpu/--driver to judge the CUDA builds", **base)
         return MatrixRow(works=False, code=NO_GPU_BUILD, reason="no NVIDIA GPU here: the CUDA "
                          "build would run on the CPU only, with gigabytes of unused libraries", **base)
     if variant.kind == "rocm":

@@ -63,6 +63,11 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> Non
     walk = core._walk(job, ("rocm",), constraints, accept=lists_every_card)
     if walk.chosen is not None:
         _finish(job, draft, walk.chosen, walk.rejected, names)
+        from torchsmith.plan.doors import capped_by
+
+        cap = capped_by(walk)
+        if cap:  # the deciding constraint, named: not "the newest ROCm build"
+            draft.reasons.insert(0, f"torch {walk.chosen.release.text} {walk.chosen.variant.name}: {cap}")
         return
     override = _override_route(gfxs, idx.kb)
     if override is not None and walk.blocked is None:

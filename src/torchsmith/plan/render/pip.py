@@ -58,9 +58,10 @@ def install_argvs(
     only = "--default-index" if installer == "uv" else "--index-url"
     for url, pins in src.indexes:
         steps.append([*base, only, url, *(exact_pin(p) for p in pins), *hold])
-    if src.wheels:
-        steps.append([*base, *(requirement(p) for p in src.wheels), *hold])
-    keep = [*(exact_pin(p) for p in src.pinned_elsewhere), *hold]
+    built = [p for p in src.wheels if p.variant == "source"]  # git sources built against torch
+    if len(built) < len(src.wheels):
+        steps.append([*base, *(requirement(p) for p in src.wheels if p not in built), *hold])
+    keep = [*(exact_pin(p) for p in src.pinned_elsewhere if p.variant != "source"), *hold]
     # uv takes no installed package as a candidate, so the repeated torch pins need their index
     # there: `--index` (not pip's --extra-index-url) ranks it first, and uv's first-index
     # strategy then takes every name that index has from it alone.
@@ -69,6 +70,11 @@ def install_argvs(
         steps.append([*base, *held, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
     if src.default:
         steps.append([*base, *held, *(exact_pin(p) for p in src.default), *keep])
+    if plan.accelerator != "jetson":  # Jetson's source builds have their own steps (--format jetson)
+        # Built against the torch installed above: no isolated build env with another torch.
+        pending = [requirement(p) for p in built] + [exact_pin(p) for p in src.source_builds]
+        if pending:
+            steps.append([*base, *held, "--no-build-isolation", *pending, *keep])
     return steps
 
 
@@ -95,14 +101,20 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
                 lines.append("# uv needs their index to see them: --index ranks it first, and uv's "
                              "first-index strategy takes each name from the first index that has it.")
         lines.append(shell_join(argv, plan.platform))
-    lines.extend(_source_build_notes(src))
+    lines.extend(_source_build_notes(src, plan))
     lines.extend(environment_lines(plan))
     return "\n".join(lines) + "\n"
 
 
-def _source_build_notes(src: Sources) -> List[str]:
-    return [f"# {p.name} {p.version}: no wheel for this host; build it from source "
-            f"(steps: torchsmith plan --format jetson)" for p in src.source_builds]
+def _source_build_notes(src: Sources, plan: Optional[Plan] = None) -> List[str]:
+    """Source builds: Jetson's have their own steps; the rest are built against the torch above."""
+    if plan is not None and plan.accelerator != "jetson":
+        return []  # the commands carry them (--no-build-isolation)
+    notes = [f"# {p.name} {p.version}: no wheel for this host; build it from source "
+             f"(steps: torchsmith plan --format jetson)" for p in src.source_builds]
+    return notes + [f"# {p.name}: built from source against the torch above: "
+                    f"pip install --no-build-isolation '{requirement(p)}'"
+                    for p in src.wheels if p.variant == "source"]
 
 
 def render_pip(plan: Plan, machine: Optional[Machine] = None) -> str:
@@ -141,7 +153,7 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
             body.append(f"# Installed from their own index by {', '.join(names)}; pinned here so "
                         "nothing replaces them:")
         body.extend(exact_pin(p) for p in src.pinned_elsewhere if not p.wheel_url)
-        body.extend(requirement(p) for p in src.wheels)
+        body.extend(requirement(p) for p in src.wheels if p.variant != "source")
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)
         body.extend(_source_build_notes(src))
