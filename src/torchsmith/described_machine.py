@@ -15,7 +15,7 @@ from torchsmith.machine import Machine, ProbeNote
 if TYPE_CHECKING:
     from torchsmith.overrides import Overrides
 
-__all__ = ["ASSUMED", "forget_local_facts", "forget_local_python"]
+__all__ = ["ASSUMED", "forget_local_facts", "forget_local_python", "state_local_facts"]
 
 ASSUMED = "assumed"
 
@@ -43,6 +43,20 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
                                         f"{m.python.minor or 'unknown'}, the version torchsmith "
                                         f"itself runs on; give the target's"))
     return dataclasses.replace(m, notes=(*m.notes, *notes))
+
+
+def state_local_facts(machine: Machine, overrides: Overrides) -> Machine:
+    """GPU facts given by hand for this platform: the machine may be another one of it, so each
+    fact still taken from this machine (Python, glibc) is said, not silently used."""
+    notes: List[ProbeNote] = []
+    if not overrides.python_version and machine.python.minor and not overrides.jetson:
+        notes.append(ProbeNote(ASSUMED, f"Python: not stated (--python X.Y): assumed "
+                                        f"{machine.python.minor}, this machine's; give the target's "
+                                        f"if it is another machine"))
+    if overrides.glibc is None and machine.os.glibc:
+        notes.append(ProbeNote(ASSUMED, f"glibc: not stated (--glibc X.Y): assumed {machine.os.glibc}, "
+                                        f"this machine's; give the target's if it is another machine"))
+    return dataclasses.replace(machine, notes=(*machine.notes, *notes)) if notes else machine
 
 
 def forget_local_python(machine: Machine) -> Machine:

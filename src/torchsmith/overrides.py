@@ -133,6 +133,12 @@ def build_overrides(**values: object) -> Overrides:
     return Overrides(**values)  # type: ignore[arg-type]
 
 
+def _describes_hardware(overrides: Overrides) -> bool:
+    """GPU facts given by hand: perhaps of another machine of this platform, perhaps of this one."""
+    return bool(overrides.gpus is not None or overrides.driver or overrides.driver_cuda
+                or overrides.rocm_gfx is not None or overrides.jetson)
+
+
 def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     """The machine as the user describes it. Each overridden fact is named in ``overridden``."""
     changed: List[str] = []
@@ -141,6 +147,10 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
         from torchsmith.described_machine import forget_local_facts
 
         m = forget_local_facts(m, overrides)
+    elif _describes_hardware(overrides):
+        from torchsmith.described_machine import state_local_facts
+
+        m = state_local_facts(m, overrides)
     if overrides.platform:
         system, _, arch = overrides.platform.partition("-")
         wsl = system == "wsl"

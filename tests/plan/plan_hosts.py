@@ -31,7 +31,9 @@ def host(platform: str = "linux-x86_64", python: str = "3.11", gpus: Sequence[st
         driver=driver, driver_cuda=driver_cuda, jetson=jetson,
         rocm_gfx=tuple(rocm_gfx) or None,
     )
-    machine = apply_overrides(base, overrides)
+    # The base machine's Python stands for one given with --python: nothing about it is assumed.
+    machine = apply_overrides(base, dataclasses.replace(overrides, python_version=python))
+    machine = dataclasses.replace(machine, python=base.python)
     if jetson and jetson_cc and machine.jetson is not None:
         machine = dataclasses.replace(machine, jetson=dataclasses.replace(
             machine.jetson, compute_capability=jetson_cc))

@@ -569,3 +569,21 @@ def test_cli_jetson_described_from_a_workstation_assumes_the_jetpack_python(caps
     data = json.loads(capsys.readouterr().out)["data"]
     assert code == 0 and data["accelerator"] == "jetson"
     assert any("JetPack's own system Python" in a for a in data["assumptions"])
+
+
+def test_gpu_facts_given_by_hand_say_which_local_facts_were_kept(kb: Any) -> None:
+    # --gpu/--driver may describe another machine of this platform: this machine's Python and
+    # glibc are kept, but said, never silently used.
+    local = Machine(os=dataclasses.replace(Machine().os, system="linux", arch="x86_64", glibc="2.36"),
+                    python=dataclasses.replace(Machine().python, version="3.11.7"))
+    gpu = (parse_gpu_spec("8.6", 0),)
+    described = apply_overrides(local, build_overrides(gpus=gpu, driver="550.54.14"))
+    notes = [n.problem for n in described.notes if n.source == "assumed"]
+    assert any(n.startswith("Python: not stated (--python X.Y): assumed 3.11, this machine's") for n in notes)
+    assert any(n.startswith("glibc: not stated (--glibc X.Y): assumed 2.36, this machine's") for n in notes)
+    plan = resolve(described, Request(), kb)
+    assert any(a.startswith("glibc: not stated") for a in plan.assumptions)
+    stated = apply_overrides(local, build_overrides(gpus=gpu, driver="550.54.14", python_version="3.12",
+                                                    glibc="2.28"))
+    assert not [n for n in stated.notes if n.source == "assumed"]
+    assert not [n for n in apply_overrides(local, build_overrides()).notes if n.source == "assumed"]
