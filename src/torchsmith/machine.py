@@ -14,6 +14,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 from torchsmith.errors import ProfileError, load_json_file
 
 __all__ = [
+    "MAX_GPUS",
     "PROFILE_KIND",
     "PROFILE_SCHEMA",
     "AmdGpu",
@@ -37,6 +38,8 @@ __all__ = [
 
 PROFILE_KIND = "torchsmith.host-profile"
 PROFILE_SCHEMA = 1
+# More GPUs than any one node has (8 MI300X in CPX mode show as 64): rows past it are tool garbage.
+MAX_GPUS = 256
 
 # Platform tokens used across torchsmith (plan --platform, data files).
 PLATFORMS = (

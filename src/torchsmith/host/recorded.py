@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import ProfileError, load_json_file
-from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
+from torchsmith.host import READ_LIMIT, CommandResult, Host, PlatformInfo, bound_output, command_key
 
 __all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "load_capture"]
 
@@ -42,7 +42,9 @@ class RecordedHost:
         }
 
     def read_text(self, path: str) -> Optional[str]:
-        return self._files.get(path)
+        text = self._files.get(path)
+        # Bounded as LiveHost bounds it, so a capture replays what a live read would give.
+        return text[:READ_LIMIT] if isinstance(text, str) else None
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         names = self._dirs.get(path)
@@ -59,8 +61,8 @@ class RecordedHost:
         return CommandResult(
             list(argv),
             returncode=answer.get("returncode"),
-            stdout=answer.get("stdout", ""),
-            stderr=answer.get("stderr", ""),
+            stdout=bound_output(str(answer.get("stdout") or "")),
+            stderr=bound_output(str(answer.get("stderr") or "")),
             timed_out=bool(answer.get("timed_out", False)),
             not_found=bool(answer.get("not_found", False)),
         )

@@ -15,7 +15,6 @@ Tables, fields and the overlay format: ``docs/kb.md``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -421,9 +420,10 @@ def _read_refresh(overlay: str) -> Dict[str, Any]:
     path = os.path.join(overlay, REFRESH_FILE)
     if not os.path.exists(path):
         return {}
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            loaded = json.load(handle)
+        loaded = parse_json_bytes(read_json_bytes(path))
     except (OSError, ValueError) as exc:
         raise KnowledgeBaseError(
             f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {path}"],

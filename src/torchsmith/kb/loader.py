@@ -442,11 +442,12 @@ def _label(file_name: str, section: str) -> str:
 
 
 def _load_json(path: str, file_name: str) -> Any:
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        return parse_json_bytes(read_json_bytes(path))
     except OSError as exc:
-        raise KnowledgeBaseError(f"{file_name}: cannot read {path}: {exc.strerror}") from exc
+        raise KnowledgeBaseError(f"{file_name}: cannot read {path}: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise KnowledgeBaseError(f"{file_name}: not valid JSON ({exc})",
                                  context=[f"file: {path}"],

@@ -18,7 +18,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.host import Host
-from torchsmith.machine import NvidiaGpu, NvidiaInfo, ProbeNote
+from torchsmith.machine import MAX_GPUS, NvidiaGpu, NvidiaInfo, ProbeNote
 
 __all__ = [
     "detect_nvidia",
@@ -329,6 +329,10 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
 
     if not driver and not gpus:
         return None
+    if len(gpus) > MAX_GPUS:
+        notes.append(ProbeNote(gpus_src or "nvidia", f"listed {len(gpus)} GPUs, more than any node "
+                                                     f"has: kept the first {MAX_GPUS}"))
+        gpus = gpus[:MAX_GPUS]
     visible: Optional[Tuple[int, ...]] = None
     cvd = host.environ().get("CUDA_VISIBLE_DEVICES")
     if cvd is not None and gpus:
