@@ -263,6 +263,14 @@ class Machine:
                 f"({PROFILE_SCHEMA})",
                 hint="upgrade torchsmith",
             )
+        from torchsmith.schemacheck import first_problem, load_schema
+
+        if schema < 1:
+            raise ProfileError(f"host profile schema {schema!r} is not a schema torchsmith wrote")
+        problem = first_problem(dict(data), load_schema("host-profile.schema.json"))
+        if problem:
+            raise ProfileError(f"host profile is malformed: {problem}",
+                               hint="create one with: torchsmith probe --json > host.json")
         try:
             return _from_plain(cls, data)
         except (TypeError, ValueError, KeyError) as exc:

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any, List, Optional
 
+from torchsmith.errors import UsageError
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
 
@@ -59,10 +60,23 @@ class Context:
 
     # --- the target interpreter ------------------------------------------------------
     def python_path(self) -> Optional[str]:
+        """``--python PATH``: an interpreter file, a name on PATH, or an environment directory.
+
+        Anything else is an error: planning for torchsmith's own Python instead would answer
+        a question nobody asked."""
         value = getattr(self.args, "python", None)
-        if value and not _looks_like_version(value):
+        if not value or _looks_like_version(value):
+            return None
+        if os.path.isdir(value):
             return str(value)
-        return None
+        from torchsmith.host.live import LiveHost
+
+        found = LiveHost(self.environ).which(str(value))
+        if not found:
+            raise UsageError(f"--python {value!r} is neither a version (3.12, 3.13t) nor an "
+                             "interpreter (no such file, and not on PATH)",
+                             hint="give a version like 3.12, or the path of a python executable")
+        return found
 
     def environment_python(self) -> Optional[str]:
         """The interpreter of the environment the user means, when it is not torchsmith's own.
