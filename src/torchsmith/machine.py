@@ -342,8 +342,14 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
 
 
 def load_machine(path: str) -> Machine:
-    """Read ``--host FILE``: a host profile written by ``probe --json``."""
+    """Read ``--host FILE``: a host profile (``probe --json``) or a capture (``probe --record``)."""
     data = load_json_file(path, "host profile", ProfileError)
     if isinstance(data, Mapping) and "data" in data and "kind" not in data:
         data = data["data"]  # accept the whole `probe --json` envelope too
+    from torchsmith.host.recorded import RecordedHost, is_capture
+
+    if is_capture(data):  # a `probe --record` capture: probe the machine it recorded
+        from torchsmith.probe import probe
+
+        return probe(RecordedHost(data))
     return Machine.from_json(data)
