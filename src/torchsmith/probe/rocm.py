@@ -170,7 +170,7 @@ def _explain(result: CommandResult) -> str:
 
 def parse_id(text: str) -> Tuple[Optional[int], List[str]]:
     """(uid, group names) from ``id``: ``uid=1000(ann) gid=1000(ann) groups=1000(ann),44(video)``."""
-    uid = re.search(r"uid=(\d+)", text)
+    uid = re.search(r"uid=(\d{1,12})\b", text)
     groups = re.search(r"groups=(\S+)", text)
     names = re.findall(r"\(([^)]+)\)", groups.group(1)) if groups else []
     return (int(uid.group(1)) if uid else None), names
@@ -199,7 +199,7 @@ def _kfd_access(host: Host, notes: List[ProbeNote]) -> Optional[bool]:
 
 
 def _override_note(value: str) -> str:
-    match = re.match(r"^(\d+)\.(\d+)\.(\d+)$", value.strip())
+    match = re.match(r"^(\d{1,4})\.(\d{1,4})\.(\d{1,4})$", value.strip())
     if not match:
         return f"HSA_OVERRIDE_GFX_VERSION={value!r} is not MAJOR.MINOR.STEPPING (e.g. 10.3.0)"
     major, minor, stepping = (int(g) for g in match.groups())

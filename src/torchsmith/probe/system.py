@@ -157,7 +157,7 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
     )
 
 
-_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d+)", re.M)
+_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d{1,9})\b", re.M)
 
 
 def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
