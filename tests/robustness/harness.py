@@ -142,7 +142,9 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
             keep: Sequence[Path] = (), stdin: Optional[bytes] = None, label: str = "") -> Outcome:
     """``torchsmith ARGV`` in this process; ``keep``: files that must come through unchanged."""
     before = _digest(keep)
-    out, err = io.StringIO(), io.StringIO()
+    # Streams like a real process's: UTF-8, strict on stdout, so an unprintable string fails here too.
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
     changes: Dict[str, Optional[str]] = {"TORCHSMITH_DEBUG": "1", **(env or {})}
     saved_stdin = sys.stdin
     try:
@@ -151,15 +153,22 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
         with _environ(changes), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code: Optional[int] = main(list(argv))
     except Exception:  # what a user would have seen as a traceback
-        err.write(traceback.format_exc())
+        err.write(traceback.format_exc().encode("utf-8", "replace").decode("utf-8"))
         code = None
     finally:
         sys.stdin = saved_stdin
-    outcome = judge(argv, code, out.getvalue(), err.getvalue())
+    outcome = judge(argv, code, _text(out), _text(err))
     if outcome.clean and _digest(keep) != before:
         outcome = Outcome(list(argv), "data-lost", code, "a file that had to survive changed",
                           outcome.stdout, outcome.stderr)
     return _record(outcome, label)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    raw = stream.buffer
+    assert isinstance(raw, io.BytesIO)
+    return raw.getvalue().decode("utf-8", errors="replace")
 
 
 def run_subprocess(argv: Sequence[str], *, env: Mapping[str, str], bound: float = 120.0,

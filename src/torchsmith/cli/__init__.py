@@ -97,6 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command. Whatever happens, the answer is the command's output, or one line on
     stderr (the JSON envelope under --json) and a documented exit code: never a traceback."""
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_streams()
     try:
         return _main(args_list)
     except KeyboardInterrupt:  # Ctrl-C anywhere, start-up included
@@ -108,6 +109,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get("TORCHSMITH_DEBUG"):
             raise
         return _internal_error(exc, _wants_json(args_list))
+
+
+def _tolerant_streams() -> None:
+    """A string the terminal cannot encode (a lone surrogate from a JSON escape, "×" under an
+    ASCII locale) is shown escaped, rather than stopping the command half-way through."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def _write_err(text: str) -> None:
