@@ -88,6 +88,10 @@ def judge(argv: Sequence[str], code: Optional[int], out: str, err: str) -> Outco
                        out, err)
     if code not in _CODES:
         return Outcome(args, "unclean", code, f"undocumented exit code {code}", out, err)
+    if code == ExitCode.INTERRUPTED:  # whatever was printed before, it ends with one line
+        last = err.strip().splitlines()[-1:] or [""]
+        kind = "clean" if last == ["interrupted"] else "unclean"
+        return Outcome(args, kind, code, f"interrupted with {err.strip()[-80:]!r}", out, err)
     if "--json" in args and "--help" not in args:
         try:
             envelope = json.loads(out)
@@ -107,8 +111,6 @@ def judge(argv: Sequence[str], code: Optional[int], out: str, err: str) -> Outco
         first = next((line for line in lines if not line.startswith("usage:")), "")
         if not (first.startswith("error[") or ": error: " in first):
             return Outcome(args, "unclean", code, f"no one-line error on stderr: {first[:80]!r}", out, err)
-    if code == ExitCode.INTERRUPTED and err.strip() != "interrupted":
-        return Outcome(args, "unclean", code, f"interrupted with {err.strip()[:80]!r}", out, err)
     return Outcome(args, "clean", code, "", out, err)
 
 
@@ -139,8 +141,10 @@ def _record(outcome: Outcome, label: str) -> Outcome:
 
 
 def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] = None,
-            keep: Sequence[Path] = (), stdin: Optional[bytes] = None, label: str = "") -> Outcome:
-    """``torchsmith ARGV`` in this process; ``keep``: files that must come through unchanged."""
+            keep: Sequence[Path] = (), stdin: Optional[bytes] = None, label: str = "",
+            interrupt_at: Optional[int] = None) -> Outcome:
+    """``torchsmith ARGV`` in this process; ``keep``: files that must come through unchanged;
+    ``interrupt_at``: raise KeyboardInterrupt at that Python call, as Ctrl-C would."""
     before = _digest(keep)
     # Streams like a real process's: UTF-8, strict on stdout, so an unprintable string fails here too.
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
@@ -151,8 +155,13 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
         if stdin is not None:
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8", errors="replace")
         with _environ(changes), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code: Optional[int] = main(list(argv))
-    except Exception:  # what a user would have seen as a traceback
+            if interrupt_at is not None:
+                sys.settrace(_interrupter(interrupt_at))
+            try:
+                code: Optional[int] = main(list(argv))
+            finally:
+                sys.settrace(None)
+    except BaseException:  # what a user would have seen as a traceback (KeyboardInterrupt too)
         err.write(traceback.format_exc().encode("utf-8", "replace").decode("utf-8"))
         code = None
     finally:
@@ -162,6 +171,19 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
         outcome = Outcome(list(argv), "data-lost", code, "a file that had to survive changed",
                           outcome.stdout, outcome.stderr)
     return _record(outcome, label)
+
+
+def _interrupter(at: int) -> Any:
+    calls = [0]
+
+    def trace(frame: Any, event: str, arg: Any) -> None:
+        calls[0] += 1
+        if calls[0] == at:
+            sys.settrace(None)
+            raise KeyboardInterrupt
+        return
+
+    return trace
 
 
 def _text(stream: io.TextIOWrapper) -> str:

@@ -97,8 +97,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command. Whatever happens, the answer is the command's output, or one line on
     stderr (the JSON envelope under --json) and a documented exit code: never a traceback."""
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
-    _tolerant_streams()
     try:
+        _tolerant_streams()
         return _main(args_list)
     except KeyboardInterrupt:  # Ctrl-C anywhere, start-up included
         _write_err("interrupted\n")
