@@ -132,7 +132,7 @@ def _environ(changes: Mapping[str, Optional[str]]) -> Any:
                 os.environ[name] = value
 
 
-def _record(outcome: Outcome, label: str) -> Outcome:
+def record(outcome: Outcome, label: str) -> Outcome:
     TALLY["tried"] += 1
     TALLY[outcome.kind] += 1
     if not outcome.clean:
@@ -170,7 +170,7 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
     if outcome.clean and _digest(keep) != before:
         outcome = Outcome(list(argv), "data-lost", code, "a file that had to survive changed",
                           outcome.stdout, outcome.stderr)
-    return _record(outcome, label)
+    return record(outcome, label)
 
 
 def _interrupter(at: int) -> Any:
@@ -202,11 +202,11 @@ def run_subprocess(argv: Sequence[str], *, env: Mapping[str, str], bound: float 
                               input=stdin if stdin is not None else b"", capture_output=True,
                               timeout=bound, check=False)
     except subprocess.TimeoutExpired:
-        return _record(Outcome(list(argv), "hang", None, f"still running after {bound:g} s"), label)
+        return record(Outcome(list(argv), "hang", None, f"still running after {bound:g} s"), label)
     code = done.returncode if done.returncode >= 0 else 128 - done.returncode
     outcome = judge(argv, code, done.stdout.decode("utf-8", "replace"),
                     done.stderr.decode("utf-8", "replace"))
-    return _record(outcome, label)
+    return record(outcome, label)
 
 
 def check(outcome: Outcome) -> None:
