@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import io
 import json
 import os
@@ -173,15 +174,21 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
     return record(outcome, label)
 
 
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
 def _interrupter(at: int) -> Any:
     calls = [0]
 
     def trace(frame: Any, event: str, arg: Any) -> None:
-        calls[0] += 1
-        if calls[0] == at:
-            sys.settrace(None)
-            raise KeyboardInterrupt
-        return
+        # Only torchsmith's own plain calls: raised in a gc callback or in a generator being
+        # closed by the collector, an exception is "unraisable", which no Ctrl-C could cause.
+        code = frame.f_code
+        if "torchsmith" in code.co_filename and not code.co_flags & _GENERATOR_FLAGS:
+            calls[0] += 1
+            if calls[0] == at:
+                sys.settrace(None)
+                raise KeyboardInterrupt
 
     return trace
 

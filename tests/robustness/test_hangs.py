@@ -88,7 +88,12 @@ def test_explain_a_stream_of_zeros(tmp_path: Path) -> None:
 def test_a_real_ctrl_c_while_a_tool_hangs(tmp_path: Path) -> None:
     marker = tmp_path / "started"
     _tool(tmp_path / "bin", "nvidia-smi", f"echo > '{marker}'\nexec sleep 600\n")
-    proc = subprocess.Popen([sys.executable, "-m", "torchsmith", "probe", "--json"],
+    # Python's own Ctrl-C handler, whatever disposition this test process inherited (a shell
+    # starts background jobs with SIGINT ignored, and a child would inherit that).
+    start = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "sys.argv = ['torchsmith', 'probe', '--json']; "
+             "runpy.run_module('torchsmith', run_name='__main__')")
+    proc = subprocess.Popen([sys.executable, "-c", start],
                             env=_env(tmp_path, TORCHSMITH_PROBE_BUDGET="120"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
