@@ -168,3 +168,11 @@ def test_a_fifo_or_a_directory_as_the_profile(command: str, tmp_path: Path) -> N
         where = [str(target)] if command == "fleet" else ["--host", str(target)]
         argv = [command, "--json", *where]
         check(run_cli(argv, label=f"{command} <{'FIFO' if target == fifo else 'directory'} as profile>"))
+
+
+@pytest.mark.parametrize("command", ["plan", "probe", "matrix"])
+def test_python_that_is_no_interpreter_is_an_error(command: str, tmp_path: Path) -> None:
+    outcome = run_cli([command, "--json", "--python", "foo"], label=f"{command} --python foo")
+    check(outcome)
+    assert outcome.envelope is not None and outcome.exit_code == 1
+    assert outcome.envelope["errors"][0]["code"] == "python-not-inspectable"

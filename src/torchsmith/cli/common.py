@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any, List, Optional
 
-from torchsmith.errors import UsageError
+from torchsmith.errors import TorchsmithError
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
 
@@ -48,6 +48,17 @@ def _looks_like_version(text: str) -> bool:
     return 2 <= len(head) <= 3 and all(p.isdigit() for p in head)
 
 
+def require_inspected(machine: Machine, python: Optional[str]) -> None:
+    """``--python PATH`` that could not be run is an error: describing torchsmith's own Python
+    instead would answer a question nobody asked (``--python foo`` is no version either)."""
+    if not python or machine.python.source == f"ran {python}":
+        return
+    problem = next((n.problem for n in machine.notes if n.source == f"python {python}"), "no answer")
+    raise TorchsmithError(f"cannot inspect the environment of {python}: {problem}",
+                          code="python-not-inspectable",
+                          hint="--python takes a version (3.12, 3.13t) or a working interpreter's path")
+
+
 class Context:
     """Per-invocation state: parsed args, and the machine and data, loaded once when asked."""
 
@@ -60,23 +71,10 @@ class Context:
 
     # --- the target interpreter ------------------------------------------------------
     def python_path(self) -> Optional[str]:
-        """``--python PATH``: an interpreter file, a name on PATH, or an environment directory.
-
-        Anything else is an error: planning for torchsmith's own Python instead would answer
-        a question nobody asked."""
         value = getattr(self.args, "python", None)
-        if not value or _looks_like_version(value):
-            return None
-        if os.path.isdir(value):
+        if value and not _looks_like_version(value):
             return str(value)
-        from torchsmith.host.live import LiveHost
-
-        found = LiveHost(self.environ).which(str(value))
-        if not found:
-            raise UsageError(f"--python {value!r} is neither a version (3.12, 3.13t) nor an "
-                             "interpreter (no such file, and not on PATH)",
-                             hint="give a version like 3.12, or the path of a python executable")
-        return found
+        return None
 
     def environment_python(self) -> Optional[str]:
         """The interpreter of the environment the user means, when it is not torchsmith's own.
@@ -143,6 +141,7 @@ class Context:
                 from torchsmith.probe import probe
 
                 base = probe(LiveHost(self.environ), python=self.environment_python())
+                require_inspected(base, self.python_path())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine
 

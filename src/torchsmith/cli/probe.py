@@ -34,7 +34,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         from torchsmith.probe import probe
 
         recorder = RecordingHost(LiveHost(ctx.environ))
-        machine = apply_overrides(probe(recorder, python=ctx.python_path()), ctx.overrides())
+        from torchsmith.cli.common import require_inspected
+
+        probed = probe(recorder, python=ctx.python_path())
+        require_inspected(probed, ctx.python_path())
+        machine = apply_overrides(probed, ctx.overrides())
         try:
             os.makedirs(args.record, exist_ok=True)
             with open(os.path.join(args.record, "capture.json"), "w", encoding="utf-8") as handle:
