@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
+from hypothesis import strategies as st
+
 HOSTS = Path(__file__).resolve().parents[1] / "hosts"
 SMI_QUERY = ("nvidia-smi --query-gpu=index,name,compute_cap,memory.total,uuid,pci.bus_id,"
              "mig.mode.current,driver_version --format=csv,noheader,nounits")
@@ -160,3 +162,11 @@ def valid_text(slot: Slot) -> str:
 def base_profile() -> Dict[str, Any]:
     """A real, valid host profile to spoil."""
     return copy.deepcopy(json.loads((HOSTS / "linux-x86_64-h100-drv535.expected.json").read_text()))
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+# Any JSON value, small: what a spoiled field of a profile or a lock may hold.
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), _TEXT),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8)

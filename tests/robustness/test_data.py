@@ -14,9 +14,9 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.robustness.corpus import JSON_VALUES as _JSON
 from tests.robustness.corpus import base_profile
 from tests.robustness.harness import battery_settings, check, run_cli
-from tests.robustness.test_inputs import _JSON
 
 import torchsmith
 

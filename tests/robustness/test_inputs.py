@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.robustness.corpus import JSON_VALUES as _JSON
 from tests.robustness.corpus import base_profile
 from tests.robustness.harness import battery_settings, check, run_cli
 
@@ -77,11 +78,6 @@ def test_argument_errors_under_json_are_the_envelope(command: str, words: List[s
 
 
 # --- host profiles --------------------------------------------------------------------------
-_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), _TEXT),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
-                     max_leaves=8)
-
-
 def _paths(value: Any, prefix: tuple = ()) -> List[tuple]:  # type: ignore[type-arg]
     found = [prefix]
     if isinstance(value, dict):
