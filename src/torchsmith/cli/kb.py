@@ -2,7 +2,7 @@
 
   torchsmith kb info                 version, age, tables and row counts, overlay in use
   torchsmith kb show TABLE [--json]  one table (releases, cuda, gpus, jetson, ...)
-  torchsmith kb validate [DIR]       check the packaged data, or DIR as an overlay over it
+  torchsmith kb validate [DIR]       the packaged data and the refresh overlay in use, or DIR over it
   torchsmith kb refresh              read the live wheel indexes; write an overlay in the cache
 
 Every command works offline except `refresh`. `--kb DIR` (or TORCHSMITH_KB) loads DIR as an
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     show.add_argument("table", choices=sorted(TABLE_FILES), metavar="TABLE",
                       help="one of: " + ", ".join(TABLE_FILES))
-    validate = sub.add_parser("validate", help="check the data (or DIR as an overlay over it)")
+    validate = sub.add_parser("validate", help="check the data and its refresh overlay (or DIR over it)")
     validate.add_argument("path", nargs="?", metavar="DIR", help="a data or overlay directory")
     refresh = sub.add_parser("refresh", help="read the live wheel indexes and write an overlay")
     refresh.add_argument("--torch-index", metavar="URL",
