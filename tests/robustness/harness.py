@@ -45,7 +45,8 @@ __all__ = [
 KINDS = ("clean", "traceback", "hang", "data-lost", "unclean")
 TALLY: Counter[str] = Counter()
 FAILURES: List[str] = []
-_CODES = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
+_INTERNAL = 70  # ExitCode.INTERNAL; spelled out so the battery can also judge older versions
+_CODES = {int(code) for code in ExitCode} - {_INTERNAL}
 ENVELOPE_KEYS = {"schema", "torchsmith", "kb_version", "command", "status", "exit_code", "data",
                  "warnings", "errors"}
 
@@ -84,7 +85,7 @@ def _digest(paths: Sequence[Path]) -> Dict[str, Optional[str]]:
 def judge(argv: Sequence[str], code: Optional[int], out: str, err: str) -> Outcome:
     """The contract every command keeps, whatever it was given."""
     args = list(argv)
-    if "Traceback (most recent call last)" in err or code == ExitCode.INTERNAL:
+    if "Traceback (most recent call last)" in err or code == _INTERNAL:
         return Outcome(args, "traceback", code, err.strip().splitlines()[-1:][0] if err.strip() else "",
                        out, err)
     if code not in _CODES:
