@@ -175,7 +175,7 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
     return record(outcome, label)
 
 
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _interrupter(at: int) -> Any:
@@ -185,7 +185,7 @@ def _interrupter(at: int) -> Any:
         # Only torchsmith's own plain calls: raised in a gc callback or in a generator being
         # closed by the collector, an exception is "unraisable", which no Ctrl-C could cause.
         code = frame.f_code
-        if "torchsmith" in code.co_filename and not code.co_flags & _GENERATOR_FLAGS:
+        if "torchsmith" in code.co_filename and not code.co_flags & GENERATOR_FLAGS:
             calls[0] += 1
             if calls[0] == at:
                 sys.settrace(None)
