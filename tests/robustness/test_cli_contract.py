@@ -99,6 +99,7 @@ def test_debug_shows_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ["matrix", "--json", "--releases", "many"],
     ["kb", "--json", "show", "nope"],
     ["install", "--json", "--installer", "conda"],
+    ["guard", "status", "--json"],
 ])
 def test_argument_errors_under_json(argv: Any) -> None:
     outcome = run_cli(argv, label=" ".join(argv))

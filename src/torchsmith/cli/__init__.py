@@ -200,7 +200,8 @@ def _main(args_list: List[str]) -> int:
         return int(stop.code) if isinstance(stop.code, int) else int(ExitCode.USAGE)
     from torchsmith.cli.common import Context
 
-    as_json = bool(getattr(args, "json", False))
+    # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
+    as_json = bool(getattr(args, "json", False)) or _wants_json(args_list)
     ctx = Context(args)
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]
