@@ -68,16 +68,39 @@ class InstallError(TorchsmithError):
     code = "install-failed"
 
 
-def load_json_file(path: str, what: str, error: Type[TorchsmithError] = TorchsmithError,
-                   code: Optional[str] = None) -> Any:
-    """The JSON in ``path``; unreadable or invalid, a one-line ``error`` naming ``what`` and path."""
+# Host profiles, captures, locks and data files are kilobytes; a bigger one is not ours.
+JSON_FILE_LIMIT = 16 * 1024 * 1024
+
+
+def parse_json_bytes(raw: bytes) -> Any:
+    """JSON from UTF-8 bytes; ValueError for anything unusable, even nesting too deep to parse."""
     import json  # here, so that importing the error types stays free
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
+def read_json_bytes(path: str, limit: int = JSON_FILE_LIMIT) -> bytes:
+    """A JSON file's bytes; OSError when absent, not a regular file or larger than ``limit``."""
+    from torchsmith.host.live import read_whole
+
+    try:
+        return read_whole(path, limit)
+    except ValueError as exc:  # a NUL in the path
+        raise OSError(str(exc)) from exc
+
+
+def load_json_file(path: str, what: str, error: Type[TorchsmithError] = TorchsmithError,
+                   code: Optional[str] = None) -> Any:
+    """The JSON in ``path``; unreadable or invalid, a one-line ``error`` naming ``what`` and path."""
+    try:
+        raw = read_json_bytes(path)
     except OSError as exc:
-        raise error(f"cannot read {what} {path}: {exc.strerror}", code=code) from exc
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}", code=code) from exc
+    try:
+        return parse_json_bytes(raw)
     except ValueError as exc:  # bad JSON or bad UTF-8
         raise error(f"{what} {path} is not valid JSON: {exc}", code=code) from exc
 
@@ -85,11 +108,8 @@ def load_json_file(path: str, what: str, error: Type[TorchsmithError] = Torchsmi
 def load_data_file(path: str, what: str, check: Callable[[Dict[str, Any]], object]) -> Dict[str, Any]:
     """A JSON object shipped with torchsmith, validated by ``check`` (which raises KeyError,
     TypeError or ValueError); any failure is a one-line ``kb-invalid`` error naming ``what``."""
-    import json
-
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = parse_json_bytes(read_json_bytes(path))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         check(data)

@@ -14,6 +14,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 from torchsmith.errors import ProfileError, load_json_file
 
 __all__ = [
+    "MAX_GPUS",
     "PROFILE_KIND",
     "PROFILE_SCHEMA",
     "AmdGpu",
@@ -37,6 +38,8 @@ __all__ = [
 
 PROFILE_KIND = "torchsmith.host-profile"
 PROFILE_SCHEMA = 1
+# More GPUs than any one node has (8 MI300X in CPX mode show as 64): rows past it are tool garbage.
+MAX_GPUS = 256
 
 # Platform tokens used across torchsmith (plan --platform, data files).
 PLATFORMS = (
@@ -260,6 +263,14 @@ class Machine:
                 f"({PROFILE_SCHEMA})",
                 hint="upgrade torchsmith",
             )
+        from torchsmith.schemacheck import first_problem, load_schema
+
+        if schema < 1:
+            raise ProfileError(f"host profile schema {schema!r} is not a schema torchsmith wrote")
+        problem = first_problem(dict(data), load_schema("host-profile.schema.json"))
+        if problem:
+            raise ProfileError(f"host profile is malformed: {problem}",
+                               hint="create one with: torchsmith probe --json > host.json")
         try:
             return _from_plain(cls, data)
         except (TypeError, ValueError, KeyError) as exc:
@@ -331,8 +342,14 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
 
 
 def load_machine(path: str) -> Machine:
-    """Read ``--host FILE``: a host profile written by ``probe --json``."""
+    """Read ``--host FILE``: a host profile (``probe --json``) or a capture (``probe --record``)."""
     data = load_json_file(path, "host profile", ProfileError)
     if isinstance(data, Mapping) and "data" in data and "kind" not in data:
         data = data["data"]  # accept the whole `probe --json` envelope too
+    from torchsmith.host.recorded import RecordedHost, is_capture
+
+    if is_capture(data):  # a `probe --record` capture: probe the machine it recorded
+        from torchsmith.probe import probe
+
+        return probe(RecordedHost(data))
     return Machine.from_json(data)

@@ -31,6 +31,7 @@ class ExitCode(enum.IntEnum):
     NO_SOLUTION = 3
     PROBLEMS_FOUND = 4
     WOULD_BREAK = 5
+    INTERNAL = 70
     INTERRUPTED = 130
 
 

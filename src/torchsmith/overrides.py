@@ -43,7 +43,7 @@ ENV_VARS: Dict[str, str] = {
 UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
 
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
-_VERSION = re.compile(r"^\d+(\.\d+){0,3}$")
+_VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
 
 def _check_version(value: str, what: str) -> str:
     if value and not _VERSION.match(value):
-        raise UsageError(f"not a {what}: {value!r}", hint="write it as digits and dots")
+        raise UsageError(f"not a {what}: {value[:40]!r}", hint="write it as digits and dots")
     return value
 
 

@@ -26,7 +26,9 @@ def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
     parts: List[int] = []
     for piece in (text or "").split("+", 1)[0].split("."):
         digits = re.match(r"\d+", piece)
-        if not digits:
+        # No release number has 19 digits: such a run is garbage, and int() of thousands of
+        # digits raises (Python's int-string limit).
+        if not digits or len(digits.group()) > 18:
             break
         parts.append(int(digits.group()))
         if digits.group() != piece:

@@ -106,7 +106,8 @@ def test_validate_command_prints_the_one_line_error(
     assert main(["kb", "validate", str(overlay)]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[0] == ("error[kb-invalid]: torch_releases.json row 2 field variants[0].kind: "
-                                   "'cuda-ish' is not one of cuda, rocm, cpu, xpu")
+                                   "'cuda-ish' is not one of cuda, rocm, cpu, xpu"
+                                   f" (in the overlay {overlay})")
     assert "Traceback" not in err
 
 

@@ -8,7 +8,7 @@ Each command lives in its own module with ``add_arguments(parser)`` and
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple
 
 from torchsmith import __version__
 
@@ -51,6 +51,25 @@ def _top_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _ArgumentsRejected(Exception):
+    """argparse refused the command line; raised instead of its exit so --json can answer."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+def _parser_class() -> type:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise _ArgumentsRejected(self, message)
+
+    return Parser
+
+
 def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     """The parser of one command, and its module."""
     import argparse
@@ -59,7 +78,7 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     for command, module_name, text in COMMANDS:
         if command == name:
             module = importlib.import_module(module_name)
-            parser = argparse.ArgumentParser(
+            parser = _parser_class()(
                 prog=f"torchsmith {name}",
                 description=(module.__doc__ or text).strip(),
                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -69,8 +88,83 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     raise KeyError(name)
 
 
+def _wants_json(args_list: Sequence[str]) -> bool:
+    words = list(args_list)
+    return "--json" in (words[:words.index("--")] if "--" in words else words)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one command. Whatever happens, the answer is the command's output, or one line on
+    stderr (the JSON envelope under --json) and a documented exit code: never a traceback."""
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
+    try:
+        _tolerant_streams()
+        return _main(args_list)
+    except KeyboardInterrupt:  # Ctrl-C anywhere, start-up included
+        _write_err("interrupted\n")
+        return 130
+    except Exception as exc:  # a bug: say where in one line, the traceback only when asked
+        import os
+
+        if os.environ.get("TORCHSMITH_DEBUG"):
+            raise
+        return _internal_error(exc, _wants_json(args_list))
+
+
+def _tolerant_streams() -> None:
+    """A string the terminal cannot encode (a lone surrogate from a JSON escape, "×" under an
+    ASCII locale) is shown escaped, rather than stopping the command half-way through."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def _write_err(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _internal_error(exc: Exception, as_json: bool) -> int:
+    """One line naming the exception type and where it was raised; its message is left out, as
+    it could quote anything (a secret in a URL, megabytes of input)."""
+    import traceback
+
+    from torchsmith.output import ExitCode, Result, emit
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = next((f"{f.filename.rsplit('torchsmith', 1)[-1].lstrip('/')}:{f.lineno}"
+                  for f in reversed(frames) if "torchsmith" in f.filename), "?")
+    error = {"code": "internal-error", "context": [],
+             "message": f"torchsmith stopped on an unexpected {type(exc).__name__} (at {where})",
+             "hint": "this is a torchsmith bug: run again with TORCHSMITH_DEBUG=1 for the "
+                     "traceback, and report it"}
+    result = Result(command="torchsmith", status="error", exit_code=ExitCode.INTERNAL, errors=[error])
+    try:
+        emit(result, as_json)
+    except (OSError, ValueError):
+        pass
+    return int(ExitCode.INTERNAL)
+
+
+def _usage_error(rejected: _ArgumentsRejected, name: str, as_json: bool) -> int:
+    from torchsmith.output import ExitCode, Result, emit
+
+    if not as_json:  # argparse's own form: the usage line, then the error
+        rejected.parser.print_usage(sys.stderr)
+        _write_err(f"{rejected.parser.prog}: error: {rejected.message}\n")
+        return int(ExitCode.USAGE)
+    error = {"code": "usage", "message": rejected.message, "context": [],
+             "hint": f"{rejected.parser.prog} --help"}
+    emit(Result(command=name, status="error", exit_code=ExitCode.USAGE, errors=[error]), True)
+    return int(ExitCode.USAGE)
+
+
+def _main(args_list: List[str]) -> int:
     if args_list == ["--version"]:  # answered before anything else is imported
         sys.stdout.write(f"torchsmith {__version__}\n")
         return 0
@@ -91,29 +185,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     name = "summary"
     if args_list and not args_list[0].startswith("-"):
         if args_list[0] not in names:
-            sys.stderr.write(
-                f"error[usage]: unknown command {args_list[0]!r}\n"
-                f"  hint: one of: {', '.join(sorted(names))}\n"
-            )
+            error = {"code": "usage", "message": f"unknown command {args_list[0]!r}", "context": [],
+                     "hint": f"one of: {', '.join(sorted(names))}"}
+            emit(Result(command=args_list[0], status="error", exit_code=ExitCode.USAGE,
+                        errors=[error]), _wants_json(args_list))
             return int(ExitCode.USAGE)
         name = args_list.pop(0)
     parser, module = build_parser(name)
     try:
         args = parser.parse_args(args_list)
-    except SystemExit as stop:
+    except _ArgumentsRejected as rejected:
+        return _usage_error(rejected, name, _wants_json(args_list))
+    except SystemExit as stop:  # --help
         return int(stop.code) if isinstance(stop.code, int) else int(ExitCode.USAGE)
     from torchsmith.cli.common import Context
 
-    as_json = bool(getattr(args, "json", False))
+    # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
+    as_json = bool(getattr(args, "json", False)) or _wants_json(args_list)
     ctx = Context(args)
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]
     except TorchsmithError as exc:
         code = ExitCode.USAGE if isinstance(exc, UsageError) or exc.code == "usage" else ExitCode.FAILURE
         result = Result(command=name, status="error", exit_code=code, errors=[exc.to_json()])
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return int(ExitCode.INTERRUPTED)
     if result.kb_version is None:
         result.kb_version = ctx.kb_version_if_loaded()
     for warning in ctx.warnings:

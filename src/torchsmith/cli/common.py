@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any, List, Optional
 
+from torchsmith.errors import TorchsmithError
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
 
@@ -47,6 +48,17 @@ def _looks_like_version(text: str) -> bool:
     """``3.12``, ``3.12.4`` or a free-threaded ``3.13t``: a version, not a path."""
     head = text[:-1].split(".") if text.endswith("t") else text.split(".")
     return 2 <= len(head) <= 3 and all(p.isdigit() for p in head)
+
+
+def require_inspected(machine: Machine, python: Optional[str]) -> None:
+    """``--python PATH`` that could not be run is an error: describing torchsmith's own Python
+    instead would answer a question nobody asked (``--python foo`` is no version either)."""
+    if not python or machine.python.source == f"ran {python}":
+        return
+    problem = next((n.problem for n in machine.notes if n.source == f"python {python}"), "no answer")
+    raise TorchsmithError(f"cannot inspect the environment of {python}: {problem}",
+                          code="python-not-inspectable",
+                          hint="--python takes a version (3.12, 3.13t) or a working interpreter's path")
 
 
 class Context:
@@ -132,6 +144,7 @@ class Context:
                 from torchsmith.probe import probe
 
                 base = probe(LiveHost(self.environ), python=self.environment_python())
+                require_inspected(base, self.python_path())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine
 

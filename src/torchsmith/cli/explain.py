@@ -44,15 +44,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser, python_flag=False)
 
 
+# A log is read whole up to 8 MiB; past that its first and last 4 MiB (where the first error
+# and the final one are), so `explain --file /dev/zero`-like inputs stay bounded.
+HEAD_BYTES = TAIL_BYTES = 4 * 1024 * 1024
+
+
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _read_stdin() -> str:
+def _read_stdin() -> Tuple[str, int]:
+    """Standard input, bounded like a file: (text, bytes left out of the middle)."""
     buffer = getattr(sys.stdin, "buffer", None)
-    if buffer is not None:
-        return _decode(buffer.read())
-    return str(sys.stdin.read())
+    if buffer is None:
+        text = str(sys.stdin.read(HEAD_BYTES + TAIL_BYTES))
+        return text, 0
+    head = buffer.read(HEAD_BYTES)
+    tail = bytearray()
+    skipped = 0
+    while True:
+        chunk = buffer.read(1024 * 1024)
+        if not chunk:
+            break
+        tail += chunk
+        if len(tail) > TAIL_BYTES:
+            skipped += len(tail) - TAIL_BYTES
+            del tail[:len(tail) - TAIL_BYTES]
+    return _decode(head + bytes(tail)), skipped
+
+
+def _read_file(path: str) -> Tuple[str, int]:
+    from torchsmith.host.live import NotAFileError, read_bounded
+
+    try:
+        raw, skipped = read_bounded(path, HEAD_BYTES, TAIL_BYTES)
+    except NotAFileError as exc:
+        raise UsageError(f"--file {path} is not a regular file (a device, FIFO or socket)",
+                         hint="save the log to a file first, or pipe it: ... | torchsmith explain -"
+                         ) from exc
+    except (OSError, ValueError) as exc:
+        raise TorchsmithError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+                              code="input-unreadable") from exc
+    return _decode(raw), skipped
 
 
 def read_text(args: argparse.Namespace) -> Tuple[str, Dict[str, Any]]:
@@ -62,20 +95,20 @@ def read_text(args: argparse.Namespace) -> Tuple[str, Dict[str, Any]]:
     given = [bool(words), bool(args.file)]
     if sum(given) > 1:
         raise UsageError("give the text one way: TEXT, '-' (standard input) or --file LOG")
+    skipped = 0
     if args.file:
-        try:
-            with open(args.file, "rb") as handle:
-                text = _decode(handle.read())
-        except OSError as exc:
-            raise TorchsmithError(f"cannot read {args.file}: {exc.strerror or exc}",
-                                  code="input-unreadable") from exc
-        origin = {"from": "file", "path": args.file}
+        text, skipped = _read_file(args.file)
+        origin: Dict[str, Any] = {"from": "file", "path": args.file}
     elif stdin:
-        text = _read_stdin()
+        text, skipped = _read_stdin()
         origin = {"from": "stdin"}
     else:
         text = " ".join(words)
         origin = {"from": "arguments"}
+    if skipped:
+        origin["skipped_bytes"] = skipped
+        origin["note"] = (f"the input is larger than {(HEAD_BYTES + TAIL_BYTES) >> 20} MiB: read its "
+                          f"first and last {HEAD_BYTES >> 20} MiB, skipped {skipped} bytes between")
     if not text.strip():
         raise UsageError(
             "nothing to explain: give an error message, '-' to read standard input, or --file LOG",
@@ -119,6 +152,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.explain import explain, load_catalog
 
     text, origin = read_text(args)
+    if origin.get("note"):
+        ctx.warnings.append(origin["note"])
     catalog = load_catalog(args.signatures)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""

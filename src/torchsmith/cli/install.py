@@ -22,7 +22,7 @@ from typing import IO, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan import add_request_options, build_request, describe, plan_json, plan_result
-from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.errors import InstallError, TorchsmithError, UsageError
 from torchsmith.host import Host
 from torchsmith.output import ExitCode, Result
 
@@ -200,6 +200,7 @@ def _from_lock(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
     from torchsmith.install.lock import read_lock
     from torchsmith.install.runner import expected_device
 
+    _check_lock_entries(args.lock)
     lock = read_lock(args.lock)
     base = args.torch_index or ctx.environ.get(TORCH_INDEX_ENV) or None
     groups = lock.groups(base)
@@ -222,6 +223,19 @@ def _from_lock(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
     return groups, expect, lock, shown, data
 
 
+def _check_lock_entries(path: str) -> None:
+    """``packages`` must be a list of objects: read_lock indexes into each entry."""
+    from torchsmith.errors import load_json_file
+
+    data = load_json_file(path, "the lock", InstallError, code="lock-invalid")
+    packages = data.get("packages") if isinstance(data, dict) else None
+    if packages is not None and not (isinstance(packages, list)
+                                     and all(isinstance(p, dict) for p in packages)):
+        raise InstallError(f"the lock {path}: 'packages' must be a list of objects",
+                           code="lock-invalid",
+                           hint="use the torchsmith.lock.json that `torchsmith install` wrote")
+
+
 def _target(host: Host, args: argparse.Namespace, ctx: Context, use_uv: Optional[str]) -> Any:
     from torchsmith.install.target import create_venv, inspect_target, venv_python
 
@@ -229,6 +243,9 @@ def _target(host: Host, args: argparse.Namespace, ctx: Context, use_uv: Optional
     if python:
         return inspect_target(host, python)
     path = os.path.abspath(args.venv or DEFAULT_VENV)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InstallError(f"--venv {path} is a file, not a directory", code="venv-exists",
+                           hint="choose a new path, or an existing venv's directory")
     if os.path.exists(os.path.join(path, "pyvenv.cfg")):
         return inspect_target(host, venv_python(path, host.platform().system == "Windows"))
     base = ctx.python_version() or host.platform().python_executable

@@ -2,7 +2,7 @@
 
   torchsmith kb info                 version, age, tables and row counts, overlay in use
   torchsmith kb show TABLE [--json]  one table (releases, cuda, gpus, jetson, ...)
-  torchsmith kb validate [DIR]       check the packaged data, or DIR as an overlay over it
+  torchsmith kb validate [DIR]       the packaged data and the refresh overlay in use, or DIR over it
   torchsmith kb refresh              read the live wheel indexes; write an overlay in the cache
 
 Every command works offline except `refresh`. `--kb DIR` (or TORCHSMITH_KB) loads DIR as an
@@ -17,6 +17,7 @@ import os
 from typing import IO, Any, Dict, List, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
+from torchsmith.errors import UsageError
 from torchsmith.output import Result
 from torchsmith.versions import python_tag_key
 
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     show.add_argument("table", choices=sorted(TABLE_FILES), metavar="TABLE",
                       help="one of: " + ", ".join(TABLE_FILES))
-    validate = sub.add_parser("validate", help="check the data (or DIR as an overlay over it)")
+    validate = sub.add_parser("validate", help="check the data and its refresh overlay (or DIR over it)")
     validate.add_argument("path", nargs="?", metavar="DIR", help="a data or overlay directory")
     refresh = sub.add_parser("refresh", help="read the live wheel indexes and write an overlay")
     refresh.add_argument("--torch-index", metavar="URL",
@@ -165,14 +166,17 @@ def _plain(row: Any) -> Dict[str, Any]:
 def _validate(ctx: Context, path: Any) -> Result:
     from torchsmith.kb import load_kb
 
-    kb = load_kb(str(path), packaged_only=False) if path else load_kb(packaged_only=True)
+    # Without DIR: the packaged data and the refresh overlay every command would read with it.
+    kb = load_kb(str(path)) if path else load_kb(environ=ctx.environ)
     counts = _counts(kb)
     total = sum(c["rows"] for c in counts.values())
     data = {"valid": True, "path": os.path.abspath(path) if path else None, "rows": total,
-            "tables": counts, "sources": len(kb.sources), "kb_version": kb.kb_version}
+            "tables": counts, "sources": len(kb.sources), "kb_version": kb.kb_version,
+            "overlay": kb.overlay}
 
     def human(out: IO[str]) -> None:
-        what = f"{path} over the packaged data" if path else "packaged data"
+        what = (f"{path} over the packaged data" if path else
+                f"the overlay {kb.overlay} over the packaged data" if kb.overlay else "packaged data")
         out.write(f"ok: {what} is valid: {total} rows in {len(counts)} tables, {len(kb.sources)} sources "
                   f"(kb {kb.kb_version})\n")
 
@@ -185,6 +189,9 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.kb.refresh import configured_indexes, refresh, urllib_fetch
 
     overlay = args.overlay or default_overlay_dir(ctx.environ)
+    if os.path.exists(overlay) and not os.path.isdir(overlay):  # found before any download
+        raise UsageError(f"the overlay path {overlay} is a file, not a directory",
+                         hint="pass --overlay DIR (a directory, made if absent)")
     indexes: Sequence[str]
     notes: List[str] = []
     if args.index_url:

@@ -13,6 +13,7 @@ import os
 from typing import IO
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.output import Result
 from torchsmith.report import machine_lines
 
@@ -26,19 +27,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     if args.record:
+        _check_record_dir(args.record)
         from torchsmith.host.live import LiveHost
         from torchsmith.host.recorded import RecordingHost
         from torchsmith.overrides import apply_overrides
         from torchsmith.probe import probe
 
         recorder = RecordingHost(LiveHost(ctx.environ))
-        machine = apply_overrides(probe(recorder, python=ctx.python_path()), ctx.overrides())
-        os.makedirs(args.record, exist_ok=True)
-        with open(os.path.join(args.record, "capture.json"), "w", encoding="utf-8") as handle:
-            json.dump(recorder.capture(description="torchsmith probe --record"), handle,
-                      indent=2, sort_keys=True)
-        with open(os.path.join(args.record, "profile.json"), "w", encoding="utf-8") as handle:
-            json.dump(machine.to_json(), handle, indent=2, sort_keys=True)
+        from torchsmith.cli.common import require_inspected
+
+        probed = probe(recorder, python=ctx.python_path())
+        require_inspected(probed, ctx.python_path())
+        machine = apply_overrides(probed, ctx.overrides())
+        try:
+            os.makedirs(args.record, exist_ok=True)
+            with open(os.path.join(args.record, "capture.json"), "w", encoding="utf-8") as handle:
+                json.dump(recorder.capture(description="torchsmith probe --record"), handle,
+                          indent=2, sort_keys=True)
+            with open(os.path.join(args.record, "profile.json"), "w", encoding="utf-8") as handle:
+                json.dump(machine.to_json(), handle, indent=2, sort_keys=True)
+        except OSError as exc:
+            raise TorchsmithError(f"cannot write to {args.record}: {exc.strerror or exc}",
+                                  code="output-unwritable") from exc
     else:
         machine = ctx.machine()
 
@@ -48,3 +58,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             out.write(f"Recorded to {args.record}/capture.json and {args.record}/profile.json\n")
 
     return Result(command="probe", data=machine.to_json(), human=human)
+
+
+def _check_record_dir(path: str) -> None:
+    """Refused before probing, so a wrong --record costs no time."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"--record {path}: a file is there, not a directory",
+                         hint="give a directory (it is made if absent)")

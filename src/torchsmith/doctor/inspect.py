@@ -28,7 +28,7 @@ def _last_json_line(text: str) -> Optional[Dict[str, Any]]:
         if line.startswith("{"):
             try:
                 data = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
             return data if isinstance(data, dict) else None
     return None

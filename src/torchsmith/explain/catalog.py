@@ -7,7 +7,6 @@ seen. A file that does not validate is a one-line :class:`TorchsmithError`, neve
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -342,15 +341,16 @@ def load_catalog(path: Optional[str] = None) -> Catalog:
     cached = _CACHE.get(path)
     if cached is not None:
         return cached
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_json_bytes(path)
     except OSError as exc:
         raise TorchsmithError(f"cannot read signature file {path}: {exc.strerror or exc}",
                               code="explain-data-invalid") from exc
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = parse_json_bytes(raw)
+    except ValueError as exc:
         raise _invalid(path, f"not valid JSON ({exc})") from exc
     catalog = parse_catalog(data, path)
     _CACHE[path] = catalog

@@ -76,7 +76,7 @@ def parse_labelled(stdout: str) -> Dict[str, str]:
 def _profile(text: str) -> Machine:
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         first = text.strip().splitlines()[0][:120] if text.strip() else "nothing"
         raise ProfileError(f"printed no JSON profile ({first!r})") from exc
     if isinstance(data, dict) and "data" in data and "kind" not in data:

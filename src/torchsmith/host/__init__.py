@@ -11,8 +11,15 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
-__all__ = ["CommandResult", "Host", "PlatformInfo", "command_key"]
+__all__ = ["OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "PlatformInfo", "bound_output",
+           "command_key"]
 
+# No file torchsmith reads about a machine is legitimately larger than this.
+READ_LIMIT = 4 * 1024 * 1024
+# Of each stream of a command, the first and the last OUTPUT_LIMIT characters are kept: the head
+# for the first error line, the tail for the JSON the snippets print last. A runaway tool (50 MB
+# of garbage) then costs at most 2 MiB of memory per stream, and what parses it stays quick.
+OUTPUT_LIMIT = 1024 * 1024
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -26,6 +33,7 @@ class CommandResult:
     stderr: str = ""
     timed_out: bool = False
     not_found: bool = False
+    skipped: str = ""  # why it was never started (e.g. the probe's time budget was spent)
 
     @property
     def ok(self) -> bool:
@@ -34,6 +42,8 @@ class CommandResult:
     def problem(self) -> str:
         """A one-line description of why this command gave no usable answer."""
         name = self.argv[0] if self.argv else "command"
+        if self.skipped:
+            return f"{os.path.basename(name)} not run: {self.skipped}"
         if self.not_found:
             return f"{os.path.basename(name)} not found"
         if self.timed_out:
@@ -51,7 +61,18 @@ class CommandResult:
         lines = self.stdout.strip().splitlines()
         if not lines:
             raise ValueError(f"{self.argv[0] if self.argv else 'command'} printed nothing")
-        return json.loads(lines[-1])
+        try:
+            return json.loads(lines[-1])
+        except RecursionError as exc:  # nesting deeper than the parser's stack
+            raise ValueError("its JSON is nested too deeply") from exc
+
+
+def bound_output(text: str, limit: int = OUTPUT_LIMIT) -> str:
+    """``text`` with its middle cut out when it is longer than twice ``limit``, saying so."""
+    if len(text) <= 2 * limit:
+        return text
+    dropped = len(text) - 2 * limit
+    return f"{text[:limit]}\n[torchsmith: {dropped} characters of output not kept]\n{text[-limit:]}"
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,57 @@ import os
 import platform
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import sysconfig
-from typing import List, Mapping, Optional, Sequence
+import threading
+import time
+from typing import IO, List, Mapping, Optional, Sequence, Tuple
 
-from torchsmith.host import CommandResult, PlatformInfo
+from torchsmith.host import OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
 
-__all__ = ["LiveHost"]
+__all__ = ["LiveHost", "NotAFileError", "read_bounded", "read_whole"]
 
-_READ_LIMIT = 4 * 1024 * 1024  # no file torchsmith reads is legitimately larger
+_CHUNK = 64 * 1024
+
+
+class NotAFileError(OSError):
+    """A path that is a FIFO, a device or a socket: reading it could block forever or never end."""
+
+
+def read_bounded(path: str, head: int, tail: int = 0) -> Tuple[bytes, int]:
+    """The first ``head`` and last ``tail`` bytes of a regular file, and how many were skipped.
+
+    Refuses (NotAFileError) anything but a regular file, without blocking: it is opened with
+    O_NONBLOCK only after ``stat`` said it is one, and checked again once open. Raises OSError.
+    """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NotAFileError(f"{path} is not a regular file (a FIFO, device or socket)")
+    flags = os.O_RDONLY
+    for extra in ("O_NONBLOCK", "O_NOCTTY", "O_BINARY"):  # not every OS has each
+        flags |= getattr(os, extra, 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFileError(f"{path} is not a regular file")
+        data = handle.read(head)
+        if not tail:
+            # /proc and /sys files say size 0 however long they are: one more byte tells.
+            return data, max(1, info.st_size - head) if handle.read(1) else 0
+        start = max(handle.tell(), info.st_size - tail)
+        skipped = start - handle.tell()
+        handle.seek(start)
+        return data + handle.read(tail), skipped
+
+
+def read_whole(path: str, limit: int) -> bytes:
+    """All of a regular file of at most ``limit`` bytes; OSError for anything else."""
+    data, skipped = read_bounded(path, limit)
+    if skipped:
+        raise OSError(f"{path} is larger than {limit // (1024 * 1024)} MiB")
+    return data
 
 
 class LiveHost:
@@ -24,9 +65,8 @@ class LiveHost:
 
     def read_text(self, path: str) -> Optional[str]:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(_READ_LIMIT)
-        except OSError:
+            data, _ = read_bounded(path, READ_LIMIT)
+        except (OSError, ValueError):  # ValueError: a NUL byte in the path
             return None
         return data.decode("utf-8", errors="replace")
 
@@ -62,20 +102,7 @@ class LiveHost:
             return CommandResult(args, not_found=True)
         except OSError as exc:
             return CommandResult(args, stderr=str(exc))
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            return CommandResult(args, timed_out=True)
-        except KeyboardInterrupt:
-            _kill_group(proc)
-            raise
-        return CommandResult(
-            args,
-            returncode=proc.returncode,
-            stdout=out.decode("utf-8", errors="replace"),
-            stderr=err.decode("utf-8", errors="replace"),
-        )
+        return _collect(proc, args, timeout)
 
     def environ(self) -> Mapping[str, str]:
         return self._environ
@@ -100,6 +127,76 @@ class LiveHost:
         )
 
 
+class _Capture:
+    """One output stream, read in a thread: its first and last ``limit`` bytes are kept."""
+
+    def __init__(self, stream: IO[bytes], limit: int = OUTPUT_LIMIT) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+        self._limit = limit
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        try:
+            while True:
+                chunk = os.read(stream.fileno(), _CHUNK)
+                if not chunk:
+                    return
+                room = self._limit - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                self.tail += chunk
+                excess = len(self.tail) - self._limit
+                if excess > 0:
+                    del self.tail[:excess]
+                    self.dropped += excess
+        except (OSError, ValueError):
+            return
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(max(0.0, timeout))
+        return not self._thread.is_alive()
+
+    def text(self) -> str:
+        data = bytes(self.head)
+        if self.dropped:
+            data += f"\n[torchsmith: {self.dropped} bytes of output not kept]\n".encode()
+        return (data + bytes(self.tail)).decode("utf-8", errors="replace")
+
+
+def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> CommandResult:
+    """Wait for ``proc`` at most ``timeout`` seconds, keeping a bounded part of its output."""
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    out, err = _Capture(proc.stdout), _Capture(proc.stderr)
+    try:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            out.join(1.0)
+            err.join(1.0)
+            return CommandResult(args, timed_out=True)
+        # A child it left behind may hold the pipes open: wait for them until the same deadline.
+        if not (out.join(deadline - time.monotonic()) and err.join(deadline - time.monotonic())):
+            _kill_group(proc)
+            out.join(1.0)
+            err.join(1.0)
+    except KeyboardInterrupt:
+        _kill_group(proc)
+        raise
+    finally:
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    return CommandResult(args, returncode=proc.returncode, stdout=out.text(), stderr=err.text())
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         if sys.platform != "win32":
@@ -109,6 +206,6 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     except OSError:
         pass
     try:
-        proc.communicate(timeout=2)
-    except (subprocess.TimeoutExpired, OSError, ValueError):
+        proc.wait(timeout=2)
+    except (subprocess.TimeoutExpired, OSError):
         pass

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import ProfileError, load_json_file
-from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
+from torchsmith.host import READ_LIMIT, CommandResult, Host, PlatformInfo, bound_output, command_key
 
-__all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "load_capture"]
+__all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "is_capture", "load_capture"]
 
 CAPTURE_SCHEMA = 1
 
@@ -33,34 +33,41 @@ class RecordedHost:
             self._platform = PlatformInfo.from_json(capture["platform"])
         except (KeyError, TypeError) as exc:
             raise ProfileError(f"capture has no usable 'platform' section: {exc}") from exc
-        self._files: Mapping[str, Optional[str]] = capture.get("files") or {}
-        self._dirs: Mapping[str, Optional[List[str]]] = capture.get("dirs") or {}
-        self._which: Mapping[str, Optional[str]] = capture.get("which") or {}
-        self._commands: Mapping[str, Mapping[str, Any]] = capture.get("commands") or {}
+        self._files: Mapping[str, Any] = _section(capture, "files")
+        self._dirs: Mapping[str, Any] = _section(capture, "dirs")
+        self._which: Mapping[str, Any] = _section(capture, "which")
+        self._commands: Mapping[str, Any] = _section(capture, "commands")
         self._environ: Dict[str, str] = {
-            str(k): str(v) for k, v in (capture.get("environ") or {}).items()
+            str(k): str(v) for k, v in _section(capture, "environ").items()
         }
 
+    # A capture may come from anyone (a bug report): a value of the wrong type reads as absent.
     def read_text(self, path: str) -> Optional[str]:
-        return self._files.get(path)
+        text = self._files.get(path)
+        # Bounded as LiveHost bounds it, so a capture replays what a live read would give.
+        return text[:READ_LIMIT] if isinstance(text, str) else None
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         names = self._dirs.get(path)
-        return sorted(names) if names is not None else None
+        if not isinstance(names, list):
+            return None
+        return sorted(str(name) for name in names)
 
     def which(self, name: str) -> Optional[str]:
-        return self._which.get(name)
+        found = self._which.get(name)
+        return found if isinstance(found, str) and found else None
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
             env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
         answer = self._commands.get(command_key(argv))
-        if answer is None:
+        if not isinstance(answer, Mapping):
             return CommandResult(list(argv), not_found=True)
+        code = answer.get("returncode")
         return CommandResult(
             list(argv),
-            returncode=answer.get("returncode"),
-            stdout=answer.get("stdout", ""),
-            stderr=answer.get("stderr", ""),
+            returncode=code if isinstance(code, int) and not isinstance(code, bool) else None,
+            stdout=bound_output(str(answer.get("stdout") or "")),
+            stderr=bound_output(str(answer.get("stderr") or "")),
             timed_out=bool(answer.get("timed_out", False)),
             not_found=bool(answer.get("not_found", False)),
         )
@@ -160,6 +167,21 @@ class RecordingHost:
             "which": dict(sorted(self.which_answers.items())),
             "commands": dict(sorted(self.commands.items())),
         }
+
+
+def _section(capture: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    value = capture.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ProfileError(f"capture section {name!r} must be an object, not {type(value).__name__}")
+    return value
+
+
+def is_capture(data: Any) -> bool:
+    """Whether a JSON document is a capture (``probe --record``) rather than a host profile."""
+    return isinstance(data, Mapping) and "kind" not in data and "platform" in data \
+        and data.get("schema") == CAPTURE_SCHEMA
 
 
 def load_capture(path: str) -> RecordedHost:

@@ -15,7 +15,6 @@ Tables, fields and the overlay format: ``docs/kb.md``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -405,9 +404,10 @@ def _read_refresh(overlay: str) -> Dict[str, Any]:
     path = os.path.join(overlay, REFRESH_FILE)
     if not os.path.exists(path):
         return {}
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            loaded = json.load(handle)
+        loaded = parse_json_bytes(read_json_bytes(path))
     except (OSError, ValueError) as exc:
         raise KnowledgeBaseError(
             f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {path}"],
@@ -421,22 +421,37 @@ def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
     data = loader.read_dir(base_dir, packaged=True)
     releases = data.sections[("torch_releases.json", "releases")]
     data.manifest["packaged_newest"] = releases[0].version if releases else ""
-    refresh: Dict[str, Any] = {}
+    if overlay is None:
+        loader.check_references(data)
+        return KnowledgeBase(data.sections, data.manifest, data.sources)
+    try:
+        return _with_overlay(data, overlay)
+    except KnowledgeBaseError as exc:  # name the overlay: the packaged data is not at fault
+        raise KnowledgeBaseError(
+            f"{exc.message} (in the overlay {overlay})", code=exc.code,
+            context=exc.context or [f"overlay: {overlay}"],
+            hint=f"`torchsmith kb validate {overlay}` re-checks it; or delete that directory "
+                 "(`torchsmith kb refresh` writes a new one)") from exc
+
+
+def _with_overlay(data: Any, overlay: str) -> KnowledgeBase:
+    from torchsmith.kb import loader
+
+    refresh = _read_refresh(overlay)
+    made_for = refresh.get("packaged_kb_version")
+    in_use: Optional[str] = overlay
     notes: List[str] = []
-    if overlay is not None:
-        refresh = _read_refresh(overlay)
-        made_for = refresh.get("packaged_kb_version")
-        if made_for and made_for != data.manifest.get("kb_version"):
-            # A refresh of older packaged data would replace newer verified rows with guesses.
-            notes.append(f"ignoring the `kb refresh` overlay in {overlay}: it was made for knowledge base "
-                         f"{made_for}, this torchsmith ships {data.manifest.get('kb_version')}; "
-                         f"run `torchsmith kb refresh` again")
-            overlay, refresh = None, {}
-        else:
-            base = str(data.manifest["torch_index_base"])
-            extra = loader.read_dir(overlay, packaged=False, index_base=base)
-            data = loader.merge(data, extra)
+    if made_for and made_for != data.manifest.get("kb_version"):
+        # A refresh of older packaged data would replace newer verified rows with guesses.
+        notes.append(f"ignoring the `kb refresh` overlay in {overlay}: it was made for knowledge base "
+                     f"{made_for}, this torchsmith ships {data.manifest.get('kb_version')}; "
+                     f"run `torchsmith kb refresh` again")
+        in_use, refresh = None, {}
+    else:
+        base = str(data.manifest["torch_index_base"])
+        extra = loader.read_dir(overlay, packaged=False, index_base=base)
+        data = loader.merge(data, extra)
     loader.check_references(data)
-    kb = KnowledgeBase(data.sections, data.manifest, data.sources, overlay=overlay, refresh=refresh)
+    kb = KnowledgeBase(data.sections, data.manifest, data.sources, overlay=in_use, refresh=refresh)
     kb.warnings.extend(notes)
     return kb

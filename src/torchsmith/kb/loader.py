@@ -37,8 +37,9 @@ _DIGITS = re.compile(r"^\d+$")
 _CC = re.compile(r"^\d+\.\d$")
 _PCI = re.compile(r"^10de:[0-9a-f]{4}$")
 # PEP 440 versions as they appear in the data (packaging is not imported: loading must be fast).
-_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|rc|alpha|beta|c)[-_.]?(\d*))?"
-                      r"(?:[-_.]?(?:post|rev|r)[-_.]?(\d*))?(?:[-_.]?dev[-_.]?(\d*))?"
+# At most 9 digits a number: longer is no version, and int() of thousands of digits raises.
+_VERSION = re.compile(r"^v?(\d{1,9}(?:\.\d{1,9})*)(?:[-_.]?(a|b|rc|alpha|beta|c)[-_.]?(\d{0,9}))?"
+                      r"(?:[-_.]?(?:post|rev|r)[-_.]?(\d{0,9}))?(?:[-_.]?dev[-_.]?(\d{0,9}))?"
                       r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$", re.IGNORECASE)
 _SPEC = re.compile(r"^\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[0-9][0-9a-zA-Z.*+!_-]*\s*"
                    r"(?:,\s*(?:===|==|!=|<=|>=|~=|<|>)\s*[0-9][0-9a-zA-Z.*+!_-]*\s*)*$")
@@ -444,11 +445,12 @@ def _label(file_name: str, section: str) -> str:
 
 
 def _load_json(path: str, file_name: str) -> Any:
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        return parse_json_bytes(read_json_bytes(path))
     except OSError as exc:
-        raise KnowledgeBaseError(f"{file_name}: cannot read {path}: {exc.strerror}") from exc
+        raise KnowledgeBaseError(f"{file_name}: cannot read {path}: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise KnowledgeBaseError(f"{file_name}: not valid JSON ({exc})",
                                  context=[f"file: {path}"],

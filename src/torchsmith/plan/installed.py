@@ -25,7 +25,7 @@ def parse_installed(stdout: str) -> Tuple[Tuple[str, str], ...]:
         return ()
     try:
         report: Any = json.loads(lines[-1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return ()
     if not isinstance(report, dict):
         return ()

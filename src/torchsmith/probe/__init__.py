@@ -11,6 +11,7 @@ import os
 from typing import List, Optional
 
 from torchsmith.host import Host
+from torchsmith.host.budget import BudgetHost, probe_budget
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
 from torchsmith.probe.apple import detect_apple
 from torchsmith.probe.indexes import detect_index_settings
@@ -67,8 +68,12 @@ def _igpu_only_jetson(jetson: Optional[JetsonInfo]) -> bool:
 
 
 def probe(host: Host, python: Optional[str] = None) -> Machine:
-    """Describe the machine behind ``host``. ``python``: inspect that interpreter instead."""
+    """Describe the machine behind ``host``. ``python``: inspect that interpreter instead.
+
+    Its commands share one time budget (:mod:`torchsmith.host.budget`), so a machine whose
+    tools all hang is still described within seconds, each silent tool as a note."""
     notes: List[ProbeNote] = []
+    host = BudgetHost(host, probe_budget(host.environ()))
     plat = host.platform()
     os_info = detect_os(host, plat, notes)
     python_info = detect_python(host, plat)

@@ -28,7 +28,7 @@ _COMPATIBLE_PATHS = ("/proc/device-tree/compatible", "/sys/firmware/devicetree/b
 
 # "# R35 (release), REVISION: 2.1, GCID: ..., BOARD: t186ref, ..." -> 35.2.1
 # (format: dusty-nv/jetson-containers jetson_containers/l4t_version.py).
-_L4T = re.compile(r"#\s*R(\d+)\s*\(\w+\)\s*,\s*REVISION:\s*(\d+(?:\.\d+)?)")
+_L4T = re.compile(r"#\s*R(\d{1,6})\s*\(\w+\)\s*,\s*REVISION:\s*(\d+(?:\.\d+)?)")
 
 # Module and compute capability by device-tree model, most specific first. Compute capabilities:
 # https://developer.nvidia.com/cuda-gpus and https://developer.nvidia.com/cuda-legacy-gpus;

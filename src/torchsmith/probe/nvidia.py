@@ -18,7 +18,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.host import Host
-from torchsmith.machine import NvidiaGpu, NvidiaInfo, ProbeNote
+from torchsmith.machine import MAX_GPUS, NvidiaGpu, NvidiaInfo, ProbeNote
 
 __all__ = [
     "detect_nvidia",
@@ -85,7 +85,8 @@ def parse_nvidia_smi_query(text: str, fields: Sequence[str] = QUERY_FIELDS) -> L
         if len(cells) != len(fields):
             continue
         row = {name: _clean(cell) for name, cell in zip(fields, cells)}
-        if row.get("index") is None or not str(row["index"]).isdigit():
+        index = str(row.get("index") or "")
+        if not (index.isdigit() and len(index) <= 6):  # more digits: garbage (and int() refuses)
             continue
         rows.append(row)
     return rows
@@ -99,7 +100,7 @@ def parse_visible_devices(value: str, gpus: Sequence[NvidiaGpu]) -> Tuple[int, .
     """
     chosen: List[int] = []
     for entry in (e.strip() for e in value.split(",")):
-        if entry.isdigit():
+        if entry.isdigit() and len(entry) <= 6:
             index = int(entry)
             if not any(g.index == index for g in gpus):
                 break
@@ -161,7 +162,7 @@ def _gpus_from_rows(rows: Sequence[Dict[str, Any]], source: str) -> Tuple[Nvidia
             index=int(row["index"]),
             name=row.get("name") or "unknown NVIDIA GPU",
             compute_capability=_normalise_cc(row.get("compute_cap")),
-            memory_mib=int(float(memory)) if memory and _is_number(memory) else None,
+            memory_mib=_memory_mib(memory),
             uuid=row.get("uuid"),
             bus_id=row.get("pci.bus_id"),
             mig_mode=row.get("mig.mode.current"),
@@ -189,18 +190,19 @@ def _gpu_from_nvml(position: int, row: Dict[str, Any]) -> NvidiaGpu:
     )
 
 
-def _is_number(text: str) -> bool:
+def _memory_mib(text: Optional[str]) -> Optional[int]:
+    """nvidia-smi's ``81559``; None for anything that is not a sane size (N/A, inf, 10^5000)."""
     try:
-        float(text)
+        value = float(text or "")
     except ValueError:
-        return False
-    return True
+        return None
+    return int(value) if 0 <= value < 2**40 else None  # also false for nan
 
 
 def _normalise_cc(value: Optional[str]) -> Optional[str]:
     if not value:
         return None
-    match = re.match(r"^(\d+)\.(\d+)$", value.strip())
+    match = re.match(r"^(\d{1,3})\.(\d{1,3})$", value.strip())
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
@@ -329,6 +331,10 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
 
     if not driver and not gpus:
         return None
+    if len(gpus) > MAX_GPUS:
+        notes.append(ProbeNote(gpus_src or "nvidia", f"listed {len(gpus)} GPUs, more than any node "
+                                                     f"has: kept the first {MAX_GPUS}"))
+        gpus = gpus[:MAX_GPUS]
     visible: Optional[Tuple[int, ...]] = None
     cvd = host.environ().get("CUDA_VISIBLE_DEVICES")
     if cvd is not None and gpus:

@@ -13,7 +13,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.host import CommandResult, Host
-from torchsmith.machine import AmdGpu, ProbeNote, RocmInfo
+from torchsmith.machine import MAX_GPUS, AmdGpu, ProbeNote, RocmInfo
 from torchsmith.probe.pci import display_devices
 
 __all__ = [
@@ -80,7 +80,7 @@ def parse_amd_smi_static(text: str) -> List[AmdGpu]:
     """GPUs from ``amd-smi static --json`` (asic.market_name, asic.target_graphics_version)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     gpus: List[AmdGpu] = []
     for row in _amd_smi_rows(data):
@@ -144,6 +144,10 @@ def _gpus(host: Host, root: str, notes: List[ProbeNote]) -> Tuple[List[AmdGpu], 
             notes.append(ProbeNote(name, _explain(result)))
             continue
         gpus = parse(result.stdout)
+        if len(gpus) > MAX_GPUS:
+            notes.append(ProbeNote(name, f"listed {len(gpus)} GPUs, more than any node has: "
+                                         f"kept the first {MAX_GPUS}"))
+            gpus = gpus[:MAX_GPUS]
         if gpus:
             return gpus, " ".join([name, *argv_tail])
         notes.append(ProbeNote(name, "listed no AMD GPU"))
@@ -166,7 +170,7 @@ def _explain(result: CommandResult) -> str:
 
 def parse_id(text: str) -> Tuple[Optional[int], List[str]]:
     """(uid, group names) from ``id``: ``uid=1000(ann) gid=1000(ann) groups=1000(ann),44(video)``."""
-    uid = re.search(r"uid=(\d+)", text)
+    uid = re.search(r"uid=(\d{1,12})\b", text)
     groups = re.search(r"groups=(\S+)", text)
     names = re.findall(r"\(([^)]+)\)", groups.group(1)) if groups else []
     return (int(uid.group(1)) if uid else None), names
@@ -195,7 +199,7 @@ def _kfd_access(host: Host, notes: List[ProbeNote]) -> Optional[bool]:
 
 
 def _override_note(value: str) -> str:
-    match = re.match(r"^(\d+)\.(\d+)\.(\d+)$", value.strip())
+    match = re.match(r"^(\d{1,4})\.(\d{1,4})\.(\d{1,4})$", value.strip())
     if not match:
         return f"HSA_OVERRIDE_GFX_VERSION={value!r} is not MAJOR.MINOR.STEPPING (e.g. 10.3.0)"
     major, minor, stepping = (int(g) for g in match.groups())

@@ -157,7 +157,7 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
     )
 
 
-_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d+)", re.M)
+_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d{1,9})\b", re.M)
 
 
 def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
@@ -167,7 +167,7 @@ def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
         try:
             version = json.loads(text)["cuda"]["version"]
             return ".".join(str(version).split(".")[:2]), "version.json"
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             pass
     text = host.read_text(os.path.join(path, "version.txt"))
     if text:
