@@ -66,6 +66,9 @@ class _Progress:
     def __call__(self, text: str) -> None:
         if self.quiet:
             return
+        from torchsmith.redact import redact
+
+        text = redact(text)  # step labels name the indexes
         if self._status is not None:
             self._status.update(text)
             self._status.start()

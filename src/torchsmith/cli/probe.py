@@ -30,15 +30,16 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         from torchsmith.host.recorded import RecordingHost
         from torchsmith.overrides import apply_overrides
         from torchsmith.probe import probe
+        from torchsmith.redact import redact_data
 
         recorder = RecordingHost(LiveHost(ctx.environ))
         machine = apply_overrides(probe(recorder, python=ctx.python_path()), ctx.overrides())
         os.makedirs(args.record, exist_ok=True)
         with open(os.path.join(args.record, "capture.json"), "w", encoding="utf-8") as handle:
-            json.dump(recorder.capture(description="torchsmith probe --record"), handle,
+            json.dump(redact_data(recorder.capture(description="torchsmith probe --record")), handle,
                       indent=2, sort_keys=True)
         with open(os.path.join(args.record, "profile.json"), "w", encoding="utf-8") as handle:
-            json.dump(machine.to_json(), handle, indent=2, sort_keys=True)
+            json.dump(redact_data(machine.to_json()), handle, indent=2, sort_keys=True)
     else:
         machine = ctx.machine()
 

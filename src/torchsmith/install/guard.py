@@ -69,8 +69,10 @@ def write_guard_file(prefix: str, pins: Mapping[str, str], header: str) -> str:
     lines = [f"# {line}" for line in header.splitlines()]
     lines.append("# Remove these pins with `torchsmith guard off`; see `torchsmith guard status`.")
     lines.extend(f"{name}=={version}" for name, version in sorted(pins.items()))
+    from torchsmith.redact import redact
+
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+        handle.write(redact("\n".join(lines) + "\n"))
     return path
 
 
