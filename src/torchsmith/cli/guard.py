@@ -78,10 +78,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     target = inspect_target(host, python or _default_python(ctx))
     if args.action == "check":
         return _check(host, target, command)
-    if args.action == "on":
-        status = guard.guard_on(target.prefix)
-    elif args.action == "off":
-        status = guard.guard_off(target.prefix)
+    if args.action in ("on", "off"):
+        from torchsmith.install.exclusive import exclusive
+
+        with exclusive(target.prefix, what=f"guard {args.action}"):  # never under a running install
+            status = (guard.guard_on if args.action == "on" else guard.guard_off)(target.prefix)
     else:
         status = guard.guard_status(target.prefix)
     from packaging.utils import canonicalize_name

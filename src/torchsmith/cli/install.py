@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--no-guard", action="store_true", help="do not leave a guard in the environment")
     run.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
                      help="stop an installer step after this long (default: 3600)")
+    run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                     help="when another torchsmith is changing the same environment, wait this long "
+                          "for it (default: refuse at once)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -245,13 +248,36 @@ def _target(host: Host, args: argparse.Namespace, ctx: Context, use_uv: Optional
 
 def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
              lock: Any, progress: _Progress) -> Any:
-    from torchsmith.install.runner import InstallJob, run_install
-    from torchsmith.install.steps import find_installer, find_uv
+    from torchsmith.install.steps import find_uv
 
     use_uv = find_uv(host) if args.installer in (None, "uv") else None
     if args.installer == "uv" and not use_uv:
         raise TorchsmithError("uv was asked for but is not installed", code="installer-missing",
                               hint="pip install uv, or use --installer pip")
+    from torchsmith.install.exclusive import exclusive
+
+    def waiting(text: str) -> None:
+        sys.stderr.write(f"torchsmith: {text}\n")
+        sys.stderr.flush()
+
+    with exclusive(_target_prefix(host, args, ctx), args.wait, waiting=waiting):
+        return _install_locked(host, args, ctx, groups=groups, expect=expect, lock=lock, progress=progress,
+                               use_uv=use_uv)
+
+
+def _target_prefix(host: Host, args: argparse.Namespace, ctx: Context) -> str:
+    """The environment the install changes, found without changing anything."""
+    from torchsmith.install.target import inspect_target
+
+    python = ctx.python_path()
+    return inspect_target(host, python).prefix if python else os.path.abspath(args.venv or DEFAULT_VENV)
+
+
+def _install_locked(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
+                    lock: Any, progress: _Progress, use_uv: Optional[str]) -> Any:
+    from torchsmith.install.runner import InstallJob, run_install
+    from torchsmith.install.steps import find_installer
+
     progress("preparing the environment")
     started = time.monotonic()
     target = _target(host, args, ctx, use_uv)
