@@ -193,7 +193,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
     target = job.target
     info = installed_packages(host, target)
     before = _versions(info)  # a new venv may hold pip already
-    if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
+    old_guard = guard_mod.guard_status(target.prefix) if not target.new else None
+    if old_guard is not None and (old_guard.pip_hook or old_guard.held):
         guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
     hashes: Dict[str, Tuple[str, ...]] = {}
