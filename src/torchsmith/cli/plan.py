@@ -178,7 +178,25 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         return requirement_error("plan", exc)
     machine = ctx.machine()
     plan = resolve(machine, request, ctx.kb())
+    plan, request = _within_user_constraints(args, ctx, machine, request, plan)
     return plan_result("plan", args, plan, machine, request)
+
+
+def _within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
+                             plan: Plan) -> Tuple[Plan, Request]:
+    """pip and uv will apply the user's constraint files to the printed commands: plan within
+    them, or say which pin they forbid (a --host profile's files are not on this machine)."""
+    env = machine.env
+    if getattr(args, "host", None) or not (
+            "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
+            or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
+        return plan, request
+    from torchsmith.host.live import LiveHost
+    from torchsmith.plan.resolve import resolve
+    from torchsmith.plan.user_constraints import apply_user_constraints
+
+    return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, ctx.kb()),
+                                  LiveHost(ctx.environ).read_text)
 
 
 _EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
