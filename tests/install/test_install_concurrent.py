@@ -49,8 +49,10 @@ def test_a_second_install_is_refused_or_waits_and_the_first_failure_cannot_undo_
                                         "torch==2.7.1"),
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert waiter.stderr is not None
-        line = waiter.stderr.readline()
-        assert f"waiting for pid {first.pid}" in line, line
+        shown = []  # the plan comes first (stderr under --json), then the wait
+        while not shown or ("waiting" not in shown[-1] and shown[-1]):
+            shown.append(waiter.stderr.readline())
+        assert f"waiting for pid {first.pid}" in shown[-1], shown
     finally:
         package_index.release()
         out, err = first.communicate(timeout=240)
