@@ -146,6 +146,8 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
     ("nvidia-cuda-runtime-cu12==12.6.77 torch-2.6.0+cu126-cp311-cp311-linux_x86_64.whl",
      "nvidia-cuda-runtime-cu12==12.6.77 torch-2.6.0+cu126-cp311-cp311-linux_x86_64.whl"),
     ("https://h/simple/nvidia-cudnn-cu12/", "https://h/simple/nvidia-cudnn-cu12/"),
+    ("https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md",
+     "https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md"),
 ])
 def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected

@@ -8,7 +8,9 @@ Everything torchsmith prints (text, ``--json``, warnings, errors) and every file
 - secret-looking query parameters (``?token=``, ``access_token=``, ``key=``, ``sig=`` ...);
 - token-like URL path segments (``https://pypi.fury.io/<token>/me/``): a segment with a run of
   at least 16 letters and digits mixing both, or any unbroken run of 32; package names,
-  versions and file names (words, dots) are left alone;
+  versions and file names (words, dots) are left alone, and so are lowercase hex digests of 40
+  characters or more (git commits in source links, sha256, PyPI's file paths): a token made
+  only of 40+ lowercase hex digits in a URL path is the one kind this misses;
 - ``password``/``token``/``secret`` values in ``key = value``, ``key: value`` and netrc
   (``password VALUE``) form, and ``Authorization:`` header values;
 - environment variables whose name says they hold a secret (``*_PASSWORD``, ``*TOKEN*``...).
@@ -33,16 +35,22 @@ _AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
 _SECRET_WORD = (r"(?:[A-Za-z0-9]*[_-])*"
                 r"(?:token|key|secret|password|passwd|pwd|sig|signature|auth|credential)s?")
 _QUERY = re.compile(r"([?&;]" + _SECRET_WORD + r"=)[^&#;\s\"']*", re.I)
-_ASSIGNED = re.compile(r"(\b" + _SECRET_WORD + r"\b[\"']?\s*[=:]\s*[\"']?)(?!\*\*\*)[^\s\"',;}]+", re.I)
+# In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
+_ASSIGNED_WORD = (r"(?:[A-Za-z0-9]*[_-])*"
+                  r"(?:token|secret|password|passwd|pwd|credentials?|(?:api|access|private|secret)[_-]?key)")
+_ASSIGNED = re.compile(r"(\b" + _ASSIGNED_WORD + r"\b[\"']?\s*[=:]\s*[\"']?)(?!\*\*\*)[^\s\"',;}]+", re.I)
 _NETRC = re.compile(r"(\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
 _AUTH_HEADER = re.compile(r"(\bauthorization\s*[:=]\s*(?:basic|bearer|token|digest)?\s*)(?!\*\*\*)\S+", re.I)
 _SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
+_DIGEST = re.compile(r"^[0-9a-f]+$")
 _SECRET_ENV = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|ACCESS_KEY|AUTH)", re.I)
 
 
 def _token_like(segment: str) -> bool:
     if "." in segment or segment == MASK:
         return False  # file names, versions, hosts
+    if len(segment) >= 40 and _DIGEST.match(segment):
+        return False  # a content address: a git commit, a sha256, PyPI's blake2b file paths
     for run in _SEGMENT_RUN.findall(segment):
         if len(run) >= 32:
             return True
