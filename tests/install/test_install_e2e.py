@@ -172,6 +172,12 @@ def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, i
     assert len(package_index.fetched(f"torchtriton-{EVIL_TRITON}")) == evil_before
     lock = json.loads((venv / "torchsmith.lock.json").read_text())
     assert all(p["hashes"] for p in lock["packages"])  # from pip's installation report
+    # The same install again changes nothing and downloads nothing: the lock keeps every hash.
+    proc = _install(["--python", str(python), "--installer", "pip", *GPU, "torch==2.6.0", "torchvision"],
+                    env, package_index)
+    assert proc.returncode == 0 and _json(proc)["data"]["changed"] == {}, proc.stderr
+    again = json.loads((venv / "torchsmith.lock.json").read_text())
+    assert again["packages"] == lock["packages"]
 
     # A later plain `pip install` in the environment reads its pip.conf (site configuration);
     # this machine's own pip configuration is kept out with empty XDG directories.
