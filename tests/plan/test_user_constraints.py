@@ -75,3 +75,13 @@ def test_a_constraint_the_request_contradicts_is_named_with_the_way_out(
     warning = next(w for w in data["warnings"] if "forbids the planned torch" in w)
     assert f"{constraints}:1 (PIP_CONSTRAINT)" in warning and "PIP_CONSTRAINT=" in warning
     assert "\n" not in warning
+
+
+def test_install_plans_within_them_too(clean_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch<2.6\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    assert main(["install", "--dry-run", "--json", "--no-gpu"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["data"]["dry_run"] and _torch(data) < Version("2.6")

@@ -21,7 +21,14 @@ import time
 from typing import IO, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.cli.plan import add_request_options, build_request, describe, plan_json, plan_result
+from torchsmith.cli.plan import (
+    add_request_options,
+    build_request,
+    describe,
+    plan_json,
+    plan_result,
+    within_user_constraints,
+)
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.host import Host
 from torchsmith.output import ExitCode, Result
@@ -159,6 +166,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
 
     request = build_request(args, ctx)
     plan = resolve(machine, request, ctx.kb())
+    plan, request = within_user_constraints(args, ctx, machine, request, plan)
     if not plan.ok:
         return plan_result("install", args, plan, machine, request)
     groups, warnings = groups_from_plan(plan)

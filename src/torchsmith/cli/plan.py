@@ -178,11 +178,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         return requirement_error("plan", exc)
     machine = ctx.machine()
     plan = resolve(machine, request, ctx.kb())
-    plan, request = _within_user_constraints(args, ctx, machine, request, plan)
+    plan, request = within_user_constraints(args, ctx, machine, request, plan)
     return plan_result("plan", args, plan, machine, request)
 
 
-def _within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
+def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
                              plan: Plan) -> Tuple[Plan, Request]:
     """pip and uv will apply the user's constraint files to the printed commands: plan within
     them, or say which pin they forbid (a --host profile's files are not on this machine)."""
