@@ -23,7 +23,7 @@ from torchsmith.install.lock import Lock, LockedPackage, read_lock
 from torchsmith.install.runner import write_export
 from torchsmith.install.target import Target
 from torchsmith.plan.render import available_formats
-from torchsmith.redact import redact, split_credentials
+from torchsmith.redact import redact, redact_data, split_credentials
 
 SECRETS = {
     "pip.conf": "PipConfS3cret",
@@ -151,6 +151,13 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
 ])
 def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected
+
+
+def test_secret_names_are_masked_whole_and_package_names_are_not() -> None:
+    data = {"HF_TOKEN": "abc", "UV_INDEX_PRIVATE_PASSWORD": "x", "pins": {"tokenizers": "0.21.0"},
+            "author": "me"}
+    assert redact_data(data) == {"HF_TOKEN": "***", "UV_INDEX_PRIVATE_PASSWORD": "***",
+                                 "pins": {"tokenizers": "0.21.0"}, "author": "me"}
 
 
 def test_split_credentials_takes_the_last_at() -> None:

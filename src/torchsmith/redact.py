@@ -29,21 +29,27 @@ __all__ = ["MASK", "redact", "redact_data", "secret_name", "split_credentials", 
 
 MASK = "***"
 
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+# Every pattern starts only where a token starts (a look-behind), so a long run of word
+# characters is scanned once, not once per position: redaction stays linear on any output.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 # The authority of a URL: up to the first "/", "?" or "#"; userinfo ends at its last "@".
 _AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
-_SECRET_WORD = (r"(?:[A-Za-z0-9]*[_-])*"
-                r"(?:token|key|secret|password|passwd|pwd|sig|signature|auth|credential)s?")
-_QUERY = re.compile(r"([?&;]" + _SECRET_WORD + r"=)[^&#;\s\"']*", re.I)
+_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"']*)")
+_QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
+                         r"credentials?)s?$", re.I)
 # In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
-_ASSIGNED_WORD = (r"(?:[A-Za-z0-9]*[_-])*"
-                  r"(?:token|secret|password|passwd|pwd|credentials?|(?:api|access|private|secret)[_-]?key)")
-_ASSIGNED = re.compile(r"(\b" + _ASSIGNED_WORD + r"\b[\"']?\s*[=:]\s*[\"']?)(?!\*\*\*)[^\s\"',;}]+", re.I)
+_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
+                       r"([^\s\"',;}]+)")
+_ASSIGNED_NAME = re.compile(r"(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
+                            r"(?:api|access|private|secret)[_-]?key)s?$", re.I)
 _NETRC = re.compile(r"(\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
-_AUTH_HEADER = re.compile(r"(\bauthorization\s*[:=]\s*(?:basic|bearer|token|digest)?\s*)(?!\*\*\*)\S+", re.I)
+_AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
+                          r"(?!\*\*\*)\S+", re.I)
 _SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
 _DIGEST = re.compile(r"^[0-9a-f]+$")
-_SECRET_ENV = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|ACCESS_KEY|AUTH)", re.I)
+# A whole word of the name: HF_TOKEN, UV_INDEX_X_PASSWORD; not "tokenizers" or "author".
+_SECRET_ENV = re.compile(r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|API_?KEY|ACCESS_KEY|AUTH)S?"
+                         r"(?:$|[_-])", re.I)
 
 
 def _token_like(segment: str) -> bool:
@@ -70,7 +76,18 @@ def _redact_url(url: str) -> str:
     if not sep:
         path, tail = rest, ""
     path = "/".join(MASK if _token_like(part) else part for part in path.split("/"))
-    return _QUERY.sub(lambda m: m.group(1) + MASK, scheme + authority + path + sep + tail)
+    return _QUERY.sub(_query_value, scheme + authority + path + sep + tail)
+
+
+def _query_value(match: re.Match[str]) -> str:
+    name = match.group(2)
+    return f"{match.group(1)}{name}={MASK if _QUERY_NAME.search(name) else match.group(3)}"
+
+
+def _assigned_value(match: re.Match[str]) -> str:
+    if not _ASSIGNED_NAME.search(match.group(1)) or match.group(3) == MASK:
+        return match.group(0)
+    return match.group(1) + match.group(2) + MASK
 
 
 def redact(text: str) -> str:
@@ -78,9 +95,9 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = _URL.sub(lambda m: _redact_url(m.group(0)), text)
-    text = _QUERY.sub(lambda m: m.group(1) + MASK, text)
+    text = _QUERY.sub(_query_value, text)
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
-    text = _ASSIGNED.sub(lambda m: m.group(1) + MASK, text)
+    text = _ASSIGNED.sub(_assigned_value, text)
     return _NETRC.sub(lambda m: m.group(1) + MASK, text)
 
 
@@ -119,4 +136,4 @@ def strip_credentials(url: str) -> str:
     """``url`` without userinfo or secret query parameters: safe to store, usable with the
     credentials of the user's own netrc or keyring."""
     bare, _userinfo = split_credentials(url)
-    return _QUERY.sub(lambda m: m.group(1) + MASK, bare)
+    return _QUERY.sub(_query_value, bare)

@@ -276,7 +276,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
         missing = sorted(n for n in versions if n not in hashes)
         if missing:
             outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
-                                    "versions but cannot check their files")
+                                    "versions but cannot check their files, so `install --lock` "
+                                    "refuses it")
         lock.write(outcome.lock_path)
         if target.kind == "conda":
             outcome.export_path = write_export(target, lock)
