@@ -26,7 +26,7 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _plan(args: List[str], capsys: pytest.CaptureFixture[str]) -> Dict[str, Any]:
-    code = main(["plan", "--json", "--no-gpu", *args])
+    code = main(["plan", "--json", "--no-gpu", "--python", "3.11", *args])
     data = json.loads(capsys.readouterr().out)
     assert code == data["exit_code"]
     return dict(data)
@@ -82,6 +82,6 @@ def test_install_plans_within_them_too(clean_env: Path, monkeypatch: pytest.Monk
     constraints = clean_env / "constraints.txt"
     constraints.write_text("torch<2.6\n")
     monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
-    assert main(["install", "--dry-run", "--json", "--no-gpu"]) == 0
+    assert main(["install", "--dry-run", "--json", "--no-gpu", "--python", "3.11"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["data"]["dry_run"] and _torch(data) < Version("2.6")

@@ -240,6 +240,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
 
         closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
         versions = {n: current[n] for n in closure if n in current}
+        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+        kept = _from_previous_lock(outcome.lock_path, versions, sources, pinned)
         # uv reports no hashes: read them from the indexes while verify runs (both wait on I/O).
         hasher: Optional[threading.Thread] = None
         if job.installer.name == "uv":
@@ -269,9 +271,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
             )
 
         lock = job.lock
-        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
-        for name, kept in _previous_hashes(outcome.lock_path, versions, sources).items():
-            hashes.setdefault(name, kept)  # unchanged packages: pip downloaded nothing to hash
+        for name, digests in kept.items():
+            hashes.setdefault(name, digests)  # unchanged packages: pip downloaded nothing to hash
         lock.packages = locked_packages(versions, sources, hashes)
         missing = sorted(n for n in versions if n not in hashes)
         if missing:
@@ -387,10 +388,12 @@ def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
     return seen
 
 
-def _previous_hashes(path: str, versions: Dict[str, str],
-                     sources: Dict[str, Tuple[Optional[str], Optional[str]]]) -> Dict[str, Tuple[str, ...]]:
-    """Hashes the lock already at ``path`` holds for packages still at the same version from
-    the same source: a re-run that changes nothing keeps a fully hashed lock."""
+def _from_previous_lock(path: str, versions: Dict[str, str],
+                       sources: Dict[str, Tuple[Optional[str], Optional[str]]],
+                       pinned: Set[str]) -> Dict[str, Tuple[str, ...]]:
+    """What the lock already at ``path`` knows of packages this install left as they were: their
+    source (and pin) when this run has none, and their hashes when the source is the same. A
+    re-run that changes nothing keeps a fully hashed lock and the same guard."""
     if not os.path.isfile(path):
         return {}
     try:
@@ -399,9 +402,15 @@ def _previous_hashes(path: str, versions: Dict[str, str],
         return {}
     kept: Dict[str, Tuple[str, ...]] = {}
     for package in old.packages:
-        index, links = sources.get(package.name, (None, None))
-        same_source = (package.index, package.find_links) == (storable_url(index), storable_url(links))
-        if package.hashes and versions.get(package.name) == package.version and same_source:
+        if versions.get(package.name) != package.version:
+            continue
+        if package.name not in sources:
+            sources[package.name] = (package.index, package.find_links)
+            if package.index:
+                pinned.add(package.name)
+        index, links = sources[package.name]
+        same_source = (storable_url(index), storable_url(links)) == (package.index, package.find_links)
+        if package.hashes and same_source:
             kept[package.name] = package.hashes
     return kept
 
