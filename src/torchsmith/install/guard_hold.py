@@ -61,7 +61,7 @@ def hold(prefix: str, pins: Mapping[str, str]) -> List[str]:
         if name not in wanted or not _same(wanted[name], version):
             continue  # drifted: the guard holds what it verified, nothing else
         record = os.path.join(path, "RECORD")
-        if os.path.exists(record):
+        if os.path.isfile(record):  # a directory there: held already
             installer = os.path.join(path, "INSTALLER")
             if os.path.exists(installer):
                 os.replace(installer, os.path.join(path, _HELD_INSTALLER))
@@ -87,8 +87,11 @@ def release(prefix: str) -> List[str]:
         if os.path.isdir(record):
             shutil.rmtree(record)
         os.replace(kept, record)
+        installer = os.path.join(path, "INSTALLER")
         if os.path.exists(os.path.join(path, _HELD_INSTALLER)):
-            os.replace(os.path.join(path, _HELD_INSTALLER), os.path.join(path, "INSTALLER"))
+            os.replace(os.path.join(path, _HELD_INSTALLER), installer)
+        elif os.path.isfile(installer):  # there was none: ours goes again
+            os.remove(installer)
         done.append(name)
     return sorted(done)
 
