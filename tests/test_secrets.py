@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -164,3 +166,33 @@ def test_split_credentials_takes_the_last_at() -> None:
     assert split_credentials("https://a:b@c@h/x") == ("https://h/x", "a:b@c")
     assert split_credentials("https://h/x") == ("https://h/x", "")
     assert json.loads(json.dumps(redact("x"))) == "x"
+
+
+@pytest.mark.slow
+def test_a_real_install_with_a_credentialed_torch_index_writes_no_secret(
+        package_index: Any, installer_env: Dict[str, str], tmp_path: Path) -> None:
+    """uv sends the credentials to the (local) index; the lock names it without them, and
+    reproducing the lock with the credentialed mirror puts them back."""
+    env = dict(installer_env)
+    env["PIP_INDEX_URL"] = env["UV_INDEX_URL"] = package_index.index_url("pypi")
+    secret = SECRETS["--torch-index"]
+    mirror = package_index.url.replace("http://", f"http://bob:{secret}@") + "/pytorch"
+    venv = tmp_path / "venv"
+    argv = [sys.executable, "-m", "torchsmith", "install", "--yes", "--installer", "uv",
+            "--torch-index", mirror, "--no-gpu", "--venv", str(venv), "torch==2.6.0"]
+    for extra in ([], ["--json"]):
+        proc = subprocess.run([*argv[:4], *extra, *argv[4:]], env=env, capture_output=True, text=True,
+                              timeout=240, check=False)
+        assert proc.returncode == 0, proc.stderr
+        _assert_clean("install", proc.stdout + proc.stderr)
+        for name in ("torchsmith.lock.json", "torchsmith-guard.txt"):
+            _assert_clean(name, (venv / name).read_text())
+    lock = json.loads((venv / "torchsmith.lock.json").read_text())
+    torch = next(p for p in lock["packages"] if p["name"] == "torch")
+    assert torch["index"] == package_index.url + "/pytorch/cpu"
+    again = subprocess.run([sys.executable, "-m", "torchsmith", "install", "--yes", "--json",
+                            "--torch-index", mirror, "--lock", str(venv / "torchsmith.lock.json"),
+                            "--venv", str(tmp_path / "again")],
+                           env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert again.returncode == 0, again.stderr
+    _assert_clean("install --lock", again.stdout + again.stderr)

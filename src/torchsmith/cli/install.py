@@ -15,6 +15,7 @@ exactly and a new one removed. Exit 3: no working stack; 130: interrupted.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -119,7 +120,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if args.dry_run:
         return Result(command="install", data={**data, "dry_run": True}, human=shown,
                       warnings=list(data.get("warnings", [])))
-    shown(out)
+    from torchsmith.redact import redact
+
+    plan_text = io.StringIO()  # shown before anything changes, outside emit: redacted here
+    shown(plan_text)
+    out.write(redact(plan_text.getvalue()))
     out.flush()
     if not args.yes and not _confirm("Install this?"):
         return Result(command="install", data={**data, "installed": False}, status="cancelled",
@@ -265,7 +270,9 @@ def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any,
     from torchsmith.install.exclusive import exclusive
 
     def waiting(text: str) -> None:
-        sys.stderr.write(f"torchsmith: {text}\n")
+        from torchsmith.redact import redact
+
+        sys.stderr.write(redact(f"torchsmith: {text}\n"))
         sys.stderr.flush()
 
     with exclusive(_target_prefix(host, args, ctx), args.wait, waiting=waiting):
