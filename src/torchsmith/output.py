@@ -10,6 +10,7 @@ carries exactly one document (keys sorted, no colour)::
 from __future__ import annotations
 
 import enum
+import io
 import json
 import sys
 from dataclasses import dataclass, field
@@ -72,21 +73,36 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+class _Buffer(io.StringIO):
+    """Collects the human form for redaction; a terminal stays a terminal (colour)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
+        self._tty = bool(getattr(stream, "isatty", lambda: False)())
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
 def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
          err: Optional[IO[str]] = None) -> None:
+    from torchsmith.redact import redact, redact_data
+
     out = out or sys.stdout
     err = err or sys.stderr
-    if as_json:
-        out.write(json.dumps(result.envelope(), sort_keys=True, indent=2) + "\n")
+    if as_json:  # every string of the envelope, credentials masked
+        out.write(json.dumps(redact_data(result.envelope()), sort_keys=True, indent=2) + "\n")
         return
+    text = _Buffer(out)
     if result.human is not None:
-        result.human(out)
+        result.human(text)
     elif result.data:
-        out.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
+        text.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
+    out.write(redact(text.getvalue()))
     for warning in result.warnings:
-        err.write(f"warning: {warning}\n")
+        err.write(redact(f"warning: {warning}") + "\n")
     for error in result.errors:
-        err.write(format_error(error) + "\n")
+        err.write(redact(format_error(error)) + "\n")
 
 
 def format_error(error: Dict[str, Any]) -> str:

@@ -120,6 +120,13 @@ def test_uv_install_verifies_locks_guards_and_never_touches_the_evil_index(
     proc = _install(["--lock", str(tampered), "--venv", str(bad)], env, package_index)
     assert proc.returncode == 1 and _json(proc)["errors"][0]["code"] == "installer-failed"
     assert not bad.exists()
+    # The same zeroed torch hash beside a package with no hash at all: refused, not unchecked.
+    by_name["torchtriton"]["hashes"] = []
+    tampered.write_text(json.dumps(lock))
+    proc = _install(["--lock", str(tampered), "--venv", str(bad)], env, package_index)
+    error = _json(proc)["errors"][0]
+    assert proc.returncode == 1 and error["code"] == "lock-unverifiable" and "torchtriton" in error["message"]
+    assert not bad.exists()
 
     # guard check predicts, changing nothing; the venv has no pip, torchsmith's own pip is used.
     before = tree_digest(venv)
@@ -165,6 +172,12 @@ def test_pip_install_and_the_guard_blocking_a_swap(package_index: IndexServer, i
     assert len(package_index.fetched(f"torchtriton-{EVIL_TRITON}")) == evil_before
     lock = json.loads((venv / "torchsmith.lock.json").read_text())
     assert all(p["hashes"] for p in lock["packages"])  # from pip's installation report
+    # The same install again changes nothing and downloads nothing: the lock keeps every hash.
+    proc = _install(["--python", str(python), "--installer", "pip", *GPU, "torch==2.6.0", "torchvision"],
+                    env, package_index)
+    assert proc.returncode == 0 and _json(proc)["data"]["changed"] == {}, proc.stderr
+    again = json.loads((venv / "torchsmith.lock.json").read_text())
+    assert again["packages"] == lock["packages"]
 
     # A later plain `pip install` in the environment reads its pip.conf (site configuration);
     # this machine's own pip configuration is kept out with empty XDG directories.
@@ -238,8 +251,18 @@ def test_a_conda_prefix_gets_an_environment_export(package_index: IndexServer,
     assert proc.returncode == 0, proc.stderr
     assert data["kind"] == "conda" and data["export"] == str(prefix / "torchsmith-environment.yml")
     export = (prefix / "torchsmith-environment.yml").read_text()
-    assert "  - python=3." in export and "    - torch==2.7.1+cpu" in export
-    assert "index-url" not in export
+    assert "  - python=3." in export and "    - torch==2.7.1+cpu --hash=sha256:" in export
+    # conda hands the pip section to pip as a requirements file: it must resolve as written,
+    # the +cpu torch from the PyTorch index it names, every file hash-checked.
+    section = export.split("  - pip:\n", 1)[1]
+    requirements = tmp_path / "pip-section.txt"
+    requirements.write_text("".join(line.strip()[2:] + "\n" for line in section.splitlines()))
+    assert f"--index-url {package_index.url}/pytorch/cpu" in requirements.read_text()
+    report = tmp_path / "report.json"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+                    "--report", str(report), "-r", str(requirements)], env=env, check=True)
+    items = json.loads(report.read_text())["install"]
+    assert {i["metadata"]["name"]: i["metadata"]["version"] for i in items}["torch"] == "2.7.1+cpu"
 
 
 _WITH_DEFAULT_SIGNALS = (

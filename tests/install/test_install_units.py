@@ -103,13 +103,19 @@ def test_lock_round_trip_and_reproduction_groups(tmp_path: Path) -> None:
     lock.write(path)
     again = read_lock(path)
     assert again.to_json()["packages"] == lock.to_json()["packages"]
+    # One package without a hash would leave its whole group unchecked: the lock is refused.
+    with pytest.raises(InstallError) as caught:
+        again.groups()
+    assert caught.value.code == "lock-unverifiable" and "tqdm" in str(caught.value)
+    assert "einops" not in str(caught.value) and "\n" not in str(caught.value)
+    again.packages = [p if p.hashes else LockedPackage(p.name, p.version, hashes=("sha256:" + "d" * 64,))
+                      for p in again.packages]
     groups = again.groups()
     assert [g.index_url for g in groups] == [CU126, None]
     torch_group, rest = groups
     assert torch_group.pinned and torch_group.no_deps and torch_group.require_hashes
     assert torch_group.requirements[0] == f"torch==2.6.0+cu126 --hash=sha256:{'a' * 64}"
-    # One package without a hash: that group cannot require hashes, but still pins versions.
-    assert not rest.require_hashes and set(rest.requirements) == {"einops==0.8.0", "tqdm==4.67.1"}
+    assert rest.require_hashes and all("--hash=sha256:" in line for line in rest.requirements)
     mirrored = again.groups(torch_index_base="http://mirror.local/torch")
     assert mirrored[0].index_url == "http://mirror.local/torch/cu126"
 
@@ -118,6 +124,7 @@ def test_lock_round_trip_and_reproduction_groups(tmp_path: Path) -> None:
     "not json", "[]", '{"lock_version": 99, "packages": []}', '{"lock_version": 1, "packages": []}',
     '{"lock_version": 1, "packages": [{"name": "torch"}]}',
     '{"lock_version": 1, "packages": [{"name": "torch", "version": "2.6.0", "hashes": ["md5:x"]}]}',
+    '{"lock_version": 1, "packages": [{"name": "torch", "version": "2.6.0", "hashes": ["sha256:00"]}]}',
 ])
 def test_bad_locks_are_one_line_errors(tmp_path: Path, content: str) -> None:
     path = tmp_path / "lock.json"

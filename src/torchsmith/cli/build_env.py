@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.buildenv import build_script, preflight
     from torchsmith.host.live import LiveHost
+    from torchsmith.redact import redact
 
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if args.write:
         try:
             with open(args.write, "w", encoding="utf-8") as handle:
-                handle.write(script)
+                handle.write(redact(script))
         except OSError as exc:
             raise TorchsmithError(f"cannot write {args.write}: {exc.strerror}", code="write-failed") from exc
     errors = [f for f in pre.findings if f.severity == "error"]

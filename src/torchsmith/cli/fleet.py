@@ -116,10 +116,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 def _save(folder: str, profiles: List[Tuple[str, Machine]]) -> None:
     import json
 
+    from torchsmith.redact import redact_data
+
     os.makedirs(folder, exist_ok=True)
     for node, machine in profiles:
         with open(os.path.join(folder, f"{node}.json"), "w", encoding="utf-8") as handle:
-            json.dump(machine.to_json(), handle, indent=2, sort_keys=True)
+            json.dump(redact_data(machine.to_json()), handle, indent=2, sort_keys=True)
 
 
 def _plan_json(plan: Optional[Plan]) -> Optional[Dict[str, Any]]:

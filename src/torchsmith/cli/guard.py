@@ -78,12 +78,14 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     target = inspect_target(host, python or _default_python(ctx))
     if args.action == "check":
         return _check(host, target, command)
-    if args.action == "on":
-        status = guard.guard_on(target.prefix)
-    elif args.action == "off":
-        status = guard.guard_off(target.prefix)
+    if args.action in ("on", "off"):
+        from torchsmith.install.exclusive import exclusive
+
+        with exclusive(target.prefix, what=f"guard {args.action}"):  # never under a running install
+            status = (guard.guard_on if args.action == "on" else guard.guard_off)(target.prefix)
     else:
         status = guard.guard_status(target.prefix)
+    status = guard.guard_status(target.prefix, ctx.environ)  # with what this environment switches off
     from packaging.utils import canonicalize_name
 
     from torchsmith.install.target import installed_packages
@@ -101,14 +103,26 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         "pins": status.pins,
         "pip": status.pip_hook,
         "uv_activate_scripts": status.uv_hooks,
+        "held": status.held,
+        "bypassed": status.bypassed,
+        # Constraints applied by pip (and uv where hooked) as this environment is set now.
+        "effective": status.on and not status.bypassed,
     }
+    warnings = [f"the guard's constraints are bypassed here: {reason}" for reason in status.bypassed]
 
     def human(out: IO[str]) -> None:
         if status.constraints_file is None:
             out.write(f"No guard in {target.prefix} (install with `torchsmith install` to get one).\n")
             return
-        out.write(f"Guard {'on' if status.on else 'off'} in {target.prefix}\n")
+        state = "on" if status.on else "off"
+        if status.on and status.bypassed:
+            state = "on, but bypassed by this environment"
+        out.write(f"Guard {state} in {target.prefix}\n")
         out.write(f"  pip: {'applies ' if status.pip_hook else 'does not apply '}{status.constraints_file}\n")
+        for reason in status.bypassed:
+            out.write(f"  bypassed: {reason}\n")
+        if status.held:
+            out.write(f"  held (pip and uv cannot uninstall or replace them): {', '.join(status.held)}\n")
         hooks = ", ".join(os.path.basename(s) for s in status.uv_hooks)
         uv = f"UV_CONSTRAINT set by {hooks}" if hooks else "no activate hook"
         out.write(f"  uv: {uv} (only in an activated shell)\n")
@@ -118,7 +132,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                       f"{versions['installed'] or 'nothing'}: `torchsmith install` makes a new verified "
                       "stack and guard\n")
 
-    return Result(command="guard", data=data, human=human)
+    return Result(command="guard", data=data, human=human, warnings=warnings,
+                  status="bypassed" if status.on and status.bypassed else "ok")
 
 
 def _check(host: Any, target: Any, command: List[str]) -> Result:

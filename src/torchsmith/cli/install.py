@@ -15,13 +15,21 @@ exactly and a new one removed. Exit 3: no working stack; 130: interrupted.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
 from typing import IO, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.cli.plan import add_request_options, build_request, describe, plan_json, plan_result
+from torchsmith.cli.plan import (
+    add_request_options,
+    build_request,
+    describe,
+    plan_json,
+    plan_result,
+    within_user_constraints,
+)
 from torchsmith.errors import InstallError, TorchsmithError, UsageError
 from torchsmith.host import Host
 from torchsmith.output import ExitCode, Result
@@ -44,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--no-guard", action="store_true", help="do not leave a guard in the environment")
     run.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
                      help="stop an installer step after this long (default: 3600)")
+    run.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                     help="when another torchsmith is changing the same environment, wait this long "
+                          "for it (default: refuse at once)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -66,6 +77,9 @@ class _Progress:
     def __call__(self, text: str) -> None:
         if self.quiet:
             return
+        from torchsmith.redact import redact
+
+        text = redact(text)  # step labels name the indexes
         if self._status is not None:
             self._status.update(text)
             self._status.start()
@@ -106,7 +120,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if args.dry_run:
         return Result(command="install", data={**data, "dry_run": True}, human=shown,
                       warnings=list(data.get("warnings", [])))
-    shown(out)
+    from torchsmith.redact import redact
+
+    plan_text = io.StringIO()  # shown before anything changes, outside emit: redacted here
+    shown(plan_text)
+    out.write(redact(plan_text.getvalue()))
     out.flush()
     if not args.yes and not _confirm("Install this?"):
         return Result(command="install", data={**data, "installed": False}, status="cancelled",
@@ -153,6 +171,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
 
     request = build_request(args, ctx)
     plan = resolve(machine, request, ctx.kb())
+    plan, request = within_user_constraints(args, ctx, machine, request, plan)
     if not plan.ok:
         return plan_result("install", args, plan, machine, request)
     groups, warnings = groups_from_plan(plan)
@@ -259,13 +278,38 @@ def _target(host: Host, args: argparse.Namespace, ctx: Context, use_uv: Optional
 
 def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
              lock: Any, progress: _Progress) -> Any:
-    from torchsmith.install.runner import InstallJob, run_install
-    from torchsmith.install.steps import find_installer, find_uv
+    from torchsmith.install.steps import find_uv
 
     use_uv = find_uv(host) if args.installer in (None, "uv") else None
     if args.installer == "uv" and not use_uv:
         raise TorchsmithError("uv was asked for but is not installed", code="installer-missing",
                               hint="pip install uv, or use --installer pip")
+    from torchsmith.install.exclusive import exclusive
+
+    def waiting(text: str) -> None:
+        from torchsmith.redact import redact
+
+        sys.stderr.write(redact(f"torchsmith: {text}\n"))
+        sys.stderr.flush()
+
+    with exclusive(_target_prefix(host, args, ctx), args.wait, waiting=waiting):
+        return _install_locked(host, args, ctx, groups=groups, expect=expect, lock=lock, progress=progress,
+                               use_uv=use_uv)
+
+
+def _target_prefix(host: Host, args: argparse.Namespace, ctx: Context) -> str:
+    """The environment the install changes, found without changing anything."""
+    from torchsmith.install.target import inspect_target
+
+    python = ctx.python_path()
+    return inspect_target(host, python).prefix if python else os.path.abspath(args.venv or DEFAULT_VENV)
+
+
+def _install_locked(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
+                    lock: Any, progress: _Progress, use_uv: Optional[str]) -> Any:
+    from torchsmith.install.runner import InstallJob, run_install
+    from torchsmith.install.steps import find_installer
+
     progress("preparing the environment")
     started = time.monotonic()
     target = _target(host, args, ctx, use_uv)

@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="package index to read torch from "
                               "(default: the one pip/uv are configured with)")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                         help="when another refresh is writing the same overlay, wait this long for it")
     refresh.add_argument("--overlay", metavar="DIR", help="where to write (default: the user cache)")
     for command in (info, show, validate, refresh):
         add_json_option(command)
@@ -204,7 +206,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
     result = refresh(overlay_dir=overlay, fetch=urllib_fetch, index_base=args.torch_index,
-                     variants=args.variant, package_indexes=indexes, timeout=args.timeout)
+                     variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:

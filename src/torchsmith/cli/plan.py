@@ -226,6 +226,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
         machine = forget_local_python(machine)
     plan = resolve(machine, request, ctx.kb())
+    plan, request = within_user_constraints(args, ctx, machine, request, plan)
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     described = not dataclasses.replace(ctx.overrides(), python_version=None).empty
@@ -233,6 +234,23 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         # Flags describe another machine: this one's cores say nothing about it.
         machine = dataclasses.replace(machine, os=dataclasses.replace(machine.os, cpu_count=0))
     return plan_result("plan", args, plan, machine, request)
+
+
+def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
+                             plan: Plan) -> Tuple[Plan, Request]:
+    """pip and uv will apply the user's constraint files to the printed commands: plan within
+    them, or say which pin they forbid (a --host profile's files are not on this machine)."""
+    env = machine.env
+    if getattr(args, "host", None) or not (
+            "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
+            or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
+        return plan, request
+    from torchsmith.host.live import LiveHost
+    from torchsmith.plan.resolve import resolve
+    from torchsmith.plan.user_constraints import apply_user_constraints
+
+    return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, ctx.kb()),
+                                  LiveHost(ctx.environ).read_text)
 
 
 _EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
@@ -312,8 +330,10 @@ def rendered_files(args: argparse.Namespace, plan: Plan, fmt: str, machine: Mach
 
 
 def write_files(folder: str, files: Dict[str, str]) -> List[str]:
-    """Write each file into ``folder`` (created); scripts become executable."""
+    """Write each file into ``folder`` (created), credentials redacted; scripts become executable."""
     import os
+
+    from torchsmith.redact import redact
 
     try:
         os.makedirs(folder, exist_ok=True)
@@ -321,7 +341,7 @@ def write_files(folder: str, files: Dict[str, str]) -> List[str]:
         for name, text in files.items():
             path = os.path.join(folder, name)
             with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+                handle.write(redact(text))
             if text.startswith("#!"):
                 os.chmod(path, 0o755)
             written.append(path)

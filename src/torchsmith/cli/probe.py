@@ -32,6 +32,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         from torchsmith.host.recorded import RecordingHost
         from torchsmith.overrides import apply_overrides
         from torchsmith.probe import probe
+        from torchsmith.redact import redact_data
 
         recorder = RecordingHost(LiveHost(ctx.environ))
         from torchsmith.cli.common import require_inspected
@@ -42,10 +43,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         try:
             os.makedirs(args.record, exist_ok=True)
             with open(os.path.join(args.record, "capture.json"), "w", encoding="utf-8") as handle:
-                json.dump(recorder.capture(description="torchsmith probe --record"), handle,
-                          indent=2, sort_keys=True)
+                json.dump(redact_data(recorder.capture(description="torchsmith probe --record")),
+                          handle, indent=2, sort_keys=True)
             with open(os.path.join(args.record, "profile.json"), "w", encoding="utf-8") as handle:
-                json.dump(machine.to_json(), handle, indent=2, sort_keys=True)
+                json.dump(redact_data(machine.to_json()), handle, indent=2, sort_keys=True)
         except OSError as exc:
             raise TorchsmithError(f"cannot write to {args.record}: {exc.strerror or exc}",
                                   code="output-unwritable") from exc

@@ -773,7 +773,7 @@ def check_guard(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
         return None
     guard = report.get("guard") or {}
     if guard.get("pip_conf_uses_guard"):
-        return None
+        return _guard_bypassed(report, guard)
     python = quoted(python_of(report))
     prefix = str((report.get("python") or {}).get("prefix") or "")
     if guard.get("guard_file"):
@@ -789,6 +789,34 @@ def check_guard(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
                    facts, fix,
                    note="packages that depend on torch can pull another build (often a CUDA one "
                         "from PyPI) over a working one")
+
+
+def _guard_bypassed(report: Report, guard: Dict[str, Any]) -> Optional[Finding]:
+    """The guard is on, but a setting of this environment switches its constraints off."""
+    from torchsmith.install.guard_hold import bypasses
+
+    environ = {str(k): str(v) for k, v in (report.get("environ") or {}).items()}
+    prefix = str((report.get("python") or {}).get("prefix") or "")
+    guard_file = str(guard.get("guard_file") or os.path.join(prefix, "torchsmith-guard.txt"))
+
+    def read(path: str) -> Optional[str]:
+        text = guard.get("env_pip_conf_text")
+        return str(text) if text is not None and path == environ.get("PIP_CONFIG_FILE") else None
+
+    reasons = bypasses(prefix, guard_file, environ, read)
+    if not reasons:
+        return None
+    fixes = {"PIP_CONFIG_FILE": "unset PIP_CONFIG_FILE",
+             "PIP_CONSTRAINT": f'export PIP_CONSTRAINT="$PIP_CONSTRAINT {guard_file}"',
+             "UV_CONSTRAINT": f'export UV_CONSTRAINT="{guard_file}"'}
+    fix = tuple(dict.fromkeys(command for name, command in fixes.items()
+                              if any(r.startswith(name) for r in reasons)))
+    return Finding("guard-bypassed", "warning",
+                   "the guard is on, but this environment switches its constraints off",
+                   tuple(Fact(reason, "environment") for reason in reasons), fix,
+                   note="the held packages (torch, its CUDA wheels) still cannot be uninstalled or "
+                        "replaced by pip or uv, but a conflicting install fails late instead of "
+                        "resolving around them")
 
 
 # Worst problems first where severities tie: import failures explain most of what follows.

@@ -13,8 +13,21 @@ Files in the environment's prefix:
   from elsewhere, nor to ``uv add``/``uv sync`` (projects pin through ``[tool.uv]
   constraint-dependencies``).
 
-``guard off`` removes the pip and activate hooks and keeps the constraints file; ``guard on``
-puts them back.
+- *Held packages*: the ``RECORD`` of each pinned distribution (installed at its pinned version)
+  is moved aside (``RECORD.torchsmith-guard``, a directory in its place) and its ``INSTALLER``
+  says ``torchsmith guard``. Neither pip nor uv removes a distribution whose files it cannot
+  list, so torch can be neither uninstalled nor replaced, whatever configuration or environment
+  they run with (``PIP_CONFIG_FILE=/dev/null``, a user ``PIP_CONSTRAINT``, ``uv pip install
+  --python`` from outside, ``pip uninstall torch``): see :mod:`torchsmith.install.guard_hold`.
+
+What is left open, and reported by :func:`bypasses` (``guard status``, ``doctor``): environment
+settings that switch the constraints off (pip then fails at the uninstall rather than resolving
+around the pins), and what never uninstalls: ``pip install --ignore-installed``/``--target``,
+deleting files by hand, conda. No ``sitecustomize`` or ``.pth`` hook is used: those run in
+every interpreter start of the environment, torch's included.
+
+``guard off`` removes the pip and activate hooks, gives the packages their ``RECORD`` back and
+keeps the constraints file; ``guard on`` puts them back.
 """
 
 from __future__ import annotations
@@ -22,8 +35,10 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from dataclasses import dataclass
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from torchsmith.install import guard_hold
 
 __all__ = ["GUARD_FILE", "GuardStatus", "guard_off", "guard_on", "guard_status", "write_guard_file"]
 
@@ -50,6 +65,8 @@ class GuardStatus:
     pins: Dict[str, str]  # name -> exact version
     pip_hook: bool
     uv_hooks: List[str]  # activate scripts that export UV_CONSTRAINT
+    held: List[str] = field(default_factory=list)  # distributions pip and uv cannot remove
+    bypassed: List[str] = field(default_factory=list)  # settings now switching the constraints off
 
     @property
     def on(self) -> bool:
@@ -69,8 +86,10 @@ def write_guard_file(prefix: str, pins: Mapping[str, str], header: str) -> str:
     lines = [f"# {line}" for line in header.splitlines()]
     lines.append("# Remove these pins with `torchsmith guard off`; see `torchsmith guard status`.")
     lines.extend(f"{name}=={version}" for name, version in sorted(pins.items()))
+    from torchsmith.redact import redact
+
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+        handle.write(redact("\n".join(lines) + "\n"))
     return path
 
 
@@ -123,6 +142,7 @@ def guard_on(prefix: str) -> GuardStatus:
     for name, script in _activate_scripts(prefix):
         _set_hook(script, _ACTIVATE[name].format(path=guard), "REM" if name.endswith(".bat") else "#",
                   bash=name == "activate")
+    guard_hold.hold(prefix, read_pins(guard))
     return guard_status(prefix)
 
 
@@ -142,10 +162,21 @@ def guard_off(prefix: str) -> GuardStatus:
             _write_config(path, config)
     for _name, script in _activate_scripts(prefix):
         _remove_hook(script)
+    guard_hold.release(prefix)
     return guard_status(prefix)
 
 
-def guard_status(prefix: str) -> GuardStatus:
+def _read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(1 << 20)
+    except OSError:
+        return None
+
+
+def guard_status(prefix: str, environ: Optional[Mapping[str, str]] = None,
+                 read: Callable[[str], Optional[str]] = _read_text) -> GuardStatus:
+    """The guard of ``prefix``; with ``environ``, also what in it switches the constraints off."""
     guard = os.path.join(prefix, GUARD_FILE)
     exists = os.path.exists(guard)
     config = _read_config(_pip_conf(prefix))
@@ -158,7 +189,9 @@ def guard_status(prefix: str) -> GuardStatus:
                     hooks.append(script)
         except OSError:
             continue
-    return GuardStatus(prefix, guard if exists else None, read_pins(guard) if exists else {}, pip_hook, hooks)
+    bypassed = guard_hold.bypasses(prefix, guard, environ, read) if environ is not None and exists else []
+    return GuardStatus(prefix, guard if exists else None, read_pins(guard) if exists else {}, pip_hook, hooks,
+                       guard_hold.held(prefix), bypassed)
 
 
 def _activate_scripts(prefix: str) -> Iterator[Tuple[str, str]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -24,11 +25,13 @@ from packaging.utils import canonicalize_name
 from torchsmith import __version__
 from torchsmith.errors import InstallError, load_json_file
 from torchsmith.install.steps import Group
+from torchsmith.redact import redact, strip_credentials
 
 __all__ = ["LOCK_VERSION", "Lock", "LockedPackage", "hashes_from_pip_report", "parse_compiled_hashes",
            "read_lock"]
 
 LOCK_VERSION = 1
+_SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,8 @@ class Lock:
             "variant": self.variant,
             "accelerator": self.accelerator,
             "packages": [
-                {"name": p.name, "version": p.version, "index": p.index, "find_links": p.find_links,
-                 "hashes": list(p.hashes)}
+                {"name": p.name, "version": p.version, "index": storable_url(p.index),
+                 "find_links": storable_url(p.find_links), "hashes": list(p.hashes)}
                 for p in sorted(self.packages, key=lambda p: p.name)
             ],
         }
@@ -79,25 +82,48 @@ class Lock:
 
     def groups(self, torch_index_base: Optional[str] = None) -> List[Group]:
         """Install groups reproducing the lock: one per source, the whole closure, no resolving."""
-        from torchsmith.plan.resolve import torch_index_url
-
         by_source: Dict[Tuple[Optional[str], Optional[str]], List[LockedPackage]] = {}
         for package in self.packages:
-            index = torch_index_url(package.index, torch_index_base) if package.index else None
+            index = _on_base(package.index, torch_index_base) if package.index else None
             by_source.setdefault((index, package.find_links), []).append(package)
+        unhashed = sorted(p.name for p in self.packages if not p.hashes)
+        if unhashed:
+            # One file without a hash would switch off --require-hashes for its whole group.
+            raise InstallError(f"the lock records no hash for {', '.join(unhashed)}: it cannot verify "
+                               "every file, so it is not used", code="lock-unverifiable",
+                               hint="make a new lock with `torchsmith install` where hashes can be read")
         groups: List[Group] = []
         # Pinned indexes first, then find-links pages, then the user's index: as the plan installs.
         for (index, links), packages in sorted(by_source.items(),
                                                key=lambda kv: (kv[0][0] is None, kv[0][1] is None)):
-            hashed = all(p.hashes for p in packages)
             where = index or links or "your configured index"
             groups.append(Group(
                 f"{', '.join(p.name for p in packages)} from {where} (locked)",
-                tuple(p.requirement_line() if hashed else f"{p.name}=={p.version}" for p in packages),
+                tuple(p.requirement_line() for p in packages),
                 index_url=index, find_links=links, pinned=index is not None,
-                no_deps=True, require_hashes=hashed,
+                no_deps=True, require_hashes=True,
             ))
         return groups
+
+
+def storable_url(url: Optional[str]) -> Optional[str]:
+    """A lock names its sources without credentials: those stay in the user's netrc, keyring
+    or ``--torch-index``."""
+    return redact(strip_credentials(url)) if url else url
+
+
+def _on_base(index: str, base: Optional[str]) -> str:
+    """``index`` moved onto ``base`` (``--torch-index``): a PyTorch URL onto the mirror, and a
+    mirror URL stored without its credentials back onto the credentialed mirror."""
+    from torchsmith.plan.resolve import torch_index_url
+
+    mapped = torch_index_url(index, base) or index
+    if mapped != index or not base:
+        return mapped
+    for stored in {(storable_url(base) or "").rstrip("/"), strip_credentials(base).rstrip("/")}:
+        if stored and (index == stored or index.startswith(stored + "/")):
+            return base.rstrip("/") + index[len(stored):]
+    return index
 
 
 def read_lock(path: str) -> Lock:
@@ -110,8 +136,8 @@ def read_lock(path: str) -> Lock:
     try:
         for entry in data["packages"]:
             hashes = tuple(str(h) for h in entry.get("hashes") or ())
-            if any(not h.startswith("sha256:") for h in hashes):
-                raise ValueError(f"{entry.get('name')}: hashes must be sha256:<hex>")
+            if any(not _SHA256.match(h) for h in hashes):
+                raise ValueError(f"{entry.get('name')}: hashes must be sha256:<64 hex digits>")
             packages.append(LockedPackage(
                 name=canonicalize_name(str(entry["name"])), version=str(entry["version"]),
                 index=entry.get("index"), find_links=entry.get("find_links"), hashes=hashes))

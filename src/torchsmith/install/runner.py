@@ -24,10 +24,18 @@ from torchsmith import __version__
 from torchsmith.errors import InstallError
 from torchsmith.host import CommandResult, Host
 from torchsmith.install import guard as guard_mod
-from torchsmith.install.lock import Lock, hashes_from_pip_report, locked_packages, parse_compiled_hashes
+from torchsmith.install.lock import (
+    Lock,
+    hashes_from_pip_report,
+    locked_packages,
+    parse_compiled_hashes,
+    read_lock,
+    storable_url,
+)
 from torchsmith.install.snapshot import Snapshot, remove_tree
 from torchsmith.install.steps import Group, Installer, StepFiles, command, find_uv
 from torchsmith.install.target import Target, installed_packages
+from torchsmith.redact import redact
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
 
@@ -185,7 +193,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
     target = job.target
     info = installed_packages(host, target)
     before = _versions(info)  # a new venv may hold pip already
-    if not target.new and guard_mod.guard_status(target.prefix).pip_hook:
+    old_guard = guard_mod.guard_status(target.prefix) if not target.new else None
+    if old_guard is not None and (old_guard.pip_hook or old_guard.held):
         guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
     hashes: Dict[str, Tuple[str, ...]] = {}
@@ -231,6 +240,8 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
 
         closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
         versions = {n: current[n] for n in closure if n in current}
+        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+        kept = _from_previous_lock(outcome.lock_path, versions, sources, pinned)
         # uv reports no hashes: read them from the indexes while verify runs (both wait on I/O).
         hasher: Optional[threading.Thread] = None
         if job.installer.name == "uv":
@@ -260,18 +271,20 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
             )
 
         lock = job.lock
+        for name, digests in kept.items():
+            hashes.setdefault(name, digests)  # unchanged packages: pip downloaded nothing to hash
         lock.packages = locked_packages(versions, sources, hashes)
         missing = sorted(n for n in versions if n not in hashes)
         if missing:
             outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
-                                    "versions but cannot check their files")
-        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+                                    "versions but cannot check their files, so `install --lock` "
+                                    "refuses it")
         lock.write(outcome.lock_path)
         if target.kind == "conda":
             outcome.export_path = write_export(target, lock)
         if job.guard:
-            tied = _tied(info, pinned)
-            pins = {n: current[n] for n in sorted(pinned | tied) if n in current}
+            requested = {_req_name(line) for g in job.groups if g.pinned for line in g.requirements}
+            pins = {n: current[n] for n in sorted(guarded_names(info, pinned, requested)) if n in current}
             outcome.guard_file = guard_mod.write_guard_file(
                 target.prefix, pins, f"Written by torchsmith {__version__}: the torch stack verified in "
                                      "this environment.")
@@ -375,6 +388,44 @@ def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
     return seen
 
 
+def _from_previous_lock(path: str, versions: Dict[str, str],
+                       sources: Dict[str, Tuple[Optional[str], Optional[str]]],
+                       pinned: Set[str]) -> Dict[str, Tuple[str, ...]]:
+    """What the lock already at ``path`` knows of packages this install left as they were: their
+    source (and pin) when this run has none, and their hashes when the source is the same. A
+    re-run that changes nothing keeps a fully hashed lock and the same guard."""
+    if not os.path.isfile(path):
+        return {}
+    try:
+        old = read_lock(path)
+    except InstallError:
+        return {}
+    kept: Dict[str, Tuple[str, ...]] = {}
+    for package in old.packages:
+        if versions.get(package.name) != package.version:
+            continue
+        if package.name not in sources:
+            sources[package.name] = (package.index, package.find_links)
+            if package.index:
+                pinned.add(package.name)
+        index, links = sources[package.name]
+        same_source = (storable_url(index), storable_url(links)) == (package.index, package.find_links)
+        if package.hashes and same_source:
+            kept[package.name] = package.hashes
+    return kept
+
+
+_CUDA_BOUND = re.compile(r"^(nvidia-.+|triton|pytorch-triton(-.+)?|torchtriton)$")
+
+
+def guarded_names(info: Dict[str, Dict[str, Any]], pinned: Set[str], requested: Set[str]) -> Set[str]:
+    """What the guard pins: the packages asked for from the PyTorch index (the torch family),
+    the CUDA-bound packages that came with them (nvidia-*, triton), and the packages tied to
+    torch. Generic dependencies (filelock, sympy, jinja2 ...) stay free to upgrade."""
+    held = {n for n in pinned if n in requested or n in TORCH_FAMILY or _CUDA_BOUND.match(n)}
+    return held | _tied(info, held)
+
+
 def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
     """Installed packages that require a torch-family package exactly or below a bound (mmcv,
     xformers): they break when torch moves, so the guard holds them too."""
@@ -417,13 +468,26 @@ def _uv_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[str
 
 
 def write_export(target: Target, lock: Lock) -> str:
-    """``torchsmith-environment.yml``: a ``conda env export``-style file of the locked stack."""
+    """``torchsmith-environment.yml``: a ``conda env export``-style file of the locked stack.
+
+    A local version (``+cu126``) exists only on the PyTorch index, so the pip section names
+    that index (without credentials: pip takes them from your netrc or keyring), and every
+    package carries its hashes so no other index can slip in a same-named file.
+    """
     path = os.path.join(target.prefix, EXPORT_NAME)
+    packages = sorted(lock.packages, key=lambda p: p.name)
+    indexes = sorted({storable_url(p.index) or "" for p in packages if p.index})
+    links = sorted({storable_url(p.find_links) or "" for p in packages if p.find_links})
+    own = any(p.index is None and p.find_links is None for p in packages)
+    # All from PyTorch indexes: that index alone. Some from your own index: it stays first.
+    options = [f"--index-url {indexes[0]}"] if len(indexes) == 1 and not own else []
+    options += [f"--extra-index-url {url}" for url in indexes if f"--index-url {url}" not in options]
+    options += [f"--find-links {url}" for url in links]
+    hashed = all(p.hashes for p in packages)
     lines = [
-        f"# Written by torchsmith {__version__}. The exact, hashed pins are in {LOCK_NAME};",
-        "# `torchsmith install --lock` reproduces them with each package on its own index; this",
-        "# file names no index, so a local version (+cu126) fails loudly instead of coming from",
-        "# the wrong place.",
+        f"# Written by torchsmith {__version__}. The same pins, each from its own index: {LOCK_NAME}",
+        "# (`torchsmith install --lock`). Index credentials are not written here: pip reads them",
+        "# from your netrc or keyring.",
         f"name: {os.path.basename(target.prefix)}",
         "channels:",
         "  - conda-forge",
@@ -432,7 +496,8 @@ def write_export(target: Target, lock: Lock) -> str:
         "  - pip",
         "  - pip:",
     ]
-    lines.extend(f"    - {p.name}=={p.version}" for p in sorted(lock.packages, key=lambda p: p.name))
+    lines.extend(f"    - {option}" for option in options)
+    lines.extend(f"    - {p.requirement_line() if hashed else f'{p.name}=={p.version}'}" for p in packages)
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+        handle.write(redact("\n".join(lines) + "\n"))
     return path

@@ -27,6 +27,7 @@ from torchsmith.compat import Variant
 from torchsmith.errors import TorchsmithError
 from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
 from torchsmith.kb.loader import is_version, version_key
+from torchsmith.redact import redact, redact_data, split_credentials, strip_credentials
 from torchsmith.versions import python_tag_key
 
 __all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "refresh", "urllib_fetch"]
@@ -53,7 +54,13 @@ def urllib_fetch(url: str, timeout: float) -> str:
     import urllib.request
 
     headers = {"Accept": "text/html", "User-Agent": "torchsmith-kb-refresh"}
-    request = urllib.request.Request(url, headers=headers)
+    bare, userinfo = split_credentials(url)
+    request = urllib.request.Request(bare, headers=headers)
+    authorization = _authorization(bare, userinfo)
+    if authorization:  # not carried over to another host on a redirect
+        request.add_unredirected_header("Authorization", authorization)
+    shown = redact(url)
+    url = shown  # every message below names the URL without its credentials
     opener = urllib.request.build_opener()  # a fresh ProxyHandler: proxies as set now
     try:
         with opener.open(request, timeout=timeout) as response:
@@ -70,6 +77,29 @@ def urllib_fetch(url: str, timeout: float) -> str:
         raise RefreshError(f"cannot reach {url}: {reason}",
                            hint="`kb refresh` needs the network (set https_proxy if you use a proxy); "
                                 "every other command works offline from packaged data") from None
+
+
+def _authorization(url: str, userinfo: str) -> Optional[str]:
+    """An ``Authorization: Basic`` value from the URL's userinfo, else from netrc (as pip does)."""
+    import base64
+    import urllib.parse
+
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        user, password = urllib.parse.unquote(user), urllib.parse.unquote(password)
+    else:
+        import netrc
+
+        host = urllib.parse.urlsplit(url).hostname or ""
+        try:
+            entry = netrc.netrc(os.environ.get("NETRC") or None).authenticators(host)
+        except (OSError, netrc.NetrcParseError):
+            entry = None
+        if not entry:
+            return None
+        user, password = entry[0] or "", entry[2] or ""
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return f"Basic {token}"
 
 
 # --- the user's package index ---------------------------------------------------------------
@@ -216,15 +246,27 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
     try:
         page = fetch(url, timeout)
     except NotFound:
-        read.append({"url": url, "status": "not found"})
+        read.append({"url": redact(url), "status": "not found"})
         return None
     return parse_simple_page(page)
 
 
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
             variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
-            timeout: float = 20.0, today: Optional[str] = None) -> Dict[str, Any]:
-    """Read the indexes and (re)write ``overlay_dir``; returns what was read and found."""
+            timeout: float = 20.0, today: Optional[str] = None, wait: float = 0.0) -> Dict[str, Any]:
+    """Read the indexes and (re)write ``overlay_dir``; returns what was read and found.
+
+    One refresh of an overlay at a time (a second waits up to ``wait`` seconds, else is
+    refused): the overlay is swapped in by renames that two writers would interleave."""
+    from torchsmith.install.exclusive import exclusive
+
+    with exclusive(overlay_dir, wait=wait, what="kb refresh"):
+        return _refresh(overlay_dir=overlay_dir, fetch=fetch, index_base=index_base, variants=variants,
+                        package_indexes=package_indexes, timeout=timeout, today=today)
+
+
+def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], variants: Optional[Sequence[str]],
+             package_indexes: Sequence[str], timeout: float, today: Optional[str]) -> Dict[str, Any]:
     packaged = load_kb(packaged_only=True)
     base = (index_base or str(packaged.manifest["torch_index_base"])).rstrip("/")
     date = today or datetime.date.today().isoformat()
@@ -237,9 +279,9 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
         if found is None:
             continue
         per_variant[name] = found
-        read.append({"url": url, "status": "ok", "versions": len(found)})
+        read.append({"url": redact(url), "status": "ok", "versions": len(found)})
     if not per_variant:
-        raise RefreshError(f"none of the torch indexes under {base} answered ({', '.join(names)})",
+        raise RefreshError(f"none of the torch indexes under {redact(base)} answered ({', '.join(names)})",
                            hint="check --torch-index / the variant names")
     pypi: Dict[str, Dict[str, Set[str]]] = {}
     for index in package_indexes:
@@ -250,18 +292,20 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
         for version, locals_ in found.items():
             for platform, tags in locals_.get("", {}).items():
                 pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
-        read.append({"url": url, "status": "ok", "versions": len(pypi)})
-    rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, base)
+        read.append({"url": redact(url), "status": "ok", "versions": len(pypi)})
+    shown = redact(strip_credentials(base))  # the overlay names no credentials
+    rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, shown)
     new = [r["version"] for r in rows if packaged.release(r["version"]) is None]
-    provenance = {"refreshed": date, "newest_seen": newest, "torch_index_base": base,
+    provenance = {"refreshed": date, "newest_seen": newest, "torch_index_base": shown,
                   "packaged_kb_version": packaged.kb_version,
-                  "package_indexes": list(package_indexes), "read": read, "new_releases": new,
+                  "package_indexes": [redact(strip_credentials(u)) for u in package_indexes],
+                  "read": read, "new_releases": new,
                   "changed_releases": [r["version"] for r in rows if r["version"] not in new]}
     source_id = f"REFRESH_{date.replace('-', '')}"
     stamp = date.replace("-", "")
     manifest = {"kb_version": f"{packaged.kb_version}+refresh.{stamp}", "schema": 1,
                 "sources": {source_id: {
-                    "url": base, "retrieved": date,
+                    "url": shown, "retrieved": date,
                     "title": "PEP 503 pages read by `torchsmith kb refresh`: "
                              + ", ".join(r["url"] for r in read)}}}
     for row in rows:
@@ -272,12 +316,12 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
                 variant["source"] = [source_id]
     for row in toolkits:
         row["source"] = [source_id]
-    _write(overlay_dir, {
+    _write(overlay_dir, redact_data({
         "manifest.json": manifest,
         "torch_releases.json": {"releases": rows},
         "cuda.json": {"toolkits": toolkits},
         REFRESH_FILE: provenance,
-    })
+    }))
     return provenance
 
 

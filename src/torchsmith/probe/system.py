@@ -80,8 +80,10 @@ def parse_os_release(text: str) -> Dict[str, str]:
 
 
 def redact_url(value: str) -> str:
-    """Hide credentials in ``https://user:token@host/...`` before a profile is written."""
-    return re.sub(r"(?<=://)[^/@\s]+@", "***@", value)
+    """Hide credentials before a profile is written: :func:`torchsmith.redact.redact`."""
+    from torchsmith.redact import redact
+
+    return redact(value)
 
 
 def detect_os(host: Host, plat: PlatformInfo, notes: List[ProbeNote]) -> OsInfo:

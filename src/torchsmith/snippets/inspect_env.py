@@ -308,11 +308,16 @@ def main():
             "pip_conf": pip_conf if pip_conf_text is not None else None,
             # The guard is on when the environment's pip.conf makes the guard file a constraint.
             "pip_conf_uses_guard": bool(pip_conf_text and guard_path in pip_conf_text),
+            # A PIP_CONFIG_FILE's [install] constraint outranks the site pip.conf.
+            "env_pip_conf_text": read(environ["PIP_CONFIG_FILE"], 64 * 1024)
+            if environ.get("PIP_CONFIG_FILE") and environ["PIP_CONFIG_FILE"] != os.devnull else None,
         },
         "environ": {k: environ[k] for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
                                                   "CUDA_VISIBLE_DEVICES", "PIP_CONFIG_FILE",
-                                                  "PYTHONPATH", "PYTORCH_CUDA_ALLOC_CONF")
-                        if environ.get(k)},
+                                                  "PYTHONPATH", "PYTORCH_CUDA_ALLOC_CONF",
+                                                  "PIP_CONSTRAINT", "UV_CONSTRAINT", "VIRTUAL_ENV",
+                                                  "CONDA_PREFIX")
+                        if k in environ},
     }
     sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
 

@@ -1,0 +1,139 @@
+"""Credentials never leave torchsmith: one redaction applied at every output boundary.
+
+Everything torchsmith prints (text, ``--json``, warnings, errors) and every file it writes
+(captures, profiles, locks, exports, the refresh overlay, rendered scripts) passes through
+:func:`redact` or :func:`redact_data`. What it hides:
+
+- userinfo of a URL (``https://alice:p@ss@host/``: the authority ends at its *last* ``@``);
+- secret-looking query parameters (``?token=``, ``access_token=``, ``key=``, ``sig=`` ...);
+- token-like URL path segments (``https://pypi.fury.io/<token>/me/``): a segment with a run of
+  at least 16 letters and digits mixing both, or any unbroken run of 32; package names,
+  versions and file names (words, dots) are left alone, and so are lowercase hex digests of 40
+  characters or more (git commits in source links, sha256, PyPI's file paths): a token made
+  only of 40+ lowercase hex digits in a URL path is the one kind this misses;
+- ``password``/``token``/``secret`` values in ``key = value``, ``key: value`` and netrc
+  (``password VALUE``) form, and ``Authorization:`` header values;
+- environment variables whose name says they hold a secret (``*_PASSWORD``, ``*TOKEN*``...).
+
+:func:`strip_credentials` gives a URL without userinfo for files that must stay usable (a
+lock's index): the credentials then come from the user's own configuration (netrc, keyring,
+``--torch-index``), never from a torchsmith file.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Tuple
+
+__all__ = ["MASK", "redact", "redact_data", "secret_name", "split_credentials", "strip_credentials"]
+
+MASK = "***"
+
+# Every pattern starts only where a token starts (a look-behind), so a long run of word
+# characters is scanned once, not once per position: redaction stays linear on any output.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+# The authority of a URL: up to the first "/", "?" or "#"; userinfo ends at its last "@".
+_AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
+_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"']*)")
+_QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
+                         r"credentials?)s?$", re.I)
+# In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
+_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
+                       r"([^\s\"',;}]+)")
+_ASSIGNED_NAME = re.compile(r"(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
+                            r"(?:api|access|private|secret)[_-]?key)s?$", re.I)
+_NETRC = re.compile(r"(\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
+_AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
+                          r"(?!\*\*\*)\S+", re.I)
+_SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
+_DIGEST = re.compile(r"^[0-9a-f]+$")
+# A whole word of the name: HF_TOKEN, UV_INDEX_X_PASSWORD; not "tokenizers" or "author".
+_SECRET_ENV = re.compile(r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|API_?KEY|ACCESS_KEY|AUTH)S?"
+                         r"(?:$|[_-])", re.I)
+
+
+def _token_like(segment: str) -> bool:
+    if "." in segment or segment == MASK:
+        return False  # file names, versions, hosts
+    if len(segment) >= 40 and _DIGEST.match(segment):
+        return False  # a content address: a git commit, a sha256, PyPI's blake2b file paths
+    for run in _SEGMENT_RUN.findall(segment):
+        if len(run) >= 32:
+            return True
+        if len(run) >= 16 and re.search(r"\d", run) and re.search(r"[A-Za-z]", run):
+            return True
+    return False
+
+
+def _redact_url(url: str) -> str:
+    match = _AUTHORITY.match(url)
+    if not match:
+        return url
+    scheme, authority, rest = match.groups()
+    if "@" in authority:
+        authority = MASK + "@" + authority.rsplit("@", 1)[1]
+    path, sep, tail = rest.partition("?") if "?" in rest else rest.partition("#")
+    if not sep:
+        path, tail = rest, ""
+    path = "/".join(MASK if _token_like(part) else part for part in path.split("/"))
+    return _QUERY.sub(_query_value, scheme + authority + path + sep + tail)
+
+
+def _query_value(match: re.Match[str]) -> str:
+    name = match.group(2)
+    return f"{match.group(1)}{name}={MASK if _QUERY_NAME.search(name) else match.group(3)}"
+
+
+def _assigned_value(match: re.Match[str]) -> str:
+    if not _ASSIGNED_NAME.search(match.group(1)) or match.group(3) == MASK:
+        return match.group(0)
+    return match.group(1) + match.group(2) + MASK
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential it holds replaced by ``***``."""
+    if not text:
+        return text
+    text = _URL.sub(lambda m: _redact_url(m.group(0)), text)
+    text = _QUERY.sub(_query_value, text)
+    text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
+    text = _ASSIGNED.sub(_assigned_value, text)
+    return _NETRC.sub(lambda m: m.group(1) + MASK, text)
+
+
+def secret_name(name: str) -> bool:
+    """Whether an environment variable's (or setting's) name says its value is a secret."""
+    return bool(_SECRET_ENV.search(name))
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of a JSON-like structure with every string redacted, and the values of keys that
+    name a secret (``{"UV_INDEX_X_PASSWORD": ...}``) masked whole."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        out: Dict[Any, Any] = {}
+        for key, item in value.items():
+            masked = isinstance(key, str) and isinstance(item, str) and item and secret_name(key)
+            out[redact(key) if isinstance(key, str) else key] = MASK if masked else redact_data(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return type(value)(redact_data(item) for item in value)
+    return value
+
+
+def split_credentials(url: str) -> Tuple[str, str]:
+    """(``url`` without its userinfo, the userinfo) -- ``("", "")`` parts when absent."""
+    match = _AUTHORITY.match(url.strip())
+    if not match or "@" not in match.group(2):
+        return url.strip(), ""
+    scheme, authority, rest = match.groups()
+    userinfo, host = authority.rsplit("@", 1)
+    return scheme + host + rest, userinfo
+
+
+def strip_credentials(url: str) -> str:
+    """``url`` without userinfo or secret query parameters: safe to store, usable with the
+    credentials of the user's own netrc or keyring."""
+    bare, _userinfo = split_credentials(url)
+    return _QUERY.sub(_query_value, bare)

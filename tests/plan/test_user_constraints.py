@@ -1,0 +1,87 @@
+"""plan and the user's own constraint files (PIP_CONSTRAINT, pip.conf, UV_CONSTRAINT, uv.toml):
+a plan within them when they narrow versions, else a warning naming the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+from packaging.version import Version
+
+from torchsmith.cli import main
+
+
+@pytest.fixture
+def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "no-system-config"))
+    for name in ("PIP_CONSTRAINT", "UV_CONSTRAINT", "PIP_CONFIG_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def _plan(args: List[str], capsys: pytest.CaptureFixture[str]) -> Dict[str, Any]:
+    code = main(["plan", "--json", "--no-gpu", "--python", "3.11", *args])
+    data = json.loads(capsys.readouterr().out)
+    assert code == data["exit_code"]
+    return dict(data)
+
+
+def _torch(data: Dict[str, Any]) -> Version:
+    return Version(next(p["version"] for p in data["data"]["packages"] if p["name"] == "torch"))
+
+
+def test_unconstrained_plan_is_newer_than_the_constraints_below(clean_env: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert _torch(_plan([], capsys)) >= Version("2.6")
+
+
+@pytest.mark.parametrize("where", ["PIP_CONSTRAINT", "pip.conf", "UV_CONSTRAINT", "uv.toml"])
+def test_a_constraint_that_narrows_torch_is_planned_within(where: str, clean_env: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("# the cluster's pins\nnumpy<3\ntorch<2.6\n")
+    if where in ("PIP_CONSTRAINT", "UV_CONSTRAINT"):
+        monkeypatch.setenv(where, str(constraints))
+        expected = f"{constraints}:3 ({where})"
+    elif where == "pip.conf":
+        conf = clean_env / "pip.conf"
+        conf.write_text(f"[global]\nconstraint = {constraints}\n")
+        monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+        expected = f"{constraints}:3 (constraint in {conf})"
+    else:
+        uv_toml = clean_env / "home" / ".config" / "uv" / "uv.toml"
+        uv_toml.parent.mkdir()
+        uv_toml.write_text('constraint-dependencies = [\n  "numpy<3",\n  "torch<2.6",\n]\n')
+        expected = f"{uv_toml} constraint-dependencies"
+    data = _plan([], capsys)
+    assert data["exit_code"] == 0 and _torch(data) < Version("2.6")
+    assert any("planned within your own constraints" in r and expected in r for r in data["data"]["reasons"])
+
+
+def test_a_constraint_the_request_contradicts_is_named_with_the_way_out(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch==2.5.1\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    data = _plan(["torch==2.6.0"], capsys)
+    assert data["exit_code"] == 0 and str(_torch(data)) == "2.6.0"
+    warning = next(w for w in data["warnings"] if "forbids the planned torch" in w)
+    assert f"{constraints}:1 (PIP_CONSTRAINT)" in warning and "PIP_CONSTRAINT=" in warning
+    assert "\n" not in warning
+
+
+def test_install_plans_within_them_too(clean_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch<2.6\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    assert main(["install", "--dry-run", "--json", "--no-gpu", "--python", "3.11"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["data"]["dry_run"] and _torch(data) < Version("2.6")

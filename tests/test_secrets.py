@@ -1,0 +1,198 @@
+"""No credential leaves torchsmith: secrets planted in every place they can come from, and every
+stream and file torchsmith writes searched for them.
+
+Each secret is distinct, so a leak names its source. The places: pip.conf, PIP_INDEX_URL,
+PIP_EXTRA_INDEX_URL, UV_INDEX_URL, UV_EXTRA_INDEX_URL, uv.toml, netrc, ``--torch-index``,
+TORCHSMITH_TORCH_INDEX. The outputs: stdout and stderr (text and ``--json``) of probe, plan in
+every render format, install --dry-run, doctor, kb refresh's error; the files of
+``probe --record``; a lock, an environment export and a guard file.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from torchsmith.cli import main
+from torchsmith.install.guard import write_guard_file
+from torchsmith.install.lock import Lock, LockedPackage, read_lock
+from torchsmith.install.runner import write_export
+from torchsmith.install.target import Target
+from torchsmith.plan.render import available_formats
+from torchsmith.redact import redact, redact_data, split_credentials
+
+SECRETS = {
+    "pip.conf": "PipConfS3cret",
+    "PIP_INDEX_URL": "PipEnvS3cret",
+    "PIP_EXTRA_INDEX_URL": "xTokA9b8c7d6e5f4g3h2",  # a query token
+    "UV_INDEX_URL": "UvIdxS3cret",
+    "UV_EXTRA_INDEX_URL": "UvPath7k3nQw9e8r7t6y5",  # a token as a path segment
+    "uv.toml": "UvToml5ecret",
+    "netrc": "NetrcS3cret",
+    "--torch-index": "TorchIdxS3cret",
+    "TORCHSMITH_TORCH_INDEX": "TsEnvTok9a8b7c6d5e4f3",
+}
+GPU = ["--gpu", "8.6", "--driver", "570.86.10"]
+
+
+def _assert_clean(where: str, text: str) -> None:
+    leaked = [source for source, secret in SECRETS.items() if secret in text]
+    assert not leaked, f"{where} leaks the secret of {', '.join(leaked)}"
+
+
+@pytest.fixture
+def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "home"
+    (home / ".config" / "uv").mkdir(parents=True)
+    pip_conf = tmp_path / "pip.conf"
+    pip_conf.write_text(f"[global]\nindex-url = https://carol:{SECRETS['pip.conf']}@pip.example/simple\n"
+                        "constraint = /tmp/none.txt\n")
+    # An "@" inside the password: the authority ends at its last "@".
+    (home / ".config" / "uv" / "uv.toml").write_text(
+        f'index-url = "https://dave:p@{SECRETS["uv.toml"]}@uv.example/simple"\n')
+    (home / ".netrc").write_text(f"machine pip.example login erin password {SECRETS['netrc']}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(pip_conf))
+    monkeypatch.setenv("PIP_INDEX_URL", f"https://alice:{SECRETS['PIP_INDEX_URL']}@mirror.example/simple")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL",
+                       f"https://extra.example/simple?token={SECRETS['PIP_EXTRA_INDEX_URL']}")
+    monkeypatch.setenv("UV_INDEX_URL", f"https://__token__:{SECRETS['UV_INDEX_URL']}@uv.example/simple")
+    monkeypatch.setenv("UV_EXTRA_INDEX_URL", f"https://pypi.fury.io/{SECRETS['UV_EXTRA_INDEX_URL']}/me/")
+    monkeypatch.setenv("TORCHSMITH_TORCH_INDEX",
+                       f"https://torch.example/whl?access_token={SECRETS['TORCHSMITH_TORCH_INDEX']}")
+    yield tmp_path
+
+
+def _run(args: List[str], capsys: pytest.CaptureFixture[str]) -> str:
+    main(args)
+    captured = capsys.readouterr()
+    return captured.out + captured.err
+
+
+def test_no_stream_carries_a_secret(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    torch_index = f"https://bob:{SECRETS['--torch-index']}@torch.example/whl"
+    runs: Dict[str, List[str]] = {
+        "probe": ["probe"], "probe --json": ["probe", "--json"],
+        "probe --record": ["probe", "--record", str(planted / "record")],
+        "plan": ["plan", *GPU, "--torch-index", torch_index],
+        "plan --json": ["plan", "--json", *GPU, "--torch-index", torch_index],
+        "plan with TORCHSMITH_TORCH_INDEX": ["plan", "--json", *GPU],
+        "install --dry-run": ["install", "--dry-run", "--json", *GPU, "--torch-index", torch_index],
+        "summary": ["summary", *GPU],
+    }
+    for fmt in available_formats():
+        runs[f"plan --format {fmt}"] = ["plan", "--format", fmt, *GPU, "--torch-index", torch_index]
+    outputs = {name: _run(args, capsys) for name, args in runs.items()}
+    assert "torch.example" in outputs["plan --json"]  # the index is named, without its secret
+    for name, text in outputs.items():
+        _assert_clean(name, text)
+    recorded = sorted((planted / "record").iterdir())
+    assert [p.name for p in recorded] == ["capture.json", "profile.json"]
+    capture = (planted / "record" / "capture.json").read_text()
+    assert "pip.example" in capture and "uv.example" in capture  # what was read is there, masked
+    for path in recorded:
+        _assert_clean(str(path), path.read_text())
+
+
+def test_kb_refresh_errors_carry_no_secret(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+        text = _run(["kb", "refresh", "--torch-index",
+                     f"http://bob:{SECRETS['--torch-index']}@127.0.0.1:{port}/whl", "--variant", "cpu",
+                     "--timeout", "5"], capsys)
+    assert "error[kb-refresh-failed]" in text and f"127.0.0.1:{port}" in text
+    _assert_clean("kb refresh", text)
+
+
+def test_install_files_carry_no_secret(tmp_path: Path) -> None:
+    index = f"https://bob:{SECRETS['--torch-index']}@torch.example/whl/cu126"
+    links = f"https://links.example/{SECRETS['UV_EXTRA_INDEX_URL']}/index.html"
+    lock = Lock(packages=[
+        LockedPackage("torch", "2.6.0+cu126", index, hashes=("sha256:" + "a" * 64,)),
+        LockedPackage("mmcv", "2.2.0", None, links, hashes=("sha256:" + "b" * 64,)),
+    ], variant="cu126", accelerator="cuda")
+    prefix = tmp_path / "env"
+    prefix.mkdir()
+    lock.write(str(prefix / "torchsmith.lock.json"))
+    export = write_export(Target(str(prefix / "bin" / "python"), str(prefix), "conda", "3.11.7"), lock)
+    guard = write_guard_file(str(prefix), {"torch": "2.6.0+cu126"}, f"from {index}")
+    for path in (prefix / "torchsmith.lock.json", Path(export), Path(guard)):
+        _assert_clean(str(path), path.read_text())
+    # The lock still names a usable index: reproducing it with the credentialed mirror adds them back.
+    stored = read_lock(str(prefix / "torchsmith.lock.json"))
+    assert stored.packages[1].index == "https://torch.example/whl/cu126"
+    groups = stored.groups(torch_index_base=f"https://bob:{SECRETS['--torch-index']}@torch.example/whl")
+    assert groups[0].index_url == index
+    assert "--index-url https://torch.example/whl/cu126" in Path(export).read_text()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("https://alice:p@ss@host/simple", "https://***@host/simple"),
+    ("https://host/simple?token=abc&x=1", "https://host/simple?token=***&x=1"),
+    ("https://host/s?access_token=abc", "https://host/s?access_token=***"),
+    ("https://host/s?key=abc", "https://host/s?key=***"),
+    ("https://pypi.fury.io/AbCd3fGh1jKlMn0pQr/me/", "https://pypi.fury.io/***/me/"),
+    ("https://h/t/0123456789abcdef0123456789abcdef/simple/", "https://h/t/***/simple/"),
+    ("machine h login bob password hunter2", "machine h login bob password ***"),
+    ("Authorization: Bearer abc.def", "Authorization: Bearer ***"),
+    # What must stay: package names, versions, wheel files, plain indexes.
+    ("https://download.pytorch.org/whl/cu126", "https://download.pytorch.org/whl/cu126"),
+    ("nvidia-cuda-runtime-cu12==12.6.77 torch-2.6.0+cu126-cp311-cp311-linux_x86_64.whl",
+     "nvidia-cuda-runtime-cu12==12.6.77 torch-2.6.0+cu126-cp311-cp311-linux_x86_64.whl"),
+    ("https://h/simple/nvidia-cudnn-cu12/", "https://h/simple/nvidia-cudnn-cu12/"),
+    ("https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md",
+     "https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md"),
+])
+def test_redact(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_secret_names_are_masked_whole_and_package_names_are_not() -> None:
+    data = {"HF_TOKEN": "abc", "UV_INDEX_PRIVATE_PASSWORD": "x", "pins": {"tokenizers": "0.21.0"},
+            "author": "me"}
+    assert redact_data(data) == {"HF_TOKEN": "***", "UV_INDEX_PRIVATE_PASSWORD": "***",
+                                 "pins": {"tokenizers": "0.21.0"}, "author": "me"}
+
+
+def test_split_credentials_takes_the_last_at() -> None:
+    assert split_credentials("https://a:b@c@h/x") == ("https://h/x", "a:b@c")
+    assert split_credentials("https://h/x") == ("https://h/x", "")
+    assert json.loads(json.dumps(redact("x"))) == "x"
+
+
+@pytest.mark.slow
+def test_a_real_install_with_a_credentialed_torch_index_writes_no_secret(
+        package_index: Any, installer_env: Dict[str, str], tmp_path: Path) -> None:
+    """uv sends the credentials to the (local) index; the lock names it without them, and
+    reproducing the lock with the credentialed mirror puts them back."""
+    env = dict(installer_env)
+    env["PIP_INDEX_URL"] = env["UV_INDEX_URL"] = package_index.index_url("pypi")
+    secret = SECRETS["--torch-index"]
+    mirror = package_index.url.replace("http://", f"http://bob:{secret}@") + "/pytorch"
+    venv = tmp_path / "venv"
+    argv = [sys.executable, "-m", "torchsmith", "install", "--yes", "--installer", "uv",
+            "--torch-index", mirror, "--no-gpu", "--venv", str(venv), "torch==2.6.0"]
+    for extra in ([], ["--json"]):
+        proc = subprocess.run([*argv[:4], *extra, *argv[4:]], env=env, capture_output=True, text=True,
+                              timeout=240, check=False)
+        assert proc.returncode == 0, proc.stderr
+        _assert_clean("install", proc.stdout + proc.stderr)
+        for name in ("torchsmith.lock.json", "torchsmith-guard.txt"):
+            _assert_clean(name, (venv / name).read_text())
+    lock = json.loads((venv / "torchsmith.lock.json").read_text())
+    torch = next(p for p in lock["packages"] if p["name"] == "torch")
+    assert torch["index"] == package_index.url + "/pytorch/cpu"
+    again = subprocess.run([sys.executable, "-m", "torchsmith", "install", "--yes", "--json",
+                            "--torch-index", mirror, "--lock", str(venv / "torchsmith.lock.json"),
+                            "--venv", str(tmp_path / "again")],
+                           env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert again.returncode == 0, again.stderr
+    _assert_clean("install --lock", again.stdout + again.stderr)
