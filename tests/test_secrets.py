@@ -89,7 +89,14 @@ def test_no_stream_carries_a_secret(planted: Path, capsys: pytest.CaptureFixture
     }
     for fmt in available_formats():
         runs[f"plan --format {fmt}"] = ["plan", "--format", fmt, *GPU, "--torch-index", torch_index]
+        runs[f"plan --format {fmt} --out"] = ["plan", "--format", fmt, *GPU, "--torch-index", torch_index,
+                                              "--out", str(planted / "out" / fmt)]
     outputs = {name: _run(args, capsys) for name, args in runs.items()}
+    written = sorted(p for p in (planted / "out").rglob("*") if p.is_file())
+    assert len(written) >= len(available_formats())
+    assert any("torch.example" in p.read_text() for p in written)  # named, without its secret
+    for path in written:
+        _assert_clean(str(path), path.read_text())
     assert "torch.example" in outputs["plan --json"]  # the index is named, without its secret
     for name, text in outputs.items():
         _assert_clean(name, text)
