@@ -6,8 +6,10 @@ import json
 import os
 import stat
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 
@@ -128,3 +130,27 @@ def test_bad_captures_give_one_line_errors(tmp_path: Path, content: str) -> None
     with pytest.raises(ProfileError) as info:
         load_capture(str(path))
     assert "\n" not in str(info.value)
+
+
+def test_a_read_that_never_returns_is_given_up_at_the_read_timeout(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    # A hung network mount blocks open()/read() in the kernel; here a read blocks until released.
+    from torchsmith.host import live
+
+    released = threading.Event()
+    entered = threading.Event()
+
+    def hung(path: str, head: int, tail: int = 0) -> Tuple[bytes, int]:
+        entered.set()
+        released.wait()
+        return b"late", 0
+
+    monkeypatch.setattr(live, "read_bounded", hung)
+    host = LiveHost(read_timeout=0.2)
+    try:
+        assert host.read_text(str(tmp_path / "version")) is None
+        assert entered.is_set()
+    finally:
+        released.set()
+    monkeypatch.setattr(live, "read_bounded", lambda path, head, tail=0: (b"535.104.05\n", 0))
+    assert host.read_text(str(tmp_path / "version")) == "535.104.05\n"

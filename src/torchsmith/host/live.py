@@ -12,13 +12,14 @@ import sys
 import sysconfig
 import threading
 import time
-from typing import IO, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from torchsmith.host import OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
 
 __all__ = ["LiveHost", "NotAFileError", "read_bounded", "read_whole"]
 
 _CHUNK = 64 * 1024
+_T = TypeVar("_T")
 
 
 class NotAFileError(OSError):
@@ -59,22 +60,39 @@ def read_whole(path: str, limit: int) -> bytes:
     return data
 
 
+# A file on a hung network mount blocks in the kernel, where no timeout reaches: such a read is
+# left to a daemon thread and the path counts as unreadable.
+READ_TIMEOUT = 5.0
+
+
+def _within(seconds: float, work: Callable[[], _T]) -> Optional[_T]:
+    """``work()``, or None when it raised OSError/ValueError or did not return within ``seconds``."""
+    box: List[Optional[_T]] = []
+
+    def attempt() -> None:
+        try:
+            box.append(work())
+        except (OSError, ValueError):  # ValueError: a NUL byte in the path
+            box.append(None)
+
+    thread = threading.Thread(target=attempt, name="torchsmith-read", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return box[0] if box else None
+
+
 class LiveHost:
-    def __init__(self, environ: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(self, environ: Optional[Mapping[str, str]] = None,
+                 read_timeout: float = READ_TIMEOUT) -> None:
         self._environ = dict(os.environ if environ is None else environ)
+        self._read_timeout = read_timeout
 
     def read_text(self, path: str) -> Optional[str]:
-        try:
-            data, _ = read_bounded(path, READ_LIMIT)
-        except (OSError, ValueError):  # ValueError: a NUL byte in the path
-            return None
-        return data.decode("utf-8", errors="replace")
+        data = _within(self._read_timeout, lambda: read_bounded(path, READ_LIMIT)[0])
+        return None if data is None else data.decode("utf-8", errors="replace")
 
     def list_dir(self, path: str) -> Optional[List[str]]:
-        try:
-            return sorted(os.listdir(path))
-        except OSError:
-            return None
+        return _within(self._read_timeout, lambda: sorted(os.listdir(path)))
 
     def which(self, name: str) -> Optional[str]:
         return shutil.which(name, path=self._environ.get("PATH"))
