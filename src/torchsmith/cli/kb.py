@@ -4,6 +4,7 @@
   torchsmith kb show TABLE [--json]  one table (releases, cuda, gpus, jetson, ...)
   torchsmith kb validate [DIR]       check the packaged data, or DIR as an overlay over it
   torchsmith kb refresh              read the live wheel indexes; write an overlay in the cache
+  torchsmith kb archs FILE|WHEEL     the SASS and PTX a binary (or a torch wheel's CUDA libraries) carries
 
 Every command works offline except `refresh`. `--kb DIR` (or TORCHSMITH_KB) loads DIR as an
 overlay instead of the one `refresh` wrote.
@@ -45,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "(default: the one pip/uv are configured with)")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--overlay", metavar="DIR", help="where to write (default: the user cache)")
+    archs = sub.add_parser("archs", help="the SASS and PTX a CUDA binary or a torch wheel carries")
+    archs.add_argument("path", metavar="FILE|WHEEL",
+                       help="a shared library (.so, .dll) or a torch wheel (its torch/lib CUDA libraries)")
+    add_json_option(archs)
     for command in (info, show, validate, refresh):
         add_json_option(command)
         command.add_argument("--kb", metavar="DIR",
@@ -59,7 +64,33 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         return _show(ctx, str(args.table))
     if action == "validate":
         return _validate(ctx, args.path)
+    if action == "archs":
+        return _archs(ctx, str(args.path))
     return _refresh(args, ctx)
+
+
+def _archs(ctx: Context, path: str) -> Result:
+    from torchsmith.host.live import LiveHost
+    from torchsmith.kb.fatbin import read_path
+
+    codes = read_path(LiveHost(ctx.environ), path)
+    data = {"path": path, "binaries": [code.to_json() for code in codes]}
+
+    def human(out: IO[str]) -> None:
+        if not codes:
+            out.write(f"{path}: its CUDA libraries carry no GPU code\n")
+        for code in codes:
+            sass, ptx = code.targets()
+            out.write(f"{code.file}: {code.containers} fatbin container(s)\n")
+            out.write(f"  SASS {' '.join(_counted(sass, code.sass, code.containers)) or 'none'}\n")
+            out.write(f"  PTX  {' '.join(_counted(ptx, code.ptx, code.containers)) or 'none'}\n")
+
+    return Result(command="kb", data=data, human=human)
+
+
+def _counted(names: Sequence[str], counts: Dict[str, int], containers: int) -> List[str]:
+    """``sm_90a (4/475)`` for a target only some containers (some kernels) carry."""
+    return [name if counts[name] == containers else f"{name} ({counts[name]}/{containers})" for name in names]
 
 
 def _age_days(kb_version: str) -> Any:

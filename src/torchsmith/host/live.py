@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
-from typing import List, Mapping, Optional, Sequence
+from typing import IO, List, Mapping, Optional, Sequence
 
 from torchsmith.host import CommandResult, PlatformInfo
 
@@ -29,6 +29,12 @@ class LiveHost:
         except OSError:
             return None
         return data.decode("utf-8", errors="replace")
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        try:
+            return open(path, "rb")  # the caller closes it
+        except OSError:
+            return None
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         try:

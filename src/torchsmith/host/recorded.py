@@ -12,7 +12,7 @@ Anything a capture does not mention is absent: no file, no directory, no executa
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
+from typing import IO, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import ProfileError, load_json_file
 from torchsmith.host import CommandResult, Host, PlatformInfo, command_key
@@ -43,6 +43,9 @@ class RecordedHost:
 
     def read_text(self, path: str) -> Optional[str]:
         return self._files.get(path)
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        return None  # a capture holds text only: binaries are too large to share
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         names = self._dirs.get(path)
@@ -118,6 +121,9 @@ class RecordingHost:
     def read_text(self, path: str) -> Optional[str]:
         self.files[path] = text = self._inner.read_text(path)
         return text
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        return self._inner.open_binary(path)
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         self.dirs[path] = names = self._inner.list_dir(path)

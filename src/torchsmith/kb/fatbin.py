@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import IO, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
 
-__all__ = ["FATBIN_MAGIC", "BinaryError", "GpuCode", "read_gpu_code"]
+if TYPE_CHECKING:
+    from torchsmith.host import Host
+
+__all__ = ["FATBIN_MAGIC", "BinaryError", "GpuCode", "read_gpu_code", "read_path", "read_wheel"]
 
 FATBIN_MAGIC = 0xBA55ED50
 _KIND_PTX = 1
@@ -95,7 +98,7 @@ class _Reader:
 
     def read(self, offset: int, length: int, what: str) -> bytes:
         if offset < 0 or length < 0 or offset + length > self.size:
-            raise BinaryError(f"{self.name}: truncated or corrupt ({what} lies past the end of the file)")
+            raise BinaryError(f"{self.name}: truncated or corrupt (reading {what} goes past the end of the file)")
         try:
             self.handle.seek(offset)
             data = self.handle.read(length)
@@ -171,7 +174,7 @@ def _elf_sections(reader: _Reader, head: bytes) -> Tuple[List[_Section], _Sectio
     """Each section with contents, and the section-name table."""
     wide, order = head[4], head[5]
     if wide not in (1, 2) or order != 1:
-        raise BinaryError(f"{reader.name}: unsupported ELF (only little-endian 32/64-bit ELF carries CUDA code)")
+        raise BinaryError(f"{reader.name}: unsupported ELF (CUDA code is in little-endian ELF only)")
     if wide == 2:
         shoff, = struct.unpack_from("<Q", head, 0x28)
         entsize, count, names_index = struct.unpack_from("<HHH", head, 0x3A)
@@ -242,7 +245,8 @@ def _walk_section(reader: _Reader, offset: int, length: int, code: GpuCode) -> N
     """Every container in one fatbin section, in file order (forward reads only)."""
     position, end = offset, offset + length
     while position + 16 <= end:
-        magic, _version, header_size, body = struct.unpack("<IHHQ", reader.read(position, 16, "a fatbin header"))
+        header = reader.read(position, 16, "a fatbin header")
+        magic, _version, header_size, body = struct.unpack("<IHHQ", header)
         if magic != FATBIN_MAGIC:
             if magic == 0:  # padding between containers
                 position += 8
@@ -280,16 +284,6 @@ def _walk_container(reader: _Reader, position: int, stop: int, code: GpuCode) ->
         code.ptx[name] = code.ptx.get(name, 0) + 1
 
 
-def open_reader_size(handle: IO[bytes]) -> Optional[int]:
-    """The size of a seekable stream, or None."""
-    try:
-        size = handle.seek(0, 2)
-        handle.seek(0)
-    except (OSError, ValueError):
-        return None
-    return int(size)
-
-
 # --- wheels ---------------------------------------------------------------------------------------
 # The libraries of a torch wheel that hold its kernels: libtorch_cuda.so (torch_cuda.dll), split
 # into torch_cuda_cu and torch_cuda_cpp in some 1.x releases, and libtorch_cuda_linalg.so.
@@ -320,3 +314,20 @@ def read_wheel(handle: IO[bytes], name: str) -> List[GpuCode]:
             return codes
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
         raise BinaryError(f"{name}: not a readable wheel (zip): {exc}") from exc
+
+
+def read_path(host: Host, path: str) -> List[GpuCode]:
+    """The GPU code of a binary, or of each CUDA library of a torch wheel, at ``path``."""
+    handle = host.open_binary(path)
+    if handle is None:
+        raise BinaryError(f"{path}: cannot be read (no such file, or no permission)", code="binary-not-found")
+    with handle:
+        try:
+            size = handle.seek(0, 2)
+            handle.seek(0)
+            magic = handle.read(4)
+        except OSError as exc:
+            raise BinaryError(f"{path}: cannot be read: {exc}") from exc
+        if magic == b"PK\x03\x04":
+            return read_wheel(handle, path)
+        return [read_gpu_code(handle, size, path)]
