@@ -98,7 +98,7 @@ class _Reader:
 
     def read(self, offset: int, length: int, what: str) -> bytes:
         if offset < 0 or length < 0 or offset + length > self.size:
-            raise BinaryError(f"{self.name}: truncated or corrupt (reading {what} goes past the end of the file)")
+            raise BinaryError(f"{self.name}: truncated or corrupt ({what}: past the end of the file)")
         try:
             self.handle.seek(offset)
             data = self.handle.read(length)
