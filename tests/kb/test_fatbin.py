@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Dict, List, Set
 
 import pytest
-
 from tests.support.gpubin import LIBRARIES, cuobjdump_listing
+
 from torchsmith.cli import main
 from torchsmith.host.live import LiveHost
 from torchsmith.kb.fatbin import BinaryError, GpuCode, read_gpu_code, read_path, read_wheel
@@ -25,13 +25,14 @@ def _read(path: Path) -> GpuCode:
 
 
 def _as_cuobjdump_names(sass: List[str]) -> Set[str]:
-    """cuobjdump names a family cubin (sm_120f) by its base arch (sm_120); the fatbin flag tells them apart."""
+    """cuobjdump names a family cubin (sm_120f) by its base arch; the fatbin flag tells them apart."""
     return {name[:-1] if name.endswith("f") else name for name in sass}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(LIBRARIES))
-def test_reader_equals_cuobjdump_on_nvcc_libraries(name: str, nvcc_libs: Dict[str, Path], cuobjdump: str) -> None:
+def test_reader_equals_cuobjdump_on_nvcc_libraries(name: str, nvcc_libs: Dict[str, Path],
+                                                    cuobjdump: str) -> None:
     code = _read(nvcc_libs[name])
     sass, ptx = code.targets()
     listed_sass, listed_ptx = cuobjdump_listing(cuobjdump, str(nvcc_libs[name]))

@@ -44,7 +44,8 @@ def find_tool(name: str) -> Optional[str]:
     if found:
         return found
     for base in {sys.prefix, sys.base_prefix}:
-        for path in glob.glob(os.path.join(base, "lib", "python3*", "site-packages", "nvidia", "cu*", "bin", name)):
+        pattern = os.path.join(base, "lib", "python3*", "site-packages", "nvidia", "cu*", "bin", name)
+        for path in glob.glob(pattern):
             return path
     return None
 
@@ -54,7 +55,8 @@ def cuobjdump_listing(cuobjdump: str, path: str) -> Tuple[Set[str], Set[str]]:
     out = subprocess.run([cuobjdump, "--list-elf", "--list-ptx", path], capture_output=True, text=True,
                          check=False).stdout
     sass = set(re.findall(r"^ELF file\s+\d+: .*\.(sm_\w+?)\.cubin$", out, re.MULTILINE))
-    ptx = {"compute_" + arch for arch in re.findall(r"^PTX file\s+\d+: .*\.sm_(\w+?)\.ptx$", out, re.MULTILINE)}
+    ptx = {"compute_" + arch
+           for arch in re.findall(r"^PTX file\s+\d+: .*\.sm_(\w+?)\.ptx$", out, re.MULTILINE)}
     return sass, ptx
 
 
