@@ -60,10 +60,10 @@ class GpuCode:
     other_entries: int = 0  # entries of kinds this reader does not name (LTO IR, ...)
 
     def targets(self, share: float = 0.0) -> Tuple[List[str], List[str]]:
-        """(SASS, PTX) carried by more than ``share`` of the containers, in arch order."""
+        """(SASS, PTX) carried by at least ``share`` of the containers, in arch order."""
         floor = share * self.containers
-        return (_sorted(n for n, c in self.sass.items() if c > floor),
-                _sorted(n for n, c in self.ptx.items() if c > floor))
+        return (_sorted(n for n, c in self.sass.items() if c >= floor),
+                _sorted(n for n, c in self.ptx.items() if c >= floor))
 
     def add(self, other: GpuCode) -> None:
         self.containers += other.containers
