@@ -8,9 +8,11 @@ headers by torchsmith.kb.fatbin, streaming the zip). Then every disagreement wit
 row in torch_releases.json is printed: a missing release, variant or platform, a Python tag the
 row lacks, a PyPI default the row names differently, a SASS or PTX list that differs.
 
-``--record FILE`` appends one JSON line per wheel (the audit), ready for the data's
-wheel_audits.json; ``--delete`` removes each downloaded or given wheel once read (they are
-1-3 GB). A URL is downloaded to the temp directory first. Exit status 1 when any disagreement.
+``--record FILE`` appends one JSON line per wheel (the audit); ``--write-data [FILE...]`` puts
+the audits of those JSON-lines files (or of this run) into the data's wheel_audits.json, where
+each becomes a source (``WHL_<torch>_<platform>``) the release rows cite. ``--delete`` removes
+each downloaded or given wheel once read (they are 1-3 GB). A URL is downloaded to the temp
+directory first. Exit status 1 when any disagreement.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from torchsmith.kb.fatbin import BinaryError, read_wheel
 
-# A target carried by at most this share of a library's containers belongs to a few special
+# A target carried by less than this share of a library's containers belongs to a few special
 # kernels (FlashAttention's sm_90a, CUTLASS's sm_100a), not to the build's arch list.
 MAJORITY = 0.5
 _PLATFORMS = (("manylinux", "x86_64", "linux-x86_64"), ("manylinux", "aarch64", "linux-aarch64"),
@@ -142,6 +144,39 @@ def disagreements(row: Dict[str, Any], kb: Any) -> List[str]:
     return problems
 
 
+AUDITS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "src", "torchsmith", "kb", "data", "wheel_audits.json")
+
+
+def data_row(audit_row: Dict[str, Any]) -> Dict[str, Any]:
+    """An audit as a wheel_audits.json row."""
+    row = {"id": f"WHL_{audit_row['torch']}_{audit_row['platform']}"}
+    row.update({k: audit_row[k] for k in ("file", "sha256", "retrieved", "torch", "platform", "variant",
+                                          "python_tags", "platform_tags")})
+    row["libraries"] = audit_row["libs"]
+    row["source"] = ["PYPI"]
+    if audit_row.get("local"):
+        row["note"] = f"local version label +{audit_row['local']}"
+    return row
+
+
+def write_data(audit_rows: List[Dict[str, Any]], path: str = AUDITS) -> None:
+    """Merge audits into the data file (one row per release and platform, newest first)."""
+    from torchsmith.kb.loader import version_key
+
+    data = {"wheels": []}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    rows = {row["id"]: row for row in data["wheels"]}
+    rows.update((row["id"], row) for row in map(data_row, audit_rows))
+    data["wheels"] = sorted(rows.values(), key=lambda r: (version_key(r["torch"]), r["platform"]),
+                            reverse=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+
+
 def _fetch(url: str) -> str:
     target = os.path.join(tempfile.mkdtemp(prefix="verify-wheels-"), url.rsplit("/", 1)[-1].split("#", 1)[0])
     with urllib.request.urlopen(url, timeout=60) as response, open(target, "wb") as out:
@@ -150,10 +185,25 @@ def _fetch(url: str) -> str:
     return target
 
 
+def _report(row: Dict[str, Any], kb: Any) -> int:
+    """Print what one wheel carries and each disagreement; the number of disagreements."""
+    lib = _main_lib(row)
+    carried = (f"SASS {' '.join(lib['sass'])}; PTX {' '.join(lib['ptx']) or 'none'}"
+               + (f"; in few kernels: {' '.join(lib['sass_few'] + lib['ptx_few'])}"
+                  if lib["sass_few"] or lib["ptx_few"] else "")) if lib else "no CUDA library"
+    print(f"{row['file']} ({row['variant']}, {row['platform']}): {carried}")
+    problems = disagreements(row, kb)
+    for problem in problems:
+        print(f"  disagrees: torch {row['torch']} {problem}")
+    return len(problems)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("wheels", nargs="+", metavar="WHEEL|URL")
+    parser.add_argument("wheels", nargs="*", metavar="WHEEL|URL")
     parser.add_argument("--record", metavar="FILE", help="append each audit as one JSON line")
+    parser.add_argument("--write-data", nargs="*", metavar="JSONL",
+                        help="put the audits of these --record files, and this run's, in wheel_audits.json")
     parser.add_argument("--delete", action="store_true", help="delete each wheel once read")
     parser.add_argument("--kb", metavar="DIR", help="an overlay over the packaged data")
     args = parser.parse_args(argv)
@@ -161,6 +211,12 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     kb = load_kb(args.kb, packaged_only=not args.kb)
     failed = 0
+    audited: List[Dict[str, Any]] = []
+    for recorded in args.write_data or ():
+        with open(recorded, encoding="utf-8") as handle:
+            audited.extend(json.loads(line) for line in handle if line.strip())
+    for row in audited:
+        failed += _report(row, kb)
     for given in args.wheels:
         path = _fetch(given) if re.match(r"^https?://", given) else given
         try:
@@ -172,17 +228,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         finally:
             if args.delete or path != given:
                 os.remove(path)
-        lib = _main_lib(row)
-        carried = (f"SASS {' '.join(lib['sass'])}; PTX {' '.join(lib['ptx']) or 'none'}"
-                   + (f"; in few kernels: {' '.join(lib['sass_few'] + lib['ptx_few'])}"
-                      if lib["sass_few"] or lib["ptx_few"] else "")) if lib else "no CUDA library"
-        print(f"{row['file']} ({row['variant']}, {row['platform']}): {carried}")
-        for problem in disagreements(row, kb):
-            print(f"  disagrees: torch {row['torch']} {problem}")
-            failed += 1
+        failed += _report(row, kb)
+        audited.append(row)
         if args.record:
             with open(args.record, "a", encoding="utf-8") as out:
                 out.write(json.dumps(row, sort_keys=True) + "\n")
+    if args.write_data is not None:
+        write_data(audited)
+        print(f"{len(audited)} audit(s) written to {AUDITS}")
     return 1 if failed else 0
 
 

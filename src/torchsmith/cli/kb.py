@@ -182,6 +182,8 @@ def _row_line(table: str, row: Any) -> str:
         wheels = "; ".join(w.torch for w in row.wheels) or "-"
         return (f"L4T {row.l4t} = JetPack {row.jetpack}: CUDA {row.cuda}, Python {row.python}, "
                 f"torch wheels: {wheels}{_mark(row)}")
+    if table == "wheel-audits":
+        return f"{row.id}: {row.title()}"
     fields = [f"{k}={v}" for k, v in _plain(row).items()
               if k not in ("sources", "uncertain") and v not in ("", ())]
     return " ".join(fields) + _mark(row)
