@@ -102,10 +102,13 @@ def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick
     """
     if report is None:
         report = inspect_static(host, python, min(timeout, 20.0))
-    if "kernels" not in report:
-        report["kernels"] = inspect_kernels(host, report)
     if not quick and (report.get("torch") or report.get("torch_installs")):
         report["dynamic"] = inspect_dynamic(host, python, timeout)
+    dynamic = report.get("dynamic")
+    cuda = dynamic.get("cuda") if isinstance(dynamic, dict) else None
+    if "kernels" not in report and not (isinstance(cuda, dict) and cuda.get("arch_list")):
+        # No import, or one that failed: the arch list from libtorch_cuda.so's fatbin instead.
+        report["kernels"] = inspect_kernels(host, report)
     return diagnose_report(report, machine, kb)
 
 
