@@ -7,8 +7,9 @@ compressed or not). Only headers are read, so the payloads are skipped, never de
 
 The layout was learnt from public notes on the format (e.g. GrigoryEvko/nvopen-tools'
 ``fatbin/FORMAT_SPECIFICATION.md``) and checked against ``cuobjdump --list-elf --list-ptx`` on
-libraries built by nvcc 13 (tests/kb/test_fatbin.py). The ``a``/``f`` suffix bits were found the
-same way: nvcc sets them for ``sm_90a``/``compute_100f`` targets and for no others.
+libraries built by nvcc 13 (tests/kb/test_fatbin.py) and on torch 2.9.0's 1 GB libtorch_cuda.so.
+The ``a``/``f`` suffix bits were found the same way: nvcc sets them for ``sm_90a``/``compute_100f``
+targets and for no others.
 
 Reads are bounded and go forward where they can: a member of a wheel (a zip, ~1 GB
 ``libtorch_cuda.so``) is read as a stream, in at most two passes, with nothing written to disk.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
 
@@ -84,8 +85,8 @@ def _arch_key(name: str) -> Tuple[int, str]:
     return (int(digits or 0), name)
 
 
-def _sorted(names: object) -> List[str]:
-    return sorted(names, key=_arch_key)  # type: ignore[call-overload, no-any-return]
+def _sorted(names: Iterable[str]) -> List[str]:
+    return sorted(names, key=_arch_key)
 
 
 class _Reader:
