@@ -33,9 +33,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from torchsmith.kb.fatbin import BinaryError, read_wheel
 
-# A target carried by less than this share of a library's containers belongs to a few special
-# kernels (FlashAttention's sm_90a, CUTLASS's sm_100a), not to the build's arch list.
-MAJORITY = 0.5
 _PLATFORMS = (("manylinux", "x86_64", "linux-x86_64"), ("manylinux", "aarch64", "linux-aarch64"),
               ("linux", "x86_64", "linux-x86_64"), ("linux", "aarch64", "linux-aarch64"),
               ("win", "amd64", "windows-x86_64"))
@@ -90,10 +87,10 @@ def audit(path: str) -> Dict[str, Any]:
             raise
         codes = []
     for code in codes:
-        sass, ptx = code.targets(MAJORITY)
+        sass, ptx = code.build_targets()  # torch's own arch list (see GpuCode)
         all_sass, all_ptx = code.targets()
         libs.append({"member": code.file.split(":", 1)[1], "containers": code.containers,
-                     "sass": sass, "ptx": ptx,
+                     "sass": sass, "ptx": ptx, "counts": {**code.sass, **code.ptx},
                      "sass_few": [a for a in all_sass if a not in sass],
                      "ptx_few": [a for a in all_ptx if a not in ptx]})
     return {"file": name, "sha256": _sha256(path), "retrieved": datetime.date.today().isoformat(),

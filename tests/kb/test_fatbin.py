@@ -153,3 +153,14 @@ def test_cli_kb_archs(nvcc_libs: Dict[str, Path], capsys: pytest.CaptureFixture[
     assert (binary["sass"], binary["ptx"]) == (["sm_75", "sm_90a", "sm_120f"], ["compute_80", "compute_90a"])
     assert main(["kb", "archs", path]) == 0
     assert "SASS sm_75" in capsys.readouterr().out
+
+
+def test_build_list_is_the_most_common_container_set() -> None:
+    """torch 1.10.0's libtorch_cuda.so, as read: its own 481 containers and cuBLAS/MAGMA's."""
+    code = GpuCode("libtorch_cuda.so", "elf", containers=1131)
+    code.target_sets = {(("sm_37", "sm_50", "sm_60", "sm_70"), ()): 481,
+                        (("sm_35", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"), ()): 277,
+                        (("sm_35", "sm_50", "sm_60", "sm_70", "sm_75"), ()): 203, (("sm_35",), ()): 55}
+    assert code.build_targets() == (["sm_37", "sm_50", "sm_60", "sm_70"], [])
+    code.target_sets[(("sm_80",), ("compute_80",))] = 481  # a tie: both sets
+    assert code.build_targets() == (["sm_37", "sm_50", "sm_60", "sm_70", "sm_80"], ["compute_80"])

@@ -84,6 +84,8 @@ def _archs(ctx: Context, path: str) -> Result:
             out.write(f"{code.file}: {code.containers} fatbin container(s)\n")
             out.write(f"  SASS {' '.join(_counted(sass, code.sass, code.containers)) or 'none'}\n")
             out.write(f"  PTX  {' '.join(_counted(ptx, code.ptx, code.containers)) or 'none'}\n")
+            build_sass, build_ptx = code.build_targets()
+            out.write(f"  most containers: {' '.join(build_sass + build_ptx)} (a torch build's arch list)\n")
 
     return Result(command="kb", data=data, human=human)
 

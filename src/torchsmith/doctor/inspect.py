@@ -14,9 +14,7 @@ __all__ = ["DYNAMIC_TIMEOUT", "STATIC_TIMEOUT", "inspect_dynamic", "inspect_kern
 
 # The library holding torch's own kernels, by release and OS (split in two in some 1.x releases).
 KERNEL_LIBRARIES = ("libtorch_cuda.so", "torch_cuda.dll", "libtorch_cuda_cu.so", "torch_cuda_cu.dll")
-# A target in less than this share of the fatbin containers belongs to a few special kernels
-# (FlashAttention's sm_90a), not to the arch list torch was built for.
-_SPECIAL_SHARE = 0.5
+
 
 STATIC_TIMEOUT = 20.0
 # A cold `import torch` with CUDA libraries on a network filesystem can take tens of seconds.
@@ -100,5 +98,5 @@ def inspect_kernels(host: Host, report: Dict[str, Any]) -> Optional[Dict[str, An
         code = read_path(host, path)[0]
     except BinaryError as exc:
         return {"file": path, "error": str(exc)}
-    sass, ptx = code.targets(_SPECIAL_SHARE)
+    sass, ptx = code.build_targets()  # torch's own list, not that of a few special kernels
     return {"file": path, "sass": sass, "ptx": ptx}

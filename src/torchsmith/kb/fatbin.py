@@ -49,8 +49,10 @@ class BinaryError(TorchsmithError):
 class GpuCode:
     """The targets a binary's fatbins carry, with how many containers carry each.
 
-    A container is about one compiled source file: a target carried by few of them marks
-    special kernels (``sm_90a`` for FlashAttention), not the build's target list.
+    A container is about one compiled source file. torch compiles its own kernels with one arch
+    list, so the set of targets most containers share is the build's list (:meth:`build_targets`);
+    other sets come from a few special kernels (``sm_90a`` FlashAttention) or from NVIDIA
+    libraries linked in statically (torch 1.x: cuBLAS/MAGMA containers with sm_35, sm_61, sm_75).
     """
 
     file: str
@@ -59,6 +61,8 @@ class GpuCode:
     sass: Dict[str, int] = field(default_factory=dict)
     ptx: Dict[str, int] = field(default_factory=dict)
     other_entries: int = 0  # entries of kinds this reader does not name (LTO IR, ...)
+    # (SASS, PTX) of a container -> how many containers carry exactly that
+    target_sets: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], int] = field(default_factory=dict)
 
     def targets(self, share: float = 0.0) -> Tuple[List[str], List[str]]:
         """(SASS, PTX) carried by at least ``share`` of the containers, in arch order."""
@@ -66,17 +70,29 @@ class GpuCode:
         return (_sorted(n for n, c in self.sass.items() if c >= floor),
                 _sorted(n for n, c in self.ptx.items() if c >= floor))
 
+    def build_targets(self) -> Tuple[List[str], List[str]]:
+        """(SASS, PTX) of the most common container set (their union when several tie)."""
+        sets = [key for key in self.target_sets if key[0] or key[1]]
+        top = max((self.target_sets[key] for key in sets), default=0)
+        chosen = [key for key in sets if self.target_sets[key] == top]
+        return (_sorted({n for key in chosen for n in key[0]}),
+                _sorted({n for key in chosen for n in key[1]}))
+
     def add(self, other: GpuCode) -> None:
         self.containers += other.containers
         self.other_entries += other.other_entries
         for mine, theirs in ((self.sass, other.sass), (self.ptx, other.ptx)):
             for name, count in theirs.items():
                 mine[name] = mine.get(name, 0) + count
+        for key, count in other.target_sets.items():
+            self.target_sets[key] = self.target_sets.get(key, 0) + count
 
     def to_json(self) -> Dict[str, object]:
         sass, ptx = self.targets()
+        build_sass, build_ptx = self.build_targets()
         return {"file": self.file, "format": self.fmt, "containers": self.containers, "sass": sass,
-                "ptx": ptx, "sass_containers": dict(self.sass), "ptx_containers": dict(self.ptx),
+                "ptx": ptx, "build_sass": build_sass, "build_ptx": build_ptx,
+                "sass_containers": dict(self.sass), "ptx_containers": dict(self.ptx),
                 "other_entries": self.other_entries}
 
 
@@ -283,6 +299,8 @@ def _walk_container(reader: _Reader, position: int, stop: int, code: GpuCode) ->
         code.sass[name] = code.sass.get(name, 0) + 1
     for name in seen_ptx:
         code.ptx[name] = code.ptx.get(name, 0) + 1
+    key = (tuple(sorted(seen_sass)), tuple(sorted(seen_ptx)))
+    code.target_sets[key] = code.target_sets.get(key, 0) + 1
 
 
 # --- wheels ---------------------------------------------------------------------------------------

@@ -362,9 +362,15 @@ def _wheel_library(row: _Row) -> m.WheelLibrary:
     count = row.data.get("containers")
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise row.error("containers", f"expected a positive number, got {json.dumps(count)}")
+    counts = row.data.get("counts") or {}
+    if not isinstance(counts, dict) or not all(
+            isinstance(k, str) and (_SASS.match(k) or _PTX.match(k)) and isinstance(v, int) and 0 < v <= count
+            for k, v in counts.items()):
+        raise row.error("counts", "expected an object of target -> number of containers (1 to containers)")
     return m.WheelLibrary(member=row.text("member"), containers=int(count),
                           sass=row.texts("sass", _SASS), ptx=row.texts("ptx", _PTX),
-                          sass_few=row.texts("sass_few", _SASS), ptx_few=row.texts("ptx_few", _PTX))
+                          sass_few=row.texts("sass_few", _SASS), ptx_few=row.texts("ptx_few", _PTX),
+                          counts=dict(counts))
 
 
 def _wheel_audit(row: _Row, _ctx: _Context) -> m.WheelAudit:

@@ -280,10 +280,11 @@ class WheelLibrary:
 
     member: str  # torch/lib/libtorch_cuda.so
     containers: int
-    sass: Tuple[str, ...]  # in at least half the containers: the build's arch list
+    sass: Tuple[str, ...]  # of the most common container set: torch's own arch list
     ptx: Tuple[str, ...]  # compute_XY, the same way
-    sass_few: Tuple[str, ...] = ()  # in fewer: a few special kernels (sm_90a FlashAttention)
+    sass_few: Tuple[str, ...] = ()  # in other containers: special kernels, static NVIDIA libraries
     ptx_few: Tuple[str, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)  # target -> containers carrying it
 
 
 @dataclass(frozen=True)
