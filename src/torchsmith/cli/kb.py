@@ -4,6 +4,7 @@
   torchsmith kb show TABLE [--json]  one table (releases, cuda, gpus, jetson, ...)
   torchsmith kb validate [DIR]       the packaged data and the refresh overlay in use, or DIR over it
   torchsmith kb refresh              read the live wheel indexes; write an overlay in the cache
+  torchsmith kb archs FILE|WHEEL     the SASS and PTX a binary (or a torch wheel's CUDA libraries) carries
 
 Every command works offline except `refresh`. `--kb DIR` (or TORCHSMITH_KB) loads DIR as an
 overlay instead of the one `refresh` wrote.
@@ -48,6 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
     refresh.add_argument("--overlay", metavar="DIR", help="where to write (default: the user cache)")
+    archs = sub.add_parser("archs", help="the SASS and PTX a CUDA binary or a torch wheel carries")
+    archs.add_argument("path", metavar="FILE|WHEEL",
+                       help="a shared library (.so, .dll) or a torch wheel (its torch/lib CUDA libraries)")
+    add_json_option(archs)
     for command in (info, show, validate, refresh):
         add_json_option(command)
         command.add_argument("--kb", metavar="DIR",
@@ -62,7 +67,35 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         return _show(ctx, str(args.table))
     if action == "validate":
         return _validate(ctx, args.path)
+    if action == "archs":
+        return _archs(ctx, str(args.path))
     return _refresh(args, ctx)
+
+
+def _archs(ctx: Context, path: str) -> Result:
+    from torchsmith.host.live import LiveHost
+    from torchsmith.kb.fatbin import read_path
+
+    codes = read_path(LiveHost(ctx.environ), path)
+    data = {"path": path, "binaries": [code.to_json() for code in codes]}
+
+    def human(out: IO[str]) -> None:
+        if not codes:
+            out.write(f"{path}: its CUDA libraries carry no GPU code\n")
+        for code in codes:
+            sass, ptx = code.targets()
+            out.write(f"{code.file}: {code.containers} fatbin container(s)\n")
+            out.write(f"  SASS {' '.join(_counted(sass, code.sass, code.containers)) or 'none'}\n")
+            out.write(f"  PTX  {' '.join(_counted(ptx, code.ptx, code.containers)) or 'none'}\n")
+            build_sass, build_ptx = code.build_targets()
+            out.write(f"  most containers: {' '.join(build_sass + build_ptx)} (a torch build's arch list)\n")
+
+    return Result(command="kb", data=data, human=human)
+
+
+def _counted(names: Sequence[str], counts: Dict[str, int], containers: int) -> List[str]:
+    """``sm_90a (4/475)`` for a target only some containers (some kernels) carry."""
+    return [name if counts[name] == containers else f"{name} ({counts[name]}/{containers})" for name in names]
 
 
 def _age_days(kb_version: str) -> Any:
@@ -154,6 +187,8 @@ def _row_line(table: str, row: Any) -> str:
         wheels = "; ".join(w.torch for w in row.wheels) or "-"
         return (f"L4T {row.l4t} = JetPack {row.jetpack}: CUDA {row.cuda}, Python {row.python}, "
                 f"torch wheels: {wheels}{_mark(row)}")
+    if table == "wheel-audits":
+        return f"{row.id}: {row.title()}"
     fields = [f"{k}={v}" for k, v in _plain(row).items()
               if k not in ("sources", "uncertain") and v not in ("", ())]
     return " ".join(fields) + _mark(row)

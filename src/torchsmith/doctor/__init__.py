@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from torchsmith.doctor.build import companion_built_for, torch_build
 from torchsmith.doctor.checks import CHECKS, run_checks
-from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_static
+from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_kernels, inspect_static
 from torchsmith.doctor.model import Diagnosis, Fact, Finding
 from torchsmith.host import Host
 from torchsmith.machine import Machine, PythonInfo
@@ -50,6 +50,7 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
         "guard": bool((report.get("guard") or {}).get("guard_file")),
         "libstdcxx": report.get("libstdcxx"),
         "inspected": "static+import" if dynamic is not None else "static",
+        "kernels": report.get("kernels"),
     }
     if build is not None:
         summary["torch"] = {k: build[k] for k in ("version", "variant", "accelerator", "cuda", "hip")}
@@ -103,6 +104,11 @@ def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick
         report = inspect_static(host, python, min(timeout, 20.0))
     if not quick and (report.get("torch") or report.get("torch_installs")):
         report["dynamic"] = inspect_dynamic(host, python, timeout)
+    dynamic = report.get("dynamic")
+    cuda = dynamic.get("cuda") if isinstance(dynamic, dict) else None
+    if "kernels" not in report and not (isinstance(cuda, dict) and cuda.get("arch_list")):
+        # No import, or one that failed: the arch list from libtorch_cuda.so's fatbin instead.
+        report["kernels"] = inspect_kernels(host, report)
     return diagnose_report(report, machine, kb)
 
 

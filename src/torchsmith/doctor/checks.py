@@ -327,10 +327,22 @@ def _verdict(capability: str, arch_list: List[str], integrated: bool, driver_mod
     return gpu_verdict(kernel_for(cc, arch_list, integrated=integrated), driver_mode)
 
 
+def _compiled_for(report: Report) -> Tuple[List[str], str]:
+    """torch's arch list and where it was read: from the import, else the library's fatbin."""
+    cuda = _dynamic(report).get("cuda") or {}
+    if cuda.get("arch_list"):
+        return [str(a) for a in cuda["arch_list"]], "torch.cuda.get_arch_list()"
+    kernels = report.get("kernels") or {}
+    if kernels.get("sass") or kernels.get("ptx"):
+        return ([str(a) for a in (*kernels.get("sass", ()), *kernels.get("ptx", ()))],
+                f"fatbin headers of {kernels.get('file')}")
+    return [], ""
+
+
 def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Optional[Finding]:
     build = torch_build(report)
     cuda = _dynamic(report).get("cuda") or {}
-    arch_list = [str(a) for a in cuda.get("arch_list") or ()]
+    arch_list, read_from = _compiled_for(report)
     if build is None or not arch_list or build["accelerator"] not in ("cuda", "rocm"):
         return None
     devices = [d for d in cuda.get("devices") or () if d.get("capability")]
@@ -356,7 +368,7 @@ def check_arch_not_compiled(report: Report, machine: Machine, kb: Any) -> Option
     return Finding(
         "arch-not-compiled", "error",
         f"torch {build['version']} has no kernels for {names}",
-        (_torch_fact(build), Fact(f"compiled for: {' '.join(arch_list)}", "torch.cuda.get_arch_list()"),
+        (_torch_fact(build), Fact(f"compiled for: {' '.join(arch_list)}", read_from),
          *_gpu_facts(missing)),
         install_fix(report, machine, kb),
         note=note,

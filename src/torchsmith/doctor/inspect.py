@@ -9,7 +9,12 @@ from typing import Any, Dict, Optional
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import CommandResult, Host
 
-__all__ = ["DYNAMIC_TIMEOUT", "STATIC_TIMEOUT", "inspect_dynamic", "inspect_static", "snippet_path"]
+__all__ = ["DYNAMIC_TIMEOUT", "STATIC_TIMEOUT", "inspect_dynamic", "inspect_kernels", "inspect_static",
+           "snippet_path"]
+
+# The library holding torch's own kernels, by release and OS (split in two in some 1.x releases).
+KERNEL_LIBRARIES = ("libtorch_cuda.so", "torch_cuda.dll", "libtorch_cuda_cu.so", "torch_cuda_cu.dll")
+
 
 STATIC_TIMEOUT = 20.0
 # A cold `import torch` with CUDA libraries on a network filesystem can take tens of seconds.
@@ -71,3 +76,27 @@ def inspect_dynamic(host: Host, python: str, timeout: float = DYNAMIC_TIMEOUT) -
                 "error": str(data.get("error") or ""), "import_seconds": data.get("import_seconds")}
     data["status"] = "ok"
     return data
+
+
+def inspect_kernels(host: Host, report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The SASS/PTX in the installed torch's CUDA library, from its fatbin headers (no import).
+
+    None when there is no CUDA torch; ``{"error": ...}`` when its library cannot be read.
+    """
+    from torchsmith.kb.fatbin import BinaryError, read_path
+
+    torch = report.get("torch")
+    if not isinstance(torch, dict) or not torch.get("cuda") or not torch.get("path"):
+        return None
+    lib_dir = os.path.join(str(torch["path"]), "lib")
+    names = host.list_dir(lib_dir) or []
+    name = next((n for n in KERNEL_LIBRARIES if n in names), None)
+    if name is None:
+        return {"error": f"no {' or '.join(KERNEL_LIBRARIES[:2])} in {lib_dir}"}
+    path = os.path.join(lib_dir, name)
+    try:
+        code = read_path(host, path)[0]
+    except BinaryError as exc:
+        return {"file": path, "error": str(exc)}
+    sass, ptx = code.build_targets()  # torch's own list, not that of a few special kernels
+    return {"file": path, "sass": sass, "ptx": ptx}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
+from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
 __all__ = ["OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "PlatformInfo", "bound_output",
            "command_key"]
@@ -108,6 +108,11 @@ class Host(Protocol):
 
     def read_text(self, path: str) -> Optional[str]:
         """The file's text, or None when it is absent or unreadable."""
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        """The file opened for binary reads (the caller closes it), or None when unreadable.
+
+        For large binaries read in bounded pieces (the GPU code of libtorch_cuda.so)."""
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         """Sorted entry names, or None when the directory is absent or unreadable."""

@@ -9,7 +9,7 @@ budget (plus a second or two to kill what hung) whatever the tools do.
 from __future__ import annotations
 
 import time
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import IO, Callable, List, Mapping, Optional, Sequence
 
 from torchsmith.host import CommandResult, Host, PlatformInfo
 
@@ -57,6 +57,9 @@ class BudgetHost:
 
     def read_text(self, path: str) -> Optional[str]:
         return self._inner.read_text(path)
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        return self._inner.open_binary(path)
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         return self._inner.list_dir(path)

@@ -91,6 +91,14 @@ class LiveHost:
         data = _within(self._read_timeout, lambda: read_bounded(path, READ_LIMIT)[0])
         return None if data is None else data.decode("utf-8", errors="replace")
 
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        def regular() -> IO[bytes]:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise NotAFileError(f"{path} is not a regular file")
+            return open(path, "rb")  # the caller closes it
+
+        return _within(self._read_timeout, regular)
+
     def list_dir(self, path: str) -> Optional[List[str]]:
         return _within(self._read_timeout, lambda: sorted(os.listdir(path)))
 

@@ -12,7 +12,7 @@ Anything a capture does not mention is absent: no file, no directory, no executa
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
+from typing import IO, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import ProfileError, load_json_file
 from torchsmith.host import READ_LIMIT, CommandResult, Host, PlatformInfo, bound_output, command_key
@@ -46,6 +46,9 @@ class RecordedHost:
         text = self._files.get(path)
         # Bounded as LiveHost bounds it, so a capture replays what a live read would give.
         return text[:READ_LIMIT] if isinstance(text, str) else None
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        return None  # a capture holds text only: binaries are too large to share
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         names = self._dirs.get(path)
@@ -125,6 +128,9 @@ class RecordingHost:
     def read_text(self, path: str) -> Optional[str]:
         self.files[path] = text = self._inner.read_text(path)
         return text
+
+    def open_binary(self, path: str) -> Optional[IO[bytes]]:
+        return self._inner.open_binary(path)
 
     def list_dir(self, path: str) -> Optional[List[str]]:
         self.dirs[path] = names = self._inner.list_dir(path)

@@ -30,6 +30,8 @@ _KINDS = ("cuda", "rocm", "cpu", "xpu")
 _PYTHON_TAG = re.compile(r"^[23]\.\d+t?$")
 _ARCH = re.compile(r"^sm_\d+[af]?$")
 _PTX = re.compile(r"^compute_\d+[af]?$")  # PTX rows name the virtual architecture
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _GFX = re.compile(r"^gfx[0-9a-f]+$")
 _DRIVER = re.compile(r"^\d+(\.\d+){0,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -358,6 +360,41 @@ def _framework(row: _Row, _ctx: _Context) -> m.FrameworkBuild:
     )
 
 
+def _wheel_library(row: _Row) -> m.WheelLibrary:
+    count = row.data.get("containers")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise row.error("containers", f"expected a positive number, got {json.dumps(count)}")
+    counts = row.data.get("counts") or {}
+    if not isinstance(counts, dict) or not all(
+            isinstance(k, str) and (_ARCH.match(k) or _PTX.match(k)) and isinstance(v, int) and 0 < v <= count
+            for k, v in counts.items()):
+        raise row.error("counts", "expected an object of target -> number of containers (1 to containers)")
+    return m.WheelLibrary(member=row.text("member"), containers=int(count),
+                          sass=row.texts("sass", _ARCH), ptx=row.texts("ptx", _PTX),
+                          sass_few=row.texts("sass_few", _ARCH), ptx_few=row.texts("ptx_few", _PTX),
+                          counts=dict(counts))
+
+
+def _wheel_audit(row: _Row, _ctx: _Context) -> m.WheelAudit:
+    platform = row.text("platform")
+    row._platform("platform", platform)
+    return m.WheelAudit(
+        id=row.text("id"), file=row.text("file"), sha256=row.text("sha256", _SHA256),
+        retrieved=row.text("retrieved", _DATE), torch=row.version("torch"), platform=platform,
+        variant=row.text("variant"), python_tags=row.texts("python_tags"),
+        platform_tags=row.texts("platform_tags"),
+        libraries=tuple(_wheel_library(sub) for sub in row.rows("libraries")),
+        sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+    )
+
+
+def _audit_sources(rows: Sequence[m.WheelAudit]) -> Dict[str, m.Source]:
+    """Each audited wheel as a source the release rows cite by its id."""
+    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/torch/{row.torch}/#files",
+                             title=row.title(), retrieved=row.retrieved, note=row.note)
+            for row in rows}
+
+
 # --- sections: how rows are keyed and ordered ----------------------------------------------
 
 
@@ -409,6 +446,9 @@ DATA_FILES: Dict[str, Dict[str, _Section]] = {
     "frameworks.json": {
         "builds": _Section(_framework, lambda r: (r.framework, r.extra, r.version),
                            lambda r: (r.framework, r.extra), lambda r: _v(r.version)),
+    },
+    "wheel_audits.json": {
+        "wheels": _Section(_wheel_audit, lambda r: (r.id,), lambda r: (), lambda r: _v(r.torch)),
     },
 }
 
@@ -515,6 +555,7 @@ def read_dir(path: str, *, packaged: bool, index_base: str = "") -> Dataset:
             if not isinstance(raw, list):
                 raise KnowledgeBaseError(f"{label}: expected a list of rows")
             sections[(file_name, section)] = _build_rows(label, raw, spec, ctx)
+    sources.update(_audit_sources(sections.get(("wheel_audits.json", "wheels"), [])))
     return Dataset(path=path, manifest=manifest, sources=sources, sections=sections, files=tuple(present))
 
 

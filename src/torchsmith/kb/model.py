@@ -284,6 +284,44 @@ class FrameworkBuild:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class WheelLibrary:
+    """What one CUDA library inside a wheel carries (``kb archs``'s reading of its fatbin)."""
+
+    member: str  # torch/lib/libtorch_cuda.so
+    containers: int
+    sass: Tuple[str, ...]  # of the most common container set: torch's own arch list
+    ptx: Tuple[str, ...]  # compute_XY, the same way
+    sass_few: Tuple[str, ...] = ()  # in other containers: special kernels, static NVIDIA libraries
+    ptx_few: Tuple[str, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)  # target -> containers carrying it
+
+
+@dataclass(frozen=True)
+class WheelAudit:
+    """A real wheel read by tools/verify_wheels.py. Each row is also a source, cited by ``id``."""
+
+    id: str
+    file: str
+    sha256: str
+    retrieved: str
+    torch: str
+    platform: str
+    variant: str  # from torch/version.py inside the wheel
+    python_tags: Tuple[str, ...]
+    platform_tags: Tuple[str, ...]
+    libraries: Tuple[WheelLibrary, ...]
+    sources: Tuple[str, ...]
+    uncertain: bool = False
+    note: str = ""
+
+    def title(self) -> str:
+        main = max(self.libraries, key=lambda lib: lib.containers, default=None)
+        carried = (f"{main.member}: SASS {' '.join(main.sass) or 'none'}, PTX {' '.join(main.ptx) or 'none'}"
+                   if main else "no CUDA library")
+        return f"{self.file} (sha256 {self.sha256}) read by tools/verify_wheels.py: {carried}"
+
+
 # Tables listed by `kb show`: name -> (file, section).
 TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "releases": ("torch_releases.json", "releases"),
@@ -299,4 +337,5 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "conda-channels": ("conda.json", "channels"),
     "conda-builds": ("conda.json", "builds"),
     "frameworks": ("frameworks.json", "builds"),
+    "wheel-audits": ("wheel_audits.json", "wheels"),
 }
