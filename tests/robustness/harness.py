@@ -158,7 +158,7 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8", errors="replace")
         with _environ(changes), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             if interrupt_at is not None:
-                sys.settrace(_interrupter(interrupt_at))
+                sys.settrace(raise_at_call(interrupt_at))
             try:
                 code: Optional[int] = main(list(argv))
             finally:
@@ -178,7 +178,8 @@ def run_cli(argv: Sequence[str], *, env: Optional[Mapping[str, Optional[str]]] =
 GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-def _interrupter(at: int) -> Any:
+def raise_at_call(at: int, make: Any = KeyboardInterrupt) -> Any:
+    """A trace function that raises ``make()`` at torchsmith's ``at``-th plain call."""
     calls = [0]
 
     def trace(frame: Any, event: str, arg: Any) -> None:
@@ -189,7 +190,7 @@ def _interrupter(at: int) -> Any:
             calls[0] += 1
             if calls[0] == at:
                 sys.settrace(None)
-                raise KeyboardInterrupt
+                raise make()
 
     return trace
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.robustness.corpus import base_profile
-from tests.robustness.harness import GENERATOR_FLAGS, battery_settings, check, run_cli
+from tests.robustness.harness import battery_settings, check, raise_at_call, run_cli
 
 from torchsmith.cli import main
 from torchsmith.output import ExitCode
@@ -28,15 +28,7 @@ class _Injected(RuntimeError):
 
 def _run_with_fault(argv: Any, at: int) -> Tuple[int, str, str]:
     """main(argv) with a RuntimeError raised at torchsmith's ``at``-th call; TORCHSMITH_DEBUG unset."""
-    calls = [0]
-
-    def trace(frame: Any, event: str, arg: Any) -> None:
-        code = frame.f_code
-        if "torchsmith" in code.co_filename and not code.co_flags & GENERATOR_FLAGS:
-            calls[0] += 1
-            if calls[0] == at:
-                sys.settrace(None)
-                raise _Injected("injected fault with a secret https://u:p@example.com")
+    trace = raise_at_call(at, lambda: _Injected("injected fault with a secret https://u:p@example.com"))
 
     out, err = io.StringIO(), io.StringIO()
     saved = os.environ.pop("TORCHSMITH_DEBUG", None)
