@@ -9,6 +9,8 @@ downstream packages appear in the commands, and a failed GPU detection never pla
 from __future__ import annotations
 
 import dataclasses
+import json
+import shlex
 from typing import Any, Dict, List
 
 import pytest
@@ -587,3 +589,22 @@ def test_gpu_facts_given_by_hand_say_which_local_facts_were_kept(kb: Any) -> Non
                                                     glibc="2.28"))
     assert not [n for n in stated.notes if n.source == "assumed"]
     assert not [n for n in apply_overrides(local, build_overrides()).notes if n.source == "assumed"]
+
+
+def test_every_way_out_is_a_command_that_works_for_the_described_machine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.cli import main
+
+    described = ["--python", "3.12", "--gpu", "8.6:RTX 3090", "--driver", "550.54.14",
+                 "--platform", "linux-x86_64", "--glibc", "2.35"]
+    assert main(["plan", "--json", "torch==1.12.0", *described]) == 3
+    doors = json.loads(capsys.readouterr().out)["data"]["alternatives"]
+    assert doors
+    for door in doors:
+        argv = shlex.split(door["command"])
+        assert argv[:2] == ["torchsmith", "plan"]
+        assert {"--gpu", "--driver", "--platform", "--glibc"} <= set(argv), door
+        # Run as written: each way out really plans for the machine described.
+        assert main([*argv[1:], "--json"]) == 0, door
+        data = json.loads(capsys.readouterr().out)["data"]
+        assert data["host"]["platform"] == "linux-x86_64" and data["packages"][0]["name"] == "torch"

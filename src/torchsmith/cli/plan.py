@@ -275,6 +275,9 @@ def extra_sources_warning(machine: Machine) -> Optional[str]:
 
 def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Machine,
                 request: Request) -> Result:
+    from torchsmith.cli.door_commands import with_machine_flags
+
+    plan = with_machine_flags(plan, args)
     commands = _commands(plan)
     data = plan_json(plan, machine, commands)
     leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None

@@ -1,0 +1,62 @@
+"""The ways out of a dead end, as commands that describe the same machine the user described.
+
+A door's command changes one thing (``--python 3.10``, ``torch==2.2.0``); every other flag that
+described the machine (``--gpu``, ``--driver``, ``--host`` …) is carried over, or running it
+would plan for the machine torchsmith runs on instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+from typing import Dict, FrozenSet, List, Tuple
+
+from torchsmith.plan.model import Plan
+
+__all__ = ["with_machine_flags"]
+
+# (argparse attribute, flag), in the order they are written back.
+_DESCRIBING: Tuple[Tuple[str, str], ...] = (
+    ("host", "--host"), ("platform", "--platform"), ("python", "--python"), ("gpu", "--gpu"),
+    ("driver", "--driver"), ("driver_cuda", "--driver-cuda"), ("no_gpu", "--no-gpu"),
+    ("jetson", "--jetson"), ("rocm_gfx", "--rocm-gfx"), ("rocm_version", "--rocm-version"),
+    ("glibc", "--glibc"), ("kb", "--kb"),
+)
+_GPU_FACTS = frozenset({"--gpu", "--driver", "--driver-cuda", "--jetson", "--rocm-gfx", "--rocm-version"})
+# A flag the door sets itself replaces the user's flags that would contradict it.
+_REPLACES: Dict[str, FrozenSet[str]] = {
+    "--no-gpu": _GPU_FACTS,
+    "--gpu": frozenset({"--gpu", "--no-gpu"}),
+    "--driver": frozenset({"--driver", "--driver-cuda", "--no-gpu"}),
+    "--python": frozenset({"--python"}),
+    "--glibc": frozenset({"--glibc"}),
+}
+
+
+def _carried(command: str, args: argparse.Namespace) -> str:
+    if not command.startswith("torchsmith plan"):
+        return command
+    own = {word for word in shlex.split(command) if word.startswith("--")}
+    dropped = set(own)
+    for flag in own:
+        dropped |= _REPLACES.get(flag, frozenset())
+    extra: List[str] = []
+    for attr, flag in _DESCRIBING:
+        value = getattr(args, attr, None)
+        if flag in dropped or value in (None, False, "", []):
+            continue
+        if value is True:
+            extra.append(flag)
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                extra += [flag, str(item)]
+    return " ".join([command, *(shlex.quote(word) for word in extra)])
+
+
+def with_machine_flags(plan: Plan, args: argparse.Namespace) -> Plan:
+    """``plan`` whose ways out keep describing the machine that ``args`` described."""
+    if not plan.alternatives:
+        return plan
+    doors = tuple(dataclasses.replace(d, command=_carried(d.command, args)) for d in plan.alternatives)
+    return dataclasses.replace(plan, alternatives=doors)
