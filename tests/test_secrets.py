@@ -25,7 +25,7 @@ from torchsmith.install.lock import Lock, LockedPackage, read_lock
 from torchsmith.install.runner import write_export
 from torchsmith.install.target import Target
 from torchsmith.plan.render import available_formats
-from torchsmith.redact import redact, redact_data, split_credentials
+from torchsmith.redact import MASK, redact, redact_data, split_credentials
 
 SECRETS = {
     "pip.conf": "PipConfS3cret",
@@ -143,6 +143,10 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("https://alice:p@ss@host/simple", "https://***@host/simple"),
+    # The shell's working directory is no password; a pwd setting is.
+    ('echo "no lock in $PWD: copy it"', 'echo "no lock in $PWD: copy it"'),
+    ("PWD=/home/alice", "PWD=/home/alice"),
+    ("Server=db;Uid=alice;pwd=hunter2", "Server=db;Uid=alice;pwd=***"),
     ("https://host/simple?token=abc&x=1", "https://host/simple?token=***&x=1"),
     ("https://host/s?access_token=abc", "https://host/s?access_token=***"),
     ("https://host/s?key=abc", "https://host/s?key=***"),
@@ -203,3 +207,13 @@ def test_a_real_install_with_a_credentialed_torch_index_writes_no_secret(
                            env=env, capture_output=True, text=True, timeout=240, check=False)
     assert again.returncode == 0, again.stderr
     _assert_clean("install --lock", again.stdout + again.stderr)
+
+
+def test_no_render_is_masked_when_nothing_is_secret(capsys: pytest.CaptureFixture[str]) -> None:
+    # Redaction must not eat ordinary words: a mask in a file with no secret is a broken file.
+    for fmt in [*available_formats(), "slurm-ddp"]:
+        machine = (["--jetson", "35.2.1", "--python", "3.8"] if fmt == "jetson" else
+                   ["--gpu", "8.6", "--driver", "550.54.14", "--python", "3.11", "--platform", "linux-x86_64"])
+        main(["plan", "--format", fmt, *machine])
+        out = capsys.readouterr().out
+        assert out.strip() and MASK not in out, (fmt, [line for line in out.splitlines() if MASK in line])

@@ -42,6 +42,8 @@ _ASSIGNED = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*
                        r"([^\s\"',;}]+)")
 _ASSIGNED_NAME = re.compile(r"(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
                             r"(?:api|access|private|secret)[_-]?key)s?$", re.I)
+# The shell's working directories, whose names end like "pwd" (password).
+_NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
 _NETRC = re.compile(r"(\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
 _AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
                           r"(?!\*\*\*)\S+", re.I)
@@ -85,7 +87,8 @@ def _query_value(match: re.Match[str]) -> str:
 
 
 def _assigned_value(match: re.Match[str]) -> str:
-    if not _ASSIGNED_NAME.search(match.group(1)) or match.group(3) == MASK:
+    name = match.group(1)
+    if not _ASSIGNED_NAME.search(name) or match.group(3) == MASK or name in _NOT_SECRETS:
         return match.group(0)
     return match.group(1) + match.group(2) + MASK
 
