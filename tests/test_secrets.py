@@ -213,7 +213,8 @@ def test_no_render_is_masked_when_nothing_is_secret(capsys: pytest.CaptureFixtur
     # Redaction must not eat ordinary words: a mask in a file with no secret is a broken file.
     for fmt in [*available_formats(), "slurm-ddp"]:
         machine = (["--jetson", "35.2.1", "--python", "3.8"] if fmt == "jetson" else
-                   ["--gpu", "8.6", "--driver", "550.54.14", "--python", "3.11", "--platform", "linux-x86_64"])
+                   ["--gpu", "8.6", "--driver", "550.54.14", "--python", "3.11",
+                    "--platform", "linux-x86_64"])
         main(["plan", "--format", fmt, *machine])
         out = capsys.readouterr().out
         assert out.strip() and MASK not in out, (fmt, [line for line in out.splitlines() if MASK in line])
