@@ -108,7 +108,8 @@ def test_jetson_script_order_and_shell_checks(capsys: pytest.CaptureFixture[str]
     text = _rendered(capsys, "jetson")
     lines = text.splitlines()
     apt = "$SUDO apt-get install -y libopenblas-base libopenmpi-dev libomp-dev"
-    order = [lines.index(line) for line in (apt, "python3 -m pip install 'numpy<2'", DOWNLOAD_110, INSTALL_110)]
+    numpy = "python3 -m pip install 'numpy<2'"
+    order = [lines.index(line) for line in (apt, numpy, DOWNLOAD_110, INSTALL_110)]
     assert order == sorted(order)
     assert any(line.startswith("git clone --depth 1 --branch v0.11.1 ") for line in lines)
     path = tmp_path / "install-jetson.sh"
