@@ -139,3 +139,15 @@ def test_no_planned_wheel_url_is_one_pip_refuses() -> None:
             assert "box.com" not in wheel.url or wheel.filename, (jetpack.l4t, wheel.url)
     assert {"32.4.3", "32.4.4", "32.5.0", "32.5.1", "32.6.1", "32.7.1"} <= set(checked)
     assert not [j.note for j in load_kb().jetpacks if "not planned automatically" in j.note]
+
+
+def test_pyproject_pins_the_saved_file_as_the_uv_source(capsys: pytest.CaptureFixture[str]) -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    text = _rendered(capsys, "pyproject")
+    data = tomllib.loads(text)
+    assert "torch==1.10.0" in data["project"]["dependencies"]
+    assert data["tool"]["uv"]["sources"]["torch"] == {"path": FILE_110}
+    assert f"# torch: download first: {DOWNLOAD_110}" in text.splitlines()
