@@ -126,9 +126,9 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
                              f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
         if getattr(wheel, "uncertain", False):
             draft.warnings.append(
-                f"torch {wheel.torch} on JetPack {jp.jetpack} is uncertain: NVIDIA's list does not "
-                f"name this JetPack for it; the sources only show it used on the same L4T "
-                f"R{jp.l4t.split('.')[0]} line")
+                f"torch {wheel.torch} on JetPack {jp.jetpack} is uncertain: no NVIDIA list torchsmith "
+                f"read names this JetPack for it; its sources only show it used on the same L4T "
+                f"R{jp.l4t.split('.')[0]} line{idx.cite(getattr(wheel, 'sources', ()) or ())}")
         paired = getattr(wheel, "torchvision", None)
         torch_version = wheel.torch
     else:
