@@ -109,7 +109,8 @@ def test_jetson_script_order_and_shell_checks(capsys: pytest.CaptureFixture[str]
     lines = text.splitlines()
     apt = "$SUDO apt-get install -y libopenblas-base libopenmpi-dev libomp-dev"
     numpy = "python3 -m pip install 'numpy<2'"
-    order = [lines.index(line) for line in (apt, numpy, DOWNLOAD_110, INSTALL_110)]
+    cython = "python3 -m pip install Cython"  # NVIDIA's JetPack 4 steps, before NumPy
+    order = [lines.index(line) for line in (apt, cython, numpy, DOWNLOAD_110, INSTALL_110)]
     assert order == sorted(order)
     assert any(line.startswith("git clone --depth 1 --branch v0.11.1 ") for line in lines)
     path = tmp_path / "install-jetson.sh"
