@@ -152,3 +152,18 @@ def test_pyproject_pins_the_saved_file_as_the_uv_source(capsys: pytest.CaptureFi
     assert "torch==1.10.0" in data["project"]["dependencies"]
     assert data["tool"]["uv"]["sources"]["torch"] == {"path": FILE_110}
     assert f"# torch: download first: {DOWNLOAD_110}" in text.splitlines()
+
+
+def test_install_refuses_a_wheel_it_would_have_to_download_first() -> None:
+    from tests.plan.plan_hosts import host
+
+    from torchsmith.errors import InstallError
+    from torchsmith.install.steps import groups_from_plan
+    from torchsmith.plan.model import Request
+    from torchsmith.plan.resolve import resolve
+
+    plan = resolve(host(platform="linux-aarch64", python="3.6", jetson="32.6.1"), Request(), load_kb())
+    with pytest.raises(InstallError) as caught:
+        groups_from_plan(plan)
+    assert caught.value.code == "install-needs-download" and FILE_110 in str(caught.value)
+    assert "\n" not in str(caught.value)
