@@ -210,3 +210,14 @@ def test_the_loader_does_not_import_packaging() -> None:
             "print('packaging' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_jetson_wheel_file_name_is_a_bare_wheel_name(data_copy: Path) -> None:
+    """It is saved and installed by a shell command: no path, no shell syntax."""
+    def change(data: Any) -> None:
+        row = next(r for r in data["jetpacks"] if r["l4t"] == "32.6.1")
+        row["wheels"][0]["filename"] = "../torch-1.10.0-cp36-cp36m-linux_aarch64.whl; rm -rf ~"
+
+    edit_json(data_copy, "jetson.json", change)
+    message = load_error(data_copy)
+    assert message.startswith("jetson.json row ") and "field wheels[0].filename:" in message

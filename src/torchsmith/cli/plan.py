@@ -123,7 +123,8 @@ def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> D
         "variant": plan.variant,
         "packages": [
             {"name": p.name, "version": p.version, "variant": p.variant, "index_url": p.index_url,
-             "wheel_url": p.wheel_url, "find_links": p.find_links, "local_version": p.local_version,
+             "wheel_url": p.wheel_url, "wheel_filename": p.wheel_filename, "find_links": p.find_links,
+             "local_version": p.local_version,
              "extras": list(p.extras), "requirement": p.requirement}
             for p in plan.packages
         ],
@@ -177,6 +178,10 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         for pin in plan.packages:
             where = pin.wheel_url or pin.index_url or pin.find_links or (
                 "build from source (see below)" if pin.variant == "source" else "default index")
+            if pin.wheel_filename:  # a URL pip refuses: shown as the file it is saved as
+                pinned = f"{pin.name}=={pin.version}"
+                out.write(f"  {pinned:<40} {pin.wheel_filename} from {pin.wheel_url}\n")
+                continue
             out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
     else:
         out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")

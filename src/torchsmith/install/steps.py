@@ -74,6 +74,15 @@ def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
     from torchsmith.plan.render._common import exact_pin, requirement, sources
 
     src = sources(plan)
+    saved = [p for p in src.wheels if p.wheel_filename]
+    if saved:  # pip refuses the URL and install downloads nothing itself
+        pin = saved[0]
+        raise InstallError(
+            f"{pin.name} {pin.version}: NVIDIA's link {pin.wheel_url} ends in no wheel file name, "
+            f"so it must be saved as {pin.wheel_filename} first, which `torchsmith install` does not do",
+            code="install-needs-download",
+            hint="run the steps of `torchsmith plan --format jetson` "
+                 "(wget -O FILE URL, then pip install ./FILE)")
     groups: List[Group] = []
     for url, pins in src.indexes:
         names = ", ".join(p.name for p in pins)

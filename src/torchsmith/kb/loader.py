@@ -28,6 +28,8 @@ MANIFEST = "manifest.json"
 
 _KINDS = ("cuda", "rocm", "cpu", "xpu")
 _PYTHON_TAG = re.compile(r"^[23]\.\d+t?$")
+# A wheel file name without a path, safe in a shell command
+_WHEEL_FILE = re.compile(r"^[A-Za-z0-9_]+-[A-Za-z0-9_.+!]+-[a-z0-9_.]+-[a-z0-9_.]+-[a-z0-9_.]+\.whl$")
 _ARCH = re.compile(r"^sm_\d+[af]?$")
 _PTX = re.compile(r"^compute_\d+[af]?$")  # PTX rows name the virtual architecture
 
@@ -297,6 +299,7 @@ def _jetpack(row: _Row, _ctx: _Context) -> m.JetPack:
         wheels.append(m.JetsonWheel(
             torch=sub.version("torch"), python=sub.text("python", _PYTHON_TAG), url=sub.text("url"),
             torchvision=sub.opt_text("torchvision"), sources=sub.sources(), uncertain=sub.flag("uncertain"),
+            filename=sub.opt_text("filename", _WHEEL_FILE),
         ))
     return m.JetPack(
         jetpack=row.text("jetpack"), l4t=row.version("l4t"), cuda=row.version("cuda"),

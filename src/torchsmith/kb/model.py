@@ -176,6 +176,9 @@ class JetsonWheel:
     torchvision: Optional[str]
     sources: Tuple[str, ...]
     uncertain: bool = False
+    # The wheel's real file name when the URL's last segment is not one (NVIDIA's box.com links):
+    # pip takes the version and tags from the file name, so the file is saved under it first.
+    filename: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -117,10 +117,18 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
     draft.python = user_python or jp.python
     if usable:
         wheel = usable[0]
-        draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url))
+        filename = getattr(wheel, "filename", None)
+        draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url,
+                                         wheel_filename=filename))
+        saved = f", saved as {filename} before pip installs it" if filename else ""
         draft.reasons.append(f"torch {wheel.torch}: NVIDIA's wheel for JetPack {jp.jetpack} and "
-                             f"Python {wheel.python} ({wheel.url})"
+                             f"Python {wheel.python} ({wheel.url}{saved})"
                              f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
+        if getattr(wheel, "uncertain", False):
+            draft.warnings.append(
+                f"torch {wheel.torch} on JetPack {jp.jetpack} is uncertain: no NVIDIA list torchsmith "
+                f"read names this JetPack for it; its sources only show it used on the same L4T "
+                f"R{jp.l4t.split('.')[0]} line{idx.cite(getattr(wheel, 'sources', ()) or ())}")
         paired = getattr(wheel, "torchvision", None)
         torch_version = wheel.torch
     else:

@@ -47,6 +47,9 @@ class PackagePin:
     index_url: Optional[str] = None
     # A direct wheel URL, for packages published as files (NVIDIA's Jetson wheels).
     wheel_url: Optional[str] = None
+    # The file name to save wheel_url under when the URL does not end in one (NVIDIA's box.com
+    # links): installed as a download, then ``pip install ./FILE``.
+    wheel_filename: Optional[str] = None
     # Find-links page (mmcv, torch-geometric extensions publish per-torch/CUDA pages).
     find_links: Optional[str] = None
     local_version: Optional[str] = None  # "+cu124" as it appears in the installed version

@@ -65,8 +65,20 @@ def exact_pin(pin: PackagePin) -> str:
 
 
 def requirement(pin: PackagePin) -> str:
-    """The requirement to install ``pin`` from its own source (a direct URL for wheel pins)."""
+    """The requirement to install ``pin`` from its own source (a direct URL for wheel pins).
+
+    A wheel whose URL has no wheel file name is installed from the file ``download_argv`` saved.
+    """
+    if pin.wheel_url and pin.wheel_filename:
+        return "./" + pin.wheel_filename
     return pin.requirement
+
+
+def download_argv(pin: PackagePin) -> List[str]:
+    """Save a wheel under its real file name: pip reads the version and tags from the name, so a
+    URL ending in ``<id>.whl`` (NVIDIA's box.com links) is refused as "not a valid wheel filename"."""
+    assert pin.wheel_url and pin.wheel_filename
+    return ["wget", "-O", pin.wheel_filename, pin.wheel_url]
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ def _check(data: Dict[str, Any]) -> None:
     for key in ("sources", "conda", "pixi", "jetson_torchvision_build"):
         if not isinstance(data.get(key), dict):
             raise ValueError(f"missing table {key!r}")
-    for table in ("conda", "pixi", "jetson_torchvision_build", "jetson_numpy", "conda_legacy",
-                  "conda_compiled", "tensorflow_windows_gpu"):
+    for table in ("conda", "pixi", "jetson_torchvision_build", "jetson_numpy", "jetson_cython",
+                  "conda_legacy", "conda_compiled", "tensorflow_windows_gpu"):
         for source in data[table].get("sources", ()):
             if source not in data["sources"]:
                 raise ValueError(f"{table}: unknown source id {source!r}")

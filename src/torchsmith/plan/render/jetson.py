@@ -69,6 +69,11 @@ def _numpy_lines(plan: Plan) -> List[str]:
         lines.append(f"# (the {rule['before_torch']} boundary is torchsmith's reading of the sources, "
                      "not stated by NVIDIA)")
     lines.extend(f"# see {url}" for url in source_urls("jetson_numpy"))
+    cython = formats_data()["jetson_cython"]
+    if plan.python in cython["pythons"]:
+        lines.append(f"# {cython['why']}.")
+        lines.extend(f"# see {url}" for url in source_urls("jetson_cython"))
+        lines.append(shell_join([_PYTHON, "-m", "pip", "install", cython["requirement"]]))
     lines.append(shell_join([_PYTHON, "-m", "pip", "install", rule["requirement"]]))
     return lines
 

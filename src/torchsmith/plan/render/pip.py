@@ -15,6 +15,7 @@ from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import (
     Sources,
+    download_argv,
     environment_lines,
     exact_pin,
     header_lines,
@@ -59,6 +60,7 @@ def install_argvs(
     for url, pins in src.indexes:
         steps.append([*base, only, url, *(exact_pin(p) for p in pins), *hold])
     built = [p for p in src.wheels if p.variant == "source"]  # git sources built against torch
+    steps.extend(download_argv(p) for p in src.wheels if p.wheel_filename and p not in built)
     if len(built) < len(src.wheels):
         steps.append([*base, *(requirement(p) for p in src.wheels if p not in built), *hold])
     keep = [*(exact_pin(p) for p in src.pinned_elsewhere if p.variant != "source"), *hold]
@@ -153,6 +155,8 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
             body.append(f"# Installed from their own index by {', '.join(names)}; pinned here so "
                         "nothing replaces them:")
         body.extend(exact_pin(p) for p in src.pinned_elsewhere if not p.wheel_url)
+        body.extend(f"# download first: {shell_join(download_argv(p))}"
+                    for p in src.wheels if p.wheel_filename and p.variant != "source")
         body.extend(requirement(p) for p in src.wheels if p.variant != "source")
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)

@@ -10,12 +10,14 @@ from typing import Dict, List, Optional
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import (
+    download_argv,
     exact_pin,
     header_lines,
     index_name,
     is_source_build,
     quote,
     require_ok,
+    shell_join,
     toml_str,
 )
 
@@ -62,6 +64,9 @@ def render_pyproject(plan: Plan, machine: Optional[Machine] = None) -> str:
         if is_source_build(pin):
             built.append(f"# {pin.name} {pin.version}: no wheel for this host, build it from source "
                          "(torchsmith plan --format jetson); not listed here.")
+        elif pin.wheel_url and pin.wheel_filename:  # a URL uv refuses: the saved file is the source
+            dependencies.append(exact_pin(pin))
+            built.append(f"# {pin.name}: download first: {shell_join(download_argv(pin))}")
         elif pin.wheel_url:
             dependencies.append(f"{pin.name} @ {pin.wheel_url}")
         else:
@@ -84,8 +89,10 @@ def render_pyproject(plan: Plan, machine: Optional[Machine] = None) -> str:
             lines.append('format = "flat"')
         lines.append("explicit = true")
     bound = [p for p in plan.packages if not p.wheel_url and (p.index_url or p.find_links)]
-    if bound:
+    saved = [p for p in plan.packages if p.wheel_url and p.wheel_filename]
+    if bound or saved:
         lines += ["", "[tool.uv.sources]"]
+        lines.extend(f"{toml_str(p.name)} = {{ path = {toml_str(str(p.wheel_filename))} }}" for p in saved)
         for pin in bound:
             url = pin.index_url or pin.find_links
             assert url is not None
