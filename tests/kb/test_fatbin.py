@@ -6,6 +6,7 @@ import glob
 import io
 import json
 import os
+import random
 import struct
 import zipfile
 from pathlib import Path
@@ -112,8 +113,12 @@ def test_corrupt_and_truncated_libraries_fail_in_one_line(nvcc_libs: Dict[str, P
         assert caught.value.code == "binary-unreadable" and "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize("content", [b"", b"hello", b"\x7fELF" + b"\0" * 100, os.urandom(4096),
-                                     b"MZ" + b"\0" * 200])
+# Fixed bytes: random ones would differ between xdist workers, which then collect different tests.
+_NOISE = bytes(random.Random(4096).getrandbits(8) for _ in range(4096))
+
+
+@pytest.mark.parametrize("content", [b"", b"hello", b"\x7fELF" + b"\0" * 100, _NOISE, b"MZ" + b"\0" * 200],
+                         ids=["empty", "text", "elf-header-only", "noise", "pe-header-only"])
 def test_garbage_is_a_one_line_error(content: bytes) -> None:
     with pytest.raises(BinaryError) as caught:
         read_gpu_code(io.BytesIO(content), len(content), "garbage.so")
