@@ -23,7 +23,7 @@ import torchsmith
 PACKAGE = Path(torchsmith.__file__).parent
 KB_DATA = PACKAGE / "kb" / "data"
 KB_FILES = sorted(p.name for p in KB_DATA.glob("*.json"))
-SIGNATURES = PACKAGE / "explain" / "signatures.json"
+SIGNATURES = PACKAGE / "kb" / "data" / "signatures.json"
 
 
 @pytest.fixture(scope="module")

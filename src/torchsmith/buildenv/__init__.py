@@ -14,12 +14,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.errors import load_data_file
 from torchsmith.host import Host
+from torchsmith.kb.documents import DATA_DIR
 from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
 
 __all__ = ["Finding", "Preflight", "build_script", "max_gcc_for", "preflight"]
 
-_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "buildreqs.json")
+_DATA = os.path.join(DATA_DIR, "buildreqs.json")
 _SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/include",
                 "/usr/local/include", "/usr/local/cuda", "/opt/rocm")
 

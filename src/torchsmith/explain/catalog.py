@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.kb.documents import DATA_DIR
 
 __all__ = [
     "CATALOG_KIND",
@@ -29,7 +30,7 @@ __all__ = [
 
 CATALOG_KIND = "torchsmith.explain-signatures"
 CATALOG_SCHEMA = 1
-DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "signatures.json")
+DEFAULT_PATH = os.path.join(DATA_DIR, "signatures.json")
 
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({

@@ -108,6 +108,8 @@ class KnowledgeBase:
         self.warnings: List[str] = self._staleness()
         self._by_version: Dict[str, TorchRelease] = {r.version: r for r in self.releases}
         self._gpu_index: Optional[Dict[str, GpuModel]] = None
+        self._packaged_dir = DATA_DIR
+        self._documents: Dict[str, Dict[str, Any]] = {}
 
     def _rows(self, table: str) -> List[Any]:
         return self._sections[TABLE_FILES[table]]
@@ -118,6 +120,16 @@ class KnowledgeBase:
             raise KnowledgeBaseError(f"no table {name!r}", code="usage",
                                      hint=f"one of: {', '.join(TABLE_FILES)}")
         return tuple(self._rows(name))
+
+    def document(self, name: str) -> Dict[str, Any]:
+        """A data document (see :data:`torchsmith.kb.documents.DOCUMENTS`), from the overlay when
+        it has that file; read and checked once per knowledge base."""
+        cached = self._documents.get(name)
+        if cached is None:
+            from torchsmith.kb.documents import read_document
+
+            cached = self._documents[name] = read_document(name, self._packaged_dir, self.overlay)
+        return cached
 
     def _staleness(self) -> List[str]:
         seen = self.refresh.get("newest_seen")
@@ -394,6 +406,7 @@ def load_kb(path: Optional[str] = None, *, environ: Optional[Mapping[str, str]] 
     if cached is not None:
         return cached
     kb = _load(base_dir, overlay)
+    kb._packaged_dir = base_dir  # the documents sit beside the tables
     if len(_CACHE) > 16:
         _CACHE.clear()
     _CACHE[key] = kb

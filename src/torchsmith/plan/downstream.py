@@ -1,5 +1,5 @@
 """Downstream packages (vllm, mmsegmentation, mmdet, mmpretrain, detectron2, bitsandbytes): their
-constraints on torch and on each other, as data (``plan/data/downstream.json``).
+constraints on torch and on each other, as data (``kb/data/downstream.json``).
 
 A request naming one is planned within its constraints (``mmsegmentation`` brings ``mmcv<2.2``,
 ``vllm`` pins one torch), and the package itself appears in the plan's pins and commands.

@@ -1,4 +1,4 @@
-"""Small sourced tables the resolver needs beyond the knowledge base (``plan/data/*.json``)."""
+"""Small sourced tables the resolver reads (``kb/data``; callers move to ``KnowledgeBase.document``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from torchsmith.errors import KnowledgeBaseError, load_json_file
 
 __all__ = ["load_table"]
 
-_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kb", "data")
 _CACHE: Dict[str, Dict[str, Any]] = {}
 
 
 def load_table(name: str, directory: Optional[str] = None) -> Dict[str, Any]:
-    """``plan/data/<name>.json``, read once. Corrupt data is a one-line ``kb-invalid`` error."""
+    """``kb/data/<name>.json``, read once. Corrupt data is a one-line ``kb-invalid`` error."""
     path = os.path.join(directory or _DIR, f"{name}.json")
     cached = _CACHE.get(path)
     if cached is not None:

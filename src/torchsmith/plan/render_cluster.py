@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from torchsmith.errors import KnowledgeBaseError, load_data_file
+from torchsmith.kb.documents import DATA_DIR
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
@@ -33,7 +34,7 @@ __all__ = [
     "variant_cuda",
 ]
 
-_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "containers.json")
+_DATA = os.path.join(DATA_DIR, "containers.json")
 _FAMILY = ("torch", "torchvision", "torchaudio")
 _VENV = "/opt/venv"
 

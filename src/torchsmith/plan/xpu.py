@@ -1,6 +1,6 @@
 """Intel GPUs: the xpu build of torch where a release supports the device, else CPU with why.
 
-Which devices each release supports is data (``plan/data/xpu.json``, from PyTorch's "Getting
+Which devices each release supports is data (``kb/data/xpu.json``, from PyTorch's "Getting
 Started on Intel GPU" pages); an Intel GPU the data does not list (UHD, Iris Xe) gets the CPU
 build with a note naming the supported families.
 """

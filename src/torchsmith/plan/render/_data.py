@@ -9,10 +9,11 @@ import os
 from typing import Any, Dict, List, Optional
 
 from torchsmith.errors import load_data_file
+from torchsmith.kb.documents import DATA_DIR
 
 __all__ = ["formats_data", "source_urls"]
 
-_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "formats.json")
+_PATH = os.path.join(DATA_DIR, "formats.json")
 _cache: Optional[Dict[str, Any]] = None
 
 

@@ -1,0 +1,95 @@
+"""The data documents beside the row tables: one door for each of them.
+
+The row tables (releases, GPUs, CUDA …) are typed by :mod:`torchsmith.kb.loader`. The documents
+here are smaller, shaped per consumer (the resolver's limits, the renderers' format facts, base
+images, build requirements, explain's signatures), and read whole. Each is found in the overlay
+directory under its file name when present, else in the packaged ``kb/data``; either way it is
+checked before use, so ``--kb DIR`` reaches every table and a corrupt file is one line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+
+from torchsmith.errors import KnowledgeBaseError, load_data_file
+
+__all__ = ["DATA_DIR", "DOCUMENTS", "read_document"]
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+Document = Dict[str, Any]
+
+
+def _sourced_rows(data: Document) -> None:
+    """``{"sources": {...}, "rows": [{"source": [ids…], …}]}``: every row cites a known source."""
+    sources = data.get("sources", {})
+    if not isinstance(data.get("rows"), list):
+        raise ValueError("expected an object with a 'rows' list")
+    for number, row in enumerate(data["rows"]):
+        ids = row.get("source") if isinstance(row, dict) else None
+        if not ids or any(i not in sources for i in ids):
+            raise ValueError(f"row {number} field source: missing or unknown source id")
+
+
+def _formats(data: Document) -> None:
+    for key in ("sources", "conda", "pixi", "jetson_torchvision_build"):
+        if not isinstance(data.get(key), dict):
+            raise ValueError(f"missing table {key!r}")
+    for table in ("conda", "pixi", "jetson_torchvision_build", "jetson_numpy", "jetson_cython",
+                  "conda_legacy", "conda_compiled", "tensorflow_windows_gpu"):
+        for source in data[table].get("sources", ()):
+            if source not in data["sources"]:
+                raise ValueError(f"{table}: unknown source id {source!r}")
+
+
+def _containers(data: Document) -> None:
+    for table in ("cuda_runtime", "pytorch", "l4t_pytorch", "l4t_jetpack"):
+        for row in data[table]:
+            if not row.get("image") or row.get("source") not in data["sources"]:
+                raise ValueError(f"{table} row without image or known source: {row}")
+
+
+def _buildreqs(data: Document) -> None:
+    from torchsmith.versions import version_tuple
+
+    for row in data["cuda_max_gcc"]:
+        if row["source"] not in data["sources"]:
+            raise ValueError(f"unknown source {row['source']}")
+    if not version_tuple(data["cmake_min"]["version"]):
+        raise ValueError("cmake_min.version is not a version")
+
+
+def _signatures(data: Document) -> None:
+    # The full check (patterns compile, placeholders known) is explain.catalog.parse_catalog's.
+    if not isinstance(data.get("signatures"), list):
+        raise ValueError("expected an object with a 'signatures' list")
+
+
+# name -> (file in kb/data or the overlay, what it is, its check)
+DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
+    "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
+    "downstream": ("downstream.json", "downstream pins", _sourced_rows),
+    "hsa_override": ("hsa_override.json", "HSA override table", _sourced_rows),
+    "manylinux": ("manylinux.json", "manylinux glibc table", _sourced_rows),
+    "xpu": ("xpu.json", "Intel XPU table", _sourced_rows),
+    "formats": ("formats.json", "installer format data", _formats),
+    "containers": ("containers.json", "container image data", _containers),
+    "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
+    "signatures": ("signatures.json", "failure signatures", _signatures),
+}
+
+
+def read_document(name: str, packaged_dir: str, overlay: Optional[str]) -> Document:
+    """Document ``name``: the overlay's file when it has one, else the packaged file; checked."""
+    if name not in DOCUMENTS:
+        raise KnowledgeBaseError(f"no data document {name!r}", code="usage",
+                                 hint=f"one of: {', '.join(DOCUMENTS)}")
+    file_name, what, check = DOCUMENTS[name]
+    if overlay is None or not os.path.isfile(os.path.join(overlay, file_name)):
+        return load_data_file(os.path.join(packaged_dir, file_name), what, check)
+    try:
+        return load_data_file(os.path.join(overlay, file_name), what, check)
+    except KnowledgeBaseError as exc:  # name the overlay: the packaged data is not at fault
+        raise KnowledgeBaseError(f"{exc.message} (in the overlay {overlay})",
+                                 hint=f"fix or delete {os.path.join(overlay, file_name)}") from exc
