@@ -13,9 +13,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.plan import downstream
+from torchsmith.plan.core import ARCH, CONFLICT, DRIVER, PLATFORM, PYTHON, Constraint, Job
+from torchsmith.plan.draft import Draft
+from torchsmith.plan.extra import Extra, Finisher
 from torchsmith.plan.hostview import HostView
+from torchsmith.plan.index import Index
 from torchsmith.plan.model import PackagePin, Rejection, Request
 from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
@@ -24,7 +29,14 @@ from torchsmith.versions import driver_tuple, minor_version, sortable_version, v
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
-    from torchsmith.plan.resolve import Constraint, Job, _Draft, _Index
+    from torchsmith.kb import (
+        FrameworkBuild,
+        KnowledgeBase,
+        PairedWheels,
+        TorchRelease,
+        TorchRequirement,
+        VariantBuild,
+    )
 
 __all__ = ["Extra", "finish", "installed_torch", "prepare"]
 
@@ -33,24 +45,10 @@ PYG_EXTENSIONS = ("torch-scatter", "torch-sparse", "torch-cluster", "torch-splin
 TORCH_BOUND = ("xformers", "flash-attn")
 FRAMEWORKS = ("tensorflow", "jax")
 
-Finisher = Callable[[Optional[PackagePin], "_Draft", HostView, "_Index"], None]
+Specs = List[Tuple["TorchRequirement", Optional["SpecifierSet"]]]
 
 
-class Extra:
-    """What the non-family requirements add to a plan."""
-
-    def __init__(self) -> None:
-        self.wants_torch = True
-        self.constraints: List[Constraint] = []
-        self.soft: List[Constraint] = []  # prebuilt-wheel preferences, dropped when nothing fits
-        self.warnings: List[str] = []
-        self.reasons: List[str] = []
-        self.rejected: List[Rejection] = []
-        self.fatal = False
-        self.finishers: List[Finisher] = []
-
-
-def _rows(kb: Any, lookup: str, key: str) -> Tuple[Any, ...]:
+def _rows(kb: KnowledgeBase, lookup: str, key: str) -> Tuple[Any, ...]:
     """Rows from a KB lookup (``kb.torch_requirements("xformers")``); () if the KB lacks it."""
     method = getattr(kb, lookup, None)
     return tuple(method(key)) if callable(method) else ()
@@ -85,13 +83,10 @@ def installed_torch(request: Request, wanted: Dict[str, Wanted]) -> Optional[Tup
 
 
 def prepare(job: Job) -> Extra:
-    from torchsmith.plan import resolve as core
-
+    """What every non-family requirement adds: constraints on torch, finishers, warnings."""
     wanted, request = job.wanted, job.request
     extra = Extra()
     names = list(wanted)
-    from torchsmith.plan import downstream
-
     torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
                      or n in ("mmcv", "mmcv-full") or downstream.known(n)]
     extra.wants_torch = bool(torch_related) or not names
@@ -115,38 +110,46 @@ def prepare(job: Job) -> Extra:
                               "the planned packages, with the torch pins kept (`torchsmith guard`)")
     keep = installed_torch(request, wanted)
     if keep is not None and extra.wants_torch:
-        version, variant = keep
-
-        def keep_installed(release: Any, build: Any) -> Optional[str]:
-            if release.version != version:
-                return f"the installed torch is {version}"
-            if build is not None and variant and build.name != variant:
-                return f"the installed torch is the {variant} build"
-            return None
-
-        extra.constraints.append(core.Constraint(
-            f"torch=={version}{'+' + variant if variant else ''} (installed)", keep_installed, user_pin=True))
+        extra.constraints.append(_keep_installed(*keep))
     return extra
 
 
-def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
-    from torchsmith.plan import resolve as core
+def _keep_installed(version: str, variant: str) -> Constraint:
+    def keep_installed(release: TorchRelease, build: Optional[VariantBuild]) -> Optional[str]:
+        if release.version != version:
+            return f"the installed torch is {version}"
+        if build is not None and variant and build.name != variant:
+            return f"the installed torch is the {variant} build"
+        return None
 
-    request, view, idx = job.request, job.view, job.idx
-    rows = list(_rows(idx.kb, "torch_requirements", name))
+    return Constraint(f"torch=={version}{'+' + variant if variant else ''} (installed)", keep_installed,
+                      user_pin=True)
+
+
+def _too_old_gpu(job: Job, want: Wanted, limits: Optional[Dict[str, Any]], extra: Extra) -> bool:
+    """A GPU older than the package's compute-capability floor: fatal, with the reason."""
+    gpus = job.view.gpus
+    if limits is None or not gpus:
+        return False
+    floor = version_tuple(limits["min_compute_capability"])
+    old = [g for g in gpus if g.cc < (floor[0], floor[1])]
+    if not old:
+        return False
+    extra.fatal = True
+    extra.reasons.append(f"{want.text}: needs compute capability ≥ {limits['min_compute_capability']}; "
+                         + ", ".join(g.label for g in old) + " is older. " + limits["note"]
+                         + f" [source: {'; '.join(limits['urls'])}]")
+    extra.rejected.append(Rejection(want.text, "GPU too old for it", ARCH))
+    return True
+
+
+def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
+    """xformers / flash-attn: each release is built against one torch, a hard constraint."""
+    rows: List[TorchRequirement] = list(_rows(job.idx.kb, "torch_requirements", name))
     limits = _limits(name)
-    if limits is not None and view.gpus:
-        floor = version_tuple(limits["min_compute_capability"])
-        old = [g for g in view.gpus if g.cc < (floor[0], floor[1])]
-        if old:
-            extra.fatal = True
-            floor_text = limits["min_compute_capability"]
-            extra.reasons.append(f"{want.text}: needs compute capability ≥ {floor_text}; "
-                                 + ", ".join(g.label for g in old) + " is older. " + limits["note"]
-                                 + f" [source: {'; '.join(limits['urls'])}]")
-            extra.rejected.append(Rejection(want.text, "GPU too old for it", core.ARCH))
-            return
-    matching = [r for r in rows if want.allows(r.version, request.allow_prerelease)]
+    if _too_old_gpu(job, want, limits, extra):
+        return
+    matching = [r for r in rows if want.allows(r.version, job.request.allow_prerelease)]
     if not rows:
         extra.warnings.append(f"{name}: no rows in the data; planned torch without its constraint "
                               f"and left {name} out")
@@ -156,9 +159,9 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
         known = ", ".join(r.version for r in rows[:6])
         extra.reasons.append(f"no {name} release in the data matches {want.text} (known: {known})")
         return
-    specs = [(r, _spec(r.torch)) for r in matching]
+    specs: Specs = [(r, _spec(r.torch)) for r in matching]
 
-    def torch_allowed(release: Any, build: Any) -> Optional[str]:
+    def torch_allowed(release: TorchRelease, build: Optional[VariantBuild]) -> Optional[str]:
         for row, spec in specs:
             fits = spec is not None and spec.contains(release.version, prereleases=True)
             if fits and (build is None or not row.variants or build.name in row.variants
@@ -167,9 +170,12 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
         wants = sorted({f"torch{r.torch}" for r, _ in specs}, key=len)[:3]
         return f"{want.text} needs {' or '.join(wants)}"
 
-    extra.constraints.append(core.Constraint(f"{want.text} ({want.origin})", torch_allowed))
+    extra.constraints.append(Constraint(f"{want.text} ({want.origin})", torch_allowed))
+    extra.finishers.append(_torch_bound_finisher(name, specs, limits))
 
-    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+
+def _torch_bound_finisher(name: str, specs: Specs, limits: Optional[Dict[str, Any]]) -> Finisher:
+    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         if torch is None:
             return
         fitting = [r for r, spec in specs
@@ -201,7 +207,7 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
                 draft.warnings.append(f"{name}: no prebuilt wheels for {view.platform}: "
                                       f"it builds from source")
 
-    extra.finishers.append(finisher)
+    return finisher
 
 
 def _plain_cuda_torch(torch: PackagePin) -> bool:
@@ -209,51 +215,43 @@ def _plain_cuda_torch(torch: PackagePin) -> bool:
     return torch.variant is None or torch.variant.startswith("cu")
 
 
-def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
-    """mmcv / torch-geometric extensions: prefer a torch with a prebuilt find-links page."""
-    from torchsmith.plan import resolve as core
+class _Pages:
+    """The find-links pages of one paired package (mmcv, a torch-geometric extension)."""
 
-    idx = job.idx
-    group = "mmcv" if name.startswith("mmcv") else "pyg"
-    rows = list(_rows(idx.kb, "paired_wheels", group))
-    if group != name:
-        rows = [r for r in rows if r.package == group] + list(_rows(idx.kb, "paired_wheels", name))
-    if not rows:
-        extra.warnings.append(f"{name}: no prebuilt-wheel pages in the data; pip will build it from source")
-        return
+    def __init__(self, name: str, want: Wanted, rows: Sequence[PairedWheels]) -> None:
+        self.name, self.want, self.rows = name, want, rows
 
-    def versions_of(row: Any) -> List[str]:
+    def versions_of(self, row: PairedWheels) -> List[str]:
         if not row.versions:
             return [""]  # the page's versions are not in the data: pin by name, pip picks from the page
         found: List[str] = []
         for text in row.versions:
             package, _, version = text.rpartition(" ")
-            if package and package.replace("_", "-") != name:
+            if package and package.replace("_", "-") != self.name:
                 continue
-            if want.allows(version or text):
+            if self.want.allows(version or text):
                 found.append(version or text)
         return found
 
-    def page_for(release_version: str, variant: str) -> Optional[Tuple[Any, List[str]]]:
-        for row in rows:
+    def page_for(self, release_version: str, variant: str) -> Optional[Tuple[PairedWheels, List[str]]]:
+        for row in self.rows:
             series = row.torch if row.torch.count(".") == 1 else minor_version(row.torch)
             if series == minor_version(release_version) and row.variant == variant:
-                versions = versions_of(row)
+                versions = self.versions_of(row)
                 if versions:
                     return row, versions
         return None
 
-    def prebuilt(release: Any, build: Any) -> Optional[str]:
-        if build is None or page_for(release.version, build.name) is not None:
+    def prebuilt(self, release: TorchRelease, build: Optional[VariantBuild]) -> Optional[str]:
+        if build is None or self.page_for(release.version, build.name) is not None:
             return None
-        return f"no prebuilt {name} for torch {minor_version(release.version)} + {build.name}"
+        return f"no prebuilt {self.name} for torch {minor_version(release.version)} + {build.name}"
 
-    extra.soft.append(core.Constraint(f"{want.text} (prebuilt wheels)", prebuilt))
-
-    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+    def finish(self, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         if torch is None:
             return
-        found = page_for(torch.version, torch.variant or "cpu")
+        name = self.name
+        found = self.page_for(torch.version, torch.variant or "cpu")
         if found is not None:
             row, versions = found
             best = max(versions, key=sortable_version)
@@ -263,31 +261,42 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             draft.reasons.append(f"{label}: prebuilt for torch {series} + {torch.variant} "
                                  f"on {row.find_links}{idx.cite(row.sources, 1)}")
             return
-        every = [v for row in rows for v in versions_of(row) if v]
+        every = [v for row in self.rows for v in self.versions_of(row) if v]
         if every:
-            best = max(every, key=sortable_version)
-            draft.packages.append(PackagePin(name, best, "source"))
+            draft.packages.append(PackagePin(name, max(every, key=sortable_version), "source"))
         draft.warnings.append(
             f"{name}: no prebuilt wheel for torch {torch.version} + {torch.variant}: pip will build "
             f"it from source (needs a CUDA toolkit whose nvcc matches torch's CUDA, a C++ compiler, "
             f"and `--no-build-isolation` so it builds against the planned torch)")
 
-    extra.finishers.append(finisher)
+
+def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
+    """mmcv / torch-geometric extensions: prefer a torch with a prebuilt find-links page."""
+    kb = job.idx.kb
+    group = "mmcv" if name.startswith("mmcv") else "pyg"
+    rows: List[PairedWheels] = list(_rows(kb, "paired_wheels", group))
+    if group != name:
+        rows = [r for r in rows if r.package == group] + list(_rows(kb, "paired_wheels", name))
+    if not rows:
+        extra.warnings.append(f"{name}: no prebuilt-wheel pages in the data; pip will build it from source")
+        return
+    pages = _Pages(name, want, rows)
+    extra.soft.append(Constraint(f"{want.text} (prebuilt wheels)", pages.prebuilt))
+    extra.finishers.append(pages.finish)
 
 
 def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     """tensorflow[and-cuda] / jax[cuda12|cuda13]: their rows, checked against this host."""
     machine, view, idx = job.machine, job.view, job.idx
     gpu_extra = next((e for e in sorted(want.extras) if "cuda" in e), "")
-    every = _rows(idx.kb, "framework_builds", name)
+    every: Tuple[FrameworkBuild, ...] = _rows(idx.kb, "framework_builds", name)
     rows = [r for r in every if r.extra == gpu_extra]
     if not gpu_extra and not any(view.platform in r.platforms for r in rows):
         rows = list(every)  # no plain rows for this platform: the GPU rows say what exists
     rows.sort(key=lambda r: sortable_version(r.version), reverse=True)
     limits = _limits(name, gpu_extra if name == "jax" else "")
-    chosen: Optional[Any] = None
+    chosen: Optional[FrameworkBuild] = None
     rejected: List[Rejection] = []
-    py = view.python.rstrip("t")
     for row in rows:
         label = f"{name}{'[' + gpu_extra + ']' if gpu_extra else ''} {row.version}"
         why = _framework_problem(job, row, want, gpu_extra, limits)
@@ -296,29 +305,31 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
             break
         rejected.append(Rejection(label, why[1] + idx.cite(row.sources, 1), why[0]))
     extra.rejected.extend(rejected[:6])
-    if chosen is None:
-        extra.fatal = extra.fatal or not rows or bool(rejected)
-        if not rows:
-            extra.reasons.append(f"{want.text}: no rows for {name} in the data")
-        else:
-            extra.reasons.append(f"no {name} release runs here: see rejected")
-            if machine.os.system == "windows" and limits is not None:
-                extra.reasons.append(limits["note"])
+    if chosen is not None:
+        return _framework_finisher(name, want, gpu_extra, chosen)
+    extra.fatal = extra.fatal or not rows or bool(rejected)
+    if not rows:
+        extra.reasons.append(f"{want.text}: no rows for {name} in the data")
+    else:
+        extra.reasons.append(f"no {name} release runs here: see rejected")
+        if machine.os.system == "windows" and limits is not None:
+            extra.reasons.append(limits["note"])
+    return _nothing
 
-        def nothing(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
-            return None
 
-        return nothing
-    row = chosen
+def _nothing(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    return None
 
-    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+
+def _framework_finisher(name: str, want: Wanted, gpu_extra: str, row: FrameworkBuild) -> Finisher:
+    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         extras = (gpu_extra,) if gpu_extra else ()
         draft.packages.append(PackagePin(name, row.version, None, None, extras=extras))
         if gpu_extra and not draft.variant:
             draft.accelerator = "cuda"
         draft.reasons.append(
             f"{name} {row.version}{' [' + gpu_extra + ']' if gpu_extra else ''}: the newest release "
-            f"for Python {py} on {view.platform}"
+            f"for Python {view.python.rstrip('t')} on {view.platform}"
             + (f", CUDA {row.cuda}" if row.cuda else "")
             + (f", cuDNN {row.cudnn}" if row.cudnn else "")
             + (f", driver ≥ {row.min_driver_linux}" if row.min_driver_linux and gpu_extra else "")
@@ -329,32 +340,30 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     return finisher
 
 
-def _framework_problem(job: Job, row: Any, want: Wanted, gpu_extra: str,
+def _framework_problem(job: Job, row: FrameworkBuild, want: Wanted, gpu_extra: str,
                        limits: Optional[Dict[str, Any]]) -> Optional[Tuple[str, str]]:
-    from torchsmith.plan import resolve as core
-
     view = job.view
     py = view.python.rstrip("t")
     if not want.allows(row.version):
-        return core.CONFLICT, f"{want.text} excludes it"
+        return CONFLICT, f"{want.text} excludes it"
     if view.platform not in tuple(row.platforms):
         note = f" ({limits['note']})" if limits and gpu_extra else ""
-        return core.PLATFORM, f"no {'GPU ' if gpu_extra else ''}wheel for {view.shown_platform}{note}"
+        return PLATFORM, f"no {'GPU ' if gpu_extra else ''}wheel for {view.shown_platform}{note}"
     if py not in tuple(row.python):
-        return core.PYTHON, f"no wheel for Python {py} (has {', '.join(row.python)})"
+        return PYTHON, f"no wheel for Python {py} (has {', '.join(row.python)})"
     if gpu_extra and view.gpus:
         floor_driver = row.min_driver_linux
         if floor_driver and view.driver and driver_tuple(view.driver) < driver_tuple(floor_driver):
-            return core.DRIVER, f"needs NVIDIA driver ≥ {row.min_driver_linux}; found {view.driver}"
+            return DRIVER, f"needs NVIDIA driver ≥ {row.min_driver_linux}; found {view.driver}"
         if limits is not None:
             floor = version_tuple(limits["min_compute_capability"])
             old = [g for g in view.gpus if g.cc < (floor[0], floor[1])]
             if old:
-                return core.ARCH, (f"needs compute capability ≥ {limits['min_compute_capability']}; "
-                                   + ", ".join(g.label for g in old) + " is older")
+                return ARCH, (f"needs compute capability ≥ {limits['min_compute_capability']}; "
+                              + ", ".join(g.label for g in old) + " is older")
     return None
 
 
-def finish(extra: Extra, torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
-    for finisher in extra.finishers:
-        finisher(torch, draft, view, idx)
+def finish(extra: Extra, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    """Add every companion's pin once torch is chosen (None: no torch planned)."""
+    extra.finish(torch, draft, view, idx)

@@ -1,4 +1,5 @@
-"""Request handling the resolver's walk builds on: local-label pins and downstream packages.
+"""The constraints the resolver's walk obeys: the user's pins on the torch family (local-label
+pins included) and the glibc the machine has.
 
 ``torch==2.7.0+cu126`` is how maintainers write a fix: the public version pins the release and
 the local label names the build. A PEP 440 specifier with a local label matches only versions
@@ -10,18 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
+from torchsmith.plan.core import Constraint, is_default
 from torchsmith.plan.hostview import HostView
+from torchsmith.plan.model import Request
 from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.plan.resolve import Constraint
+    from torchsmith.kb import TorchRelease, VariantBuild
 
-__all__ = ["glibc_constraint", "split_local_label"]
+__all__ = ["allowed_by_user", "family_constraints", "first_conflict", "glibc_constraint",
+           "split_local_label"]
 
 _LOCAL_PIN = re.compile(r"^\s*(===?)\s*([0-9][^+,\s]*)\+([A-Za-z0-9.]+)\s*$")
 
@@ -45,8 +49,6 @@ def split_local_label(want: Wanted) -> Tuple[Wanted, Optional[str]]:
 
 def glibc_constraint(machine: Machine, view: HostView) -> Optional[Constraint]:
     """Refuse wheels whose manylinux tag needs a newer glibc than the machine has (pip would)."""
-    from torchsmith.plan import resolve as core
-
     have = machine.os.glibc
     if not have or not view.platform.startswith("linux-") or machine.jetson is not None:
         return None
@@ -54,7 +56,7 @@ def glibc_constraint(machine: Machine, view: HostView) -> Optional[Constraint]:
     urls = table["sources"]
     rows = [r for r in table["rows"] if r["platform"] == view.platform]
 
-    def fits(release: Any, _variant: Any) -> Optional[str]:
+    def fits(release: TorchRelease, _variant: Optional[VariantBuild]) -> Optional[str]:
         version = version_tuple(release.version)
         for row in rows:
             if version < version_tuple(row["first"]):
@@ -68,4 +70,67 @@ def glibc_constraint(machine: Machine, view: HostView) -> Optional[Constraint]:
                         f"refuses them [source: {cite}]")
         return None
 
-    return core.Constraint(f"glibc {have}", fits, code="glibc-too-old")
+    return Constraint(f"glibc {have}", fits, code="glibc-too-old")
+
+
+def family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:
+    """The user's pins on torch, torchvision and torchaudio, as constraints on the torch release."""
+    out: List[Constraint] = []
+    pre = request.allow_prerelease
+    torch = wanted.get("torch")
+    if torch is not None and torch.spec:
+        out.append(_torch_constraint(torch, pre))
+    for name in ("torchvision", "torchaudio"):
+        want = wanted.get(name)
+        if want is None or (not want.spec and name == "torchaudio" and is_default(request)):
+            continue
+        out.append(_companion_version_constraint(name, want, pre))
+    return out
+
+
+def _torch_constraint(torch: Wanted, pre: bool) -> Constraint:
+    spec, label = split_local_label(torch)
+
+    def torch_ok(release: TorchRelease, variant: Optional[VariantBuild]) -> Optional[str]:
+        if not spec.allows(release.version, pre):
+            return f"{torch.text} excludes torch {release.version}"
+        if label and variant is not None and variant.name != label:
+            built = ", ".join(v.name for v in release.variants)
+            return (f"{torch.text} names the {label} build, not {variant.name}" if
+                    release.variant(label) is not None else
+                    f"{torch.text} names a {label} build, which torch {release.version} does "
+                    f"not have (builds: {built})")
+        return None
+
+    return Constraint(f"{torch.text} ({torch.origin})", torch_ok, user_pin=True)
+
+
+def _companion_version_constraint(name: str, asked: Wanted, pre: bool) -> Constraint:
+    want, label = split_local_label(asked)
+
+    def ok(release: TorchRelease, variant: Optional[VariantBuild]) -> Optional[str]:
+        paired = getattr(release, name, None)
+        if not paired:
+            return f"no {name} release pairs with torch {release.version}"
+        if not want.allows(paired, pre):
+            return f"{asked.text} excludes {name} {paired}, the one that pairs with torch {release.version}"
+        if label and variant is not None and variant.name != label:
+            return f"{asked.text} names the {label} build, not {variant.name}"
+        return None
+
+    return Constraint(f"{asked.text} ({asked.origin})", ok, user_pin=True)
+
+
+def first_conflict(constraints: Sequence[Constraint], release: TorchRelease, variant: VariantBuild
+                   ) -> Optional[Tuple[Constraint, str]]:
+    """The first constraint refusing this build, with its reason; None when all allow it."""
+    for constraint in constraints:
+        why = constraint.check(release, variant)
+        if why:
+            return constraint, why
+    return None
+
+
+def allowed_by_user(constraints: Sequence[Constraint], release: TorchRelease) -> bool:
+    """The user's own pins allow this release (whatever other constraints say)."""
+    return all(c.check(release, None) is None for c in constraints if c.user_pin)

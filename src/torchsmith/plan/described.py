@@ -11,29 +11,27 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from torchsmith.compat import Arch, kernel_for
+from torchsmith.plan.check import check_variant, driver_mode, ptx, sass
+from torchsmith.plan.core import Check, Job
 from torchsmith.plan.detection import GPU_DETECTION_FAILED, detection_failure
+from torchsmith.plan.doors import plan_command
+from torchsmith.plan.draft import Draft
 from torchsmith.plan.hostview import GpuView
 from torchsmith.plan.model import Blocker, Door
-from torchsmith.versions import version_tuple
+from torchsmith.versions import driver_tuple, version_tuple
 
-if TYPE_CHECKING:
-    from torchsmith.plan.resolve import Check, Job, _Draft
-
-__all__ = ["detection_dead_end", "driver_needs", "unknown_model_gpus"]
+__all__ = ["detection_dead_end", "driver_needs", "unknown_model_gpus", "wsl_gaps"]
 
 
-def detection_dead_end(job: Job) -> Optional[_Draft]:
+def detection_dead_end(job: Job) -> Optional[Draft]:
     """A no-solution when GPU detection failed and the user stated no GPU facts."""
-    from torchsmith.plan import resolve as core
-    from torchsmith.plan.doors import plan_command
-
     why = detection_failure(job.machine)
     if why is None:
         return None
-    draft = core._Draft(status="no-solution")
+    draft = Draft(status="no-solution")
     draft.blocker = Blocker(GPU_DETECTION_FAILED, "GPU detection",
                             f"GPU detection failed: {why}; a failed detection is not 'no GPU', so "
                             f"no CPU build is planned silently")
@@ -66,8 +64,6 @@ def _era_archs(job: Job) -> Tuple[Tuple[str, ...], str]:
 
 
 def _covered(job: Job, gpus: Sequence[GpuView]) -> bool:
-    from torchsmith.plan import resolve as core
-
     platform, idx = job.view.platform, job.idx
     for rel in idx.releases:
         if job.view.python not in tuple(rel.data.python.get(platform, ()) or ()):
@@ -75,8 +71,9 @@ def _covered(job: Job, gpus: Sequence[GpuView]) -> bool:
         for variant in rel.data.variants:
             if variant.kind != "cuda" or platform not in tuple(variant.platforms or ()):
                 continue
-            sass, ptx = core._sass(variant, platform), core._ptx(variant, platform)
-            if all(kernel_for(g.cc, sass, ptx, integrated=g.cc in idx.tegra) is not None for g in gpus):
+            built_sass, built_ptx = sass(variant, platform), ptx(variant, platform)
+            if all(kernel_for(g.cc, built_sass, built_ptx, integrated=g.cc in idx.tegra) is not None
+                   for g in gpus):
                 return True
     return False
 
@@ -125,27 +122,16 @@ def _cc(arch: str) -> Tuple[int, int]:
     return parsed.cc if parsed is not None else (0, 0)
 
 
-def prefer_wide_driver_range(check: Check) -> Tuple[Any, ...]:
-    """Sort key within a release: full driver support first; with no driver known, lowest CUDA."""
-    variant = check.variant
-    cuda = version_tuple(variant.cuda or variant.rocm or "")
-    if check.driver_mode == "unknown":
-        return (1, 1, tuple(-x for x in cuda))
-    return (1 if check.driver_mode in ("full", "") else 0, 0, cuda)
-
-
 def driver_needs(job: Job, chosen: Check) -> str:
     """"cu126 needs ≥ 525.60.13 (≥ 560.28.03 for full support); cu128 needs …" for the release."""
-    from torchsmith.plan import resolve as core
-
     parts: List[str] = []
     for variant in chosen.release.data.variants:
         if variant.kind != "cuda":
             continue
-        check = core.check_variant(job.idx, job.view, chosen.release, variant)
+        check = check_variant(job.idx, job.view, chosen.release, variant)
         if not check.ok:
             continue
-        _, full, floor = core._driver_mode(job.idx.kb, job.view, variant.cuda or "")
+        _, full, floor = driver_mode(job.idx.kb, job.view, variant.cuda or "")
         parts.append(f"{variant.name} needs driver ≥ {floor or full or '?'}"
                      + (f" (≥ {full} for full support)" if full and floor and full != floor else ""))
     return "; ".join(parts)
@@ -160,8 +146,6 @@ WSL_MIN_CC = (6, 0)
 
 def wsl_gaps(job: Job) -> List[str]:
     """What a WSL2 machine lacks for CUDA: libcuda from the Windows driver, a WSL-capable driver."""
-    from torchsmith.versions import driver_tuple
-
     machine, view = job.machine, job.view
     if not machine.os.wsl or not view.has_cuda_gpu:
         return []

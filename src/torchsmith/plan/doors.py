@@ -11,18 +11,24 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for
+from torchsmith.plan.check import check_variant, driver_mode, ptx, sass
+from torchsmith.plan.constraints import allowed_by_user, first_conflict
+from torchsmith.plan.core import CONFLICT, DRIVER, Check, Constraint, Job
+from torchsmith.plan.draft import Draft
+from torchsmith.plan.hostview import HostView
+from torchsmith.plan.index import Release
 from torchsmith.plan.model import Blocker, Door
 from torchsmith.plan.request import parse_requirement
+from torchsmith.plan.walk import Walk, prefer_wide_driver_range
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.plan.hostview import HostView
-    from torchsmith.plan.resolve import Check, Constraint, Job, _Release, _Walk
+    from torchsmith.kb import JetPack, VariantBuild
 
-__all__ = ["blocker_of", "capped_by", "doors_for", "plan_command"]
+__all__ = ["arch_doors", "blocker_of", "capped_by", "doors_for", "jetson_dead_end", "plan_command"]
 
 # How far a build got through the checks: the one that got furthest names the blocker.
 _STAGE = {"no-wheel-for-platform": 0, "no-wheel-for-python": 1, "glibc-too-old": 2,
@@ -78,28 +84,23 @@ def _kinds(job: Job) -> Tuple[str, ...]:
 def _runnable(job: Job, constraints: Sequence[Constraint], view: Optional[HostView] = None
               ) -> List[Check]:
     """The best working build of every release (newest first), under ``constraints``."""
-    from torchsmith.plan import resolve as core
-    from torchsmith.plan.described import prefer_wide_driver_range
-
     kinds = _kinds(job)
     out: List[Check] = []
     for rel in job.idx.releases:
-        working = [c for c in (core.check_variant(job.idx, view or job.view, rel, v)
+        working = [c for c in (check_variant(job.idx, view or job.view, rel, v)
                                for v in rel.data.variants if v.kind in kinds)
-                   if c.ok and core._first_conflict(constraints, rel.data, c.variant) is None]
+                   if c.ok and first_conflict(constraints, rel.data, c.variant) is None]
         if working:  # the build the planner would pick from this release
             out.append(max(working, key=prefer_wide_driver_range))
     return out
 
 
-def _pinned_release(job: Job, constraints: Sequence[Constraint]) -> Optional[_Release]:
+def _pinned_release(job: Job, constraints: Sequence[Constraint]) -> Optional[Release]:
     """The newest release the user's own pins allow, or None."""
-    from torchsmith.plan import resolve as core
-
-    return next((r for r in job.idx.releases if core._allowed_by_user(constraints, r.data)), None)
+    return next((r for r in job.idx.releases if allowed_by_user(constraints, r.data)), None)
 
 
-def _nearest(checks: Sequence[Check], target: Optional[_Release], releases: Sequence[_Release]
+def _nearest(checks: Sequence[Check], target: Optional[Release], releases: Sequence[Release]
              ) -> Optional[Check]:
     if not checks:
         return None
@@ -132,14 +133,12 @@ def _fact_name(job: Job, code: str) -> str:
     return code
 
 
-def blocker_of(job: Job, walk: _Walk, constraints: Sequence[Constraint]) -> Optional[Blocker]:
+def blocker_of(job: Job, walk: Walk, constraints: Sequence[Constraint]) -> Optional[Blocker]:
     """The one constraint that blocks: within the user's pins, what stopped the furthest build."""
-    from torchsmith.plan import resolve as core
-
     user = [c for c in constraints if c.user_pin]
     for check, constraint, why in walk.pinned_conflicts:
         if not constraint.user_pin:
-            return Blocker(getattr(constraint, "code", core.CONFLICT) or core.CONFLICT,
+            return Blocker(getattr(constraint, "code", CONFLICT) or CONFLICT,
                            constraint.label, f"{check.label} runs here, but {why}")
     failures = [c for c in walk.pinned_failures
                  if all(u.check(c.release.data, c.variant) is None for u in user)]
@@ -150,17 +149,17 @@ def blocker_of(job: Job, walk: _Walk, constraints: Sequence[Constraint]) -> Opti
         return Blocker(best.code, _fact_name(job, best.code), prefix + best.reason)
     if walk.pinned_conflicts:  # a build of the pinned release runs, but not the one the pin names
         check, constraint, why = walk.pinned_conflicts[0]
-        return Blocker(core.CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
+        return Blocker(CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
     if user and _pinned_release(job, constraints) is None:
         labels = ", ".join(c.label for c in user)
         return Blocker("no-such-release", labels, f"no torch release in the data matches {labels}")
     if walk.blocked is not None:
         check, constraint, why = walk.blocked
-        return Blocker(core.CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
+        return Blocker(CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
     return None
 
 
-def capped_by(walk: _Walk) -> Optional[str]:
+def capped_by(walk: Walk) -> Optional[str]:
     """When a newer build runs here but a constraint refused it: that constraint, said plainly."""
     if walk.blocked is None or walk.chosen is None:
         return None
@@ -177,7 +176,7 @@ def capped_by(walk: _Walk) -> Optional[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def doors_for(job: Job, walk: _Walk, constraints: Sequence[Constraint], blocker: Optional[Blocker]
+def doors_for(job: Job, walk: Walk, constraints: Sequence[Constraint], blocker: Optional[Blocker]
               ) -> List[Door]:
     """The nearest ways out of this dead end, each with its command."""
     code = blocker.code if blocker is not None else ""
@@ -228,8 +227,6 @@ def _release_door(job: Job, constraints: Sequence[Constraint], others: Sequence[
 
 def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
     """The Python nearest this one that has the pinned release, checked on this hardware."""
-    from torchsmith.plan import resolve as core
-
     target = _pinned_release(job, constraints)
     if target is None:
         return []
@@ -239,7 +236,7 @@ def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
     tags.sort(key=lambda t: abs(version_tuple(t)[1] - have[1]) if len(have) > 1 else 0)
     for tag in tags:
         other = dataclasses.replace(view, python=tag)
-        working = [core.check_variant(job.idx, other, target, v) for v in target.data.variants
+        working = [check_variant(job.idx, other, target, v) for v in target.data.variants
                    if v.kind in _kinds(job)]
         if any(c.ok for c in working):
             reqs = _with_torch(job, _torch_text(job))
@@ -272,13 +269,11 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
     return doors
 
 
-def _driver_door(job: Job, walk: _Walk) -> List[Door]:
-    from torchsmith.plan import resolve as core
-
+def _driver_door(job: Job, walk: Walk) -> List[Door]:
     need = ""
     for check in walk.pinned_failures:
-        if check.code == core.DRIVER and check.variant.cuda:
-            _, full, floor = core._driver_mode(job.idx.kb, job.view, check.variant.cuda)
+        if check.code == DRIVER and check.variant.cuda:
+            _, full, floor = driver_mode(job.idx.kb, job.view, check.variant.cuda)
             need = floor or full
             break
     if not need:
@@ -290,8 +285,6 @@ def _driver_door(job: Job, walk: _Walk) -> List[Door]:
 
 def arch_doors(job: Job, *, last_binaries: bool = True, cpu: bool = True) -> List[Door]:
     """For GPUs no current binary supports: the last binaries with the arch, a source build, CPU."""
-    from torchsmith.plan import resolve as core
-
     view, idx = job.view, job.idx
     doors: List[Door] = []
     archs = sorted({g.arch for g in view.gpus})
@@ -299,7 +292,7 @@ def arch_doors(job: Job, *, last_binaries: bool = True, cpu: bool = True) -> Lis
     last = _last_with_arch(job) if last_binaries else None
     if last is not None:
         rel, variant = last
-        check = core.check_variant(idx, view, rel, variant)
+        check = check_variant(idx, view, rel, variant)
         needs = "" if check.ok else f"; it also needs: {check.reason}"
         doors.append(Door("release", f"torch {rel.text} {variant.name} is the newest build with kernels "
                                      f"for {', '.join(archs)}{needs}",
@@ -316,22 +309,21 @@ def arch_doors(job: Job, *, last_binaries: bool = True, cpu: bool = True) -> Lis
     return doors
 
 
-def _last_with_arch(job: Job) -> Optional[Tuple[_Release, Any]]:
-    from torchsmith.plan import resolve as core
-
+def _last_with_arch(job: Job) -> Optional[Tuple[Release, VariantBuild]]:
     view, idx = job.view, job.idx
     for rel in idx.releases:
         for variant in rel.data.variants:
             if variant.kind != "cuda" or view.platform not in tuple(variant.platforms or ()):
                 continue
-            sass, ptx = core._sass(variant, view.platform), core._ptx(variant, view.platform)
-            if view.gpus and all(kernel_for(g.cc, sass, ptx, integrated=g.cc in idx.tegra) is not None
-                                 for g in view.gpus):
+            built_sass, built_ptx = sass(variant, view.platform), ptx(variant, view.platform)
+            if view.gpus and all(kernel_for(g.cc, built_sass, built_ptx, integrated=g.cc in idx.tegra)
+                                 is not None for g in view.gpus):
                 return rel, variant
     return None
 
 
-def jetson_dead_end(job: Job, draft: Any, jetpack: Any, pythons: Sequence[str], why: str) -> None:
+def jetson_dead_end(job: Job, draft: Draft, jetpack: Optional[JetPack], pythons: Sequence[str],
+                    why: str) -> None:
     """No NVIDIA wheel for this JetPack + Python (+ pin): blocker and the ways out."""
     python = job.machine.python.minor
     draft.blocker = Blocker("no-jetpack-wheel", f"JetPack {jetpack.jetpack if jetpack else '?'}"

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from torchsmith.plan.core import Constraint, Job
+from torchsmith.plan.draft import Draft
+from torchsmith.plan.extra import Extra
+from torchsmith.plan.hostview import HostView
+from torchsmith.plan.index import Index
 from torchsmith.plan.model import Blocker, PackagePin
 from torchsmith.plan.plandata import load_table
-from torchsmith.plan.request import Wanted
+from torchsmith.plan.request import Wanted, parse_requirement
 from torchsmith.versions import sortable_version
 
 if TYPE_CHECKING:
-    from torchsmith.plan.companions import Extra
-    from torchsmith.plan.hostview import HostView
-    from torchsmith.plan.resolve import Job, _Draft, _Index
+    from torchsmith.kb import TorchRelease, VariantBuild
 
-__all__ = ["CUDA_ONLY", "known", "plan_downstream", "with_implied"]
+__all__ = ["CUDA_ONLY", "cuda_only_blocker", "known", "plan_downstream", "with_implied"]
 
 CUDA_ONLY = ("flash-attn", "vllm")
 
@@ -44,8 +47,6 @@ def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
 
     A requirement the user pinned outside that range is a blocker, never silently dropped.
     """
-    from torchsmith.plan.request import parse_requirement
-
     wanted = dict(job.wanted)
     for name, want in job.wanted.items():
         rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
@@ -84,8 +85,6 @@ def cuda_only_blocker(job: Job) -> Optional[Blocker]:
 
 def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """The torch constraint of ``name`` and a finisher that adds its own pin."""
-    from torchsmith.plan import resolve as core
-
     rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
     if not rows:
         extra.fatal = True
@@ -95,15 +94,15 @@ def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     specs = [(r, Wanted("torch", r["torch"], frozenset(), f"torch{r['torch']}"))
              for r in rows if r.get("torch")]
     if specs:
-        def torch_allowed(release: Any, _build: Any) -> Optional[str]:
+        def torch_allowed(release: TorchRelease, _build: Optional[VariantBuild]) -> Optional[str]:
             if any(spec.allows(release.version, True) for _, spec in specs):
                 return None
             wants = [spec.text for _, spec in specs][:3]  # the newest releases first
             return f"{want.text} needs {' or '.join(wants)}"
 
-        extra.constraints.append(core.Constraint(f"{want.text} ({want.origin})", torch_allowed))
+        extra.constraints.append(Constraint(f"{want.text} ({want.origin})", torch_allowed))
 
-    def finisher(torch: Optional[PackagePin], draft: _Draft, view: HostView, idx: _Index) -> None:
+    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         if torch is None:
             return
         fitting = [r for r, spec in specs if spec.allows(torch.version, True)] if specs else rows

@@ -10,14 +10,20 @@ JetPack 7 (Thor, L4T 38) moved to the SBSA stack: there the upstream aarch64 CUD
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Sequence, Tuple
+import dataclasses
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import sm_arch
+from torchsmith.plan.core import CONFLICT, PYTHON, Constraint, Job, is_default
+from torchsmith.plan.cuda import plan_cuda
+from torchsmith.plan.doors import jetson_dead_end
+from torchsmith.plan.draft import Draft
+from torchsmith.plan.hostview import GpuView
 from torchsmith.plan.model import PackagePin, Rejection
 from torchsmith.versions import sortable_version, version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.plan.resolve import Constraint, Job, _Draft
+    from torchsmith.kb import JetPack, JetsonWheel, KnowledgeBase
 
 __all__ = ["jetson_variant", "plan_jetson"]
 
@@ -37,10 +43,9 @@ def jetson_variant(jetpack: str) -> str:
     return "jetson-jp" + "".join(ch for ch in jetpack.split(" ", 1)[0] if ch.isdigit())
 
 
-def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
-    from torchsmith.plan import resolve as core
-
-    machine, idx, wanted, request = job.machine, job.idx, job.wanted, job.request
+def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+    """NVIDIA's wheel for the Jetson's JetPack (JetPack 7: the upstream SBSA CUDA wheels)."""
+    machine, idx = job.machine, job.idx
     jetson = machine.jetson
     assert jetson is not None
     l4t = jetson.l4t or ""
@@ -52,117 +57,140 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> N
             f"Jetson with L4T {l4t or 'unknown'}: this release is not in the data, so the matching "
             f"NVIDIA wheel is unknown (read /etc/nv_tegra_release; `torchsmith kb refresh` or a newer "
             f"torchsmith may know it)")
-        from torchsmith.plan.doors import jetson_dead_end
-
         jetson_dead_end(job, draft, None, (), draft.reasons[-1])
         return
-    cite = idx.cite(getattr(jp, "sources", ()))
     cc = jetson.compute_capability or ""
     arch = sm_arch(cc) if cc else "the Jetson iGPU"
     jp_cuda = str(getattr(jp, "cuda", "") or "")
     draft.reasons.append(f"Jetson on L4T {l4t} = JetPack {jp.jetpack} with CUDA {jp_cuda} and "
-                         f"Python {jp.python}{cite}")
+                         f"Python {jp.python}{idx.cite(getattr(jp, 'sources', ()))}")
     if version_tuple(str(jp.jetpack))[:1] >= (7,):
         _jetpack_sbsa(job, constraints, draft, jp)
         return
-    draft.reject(Rejection("torch from PyPI (linux-aarch64)",
-                           WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch),
-                           "no-gpu-support"))
+    why_not_pypi = WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch)
+    draft.reject(Rejection("torch from PyPI (linux-aarch64)", why_not_pypi, "no-gpu-support"))
     draft.reject(Rejection("conda-forge pytorch-gpu", WHY_NOT_CONDA, "no-gpu-support"))
+    if _plan_wheel(job, draft, jp):
+        draft.warnings.append(why_not_pypi + "; do not `pip install torch` afterwards")
+
+
+def _plan_wheel(job: Job, draft: Draft, jp: JetPack) -> bool:
+    """Pin NVIDIA's wheel (or the JetPack's index) and its companions; False on a dead end."""
+    idx, wanted = job.idx, job.wanted
     wheels, built_for = _wheels_for(idx.kb, jp)
     if built_for is not jp:
         draft.reasons.append(
             f"NVIDIA published no torch wheel for JetPack {jp.jetpack}; the JetPack {built_for.jetpack} "
-            f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp_cuda} and "
+            f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp.cuda} and "
             f"Python {jp.python}, and are the ones used on it (uncertain)"
             f"{idx.cite(getattr(built_for, 'sources', ()))}")
-    user_python = machine.python.minor or str(jp.python)  # not stated: the JetPack's own
-    torch_spec = wanted.get("torch")
-    usable: List[Any] = []
+    user_python = job.machine.python.minor or str(jp.python)  # not stated: the JetPack's own
+    usable = _usable_wheels(job, draft, jp, wheels, user_python)
+    variant = jetson_variant(built_for.jetpack)
+    index = getattr(jp, "index_url", None)
+    if not usable and not (index and user_python == jp.python and wanted.get("torch") is None):
+        _no_jetpack_wheel(job, draft, jp, wheels, user_python=user_python, variant=variant)
+        return False
+    draft.variant = variant
+    draft.python = user_python or jp.python
+    paired, torch_version = _pin_torch(job, draft, jp, usable[0] if usable else None, variant)
+    if "torchvision" in wanted:
+        _pin_torchvision(draft, jp, paired, torch_version, variant)
+    if "torchaudio" in wanted and not is_default(job.request):
+        draft.warnings.append("torchaudio: NVIDIA publishes no Jetson wheel; build it from source")
+    prerequisites = tuple(getattr(jp, "prerequisites", ()) or ())
+    if prerequisites:
+        draft.prerequisites.append("sudo apt-get install -y " + " ".join(prerequisites))
+    return True
+
+
+def _usable_wheels(job: Job, draft: Draft, jp: JetPack, wheels: Sequence[JetsonWheel],
+                   user_python: str) -> List[JetsonWheel]:
+    """The wheels for this Python that the torch pin allows, newest first."""
+    torch_spec = job.wanted.get("torch")
+    usable: List[JetsonWheel] = []
     for wheel in wheels:
         if torch_spec is not None and not torch_spec.allows(wheel.torch, prereleases=True):
             draft.reject(Rejection(f"torch {wheel.torch} ({jetson_variant(jp.jetpack)})",
-                                   f"{torch_spec.text} excludes it", core.CONFLICT))
+                                   f"{torch_spec.text} excludes it", CONFLICT))
             continue
         if wheel.python != user_python:
             continue
         usable.append(wheel)
     usable.sort(key=lambda w: sortable_version(w.torch), reverse=True)
-    variant = jetson_variant(built_for.jetpack)
-    index = getattr(jp, "index_url", None)
-    if not usable and not (index and user_python == jp.python and torch_spec is None):
-        draft.status = "no-solution"
-        pythons = sorted({w.python for w in wheels}) or [jp.python]
-        if user_python and user_python not in pythons:
-            draft.reasons.append(
-                f"NVIDIA's torch wheels for JetPack {jp.jetpack} are built for Python "
-                f"{', '.join(pythons)} only; this Python is {user_python}. Use the system "
-                f"python{pythons[-1]} (`python{pythons[-1]} -m venv --system-site-packages env`), or "
-                f"a jetson-containers l4t-pytorch image, or build torch from source for "
-                f"Python {user_python}")
-            for wheel in wheels:
-                draft.reject(Rejection(f"torch {wheel.torch} ({variant})",
-                                       f"wheel is cp{wheel.python.replace('.', '')} only; this Python "
-                                       f"is {user_python}", core.PYTHON))
-        else:
-            offered = ", ".join(sorted({w.torch for w in wheels}, key=sortable_version)) or "none"
-            asked = f" {torch_spec.text}" if torch_spec is not None else " the request"
-            draft.reasons.append(f"no NVIDIA torch wheel for JetPack {jp.jetpack} meets{asked} "
-                                 f"(NVIDIA's wheels for it: torch {offered})")
-        from torchsmith.plan.doors import jetson_dead_end
+    return usable
 
-        jetson_dead_end(job, draft, jp, pythons, draft.reasons[-1])
-        return
-    draft.variant = variant
-    draft.python = user_python or jp.python
-    if usable:
-        wheel = usable[0]
-        filename = getattr(wheel, "filename", None)
-        draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url,
-                                         wheel_filename=filename))
-        saved = f", saved as {filename} before pip installs it" if filename else ""
-        draft.reasons.append(f"torch {wheel.torch}: NVIDIA's wheel for JetPack {jp.jetpack} and "
-                             f"Python {wheel.python} ({wheel.url}{saved})"
-                             f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
-        if getattr(wheel, "uncertain", False):
-            draft.warnings.append(
-                f"torch {wheel.torch} on JetPack {jp.jetpack} is uncertain: no NVIDIA list torchsmith "
-                f"read names this JetPack for it; its sources only show it used on the same L4T "
-                f"R{jp.l4t.split('.')[0]} line{idx.cite(getattr(wheel, 'sources', ()) or ())}")
-        paired = getattr(wheel, "torchvision", None)
-        torch_version = wheel.torch
+
+def _no_jetpack_wheel(job: Job, draft: Draft, jp: JetPack, wheels: Sequence[JetsonWheel], *,
+                      user_python: str, variant: str) -> None:
+    draft.status = "no-solution"
+    torch_spec = job.wanted.get("torch")
+    pythons = sorted({w.python for w in wheels}) or [jp.python]
+    if user_python and user_python not in pythons:
+        draft.reasons.append(
+            f"NVIDIA's torch wheels for JetPack {jp.jetpack} are built for Python "
+            f"{', '.join(pythons)} only; this Python is {user_python}. Use the system "
+            f"python{pythons[-1]} (`python{pythons[-1]} -m venv --system-site-packages env`), or "
+            f"a jetson-containers l4t-pytorch image, or build torch from source for "
+            f"Python {user_python}")
+        for wheel in wheels:
+            draft.reject(Rejection(f"torch {wheel.torch} ({variant})",
+                                   f"wheel is cp{wheel.python.replace('.', '')} only; this Python "
+                                   f"is {user_python}", PYTHON))
     else:
-        paired = None
-        torch_version = ""
+        offered = ", ".join(sorted({w.torch for w in wheels}, key=sortable_version)) or "none"
+        asked = f" {torch_spec.text}" if torch_spec is not None else " the request"
+        draft.reasons.append(f"no NVIDIA torch wheel for JetPack {jp.jetpack} meets{asked} "
+                             f"(NVIDIA's wheels for it: torch {offered})")
+    jetson_dead_end(job, draft, jp, pythons, draft.reasons[-1])
+
+
+def _pin_torch(job: Job, draft: Draft, jp: JetPack, wheel: Optional[JetsonWheel], variant: str
+               ) -> Tuple[Optional[str], str]:
+    """Pin NVIDIA's wheel, or the JetPack's index; (the torchvision that pairs, torch version)."""
+    idx = job.idx
+    if wheel is None:
+        index = getattr(jp, "index_url", None)
         draft.packages.append(PackagePin("torch", "", variant, index_url=index))
         draft.reasons.append(f"torch from the JetPack {jp.jetpack} index {index}")
-    if "torchvision" in wanted:
-        if paired:
-            vision_url = getattr(jp, "torchvision_url", None)
-            draft.packages.append(PackagePin("torchvision", paired, "source" if not vision_url else variant,
-                                             wheel_url=vision_url))
-            if not vision_url:
-                draft.warnings.append(
-                    f"torchvision {paired} pairs with torch {torch_version}; NVIDIA publishes no "
-                    f"torchvision wheel for JetPack {jp.jetpack}: build it from source (git clone "
-                    f"--branch v{paired} https://github.com/pytorch/vision; python setup.py install) "
-                    f"— `pip install torchvision` would pull a PyPI torch and replace NVIDIA's")
-        elif index:
-            draft.packages.append(PackagePin("torchvision", "", variant, index_url=index))
-        else:
-            draft.warnings.append(f"no known torchvision pairing for torch {torch_version} on "
-                                  f"JetPack {jp.jetpack}; build torchvision from source at the "
-                                  f"version torch's release notes name")
-    if "torchaudio" in wanted and not core._is_default(request):
-        draft.warnings.append("torchaudio: NVIDIA publishes no Jetson wheel; build it from source")
-    prerequisites = tuple(getattr(jp, "prerequisites", ()) or ())
-    if prerequisites:
-        draft.prerequisites.append("sudo apt-get install -y " + " ".join(prerequisites))
-    draft.warnings.append(WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch)
-                          + "; do not `pip install torch` afterwards")
+        return None, ""
+    filename = getattr(wheel, "filename", None)
+    draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url,
+                                     wheel_filename=filename))
+    saved = f", saved as {filename} before pip installs it" if filename else ""
+    draft.reasons.append(f"torch {wheel.torch}: NVIDIA's wheel for JetPack {jp.jetpack} and "
+                         f"Python {wheel.python} ({wheel.url}{saved})"
+                         f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
+    if getattr(wheel, "uncertain", False):
+        draft.warnings.append(
+            f"torch {wheel.torch} on JetPack {jp.jetpack} is uncertain: no NVIDIA list torchsmith "
+            f"read names this JetPack for it; its sources only show it used on the same L4T "
+            f"R{jp.l4t.split('.')[0]} line{idx.cite(getattr(wheel, 'sources', ()) or ())}")
+    return getattr(wheel, "torchvision", None), wheel.torch
 
 
-def _wheels_for(kb: Any, jp: Any) -> Tuple[List[Any], Any]:
+def _pin_torchvision(draft: Draft, jp: JetPack, paired: Optional[str], torch_version: str,
+                     variant: str) -> None:
+    index = getattr(jp, "index_url", None)
+    if paired:
+        vision_url = getattr(jp, "torchvision_url", None)
+        draft.packages.append(PackagePin("torchvision", paired, "source" if not vision_url else variant,
+                                         wheel_url=vision_url))
+        if not vision_url:
+            draft.warnings.append(
+                f"torchvision {paired} pairs with torch {torch_version}; NVIDIA publishes no "
+                f"torchvision wheel for JetPack {jp.jetpack}: build it from source (git clone "
+                f"--branch v{paired} https://github.com/pytorch/vision; python setup.py install) "
+                f"— `pip install torchvision` would pull a PyPI torch and replace NVIDIA's")
+    elif index:
+        draft.packages.append(PackagePin("torchvision", "", variant, index_url=index))
+    else:
+        draft.warnings.append(f"no known torchvision pairing for torch {torch_version} on "
+                              f"JetPack {jp.jetpack}; build torchvision from source at the "
+                              f"version torch's release notes name")
+
+
+def _wheels_for(kb: KnowledgeBase, jp: JetPack) -> Tuple[List[JetsonWheel], JetPack]:
     """The JetPack's wheels, or those of the newest earlier JetPack on the same L4T line."""
     own = list(getattr(jp, "wheels", ()) or ())
     if own:
@@ -175,13 +203,8 @@ def _wheels_for(kb: Any, jp: Any) -> Tuple[List[Any], Any]:
     return [], jp
 
 
-def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: _Draft, jp: Any) -> None:
+def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: Draft, jp: JetPack) -> None:
     """JetPack 7 (Thor): the SBSA CUDA stack, so upstream aarch64 CUDA wheels with sm_110."""
-    import dataclasses
-
-    from torchsmith.plan import resolve as core
-    from torchsmith.plan.hostview import GpuView
-
     jetson = job.machine.jetson
     assert jetson is not None
     cc = version_tuple(jetson.compute_capability or "11.0")
@@ -191,4 +214,4 @@ def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: _Draft, jp
                                driver_cuda_source=f"JetPack {jp.jetpack}")
     draft.reasons.append(f"JetPack {jp.jetpack} uses the SBSA CUDA stack: upstream aarch64 CUDA "
                          f"wheels with {gpu.arch} apply")
-    core._plan_cuda(job._replace(view=sbsa), constraints, draft)
+    plan_cuda(job._replace(view=sbsa), constraints, draft)

@@ -8,21 +8,30 @@ community workaround with real risk, so the plan says so.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from torchsmith.plan.adopt import adopt, reject_pypi_default
+from torchsmith.plan.core import ARCH, PLATFORM, PYTHON, Check, Constraint, Job
+from torchsmith.plan.cpu import plan_cpu
+from torchsmith.plan.dead_end import no_solution
+from torchsmith.plan.doors import capped_by
+from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Rejection
 from torchsmith.plan.plandata import load_table
+from torchsmith.plan.walk import Walk, walk_releases
 
 if TYPE_CHECKING:
-    from torchsmith.plan.resolve import Check, Constraint, Job, _Draft
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = ["hsa_override_for", "plan_rocm"]
 
+Override = Tuple[str, str, Tuple[str, ...]]  # (HSA_OVERRIDE_GFX_VERSION value, runs as, source urls)
 
-def hsa_override_for(gfx: str, kb: Any = None) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
+
+def hsa_override_for(gfx: str, kb: Optional[KnowledgeBase] = None) -> Optional[Override]:
     """(override value, the gfx it runs as, source urls) for a card outside the wheels' list."""
     target = kb.gfx_target(gfx) if kb is not None and hasattr(kb, "gfx_target") else None
-    if target is not None and target.gfx == gfx and target.hsa_override:
+    if kb is not None and target is not None and target.gfx == gfx and target.hsa_override:
         parts = target.hsa_override.split(".")
         runs_as = "gfx" + parts[0] + "".join(f"{int(p):x}" for p in parts[1:]) if len(parts) == 3 else ""
         urls = tuple(kb.sources[i].url for i in target.sources if i in kb.sources)
@@ -35,20 +44,19 @@ def hsa_override_for(gfx: str, kb: Any = None) -> Optional[Tuple[str, str, Tuple
     return None
 
 
-def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
-    from torchsmith.plan import resolve as core
-
+def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+    """The newest ROCm build compiled for every card, else the override route, else CPU."""
     machine, idx = job.machine, job.idx
     rocm = machine.rocm
     assert rocm is not None
     gfxs = [g.gfx for g in rocm.gpus if g.gfx]
     names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
     if machine.os.system == "windows":
-        core._plan_cpu(job, constraints, draft, f"AMD GPU {names} on Windows")
+        plan_cpu(job, constraints, draft, f"AMD GPU {names} on Windows")
         return
     if not gfxs:
         draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")
-        core._plan_cpu(job, constraints, draft, "AMD GPU with an unknown gfx target")
+        plan_cpu(job, constraints, draft, "AMD GPU with an unknown gfx target")
         return
 
     def lists_every_card(check: Check) -> Optional[Tuple[str, str]]:
@@ -56,52 +64,60 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> Non
         missing = [g for g in gfxs if g not in compiled]
         if missing:
             built = f"is compiled for {' '.join(compiled)}" if compiled else "has no gfx list in the data"
-            return core.ARCH, (f"{check.label} {built}; not {', '.join(missing)}"
-                               f"{idx.cite(check.variant.sources, 1)}")
+            return ARCH, (f"{check.label} {built}; not {', '.join(missing)}"
+                          f"{idx.cite(check.variant.sources, 1)}")
         return None
 
-    walk = core._walk(job, ("rocm",), constraints, accept=lists_every_card)
+    walk = walk_releases(job, ("rocm",), constraints, accept=lists_every_card)
     if walk.chosen is not None:
         _finish(job, draft, walk.chosen, walk.rejected, names)
-        from torchsmith.plan.doors import capped_by
-
         cap = capped_by(walk)
         if cap:  # the deciding constraint, named: not "the newest ROCm build"
             draft.reasons.insert(0, f"torch {walk.chosen.release.text} {walk.chosen.variant.name}: {cap}")
         return
-    override = _override_route(gfxs, idx.kb)
-    if override is not None and walk.blocked is None:
-        value, runs_as, urls = override
-        substitute = [runs_as if hsa_override_for(g, idx.kb) else g for g in gfxs]
-
-        def lists_substitute(check: Check) -> Optional[Tuple[str, str]]:
-            compiled = tuple(check.variant.gfx or ())
-            if all(g in compiled for g in substitute):
-                return None
-            return core.ARCH, f"{check.label} lacks {runs_as} too"
-
-        routed = core._walk(job, ("rocm",), constraints, accept=lists_substitute)
-        if routed.chosen is not None:
-            _finish(job, draft, routed.chosen, walk.rejected, names)
-            table = load_table("hsa_override")
-            risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
-            risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
-            draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))
-            draft.reasons.append(f"no ROCm build lists {', '.join(gfxs)}; with HSA_OVERRIDE_GFX_VERSION="
-                                 f"{value} the card runs {runs_as} kernels [source: {'; '.join(urls)}]")
-            draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
-            return
-    if walk.blocked is not None or (walk.failures and set(walk.failures) <= {core.PYTHON, core.PLATFORM}):
-        core._no_solution(job, draft, walk, constraints, f"runs on {names}")
+    if walk.blocked is None and _override_route(job, constraints, draft, walk, gfxs=gfxs, names=names):
+        return
+    if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
+        no_solution(job, draft, walk, constraints, f"runs on {names}")
         return
     for rejection in walk.rejected:
         draft.reject(rejection)
     draft.warnings.append(f"no ROCm build of torch in the data supports {names}, and no documented "
                           f"override applies; planned the CPU build")
-    core._plan_cpu(job, constraints, draft, f"no ROCm build supports {names}")
+    plan_cpu(job, constraints, draft, f"no ROCm build supports {names}")
 
 
-def _override_route(gfxs: Sequence[str], kb: Any) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
+def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, walk: Walk, *,
+                    gfxs: Sequence[str], names: str) -> bool:
+    """Plan the build a documented HSA_OVERRIDE_GFX_VERSION makes the cards run; False if none."""
+    kb = job.idx.kb
+    override = _one_override(gfxs, kb)
+    if override is None:
+        return False
+    value, runs_as, urls = override
+    substitute = [runs_as if hsa_override_for(g, kb) else g for g in gfxs]
+
+    def lists_substitute(check: Check) -> Optional[Tuple[str, str]]:
+        compiled = tuple(check.variant.gfx or ())
+        if all(g in compiled for g in substitute):
+            return None
+        return ARCH, f"{check.label} lacks {runs_as} too"
+
+    routed = walk_releases(job, ("rocm",), constraints, accept=lists_substitute)
+    if routed.chosen is None:
+        return False
+    _finish(job, draft, routed.chosen, walk.rejected, names)
+    table = load_table("hsa_override")
+    risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
+    risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
+    draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))
+    draft.reasons.append(f"no ROCm build lists {', '.join(gfxs)}; with HSA_OVERRIDE_GFX_VERSION="
+                         f"{value} the card runs {runs_as} kernels [source: {'; '.join(urls)}]")
+    draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
+    return True
+
+
+def _one_override(gfxs: Sequence[str], kb: KnowledgeBase) -> Optional[Override]:
     routes = [hsa_override_for(g, kb) for g in gfxs]
     known = [r for r in routes if r is not None]
     if not known or len({r[0] for r in known}) != 1:
@@ -109,12 +125,9 @@ def _override_route(gfxs: Sequence[str], kb: Any) -> Optional[Tuple[str, str, Tu
     return known[0]
 
 
-def _finish(job: Job, draft: _Draft, chosen: Check, rejected: List[Rejection], names: str) -> None:
-    from torchsmith.plan import resolve as core
-
+def _finish(job: Job, draft: Draft, chosen: Check, rejected: List[Rejection], names: str) -> None:
     idx = job.idx
-
-    core._adopt(job, draft, chosen, rejected, "rocm")
+    adopt(job, draft, chosen, rejected, "rocm")
     rel = chosen.release.data
     draft.reasons.append(f"{names}: torch {rel.version} {chosen.variant.name} is the newest ROCm "
                          f"build compiled for it (gfx list: {' '.join(chosen.variant.gfx or ())})"
@@ -125,4 +138,4 @@ def _finish(job: Job, draft: _Draft, chosen: Check, rejected: List[Rejection], n
     if rocm is not None and rocm.kfd_access is False:
         draft.warnings.append("this user cannot open /dev/kfd: add it to the render and video groups "
                               "(sudo usermod -aG render,video $USER, then log in again) or torch sees no GPU")
-    core._reject_pypi_default(draft, idx, job.view, chosen)
+    reject_pypi_default(draft, idx, job.view, chosen)

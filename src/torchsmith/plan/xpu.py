@@ -7,13 +7,14 @@ build with a note naming the supported families.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.plan.adopt import adopt, headline
+from torchsmith.plan.core import ARCH, Check, Constraint, Job
+from torchsmith.plan.draft import Draft
 from torchsmith.plan.plandata import load_table
+from torchsmith.plan.walk import walk_releases
 from torchsmith.versions import version_tuple
-
-if TYPE_CHECKING:
-    from torchsmith.plan.resolve import Check, Constraint, Job, _Draft
 
 __all__ = ["plan_xpu", "supported_family"]
 
@@ -27,10 +28,8 @@ def supported_family(name: str) -> Optional[Dict[str, Any]]:
     return None
 
 
-def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> bool:
+def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: Draft) -> bool:
     """Plan the xpu build; False (nothing planned) when no listed device or no release fits."""
-    from torchsmith.plan import resolve as core
-
     table = load_table("xpu")
     rows = [(gpu.name, supported_family(gpu.name)) for gpu in job.machine.intel_gpus]
     known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
@@ -41,22 +40,22 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> bool
     def lists_device(check: Check) -> Optional[Tuple[str, str]]:
         if version_tuple(check.release.text) >= version_tuple(first):
             return None
-        return core.ARCH, f"{check.label}: xpu support for this device starts at torch {first}"
+        return ARCH, f"{check.label}: xpu support for this device starts at torch {first}"
 
-    walk = core._walk(job, ("xpu",), constraints, accept=lists_device)
+    walk = walk_releases(job, ("xpu",), constraints, accept=lists_device)
     if walk.chosen is None:
         return False
     chosen = walk.chosen
-    core._adopt(job, draft, chosen, walk.rejected, "xpu")
+    adopt(job, draft, chosen, walk.rejected, "xpu")
     urls = table["sources"]
     for name, row in known:
         cite = "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2])
         draft.reasons.append(f"{name}: {row['family']}, supported by torch's xpu builds from "
                              f"{row['first_torch']}" + (" (uncertain)" if row.get("uncertain") else "")
                              + f" [source: {cite}]")
-    draft.reasons.append(core._headline(walk, f"torch {chosen.release.text} xpu",
-                                        f"with an xpu wheel for Python {job.view.python} on "
-                                        f"{job.view.platform}"))
+    draft.reasons.append(headline(walk, f"torch {chosen.release.text} xpu",
+                                  f"with an xpu wheel for Python {job.view.python} on "
+                                  f"{job.view.platform}"))
     draft.prerequisites.append("the Intel GPU driver and runtime (Intel's 'PyTorch prerequisites "
                                "for Intel GPU' page): the xpu wheels bring the SYCL runtime, not "
                                "the kernel driver")
