@@ -29,14 +29,7 @@ from torchsmith.versions import driver_tuple, minor_version, sortable_version, v
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
-    from torchsmith.kb import (
-        FrameworkBuild,
-        KnowledgeBase,
-        PairedWheels,
-        TorchRelease,
-        TorchRequirement,
-        VariantBuild,
-    )
+    from torchsmith.kb import FrameworkBuild, PairedWheels, TorchRelease, TorchRequirement, VariantBuild
 
 __all__ = ["Extra", "finish", "installed_torch", "prepare"]
 
@@ -46,12 +39,6 @@ TORCH_BOUND = ("xformers", "flash-attn")
 FRAMEWORKS = ("tensorflow", "jax")
 
 Specs = List[Tuple["TorchRequirement", Optional["SpecifierSet"]]]
-
-
-def _rows(kb: KnowledgeBase, lookup: str, key: str) -> Tuple[Any, ...]:
-    """Rows from a KB lookup (``kb.torch_requirements("xformers")``); () if the KB lacks it."""
-    method = getattr(kb, lookup, None)
-    return tuple(method(key)) if callable(method) else ()
 
 
 def _spec(text: str) -> Optional[SpecifierSet]:
@@ -145,7 +132,7 @@ def _too_old_gpu(job: Job, want: Wanted, limits: Optional[Dict[str, Any]], extra
 
 def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """xformers / flash-attn: each release is built against one torch, a hard constraint."""
-    rows: List[TorchRequirement] = list(_rows(job.idx.kb, "torch_requirements", name))
+    rows = list(job.idx.kb.torch_requirements(name))
     limits = _limits(name)
     if _too_old_gpu(job, want, limits, extra):
         return
@@ -274,9 +261,9 @@ def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """mmcv / torch-geometric extensions: prefer a torch with a prebuilt find-links page."""
     kb = job.idx.kb
     group = "mmcv" if name.startswith("mmcv") else "pyg"
-    rows: List[PairedWheels] = list(_rows(kb, "paired_wheels", group))
+    rows = list(kb.paired_wheels(group))
     if group != name:
-        rows = [r for r in rows if r.package == group] + list(_rows(kb, "paired_wheels", name))
+        rows = [r for r in rows if r.package == group] + list(kb.paired_wheels(name))
     if not rows:
         extra.warnings.append(f"{name}: no prebuilt-wheel pages in the data; pip will build it from source")
         return
@@ -289,7 +276,7 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     """tensorflow[and-cuda] / jax[cuda12|cuda13]: their rows, checked against this host."""
     machine, view, idx = job.machine, job.view, job.idx
     gpu_extra = next((e for e in sorted(want.extras) if "cuda" in e), "")
-    every: Tuple[FrameworkBuild, ...] = _rows(idx.kb, "framework_builds", name)
+    every = idx.kb.framework_builds(name)
     rows = [r for r in every if r.extra == gpu_extra]
     if not gpu_extra and not any(view.platform in r.platforms for r in rows):
         rows = list(every)  # no plain rows for this platform: the GPU rows say what exists

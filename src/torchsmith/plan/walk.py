@@ -7,7 +7,7 @@ down are kept as rejections; so is the newest build the hardware runs but a cons
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.check import check_variant
 from torchsmith.plan.constraints import allowed_by_user, first_conflict
@@ -45,7 +45,7 @@ def rank(check: Check) -> Tuple[int, Tuple[int, ...]]:
             version_tuple(variant.cuda or variant.rocm or ""))
 
 
-def prefer_wide_driver_range(check: Check) -> Tuple[Any, ...]:
+def prefer_wide_driver_range(check: Check) -> Tuple[int, int, Tuple[int, ...]]:
     """Sort key within a release: full driver support first; with no driver known, lowest CUDA."""
     variant = check.variant
     cuda = version_tuple(variant.cuda or variant.rocm or "")
