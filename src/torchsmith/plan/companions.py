@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from torchsmith.plan import downstream
 from torchsmith.plan.core import ARCH, CONFLICT, DRIVER, PLATFORM, PYTHON, Constraint, Job
 from torchsmith.plan.draft import Draft
-from torchsmith.plan.extra import Extra, Finisher
+from torchsmith.plan.extra import NOTHING, Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import PackagePin, Rejection, Request
@@ -162,37 +162,37 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
 
 
 def _torch_bound_finisher(name: str, specs: Specs, limits: Optional[Dict[str, Any]]) -> Finisher:
-    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    def finisher(torch: Optional[PackagePin], _variant: Optional[str], view: HostView, idx: Index
+                 ) -> Addition:
         if torch is None:
-            return
+            return NOTHING
         fitting = [r for r, spec in specs
                    if spec is not None and spec.contains(torch.version, prereleases=True)]
         fitting.sort(key=lambda r: sortable_version(r.version), reverse=True)
         if not fitting:
-            draft.warnings.append(f"{name}: no release in the data is built against torch "
-                                  f"{torch.version}; build it from source against this torch")
-            return
+            return Addition(warnings=(f"{name}: no release in the data is built against torch "
+                                      f"{torch.version}; build it from source against this torch",))
         row = fitting[0]
         on_index = torch.variant is not None and torch.variant in row.variants
         # flash-attn: PyPI has only its source distribution, so pip builds it either way.
         if not on_index and (not _plain_cuda_torch(torch) or name == "flash-attn"):
             # PyPI's wheel is built for PyPI's CUDA torch: on a Jetson, ROCm or CPU torch it would
             # not load, and installing it could replace torch.
-            draft.packages.append(PackagePin(name, row.version, "source"))
-            draft.warnings.append(f"{name} {row.version}: no prebuilt wheel for torch {torch.version} "
-                                  f"({torch.variant}); build it from source with --no-build-isolation "
-                                  f"so it compiles against the planned torch")
-            return
-        draft.packages.append(PackagePin(name, row.version, torch.variant if on_index else None,
-                                         torch.index_url if on_index else None))
-        draft.reasons.append(f"{name} {row.version} is built against torch{row.torch}"
-                             + (f", published on the {torch.variant} index" if on_index else "")
-                             + idx.cite(row.sources, 1))
+            return Addition(packages=(PackagePin(name, row.version, "source"),),
+                            warnings=(f"{name} {row.version}: no prebuilt wheel for torch {torch.version} "
+                                      f"({torch.variant}); build it from source with --no-build-isolation "
+                                      f"so it compiles against the planned torch",))
+        warnings: List[str] = []
         if limits is not None:
-            draft.warnings.append(f"{name}: {limits['note']} [source: {'; '.join(limits['urls'])}]")
+            warnings.append(f"{name}: {limits['note']} [source: {'; '.join(limits['urls'])}]")
             if view.platform not in limits["platforms"]:
-                draft.warnings.append(f"{name}: no prebuilt wheels for {view.platform}: "
-                                      f"it builds from source")
+                warnings.append(f"{name}: no prebuilt wheels for {view.platform}: it builds from source")
+        return Addition(packages=(PackagePin(name, row.version, torch.variant if on_index else None,
+                                             torch.index_url if on_index else None),),
+                        reasons=(f"{name} {row.version} is built against torch{row.torch}"
+                                 + (f", published on the {torch.variant} index" if on_index else "")
+                                 + idx.cite(row.sources, 1),),
+                        warnings=tuple(warnings))
 
     return finisher
 
@@ -234,27 +234,26 @@ class _Pages:
             return None
         return f"no prebuilt {self.name} for torch {minor_version(release.version)} + {build.name}"
 
-    def finish(self, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    def finish(self, torch: Optional[PackagePin], _variant: Optional[str], view: HostView, idx: Index
+               ) -> Addition:
         if torch is None:
-            return
+            return NOTHING
         name = self.name
         found = self.page_for(torch.version, torch.variant or "cpu")
         if found is not None:
             row, versions = found
             best = max(versions, key=sortable_version)
-            draft.packages.append(PackagePin(name, best, torch.variant, find_links=row.find_links))
             label = f"{name} {best}" if best else name
             series = minor_version(torch.version)
-            draft.reasons.append(f"{label}: prebuilt for torch {series} + {torch.variant} "
-                                 f"on {row.find_links}{idx.cite(row.sources, 1)}")
-            return
+            return Addition(packages=(PackagePin(name, best, torch.variant, find_links=row.find_links),),
+                            reasons=(f"{label}: prebuilt for torch {series} + {torch.variant} "
+                                     f"on {row.find_links}{idx.cite(row.sources, 1)}",))
         every = [v for row in self.rows for v in self.versions_of(row) if v]
-        if every:
-            draft.packages.append(PackagePin(name, max(every, key=sortable_version), "source"))
-        draft.warnings.append(
+        source = (PackagePin(name, max(every, key=sortable_version), "source"),) if every else ()
+        return Addition(packages=source, warnings=(
             f"{name}: no prebuilt wheel for torch {torch.version} + {torch.variant}: pip will build "
             f"it from source (needs a CUDA toolkit whose nvcc matches torch's CUDA, a C++ compiler, "
-            f"and `--no-build-isolation` so it builds against the planned torch)")
+            f"and `--no-build-isolation` so it builds against the planned torch)",))
 
 
 def _paired(job: Job, name: str, want: Wanted, extra: Extra) -> None:
@@ -304,25 +303,24 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     return _nothing
 
 
-def _nothing(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
-    return None
+def _nothing(torch: Optional[PackagePin], variant: Optional[str], view: HostView, idx: Index) -> Addition:
+    return NOTHING
 
 
 def _framework_finisher(name: str, want: Wanted, gpu_extra: str, row: FrameworkBuild) -> Finisher:
-    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    def finisher(torch: Optional[PackagePin], variant: Optional[str], view: HostView, idx: Index
+                 ) -> Addition:
         extras = (gpu_extra,) if gpu_extra else ()
-        draft.packages.append(PackagePin(name, row.version, None, None, extras=extras))
-        if gpu_extra and not draft.variant:
-            draft.accelerator = "cuda"
-        draft.reasons.append(
-            f"{name} {row.version}{' [' + gpu_extra + ']' if gpu_extra else ''}: the newest release "
-            f"for Python {view.python.rstrip('t')} on {view.platform}"
-            + (f", CUDA {row.cuda}" if row.cuda else "")
-            + (f", cuDNN {row.cudnn}" if row.cudnn else "")
-            + (f", driver ≥ {row.min_driver_linux}" if row.min_driver_linux and gpu_extra else "")
-            + idx.cite(row.sources, 1))
-        if gpu_extra and not view.gpus:
-            draft.warnings.append(f"{want.text}: no NVIDIA GPU here, the CUDA libraries are unused")
+        reason = (f"{name} {row.version}{' [' + gpu_extra + ']' if gpu_extra else ''}: the newest release "
+                  f"for Python {view.python.rstrip('t')} on {view.platform}"
+                  + (f", CUDA {row.cuda}" if row.cuda else "")
+                  + (f", cuDNN {row.cudnn}" if row.cudnn else "")
+                  + (f", driver ≥ {row.min_driver_linux}" if row.min_driver_linux and gpu_extra else "")
+                  + idx.cite(row.sources, 1))
+        unused = (f"{want.text}: no NVIDIA GPU here, the CUDA libraries are unused",)
+        return Addition(packages=(PackagePin(name, row.version, None, None, extras=extras),),
+                        reasons=(reason,), warnings=unused if gpu_extra and not view.gpus else (),
+                        accelerator="cuda" if gpu_extra and not variant else None)
 
     return finisher
 

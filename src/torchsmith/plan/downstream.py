@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.plan.core import Constraint, Job
-from torchsmith.plan.draft import Draft
-from torchsmith.plan.extra import Extra
+from torchsmith.plan.extra import NOTHING, Addition, Extra
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import Blocker, PackagePin
@@ -102,22 +101,23 @@ def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
 
         extra.constraints.append(Constraint(f"{want.text} ({want.origin})", torch_allowed))
 
-    def finisher(torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
+    def finisher(torch: Optional[PackagePin], _variant: Optional[str], view: HostView, idx: Index
+                 ) -> Addition:
         if torch is None:
-            return
+            return NOTHING
         fitting = [r for r, spec in specs if spec.allows(torch.version, True)] if specs else rows
         fitting.sort(key=lambda r: sortable_version(r["version"] or "0"), reverse=True)
         row = fitting[0] if fitting else rows[0]
         if row.get("source_build"):
-            draft.packages.append(PackagePin(name, row["version"], "source", wheel_url=row.get("url")))
-            draft.warnings.append(f"{name}: no wheel for torch {torch.version}; it builds from source "
-                                  f"after torch is installed, with --no-build-isolation so it compiles "
-                                  f"against the planned torch{_cite(row)}")
-            return
-        draft.packages.append(PackagePin(name, row["version"]))
+            return Addition(
+                packages=(PackagePin(name, row["version"], "source", wheel_url=row.get("url")),),
+                warnings=(f"{name}: no wheel for torch {torch.version}; it builds from source after "
+                          f"torch is installed, with --no-build-isolation so it compiles against the "
+                          f"planned torch{_cite(row)}",))
         what = (f"built against torch{row['torch']}" if row.get("torch")
                 else "needs " + ", ".join(f"{k}{v}" for k, v in (row.get("requires") or {}).items()))
-        draft.reasons.append(f"{name} {row['version'] or '(newest)'}: {what}{_cite(row)}"
-                             + (" (uncertain)" if row.get("uncertain") else ""))
+        return Addition(packages=(PackagePin(name, row["version"]),),
+                        reasons=(f"{name} {row['version'] or '(newest)'}: {what}{_cite(row)}"
+                                 + (" (uncertain)" if row.get("uncertain") else ""),))
 
     extra.finishers.append(finisher)

@@ -1,8 +1,12 @@
-"""What the requirements besides torch/torchvision/torchaudio add to a plan (see companions)."""
+"""What the requirements besides torch/torchvision/torchaudio add to a plan (see companions).
+
+Each companion contributes constraints on torch before the walk and a :data:`Finisher` after
+it: a function of the chosen torch that returns its :class:`Addition` (pins, reasons, warnings).
+"""
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional, Tuple
 
 from torchsmith.plan.core import Constraint
 from torchsmith.plan.draft import Draft
@@ -10,10 +14,22 @@ from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import PackagePin, Rejection
 
-__all__ = ["Extra", "Finisher"]
+__all__ = ["NOTHING", "Addition", "Extra", "Finisher"]
 
-# Adds a companion's pin, reasons and warnings once torch is chosen (None: no torch planned).
-Finisher = Callable[[Optional[PackagePin], Draft, HostView, Index], None]
+
+class Addition(NamedTuple):
+    """What one companion adds to the plan once torch is chosen."""
+
+    packages: Tuple[PackagePin, ...] = ()
+    reasons: Tuple[str, ...] = ()
+    warnings: Tuple[str, ...] = ()
+    accelerator: Optional[str] = None  # a GPU framework planned without a GPU build of torch
+
+
+NOTHING = Addition()
+
+# (the chosen torch pin or None, its variant or None, the host, the data) -> what it adds.
+Finisher = Callable[[Optional[PackagePin], Optional[str], HostView, Index], Addition]
 
 
 class Extra:
@@ -30,6 +46,11 @@ class Extra:
         self.finishers: List[Finisher] = []
 
     def finish(self, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
-        """Run every finisher against the chosen torch."""
+        """Add what every finisher returns for the chosen torch to the draft, in order."""
         for finisher in self.finishers:
-            finisher(torch, draft, view, idx)
+            added = finisher(torch, draft.variant, view, idx)
+            draft.packages.extend(added.packages)
+            draft.reasons.extend(added.reasons)
+            draft.warnings.extend(added.warnings)
+            if added.accelerator:
+                draft.accelerator = added.accelerator
