@@ -19,13 +19,14 @@ _WINDOWS_AMD = ("AMD GPU on Windows: PyTorch publishes no ROCm wheels for Window
                 "cards AMD lists (uncertain), or AMD's own preview Windows wheels (not upstream).")
 
 
-def plan_cpu(job: Job, constraints: Sequence[Constraint], draft: Draft, why: str) -> None:
+def plan_cpu(job: Job, constraints: Sequence[Constraint], why: str) -> Draft:
     """The CPU build from the PyTorch CPU index; ``why`` says why no GPU build is planned."""
     idx, view, machine = job.idx, job.view, job.machine
+    draft = Draft()
     walk = walk_releases(job, ("cpu",), constraints)
     if walk.chosen is None:
         no_solution(job, draft, walk, constraints, "for this platform and Python")
-        return
+        return draft
     chosen = walk.chosen
     adopt(job, draft, chosen, walk.rejected, "cpu")
     rel = chosen.release.data
@@ -39,11 +40,13 @@ def plan_cpu(job: Job, constraints: Sequence[Constraint], draft: Draft, why: str
     draft.conda.update(conda_specs(idx, view, chosen))
     if machine.os.system == "windows" and machine.rocm and machine.rocm.gpus:
         draft.warnings.append(_WINDOWS_AMD)
+    return draft
 
 
-def plan_macos(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+def plan_macos(job: Job, constraints: Sequence[Constraint]) -> Draft:
     """PyPI's macOS wheel (MPS on Apple silicon); Intel Macs stopped at torch 2.2.2."""
     idx, view, machine = job.idx, job.view, job.machine
+    draft = Draft()
     apple = machine.apple
     walk = walk_releases(job, ("cpu",), constraints)
     if walk.chosen is None:
@@ -68,6 +71,7 @@ def plan_macos(job: Job, constraints: Sequence[Constraint], draft: Draft) -> Non
                 "torch with MPS")
         else:
             draft.warnings.append("torch publishes no macOS x86_64 (Intel Mac) wheels after 2.2.2")
+    return draft
 
 
 def no_gpu_reason(machine: Machine) -> str:

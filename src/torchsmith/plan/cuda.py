@@ -33,22 +33,22 @@ if TYPE_CHECKING:
 __all__ = ["plan_cuda"]
 
 
-def plan_cuda(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+def plan_cuda(job: Job, constraints: Sequence[Constraint]) -> Draft:
     """Plan a CUDA build for the NVIDIA GPUs of ``job`` (or the CPU build, with why)."""
+    draft = Draft()
     if not job.request.gpus_on_separate_nodes:
         job = _drop_gpus_the_driver_cannot_drive(job, draft)
     if not job.view.gpus and not job.view.unknown_gpus:
         draft.warnings.append(f"no CUDA build of torch can use these GPUs with "
                               f"{driver_name(job.view)}; planned the CPU build until the driver "
                               f"is upgraded")
-        plan_cpu(job, constraints, draft, "the NVIDIA driver is too old for every GPU here")
-        return
+        return draft.then(plan_cpu(job, constraints, "the NVIDIA driver is too old for every GPU here"))
     walk, gpus_used = _walk_gpus(job, constraints, draft)
     draft.warnings.extend(job.view.notes)
     if walk.chosen is None:
-        _no_cuda_build(job, constraints, draft, walk)
-        return
+        return _no_cuda_build(job, constraints, draft, walk)
     _plan_chosen(job, draft, walk, walk.chosen, gpus_used)
+    return draft
 
 
 def _walk_gpus(job: Job, constraints: Sequence[Constraint], draft: Draft
@@ -73,12 +73,12 @@ def _walk_gpus(job: Job, constraints: Sequence[Constraint], draft: Draft
     return walk, gpus_used
 
 
-def _no_cuda_build(job: Job, constraints: Sequence[Constraint], draft: Draft, walk: Walk) -> None:
+def _no_cuda_build(job: Job, constraints: Sequence[Constraint], draft: Draft, walk: Walk) -> Draft:
     """A constraint or the Python/platform blocks: no solution. Else the CPU build, said loudly."""
     idx, view = job.idx, job.view
     if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
         no_solution(job, draft, walk, constraints, "runs on these GPUs")
-        return
+        return draft
     for rejection in walk.rejected:
         draft.reject(rejection)
     gpu_names = ", ".join(g.label for g in view.gpus) or ", ".join(view.unknown_gpus)
@@ -92,7 +92,7 @@ def _no_cuda_build(job: Job, constraints: Sequence[Constraint], draft: Draft, wa
                           f"driver; planned the CPU build instead (see `rejected` for what "
                           f"each CUDA build lacks, and `alternatives` for the ways to the GPU)")
     draft.alternatives.extend(arch_doors(job, cpu=False) if ARCH in walk.failures else [])
-    plan_cpu(job, constraints, draft, "no CUDA build runs on this GPU and driver")
+    return draft.then(plan_cpu(job, constraints, "no CUDA build runs on this GPU and driver"))
 
 
 def _plan_chosen(job: Job, draft: Draft, walk: Walk, chosen: Check, gpus_used: Sequence[GpuView]) -> None:

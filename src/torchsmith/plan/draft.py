@@ -1,7 +1,9 @@
 """The plan being assembled: the mutable record the planners fill, and the frozen Plan it becomes.
 
-A :class:`Draft` is created per attempt (``resolve`` may try the request with and without its
-soft preferences and keep one); the planners append pins, reasons, rejections and warnings, and
+Each planner creates the draft it returns (``plan_cpu(job, constraints, why) -> Draft``) and
+fills it with pins, reasons, rejections and warnings; a planner that falls back to another
+(CUDA to CPU, Jetson Thor to CUDA) returns ``what_it_found.then(other_planner(...))``.
+``resolve`` may try the request with and without its soft preferences and keep one draft;
 :meth:`Draft.finish` turns it into the :class:`~torchsmith.plan.model.Plan` (duplicates folded,
 the data rows the stack relies on that are ``uncertain`` named).
 """
@@ -25,7 +27,7 @@ class Draft:
     """A plan being assembled (see the module docstring); ``status`` is "ok" or "no-solution"."""
 
     status: str = "ok"
-    accelerator: str = "cpu"
+    accelerator: Optional[str] = None  # None: not decided, "cpu" in the plan
     packages: List[PackagePin] = field(default_factory=list)
     reasons: List[str] = field(default_factory=list)
     rejected: List[Rejection] = field(default_factory=list)
@@ -44,6 +46,33 @@ class Draft:
         if all(r.candidate != rejection.candidate for r in self.rejected):
             self.rejected.append(rejection)
 
+    def then(self, later: Draft) -> Draft:
+        """This draft's findings followed by ``later``, the plan a fallback made after them.
+
+        Lists are joined (rejections of a candidate already rejected are dropped); the status
+        and the plan's own facts (accelerator, variant, Python, blocker) are ``later``'s where
+        it decided them.
+        """
+        joined = Draft(
+            status=later.status,
+            accelerator=later.accelerator or self.accelerator,
+            packages=self.packages + later.packages,
+            reasons=self.reasons + later.reasons,
+            rejected=list(self.rejected),
+            warnings=self.warnings + later.warnings,
+            prerequisites=self.prerequisites + later.prerequisites,
+            environment=self.environment + later.environment,
+            conda={**self.conda, **later.conda},
+            variant=later.variant or self.variant,
+            python=later.python or self.python,
+            blocker=later.blocker or self.blocker,
+            alternatives=self.alternatives + later.alternatives,
+            assumptions=self.assumptions + later.assumptions,
+        )
+        for rejection in later.rejected:
+            joined.reject(rejection)
+        return joined
+
     def finish(self, view: HostView, kb: KnowledgeBase) -> Plan:
         """The frozen plan."""
         return Plan(
@@ -51,7 +80,7 @@ class Draft:
             packages=tuple(self.packages) if self.status == "ok" else (),
             platform=view.shown_platform,
             python=self.python or view.python,
-            accelerator=self.accelerator,
+            accelerator=self.accelerator or "cpu",
             variant=self.variant if self.status == "ok" else None,
             reasons=tuple(dict.fromkeys(self.reasons)),
             rejected=_compact(self.rejected),

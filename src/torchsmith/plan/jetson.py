@@ -43,14 +43,14 @@ def jetson_variant(jetpack: str) -> str:
     return "jetson-jp" + "".join(ch for ch in jetpack.split(" ", 1)[0] if ch.isdigit())
 
 
-def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+def plan_jetson(job: Job, constraints: Sequence[Constraint]) -> Draft:
     """NVIDIA's wheel for the Jetson's JetPack (JetPack 7: the upstream SBSA CUDA wheels)."""
     machine, idx = job.machine, job.idx
     jetson = machine.jetson
     assert jetson is not None
     l4t = jetson.l4t or ""
     jp = idx.kb.jetpack_for_l4t(l4t) if l4t else None
-    draft.accelerator = "jetson"
+    draft = Draft(accelerator="jetson")
     if jp is None:
         draft.status = "no-solution"
         draft.reasons.append(
@@ -58,20 +58,20 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint], draft: Draft) -> No
             f"NVIDIA wheel is unknown (read /etc/nv_tegra_release; `torchsmith kb refresh` or a newer "
             f"torchsmith may know it)")
         jetson_dead_end(job, draft, None, (), draft.reasons[-1])
-        return
+        return draft
     cc = jetson.compute_capability or ""
     arch = sm_arch(cc) if cc else "the Jetson iGPU"
     jp_cuda = str(getattr(jp, "cuda", "") or "")
     draft.reasons.append(f"Jetson on L4T {l4t} = JetPack {jp.jetpack} with CUDA {jp_cuda} and "
                          f"Python {jp.python}{idx.cite(getattr(jp, 'sources', ()))}")
     if version_tuple(str(jp.jetpack))[:1] >= (7,):
-        _jetpack_sbsa(job, constraints, draft, jp)
-        return
+        return _jetpack_sbsa(job, constraints, draft, jp)
     why_not_pypi = WHY_NOT_PYPI.format(jp=jp.jetpack, cuda=jp_cuda, arch=arch)
     draft.reject(Rejection("torch from PyPI (linux-aarch64)", why_not_pypi, "no-gpu-support"))
     draft.reject(Rejection("conda-forge pytorch-gpu", WHY_NOT_CONDA, "no-gpu-support"))
     if _plan_wheel(job, draft, jp):
         draft.warnings.append(why_not_pypi + "; do not `pip install torch` afterwards")
+    return draft
 
 
 def _plan_wheel(job: Job, draft: Draft, jp: JetPack) -> bool:
@@ -203,7 +203,7 @@ def _wheels_for(kb: KnowledgeBase, jp: JetPack) -> Tuple[List[JetsonWheel], JetP
     return [], jp
 
 
-def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: Draft, jp: JetPack) -> None:
+def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: Draft, jp: JetPack) -> Draft:
     """JetPack 7 (Thor): the SBSA CUDA stack, so upstream aarch64 CUDA wheels with sm_110."""
     jetson = job.machine.jetson
     assert jetson is not None
@@ -214,4 +214,4 @@ def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: Draft, jp:
                                driver_cuda_source=f"JetPack {jp.jetpack}")
     draft.reasons.append(f"JetPack {jp.jetpack} uses the SBSA CUDA stack: upstream aarch64 CUDA "
                          f"wheels with {gpu.arch} apply")
-    plan_cuda(job._replace(view=sbsa), constraints, draft)
+    return draft.then(plan_cuda(job._replace(view=sbsa), constraints))

@@ -203,31 +203,24 @@ def _solve_with_preferences(job: Job, hard: Sequence[Constraint], soft: Sequence
 
 def _solve(job: Job, constraints: Sequence[Constraint]) -> Draft:
     """One attempt: the planner of the machine's accelerator."""
-    draft = Draft()
     machine = job.machine
     if machine.jetson is not None:
         from torchsmith.plan.jetson import plan_jetson  # lazy: start-up time of `plan --json`
 
-        plan_jetson(job, constraints, draft)
-    elif machine.os.system == "macos":
-        plan_macos(job, constraints, draft)
-    elif job.view.has_cuda_gpu:
+        return plan_jetson(job, constraints)
+    if machine.os.system == "macos":
+        return plan_macos(job, constraints)
+    if job.view.has_cuda_gpu:
         gaps = wsl_gaps(job)
-        draft.prerequisites.extend(gaps)
-        draft.warnings.extend(gaps)
-        plan_cuda(job, constraints, draft)
-    elif machine.rocm is not None and machine.rocm.gpus:
+        return Draft(prerequisites=list(gaps), warnings=list(gaps)).then(plan_cuda(job, constraints))
+    if machine.rocm is not None and machine.rocm.gpus:
         from torchsmith.plan.rocm import plan_rocm
 
-        plan_rocm(job, constraints, draft)
-    elif machine.intel_gpus and _plan_intel(job, constraints, draft):
-        pass
-    else:
-        plan_cpu(job, constraints, draft, no_gpu_reason(machine))
-    return draft
+        return plan_rocm(job, constraints)
+    if machine.intel_gpus:
+        from torchsmith.plan.xpu import plan_xpu
 
-
-def _plan_intel(job: Job, constraints: Sequence[Constraint], draft: Draft) -> bool:
-    from torchsmith.plan.xpu import plan_xpu
-
-    return plan_xpu(job, constraints, draft)
+        xpu = plan_xpu(job, constraints)
+        if xpu is not None:
+            return xpu
+    return plan_cpu(job, constraints, no_gpu_reason(machine))

@@ -44,7 +44,7 @@ def hsa_override_for(gfx: str, kb: Optional[KnowledgeBase] = None) -> Optional[O
     return None
 
 
-def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None:
+def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
     """The newest ROCm build compiled for every card, else the override route, else CPU."""
     machine, idx = job.machine, job.idx
     rocm = machine.rocm
@@ -52,12 +52,11 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None
     gfxs = [g.gfx for g in rocm.gpus if g.gfx]
     names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
     if machine.os.system == "windows":
-        plan_cpu(job, constraints, draft, f"AMD GPU {names} on Windows")
-        return
+        return plan_cpu(job, constraints, f"AMD GPU {names} on Windows")
+    draft = Draft()
     if not gfxs:
         draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")
-        plan_cpu(job, constraints, draft, "AMD GPU with an unknown gfx target")
-        return
+        return draft.then(plan_cpu(job, constraints, "AMD GPU with an unknown gfx target"))
 
     def lists_every_card(check: Check) -> Optional[Tuple[str, str]]:
         compiled = tuple(check.variant.gfx or ())
@@ -74,17 +73,17 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: Draft) -> None
         cap = capped_by(walk)
         if cap:  # the deciding constraint, named: not "the newest ROCm build"
             draft.reasons.insert(0, f"torch {walk.chosen.release.text} {walk.chosen.variant.name}: {cap}")
-        return
+        return draft
     if walk.blocked is None and _override_route(job, constraints, draft, walk, gfxs=gfxs, names=names):
-        return
+        return draft
     if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
         no_solution(job, draft, walk, constraints, f"runs on {names}")
-        return
+        return draft
     for rejection in walk.rejected:
         draft.reject(rejection)
     draft.warnings.append(f"no ROCm build of torch in the data supports {names}, and no documented "
                           f"override applies; planned the CPU build")
-    plan_cpu(job, constraints, draft, f"no ROCm build supports {names}")
+    return draft.then(plan_cpu(job, constraints, f"no ROCm build supports {names}"))
 
 
 def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, walk: Walk, *,

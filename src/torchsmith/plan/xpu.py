@@ -28,13 +28,13 @@ def supported_family(name: str) -> Optional[Dict[str, Any]]:
     return None
 
 
-def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: Draft) -> bool:
-    """Plan the xpu build; False (nothing planned) when no listed device or no release fits."""
+def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
+    """Plan the xpu build; None (nothing planned) when no listed device or no release fits."""
     table = load_table("xpu")
     rows = [(gpu.name, supported_family(gpu.name)) for gpu in job.machine.intel_gpus]
     known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
     if not known:
-        return False
+        return None
     first = max((r["first_torch"] for _, r in known), key=version_tuple)
 
     def lists_device(check: Check) -> Optional[Tuple[str, str]]:
@@ -44,8 +44,9 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: Draft) -> bool:
 
     walk = walk_releases(job, ("xpu",), constraints, accept=lists_device)
     if walk.chosen is None:
-        return False
+        return None
     chosen = walk.chosen
+    draft = Draft()
     adopt(job, draft, chosen, walk.rejected, "xpu")
     urls = table["sources"]
     for name, row in known:
@@ -59,4 +60,4 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: Draft) -> bool:
     draft.prerequisites.append("the Intel GPU driver and runtime (Intel's 'PyTorch prerequisites "
                                "for Intel GPU' page): the xpu wheels bring the SYCL runtime, not "
                                "the kernel driver")
-    return True
+    return draft
