@@ -154,7 +154,8 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             if fits and (build is None or not row.variants or build.name in row.variants
                          or build.kind != "cuda"):
                 return None
-        wants = sorted({f"torch{r.torch}" for r, _ in specs}, key=len)[:3]
+        # Shortest first; ties by text, so the message is the same on every run (set order is not).
+        wants = sorted({f"torch{r.torch}" for r, _ in specs}, key=lambda t: (len(t), t))[:3]
         return f"{want.text} needs {' or '.join(wants)}"
 
     extra.constraints.append(Constraint(f"{want.text} ({want.origin})", torch_allowed))
