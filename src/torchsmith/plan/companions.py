@@ -29,7 +29,14 @@ from torchsmith.versions import driver_tuple, minor_version, sortable_version, v
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
-    from torchsmith.kb import FrameworkBuild, PairedWheels, TorchRelease, TorchRequirement, VariantBuild
+    from torchsmith.kb import (
+        FrameworkBuild,
+        KnowledgeBase,
+        PairedWheels,
+        TorchRelease,
+        TorchRequirement,
+        VariantBuild,
+    )
 
 __all__ = ["Extra", "finish", "installed_torch", "prepare"]
 
@@ -50,7 +57,8 @@ def _spec(text: str) -> Optional[SpecifierSet]:
         return None
 
 
-def _limits(package: str, extra: str = "") -> Optional[Dict[str, Any]]:
+def _limits(kb: KnowledgeBase, package: str, extra: str = "") -> Optional[Dict[str, Any]]:
+    """The package's documented limits (compute capability floor, platforms), or None."""
     table = load_table("companion_limits")
     for row in table["rows"]:
         if row["package"] == package and row.get("extra", "") == extra:
@@ -75,7 +83,7 @@ def prepare(job: Job) -> Extra:
     extra = Extra()
     names = list(wanted)
     torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
-                     or n in ("mmcv", "mmcv-full") or downstream.known(n)]
+                     or n in ("mmcv", "mmcv-full") or downstream.known(job.idx.kb, n)]
     extra.wants_torch = bool(torch_related) or not names
     others: List[str] = []
     for name, want in wanted.items():
@@ -85,7 +93,7 @@ def prepare(job: Job) -> Extra:
             _torch_bound(job, name, want, extra)
         elif name in PYG_EXTENSIONS or name in ("mmcv", "mmcv-full"):
             _paired(job, name, want, extra)
-        elif downstream.known(name):
+        elif downstream.known(job.idx.kb, name):
             downstream.plan_downstream(job, name, want, extra)
         elif name in FRAMEWORKS:
             extra.finishers.append(_framework(job, name, want, extra))
@@ -133,7 +141,7 @@ def _too_old_gpu(job: Job, want: Wanted, limits: Optional[Dict[str, Any]], extra
 def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """xformers / flash-attn: each release is built against one torch, a hard constraint."""
     rows = list(job.idx.kb.torch_requirements(name))
-    limits = _limits(name)
+    limits = _limits(job.idx.kb, name)
     if _too_old_gpu(job, want, limits, extra):
         return
     matching = [r for r in rows if want.allows(r.version, job.request.allow_prerelease)]
@@ -281,7 +289,7 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     if not gpu_extra and not any(view.platform in r.platforms for r in rows):
         rows = list(every)  # no plain rows for this platform: the GPU rows say what exists
     rows.sort(key=lambda r: sortable_version(r.version), reverse=True)
-    limits = _limits(name, gpu_extra if name == "jax" else "")
+    limits = _limits(idx.kb, name, gpu_extra if name == "jax" else "")
     chosen: Optional[FrameworkBuild] = None
     rejected: List[Rejection] = []
     for row in rows:

@@ -22,7 +22,7 @@ from torchsmith.plan.request import Wanted
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.kb import TorchRelease, VariantBuild
+    from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
 __all__ = ["allowed_by_user", "family_constraints", "first_conflict", "glibc_constraint",
            "split_local_label"]
@@ -47,7 +47,7 @@ def split_local_label(want: Wanted) -> Tuple[Wanted, Optional[str]]:
     return dataclasses.replace(want, spec=",".join(kept)), label
 
 
-def glibc_constraint(machine: Machine, view: HostView) -> Optional[Constraint]:
+def glibc_constraint(machine: Machine, view: HostView, kb: KnowledgeBase) -> Optional[Constraint]:
     """Refuse wheels whose manylinux tag needs a newer glibc than the machine has (pip would)."""
     have = machine.os.glibc
     if not have or not view.platform.startswith("linux-") or machine.jetson is not None:

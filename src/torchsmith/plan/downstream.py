@@ -21,22 +21,23 @@ from torchsmith.plan.request import Wanted, parse_requirement
 from torchsmith.versions import sortable_version
 
 if TYPE_CHECKING:
-    from torchsmith.kb import TorchRelease, VariantBuild
+    from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
 __all__ = ["CUDA_ONLY", "cuda_only_blocker", "known", "plan_downstream", "with_implied"]
 
 CUDA_ONLY = ("flash-attn", "vllm")
 
 
-def _rows(name: str) -> List[Dict[str, Any]]:
+def _rows(kb: KnowledgeBase, name: str) -> List[Dict[str, Any]]:
     return [dict(r) for r in load_table("downstream")["rows"] if r["package"] == name]
 
 
-def known(name: str) -> bool:
-    return bool(_rows(name))
+def known(kb: KnowledgeBase, name: str) -> bool:
+    """The data has ``name`` as a downstream package."""
+    return bool(_rows(kb, name))
 
 
-def _cite(row: Dict[str, Any]) -> str:
+def _cite(kb: KnowledgeBase, row: Dict[str, Any]) -> str:
     urls = load_table("downstream")["sources"]
     return " [source: " + "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2]) + "]"
 
@@ -48,7 +49,7 @@ def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
     """
     wanted = dict(job.wanted)
     for name, want in job.wanted.items():
-        rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
+        rows = [r for r in _rows(job.idx.kb, name) if not r["version"] or want.allows(r["version"])]
         for row in rows[:1]:
             for other, spec in (row.get("requires") or {}).items():
                 origin = f"required by {name} {row['version']}"
@@ -59,7 +60,7 @@ def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
                     if pinned and not implied.allows(pinned):
                         return job, Blocker("conflicts-with-requirement", have.text,
                                             f"{name} {row['version']} needs {other}{spec}; "
-                                            f"{have.text} is outside it{_cite(row)}")
+                                            f"{have.text} is outside it{_cite(job.idx.kb, row)}")
                     implied = Wanted(other, ",".join(s for s in (have.spec, implied.spec) if s),
                                      have.extras, f"{have.text}, {implied.text}", have.origin)
                 wanted[other] = implied
@@ -84,10 +85,10 @@ def cuda_only_blocker(job: Job) -> Optional[Blocker]:
 
 def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """The torch constraint of ``name`` and a finisher that adds its own pin."""
-    rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
+    rows = [r for r in _rows(job.idx.kb, name) if not r["version"] or want.allows(r["version"])]
     if not rows:
         extra.fatal = True
-        known_versions = ", ".join(r["version"] for r in _rows(name)[:6])
+        known_versions = ", ".join(r["version"] for r in _rows(job.idx.kb, name)[:6])
         extra.reasons.append(f"no {name} release in the data matches {want.text} (known: {known_versions})")
         return
     specs = [(r, Wanted("torch", r["torch"], frozenset(), f"torch{r['torch']}"))
@@ -113,11 +114,11 @@ def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
                 packages=(PackagePin(name, row["version"], "source", wheel_url=row.get("url")),),
                 warnings=(f"{name}: no wheel for torch {torch.version}; it builds from source after "
                           f"torch is installed, with --no-build-isolation so it compiles against the "
-                          f"planned torch{_cite(row)}",))
+                          f"planned torch{_cite(idx.kb, row)}",))
         what = (f"built against torch{row['torch']}" if row.get("torch")
                 else "needs " + ", ".join(f"{k}{v}" for k, v in (row.get("requires") or {}).items()))
         return Addition(packages=(PackagePin(name, row["version"]),),
-                        reasons=(f"{name} {row['version'] or '(newest)'}: {what}{_cite(row)}"
+                        reasons=(f"{name} {row['version'] or '(newest)'}: {what}{_cite(idx.kb, row)}"
                                  + (" (uncertain)" if row.get("uncertain") else ""),))
 
     extra.finishers.append(finisher)

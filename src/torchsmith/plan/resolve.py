@@ -131,7 +131,7 @@ def _companion_dead_end(job: Job, extra: Extra) -> Draft:
 
 def _plan_torch(job: Job, asked: Dict[str, Wanted], extra: Extra, view: HostView) -> Draft:
     """torch within every constraint, then the companions that pair with it."""
-    glibc = glibc_constraint(job.machine, job.view)
+    glibc = glibc_constraint(job.machine, job.view, job.idx.kb)
     hard = family_constraints(asked, job.request) + list(extra.constraints) + ([glibc] if glibc else [])
     draft = _solve_with_preferences(job, hard, extra.soft)
     keep = companions.installed_torch(job.request, asked)

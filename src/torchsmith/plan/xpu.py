@@ -7,7 +7,7 @@ build with a note naming the supported families.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.adopt import adopt, headline
 from torchsmith.plan.core import ARCH, Check, Constraint, Job
@@ -16,10 +16,13 @@ from torchsmith.plan.plandata import load_table
 from torchsmith.plan.walk import walk_releases
 from torchsmith.versions import version_tuple
 
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
 __all__ = ["plan_xpu", "supported_family"]
 
 
-def supported_family(name: str) -> Optional[Dict[str, Any]]:
+def supported_family(kb: KnowledgeBase, name: str) -> Optional[Dict[str, Any]]:
     """The data row for an Intel GPU name, or None when no xpu build lists it."""
     lowered = name.lower()
     for row in load_table("xpu")["rows"]:
@@ -31,7 +34,7 @@ def supported_family(name: str) -> Optional[Dict[str, Any]]:
 def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
     """Plan the xpu build; None (nothing planned) when no listed device or no release fits."""
     table = load_table("xpu")
-    rows = [(gpu.name, supported_family(gpu.name)) for gpu in job.machine.intel_gpus]
+    rows = [(gpu.name, supported_family(job.idx.kb, gpu.name)) for gpu in job.machine.intel_gpus]
     known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
     if not known:
         return None
