@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan import downstream
 from torchsmith.plan.core import ARCH, CONFLICT, DRIVER, PLATFORM, PYTHON, Constraint, Job
-from torchsmith.plan.draft import Draft
 from torchsmith.plan.extra import NOTHING, Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
         VariantBuild,
     )
 
-__all__ = ["Extra", "finish", "installed_torch", "prepare"]
+__all__ = ["Extra", "installed_torch", "prepare"]
 
 FAMILY = ("torch", "torchvision", "torchaudio")
 PYG_EXTENSIONS = ("torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib")
@@ -356,8 +355,3 @@ def _framework_problem(job: Job, row: FrameworkBuild, want: Wanted, gpu_extra: s
                 return ARCH, (f"needs compute capability ≥ {limits['min_compute_capability']}; "
                               + ", ".join(g.label for g in old) + " is older")
     return None
-
-
-def finish(extra: Extra, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
-    """Add every companion's pin once torch is chosen (None: no torch planned)."""
-    extra.finish(torch, draft, view, idx)
