@@ -19,7 +19,7 @@ import pytest
 from tests.plan.plan_hosts import host
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render import render
+from torchsmith.render import render
 
 
 def _wheel() -> Optional[str]:

@@ -18,9 +18,9 @@ from torchsmith.errors import KnowledgeBaseError, TorchsmithError
 from torchsmith.kb import load_kb
 from torchsmith.machine import Machine
 from torchsmith.plan.model import PackagePin, Plan, Request
-from torchsmith.plan.render import available_formats, render
-from torchsmith.plan.render_cluster import _containers, choose_base_image, variant_cuda
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
+from torchsmith.render import available_formats, render
+from torchsmith.render.cluster import _containers, choose_base_image, variant_cuda
 
 BIN = os.path.dirname(sys.executable)
 CU124 = "https://download.pytorch.org/whl/cu124"

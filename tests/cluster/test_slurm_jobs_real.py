@@ -26,7 +26,7 @@ from tests.support.fixtures import isolated_environ
 from tests.support.pkgindex import build_wheel, serve_index
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render_slurm import SlurmOptions, slurm_scripts
+from torchsmith.render.slurm import SlurmOptions, slurm_scripts
 
 pytestmark = pytest.mark.slow
 

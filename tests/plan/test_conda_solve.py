@@ -20,8 +20,8 @@ from tests.plan.plan_hosts import host
 
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import Request
-from torchsmith.plan.render import render
 from torchsmith.plan.resolve import resolve
+from torchsmith.render import render
 
 try:
     import tomllib

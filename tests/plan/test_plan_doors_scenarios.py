@@ -22,8 +22,8 @@ from torchsmith.kb import load_kb
 from torchsmith.machine import Machine, NvidiaInfo, ProbeNote
 from torchsmith.overrides import apply_overrides, build_overrides, parse_gpu_spec
 from torchsmith.plan.model import Plan, Request
-from torchsmith.plan.render import render_commands
 from torchsmith.plan.resolve import resolve
+from torchsmith.render import render_commands
 
 S: List[Dict[str, Any]] = [
     # --- pins with a local label ------------------------------------------------------------

@@ -21,7 +21,7 @@ from packaging.version import Version
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine, OsInfo, PythonInfo
 from torchsmith.plan.model import PackagePin, Plan, Rejection
-from torchsmith.plan.render import (
+from torchsmith.render import (
     FORMATS,
     available_formats,
     install_argvs,
@@ -31,7 +31,7 @@ from torchsmith.plan.render import (
     render_commands,
     requirement_files,
 )
-from torchsmith.plan.render._data import formats_data
+from torchsmith.render._data import formats_data
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -323,7 +323,7 @@ def test_conda_notes_what_the_data_says_about_conda_forge_builds() -> None:
     from types import SimpleNamespace
 
     from torchsmith.kb.model import CondaBuild, Source
-    from torchsmith.plan.render.conda import conda_stack, kb_build_notes
+    from torchsmith.render.conda import conda_stack, kb_build_notes
 
     kb = SimpleNamespace(
         conda_builds=(CondaBuild("pytorch", "2.7", ("12.6", "12.8"), ("linux-x86_64",), ("CF",),
@@ -517,7 +517,7 @@ def test_a_module_with_a_renderers_table_is_registered(
 
 def test_corrupted_format_data_is_a_one_line_error(tmp_path: Path) -> None:
     from torchsmith.errors import KnowledgeBaseError
-    from torchsmith.plan.render._data import formats_data as load
+    from torchsmith.render._data import formats_data as load
 
     bad = tmp_path / "formats.json"
     bad.write_text('{"sources": {}, "conda": {"sources": ["nowhere"]}, "pixi": {}, '

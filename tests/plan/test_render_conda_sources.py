@@ -13,8 +13,8 @@ from tests.plan.plan_hosts import host
 from torchsmith.errors import TorchsmithError
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import PackagePin, Plan, Request
-from torchsmith.plan.render import render
 from torchsmith.plan.resolve import resolve
+from torchsmith.render import render
 
 try:
     import tomllib

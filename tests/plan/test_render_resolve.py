@@ -16,7 +16,7 @@ import pytest
 from tests.support.pkgindex import IndexServer
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render import install_argvs, render, requirement_files
+from torchsmith.render import install_argvs, render, requirement_files
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -166,8 +166,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
     from torchsmith.install.runner import expected_device
     from torchsmith.install.steps import groups_from_plan
-    from torchsmith.plan.render import render_commands
     from torchsmith.plan.resolve import resolve
+    from torchsmith.render import render_commands
 
     request = build_request(args, ctx)
     plan = resolve(machine, request, ctx.kb())

@@ -160,7 +160,7 @@ def _commands(plan: Plan) -> Dict[str, List[str]]:
     if not plan.ok:
         return {}
     try:
-        from torchsmith.plan.render import render_commands
+        from torchsmith.render import render_commands
     except ImportError:  # the renderers are optional in a partial build
         return {}
     try:
@@ -311,7 +311,7 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Mac
 
 
 def slurm_options(args: argparse.Namespace) -> Any:
-    from torchsmith.plan.render_slurm import SlurmOptions
+    from torchsmith.render.slurm import SlurmOptions
 
     cpus = getattr(args, "cpus_per_task", None)
     mem = getattr(args, "mem", None)
@@ -328,11 +328,11 @@ def rendered_files(args: argparse.Namespace, plan: Plan, fmt: str, machine: Mach
                    one: bool = False) -> Dict[str, str]:
     """The format's files (``one``: the text to print, under the key "")."""
     if fmt in ("slurm", "slurm-ddp"):
-        from torchsmith.plan.render_slurm import DDP_NAME, SINGLE_NAME, slurm_scripts
+        from torchsmith.render.slurm import DDP_NAME, SINGLE_NAME, slurm_scripts
 
         files = slurm_scripts(plan, machine, slurm_options(args))
         return {"": files[DDP_NAME if fmt == "slurm-ddp" else SINGLE_NAME]} if one else files
-    from torchsmith.plan.render import render, render_files
+    from torchsmith.render import render, render_files
 
     return {"": render(plan, fmt, machine)} if one else render_files(plan, fmt, machine)
 

@@ -71,7 +71,7 @@ class StepFiles:
 
 def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
     """The plan's install groups in order, and warnings for what cannot be installed here."""
-    from torchsmith.plan.render._common import exact_pin, requirement, sources
+    from torchsmith.render._common import exact_pin, requirement, sources
 
     src = sources(plan)
     saved = [p for p in src.wheels if p.wheel_filename]

@@ -15,21 +15,21 @@ from typing import Any, Dict, List, Optional, Tuple
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
     exact_pin,
     header_lines,
     require_ok,
     sources,
     toml_str,
 )
-from torchsmith.plan.render._data import formats_data, source_urls
-from torchsmith.plan.render.conda_forge import (
+from torchsmith.render._data import formats_data, source_urls
+from torchsmith.render.conda_forge import (
     compiled_on_conda_forge,
     forge_release,
     legacy_specs,
     tensorflow_windows_gpu,
 )
-from torchsmith.plan.render.pip import install_argvs
+from torchsmith.render.pip import install_argvs
 from torchsmith.versions import minor_version, version_tuple
 
 __all__ = ["CondaStack", "conda_argvs", "conda_stack", "pixi_argvs", "render_conda", "render_pixi"]

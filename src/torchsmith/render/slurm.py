@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import header_lines, quote, require_ok
+from torchsmith.render._common import header_lines, quote, require_ok
 from torchsmith.versions import version_tuple
 
 __all__ = ["RENDERERS", "SlurmOptions", "render_slurm", "render_slurm_ddp", "slurm_scripts"]

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
     Sources,
     download_argv,
     environment_lines,

@@ -10,7 +10,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.plan.model import PackagePin
-from torchsmith.plan.render._data import formats_data, source_urls
+from torchsmith.render._data import formats_data, source_urls
 from torchsmith.versions import minor_version, version_tuple
 
 __all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_specs",

@@ -5,10 +5,10 @@ Pure: text in, text out, no I/O beyond reading the packaged format facts.
 >>> render(plan, "pip")            # shell commands, with a comment header
 >>> render_commands(plan)          # {"pip": [...], "uv": [...], "conda": [...], "pixi": [...]}
 
-Other formats register themselves: a module ``torchsmith/plan/render_<anything>.py`` calls
-:func:`register_format` at import or defines a ``RENDERERS`` mapping (format -> renderer); it is
-imported the first time an unknown format is asked for (or :func:`available_formats` is called),
-so adding one needs no edit here.
+Other formats register themselves: a module of this package (``torchsmith/render/<name>.py``)
+calls :func:`register_format` at import or defines a ``RENDERERS`` mapping (format -> renderer);
+it is imported the first time an unknown format is asked for (or :func:`available_formats` is
+called), so adding one needs no edit here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Tuple
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
     Sources,
     exact_pin,
     header_lines,
@@ -30,16 +30,16 @@ from torchsmith.plan.render._common import (
     shell_join,
     sources,
 )
-from torchsmith.plan.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
-from torchsmith.plan.render.jetson import render_jetson
-from torchsmith.plan.render.pip import (
+from torchsmith.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
+from torchsmith.render.jetson import render_jetson
+from torchsmith.render.pip import (
     install_argvs,
     render_pip,
     render_requirements,
     render_uv,
     requirement_files,
 )
-from torchsmith.plan.render.pyproject import render_pyproject
+from torchsmith.render.pyproject import render_pyproject
 
 __all__ = [
     "FORMATS",
@@ -107,15 +107,14 @@ def load_format_module(name: str) -> None:
 
 
 def _load_plugins() -> None:
-    """Load every ``torchsmith.plan.render_*`` module, once."""
+    """Load every public module of this package (those with formats register them), once."""
     global _plugins_loaded  # noqa: PLW0603 - once per process
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    plan_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for module in pkgutil.iter_modules([plan_dir]):
-        if module.name.startswith("render_"):
-            load_format_module(f"torchsmith.plan.{module.name}")
+    for module in pkgutil.iter_modules([os.path.dirname(os.path.abspath(__file__))]):
+        if not module.name.startswith("_"):
+            load_format_module(f"{__name__}.{module.name}")
 
 
 def available_formats() -> Tuple[str, ...]:

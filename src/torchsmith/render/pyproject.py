@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
     download_argv,
     exact_pin,
     header_lines,

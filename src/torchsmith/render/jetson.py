@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
     environment_lines,
     header_lines,
     quote,
@@ -20,8 +20,8 @@ from torchsmith.plan.render._common import (
     shell_join,
     sources,
 )
-from torchsmith.plan.render._data import formats_data, source_urls
-from torchsmith.plan.render.pip import install_argvs
+from torchsmith.render._data import formats_data, source_urls
+from torchsmith.render.pip import install_argvs
 from torchsmith.versions import version_tuple
 
 __all__ = ["render_jetson"]

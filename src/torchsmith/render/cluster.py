@@ -1,7 +1,7 @@
-"""Plans for containers and C++: ``dockerfile`` and ``libtorch`` formats (Slurm: render_slurm).
+"""Plans for containers and C++: ``dockerfile`` and ``libtorch`` formats (Slurm: render.slurm).
 
 Each renderer is ``render_X(plan, machine=None) -> str`` like the others in
-:mod:`torchsmith.plan.render`; :data:`RENDERERS` maps format names to them for the format table.
+:mod:`torchsmith.render`; :data:`RENDERERS` maps format names to them for the format table.
 The base images come from ``containers.json`` (each row sourced), never from code.
 """
 
@@ -18,9 +18,9 @@ from torchsmith.errors import KnowledgeBaseError, load_data_file
 from torchsmith.kb.documents import DATA_DIR
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import header_lines, require_ok, shell_join, sources
-from torchsmith.plan.render._data import formats_data, source_urls
-from torchsmith.plan.render.pip import install_argvs
+from torchsmith.render._common import header_lines, require_ok, shell_join, sources
+from torchsmith.render._data import formats_data, source_urls
+from torchsmith.render.pip import install_argvs
 from torchsmith.versions import version_tuple
 
 __all__ = [
