@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import shlex
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from torchsmith import __version__
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine
-from torchsmith.plan.model import PackagePin, Plan
+from torchsmith.plan.model import Plan
+from torchsmith.plan.steps import (
+    Sources,
+    download_argv,
+    exact_pin,
+    install_argvs,
+    is_source_build,
+    requirement,
+    sources,
+)
 
 __all__ = [
     "Sources",
+    "download_argv",
     "environment_lines",
     "exact_pin",
     "header_lines",
+    "install_argvs",
+    "is_source_build",
     "quote",
     "require_ok",
+    "requirement",
     "shell_join",
     "sources",
     "toml_str",
@@ -52,82 +63,6 @@ def header_lines(plan: Plan, machine: Optional[Machine], title: str) -> List[str
     ]
     lines.extend(f"# warning: {w}" for w in plan.warnings)
     return lines
-
-
-def exact_pin(pin: PackagePin) -> str:
-    """``name==version+local``: the pin that keeps an installed package exactly where it is.
-
-    An empty version (an index that serves one build per JetPack) pins by name only.
-    """
-    if pin.wheel_url and pin.version:  # the wheel's own version, to hold it in later steps
-        return f"{pin.name}=={pin.version}{pin.local_version or ''}"
-    return dataclasses.replace(pin, wheel_url=None).requirement
-
-
-def requirement(pin: PackagePin) -> str:
-    """The requirement to install ``pin`` from its own source (a direct URL for wheel pins).
-
-    A wheel whose URL has no wheel file name is installed from the file ``download_argv`` saved.
-    """
-    if pin.wheel_url and pin.wheel_filename:
-        return "./" + pin.wheel_filename
-    return pin.requirement
-
-
-def download_argv(pin: PackagePin) -> List[str]:
-    """Save a wheel under its real file name: pip reads the version and tags from the name, so a
-    URL ending in ``<id>.whl`` (NVIDIA's box.com links) is refused as "not a valid wheel filename"."""
-    assert pin.wheel_url and pin.wheel_filename
-    return ["wget", "-O", pin.wheel_filename, pin.wheel_url]
-
-
-@dataclass(frozen=True)
-class Sources:
-    """A plan's pins grouped by where they must come from, in the order they install."""
-
-    # Each PyTorch-style index with the pins that must come from it alone (--index-url).
-    indexes: Tuple[Tuple[str, Tuple[PackagePin, ...]], ...]
-    wheels: Tuple[PackagePin, ...]  # direct wheel URLs (NVIDIA's Jetson wheels)
-    find_links: Tuple[Tuple[str, Tuple[PackagePin, ...]], ...]  # per find-links page
-    default: Tuple[PackagePin, ...]  # the user's configured index
-    source_builds: Tuple[PackagePin, ...]  # no wheel anywhere: built from source (Jetson torchvision)
-
-    @property
-    def pinned_elsewhere(self) -> Tuple[PackagePin, ...]:
-        """Pins installed before the default-index step, which must not move afterwards."""
-        ordered = [p for _, pins in self.indexes for p in pins]
-        ordered.extend(self.wheels)
-        return tuple(ordered)
-
-
-def is_source_build(pin: PackagePin) -> bool:
-    return pin.variant == "source" and not (pin.wheel_url or pin.index_url or pin.find_links)
-
-
-def sources(plan: Plan) -> Sources:
-    indexes: Dict[str, List[PackagePin]] = {}
-    links: Dict[str, List[PackagePin]] = {}
-    wheels: List[PackagePin] = []
-    default: List[PackagePin] = []
-    builds: List[PackagePin] = []
-    for pin in plan.packages:
-        if is_source_build(pin):
-            builds.append(pin)
-        elif pin.wheel_url:
-            wheels.append(pin)
-        elif pin.index_url:
-            indexes.setdefault(pin.index_url, []).append(pin)
-        elif pin.find_links:
-            links.setdefault(pin.find_links, []).append(pin)
-        else:
-            default.append(pin)
-    return Sources(
-        indexes=tuple((url, tuple(pins)) for url, pins in indexes.items()),
-        wheels=tuple(wheels),
-        find_links=tuple((url, tuple(pins)) for url, pins in links.items()),
-        default=tuple(default),
-        source_builds=tuple(builds),
-    )
 
 
 _SAFE = re.compile(r"^[\w@%+=:,./\\-]+$")

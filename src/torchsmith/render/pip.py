@@ -1,10 +1,7 @@
 """pip and ``uv pip`` commands, and requirements files, that keep each package on its own index.
 
-The PyTorch index is passed as ``--index-url`` to a command that installs the torch-family pins
-only, never as ``--extra-index-url``: with an extra index, pip takes the highest version found on
-any index, so a same-named package elsewhere can win (the torchtriton dependency confusion of
-December 2022). Everything else is a second command against the user's configured index, which
-repeats the torch pins exactly so a companion can never swap torch for another build.
+The commands are the plan's install steps (:mod:`torchsmith.plan.steps`), which say why the
+PyTorch index is never an extra index.
 """
 
 from __future__ import annotations
@@ -20,6 +17,7 @@ from torchsmith.render._common import (
     exact_pin,
     header_lines,
     index_name,
+    install_argvs,
     require_ok,
     requirement,
     shell_join,
@@ -33,52 +31,6 @@ __all__ = [
     "render_uv",
     "requirement_files",
 ]
-
-_PIP = ("python", "-m", "pip", "install")
-_UV = ("uv", "pip", "install")
-
-
-def install_argvs(
-    plan: Plan,
-    installer: str = "pip",
-    prefix: Optional[Sequence[str]] = None,
-    hold: Sequence[str] = (),
-) -> List[List[str]]:
-    """The install steps of ``plan`` as argv lists, in order (each must succeed before the next).
-
-    ``prefix`` replaces ``python -m pip install`` / ``uv pip install`` (e.g. a venv's python).
-    ``hold`` adds pins of packages installed by other means (conda's torch) to every step.
-    Source builds (Jetson torchvision) are not commands here: see the jetson format.
-    """
-    base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
-    if prefix is None and installer != "uv" and plan.accelerator == "jetson":
-        base[0] = "python3"  # JetPack's system Python has no `python` command
-    src = sources(plan)
-    steps: List[List[str]] = []
-    # uv: a configured UV_DEFAULT_INDEX beats --index-url; --default-index replaces it.
-    only = "--default-index" if installer == "uv" else "--index-url"
-    for url, pins in src.indexes:
-        steps.append([*base, only, url, *(exact_pin(p) for p in pins), *hold])
-    built = [p for p in src.wheels if p.variant == "source"]  # git sources built against torch
-    steps.extend(download_argv(p) for p in src.wheels if p.wheel_filename and p not in built)
-    if len(built) < len(src.wheels):
-        steps.append([*base, *(requirement(p) for p in src.wheels if p not in built), *hold])
-    keep = [*(exact_pin(p) for p in src.pinned_elsewhere if p.variant != "source"), *hold]
-    # uv takes no installed package as a candidate, so the repeated torch pins need their index
-    # there: `--index` (not pip's --extra-index-url) ranks it first, and uv's first-index
-    # strategy then takes every name that index has from it alone.
-    held = [arg for url, _ in src.indexes for arg in ("--index", url)] if installer == "uv" else []
-    for url, pins in src.find_links:
-        steps.append([*base, *held, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
-    if src.default:
-        steps.append([*base, *held, *(exact_pin(p) for p in src.default), *keep])
-    if plan.accelerator != "jetson":  # Jetson's source builds have their own steps (--format jetson)
-        # Built against the torch installed above: no isolated build env with another torch.
-        pending = [requirement(p) for p in built] + [exact_pin(p) for p in src.source_builds]
-        if pending:
-            steps.append([*base, *held, "--no-build-isolation", *pending, *keep])
-    return steps
-
 
 def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> str:
     require_ok(plan, installer)
