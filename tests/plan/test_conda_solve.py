@@ -17,11 +17,11 @@ from typing import Any, Dict, List, Sequence
 import pytest
 import yaml
 from tests.plan.plan_hosts import host
+from tests.support.render import render
 
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import Request
 from torchsmith.plan.resolve import resolve
-from torchsmith.render import render
 
 try:
     import tomllib

@@ -26,6 +26,7 @@ from torchsmith.compat import (
     kernel_for,
 )
 from torchsmith.machine import Machine
+from torchsmith.plan.artifacts import attach_artifacts
 from torchsmith.plan.hostview import GpuView, HostView, host_view
 from torchsmith.plan.model import Blocker, Door, PackagePin, Plan, Rejection, Request
 from torchsmith.plan.request import Wanted, parse_requirements
@@ -514,8 +515,13 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     """The best working stack for ``machine`` given ``request``, with reasons and rejections.
 
     Pure. Raises :class:`~torchsmith.errors.RequirementError` only for unparsable requirements;
-    "nothing works" is a plan with ``status == "no-solution"``.
+    "nothing works" is a plan with ``status == "no-solution"``. The plan carries what the
+    renderers print (host facts, base image, conda-forge stack): :mod:`torchsmith.plan.artifacts`.
     """
+    return attach_artifacts(_resolve(machine, request, kb), machine, kb)  # H3 hook: keep on merge
+
+
+def _resolve(machine: Machine, request: Request, kb: Any) -> Plan:
     from torchsmith.plan import companions
 
     idx = _index(kb)

@@ -1,16 +1,17 @@
-"""What every renderer shares: the header, where each pin comes from, exact pins, quoting."""
+"""What every renderer shares: its inputs, the header, where each pin comes from, quoting."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
-from typing import List, Optional, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith import __version__
 from torchsmith.errors import TorchsmithError
-from torchsmith.machine import Machine
-from torchsmith.plan.model import Plan
+from torchsmith.plan.conda_forge import source_urls
+from torchsmith.plan.model import BaseImage, CondaStack, HostSummary, Plan, Refusal
 from torchsmith.plan.steps import (
     Sources,
     download_argv,
@@ -21,21 +22,87 @@ from torchsmith.plan.steps import (
     sources,
 )
 
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
 __all__ = [
+    "RenderInputs",
+    "SlurmOptions",
     "Sources",
+    "base_image",
+    "conda_stack",
     "download_argv",
     "environment_lines",
     "exact_pin",
     "header_lines",
+    "host_of",
     "install_argvs",
     "is_source_build",
     "quote",
     "require_ok",
     "requirement",
     "shell_join",
+    "source_urls",
     "sources",
     "toml_str",
 ]
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    """The site conventions a job script follows (``plan --account/--module/...``)."""
+
+    account: Optional[str] = None  # #SBATCH --account
+    partition: Optional[str] = None  # #SBATCH --partition
+    modules: Tuple[str, ...] = ()  # `module load` before anything else (site Python/CUDA)
+    wheelhouse: Optional[str] = None  # pip --no-index --find-links DIR instead of torchsmith
+    cpus_per_task: Optional[int] = None  # None: from the probed node, else an assumption said aloud
+    cpu_job: bool = False  # no GPU at all, even for a GPU plan: for small models
+    mem_gib: Optional[int] = None  # per node; None: from the GPUs' memory (GPU jobs) or the CPUs
+    nodes: int = 2  # DDP job
+
+
+@dataclass(frozen=True)
+class RenderInputs:
+    """What a renderer reads besides the plan: the data (``--kb``) and the format's options."""
+
+    kb: KnowledgeBase
+    options: Optional[SlurmOptions] = None
+
+    @property
+    def formats(self) -> Dict[str, Any]:
+        """The installer-format facts (package names, channels, doc links), with sources."""
+        return self.kb.document("formats")
+
+
+def host_of(plan: Plan) -> HostSummary:
+    """The host facts attached to the plan; a plan without them: only its own platform."""
+    return plan.host if plan.host is not None else HostSummary(platform=plan.platform)
+
+
+def base_image(plan: Plan, fmt: str) -> BaseImage:
+    """The plan's base image, or the error that says why there is none."""
+    value = _artifact(plan, plan.base_image, fmt)
+    assert isinstance(value, BaseImage)
+    return value
+
+
+def conda_stack(plan: Plan, fmt: str) -> CondaStack:
+    """The plan's conda-forge stack, or the error that says why conda cannot express the plan."""
+    value = _artifact(plan, plan.conda_stack, fmt)
+    assert isinstance(value, CondaStack)
+    return value
+
+
+def _artifact(plan: Plan, value: object, fmt: str) -> object:
+    require_ok(plan, fmt)
+    if isinstance(value, Refusal):
+        raise value.error(fmt)
+    if value is None:  # render() attaches them: only a renderer called directly gets here
+        raise TorchsmithError(f"nothing to render as {fmt}: the plan has no artifacts attached",
+                              code="plan-incomplete",
+                              hint="torchsmith.plan.artifacts.attach_artifacts(plan, machine, kb)")
+    return value
 
 
 def require_ok(plan: Plan, fmt: str) -> None:
@@ -51,9 +118,9 @@ def require_ok(plan: Plan, fmt: str) -> None:
     )
 
 
-def header_lines(plan: Plan, machine: Optional[Machine], title: str) -> List[str]:
+def header_lines(plan: Plan, title: str) -> List[str]:
     """Comment lines naming torchsmith, the data version and the host the plan was made for."""
-    platform = machine.platform if machine is not None else plan.platform
+    platform = host_of(plan).platform or plan.platform
     host = f"{platform or 'unknown platform'}, Python {plan.python or '?'}"
     variant = f", variant {plan.variant}" if plan.variant else ""
     lines = [

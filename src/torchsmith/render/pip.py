@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
 from torchsmith.render._common import (
+    RenderInputs,
     Sources,
     download_argv,
     environment_lines,
     exact_pin,
     header_lines,
+    host_of,
     index_name,
     install_argvs,
     require_ok,
@@ -32,10 +33,10 @@ __all__ = [
     "requirement_files",
 ]
 
-def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> str:
+def _commands_text(plan: Plan, installer: str) -> str:
     require_ok(plan, installer)
     tool = "uv pip" if installer == "uv" else "pip"
-    lines = header_lines(plan, machine, f"{tool} install commands")
+    lines = header_lines(plan, f"{tool} install commands")
     src = sources(plan)
     if src.indexes:
         flag = "--default-index" if installer == "uv" else "--index-url"
@@ -43,8 +44,9 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
                      "extra index: a same-named package elsewhere can never win).")
         lines.append(f"# Your own {tool} configuration still applies: if it sets extra indexes or "
                      "find-links, run the first command with them removed.")
-    if machine is not None and machine.python.executable:
-        lines.append(f"# Run with the Python you install into (this host: {machine.python.executable}).")
+    executable = host_of(plan).python_executable
+    if executable:
+        lines.append(f"# Run with the Python you install into (this host: {executable}).")
     steps = install_argvs(plan, installer)
     keep_note = bool(src.pinned_elsewhere) and bool(src.find_links or src.default)
     for number, argv in enumerate(steps, 1):
@@ -71,16 +73,16 @@ def _source_build_notes(src: Sources, plan: Optional[Plan] = None) -> List[str]:
                     for p in src.wheels if p.variant == "source"]
 
 
-def render_pip(plan: Plan, machine: Optional[Machine] = None) -> str:
-    return _commands_text(plan, machine, "pip")
+def render_pip(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    return _commands_text(plan, "pip")
 
 
-def render_uv(plan: Plan, machine: Optional[Machine] = None) -> str:
-    text = _commands_text(plan, machine, "uv")
+def render_uv(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    text = _commands_text(plan, "uv")
     return text + "# For a uv project (uv add / uv sync): torchsmith plan --format pyproject\n"
 
 
-def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
+def requirement_files(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict[str, str]:
     """File name -> content, in install order.
 
     One file when every pin can share one: ``--index-url`` in a requirements file applies to
@@ -94,13 +96,13 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
     if len(src.indexes) == 1 and not rest:
         url, pins = src.indexes[0]
         body = [f"--index-url {url}", *(exact_pin(p) for p in pins)]
-        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+        files["requirements.txt"] = _file(plan, "requirements.txt", body)
         return files
     names = []
     for url, pins in src.indexes:
         name = f"requirements-{index_name(url)}.txt"
         names.append(name)
-        files[name] = _file(plan, machine, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
+        files[name] = _file(plan, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
     if rest or not files:
         body = [f"--find-links {url}" for url, _ in src.find_links]
         if src.pinned_elsewhere and files:
@@ -113,26 +115,26 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)
         body.extend(_source_build_notes(src))
-        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+        files["requirements.txt"] = _file(plan, "requirements.txt", body)
     return files
 
 
-def _file(plan: Plan, machine: Optional[Machine], name: str, body: Sequence[str]) -> str:
-    lines = header_lines(plan, machine, name)
+def _file(plan: Plan, name: str, body: Sequence[str]) -> str:
+    lines = header_lines(plan, name)
     lines.extend(body)
     return "\n".join(lines) + "\n"
 
 
-def render_requirements(plan: Plan, machine: Optional[Machine] = None) -> str:
+def render_requirements(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
     """One requirements file, or several separated by ``# ---- name ----`` lines and how to use them.
 
     Concatenated as one file by mistake, the PyTorch ``--index-url`` would apply to everything:
     packages it lacks fail to install, none comes from elsewhere.
     """
-    files = requirement_files(plan, machine)
+    files = requirement_files(plan)
     if len(files) == 1:
         return next(iter(files.values()))
-    lines = header_lines(plan, machine, "requirements files")
+    lines = header_lines(plan, "requirements files")
     lines.append("# A requirements file cannot give one package its own index (--index-url applies "
                  "to every line), so these pins are split into files. Save each part below under "
                  "its name and install them in this order:")
