@@ -78,16 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def requirements_from_args(args: argparse.Namespace) -> Tuple[str, ...]:
-    from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
+def requirements_from_args(args: argparse.Namespace) -> Tuple[Tuple[str, ...], bool]:
+    from torchsmith.plan.api import requested
 
-    texts: List[str] = list(args.requirements or ())
-    parse_requirements(texts)  # garbage on the command line fails before any probing
-    for path in args.requirement_files or ():
-        texts.extend(read_requirements_file(path))
-    if getattr(args, "project", None):
-        texts.extend(read_pyproject(args.project))
-    return tuple(texts) if texts else Request().requirements
+    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None))
 
 
 def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[str, str], ...]:
@@ -108,8 +102,7 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
 
 
 def build_request(args: argparse.Namespace, ctx: Context) -> Request:
-    requirements = requirements_from_args(args)
-    stated = bool(args.requirements or args.requirement_files or getattr(args, "project", None))
+    requirements, stated = requirements_from_args(args)
     return Request(
         requirements=requirements,
         explicit=stated,

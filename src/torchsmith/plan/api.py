@@ -7,17 +7,35 @@ The CLI parses its flags into a :class:`~torchsmith.plan.model.Request`, calls
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
 from torchsmith.plan.resolve import resolve
 from torchsmith.plan.user_constraints import Read, apply_user_constraints
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["extra_sources_warning", "make_plan", "user_constrained"]
+__all__ = ["extra_sources_warning", "make_plan", "requested", "user_constrained"]
+
+
+def requested(texts: Sequence[str], files: Sequence[str] = (),
+              project: Optional[str] = None) -> Tuple[Tuple[str, ...], bool]:
+    """(requirements, stated): requirement texts, then the lines of requirement files and a
+    pyproject's dependencies; the default stack when none is given (``stated`` False).
+
+    Raises :class:`~torchsmith.errors.RequirementError` for garbage in ``texts`` before any
+    file is read.
+    """
+    wanted: List[str] = list(texts)
+    parse_requirements(wanted)
+    for path in files:
+        wanted.extend(read_requirements_file(path))
+    if project:
+        wanted.extend(read_pyproject(project))
+    return (tuple(wanted) if wanted else Request().requirements), bool(texts or files or project)
 
 def user_constrained(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,
                      read: Optional[Read]) -> Tuple[Plan, Request]:

@@ -57,8 +57,18 @@ def attach_artifacts(plan: Plan, machine: Optional[Machine], kb: KnowledgeBase) 
         image = choose_base_image(plan, machine, kb)
     except TorchsmithError as exc:
         image = Refusal.of(exc)
+    except (KeyError, TypeError, ValueError) as exc:  # an overlay's table without a field
+        image = _broken_data("containers", exc)
     try:
         stack = conda_stack(plan, kb, "{fmt}")
     except TorchsmithError as exc:
         stack = Refusal.of(exc)
+    except (KeyError, TypeError, ValueError) as exc:
+        stack = _broken_data("formats", exc)
     return dataclasses.replace(plan, host=host, base_image=image, conda_stack=stack)
+
+
+def _broken_data(document: str, exc: Exception) -> Refusal:
+    """The plan stands; only the format that needs this document says what it lacks."""
+    return Refusal("kb-invalid", f"the {document} data lacks what this plan needs ({exc!r})",
+                   hint=f"fix {document}.json in the --kb overlay, or remove it", data_error=True)
