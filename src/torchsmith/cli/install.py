@@ -172,7 +172,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
     plan = resolve(machine, request, ctx.kb())
     plan, request = within_user_constraints(args, ctx, machine, request, plan)
     if not plan.ok:
-        return plan_result("install", args, plan, machine, request, kb=ctx.kb())
+        return plan_result("install", args, plan, request, kb=ctx.kb())
     groups, warnings = groups_from_plan(plan)
     unplanned = _unplanned(request.requirements, plan)
     if unplanned:

@@ -179,7 +179,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                               described=described and not getattr(args, "host", None))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
-    return plan_result("plan", args, plan, machine, request, kb=ctx.kb())
+    return plan_result("plan", args, plan, request, kb=ctx.kb())
 
 
 def _constraint_reader(args: argparse.Namespace, ctx: Context) -> Optional[Read]:
@@ -199,8 +199,9 @@ def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Mac
     return user_constrained(machine, request, plan, ctx.kb(), _constraint_reader(args, ctx))
 
 
-def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Machine,
-                request: Request, *, kb: KnowledgeBase) -> Result:
+def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Request, *,
+                kb: KnowledgeBase) -> Result:
+    """The plan as one result: described for people, as JSON, or in the asked format."""
     from torchsmith.cli.door_commands import with_machine_flags
     from torchsmith.render.output import PlanSettings, plan_output
 
@@ -208,7 +209,7 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Mac
     settings = PlanSettings(fmt=fmt, out=getattr(args, "out", None),
                             as_json=bool(getattr(args, "json", False)),
                             options=slurm_options(args) if fmt in ("slurm", "slurm-ddp") else None)
-    output = plan_output(with_machine_flags(plan, args), machine, kb, settings)
+    output = plan_output(with_machine_flags(plan, args), kb, settings)
     plan = output.plan
 
     def human(out: IO[str]) -> None:

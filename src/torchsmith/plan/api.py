@@ -52,13 +52,17 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
 
 def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Optional[Read],
               described: bool = False) -> Tuple[Plan, Request]:
-    """The plan for ``machine``, within the user's constraint files (``read`` reads them).
+    """The plan for ``machine``, within the user's constraint files (``read`` reads them), with
+a warning where the user's pip/uv settings add sources next to the PyTorch index.
 
     ``described``: flags describe another machine, so this one's CPU count says nothing of it.
     """
     plan, request = user_constrained(machine, request, resolve(machine, request, kb), kb, read)
     if described and plan.host is not None:
         plan = dataclasses.replace(plan, host=dataclasses.replace(plan.host, cpu_count=0))
+    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
+    if leak:
+        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
     return plan, request
 
 

@@ -5,14 +5,11 @@ The CLI prints the :class:`PlanOutput` of :func:`plan_output`; nothing is decide
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.machine import Machine
-from torchsmith.plan.api import extra_sources_warning
 from torchsmith.plan.model import Plan
 from torchsmith.redact import redact
 from torchsmith.render import render, render_commands, render_files
@@ -55,13 +52,10 @@ def commands_of(plan: Plan, kb: KnowledgeBase) -> Dict[str, List[str]]:
         return {}
 
 
-def plan_output(plan: Plan, machine: Machine, kb: KnowledgeBase, settings: PlanSettings) -> PlanOutput:
-    """The plan's commands and JSON with the extra-sources warning, and its format rendered
-    (printed, or written into ``settings.out``)."""
+def plan_output(plan: Plan, kb: KnowledgeBase, settings: PlanSettings) -> PlanOutput:
+    """The plan's commands and JSON, and its format rendered (printed, or written into
+    ``settings.out``)."""
     commands = commands_of(plan, kb)
-    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
-    if leak:
-        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
     data: Dict[str, object] = plan.to_json(commands)
     if not (settings.fmt and plan.ok):
         return PlanOutput(plan, commands, data)
