@@ -17,9 +17,9 @@ from typing import Any, Optional
 
 import pytest
 from tests.plan.plan_hosts import host
+from tests.support.render import render
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render import render
 
 
 def _wheel() -> Optional[str]:

@@ -13,14 +13,17 @@ from typing import Any, Optional
 import pytest
 from tests.cluster.profiles import A100, V100, node
 from tests.plan.plan_hosts import host
+from tests.support.render import base_image as choose_base_image
+from tests.support.render import render
 
+from torchsmith.compat import variant_cuda
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
 from torchsmith.kb import load_kb
+from torchsmith.kb.documents import read_document
 from torchsmith.machine import Machine
 from torchsmith.plan.model import PackagePin, Plan, Request
-from torchsmith.plan.render import available_formats, render
-from torchsmith.plan.render_cluster import _containers, choose_base_image, variant_cuda
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
+from torchsmith.render import available_formats
 
 BIN = os.path.dirname(sys.executable)
 CU124 = "https://download.pytorch.org/whl/cu124"
@@ -145,7 +148,7 @@ def test_corrupted_image_data_is_a_one_line_error(tmp_path: Any) -> None:
     row = {"cuda": "12.4", "image": "x", "source": "NOPE"}
     bad.write_text(json.dumps({"sources": {}, "cuda_runtime": [row]}))
     with pytest.raises(KnowledgeBaseError, match=r"container image data containers\.json is unusable"):
-        _containers(str(bad))
+        read_document("containers", str(tmp_path), None)
 
 
 def test_no_solution_plans_render_nothing() -> None:

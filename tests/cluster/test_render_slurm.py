@@ -13,14 +13,14 @@ from typing import Any, Dict
 
 import pytest
 from tests.cluster.profiles import A100, node
+from tests.support.render import render, render_files, slurm_scripts
 from tests.support.shell import assert_scripts_pass
 
 from torchsmith.cli import main
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import PackagePin, Plan, Request
-from torchsmith.plan.render import render, render_files
-from torchsmith.plan.render_slurm import DDP_NAME, SINGLE_NAME, SlurmOptions, slurm_scripts
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
+from torchsmith.render.slurm import DDP_NAME, SINGLE_NAME, SlurmOptions
 
 
 @pytest.fixture(scope="module")

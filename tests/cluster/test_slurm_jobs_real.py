@@ -24,9 +24,10 @@ import pytest
 from tests.cluster.slurm_cluster import SlurmCluster
 from tests.support.fixtures import isolated_environ
 from tests.support.pkgindex import build_wheel, serve_index
+from tests.support.render import slurm_scripts
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render_slurm import SlurmOptions, slurm_scripts
+from torchsmith.render.slurm import SlurmOptions
 
 pytestmark = pytest.mark.slow
 

@@ -17,10 +17,10 @@ from typing import Any, Dict, List, Sequence
 import pytest
 import yaml
 from tests.plan.plan_hosts import host
+from tests.support.render import render
 
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import Request
-from torchsmith.plan.render import render
 from torchsmith.plan.resolve import resolve
 
 try:

@@ -17,12 +17,12 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 from tests.plan.plan_hosts import host
+from tests.support.render import render_commands
 
 from torchsmith.kb import load_kb
 from torchsmith.machine import Machine, NvidiaInfo, ProbeNote
 from torchsmith.overrides import apply_overrides, build_overrides, parse_gpu_spec
 from torchsmith.plan.model import Plan, Request
-from torchsmith.plan.render import render_commands
 from torchsmith.plan.resolve import resolve
 
 S: List[Dict[str, Any]] = [
@@ -501,11 +501,9 @@ def test_failed_detection_is_refused_by_doctor_too() -> None:
 
 
 def test_plan_json_carries_blocker_and_alternatives(kb: Any) -> None:
-    from torchsmith.cli.plan import plan_json
-
     machine = host(python="3.12", gpus=["8.6:NVIDIA GeForce RTX 3080"], driver="550.54.14")
     plan = resolve(machine, Request(requirements=("torch==1.12.0",), explicit=True), kb)
-    data = plan_json(plan, machine, {})
+    data = plan.to_json({})
     assert data["blocker"]["code"] == "no-wheel-for-python"
     assert {"kind", "summary", "change", "command"} <= set(data["alternatives"][0])
     assert data["assumptions"] == []

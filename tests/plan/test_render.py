@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 import yaml
@@ -17,21 +17,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 from packaging.version import Version
+from tests.support.render import packaged_kb, render, render_commands
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.machine import Machine, OsInfo, PythonInfo
 from torchsmith.plan.model import PackagePin, Plan, Rejection
-from torchsmith.plan.render import (
+from torchsmith.render import (
     FORMATS,
     available_formats,
     install_argvs,
     load_format_module,
     register_format,
-    render,
-    render_commands,
     requirement_files,
 )
-from torchsmith.plan.render._data import formats_data
+
+
+def formats_data() -> Dict[str, Any]:
+    return packaged_kb().document("formats")
+
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -322,8 +325,10 @@ def test_conda_shows_the_resolvers_notes_and_refuses_an_unavailable_build() -> N
 def test_conda_notes_what_the_data_says_about_conda_forge_builds() -> None:
     from types import SimpleNamespace
 
+    from tests.support.render import stack as conda_stack
+
     from torchsmith.kb.model import CondaBuild, Source
-    from torchsmith.plan.render.conda import conda_stack, kb_build_notes
+    from torchsmith.plan.conda_env import kb_build_notes
 
     kb = SimpleNamespace(
         conda_builds=(CondaBuild("pytorch", "2.7", ("12.6", "12.8"), ("linux-x86_64",), ("CF",),
@@ -517,7 +522,10 @@ def test_a_module_with_a_renderers_table_is_registered(
 
 def test_corrupted_format_data_is_a_one_line_error(tmp_path: Path) -> None:
     from torchsmith.errors import KnowledgeBaseError
-    from torchsmith.plan.render._data import formats_data as load
+    from torchsmith.kb.documents import read_document
+
+    def load(path: str) -> object:
+        return read_document("formats", str(Path(path).parent), None)
 
     bad = tmp_path / "formats.json"
     bad.write_text('{"sources": {}, "conda": {"sources": ["nowhere"]}, "pixi": {}, '

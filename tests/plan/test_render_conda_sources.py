@@ -9,11 +9,11 @@ from typing import Any, List
 import pytest
 import yaml
 from tests.plan.plan_hosts import host
+from tests.support.render import render
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import PackagePin, Plan, Request
-from torchsmith.plan.render import render
 from torchsmith.plan.resolve import resolve
 
 try:

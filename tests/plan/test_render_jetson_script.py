@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from tests.plan.test_render import JP51_WHEEL, jetson_plan
+from tests.support.render import render
 from tests.support.shell import assert_scripts_pass
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render import render
 
 JP62_WHEEL = ("https://pypi.jetson-ai-lab.io/jp6/cu126/+f/62a/1beee9f2f1470/"
               "torch-2.8.0-cp310-cp310-linux_aarch64.whl")

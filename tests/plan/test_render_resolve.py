@@ -14,9 +14,10 @@ from typing import Dict, List, Sequence
 
 import pytest
 from tests.support.pkgindex import IndexServer
+from tests.support.render import render
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.plan.render import install_argvs, render, requirement_files
+from torchsmith.render import install_argvs, requirement_files
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -26,7 +26,6 @@ from torchsmith.cli.plan import (
     add_request_options,
     build_request,
     describe,
-    plan_json,
     plan_result,
     within_user_constraints,
 )
@@ -166,14 +165,14 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
     from torchsmith.install.runner import expected_device
     from torchsmith.install.steps import groups_from_plan
-    from torchsmith.plan.render import render_commands
     from torchsmith.plan.resolve import resolve
+    from torchsmith.render import render_commands
 
     request = build_request(args, ctx)
     plan = resolve(machine, request, ctx.kb())
     plan, request = within_user_constraints(args, ctx, machine, request, plan)
     if not plan.ok:
-        return plan_result("install", args, plan, machine, request)
+        return plan_result("install", args, plan, request, kb=ctx.kb())
     groups, warnings = groups_from_plan(plan)
     unplanned = _unplanned(request.requirements, plan)
     if unplanned:
@@ -181,8 +180,8 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
 
         names = ", ".join(unplanned)
         groups.append(Group(f"{names} from your configured index (torch kept)", tuple(unplanned)))
-    commands = render_commands(plan)
-    data = plan_json(plan, machine, commands)
+    commands = render_commands(plan, kb=ctx.kb())
+    data = plan.to_json(commands)
     # The plan leaves unplanned packages to the user; install takes them (last, torch kept).
     kept = [w for w in plan.warnings if not (unplanned and w.startswith("not planned by torchsmith"))]
     data["warnings"] = kept + warnings

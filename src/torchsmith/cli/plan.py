@@ -16,13 +16,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import IO, Any, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.user_constraints import Read
+from torchsmith.render._common import SlurmOptions
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 INSTALLERS = ("pip", "uv", "conda", "pixi")
 TORCH_INDEX_ENV = "TORCHSMITH_TORCH_INDEX"
@@ -73,16 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def requirements_from_args(args: argparse.Namespace) -> Tuple[str, ...]:
-    from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
+def requirements_from_args(args: argparse.Namespace) -> Tuple[Tuple[str, ...], bool]:
+    from torchsmith.plan.api import requested
 
-    texts: List[str] = list(args.requirements or ())
-    parse_requirements(texts)  # garbage on the command line fails before any probing
-    for path in args.requirement_files or ():
-        texts.extend(read_requirements_file(path))
-    if getattr(args, "project", None):
-        texts.extend(read_pyproject(args.project))
-    return tuple(texts) if texts else Request().requirements
+    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None))
 
 
 def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[str, str], ...]:
@@ -103,8 +102,7 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
 
 
 def build_request(args: argparse.Namespace, ctx: Context) -> Request:
-    requirements = requirements_from_args(args)
-    stated = bool(args.requirements or args.requirement_files or getattr(args, "project", None))
+    requirements, stated = requirements_from_args(args)
     return Request(
         requirements=requirements,
         explicit=stated,
@@ -113,60 +111,6 @@ def build_request(args: argparse.Namespace, ctx: Context) -> Request:
         allow_prerelease=bool(getattr(args, "pre", False)),
         torch_index_base=getattr(args, "torch_index", None) or ctx.environ.get(TORCH_INDEX_ENV) or None,
     )
-
-
-def plan_json(plan: Plan, machine: Machine, commands: Dict[str, List[str]]) -> Dict[str, Any]:
-    nvidia = machine.nvidia
-    return {
-        "status": plan.status,
-        "accelerator": plan.accelerator,
-        "variant": plan.variant,
-        "packages": [
-            {"name": p.name, "version": p.version, "variant": p.variant, "index_url": p.index_url,
-             "wheel_url": p.wheel_url, "wheel_filename": p.wheel_filename, "find_links": p.find_links,
-             "local_version": p.local_version,
-             "extras": list(p.extras), "requirement": p.requirement}
-            for p in plan.packages
-        ],
-        "reasons": list(plan.reasons),
-        "rejected": [{"candidate": r.candidate, "reason": r.reason, "code": r.code} for r in plan.rejected],
-        "warnings": list(plan.warnings),
-        "commands": commands,
-        "system_prerequisites": list(plan.system_prerequisites),
-        "environment": dict(plan.environment),
-        "conda": dict(plan.conda),
-        "host": {
-            "platform": machine.platform,
-            "python": plan.python or machine.python.minor,
-            "gpus": [
-                {"index": g.index, "name": g.name, "compute_capability": g.compute_capability}
-                for g in (nvidia.visible_gpus if nvidia else ())
-            ] + [{"name": g.name, "gfx": g.gfx} for g in (machine.rocm.gpus if machine.rocm else ())],
-            "driver": nvidia.driver_version if nvidia else None,
-            "jetson": machine.jetson.l4t if machine.jetson else None,
-        },
-        "kb_version": plan.kb_version,
-        "uncertain": list(plan.uncertain),
-        "blocker": (None if plan.blocker is None else
-                    {"code": plan.blocker.code, "constraint": plan.blocker.constraint,
-                     "detail": plan.blocker.detail}),
-        "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
-                          "command": d.command} for d in plan.alternatives],
-        "assumptions": list(plan.assumptions),
-    }
-
-
-def _commands(plan: Plan) -> Dict[str, List[str]]:
-    if not plan.ok:
-        return {}
-    try:
-        from torchsmith.plan.render import render_commands
-    except ImportError:  # the renderers are optional in a partial build
-        return {}
-    try:
-        return render_commands(plan)
-    except TorchsmithError:  # a renderer that cannot express this plan: the plan still stands
-        return {}
 
 
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
@@ -217,7 +161,7 @@ def requirement_error(command: str, exc: TorchsmithError) -> Result:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
-    from torchsmith.plan.resolve import resolve
+    from torchsmith.plan.api import make_plan
 
     try:
         request = build_request(args, ctx)
@@ -230,89 +174,56 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         from torchsmith.described_machine import forget_local_python
 
         machine = forget_local_python(machine)
-    plan = resolve(machine, request, ctx.kb())
-    plan, request = within_user_constraints(args, ctx, machine, request, plan)
+    described = not dataclasses.replace(ctx.overrides(), python_version=None).empty
+    plan, request = make_plan(machine, request, ctx.kb(), read=_constraint_reader(args, ctx),
+                              described=described and not getattr(args, "host", None))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
-    described = not dataclasses.replace(ctx.overrides(), python_version=None).empty
-    if described and not getattr(args, "host", None):
-        # Flags describe another machine: this one's cores say nothing about it.
-        machine = dataclasses.replace(machine, os=dataclasses.replace(machine.os, cpu_count=0))
-    return plan_result("plan", args, plan, machine, request)
+    return plan_result("plan", args, plan, request, kb=ctx.kb())
+
+
+def _constraint_reader(args: argparse.Namespace, ctx: Context) -> Optional[Read]:
+    """How to read the user's constraint files: none for a --host profile (not on this machine)."""
+    if getattr(args, "host", None):
+        return None
+    from torchsmith.host.live import LiveHost
+
+    return LiveHost(ctx.environ).read_text
 
 
 def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
-                             plan: Plan) -> Tuple[Plan, Request]:
-    """pip and uv will apply the user's constraint files to the printed commands: plan within
-    them, or say which pin they forbid (a --host profile's files are not on this machine)."""
-    env = machine.env
-    if getattr(args, "host", None) or not (
-            "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
-            or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
-        return plan, request
-    from torchsmith.host.live import LiveHost
-    from torchsmith.plan.resolve import resolve
-    from torchsmith.plan.user_constraints import apply_user_constraints
+                            plan: Plan) -> Tuple[Plan, Request]:
+    """The plan within the user's pip/uv constraint files (:func:`torchsmith.plan.api.user_constrained`)."""
+    from torchsmith.plan.api import user_constrained
 
-    return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, ctx.kb()),
-                                  LiveHost(ctx.environ).read_text)
+    return user_constrained(machine, request, plan, ctx.kb(), _constraint_reader(args, ctx))
 
 
-_EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
-                  "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS")
-
-
-def extra_sources_warning(machine: Machine) -> Optional[str]:
-    """pip and uv add configured extra indexes to any --index-url: say where that happens.
-
-    Then a same-named package on such an index can still win over the PyTorch index.
-    """
-    found = [key for key in machine.env.index_settings if key.endswith(_EXTRA_SOURCES)]
-    found += [key for key in machine.env.variables if key in _EXTRA_SOURCES]
-    if not found:
-        return None
-    return ("your pip/uv configuration adds package sources to every install ("
-            + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
-            "same-named package there could still win. Run the torch command with "
-            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "
-            "install` do it")
-
-
-def plan_result(command: str, args: argparse.Namespace, plan: Plan, machine: Machine,
-                request: Request) -> Result:
+def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Request, *,
+                kb: KnowledgeBase) -> Result:
+    """The plan as one result: described for people, as JSON, or in the asked format."""
     from torchsmith.cli.door_commands import with_machine_flags
+    from torchsmith.render.output import PlanSettings, plan_output
 
-    plan = with_machine_flags(plan, args)
-    commands = _commands(plan)
-    data = plan_json(plan, machine, commands)
-    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
-    if leak:
-        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
-        data["warnings"] = list(plan.warnings)
-    exit_code = ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION
     fmt: Optional[str] = getattr(args, "fmt", None)
-    text: Optional[str] = None
-    if fmt and plan.ok and getattr(args, "out", None):
-        written = write_files(args.out, rendered_files(args, plan, fmt, machine))
-        data["files"] = written
-        text = "".join(f"wrote {path}\n" for path in written)
-    elif fmt and plan.ok and not getattr(args, "json", False):
-        text = rendered_files(args, plan, fmt, machine, one=True)[""]
+    settings = PlanSettings(fmt=fmt, out=getattr(args, "out", None),
+                            as_json=bool(getattr(args, "json", False)),
+                            options=slurm_options(args) if fmt in ("slurm", "slurm-ddp") else None)
+    output = plan_output(with_machine_flags(plan, args), kb, settings)
+    plan = output.plan
 
     def human(out: IO[str]) -> None:
-        if text is not None:
-            out.write(text if text.endswith("\n") else text + "\n")
+        if output.text is not None:
+            out.write(output.text if output.text.endswith("\n") else output.text + "\n")
         else:
-            describe(plan, commands, request.installer, out)
+            describe(plan, output.commands, request.installer, out)
 
-    return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
-                  exit_code=exit_code, warnings=list(plan.warnings), kb_version=plan.kb_version or None,
-                  human=human)
+    return Result(command=command, data=output.data, status="ok" if plan.ok else "no-solution",
+                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=list(plan.warnings),
+                  kb_version=plan.kb_version or None, human=human)
 
 
-def slurm_options(args: argparse.Namespace) -> Any:
-    from torchsmith.plan.render_slurm import SlurmOptions
-
+def slurm_options(args: argparse.Namespace) -> SlurmOptions:
     cpus = getattr(args, "cpus_per_task", None)
     mem = getattr(args, "mem", None)
     for flag, value in (("--cpus-per-task", cpus), ("--mem", mem)):
@@ -322,38 +233,3 @@ def slurm_options(args: argparse.Namespace) -> Any:
                         modules=tuple(getattr(args, "modules", None) or ()),
                         wheelhouse=getattr(args, "wheelhouse", None), cpus_per_task=cpus, mem_gib=mem,
                         cpu_job=bool(getattr(args, "cpu_job", False)))
-
-
-def rendered_files(args: argparse.Namespace, plan: Plan, fmt: str, machine: Machine,
-                   one: bool = False) -> Dict[str, str]:
-    """The format's files (``one``: the text to print, under the key "")."""
-    if fmt in ("slurm", "slurm-ddp"):
-        from torchsmith.plan.render_slurm import DDP_NAME, SINGLE_NAME, slurm_scripts
-
-        files = slurm_scripts(plan, machine, slurm_options(args))
-        return {"": files[DDP_NAME if fmt == "slurm-ddp" else SINGLE_NAME]} if one else files
-    from torchsmith.plan.render import render, render_files
-
-    return {"": render(plan, fmt, machine)} if one else render_files(plan, fmt, machine)
-
-
-def write_files(folder: str, files: Dict[str, str]) -> List[str]:
-    """Write each file into ``folder`` (created), credentials redacted; scripts become executable."""
-    import os
-
-    from torchsmith.redact import redact
-
-    try:
-        os.makedirs(folder, exist_ok=True)
-        written = []
-        for name, text in files.items():
-            path = os.path.join(folder, name)
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(redact(text))
-            if text.startswith("#!"):
-                os.chmod(path, 0o755)
-            written.append(path)
-    except OSError as exc:
-        raise TorchsmithError(f"cannot write into {folder}: {exc.strerror or exc}",
-                              code="output-unwritable") from None
-    return written

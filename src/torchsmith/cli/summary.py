@@ -21,12 +21,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _recommendation(ctx: Context) -> Dict[str, Any]:
-    from torchsmith.cli.plan import _commands, plan_json
     from torchsmith.plan.resolve import recommend
+    from torchsmith.render.output import commands_of
 
-    machine = ctx.machine()
-    plan = recommend(machine, ctx.kb())
-    return plan_json(plan, machine, _commands(plan))
+    plan = recommend(ctx.machine(), ctx.kb())
+    return plan.to_json(commands_of(plan, ctx.kb()))
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:

@@ -83,9 +83,9 @@ def _rendered(plan: Any, python: str, conda_prefix: Optional[str]) -> Optional[L
     from conda, the steps are conda's (``-p PREFIX``), so conda's records stay true.
     """
     try:
-        from torchsmith.plan.render._common import shell_join
-        from torchsmith.plan.render.conda import conda_argvs
-        from torchsmith.plan.render.pip import install_argvs
+        from torchsmith.render._common import shell_join
+        from torchsmith.render.conda import conda_argvs
+        from torchsmith.render.pip import install_argvs
     except Exception:  # absent or broken in this build: the generic fix follows
         return None
     pip = [python, "-m", "pip", "install"]

@@ -18,6 +18,7 @@ from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.install.target import Target, distribution_version
 from torchsmith.plan.model import Plan
+from torchsmith.plan.steps import install_steps
 from torchsmith.versions import version_tuple
 
 __all__ = ["Group", "Installer", "StepFiles", "command", "find_installer", "groups_from_plan", "pip_command"]
@@ -70,11 +71,8 @@ class StepFiles:
 
 
 def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
-    """The plan's install groups in order, and warnings for what cannot be installed here."""
-    from torchsmith.plan.render._common import exact_pin, requirement, sources
-
-    src = sources(plan)
-    saved = [p for p in src.wheels if p.wheel_filename]
+    """The plan's install steps as groups, in order, and warnings for what cannot be installed here."""
+    saved = [p for p in plan.packages if p.wheel_url and p.wheel_filename]
     if saved:  # pip refuses the URL and install downloads nothing itself
         pin = saved[0]
         raise InstallError(
@@ -83,24 +81,11 @@ def groups_from_plan(plan: Plan) -> Tuple[List[Group], List[str]]:
             code="install-needs-download",
             hint="run the steps of `torchsmith plan --format jetson` "
                  "(wget -O FILE URL, then pip install ./FILE)")
-    groups: List[Group] = []
-    for url, pins in src.indexes:
-        names = ", ".join(p.name for p in pins)
-        groups.append(Group(f"{names} from {url}", tuple(exact_pin(p) for p in pins),
-                            index_url=url, pinned=True))
-    if src.wheels:
-        groups.append(Group(", ".join(p.name for p in src.wheels) + " from their wheel URLs",
-                            tuple(requirement(p) for p in src.wheels)))
-    for url, pins in src.find_links:
-        groups.append(Group(f"{', '.join(p.name for p in pins)} from {url}",
-                            tuple(exact_pin(p) for p in pins), find_links=url))
-    if src.default:
-        groups.append(Group(", ".join(p.name for p in src.default) + " from your configured index",
-                            tuple(exact_pin(p) for p in src.default)))
-    if src.source_builds:
-        groups.append(Group(", ".join(p.name for p in src.source_builds)
-                            + " built from source against the planned torch",
-                            tuple(exact_pin(p) for p in src.source_builds), no_build_isolation=True))
+    groups = [Group(step.label, step.requirements, pinned=step.pinned,
+                    index_url=step.url if step.source == "index" else None,
+                    find_links=step.url if step.source == "find-links" else None,
+                    no_build_isolation=step.no_build_isolation)
+              for step in install_steps(plan)]
     return groups, []
 
 

@@ -8,9 +8,13 @@ Plan with ``status == "no-solution"`` and its rejections, not an exception.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
-__all__ = ["Blocker", "Door", "PackagePin", "Plan", "Rejection", "Request"]
+from torchsmith.errors import KnowledgeBaseError, TorchsmithError
+from torchsmith.versions import version_tuple
+
+__all__ = ["BaseImage", "Blocker", "CondaStack", "Door", "HostGpu", "HostSummary", "PackagePin", "Plan",
+           "Refusal", "Rejection", "Request"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,96 @@ class Door:
 
 
 @dataclass(frozen=True)
+class HostGpu:
+    """One GPU of the host, as the renderers and ``plan --json`` name it."""
+
+    name: str
+    vendor: str = "nvidia"  # "nvidia" | "amd"
+    index: Optional[int] = None  # NVIDIA only
+    compute_capability: Optional[str] = None  # NVIDIA: "8.6"
+    memory_mib: Optional[int] = None  # NVIDIA
+    gfx: Optional[str] = None  # AMD: "gfx1100"
+
+
+@dataclass(frozen=True)
+class HostSummary:
+    """The facts about the host a plan was made for that renderers print: no renderer probes."""
+
+    platform: str = ""
+    python: str = ""  # the host's Python minor version ("3.11")
+    python_executable: str = ""
+    gpus: Tuple[HostGpu, ...] = ()  # the visible NVIDIA GPUs, then the AMD ones
+    driver: Optional[str] = None  # the NVIDIA driver version
+    jetson_l4t: Optional[str] = None
+    jetson_cc: Optional[str] = None  # the Jetson's compute capability
+    cpu_count: int = 0  # 0: unknown (flags describe another machine)
+
+    @property
+    def nvidia_gpus(self) -> Tuple[HostGpu, ...]:
+        return tuple(g for g in self.gpus if g.vendor == "nvidia")
+
+    @property
+    def arch_list(self) -> List[str]:
+        """``["8.0", "8.6"]``: the compute capabilities of the host's GPUs, oldest first."""
+        ccs = {g.compute_capability for g in self.nvidia_gpus if g.compute_capability}
+        if self.jetson_cc:
+            ccs.add(self.jetson_cc)
+        return sorted(ccs, key=version_tuple)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one artifact (base image, conda environment) cannot be made for an ok plan; raised as
+    the error it was when that format is asked for. ``{fmt}`` in the message names the format."""
+
+    code: str
+    message: str
+    hint: Optional[str] = None
+    data_error: bool = False  # a KnowledgeBaseError: the data lacks what the artifact needs
+
+    @classmethod
+    def of(cls, exc: TorchsmithError) -> Refusal:
+        return cls(exc.code, exc.message, exc.hint, isinstance(exc, KnowledgeBaseError))
+
+    def error(self, fmt: str = "") -> TorchsmithError:
+        kind = KnowledgeBaseError if self.data_error else TorchsmithError
+        return kind(self.message.replace("{fmt}", fmt), code=self.code, hint=self.hint)
+
+
+@dataclass(frozen=True)
+class BaseImage:
+    """The container image a Dockerfile for the plan starts from, and why."""
+
+    image: str
+    kind: str  # "pytorch" | "cuda" | "l4t-pytorch" | "l4t-jetpack" | "python"
+    why: str
+    source: str  # the source id in containers.json
+    requires_cuda: Optional[str] = None  # the image's NVIDIA_REQUIRE_CUDA floor
+    torch_preinstalled: bool = False
+    problems: Tuple[str, ...] = ()  # the requirement check will fail: explanation and remedies
+    notes: Tuple[str, ...] = ()  # a newer image would be refused here: why this one
+    preinstalled: Tuple[str, ...] = ("torch",)  # packages the image already has
+    source_url: str = ""  # where the image's facts come from
+    uv_image: str = ""  # the image uv is copied from (CUDA images have no Python)
+
+
+@dataclass(frozen=True)
+class CondaStack:
+    """The conda-forge side of a plan (conda environment.yml, pixi.toml)."""
+
+    packages: Tuple[Tuple[str, str], ...]  # (conda-forge name, version or "version=build")
+    cuda: Optional[str]  # "12.6" for cuda-version; None for CPU/MPS
+    pip: Tuple[PackagePin, ...]  # everything not from conda-forge, installed by pip afterwards
+    keep: Tuple[str, ...]  # pip pins that hold conda's torch in place during the pip step
+    derived: bool  # True when the resolver gave no conda-forge facts and names were derived
+    notes: Tuple[str, ...] = ()  # the resolver's remarks on the conda-forge build (plan.conda["notes"])
+    channels: Tuple[str, ...] = ("conda-forge",)  # the legacy pytorch channel for releases before it
+    platform: str = ""  # the plan's: conda-forge's CUDA builds differ per platform
+    legacy: bool = False  # packages are complete specs ("cudatoolkit=11.3"), no cuda-version
+    data_notes: Tuple[str, ...] = ()  # what torchsmith's data says about these builds (comments)
+
+
+@dataclass(frozen=True)
 class Plan:
     status: str  # "ok" | "no-solution"
     packages: Tuple[PackagePin, ...] = ()
@@ -114,6 +208,10 @@ class Plan:
     blocker: Optional[Blocker] = None  # set on every no-solution: the constraint that blocks
     alternatives: Tuple[Door, ...] = ()  # the nearest ways out, each with its command
     assumptions: Tuple[str, ...] = ()  # facts not given for a described machine, and what was assumed
+    # Filled by plan.artifacts.attach_artifacts: what the renderers print, decided with the machine.
+    host: Optional[HostSummary] = None  # None: no artifacts attached yet
+    base_image: Union[BaseImage, Refusal, None] = None  # for a Dockerfile
+    conda_stack: Union[CondaStack, Refusal, None] = None  # for conda/pixi
 
     @property
     def ok(self) -> bool:
@@ -121,3 +219,44 @@ class Plan:
 
     def package(self, name: str) -> Optional[PackagePin]:
         return next((p for p in self.packages if p.name == name), None)
+
+    def to_json(self, commands: Optional[Dict[str, List[str]]] = None) -> Dict[str, Any]:
+        """The plan as ``plan --json`` shows it; ``commands``: the rendered commands per installer."""
+        host = self.host or HostSummary(platform=self.platform)
+        blocker = self.blocker
+        return {
+            "status": self.status,
+            "accelerator": self.accelerator,
+            "variant": self.variant,
+            "packages": [_pin_json(p) for p in self.packages],
+            "reasons": list(self.reasons),
+            "rejected": [{"candidate": r.candidate, "reason": r.reason, "code": r.code}
+                         for r in self.rejected],
+            "warnings": list(self.warnings),
+            "commands": dict(commands or {}),
+            "system_prerequisites": list(self.system_prerequisites),
+            "environment": dict(self.environment),
+            "conda": dict(self.conda),
+            "host": _host_json(host, self.python),
+            "kb_version": self.kb_version,
+            "uncertain": list(self.uncertain),
+            "blocker": (None if blocker is None else
+                        {"code": blocker.code, "constraint": blocker.constraint, "detail": blocker.detail}),
+            "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
+                              "command": d.command} for d in self.alternatives],
+            "assumptions": list(self.assumptions),
+        }
+
+
+def _pin_json(pin: PackagePin) -> Dict[str, Any]:
+    return {"name": pin.name, "version": pin.version, "variant": pin.variant, "index_url": pin.index_url,
+            "wheel_url": pin.wheel_url, "wheel_filename": pin.wheel_filename, "find_links": pin.find_links,
+            "local_version": pin.local_version, "extras": list(pin.extras), "requirement": pin.requirement}
+
+
+def _host_json(host: HostSummary, python: str) -> Dict[str, Any]:
+    nvidia = [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability}
+              for g in host.nvidia_gpus]
+    amd = [{"name": g.name, "gfx": g.gfx} for g in host.gpus if g.vendor == "amd"]
+    return {"platform": host.platform, "python": python or host.python, "gpus": nvidia + amd,
+            "driver": host.driver, "jetson": host.jetson_l4t}

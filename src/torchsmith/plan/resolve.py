@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan import companions, downstream
+from torchsmith.plan.artifacts import attach_artifacts
 from torchsmith.plan.check import check_variant
 from torchsmith.plan.constraints import family_constraints, glibc_constraint
 from torchsmith.plan.core import (
@@ -71,7 +72,8 @@ def resolve(machine: Machine, request: Request, kb: KnowledgeBase) -> Plan:
     """The best working stack for ``machine`` given ``request``, with reasons and rejections.
 
     Pure. Raises :class:`~torchsmith.errors.RequirementError` only for unparsable requirements;
-    "nothing works" is a plan with ``status == "no-solution"``.
+    "nothing works" is a plan with ``status == "no-solution"``. The plan carries what the
+    renderers print (host facts, base image, conda-forge stack): :mod:`torchsmith.plan.artifacts`.
     """
     view = host_view(machine, kb)
     wanted = _wanted_map(request)
@@ -79,7 +81,7 @@ def resolve(machine: Machine, request: Request, kb: KnowledgeBase) -> Plan:
     if assumed:
         request = dataclasses.replace(request, assumptions=(*request.assumptions, *assumed))
     draft = _plan_job(Job(machine, view, index_of(kb), wanted, request))
-    return draft.finish(view, kb)
+    return attach_artifacts(draft.finish(view, kb), machine, kb)
 
 
 def recommend(machine: Machine, kb: KnowledgeBase) -> Plan:

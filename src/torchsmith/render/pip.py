@@ -1,25 +1,24 @@
 """pip and ``uv pip`` commands, and requirements files, that keep each package on its own index.
 
-The PyTorch index is passed as ``--index-url`` to a command that installs the torch-family pins
-only, never as ``--extra-index-url``: with an extra index, pip takes the highest version found on
-any index, so a same-named package elsewhere can win (the torchtriton dependency confusion of
-December 2022). Everything else is a second command against the user's configured index, which
-repeats the torch pins exactly so a companion can never swap torch for another build.
+The commands are the plan's install steps (:mod:`torchsmith.plan.steps`), which say why the
+PyTorch index is never an extra index.
 """
 
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
+    RenderInputs,
     Sources,
     download_argv,
     environment_lines,
     exact_pin,
     header_lines,
+    host_of,
     index_name,
+    install_argvs,
     require_ok,
     requirement,
     shell_join,
@@ -34,56 +33,10 @@ __all__ = [
     "requirement_files",
 ]
 
-_PIP = ("python", "-m", "pip", "install")
-_UV = ("uv", "pip", "install")
-
-
-def install_argvs(
-    plan: Plan,
-    installer: str = "pip",
-    prefix: Optional[Sequence[str]] = None,
-    hold: Sequence[str] = (),
-) -> List[List[str]]:
-    """The install steps of ``plan`` as argv lists, in order (each must succeed before the next).
-
-    ``prefix`` replaces ``python -m pip install`` / ``uv pip install`` (e.g. a venv's python).
-    ``hold`` adds pins of packages installed by other means (conda's torch) to every step.
-    Source builds (Jetson torchvision) are not commands here: see the jetson format.
-    """
-    base = list(prefix) if prefix is not None else list(_UV if installer == "uv" else _PIP)
-    if prefix is None and installer != "uv" and plan.accelerator == "jetson":
-        base[0] = "python3"  # JetPack's system Python has no `python` command
-    src = sources(plan)
-    steps: List[List[str]] = []
-    # uv: a configured UV_DEFAULT_INDEX beats --index-url; --default-index replaces it.
-    only = "--default-index" if installer == "uv" else "--index-url"
-    for url, pins in src.indexes:
-        steps.append([*base, only, url, *(exact_pin(p) for p in pins), *hold])
-    built = [p for p in src.wheels if p.variant == "source"]  # git sources built against torch
-    steps.extend(download_argv(p) for p in src.wheels if p.wheel_filename and p not in built)
-    if len(built) < len(src.wheels):
-        steps.append([*base, *(requirement(p) for p in src.wheels if p not in built), *hold])
-    keep = [*(exact_pin(p) for p in src.pinned_elsewhere if p.variant != "source"), *hold]
-    # uv takes no installed package as a candidate, so the repeated torch pins need their index
-    # there: `--index` (not pip's --extra-index-url) ranks it first, and uv's first-index
-    # strategy then takes every name that index has from it alone.
-    held = [arg for url, _ in src.indexes for arg in ("--index", url)] if installer == "uv" else []
-    for url, pins in src.find_links:
-        steps.append([*base, *held, "--find-links", url, *(exact_pin(p) for p in pins), *keep])
-    if src.default:
-        steps.append([*base, *held, *(exact_pin(p) for p in src.default), *keep])
-    if plan.accelerator != "jetson":  # Jetson's source builds have their own steps (--format jetson)
-        # Built against the torch installed above: no isolated build env with another torch.
-        pending = [requirement(p) for p in built] + [exact_pin(p) for p in src.source_builds]
-        if pending:
-            steps.append([*base, *held, "--no-build-isolation", *pending, *keep])
-    return steps
-
-
-def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> str:
+def _commands_text(plan: Plan, installer: str) -> str:
     require_ok(plan, installer)
     tool = "uv pip" if installer == "uv" else "pip"
-    lines = header_lines(plan, machine, f"{tool} install commands")
+    lines = header_lines(plan, f"{tool} install commands")
     src = sources(plan)
     if src.indexes:
         flag = "--default-index" if installer == "uv" else "--index-url"
@@ -91,8 +44,9 @@ def _commands_text(plan: Plan, machine: Optional[Machine], installer: str) -> st
                      "extra index: a same-named package elsewhere can never win).")
         lines.append(f"# Your own {tool} configuration still applies: if it sets extra indexes or "
                      "find-links, run the first command with them removed.")
-    if machine is not None and machine.python.executable:
-        lines.append(f"# Run with the Python you install into (this host: {machine.python.executable}).")
+    executable = host_of(plan).python_executable
+    if executable:
+        lines.append(f"# Run with the Python you install into (this host: {executable}).")
     steps = install_argvs(plan, installer)
     keep_note = bool(src.pinned_elsewhere) and bool(src.find_links or src.default)
     for number, argv in enumerate(steps, 1):
@@ -119,16 +73,16 @@ def _source_build_notes(src: Sources, plan: Optional[Plan] = None) -> List[str]:
                     for p in src.wheels if p.variant == "source"]
 
 
-def render_pip(plan: Plan, machine: Optional[Machine] = None) -> str:
-    return _commands_text(plan, machine, "pip")
+def render_pip(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    return _commands_text(plan, "pip")
 
 
-def render_uv(plan: Plan, machine: Optional[Machine] = None) -> str:
-    text = _commands_text(plan, machine, "uv")
+def render_uv(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    text = _commands_text(plan, "uv")
     return text + "# For a uv project (uv add / uv sync): torchsmith plan --format pyproject\n"
 
 
-def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, str]:
+def requirement_files(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict[str, str]:
     """File name -> content, in install order.
 
     One file when every pin can share one: ``--index-url`` in a requirements file applies to
@@ -142,13 +96,13 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
     if len(src.indexes) == 1 and not rest:
         url, pins = src.indexes[0]
         body = [f"--index-url {url}", *(exact_pin(p) for p in pins)]
-        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+        files["requirements.txt"] = _file(plan, "requirements.txt", body)
         return files
     names = []
     for url, pins in src.indexes:
         name = f"requirements-{index_name(url)}.txt"
         names.append(name)
-        files[name] = _file(plan, machine, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
+        files[name] = _file(plan, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
     if rest or not files:
         body = [f"--find-links {url}" for url, _ in src.find_links]
         if src.pinned_elsewhere and files:
@@ -161,26 +115,26 @@ def requirement_files(plan: Plan, machine: Optional[Machine] = None) -> Dict[str
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)
         body.extend(_source_build_notes(src))
-        files["requirements.txt"] = _file(plan, machine, "requirements.txt", body)
+        files["requirements.txt"] = _file(plan, "requirements.txt", body)
     return files
 
 
-def _file(plan: Plan, machine: Optional[Machine], name: str, body: Sequence[str]) -> str:
-    lines = header_lines(plan, machine, name)
+def _file(plan: Plan, name: str, body: Sequence[str]) -> str:
+    lines = header_lines(plan, name)
     lines.extend(body)
     return "\n".join(lines) + "\n"
 
 
-def render_requirements(plan: Plan, machine: Optional[Machine] = None) -> str:
+def render_requirements(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
     """One requirements file, or several separated by ``# ---- name ----`` lines and how to use them.
 
     Concatenated as one file by mistake, the PyTorch ``--index-url`` would apply to everything:
     packages it lacks fail to install, none comes from elsewhere.
     """
-    files = requirement_files(plan, machine)
+    files = requirement_files(plan)
     if len(files) == 1:
         return next(iter(files.values()))
-    lines = header_lines(plan, machine, "requirements files")
+    lines = header_lines(plan, "requirements files")
     lines.append("# A requirements file cannot give one package its own index (--index-url applies "
                  "to every line), so these pins are split into files. Save each part below under "
                  "its name and install them in this order:")

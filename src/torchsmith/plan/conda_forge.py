@@ -6,15 +6,22 @@ PyPI's torch (which conda-forge's pytorch cannot load: a different C++ ABI).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.plan.model import PackagePin
-from torchsmith.plan.render._data import formats_data, source_urls
 from torchsmith.versions import minor_version, version_tuple
 
-__all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_specs",
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = ["ForgeRelease", "compiled_on_conda_forge", "forge_release", "legacy_specs", "source_urls",
            "tensorflow_windows_gpu"]
+
+
+def source_urls(formats: Dict[str, Any], table: str) -> List[str]:
+    """The URLs a table of the ``formats`` document cites."""
+    return [formats["sources"][s]["url"] for s in formats[table].get("sources", ())]
 
 
 @dataclass(frozen=True)
@@ -36,22 +43,14 @@ class ForgeRelease:
                         f"cuda-version={chosen}")
 
 
-def _kb(kb: Any) -> Any:
-    if kb is not None:
-        return kb
-    from torchsmith.kb import load_kb
-
-    return load_kb()
-
-
-def forge_release(version: str, platform: str, kb: Any = None) -> Optional[ForgeRelease]:
+def forge_release(version: str, platform: str, kb: KnowledgeBase) -> Optional[ForgeRelease]:
     """The conda-forge release for the pip plan's ``version`` on ``platform``; None: never built.
 
     An unlisted patch release of a built series takes the series' newest built release.
     """
     base = version.split("+", maxsplit=1)[0]
     try:
-        rows = _kb(kb).conda_builds
+        rows = kb.conda_builds
     except TorchsmithError:
         return ForgeRelease(base, None)  # a broken KB is reported by the commands that need it
     series = [b for b in rows if b.package == "pytorch" and b.releases and platform in b.platforms]
@@ -74,9 +73,10 @@ def forge_release(version: str, platform: str, kb: Any = None) -> Optional[Forge
                         row.cudas_for(platform))
 
 
-def legacy_specs(version: str, cuda: Optional[str]) -> Tuple[List[str], List[str], List[str]]:
+def legacy_specs(version: str, cuda: Optional[str],
+                 formats: Dict[str, Any]) -> Tuple[List[str], List[str], List[str]]:
     """(channels, packages, comments) for the legacy ``pytorch`` channel; raises when it has none."""
-    data = formats_data()["conda_legacy"]
+    data = formats["conda_legacy"]
     base = version.split("+", maxsplit=1)[0]
     if not base or version_tuple(base) > version_tuple(data["last"]):
         raise TorchsmithError(
@@ -97,18 +97,19 @@ def legacy_specs(version: str, cuda: Optional[str]) -> Tuple[List[str], List[str
     comments = [f"conda-forge never built pytorch {base} for this platform: the legacy "
                 f"{data['channel']} channel (no builds after {data['last']}) has it"
                 + (f" ({data['note']}; unverified)" if data.get("uncertain") else ""),
-                *(f"see {url}" for url in source_urls("conda_legacy"))]
+                *(f"see {url}" for url in source_urls(formats, "conda_legacy"))]
     return channels, packages, comments
 
 
-def compiled_on_conda_forge(pins: Sequence[PackagePin]) -> Tuple[List[str], List[PackagePin], List[str]]:
+def compiled_on_conda_forge(pins: Sequence[PackagePin],
+                            formats: Dict[str, Any]) -> Tuple[List[str], List[PackagePin], List[str]]:
     """(conda-forge names, pins pip may still install, comments) for the pip side of a plan.
 
     Wheels built against PyPI's torch (find-links pages, direct URLs, known extensions) do not
     load into conda-forge's pytorch; their conda-forge builds replace them, or the plan cannot be
     expressed at all (a one-line error naming them).
     """
-    data = formats_data()["conda_compiled"]
+    data = formats["conda_compiled"]
     mapping = data["conda_forge"]
     names: List[str] = []
     keep: List[PackagePin] = []
@@ -132,15 +133,15 @@ def compiled_on_conda_forge(pins: Sequence[PackagePin]) -> Tuple[List[str], List
         comments.append(f"{', '.join(names)} from conda-forge, built against its pytorch: pip wheels "
                         "built against PyPI's torch fail to import here (C++ ABI)"
                         + (" (package names unverified)" if data.get("uncertain") else ""))
-        comments.extend(f"see {url}" for url in source_urls("conda_compiled"))
+        comments.extend(f"see {url}" for url in source_urls(formats, "conda_compiled"))
     return names, keep, comments
 
 
-def tensorflow_windows_gpu(platform: str,
-                           pins: Sequence[PackagePin]) -> Tuple[List[Tuple[str, str]], List[str]]:
+def tensorflow_windows_gpu(platform: str, pins: Sequence[PackagePin],
+                           formats: Dict[str, Any]) -> Tuple[List[Tuple[str, str]], List[str]]:
     """TensorFlow <= 2.10 on native Windows finds its GPU only through CUDA and cuDNN installed next
     to it: conda-forge's cudatoolkit and cudnn (the recipe TensorFlow's install page gives)."""
-    data = formats_data()["tensorflow_windows_gpu"]
+    data = formats["tensorflow_windows_gpu"]
     tf = next((p for p in pins if p.name == "tensorflow"), None)
     if not platform.startswith("windows") or tf is None or not tf.version:
         return [], []
@@ -150,5 +151,5 @@ def tensorflow_windows_gpu(platform: str,
     packages = [("cudatoolkit", data["cudatoolkit"]), ("cudnn", data["cudnn"])]
     notes = [f"tensorflow {tf.version} on native Windows: CUDA {data['cudatoolkit']} and cuDNN "
              f"{data['cudnn']} from {data['channel']} (drop both for CPU only)",
-             *(f"see {url}" for url in source_urls("tensorflow_windows_gpu"))]
+             *(f"see {url}" for url in source_urls(formats, "tensorflow_windows_gpu"))]
     return packages, notes

@@ -1,14 +1,18 @@
 """Render a :class:`~torchsmith.plan.model.Plan` for an installer: commands or a file to save.
 
-Pure: text in, text out, no I/O beyond reading the packaged format facts.
+Pure: plan and data in, text out. What needs the machine (host facts, the base image chosen
+against the driver, the conda-forge stack) is decided by the resolver and carried by the plan
+(:mod:`torchsmith.plan.artifacts`); the format facts come from ``kb`` (``--kb`` reaches them).
 
->>> render(plan, "pip")            # shell commands, with a comment header
->>> render_commands(plan)          # {"pip": [...], "uv": [...], "conda": [...], "pixi": [...]}
+>>> render(plan, "pip", kb=kb)            # shell commands, with a comment header
+>>> render_commands(plan, kb=kb)          # {"pip": [...], "uv": [...], "conda": [...], "pixi": [...]}
 
-Other formats register themselves: a module ``torchsmith/plan/render_<anything>.py`` calls
-:func:`register_format` at import or defines a ``RENDERERS`` mapping (format -> renderer); it is
-imported the first time an unknown format is asked for (or :func:`available_formats` is called),
-so adding one needs no edit here.
+A renderer is ``fn(plan, inputs) -> str`` (:class:`RenderInputs`: the kb and the options).
+
+Other formats register themselves: a module of this package (``torchsmith/render/<name>.py``)
+calls :func:`register_format` at import or defines a ``RENDERERS`` mapping (format -> renderer);
+it is imported the first time an unknown format is asked for (or :func:`available_formats` is
+called), so adding one needs no edit here.
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError, UsageError
-from torchsmith.machine import Machine
+from torchsmith.plan.artifacts import attach_artifacts
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
+    RenderInputs,
+    SlurmOptions,
     Sources,
     exact_pin,
     header_lines,
@@ -30,20 +36,25 @@ from torchsmith.plan.render._common import (
     shell_join,
     sources,
 )
-from torchsmith.plan.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
-from torchsmith.plan.render.jetson import render_jetson
-from torchsmith.plan.render.pip import (
+from torchsmith.render.conda import conda_argvs, pixi_argvs, render_conda, render_pixi
+from torchsmith.render.jetson import render_jetson
+from torchsmith.render.pip import (
     install_argvs,
     render_pip,
     render_requirements,
     render_uv,
     requirement_files,
 )
-from torchsmith.plan.render.pyproject import render_pyproject
+from torchsmith.render.pyproject import render_pyproject
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = [
     "FORMATS",
+    "RenderInputs",
     "Renderer",
+    "SlurmOptions",
     "Sources",
     "available_formats",
     "exact_pin",
@@ -61,8 +72,8 @@ __all__ = [
     "sources",
 ]
 
-Renderer = Callable[[Plan, Optional[Machine]], str]
-FileRenderer = Callable[[Plan, Optional[Machine]], Dict[str, str]]
+Renderer = Callable[[Plan, RenderInputs], str]
+FileRenderer = Callable[[Plan, RenderInputs], Dict[str, str]]
 
 _RENDERERS: Dict[str, Renderer] = {
     "pip": render_pip,
@@ -107,15 +118,14 @@ def load_format_module(name: str) -> None:
 
 
 def _load_plugins() -> None:
-    """Load every ``torchsmith.plan.render_*`` module, once."""
+    """Load every public module of this package (those with formats register them), once."""
     global _plugins_loaded  # noqa: PLW0603 - once per process
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    plan_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for module in pkgutil.iter_modules([plan_dir]):
-        if module.name.startswith("render_"):
-            load_format_module(f"torchsmith.plan.{module.name}")
+    for module in pkgutil.iter_modules([os.path.dirname(os.path.abspath(__file__))]):
+        if not module.name.startswith("_"):
+            load_format_module(f"{__name__}.{module.name}")
 
 
 def available_formats() -> Tuple[str, ...]:
@@ -124,12 +134,7 @@ def available_formats() -> Tuple[str, ...]:
     return FORMATS + tuple(sorted(n for n in _RENDERERS if n not in FORMATS))
 
 
-def render(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> str:
-    """The text of ``plan`` in ``fmt``, starting with a comment header (torchsmith, kb, platform).
-
-    Raises :class:`TorchsmithError`: ``unknown-format``; ``no-solution`` for a plan without a
-    stack; ``format-not-applicable`` when the format cannot express the plan (conda on a Jetson).
-    """
+def _renderer(fmt: str) -> Renderer:
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
         _load_plugins()
@@ -140,28 +145,46 @@ def render(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> str:
             code="unknown-format",
             hint="formats: " + ", ".join(available_formats()),
         )
-    return renderer(plan, machine)
+    return renderer
 
 
-def render_files(plan: Plan, fmt: str, machine: Optional[Machine] = None) -> Dict[str, str]:
+def _attached(plan: Plan, kb: KnowledgeBase) -> Plan:
+    """A plan not from resolve() (built by hand) gets the artifacts it can have without a machine."""
+    return plan if plan.host is not None else attach_artifacts(plan, None, kb)
+
+
+def render(plan: Plan, fmt: str, *, kb: KnowledgeBase, options: Optional[SlurmOptions] = None) -> str:
+    """The text of ``plan`` in ``fmt``, starting with a comment header (torchsmith, kb, platform).
+
+    Raises :class:`TorchsmithError`: ``unknown-format``; ``no-solution`` for a plan without a
+    stack; ``format-not-applicable`` when the format cannot express the plan (conda on a Jetson).
+    """
+    renderer = _renderer(fmt)
+    return renderer(_attached(plan, kb), RenderInputs(kb, options))
+
+
+def render_files(plan: Plan, fmt: str, *, kb: KnowledgeBase,
+                 options: Optional[SlurmOptions] = None) -> Dict[str, str]:
     """``{file name: text}`` for ``plan --out DIR``: one file per artifact (Slurm: two jobs)."""
-    text = render(plan, fmt, machine)  # validates the format and the plan first
+    plan = _attached(plan, kb)
+    text = render(plan, fmt, kb=kb, options=options)  # validates the format and the plan first
     several = _MULTI_FILE.get(fmt)
     if several is not None:
-        return several(plan, machine)
+        return several(plan, RenderInputs(kb, options))
     name = FILE_NAMES.get(fmt, f"torchsmith-plan.{fmt}")
     if fmt == "pip" and plan.platform.startswith("windows"):
         name = "install.ps1"
     return {name: text}
 
 
-def render_commands(plan: Plan) -> Dict[str, List[str]]:
+def render_commands(plan: Plan, *, kb: KnowledgeBase) -> Dict[str, List[str]]:
     """Shell commands per installer, in order; an installer that cannot express the plan (conda
     on a Jetson) or a plan without a stack gets an empty list.
     """
     commands: Dict[str, List[str]] = {"pip": [], "uv": [], "conda": [], "pixi": []}
     if not (plan.ok and plan.packages):
         return commands
+    plan = _attached(plan, kb)
     commands["pip"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "pip")]
     commands["uv"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "uv")]
     for name, build in (("conda", conda_argvs), ("pixi", pixi_argvs)):

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
+    RenderInputs,
     download_argv,
     exact_pin,
     header_lines,
+    host_of,
     index_name,
     is_source_build,
     quote,
@@ -44,9 +45,9 @@ def requires_python(python: str) -> Optional[str]:
     return f"=={parts[0]}.{parts[1]}.*"
 
 
-def render_pyproject(plan: Plan, machine: Optional[Machine] = None) -> str:
+def render_pyproject(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
     require_ok(plan, "pyproject")
-    lines = header_lines(plan, machine, "pyproject.toml for uv (uv lock / uv sync)")
+    lines = header_lines(plan, "pyproject.toml for uv (uv lock / uv sync)")
     lines.append("# see https://docs.astral.sh/uv/guides/integration/pytorch/")
     # Index names, unique per URL: PyTorch-style indexes and flat find-links pages.
     names: Dict[str, str] = {}
@@ -79,7 +80,7 @@ def render_pyproject(plan: Plan, machine: Optional[Machine] = None) -> str:
     lines.extend(f"    {toml_str(d)}," for d in dependencies)
     lines.append("]")
     lines.extend(built)
-    marker = _MARKERS.get(plan.platform or (machine.platform if machine is not None else ""))
+    marker = _MARKERS.get(plan.platform or host_of(plan).platform)
     if marker:
         lines += ["", "[tool.uv]", f"environments = [{toml_str(marker)}]"]
     for url, name in names.items():

@@ -11,9 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from torchsmith.machine import Machine
-from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import header_lines, quote, require_ok
+from torchsmith.plan.model import HostSummary, Plan
+from torchsmith.render._common import RenderInputs, SlurmOptions, header_lines, host_of, quote, require_ok
 from torchsmith.versions import version_tuple
 
 __all__ = ["RENDERERS", "SlurmOptions", "render_slurm", "render_slurm_ddp", "slurm_scripts"]
@@ -26,20 +25,6 @@ DEFAULT_CPUS_CPU_JOB = 4
 
 
 @dataclass(frozen=True)
-class SlurmOptions:
-    """The site conventions a job script follows (``plan --account/--module/...``)."""
-
-    account: Optional[str] = None  # #SBATCH --account
-    partition: Optional[str] = None  # #SBATCH --partition
-    modules: Tuple[str, ...] = ()  # `module load` before anything else (site Python/CUDA)
-    wheelhouse: Optional[str] = None  # pip --no-index --find-links DIR instead of torchsmith
-    cpus_per_task: Optional[int] = None  # None: from the probed node, else an assumption said aloud
-    cpu_job: bool = False  # no GPU at all, even for a GPU plan: for small models
-    mem_gib: Optional[int] = None  # per node; None: from the GPUs' memory (GPU jobs) or the CPUs
-    nodes: int = 2  # DDP job
-
-
-@dataclass(frozen=True)
 class _Shape:
     gpus: int  # per node; 0 for a CPU job
     cpus: int  # per task (one task per node)
@@ -47,31 +32,29 @@ class _Shape:
     notes: Tuple[str, ...]
 
 
-def _gpus_per_node(machine: Optional[Machine]) -> int:
-    if machine is not None and machine.nvidia is not None and machine.nvidia.visible_gpus:
-        return len(machine.nvidia.visible_gpus)
-    return 1
+def _gpus_per_node(host: HostSummary) -> int:
+    return len(host.nvidia_gpus) or 1
 
 
-def _mem_per_gpu_gib(machine: Optional[Machine]) -> int:
-    sizes = [g.memory_mib for g in (machine.nvidia.visible_gpus if machine and machine.nvidia else ())
-             if g.memory_mib]
+def _mem_per_gpu_gib(host: HostSummary) -> int:
+    sizes = [g.memory_mib for g in host.nvidia_gpus if g.memory_mib]
     if not sizes:
         return 32
     # Host memory at least the GPU's, so a full checkpoint can be staged in RAM.
     return max(16, math.ceil(max(sizes) / 1024 * 1.25))
 
 
-def _shape(plan: Plan, machine: Optional[Machine], options: SlurmOptions, one_gpu: bool) -> _Shape:
+def _shape(plan: Plan, options: SlurmOptions, one_gpu: bool) -> _Shape:
+    host = host_of(plan)
     uses_gpu = plan.accelerator in ("cuda", "rocm", "jetson") and not options.cpu_job
-    gpus = (1 if one_gpu else _gpus_per_node(machine)) if uses_gpu else 0
+    gpus = (1 if one_gpu else _gpus_per_node(host)) if uses_gpu else 0
     notes: List[str] = []
-    cores = machine.os.cpu_count if machine is not None else 0
+    cores = host.cpu_count
     if options.cpus_per_task:
         cpus = options.cpus_per_task
     elif cores > 0:
         # The probed node's cores per GPU: data-loader workers need them; >16 per GPU rarely helps.
-        per_gpu = cores // max(1, _gpus_per_node(machine))
+        per_gpu = cores // max(1, _gpus_per_node(host))
         cpus = max(2, min(16, per_gpu)) * gpus if gpus else cores
     else:
         per = DEFAULT_CPUS_PER_GPU if gpus else DEFAULT_CPUS_CPU_JOB
@@ -79,7 +62,7 @@ def _shape(plan: Plan, machine: Optional[Machine], options: SlurmOptions, one_gp
         notes.append(f"Assumed {cpus} CPUs per task ({per} per GPU)" if gpus else
                      f"Assumed {cpus} CPUs per task")
         notes.append("  (the compute node's cores are unknown here: pass --cpus-per-task N).")
-    mem = options.mem_gib or (_mem_per_gpu_gib(machine) * gpus if gpus else max(8, 2 * cpus))
+    mem = options.mem_gib or (_mem_per_gpu_gib(host) * gpus if gpus else max(8, 2 * cpus))
     if options.cpu_job and plan.accelerator != "cpu":
         notes.append(f"CPU job: the {plan.variant} wheels run on CPU too, but `plan --no-gpu` "
                      "gives smaller CPU-only wheels.")
@@ -138,11 +121,11 @@ def _build_command(plan: Plan, options: SlurmOptions) -> str:
             f'--find-links "$WHEELHOUSE" {pins}')
 
 
-def _single_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
-    shape = _shape(plan, machine, options, one_gpu=True)
+def _single_job(plan: Plan, options: SlurmOptions) -> str:
+    shape = _shape(plan, options, one_gpu=True)
     name = "torch-gpu" if shape.gpus else "torch-cpu"
     out = _sbatch_lines(name, 1, shape, options, hours=4)
-    out.extend(_head(plan, machine, "Slurm job: one node", shape, options))
+    out.extend(_head(plan, "Slurm job: one node", shape, options))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
     out.append("# The environment is built here, on the node's local disk, from the lock.")
     out.append(_build_command(plan, options))
@@ -153,9 +136,8 @@ def _single_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -
     return "\n".join(out) + "\n"
 
 
-def _head(plan: Plan, machine: Optional[Machine], title: str, shape: _Shape,
-          options: SlurmOptions) -> List[str]:
-    lines = header_lines(plan, machine, title)
+def _head(plan: Plan, title: str, shape: _Shape, options: SlurmOptions) -> List[str]:
+    lines = header_lines(plan, title)
     lines.append("# Stack: " + " ".join(p.requirement for p in plan.packages))
     if options.wheelhouse:
         lines.append("# Installs from the site wheelhouse only (pip --no-index): no internet needed.")
@@ -191,14 +173,14 @@ fi
 """
 
 
-def _ddp_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> str:
-    shape = _shape(plan, machine, options, one_gpu=False)
+def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
+    shape = _shape(plan, options, one_gpu=False)
     torch = plan.package("torch")
     modern = torch is None or version_tuple(torch.version) >= (2, 0)
     nproc = "--nproc-per-node" if modern else "--nproc_per_node"
     workers = shape.gpus or 1
     out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12)
-    out.extend(_head(plan, machine, "Slurm job: multi-node DDP", shape, options))
+    out.extend(_head(plan, "Slurm job: multi-node DDP", shape, options))
     out.append(f"# One torchrun per node; each starts {workers} worker(s)"
                + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
@@ -223,27 +205,26 @@ def _ddp_job(plan: Plan, machine: Optional[Machine], options: SlurmOptions) -> s
     return "\n".join(out) + "\n"
 
 
-def slurm_scripts(plan: Plan, machine: Optional[Machine] = None,
-                  options: Optional[SlurmOptions] = None) -> Dict[str, str]:
+def slurm_scripts(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict[str, str]:
     """``{file name: script}``: the one-node job and the multi-node DDP job."""
     require_ok(plan, "slurm")
-    opts = options or SlurmOptions()
-    return {SINGLE_NAME: _single_job(plan, machine, opts), DDP_NAME: _ddp_job(plan, machine, opts)}
+    opts = (inputs.options if inputs is not None else None) or SlurmOptions()
+    return {SINGLE_NAME: _single_job(plan, opts), DDP_NAME: _ddp_job(plan, opts)}
 
 
-def render_slurm(plan: Plan, machine: Optional[Machine] = None) -> str:
-    return slurm_scripts(plan, machine)[SINGLE_NAME]
+def render_slurm(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    return slurm_scripts(plan, inputs)[SINGLE_NAME]
 
 
-def render_slurm_ddp(plan: Plan, machine: Optional[Machine] = None) -> str:
-    return slurm_scripts(plan, machine)[DDP_NAME]
+def render_slurm_ddp(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
+    return slurm_scripts(plan, inputs)[DDP_NAME]
 
 
-RENDERERS: Dict[str, Callable[[Plan, Optional[Machine]], str]] = {
+RENDERERS: Dict[str, Callable[[Plan, RenderInputs], str]] = {
     "slurm": render_slurm,
     "slurm-ddp": render_slurm_ddp,
 }
-FILES: Dict[str, Callable[[Plan, Optional[Machine]], Dict[str, str]]] = {
+FILES: Dict[str, Callable[[Plan, RenderInputs], Dict[str, str]]] = {
     "slurm": slurm_scripts,
     "slurm-ddp": slurm_scripts,
 }

@@ -7,21 +7,21 @@ SBSA servers and would replace NVIDIA's build.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
-from torchsmith.plan.render._common import (
+from torchsmith.render._common import (
+    RenderInputs,
     environment_lines,
     header_lines,
+    install_argvs,
     quote,
     require_ok,
     shell_join,
+    source_urls,
     sources,
 )
-from torchsmith.plan.render._data import formats_data, source_urls
-from torchsmith.plan.render.pip import install_argvs
 from torchsmith.versions import version_tuple
 
 __all__ = ["render_jetson"]
@@ -58,9 +58,9 @@ def _prerequisite_lines(items: Tuple[str, ...]) -> List[str]:
     return lines
 
 
-def _numpy_lines(plan: Plan) -> List[str]:
+def _numpy_lines(plan: Plan, formats: Dict[str, Any]) -> List[str]:
     """NVIDIA's older wheels need NumPy 1.x: install it first so pip does not bring NumPy 2."""
-    rule = formats_data()["jetson_numpy"]
+    rule = formats["jetson_numpy"]
     torch = plan.package("torch")
     if not (torch and torch.version) or version_tuple(torch.version) >= version_tuple(rule["before_torch"]):
         return []
@@ -68,17 +68,35 @@ def _numpy_lines(plan: Plan) -> List[str]:
     if rule.get("uncertain"):
         lines.append(f"# (the {rule['before_torch']} boundary is torchsmith's reading of the sources, "
                      "not stated by NVIDIA)")
-    lines.extend(f"# see {url}" for url in source_urls("jetson_numpy"))
-    cython = formats_data()["jetson_cython"]
+    lines.extend(f"# see {url}" for url in source_urls(formats, "jetson_numpy"))
+    cython = formats["jetson_cython"]
     if plan.python in cython["pythons"]:
         lines.append(f"# {cython['why']}.")
-        lines.extend(f"# see {url}" for url in source_urls("jetson_cython"))
+        lines.extend(f"# see {url}" for url in source_urls(formats, "jetson_cython"))
         lines.append(shell_join([_PYTHON, "-m", "pip", "install", cython["requirement"]]))
     lines.append(shell_join([_PYTHON, "-m", "pip", "install", rule["requirement"]]))
     return lines
 
 
-def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
+def _source_build_lines(plan: Plan, formats: Dict[str, Any], step: int) -> Tuple[List[str], int]:
+    """Build each torch companion without a wheel (torchvision) from its release tag."""
+    build = formats["jetson_torchvision_build"]
+    lines: List[str] = []
+    for pin in sources(plan).source_builds:
+        lines += ["", f"# {step}. {pin.name} {pin.version}: no wheel for this JetPack, so build the "
+                      "release that pairs with this torch from source"]
+        lines.extend(f"# see {url}" for url in source_urls(formats, "jetson_torchvision_build"))
+        lines.append("$SUDO " + shell_join(["apt-get", "install", "-y", *build["apt"]]))
+        checkout = f"{pin.name}-{pin.version}"
+        lines.append(shell_join(["git", "clone", "--depth", "1", "--branch", f"v{pin.version}",
+                                 build["repository"], checkout]))
+        lines.append(f"(cd {quote(checkout)} && BUILD_VERSION={quote(pin.version)} "
+                     f"{_PYTHON} setup.py install --user)")
+        step += 1
+    return lines, step
+
+
+def render_jetson(plan: Plan, inputs: RenderInputs) -> str:
     require_ok(plan, "jetson")
     if not _is_jetson(plan):
         raise TorchsmithError(
@@ -87,8 +105,8 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
             code="format-not-applicable",
             hint="use --format pip, or plan for a Jetson with --jetson L4T_RELEASE",
         )
-    src = sources(plan)
-    lines = ["#!/usr/bin/env bash", *header_lines(plan, machine, "NVIDIA Jetson install steps (bash)")]
+    formats = inputs.formats
+    lines = ["#!/usr/bin/env bash", *header_lines(plan, "NVIDIA Jetson install steps (bash)")]
     lines.append("set -euo pipefail")
     step = 1
     if plan.system_prerequisites:
@@ -96,21 +114,10 @@ def render_jetson(plan: Plan, machine: Optional[Machine] = None) -> str:
         lines += _prerequisite_lines(plan.system_prerequisites)
         step += 1
     lines += ["", f"# {step}. PyTorch built by NVIDIA for this JetPack (not PyPI's aarch64 wheel)"]
-    lines.extend(_numpy_lines(plan))
+    lines.extend(_numpy_lines(plan, formats))
     lines.extend(shell_join(a) for a in install_argvs(plan, "pip", prefix=[_PYTHON, "-m", "pip", "install"]))
-    step += 1
-    build = formats_data()["jetson_torchvision_build"]
-    for pin in src.source_builds:
-        lines += ["", f"# {step}. {pin.name} {pin.version}: no wheel for this JetPack, so build the "
-                      "release that pairs with this torch from source"]
-        lines.extend(f"# see {url}" for url in source_urls("jetson_torchvision_build"))
-        lines.append("$SUDO " + shell_join(["apt-get", "install", "-y", *build["apt"]]))
-        checkout = f"{pin.name}-{pin.version}"
-        lines.append(shell_join(["git", "clone", "--depth", "1", "--branch", f"v{pin.version}",
-                                 build["repository"], checkout]))
-        lines.append(f"(cd {quote(checkout)} && BUILD_VERSION={quote(pin.version)} "
-                     f"{_PYTHON} setup.py install --user)")
-        step += 1
+    built, step = _source_build_lines(plan, formats, step + 1)
+    lines += built
     if plan.environment:
         lines += ["", *environment_lines(plan)]
     lines += ["", f"# {step}. Check that torch sees the GPU",

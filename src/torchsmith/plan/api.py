@@ -1,0 +1,86 @@
+"""``torchsmith plan`` as a library: the plan for a machine, within the user's pip/uv settings.
+
+The CLI parses its flags into a :class:`~torchsmith.plan.model.Request`, calls
+:func:`make_plan`, and shows the result through :func:`torchsmith.render.output.plan_output`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from torchsmith.machine import Machine
+from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
+from torchsmith.plan.resolve import resolve
+from torchsmith.plan.user_constraints import Read, apply_user_constraints
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = ["extra_sources_warning", "make_plan", "requested", "user_constrained"]
+
+
+def requested(texts: Sequence[str], files: Sequence[str] = (),
+              project: Optional[str] = None) -> Tuple[Tuple[str, ...], bool]:
+    """(requirements, stated): requirement texts, then the lines of requirement files and a
+    pyproject's dependencies; the default stack when none is given (``stated`` False).
+
+    Raises :class:`~torchsmith.errors.RequirementError` for garbage in ``texts`` before any
+    file is read.
+    """
+    wanted: List[str] = list(texts)
+    parse_requirements(wanted)
+    for path in files:
+        wanted.extend(read_requirements_file(path))
+    if project:
+        wanted.extend(read_pyproject(project))
+    return (tuple(wanted) if wanted else Request().requirements), bool(texts or files or project)
+
+def user_constrained(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,
+                     read: Optional[Read]) -> Tuple[Plan, Request]:
+    """pip and uv will apply the user's constraint files to the printed commands: plan within
+    them, or say which pin they forbid. ``read`` None: the files are not on this machine
+    (a ``--host`` profile), so nothing to apply."""
+    env = machine.env
+    if read is None or not (
+            "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
+            or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
+        return plan, request
+    return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, kb), read)
+
+
+def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Optional[Read],
+              described: bool = False) -> Tuple[Plan, Request]:
+    """The plan for ``machine``, within the user's constraint files (``read`` reads them), with
+a warning where the user's pip/uv settings add sources next to the PyTorch index.
+
+    ``described``: flags describe another machine, so this one's CPU count says nothing of it.
+    """
+    plan, request = user_constrained(machine, request, resolve(machine, request, kb), kb, read)
+    if described and plan.host is not None:
+        plan = dataclasses.replace(plan, host=dataclasses.replace(plan.host, cpu_count=0))
+    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
+    if leak:
+        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
+    return plan, request
+
+
+_EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
+                  "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS")
+
+
+def extra_sources_warning(machine: Machine) -> Optional[str]:
+    """pip and uv add configured extra indexes to any --index-url: say where that happens.
+
+    Then a same-named package on such an index can still win over the PyTorch index.
+    """
+    found = [key for key in machine.env.index_settings if key.endswith(_EXTRA_SOURCES)]
+    found += [key for key in machine.env.variables if key in _EXTRA_SOURCES]
+    if not found:
+        return None
+    return ("your pip/uv configuration adds package sources to every install ("
+            + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
+            "same-named package there could still win. Run the torch command with "
+            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "
+            "install` do it")

@@ -1,0 +1,174 @@
+"""The conda-forge side of a plan: which conda packages, which CUDA, what pip still installs.
+
+conda-forge only (``nodefaults``): the ``pytorch`` channel published nothing after 2.5. A CUDA
+plan asks for ``pytorch-gpu`` with ``cuda-version`` pinned to the variant's CUDA. Decided here
+once (:func:`conda_stack`), printed by the conda and pixi renderers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from torchsmith.compat import variant_cuda
+from torchsmith.errors import TorchsmithError
+from torchsmith.plan.conda_forge import (
+    ForgeRelease,
+    compiled_on_conda_forge,
+    forge_release,
+    legacy_specs,
+    tensorflow_windows_gpu,
+)
+from torchsmith.plan.model import CondaStack, PackagePin, Plan
+from torchsmith.versions import minor_version, version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = ["conda_stack", "kb_build_notes"]
+
+_NOT_CONDA = {
+    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA, not for Jetson's L4T "
+              "(the JetPack's own NVIDIA wheel is the one that runs there)",
+    "rocm": "torchsmith's data has no conda-forge ROCm build of pytorch",
+    "xpu": "torchsmith's data has no conda-forge Intel XPU build of pytorch",
+}
+
+
+def _not_applicable(message: str, hint: str = "use --format pip or --format uv") -> TorchsmithError:
+    return TorchsmithError(message, code="format-not-applicable", hint=hint)
+
+
+def _kind(plan: Plan, fmt: str) -> str:
+    kind = "rocm" if (plan.variant or "").startswith("rocm") else plan.accelerator
+    if kind in _NOT_CONDA:
+        raise _not_applicable(f"no {fmt} environment for this plan: {_NOT_CONDA[kind]}",
+                              "use --format pip" + (" or --format jetson" if kind == "jetson"
+                                                    else " or --format uv"))
+    return kind
+
+
+def conda_stack(plan: Plan, kb: KnowledgeBase, fmt: str = "conda") -> CondaStack:
+    """What to take from conda-forge, from ``plan.conda`` (the resolver's data) or derived.
+
+    Raises ``format-not-applicable`` when conda-forge cannot express the plan.
+    """
+    kind = _kind(plan, fmt)
+    formats = kb.document("formats")
+    data = formats["conda"]
+    specs = plan.conda or {}
+    torch = plan.package("torch")
+    wanted = str(specs.get(data["gpu_package"]) or specs.get("pytorch") or (torch.version if torch else ""))
+    forge = forge_release(wanted, plan.platform, kb) if torch is not None else None
+    if torch is not None and (forge is None or specs.get("available") is False):
+        try:
+            return _legacy_stack(plan, kind, torch, formats)
+        except TorchsmithError:
+            if specs.get("available") is not False:
+                raise
+    if specs.get("available") is False:
+        raise _not_applicable(f"no {fmt} environment for this plan: "
+                              f"{specs.get('reason') or 'conda-forge has no matching build'}")
+    version = forge.version if forge is not None else str(specs.get("pytorch") or "")
+    notes: List[str] = [forge.note] if forge is not None and forge.note else []
+    cuda, packages = _torch_packages(plan, kind, fmt, forge, version, data=data, notes=notes)
+    pip = _family_packages(plan, forge, data, packages)
+    compiled, pip, compiled_notes = compiled_on_conda_forge(pip, formats)
+    packages.extend((name, "") for name in compiled)
+    tf_packages, tf_notes = tensorflow_windows_gpu(plan.platform, pip, formats)
+    packages.extend(tf_packages)
+    compiled_notes.extend(tf_notes)
+    keep = (f"torch=={version}",) if pip and version else ()
+    raw_notes = specs.get("notes") or ()
+    notes.extend((raw_notes,) if isinstance(raw_notes, str) else (str(n) for n in raw_notes))
+    stack = CondaStack(tuple(packages), cuda, tuple(pip), keep, not specs, (*notes, *compiled_notes),
+                       platform=plan.platform)
+    return _with_data_notes(stack, kb)
+
+
+def _torch_packages(plan: Plan, kind: str, fmt: str, forge: Optional[ForgeRelease], version: str, *,
+                    data: Dict[str, Any], notes: List[str]) -> Tuple[Optional[str], List[Tuple[str, str]]]:
+    """(cuda-version, [pytorch's own conda package]) for the plan's torch build."""
+    if plan.package("torch") is None:
+        return None, []  # no torch in the plan (a TensorFlow environment): nothing of pytorch's
+    if kind == "cuda":
+        cuda = str((plan.conda or {}).get("cuda-version") or variant_cuda(plan.variant) or "") or None
+        if cuda is None:
+            raise _not_applicable(f"no {fmt} environment: the plan's variant {plan.variant!r} names no "
+                                  "CUDA version", "use --format pip")
+        if forge is not None:
+            cuda, why = forge.cuda_for(cuda)
+            notes.extend([why] if why else [])
+        return cuda, [(data["gpu_package"], version)]
+    if plan.platform.startswith("macos"):
+        return None, [("pytorch", version)]
+    # A bare "pytorch" on a machine with a GPU would pull the CUDA build: ask for the CPU one.
+    return None, [("pytorch", f"{version or '*'}={data['cpu_build']}")]
+
+
+def _family_packages(plan: Plan, forge: Optional[ForgeRelease], data: Dict[str, Any],
+                     packages: List[Tuple[str, str]]) -> List[PackagePin]:
+    """Add torch's family to ``packages`` (conda-forge names); the rest is left for pip."""
+    torch = plan.package("torch")
+    family: Dict[str, str] = data["family"]
+    moved = torch is not None and forge is not None and forge.version != torch.version.split("+")[0]
+    pip: List[PackagePin] = []
+    for pin in plan.packages:
+        if pin.name == "torch":
+            continue
+        if pin.name in family:  # another pytorch than planned: the solver pairs the rest with it
+            packages.append((family[pin.name], "" if moved else pin.version))
+        else:
+            pip.append(pin)
+    return pip
+
+
+def _legacy_stack(plan: Plan, kind: str, torch: PackagePin, formats: Dict[str, Any]) -> CondaStack:
+    """A release conda-forge never built here: the pytorch channel's build, with its CUDA package."""
+    cuda = variant_cuda(plan.variant) if kind == "cuda" else None
+    channels, specs, comments = legacy_specs(torch.version, cuda, formats)
+    packages: List[Tuple[str, str]] = [(s.partition("=")[0], s.partition("=")[2]) for s in specs]
+    family: Dict[str, str] = formats["conda"]["family"]
+    pip = [p for p in plan.packages if p.name not in family]
+    packages.extend((family[p.name], p.version) for p in plan.packages
+                    if p.name in family and p.name != "torch")
+    keep = (f"torch=={torch.version.split('+')[0]}",) if pip else ()
+    return CondaStack(tuple(packages), None, tuple(pip), keep, False, tuple(comments),
+                      channels=tuple(channels), legacy=True)
+
+
+def _with_data_notes(stack: CondaStack, kb: KnowledgeBase) -> CondaStack:
+    from dataclasses import replace
+
+    return replace(stack, data_notes=tuple(kb_build_notes(stack, kb)))
+
+
+def kb_build_notes(stack: CondaStack, kb: KnowledgeBase) -> List[str]:
+    """What torchsmith's data says about conda-forge's builds of this pytorch series, as comments.
+
+    The conda-forge rows are sparse and partly unverified, so they only inform, never refuse.
+    """
+    try:
+        rows = kb.conda_builds
+    except TorchsmithError:
+        return []  # a broken KB is reported by the commands that need it
+    if stack.legacy or not stack.packages or stack.packages[0][0] not in ("pytorch", "pytorch-gpu"):
+        return []
+    version = stack.packages[0][1].split("=")[0]
+    series = minor_version(version)
+    row = next((b for b in rows if b.version == series and b.package in ("pytorch", "pytorch-gpu")), None)
+    if row is None:
+        return [f"torchsmith's data lists no conda-forge pytorch {series} build: check conda-forge has one."]
+    urls = [kb.sources[s].url for s in row.sources if s in kb.sources]
+    cite = f" (source: {', '.join(urls)}{'; unverified' if row.uncertain else ''})"
+    if stack.cuda is None:
+        return []
+    major = stack.cuda.split(".")[0]
+    built = row.cudas_for(stack.platform)
+    fits = [c for c in built
+            if c.split(".")[0] == major and version_tuple(c) <= version_tuple(stack.cuda)]
+    listed = ", ".join(built) or "none"
+    if not fits:
+        return [f"conda-forge's pytorch {series} CUDA builds are for CUDA {listed}: none of them fits "
+                f"cuda-version={stack.cuda}{cite}."]
+    return [f"conda-forge's pytorch {series} CUDA builds: CUDA {listed}; cuda-version={stack.cuda} "
+            f"admits {', '.join(fits)}{cite}."]

@@ -1,0 +1,203 @@
+"""conda ``environment.yml`` and ``pixi.toml`` from conda-forge builds.
+
+conda-forge only (``nodefaults``): the ``pytorch`` channel published nothing after 2.5. The
+conda-forge stack is the plan's (:mod:`torchsmith.plan.conda_env`, decided by the resolver).
+A CUDA plan's solver needs the ``__cuda`` virtual package, which a machine without a GPU (a
+login node) only has with ``CONDA_OVERRIDE_CUDA``; pixi declares it in ``[system-requirements]``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional, Tuple
+
+from torchsmith.errors import TorchsmithError
+from torchsmith.plan.model import CondaStack, PackagePin, Plan
+from torchsmith.render._common import (
+    RenderInputs,
+    conda_stack,
+    exact_pin,
+    header_lines,
+    host_of,
+    install_argvs,
+    require_ok,
+    source_urls,
+    sources,
+    toml_str,
+)
+
+__all__ = ["conda_argvs", "pixi_argvs", "render_conda", "render_pixi"]
+
+
+def _match_spec(name: str, version: str, sep: str) -> str:
+    return f"{name}{sep}{version}" if version else name
+
+
+def conda_argvs(plan: Plan) -> List[List[str]]:
+    """``conda install`` from conda-forge only, then pip for what conda-forge does not carry."""
+    stack = conda_stack(plan, "conda")
+    specs = [_match_spec(n, v, "=") for n, v in stack.packages]
+    if stack.cuda:
+        specs.insert(1, f"cuda-version={stack.cuda}")
+    channels = [arg for channel in stack.channels for arg in ("--channel", channel)]
+    return [["conda", "install", "--yes", "--override-channels", *channels, *specs],
+            *install_argvs(Plan(status="ok", packages=stack.pip), "pip", hold=stack.keep)]
+
+
+def _yaml(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a YAML double-quoted scalar
+
+
+def render_conda(plan: Plan, inputs: RenderInputs) -> str:
+    stack = conda_stack(plan, "conda")
+    lines = header_lines(plan, "conda environment.yml (conda-forge builds)")
+    if not stack.legacy:
+        lines.append("# conda-forge only: the pytorch channel published no builds after 2.5.")
+    if stack.derived:
+        lines.append("# Derived from the pip plan (pytorch = the torch version, cuda-version = the "
+                     "variant's CUDA): check conda-forge carries that build before relying on it.")
+    lines.extend(f"# {note}" for note in (*stack.notes, *stack.data_notes))
+    if stack.cuda:
+        lines.append("# conda chooses CUDA builds only where it sees the driver (__cuda). To build "
+                     "this environment on a machine without a GPU (a login node):")
+        lines.append(f"#   CONDA_OVERRIDE_CUDA={stack.cuda} conda env create --file environment.yml")
+    lines.extend(f"# see {url}" for url in source_urls(inputs.formats, "conda"))
+    lines.append("name: torch")
+    lines.append("channels:")
+    lines.extend(f"  - {channel}" for channel in stack.channels)
+    lines.append("  - nodefaults")
+    lines.append("dependencies:")
+    if plan.python:
+        lines.append(f"  - {_yaml('python=' + plan.python)}")
+    specs = [_match_spec(n, v, "=") for n, v in stack.packages]
+    if stack.cuda:
+        specs.insert(1, "cuda-version=" + stack.cuda)
+    lines.extend(f"  - {_yaml(spec)}" for spec in specs)
+    if stack.pip:
+        lines.append("  - pip")
+        lines.append("  - pip:")
+        src = sources(Plan(status="ok", packages=stack.pip))
+        if src.indexes:
+            raise TorchsmithError(
+                "no conda environment.yml for this plan: "
+                f"{', '.join(p.name for _, pins in src.indexes for p in pins)} must come from their own "
+                "index, which a pip section cannot express safely",
+                code="format-not-applicable", hint="use --format pixi or --format pip")
+        lines.extend(f"      - {_yaml('--find-links ' + url)}" for url, _ in src.find_links)
+        lines.extend(f"      - {_yaml(p)}" for p in stack.keep)
+        lines.extend(f"      - {_yaml(exact_pin(p))}" for _, pins in src.find_links for p in pins)
+        lines.extend(f"      - {_yaml(exact_pin(p))}" for p in src.default)
+        lines.extend(f"      - {_yaml(p.name + ' @ ' + str(p.wheel_url))}" for p in src.wheels)
+    if plan.environment:
+        lines.append("variables:")
+        lines.extend(f"  {name}: {_yaml(value)}" for name, value in plan.environment)
+    return "\n".join(lines) + "\n"
+
+
+def _pixi_platform(plan: Plan, inputs: RenderInputs) -> str:
+    platform = plan.platform or host_of(plan).platform
+    mapped = inputs.formats["pixi"]["platforms"].get(platform)
+    if mapped is None:
+        raise TorchsmithError(f"no pixi platform for {platform or 'an unknown platform'!r}",
+                              code="format-not-applicable", hint="use --format pip")
+    return str(mapped)
+
+
+def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
+    """A pixi workspace: conda-forge builds where they exist, else PyPI pins with their own index."""
+    require_ok(plan, "pixi")
+    platform = _pixi_platform(plan, inputs)
+    lines = header_lines(plan, "pixi.toml")
+    try:
+        stack: Optional[CondaStack] = conda_stack(plan, "pixi")
+    except TorchsmithError as exc:
+        if plan.accelerator == "jetson" or exc.code != "format-not-applicable":
+            raise
+        stack = None  # ROCm/XPU: the PyTorch index, pinned per package
+    lines.extend(f"# see {url}" for url in source_urls(inputs.formats, "pixi"))
+    channels = stack.channels if stack is not None else (inputs.formats["conda"]["channel"],)
+    lines += ["[workspace]", 'name = "torch"', f"channels = [{', '.join(toml_str(c) for c in channels)}]",
+              f"platforms = [{toml_str(platform)}]"]
+    if stack is not None and stack.cuda:
+        lines += ["", "# The CUDA the host's driver provides (the __cuda virtual package).",
+                  "[system-requirements]", f"cuda = {toml_str(stack.cuda.split('.')[0])}"]
+    lines += ["", "[dependencies]"]
+    if plan.python:
+        lines.append(f"python = {toml_str(plan.python + '.*')}")
+    pypi = list(plan.packages)
+    if stack is not None:
+        for name, version in stack.packages:
+            lines.append(f"{name} = {_pixi_toml_spec(version)}")
+        if stack.cuda:
+            lines.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
+        if stack.derived:
+            lines.append("# Derived from the pip plan: check conda-forge carries these builds.")
+        lines.extend(f"# {note}" for note in (*stack.notes, *stack.data_notes))
+        pypi = list(stack.pip)
+    links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
+    if pypi:
+        lines += ["", "[pypi-dependencies]"]
+        for pin in pypi:
+            if pin.wheel_url:
+                value = f"{{ url = {toml_str(pin.wheel_url)} }}"
+            elif pin.index_url:
+                value = (f"{{ version = {toml_str(_pep440(pin))}, index = {toml_str(pin.index_url)} }}")
+            else:
+                value = toml_str(_pep440(pin))
+            lines.append(f"{toml_str(pin.name)} = {value}")
+    if links:
+        lines += ["", "[pypi-options]",
+                  "find-links = [" + ", ".join(f"{{ url = {toml_str(u)} }}" for u in links) + "]"]
+    if plan.environment:
+        lines += ["", "[activation.env]"]
+        lines.extend(f"{name} = {toml_str(value)}" for name, value in plan.environment)
+    return "\n".join(lines) + "\n"
+
+
+def _pep440(pin: PackagePin) -> str:
+    return f"=={pin.version}{pin.local_version or ''}" if pin.version else "*"
+
+
+def _split_build(version: str) -> Tuple[str, str]:
+    """``("2.5.1", "cpu*")`` from ``2.5.1=cpu*``; ``("", "")`` for any version."""
+    number, _, build = version.partition("=")
+    return ("" if number == "*" else number), build
+
+
+def _pixi_toml_spec(version: str) -> str:
+    number, build = _split_build(version)
+    spec = f"=={number}" if number else "*"
+    if build:
+        return f"{{ version = {toml_str(spec)}, build = {toml_str(build)} }}"
+    return toml_str(spec)
+
+
+def _pixi_add_spec(name: str, version: str) -> str:
+    number, build = _split_build(version)
+    if build:
+        return f"{name}={number or '*'}={build}"
+    return f"{name}=={number}" if number else name
+
+
+def pixi_argvs(plan: Plan) -> List[List[str]]:
+    """``pixi add`` for a workspace; CUDA needs its system requirement declared first."""
+    require_ok(plan, "pixi")
+    try:
+        stack = conda_stack(plan, "pixi")
+    except TorchsmithError as exc:
+        if exc.code == "format-not-applicable":
+            return []
+        raise
+    steps: List[List[str]] = []
+    if stack.cuda:
+        steps.append(["pixi", "workspace", "system-requirements", "add", "cuda", stack.cuda.split(".")[0]])
+    specs = [_pixi_add_spec(n, v) for n, v in stack.packages]
+    if stack.cuda:
+        specs.insert(1, f"cuda-version=={stack.cuda}")
+    steps.append(["pixi", "add", *specs])
+    src = sources(Plan(status="ok", packages=stack.pip))
+    if src.indexes or src.find_links or src.wheels:
+        return []  # `pixi add` cannot give a PyPI package its own index: use the pixi.toml format
+    if src.default:
+        steps.append(["pixi", "add", "--pypi", *(exact_pin(p) for p in src.default)])
+    return steps
