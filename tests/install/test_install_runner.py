@@ -16,9 +16,10 @@ from tests.support.faketorch import fake_torch_files
 from torchsmith.errors import InstallError
 from torchsmith.host import CommandResult
 from torchsmith.host.live import LiveHost
+from torchsmith.install.installers import Installer
 from torchsmith.install.lock import Lock
 from torchsmith.install.runner import InstallJob, run_install
-from torchsmith.install.steps import Group, Installer
+from torchsmith.install.steps import Group
 from torchsmith.install.target import Target, inspect_target, site_packages
 
 Script = Callable[[List[str]], CommandResult]

@@ -194,7 +194,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, machine: Any) -> Any:
         installer = args.installer
     else:
         from torchsmith.host.live import LiveHost
-        from torchsmith.install.steps import find_uv
+        from torchsmith.install.installers.uv import find_uv
 
         installer = "uv" if find_uv(LiveHost(ctx.environ)) else "pip"
 
@@ -278,7 +278,7 @@ def _target(host: Host, args: argparse.Namespace, ctx: Context, use_uv: Optional
 
 def _install(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
              lock: Any, progress: _Progress) -> Any:
-    from torchsmith.install.steps import find_uv
+    from torchsmith.install.installers.uv import find_uv
 
     use_uv = find_uv(host) if args.installer in (None, "uv") else None
     if args.installer == "uv" and not use_uv:
@@ -307,8 +307,8 @@ def _target_prefix(host: Host, args: argparse.Namespace, ctx: Context) -> str:
 
 def _install_locked(host: Host, args: argparse.Namespace, ctx: Context, *, groups: Any, expect: str,
                     lock: Any, progress: _Progress, use_uv: Optional[str]) -> Any:
+    from torchsmith.install.installers import find_installer
     from torchsmith.install.runner import InstallJob, run_install
-    from torchsmith.install.steps import find_installer
 
     progress("preparing the environment")
     started = time.monotonic()
