@@ -98,8 +98,11 @@ class Context:
 
     def environment_python(self) -> Optional[str]:
         """The interpreter of the environment the user means, when it is not torchsmith's own
-        (None: this interpreter)."""
-        return self.target().python
+        (None: this interpreter): what the machine is probed with. ``--venv``/``--prefix`` name
+        where a command acts, not the Python it plans for, so they play no part."""
+        from torchsmith.install.target_choice import select_target
+
+        return select_target(self.host(), python=getattr(self.args, "python", None)).python
 
     def python_version(self) -> Optional[str]:
         """``--python X.Y`` (not a path)."""

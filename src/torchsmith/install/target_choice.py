@@ -70,7 +70,7 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
     if version and interpreter_for:
         raise UsageError(f"{interpreter_for} inspects an interpreter, not a version: --python {version}",
                          hint="pass its path, e.g. --python .venv/bin/python")
-    named = [flag for flag, value in (("--python PATH", path), ("--venv", venv), ("--prefix", prefix))
+    named = [flag for flag, value in (("--venv", venv), ("--python PATH", path), ("--prefix", prefix))
              if value]
     if len(named) > 1:
         raise UsageError(f"{' and '.join(named)} both name the target; give one")
