@@ -42,8 +42,9 @@ Ready = Tuple["Prepared", Dict[str, Any], Shown]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    preference = " when present, else ".join(INSTALLERS)
     add_request_options(parser, installers=tuple(INSTALLERS),
-                        installer_help="the installer to run (default: uv when present, else pip)")
+                        installer_help=f"the installer to run (default: {preference})")
     where = parser.add_argument_group("where")
     where.add_argument("--venv", metavar="PATH",
                        help=f"the venv to install into: created when missing (default: {DEFAULT_VENV})")
