@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
-from torchsmith.install.target_choice import TargetChoice, looks_like_version
+from torchsmith.install.target_choice import (
+    TargetChoice,
+    TargetDefault,
+    looks_like_version,
+    select_target,
+)
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
 
@@ -80,12 +85,10 @@ class Context:
         return self._host
 
     # --- the target environment ------------------------------------------------------
-    def target(self, default: str = "active", *, python: Optional[str] = None,
+    def target(self, default: TargetDefault = "active", *, python: Optional[str] = None,
                interpreter_for: Optional[str] = None) -> TargetChoice:
         """The environment this command is about (``--python``/``--venv``/``--prefix``, else
         ``default``): :func:`~torchsmith.install.target_choice.select_target`."""
-        from torchsmith.install.target_choice import select_target
-
         a = self.args
         return select_target(self.host(), python=python or getattr(a, "python", None),
                              venv=getattr(a, "venv", None), prefix=getattr(a, "prefix", None),
@@ -100,8 +103,6 @@ class Context:
         """The interpreter of the environment the user means, when it is not torchsmith's own
         (None: this interpreter): what the machine is probed with. ``--venv``/``--prefix`` name
         where a command acts, not the Python it plans for, so they play no part."""
-        from torchsmith.install.target_choice import select_target
-
         return select_target(self.host(), python=getattr(self.args, "python", None)).python
 
     def python_version(self) -> Optional[str]:

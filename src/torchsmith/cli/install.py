@@ -176,6 +176,7 @@ def _human(outcome: InstallOutcome, stream: IO[str]) -> None:
 
 
 def _from_plan(args: argparse.Namespace, ctx: Context) -> Union[Ready, Result]:
+    from torchsmith.install.installers import choose_installer
     from torchsmith.install.prepare import prepare_from_plan
     from torchsmith.plan.render import render_commands
     from torchsmith.plan.resolve import resolve
@@ -190,8 +191,6 @@ def _from_plan(args: argparse.Namespace, ctx: Context) -> Union[Ready, Result]:
     commands = render_commands(plan)
     data = plan_json(plan, machine, commands)
     data["warnings"] = prepared.warnings
-    from torchsmith.install.installers import choose_installer
-
     installer = args.installer or choose_installer(ctx.host(), None).name
 
     def shown(out: IO[str]) -> None:

@@ -19,15 +19,15 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Mapping, Optional, Tuple
+from typing import Literal, Mapping, Optional, Tuple, get_args
 
 from torchsmith.errors import UsageError
 from torchsmith.host import Host
 
-__all__ = ["DEFAULT_VENV", "TargetChoice", "looks_like_version", "select_target"]
+__all__ = ["DEFAULT_VENV", "TargetChoice", "TargetDefault", "looks_like_version", "select_target"]
 
 DEFAULT_VENV = ".venv"
-DEFAULTS = ("active", "new-venv", "active-or-venv", "build-prefix")
+TargetDefault = Literal["active", "new-venv", "active-or-venv", "build-prefix"]
 _INTERPRETERS = ("bin/python", "Scripts/python.exe", "python.exe")
 
 
@@ -56,14 +56,14 @@ def looks_like_version(text: str) -> bool:
 
 
 def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[str] = None,
-                  prefix: Optional[str] = None, default: str = "active",
+                  prefix: Optional[str] = None, default: TargetDefault = "active",
                   interpreter_for: Optional[str] = None, own_prefix: Optional[str] = None) -> TargetChoice:
     """The environment meant by the flags given, else by ``default`` (see the module docstring).
 
     ``interpreter_for`` names a command that inspects an interpreter: a version is then an error.
     ``own_prefix`` is torchsmith's own ``sys.prefix`` (the active env that is not a target).
     """
-    if default not in DEFAULTS:
+    if default not in get_args(TargetDefault):
         raise ValueError(f"unknown default {default!r}")
     version = python if python and looks_like_version(python) else None
     path = python if python and not version else None
@@ -83,7 +83,7 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
     return _default(host, default, version, own_prefix or sys.prefix)
 
 
-def _default(host: Host, default: str, version: Optional[str], own_prefix: str) -> TargetChoice:
+def _default(host: Host, default: TargetDefault, version: Optional[str], own_prefix: str) -> TargetChoice:
     environ = host.environ()
     if default == "new-venv":
         return TargetChoice(prefix=os.path.abspath(DEFAULT_VENV), version=version, source=f"./{DEFAULT_VENV}")
