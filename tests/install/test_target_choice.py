@@ -33,7 +33,8 @@ def test_flags_win_and_say_so(tmp_path: Path) -> None:
     assert (python.python, python.source) == ("/opt/env/bin/python", "--python")
     venv = select_target(host, venv="elsewhere", python="3.12", default="new-venv")
     assert (venv.prefix, venv.version, venv.source) == (os.path.abspath("elsewhere"), "3.12", "--venv")
-    assert select_target(host, prefix="/opt/conda", default="build-prefix").source == "--prefix"
+    build = select_target(host, prefix="/opt/conda", python="/opt/conda/bin/python", default="build-prefix")
+    assert (build.prefix, build.python, build.source) == ("/opt/conda", "/opt/conda/bin/python", "--prefix")
 
 
 def test_two_flags_naming_the_target_are_refused() -> None:

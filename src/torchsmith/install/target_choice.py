@@ -70,16 +70,14 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
     if version and interpreter_for:
         raise UsageError(f"{interpreter_for} inspects an interpreter, not a version: --python {version}",
                          hint="pass its path, e.g. --python .venv/bin/python")
-    named = [flag for flag, value in (("--venv", venv), ("--python PATH", path), ("--prefix", prefix))
-             if value]
-    if len(named) > 1:
-        raise UsageError(f"{' and '.join(named)} both name the target; give one")
+    if venv and path:
+        raise UsageError("--venv and --python PATH both name the target; give one")
+    if prefix:  # build-env: where the build runs; --python still names the interpreter to plan for
+        return TargetChoice(python=path, prefix=prefix, version=version, source="--prefix")
     if path:
         return TargetChoice(python=path, source="--python")
     if venv:
         return TargetChoice(prefix=os.path.abspath(venv), version=version, source="--venv")
-    if prefix:
-        return TargetChoice(prefix=prefix, version=version, source="--prefix")
     return _default(host, default, version, own_prefix or sys.prefix)
 
 
