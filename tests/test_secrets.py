@@ -20,9 +20,9 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from torchsmith.cli import main
+from torchsmith.install.export import write_export
 from torchsmith.install.guard import write_guard_file
 from torchsmith.install.lock import Lock, LockedPackage, read_lock
-from torchsmith.install.runner import write_export
 from torchsmith.install.target import Target
 from torchsmith.redact import MASK, redact, redact_data, split_credentials
 from torchsmith.render import available_formats

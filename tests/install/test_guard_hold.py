@@ -9,8 +9,8 @@ from typing import Dict, Optional
 
 import pytest
 
+from torchsmith.install.closure import guarded_names
 from torchsmith.install.guard_hold import bypasses, held, hold, release
-from torchsmith.install.runner import guarded_names
 
 
 def _dist(site: Path, name: str, version: str, installer: str = "uv") -> Path:

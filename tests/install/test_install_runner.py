@@ -14,11 +14,13 @@ from tests.support.envtools import tree_digest
 from tests.support.faketorch import fake_torch_files
 
 from torchsmith.errors import InstallError
-from torchsmith.host import CommandResult
+from torchsmith.host import CommandResult, Host
 from torchsmith.host.live import LiveHost
+from torchsmith.install.installers import INSTALLERS, Installer, InstallerKind, StepCommand, find_installer
+from torchsmith.install.installers.base import Hashes, Source
 from torchsmith.install.lock import Lock
 from torchsmith.install.runner import InstallJob, run_install
-from torchsmith.install.steps import Group, Installer
+from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, inspect_target, site_packages
 
 Script = Callable[[List[str]], CommandResult]
@@ -142,3 +144,45 @@ def test_success_writes_guard_and_lock_from_what_was_installed(target: Target) -
     assert by_name["torch"]["hashes"] == ["sha256:" + "a" * 64]
     assert any("no hash recorded for einops, mmcv, torchtriton" in w for w in outcome.warnings)
     assert (Path(target.prefix) / "pip.conf").is_file()
+
+
+class _ThirdInstaller(InstallerKind):
+    """An installer kind the runner has never heard of (as conda or pixi would be): its own
+    command line, no step reports, hashes read after the install."""
+
+    name = "third"
+    hashes_after_install = True
+
+    def present(self, host: Host) -> bool:
+        return True
+
+    def find(self, host: Host, target: Target) -> Installer:
+        return Installer(self.name, ("fake-installer", "add", "--into", target.prefix), reports=False)
+
+    def command(self, installer: Installer, group: Group, files: StepFiles, step: int,
+                constraints: Optional[str] = None) -> StepCommand:
+        return StepCommand([*installer.base, *group.requirements], {}, None)
+
+    def lock_hashes(self, host: Host, installer: Installer, target: Target, files: StepFiles,
+                    pins: Dict[Source, List[str]]) -> Hashes:
+        return {line.split("==")[0]: ("sha256:" + "b" * 64,) for lines in pins.values() for line in lines}
+
+
+def test_a_new_installer_kind_is_one_class_and_one_registry_line(target: Target,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(INSTALLERS, "third", _ThirdInstaller())
+    site = _site(target)
+
+    def installer(argv: List[str]) -> CommandResult:
+        assert argv[:3] == ["fake-installer", "add", "--into"] and argv[-1] == "torch==2.6.0+cpu"
+        _dist(site, "torch", "2.6.0+cpu", files=fake_torch_files("2.6.0+cpu", None, []))
+        return CommandResult(argv, returncode=0)
+
+    host = ScriptedInstallerHost(installer)
+    job = InstallJob(target=target, installer=find_installer(host, "third", target), groups=[TORCH],
+                     expect="cpu", lock=Lock(packages=[], variant="cpu"))
+    outcome = run_install(host, job)
+    assert outcome.installer == "third" and len(host.installer_calls) == 1
+    lock = json.loads(Path(outcome.lock_path or "").read_text())
+    assert [(p["name"], p["hashes"]) for p in lock["packages"]] == [("torch", ["sha256:" + "b" * 64])]
+    assert "hashes" in outcome.seconds and not outcome.warnings

@@ -11,6 +11,7 @@ from tests.support.envtools import tree_digest
 
 from torchsmith.errors import InstallError, UsageError
 from torchsmith.install.check import parse_user_command, parse_uv_dry_run
+from torchsmith.install.installers import Installer, command
 from torchsmith.install.lock import (
     Lock,
     LockedPackage,
@@ -19,7 +20,7 @@ from torchsmith.install.lock import (
     read_lock,
 )
 from torchsmith.install.snapshot import Snapshot
-from torchsmith.install.steps import Group, Installer, StepFiles, command, groups_from_plan
+from torchsmith.install.steps import Group, StepFiles, groups_from_plan
 from torchsmith.install.target import Target
 from torchsmith.plan.model import PackagePin, Plan
 
@@ -237,7 +238,7 @@ def _prefix_with_pip(tmp_path: Path, pip_version: str) -> Target:
 
 def test_a_recent_pip_in_the_target_runs_itself(tmp_path: Path) -> None:
     from torchsmith.host.live import LiveHost
-    from torchsmith.install.steps import pip_command
+    from torchsmith.install.installers.pip import pip_command
 
     target = _prefix_with_pip(tmp_path, "23.2.1")
     assert pip_command(LiveHost(), target) == ([target.python, "-m", "pip"], True)
@@ -248,7 +249,7 @@ def test_an_old_pip_in_the_target_is_replaced_by_ours_when_we_have_one(tmp_path:
     import sys
 
     from torchsmith.host.live import LiveHost
-    from torchsmith.install.steps import pip_command
+    from torchsmith.install.installers.pip import pip_command
 
     if importlib.util.find_spec("pip") is None:
         pytest.skip("no pip next to the tests")

@@ -16,7 +16,7 @@ from tests.support.faketorch import fake_companion_files, fake_torch_files
 from tests.support.torchstack import ARCHES
 
 from torchsmith.host.live import LiveHost
-from torchsmith.install.runner import VERIFY_SNIPPET, verify
+from torchsmith.install.verify import VERIFY_SNIPPET, verify
 
 
 def _site(tmp_path: Path, files: Dict[str, str]) -> Path:

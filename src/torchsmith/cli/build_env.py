@@ -33,12 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.buildenv import build_script, preflight
-    from torchsmith.host.live import LiveHost
     from torchsmith.redact import redact
 
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
-    pre = preflight(LiveHost(ctx.environ), machine, kind, prefix=args.prefix, workdir=args.workdir,
+    prefix = ctx.target("build-prefix").prefix  # --prefix, else the active conda env or venv
+    pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
                     source=args.source)
     script = build_script(pre)
     if args.write:

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.host import Host
+from torchsmith.install.target_choice import (
+    TargetChoice,
+    TargetDefault,
+    looks_like_version,
+    select_target,
+)
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = ["Context", "add_host_options", "add_json_option"]
 
@@ -44,12 +54,6 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
                              "(also TORCHSMITH_KB)")
 
 
-def _looks_like_version(text: str) -> bool:
-    """``3.12``, ``3.12.4`` or a free-threaded ``3.13t``: a version, not a path."""
-    head = text[:-1].split(".") if text.endswith("t") else text.split(".")
-    return 2 <= len(head) <= 3 and all(p.isdigit() for p in head)
-
-
 def require_inspected(machine: Machine, python: Optional[str]) -> None:
     """``--python PATH`` that could not be run is an error: describing torchsmith's own Python
     instead would answer a question nobody asked (``--python foo`` is no version either)."""
@@ -62,52 +66,49 @@ def require_inspected(machine: Machine, python: Optional[str]) -> None:
 
 
 class Context:
-    """Per-invocation state: parsed args, and the machine and data, loaded once when asked."""
+    """Per-invocation state: parsed args, and the host, machine and data, made once when asked."""
 
-    def __init__(self, args: argparse.Namespace, environ: Optional[Any] = None) -> None:
+    def __init__(self, args: argparse.Namespace, environ: Optional[Mapping[str, str]] = None) -> None:
         self.args = args
         self.environ = dict(os.environ if environ is None else environ)
         self.warnings: List[str] = []
         self._machine: Optional[Machine] = None
-        self._kb: Any = None
+        self._kb: Optional[KnowledgeBase] = None
+        self._host: Optional[Host] = None
 
-    # --- the target interpreter ------------------------------------------------------
+    def host(self) -> Host:
+        """This machine, seen with this invocation's environment: the one LiveHost of a command."""
+        if self._host is None:
+            from torchsmith.host.live import LiveHost
+
+            self._host = LiveHost(self.environ)
+        return self._host
+
+    # --- the target environment ------------------------------------------------------
+    def target(self, default: TargetDefault = "active", *, python: Optional[str] = None,
+               interpreter_for: Optional[str] = None) -> TargetChoice:
+        """The environment this command is about (``--python``/``--venv``/``--prefix``, else
+        ``default``): :func:`~torchsmith.install.target_choice.select_target`."""
+        a = self.args
+        return select_target(self.host(), python=python or getattr(a, "python", None),
+                             venv=getattr(a, "venv", None), prefix=getattr(a, "prefix", None),
+                             default=default, interpreter_for=interpreter_for)
+
     def python_path(self) -> Optional[str]:
+        """``--python PATH`` (not a version)."""
         value = getattr(self.args, "python", None)
-        if value and not _looks_like_version(value):
-            return str(value)
-        return None
+        return str(value) if value and not looks_like_version(value) else None
 
     def environment_python(self) -> Optional[str]:
-        """The interpreter of the environment the user means, when it is not torchsmith's own.
-
-        ``--python PATH``; else the active venv (VIRTUAL_ENV), else the active conda env
-        (CONDA_PREFIX): torchsmith is often installed apart from the environments it looks at.
-        None means this interpreter.
-        """
-        explicit = self.python_path()
-        if explicit or self.python_version():
-            return explicit
-        import sys
-
-        own = os.path.realpath(sys.prefix)
-        for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-            prefix = self.environ.get(variable)
-            if not prefix:
-                continue
-            if os.path.realpath(prefix) == own:
-                return None
-            for relative in ("bin/python", "Scripts/python.exe", "python.exe"):
-                candidate = os.path.join(prefix, relative)
-                if os.path.exists(candidate):
-                    return candidate
-        return None
+        """The interpreter of the environment the user means, when it is not torchsmith's own
+        (None: this interpreter): what the machine is probed with. ``--venv``/``--prefix`` name
+        where a command acts, not the Python it plans for, so they play no part."""
+        return select_target(self.host(), python=getattr(self.args, "python", None)).python
 
     def python_version(self) -> Optional[str]:
+        """``--python X.Y`` (not a path)."""
         value = getattr(self.args, "python", None)
-        if value and _looks_like_version(value):
-            return str(value)
-        return None
+        return str(value) if value and looks_like_version(value) else None
 
     # --- the machine -----------------------------------------------------------------
     def overrides(self) -> Overrides:
@@ -140,22 +141,21 @@ class Context:
 
                 base = load_machine(host_file)
             else:
-                from torchsmith.host.live import LiveHost
                 from torchsmith.probe import probe
 
-                base = probe(LiveHost(self.environ), python=self.environment_python())
+                base = probe(self.host(), python=self.environment_python())
                 require_inspected(base, self.python_path())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine
 
     # --- the data --------------------------------------------------------------------
-    def kb(self) -> Any:
+    def kb(self) -> KnowledgeBase:
         if self._kb is None:
             from torchsmith.kb import load_kb
 
             self._kb = load_kb(getattr(self.args, "kb", None) or self.environ.get("TORCHSMITH_KB"))
-            self.warnings.extend(getattr(self._kb, "warnings", ()))
+            self.warnings.extend(self._kb.warnings)
         return self._kb
 
     def kb_version_if_loaded(self) -> Optional[str]:
-        return getattr(self._kb, "kb_version", None) if self._kb is not None else None
+        return self._kb.kb_version if self._kb is not None else None

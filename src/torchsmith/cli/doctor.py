@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, Any, Dict, List, Tuple
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result, use_color
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 _MARKS = {"error": ("✗", "31"), "warning": ("!", "33"), "info": ("i", "36")}
 
@@ -29,19 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def _kb(ctx: Context) -> Any:
+def _kb(ctx: Context) -> Optional[KnowledgeBase]:
     """The data, when this build has it: fixes then come from the plan, else from generic commands."""
     try:
         return ctx.kb()
     except Exception:  # missing or corrupted data must not stop the diagnosis
         return None
-
-
-def _target_python(ctx: Context) -> str:
-    if ctx.python_version():
-        raise UsageError(f"doctor inspects an interpreter, not a version: --python {ctx.python_version()}",
-                         hint="pass its path, e.g. --python .venv/bin/python")
-    return ctx.environment_python() or sys.executable
 
 
 def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
@@ -55,24 +51,22 @@ def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
     import dataclasses
 
     from torchsmith.doctor import python_info
-    from torchsmith.host.live import LiveHost
     from torchsmith.overrides import apply_overrides
     from torchsmith.probe import probe
 
-    base = dataclasses.replace(probe(LiveHost(ctx.environ)), python=python_info(report))
+    base = dataclasses.replace(probe(ctx.host()), python=python_info(report))
     return apply_overrides(base, ctx.overrides())
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.doctor import diagnose
     from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_static
-    from torchsmith.host.live import LiveHost
 
     timeout = DYNAMIC_TIMEOUT if args.timeout is None else args.timeout
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
-    python = _target_python(ctx)
-    host = LiveHost(ctx.environ)
+    python = ctx.target(interpreter_for="doctor").python or sys.executable
+    host = ctx.host()
     report = inspect_static(host, python)
     diagnosis = diagnose(host, _machine(ctx, report), python, lambda: _kb(ctx), quick=args.quick,
                          timeout=timeout, report=report)

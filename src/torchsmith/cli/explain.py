@@ -14,12 +14,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from typing import IO, Any, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import Result
+
+if TYPE_CHECKING:
+    from torchsmith.explain.matcher import Explanation
 
 # What to run when nothing matched: each shows facts, none guesses a cause.
 GENERIC_CHECKS = (
@@ -174,29 +177,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         data["checks"] = checks
 
     def human(out: IO[str]) -> None:
-        if not recognised:
-            out.write(f"Not recognised: none of the {len(catalog.signatures)} known failure signatures "
-                      f"matches this text.\nNo cause is guessed. Worth running:\n")
-            out.writelines(f"  {check}\n" for check in checks)
-            return
-        count = len(explanations)
-        out.write("1 known failure in this text.\n" if count == 1
-                  else f"{count} known failures in this text, root cause first.\n")
-        for number, item in enumerate(explanations[:_HUMAN_MAX], 1):
-            out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
-            out.write(f"   > {item.excerpt}\n")
-            out.write(f"   Cause: {item.cause}\n")
-            if item.candidates:
-                out.write("   Candidates (the text proves none of them):\n")
-                out.writelines(f"     - {cause}. Check: {check}\n" for cause, check in item.candidates)
-            if item.host_facts:
-                out.write(f"   On {machine_source}: " + "; ".join(item.host_facts) + "\n")
-            out.write("   Fix:\n")
-            out.writelines(f"     - {step}\n" for step in item.fix)
-        rest = explanations[_HUMAN_MAX:]
-        if rest:
-            out.write(f"\nAlso found (--json for details): "
-                      f"{', '.join(f'{e.signature.id} (line {e.line})' for e in rest)}\n")
+        _human(explanations, catalog_size=len(catalog.signatures), checks=checks,
+               machine_source=machine_source, out=out)
 
     return Result(
         command="explain",
@@ -204,3 +186,30 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         data=data,
         human=human,
     )
+
+
+def _human(explanations: Sequence[Explanation], *, catalog_size: int, checks: Sequence[str],
+           machine_source: Optional[str], out: IO[str]) -> None:
+    if not explanations:
+        out.write(f"Not recognised: none of the {catalog_size} known failure signatures "
+                  f"matches this text.\nNo cause is guessed. Worth running:\n")
+        out.writelines(f"  {check}\n" for check in checks)
+        return
+    count = len(explanations)
+    out.write("1 known failure in this text.\n" if count == 1
+              else f"{count} known failures in this text, root cause first.\n")
+    for number, item in enumerate(explanations[:_HUMAN_MAX], 1):
+        out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
+        out.write(f"   > {item.excerpt}\n")
+        out.write(f"   Cause: {item.cause}\n")
+        if item.candidates:
+            out.write("   Candidates (the text proves none of them):\n")
+            out.writelines(f"     - {cause}. Check: {check}\n" for cause, check in item.candidates)
+        if item.host_facts:
+            out.write(f"   On {machine_source}: " + "; ".join(item.host_facts) + "\n")
+        out.write("   Fix:\n")
+        out.writelines(f"     - {step}\n" for step in item.fix)
+    rest = explanations[_HUMAN_MAX:]
+    if rest:
+        out.write(f"\nAlso found (--json for details): "
+                  f"{', '.join(f'{e.signature.id} (line {e.line})' for e in rest)}\n")

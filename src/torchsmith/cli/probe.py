@@ -28,13 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     if args.record:
         _check_record_dir(args.record)
-        from torchsmith.host.live import LiveHost
         from torchsmith.host.recorded import RecordingHost
         from torchsmith.overrides import apply_overrides
         from torchsmith.probe import probe
         from torchsmith.redact import redact_data
 
-        recorder = RecordingHost(LiveHost(ctx.environ))
+        recorder = RecordingHost(ctx.host())
         from torchsmith.cli.common import require_inspected
 
         probed = probe(recorder, python=ctx.python_path())

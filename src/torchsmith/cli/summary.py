@@ -33,7 +33,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
     machine = ctx.machine()
     data: Dict[str, Any] = {"machine": machine.to_json()}
-    verdict: List[str] = quick_verdict(ctx, kb=None)
+    # The environment the summary talks about is the one select_target chose for the probe.
+    verdict: List[str] = quick_verdict(machine, python=ctx.environment_python(), host=ctx.host(), kb=None)
     data["doctor"] = verdict
     try:
         data["plan"] = plan = _recommendation(ctx)

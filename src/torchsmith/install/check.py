@@ -20,7 +20,8 @@ from packaging.utils import canonicalize_name
 
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.host import CommandResult, Host
-from torchsmith.install.steps import find_uv, pip_command
+from torchsmith.install.installers.pip import pip_command
+from torchsmith.install.installers.uv import find_uv
 from torchsmith.install.target import Target, installed_packages
 
 __all__ = ["Prediction", "parse_user_command", "parse_uv_dry_run", "predict"]

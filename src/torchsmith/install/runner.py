@@ -10,41 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
-
-from packaging.utils import canonicalize_name
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from torchsmith import __version__
 from torchsmith.errors import InstallError
 from torchsmith.host import CommandResult, Host
 from torchsmith.install import guard as guard_mod
-from torchsmith.install.lock import (
-    Lock,
-    hashes_from_pip_report,
-    locked_packages,
-    parse_compiled_hashes,
-    read_lock,
-    storable_url,
-)
+from torchsmith.install.closure import closure, guarded_names, requirement_name
+from torchsmith.install.export import LOCK_NAME, write_export
+from torchsmith.install.installers import Installer, installer_kind
+from torchsmith.install.installers.base import Hashes, Source
+from torchsmith.install.lock import Lock, locked_packages, read_lock, storable_url
 from torchsmith.install.snapshot import Snapshot, remove_tree
-from torchsmith.install.steps import Group, Installer, StepFiles, command, find_uv
+from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, installed_packages
-from torchsmith.redact import redact
+from torchsmith.install.verify import companion_imports, expected_device, verify
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
-
-VERIFY_SNIPPET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                              "snippets", "verify.py")
-LOCK_NAME = "torchsmith.lock.json"
-EXPORT_NAME = "torchsmith-environment.yml"
-TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
-_COMPANIONS_TO_IMPORT = ("torchvision", "torchaudio")
 
 Progress = Callable[[str], None]
 
@@ -96,10 +83,6 @@ class InstallOutcome:
             "export": self.export_path,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
-
-
-def expected_device(accelerator: str) -> str:
-    return {"cuda": "cuda", "jetson": "cuda", "rocm": "rocm", "mps": "mps"}.get(accelerator, "cpu")
 
 
 @contextlib.contextmanager
@@ -189,106 +172,147 @@ def _restore(target: Target, snapshot: Optional[Snapshot]) -> str:
     return "nothing was changed"
 
 
+@dataclass
+class _Installed:
+    """What the steps of one install did, as they went."""
+
+    before: Dict[str, str]  # versions before the first step (a new venv may hold pip already)
+    current: Dict[str, str]
+    info: Dict[str, Dict[str, Any]]  # the latest installed metadata
+    sources: Dict[str, Source] = field(default_factory=dict)  # name -> where it came from
+    pinned: Set[str] = field(default_factory=set)  # came from a pinned source
+    hashes: Hashes = field(default_factory=dict)
+
+    def took(self, name: str, group: Group) -> None:
+        self.sources.setdefault(name, (group.index_url, group.find_links))
+        if group.pinned:
+            self.pinned.add(name)
+
+
 def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
     target = job.target
-    info = installed_packages(host, target)
-    before = _versions(info)  # a new venv may hold pip already
-    old_guard = guard_mod.guard_status(target.prefix) if not target.new else None
-    if old_guard is not None and (old_guard.pip_hook or old_guard.held):
-        guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
-    sources: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
-    hashes: Dict[str, Tuple[str, ...]] = {}
-    pinned: Set[str] = set()
-    current = dict(before)
+    if not target.new:
+        old_guard = guard_mod.guard_status(target.prefix)
+        if old_guard.pip_hook or old_guard.held:
+            guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
     with tempfile.TemporaryDirectory(prefix="torchsmith-install-") as workdir:
         files = StepFiles(workdir)
-        constraints: Optional[str] = None
-        for number, group in enumerate(job.groups, 1):
-            say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
-            argv, env, report = command(job.installer, group, files, number, constraints)
-            env.update(_drop_guard_env(host))
-            step_start = time.monotonic()
-            result = host.run(argv, timeout=job.timeout, env=env)
-            seconds = time.monotonic() - step_start
-            outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
-            if not result.ok:
-                raise _installer_error(job.installer.name, group, result, job.timeout)
-            if report and os.path.exists(report):
-                with open(report, encoding="utf-8") as handle:
-                    hashes.update(hashes_from_pip_report(handle.read()))
-            info = installed_packages(host, target)
-            now = _versions(info)
-            for name, version in now.items():
-                if current.get(name) != version:
-                    sources.setdefault(name, (group.index_url, group.find_links))
-                    if group.pinned:
-                        pinned.add(name)
-            for line in group.requirements:
-                name = _req_name(line)
-                if name:
-                    sources.setdefault(name, (group.index_url, group.find_links))
-                    if group.pinned:
-                        pinned.add(name)
-            current = now
-            if group.pinned or group.find_links:
-                # Later groups may not move what came from a pinned source.
-                keep = {n: current[n] for n in pinned if n in current}
-                constraints = files.write(f"step{number}-constraints.txt",
-                                          [f"{n}=={v}" for n, v in sorted(keep.items())])
-        for name, (old, new) in _changes(before, current).items():
-            outcome.changed[name] = (old, new)
-
-        closure = _closure({_req_name(line) for g in job.groups for line in g.requirements} - {""}, info)
-        versions = {n: current[n] for n in closure if n in current}
+        done = _run_groups(host, job, outcome, files, say)
+        outcome.changed.update(_changes(done.before, done.current))
+        roots = {requirement_name(line) for g in job.groups for line in g.requirements} - {""}
+        versions = {n: done.current[n] for n in closure(roots, done.info) if n in done.current}
         outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
-        kept = _from_previous_lock(outcome.lock_path, versions, sources, pinned)
-        # uv reports no hashes: read them from the indexes while verify runs (both wait on I/O).
-        hasher: Optional[threading.Thread] = None
-        if job.installer.name == "uv":
-            def read_hashes() -> None:
-                hash_start = time.monotonic()
-                hashes.update(_uv_hashes(host, job, files, versions, sources))
-                outcome.seconds["hashes"] = time.monotonic() - hash_start
-
-            hasher = threading.Thread(target=read_hashes, name="torchsmith-hashes", daemon=True)
-            hasher.start()
-        say(f"verify: torch on {job.expect} in {target.python}")
-        verify_start = time.monotonic()
-        try:
-            outcome.verify = verify(host, target.python, job.expect, _imports(current), job.verify_timeout)
-        finally:
-            if hasher is not None:
-                hasher.join()
-        outcome.seconds["verify"] = time.monotonic() - verify_start
-        if not outcome.verify.get("ok"):
-            failed = [c for c in outcome.verify.get("checks", []) if not c.get("ok")]
-            first = failed[0] if failed else {"name": "verify", "detail": "no result"}
-            raise InstallError(
-                f"verification failed: {first['name']}: {first['detail']}",
-                code="verify-failed",
-                context=[f"{c['name']}: {c['detail']}" for c in failed[1:4]],
-                hint="see why with `torchsmith doctor`; the plan and its reasons: `torchsmith plan`",
-            )
-
-        lock = job.lock
-        for name, digests in kept.items():
-            hashes.setdefault(name, digests)  # unchanged packages: pip downloaded nothing to hash
-        lock.packages = locked_packages(versions, sources, hashes)
-        missing = sorted(n for n in versions if n not in hashes)
-        if missing:
-            outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
-                                    "versions but cannot check their files, so `install --lock` "
-                                    "refuses it")
-        lock.write(outcome.lock_path)
-        if target.kind == "conda":
-            outcome.export_path = write_export(target, lock)
+        kept = _from_previous_lock(outcome.lock_path, versions, done.sources, done.pinned)
+        _verify(host, job, outcome, say, done,
+                read_hashes=lambda: _lock_hashes(host, job, files, versions, done))
+        _write_lock(job, outcome, versions, done, kept)
         if job.guard:
-            requested = {_req_name(line) for g in job.groups if g.pinned for line in g.requirements}
-            pins = {n: current[n] for n in sorted(guarded_names(info, pinned, requested)) if n in current}
-            outcome.guard_file = guard_mod.write_guard_file(
-                target.prefix, pins, f"Written by torchsmith {__version__}: the torch stack verified in "
-                                     "this environment.")
-            guard_mod.guard_on(target.prefix)
+            _write_guard(job, outcome, done)
+
+
+def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: StepFiles,
+                say: Progress) -> _Installed:
+    """Each group with one installer command; later groups constrained to the pinned ones."""
+    kind = installer_kind(job.installer.name)
+    info = installed_packages(host, job.target)
+    done = _Installed(before=_versions(info), current=_versions(info), info=info)
+    constraints: Optional[str] = None
+    for number, group in enumerate(job.groups, 1):
+        say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
+        argv, env, report = kind.command(job.installer, group, files, number, constraints)
+        env.update(_drop_guard_env(host))
+        step_start = time.monotonic()
+        result = host.run(argv, timeout=job.timeout, env=env)
+        seconds = time.monotonic() - step_start
+        outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
+        if not result.ok:
+            raise _installer_error(job.installer.name, group, result, job.timeout)
+        if report and os.path.exists(report):
+            with open(report, encoding="utf-8") as handle:
+                done.hashes.update(kind.step_hashes(handle.read()))
+        done.info = installed_packages(host, job.target)
+        now = _versions(done.info)
+        for name, version in now.items():
+            if done.current.get(name) != version:
+                done.took(name, group)
+        for line in group.requirements:
+            name = requirement_name(line)
+            if name:
+                done.took(name, group)
+        done.current = now
+        if group.pinned or group.find_links:
+            # Later groups may not move what came from a pinned source.
+            keep = {n: now[n] for n in done.pinned if n in now}
+            constraints = files.write(f"step{number}-constraints.txt",
+                                      [f"{n}=={v}" for n, v in sorted(keep.items())])
+    return done
+
+
+def _lock_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[str, str],
+                 done: _Installed) -> Hashes:
+    pins: Dict[Source, List[str]] = {}
+    for name, version in versions.items():
+        pins.setdefault(done.sources.get(name, (None, None)), []).append(f"{name}=={version}")
+    kind = installer_kind(job.installer.name)
+    return kind.lock_hashes(host, job.installer, job.target, files, pins)
+
+
+def _verify(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress, done: _Installed, *,
+            read_hashes: Callable[[], Hashes]) -> None:
+    """Verify in the target; the installer reads missing hashes meanwhile (both wait on I/O)."""
+    def hashing() -> None:
+        hash_start = time.monotonic()
+        done.hashes.update(read_hashes())
+        outcome.seconds["hashes"] = time.monotonic() - hash_start
+
+    hasher: Optional[threading.Thread] = None
+    if installer_kind(job.installer.name).hashes_after_install:
+        hasher = threading.Thread(target=hashing, name="torchsmith-hashes", daemon=True)
+        hasher.start()
+    say(f"verify: torch on {job.expect} in {job.target.python}")
+    verify_start = time.monotonic()
+    try:
+        outcome.verify = verify(host, job.target.python, job.expect, companion_imports(done.current),
+                                job.verify_timeout)
+    finally:
+        if hasher is not None:
+            hasher.join()
+    outcome.seconds["verify"] = time.monotonic() - verify_start
+    if not outcome.verify.get("ok"):
+        failed = [c for c in outcome.verify.get("checks", []) if not c.get("ok")]
+        first = failed[0] if failed else {"name": "verify", "detail": "no result"}
+        raise InstallError(
+            f"verification failed: {first['name']}: {first['detail']}",
+            code="verify-failed",
+            context=[f"{c['name']}: {c['detail']}" for c in failed[1:4]],
+            hint="see why with `torchsmith doctor`; the plan and its reasons: `torchsmith plan`",
+        )
+
+
+def _write_lock(job: InstallJob, outcome: InstallOutcome, versions: Dict[str, str], done: _Installed,
+                kept: Hashes) -> None:
+    lock = job.lock
+    for name, digests in kept.items():
+        done.hashes.setdefault(name, digests)  # unchanged packages: pip downloaded nothing to hash
+    lock.packages = locked_packages(versions, done.sources, done.hashes)
+    missing = sorted(n for n in versions if n not in done.hashes)
+    if missing:
+        outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
+                                "versions but cannot check their files, so `install --lock` "
+                                "refuses it")
+    lock.write(outcome.lock_path or os.path.join(job.target.prefix, LOCK_NAME))
+    if job.target.kind == "conda":
+        outcome.export_path = write_export(job.target, lock)
+
+
+def _write_guard(job: InstallJob, outcome: InstallOutcome, done: _Installed) -> None:
+    requested = {requirement_name(line) for g in job.groups if g.pinned for line in g.requirements}
+    names = sorted(guarded_names(done.info, done.pinned, requested))
+    pins = {n: done.current[n] for n in names if n in done.current}
+    outcome.guard_file = guard_mod.write_guard_file(
+        job.target.prefix, pins, f"Written by torchsmith {__version__}: the torch stack verified in "
+                                 "this environment.")
+    guard_mod.guard_on(job.target.prefix)
 
 
 def _versions(info: Dict[str, Dict[str, Any]]) -> Dict[str, str]:
@@ -297,13 +321,6 @@ def _versions(info: Dict[str, Dict[str, Any]]) -> Dict[str, str]:
 
 def _changes(before: Dict[str, str], after: Dict[str, str]) -> Dict[str, Tuple[Optional[str], str]]:
     return {n: (before.get(n), v) for n, v in after.items() if before.get(n) != v}
-
-
-def _req_name(line: str) -> str:
-    head = line.split(";", 1)[0].split("@", 1)[0].split("--hash", 1)[0]
-    for sep in ("===", "==", ">=", "<=", "~=", "!=", "<", ">", "["):
-        head = head.split(sep, 1)[0]
-    return canonicalize_name(head.strip()) if head.strip() else ""
 
 
 def _drop_guard_env(host: Host) -> Dict[str, Optional[str]]:
@@ -337,57 +354,6 @@ def _installer_error(name: str, group: Group, result: CommandResult, timeout: fl
     return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
 
 
-def _imports(installed: Dict[str, str]) -> Tuple[str, ...]:
-    return tuple(name for name in _COMPANIONS_TO_IMPORT if name in installed)
-
-
-def verify(host: Host, python: str, expect: str, imports: Sequence[str], timeout: float) -> Dict[str, Any]:
-    """Run the verify snippet in ``python``; its JSON report (``ok`` false when it could not run)."""
-    argv = [python, VERIFY_SNIPPET, "--expect", expect]
-    for name in imports:
-        argv += ["--import", name]
-    result = host.run(argv, timeout=timeout)
-    if not result.ok:
-        detail = result.problem()
-        return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": detail}]}
-    try:
-        report = result.last_json()
-    except ValueError:
-        return {"ok": False, "checks": [{"name": "verify", "ok": False, "detail": "printed no JSON"}]}
-    return report if isinstance(report, dict) else {"ok": False, "checks": []}
-
-
-_DEP = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*\(?([^;]*?)\)?\s*(?:;(.*))?$")
-
-
-def _dependency(text: str) -> Optional[Tuple[str, str, str]]:
-    """(canonical name, specifier text, marker text) of a Requires-Dist line, without importing
-    packaging's marker machinery (start-up time is torchsmith's overhead)."""
-    match = _DEP.match(text)
-    if not match:
-        return None
-    return canonicalize_name(match.group(1)), (match.group(3) or "").strip(), (match.group(4) or "").strip()
-
-
-def _closure(roots: Set[str], info: Dict[str, Dict[str, Any]]) -> Set[str]:
-    """The installed dependency closure of ``roots``. Markers other than extras are not
-    evaluated: a dependency for another platform is simply not installed, so not in ``info``."""
-    seen: Set[str] = set()
-    todo = [r for r in roots if r in info]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for text in info[name].get("requires") or ():
-            dep = _dependency(str(text))
-            if dep is None or "extra" in dep[2]:
-                continue
-            if dep[0] in info and dep[0] not in seen:
-                todo.append(dep[0])
-    return seen
-
-
 def _from_previous_lock(path: str, versions: Dict[str, str],
                        sources: Dict[str, Tuple[Optional[str], Optional[str]]],
                        pinned: Set[str]) -> Dict[str, Tuple[str, ...]]:
@@ -413,91 +379,3 @@ def _from_previous_lock(path: str, versions: Dict[str, str],
         if package.hashes and same_source:
             kept[package.name] = package.hashes
     return kept
-
-
-_CUDA_BOUND = re.compile(r"^(nvidia-.+|triton|pytorch-triton(-.+)?|torchtriton)$")
-
-
-def guarded_names(info: Dict[str, Dict[str, Any]], pinned: Set[str], requested: Set[str]) -> Set[str]:
-    """What the guard pins: the packages asked for from the PyTorch index (the torch family),
-    the CUDA-bound packages that came with them (nvidia-*, triton), and the packages tied to
-    torch. Generic dependencies (filelock, sympy, jinja2 ...) stay free to upgrade."""
-    held = {n for n in pinned if n in requested or n in TORCH_FAMILY or _CUDA_BOUND.match(n)}
-    return held | _tied(info, held)
-
-
-def _tied(info: Dict[str, Dict[str, Any]], pinned: Set[str]) -> Set[str]:
-    """Installed packages that require a torch-family package exactly or below a bound (mmcv,
-    xformers): they break when torch moves, so the guard holds them too."""
-    tied: Set[str] = set()
-    for name, value in info.items():
-        for text in value.get("requires") or ():
-            dep = _dependency(str(text))
-            if dep is None or dep[2] or dep[0] not in TORCH_FAMILY:
-                continue
-            if re.search(r"(===?|<=?|~=)", dep[1]):
-                tied.add(name)
-    return tied - pinned
-
-
-def _uv_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[str, str],
-               sources: Dict[str, Tuple[Optional[str], Optional[str]]]) -> Dict[str, Tuple[str, ...]]:
-    """Hashes of the installed versions, read from each package's own source by uv's resolver."""
-    uv = job.installer.base[0] if job.installer.name == "uv" else find_uv(host)
-    if not uv:
-        return {}
-    grouped: Dict[Tuple[Optional[str], Optional[str]], List[str]] = {}
-    for name, version in versions.items():
-        grouped.setdefault(sources.get(name, (None, None)), []).append(f"{name}=={version}")
-    out: Dict[str, Tuple[str, ...]] = {}
-    for number, ((index, links), pins) in enumerate(sorted(grouped.items(), key=str), 1):
-        req = files.write(f"hash{number}.in", sorted(pins))
-        argv = [uv, "pip", "compile", req, "--generate-hashes", "--no-deps", "--no-header",
-                "--no-annotate", "--quiet", "--python", job.target.python]
-        env: Dict[str, Optional[str]] = {}
-        if index:
-            argv += ["--index-url", index, "--no-config", "--index-strategy", "first-index"]
-            env = {"UV_INDEX": None, "UV_EXTRA_INDEX_URL": None, "UV_FIND_LINKS": None,
-                   "UV_DEFAULT_INDEX": None, "UV_CONSTRAINT": None}
-        if links:
-            argv += ["--find-links", links]
-        result = host.run(argv, timeout=300.0, env=env)
-        if result.ok:
-            out.update(parse_compiled_hashes(result.stdout))
-    return out
-
-
-def write_export(target: Target, lock: Lock) -> str:
-    """``torchsmith-environment.yml``: a ``conda env export``-style file of the locked stack.
-
-    A local version (``+cu126``) exists only on the PyTorch index, so the pip section names
-    that index (without credentials: pip takes them from your netrc or keyring), and every
-    package carries its hashes so no other index can slip in a same-named file.
-    """
-    path = os.path.join(target.prefix, EXPORT_NAME)
-    packages = sorted(lock.packages, key=lambda p: p.name)
-    indexes = sorted({storable_url(p.index) or "" for p in packages if p.index})
-    links = sorted({storable_url(p.find_links) or "" for p in packages if p.find_links})
-    own = any(p.index is None and p.find_links is None for p in packages)
-    # All from PyTorch indexes: that index alone. Some from your own index: it stays first.
-    options = [f"--index-url {indexes[0]}"] if len(indexes) == 1 and not own else []
-    options += [f"--extra-index-url {url}" for url in indexes if f"--index-url {url}" not in options]
-    options += [f"--find-links {url}" for url in links]
-    hashed = all(p.hashes for p in packages)
-    lines = [
-        f"# Written by torchsmith {__version__}. The same pins, each from its own index: {LOCK_NAME}",
-        "# (`torchsmith install --lock`). Index credentials are not written here: pip reads them",
-        "# from your netrc or keyring.",
-        f"name: {os.path.basename(target.prefix)}",
-        "channels:",
-        "  - conda-forge",
-        "dependencies:",
-        f"  - python={'.'.join(target.python_version.split('.')[:2])}",
-        "  - pip",
-        "  - pip:",
-    ]
-    lines.extend(f"    - {option}" for option in options)
-    lines.extend(f"    - {p.requirement_line() if hashed else f'{p.name}=={p.version}'}" for p in packages)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(redact("\n".join(lines) + "\n"))
-    return path

@@ -85,15 +85,14 @@ def inspect_target(host: Host, python: str, new: bool = False) -> Target:
                   python_version=info.version, new=new)
 
 
-def create_venv(host: Host, path: str, base_python: str, uv: Optional[str]) -> Target:
-    """A new venv at ``path`` (which must not exist); with uv when given, else ``python -m venv``."""
+def create_venv(host: Host, path: str, base_python: str, argv: Optional[List[str]] = None) -> Target:
+    """A new venv at ``path`` (which must not exist): with ``argv`` (an installer's own venv
+    command, e.g. ``uv venv``) when given, else ``base_python -m venv``."""
     path = os.path.abspath(path)
     if os.path.exists(path) and os.listdir(path):
         raise InstallError(f"{path} exists and is not empty", code="venv-exists",
                            hint="pass --python PATH/bin/python to install into it, or choose a new path")
-    if uv:
-        argv = [uv, "venv", "--quiet", "--python", base_python, path]
-    else:
+    if not argv:
         argv = [base_python, "-m", "venv", path]
     existed = os.path.exists(path)
     try:
