@@ -95,10 +95,9 @@ def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[st
         if ctx.python_version() or importlib.util.find_spec("torch") is None:
             return ()
         python = sys.executable
-    from torchsmith.host.live import LiveHost
     from torchsmith.plan.installed import read_installed
 
-    return read_installed(LiveHost(ctx.environ), python, ctx.warnings)
+    return read_installed(ctx.host(), python, ctx.warnings)
 
 
 def build_request(args: argparse.Namespace, ctx: Context) -> Request:
@@ -186,9 +185,7 @@ def _constraint_reader(args: argparse.Namespace, ctx: Context) -> Optional[Read]
     """How to read the user's constraint files: none for a --host profile (not on this machine)."""
     if getattr(args, "host", None):
         return None
-    from torchsmith.host.live import LiveHost
-
-    return LiveHost(ctx.environ).read_text
+    return ctx.host().read_text
 
 
 def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
