@@ -66,7 +66,11 @@ class Context:
 
     def __init__(self, args: argparse.Namespace, environ: Optional[Any] = None) -> None:
         self.args = args
-        self.environ = dict(os.environ if environ is None else environ)
+        if environ is None:
+            from torchsmith.host.live import process_environ
+
+            environ = process_environ()
+        self.environ = dict(environ)
         self.warnings: List[str] = []
         self._machine: Optional[Machine] = None
         self._kb: Any = None

@@ -222,8 +222,9 @@ def _validate(ctx: Context, path: Any) -> Result:
 
 
 def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
+    from torchsmith.host.live import LiveHost
     from torchsmith.kb import default_overlay_dir
-    from torchsmith.kb.refresh import configured_indexes, refresh, urllib_fetch
+    from torchsmith.kb.refresh import configured_indexes, refresh
 
     overlay = args.overlay or default_overlay_dir(ctx.environ)
     if os.path.exists(overlay) and not os.path.isdir(overlay):  # found before any download
@@ -240,7 +241,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
-    result = refresh(overlay_dir=overlay, fetch=urllib_fetch, index_base=args.torch_index,
+    result = refresh(overlay_dir=overlay, fetch=LiveHost(ctx.environ).fetch_url, index_base=args.torch_index,
                      variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
     data = {"overlay": overlay, **result, "notes": notes}
 
