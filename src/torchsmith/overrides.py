@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping
 
+from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
     PLATFORMS,
@@ -44,32 +44,6 @@ UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
 
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
-
-
-@dataclass(frozen=True)
-class Overrides:
-    platform: Optional[str] = None
-    driver: Optional[str] = None  # "" = no driver
-    driver_cuda: Optional[str] = None
-    gpus: Optional[Tuple[NvidiaGpu, ...]] = None
-    no_gpu: bool = False
-    python_version: Optional[str] = None
-    jetson: Optional[str] = None  # L4T release
-    rocm_gfx: Optional[Tuple[str, ...]] = None
-    rocm_version: Optional[str] = None
-    glibc: Optional[str] = None  # "2.17": the target's glibc, for manylinux tags
-
-    def merged_over(self, base: Overrides) -> Overrides:
-        """These overrides, falling back to ``base`` for anything not set here."""
-        values = {}
-        for f in dataclasses.fields(self):
-            mine = getattr(self, f.name)
-            values[f.name] = mine if mine not in (None, False) else getattr(base, f.name)
-        return Overrides(**values)
-
-    @property
-    def empty(self) -> bool:
-        return self == Overrides()
 
 
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
@@ -144,12 +118,8 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     changed: List[str] = []
     m = machine
     if overrides.platform and overrides.platform != m.platform:
-        from torchsmith.described_machine import forget_local_facts
-
         m = forget_local_facts(m, overrides)
     elif _describes_hardware(overrides):
-        from torchsmith.described_machine import state_local_facts
-
         m = state_local_facts(m, overrides)
     if overrides.platform:
         system, _, arch = overrides.platform.partition("-")

@@ -140,7 +140,7 @@ class Context:
 
             host_file = getattr(self.args, "host", None)
             if host_file:
-                from torchsmith.machine import load_machine
+                from torchsmith.probe import load_machine
 
                 base = load_machine(host_file)
             else:

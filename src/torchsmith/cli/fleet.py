@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_profiles(paths: List[str]) -> List[Tuple[str, Machine]]:
-    from torchsmith.machine import load_machine
+    from torchsmith.probe import load_machine
 
     named: List[Tuple[str, Machine]] = []
     names: Dict[str, int] = {}
