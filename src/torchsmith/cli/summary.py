@@ -31,10 +31,11 @@ def _recommendation(ctx: Context) -> Dict[str, Any]:
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.doctor import quick_verdict
+    from torchsmith.host.live import LiveHost
 
     machine = ctx.machine()
     data: Dict[str, Any] = {"machine": machine.to_json()}
-    verdict: List[str] = quick_verdict(ctx, kb=None)
+    verdict: List[str] = quick_verdict(machine, ctx.environment_python(), LiveHost(ctx.environ), kb=None)
     data["doctor"] = verdict
     try:
         data["plan"] = plan = _recommendation(ctx)
