@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, List, Mapping
+from typing import Dict, List, Mapping, Optional
 
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
@@ -138,6 +138,29 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     if overrides.no_gpu:
         m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
         changed.append("no-gpu")
+    nvidia = _nvidia_overridden(m, overrides, changed)
+    if nvidia is not m.nvidia:
+        m = dataclasses.replace(m, nvidia=nvidia)
+    if overrides.glibc is not None:
+        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
+        changed.append("glibc")
+    if overrides.jetson:
+        m = dataclasses.replace(
+            m,
+            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
+            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
+        )
+        changed.append("jetson")
+    if overrides.rocm_gfx is not None or overrides.rocm_version:
+        m = dataclasses.replace(m, rocm=_rocm_overridden(m.rocm, overrides))
+        changed.append("rocm")
+    if not changed:
+        return m
+    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+
+
+def _nvidia_overridden(m: Machine, overrides: Overrides, changed: List[str]) -> Optional[NvidiaInfo]:
+    """The NVIDIA facts with --driver, --driver-cuda and --gpu applied (each named in ``changed``)."""
     nvidia = m.nvidia
     if overrides.driver is not None:
         if overrides.driver == "":
@@ -162,29 +185,15 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
             index=0, name=UNKNOWN_MODEL, source="assumed: --driver implies an NVIDIA GPU"),),
             gpus_source="assumed from --driver")
         changed.append("gpus")
-    if nvidia is not m.nvidia:
-        m = dataclasses.replace(m, nvidia=nvidia)
-    if overrides.glibc is not None:
-        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
-        changed.append("glibc")
-    if overrides.jetson:
-        m = dataclasses.replace(
-            m,
-            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
-            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
-        )
-        changed.append("jetson")
-    if overrides.rocm_gfx is not None or overrides.rocm_version:
-        rocm = m.rocm or RocmInfo(source="override")
-        if overrides.rocm_gfx is not None:
-            rocm = dataclasses.replace(rocm, gpus=tuple(
-                AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
-        if overrides.rocm_version:
-            rocm = dataclasses.replace(rocm, version=overrides.rocm_version,
-                                       version_source="override")
-        m = dataclasses.replace(m, rocm=rocm)
-        changed.append("rocm")
-    if not changed:
-        return m
-    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+    return nvidia
+
+
+def _rocm_overridden(rocm: Optional[RocmInfo], overrides: Overrides) -> RocmInfo:
+    rocm = rocm or RocmInfo(source="override")
+    if overrides.rocm_gfx is not None:
+        rocm = dataclasses.replace(rocm, gpus=tuple(
+            AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
+    if overrides.rocm_version:
+        rocm = dataclasses.replace(rocm, version=overrides.rocm_version, version_source="override")
+    return rocm
 

@@ -15,12 +15,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-from typing import IO, Any, Dict, List, Sequence
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
 from torchsmith.output import Result
 from torchsmith.versions import python_tag_key
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = ["add_arguments", "run"]
 
@@ -98,7 +101,7 @@ def _counted(names: Sequence[str], counts: Dict[str, int], containers: int) -> L
     return [name if counts[name] == containers else f"{name} ({counts[name]}/{containers})" for name in names]
 
 
-def _age_days(kb_version: str) -> Any:
+def _age_days(kb_version: str) -> Optional[int]:
     try:
         made = datetime.date(*(int(p) for p in kb_version.split("+", 1)[0].split(".")[:3]))
     except (TypeError, ValueError):
@@ -106,7 +109,7 @@ def _age_days(kb_version: str) -> Any:
     return (datetime.date.today() - made).days
 
 
-def _counts(kb: Any) -> Dict[str, Dict[str, int]]:
+def _counts(kb: KnowledgeBase) -> Dict[str, Dict[str, int]]:
     from torchsmith.kb.model import TABLE_FILES
 
     out = {}

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 
 from torchsmith.compat import Variant
 from torchsmith.errors import FetchError, TorchsmithError
-from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
+from torchsmith.kb import DATA_DIR, REFRESH_FILE, KnowledgeBase, load_kb
 from torchsmith.kb.loader import is_version, version_key
 from torchsmith.redact import redact, redact_data, strip_credentials
 from torchsmith.versions import python_tag_key
@@ -277,7 +277,7 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     return provenance
 
 
-def _recent_variants(kb: Any) -> List[str]:
+def _recent_variants(kb: KnowledgeBase) -> List[str]:
     names: List[str] = []
     for release in kb.releases[:6]:
         for variant in release.variants:
@@ -291,7 +291,7 @@ def _raw_releases() -> Dict[str, Dict[str, Any]]:
         return {row["version"]: row for row in json.load(handle)["releases"]}
 
 
-def _overlay_rows(kb: Any, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]],
+def _overlay_rows(kb: KnowledgeBase, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]],
                   pypi: Dict[str, Dict[str, Set[str]]], base: str) -> Tuple[List[Dict[str, Any]],
                                                                             List[Dict[str, Any]], str]:
     raw = _raw_releases()
@@ -352,7 +352,8 @@ def _overlay_rows(kb: Any, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, 
     return rows, toolkits, newest
 
 
-def _inferred_variant(kb: Any, name: str, platforms: Dict[str, Set[str]], base: str) -> Dict[str, Any]:
+def _inferred_variant(kb: KnowledgeBase, name: str, platforms: Dict[str, Set[str]],
+                      base: str) -> Dict[str, Any]:
     variant: Dict[str, Any] = {"name": name, **_kind(name), "platforms": _platform_order(set(platforms)),
                                "uncertain": True, "from_refresh": True, "index_url": f"{base}/{name}"}
     template = next((r.variant(name) for r in kb.releases if r.variant(name) is not None), None)
