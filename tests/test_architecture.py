@@ -104,13 +104,6 @@ ANY_ALLOWLIST: Set[str] = {  # "module:function.parameter" or "module:Class.attr
     "torchsmith.plan.render.conda_forge:_kb.kb",
     "torchsmith.plan.render.conda_forge:forge_release.kb",
 }
-# Mine (H5), being fixed in this change: must be empty when it is done.
-FUNCTION_ALLOWLIST |= {
-    "torchsmith.snippets.inspect_env:main",
-    "torchsmith.snippets.torch_check:main", "torchsmith.snippets.torch_check:small_model_timing",
-    "torchsmith.snippets.verify:main",
-}
-
 
 # A name that says "one of our own types": a parameter or attribute so named must not be `Any`.
 OWN_TYPE_NAMES = {
