@@ -12,6 +12,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.buildenv.model import Finding, Preflight
+from torchsmith.compat import driver_support
 from torchsmith.errors import load_data_file
 from torchsmith.host import Host
 from torchsmith.kb.documents import DATA_DIR
@@ -230,10 +231,12 @@ def _check_driver(machine: Machine, pre: Preflight, cuda: str) -> None:
         return
     driver = nvidia.driver_version or "?"
     pre.facts["driver_cuda"] = driver_cuda
-    if driver_cuda is None or version_tuple(cuda) <= version_tuple(driver_cuda):
+    # The rule is compat's: the highest CUDA the driver reports against the toolkit's.
+    mode = driver_support(None, cuda, "linux", None, driver_cuda).mode
+    if mode in ("full", "unknown"):
         return
     fix = f"use a CUDA {driver_cuda} toolkit (CUDA_HOME), or upgrade the driver"
-    if version_tuple(cuda)[:1] != version_tuple(driver_cuda)[:1]:
+    if mode == "too-old":
         pre.add("nvcc-newer-than-driver", "error",
                 f"the toolkit (CUDA {cuda}) is a newer major release than the driver {driver} "
                 f"supports (CUDA {driver_cuda}): minor-version compatibility stops at the major, so "

@@ -203,7 +203,7 @@ def _plain(row: Any) -> Dict[str, Any]:
     return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
 
 
-def _validate(ctx: Context, path: Any) -> Result:
+def _validate(ctx: Context, path: Optional[str]) -> Result:
     from torchsmith.kb import load_kb
 
     # Without DIR: the packaged data and the refresh overlay every command would read with it.
