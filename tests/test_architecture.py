@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 import pytest
 
@@ -63,6 +63,9 @@ ANY_ALLOWLIST: Set[str] = {  # "module:function.parameter" or "module:Class.attr
     "torchsmith.cli.install:_from_lock.machine",
     "torchsmith.cli.install:_from_plan.machine",
     "torchsmith.cli.install:_unplanned.plan",
+    "torchsmith.cli.common:Context.kb->return",
+    "torchsmith.cli.doctor:_kb->return",
+    "torchsmith.cli.install:_target->return",
     # H1
     "torchsmith.plan.hostview:driver_max_cuda.kb",
     "torchsmith.plan.hostview:host_view.kb",
@@ -103,6 +106,7 @@ ANY_ALLOWLIST: Set[str] = {  # "module:function.parameter" or "module:Class.attr
     "torchsmith.plan.render.conda:kb_build_notes.kb",
     "torchsmith.plan.render.conda_forge:_kb.kb",
     "torchsmith.plan.render.conda_forge:forge_release.kb",
+    "torchsmith.plan.render.conda_forge:_kb->return",
 }
 
 # A name that says "one of our own types": a parameter or attribute so named must not be `Any`.
@@ -280,7 +284,10 @@ def _path_in(graph: Dict[str, Set[str]], members: Set[str]) -> str:
     return ", ".join(sorted(members))
 
 
-def _functions(tree: ast.AST, prefix: str = "") -> Iterator[Tuple[str, ast.AST]]:
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _functions(tree: ast.AST, prefix: str = "") -> Iterator[Tuple[str, _Function]]:
     """(qualified name, node) of every function, nested ones included."""
     for node in ast.iter_child_nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -293,11 +300,10 @@ def _functions(tree: ast.AST, prefix: str = "") -> Iterator[Tuple[str, ast.AST]]
             yield from _functions(node, prefix)
 
 
-def _length(node: ast.AST) -> int:
+def _length(node: _Function) -> int:
     """Lines from the ``def`` (decorators excluded) to the function's last line."""
-    end = getattr(node, "end_lineno", None)
-    assert end is not None
-    return int(end) - int(getattr(node, "lineno", end)) + 1
+    assert node.end_lineno is not None
+    return node.end_lineno - node.lineno + 1
 
 
 def _is_any(annotation: Optional[ast.expr]) -> bool:
@@ -335,9 +341,13 @@ def _names_own_type(name: str) -> bool:
 
 
 def _any_annotations(module: str) -> Iterator[str]:
-    """``function.parameter`` / ``Class.attribute`` entries annotated ``Any`` under an own-type name."""
+    """``function.parameter`` / ``Class.attribute`` entries annotated ``Any`` under an own-type name,
+    and ``function->return`` for a function so named (``Context.kb()``) that returns ``Any``."""
     for qualname, func in _functions(_tree(module)):
-        args = func.args  # type: ignore[attr-defined]
+        # Only the exact name for functions: `_from_plan` installs from a plan, it is not one.
+        if qualname.rpartition(".")[2].lstrip("_") in OWN_TYPE_NAMES and _is_any(func.returns):
+            yield f"{qualname}->return"
+        args = func.args
         every = [*getattr(args, "posonlyargs", []), *args.args, *args.kwonlyargs]
         for arg in every:
             if _names_own_type(arg.arg) and _is_any(arg.annotation):
@@ -437,6 +447,7 @@ def test_no_any_for_our_own_types() -> None:
     ("def f(base_kb: Any, kb: KnowledgeBase) -> None: ...", ["f.base_kb"]),
     ("def f(data: Any, rows: Dict[str, Any], kb: Dict[str, Any]) -> None: ...", []),
     ("class C:\n    plan: Any\n    note: Any\n", ["C.plan"]),
+    ("class C:\n    def kb(self) -> Any: ...\n    def _from_plan(self) -> Any: ...\n", ["C.kb->return"]),
     ("class C:\n    def __init__(self, x: int) -> None:\n        self.host: Any = x\n", ["self.host"]),
 ])
 def test_the_any_check(source: str, flagged: List[str]) -> None:
