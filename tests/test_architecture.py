@@ -472,3 +472,25 @@ def test_ruff_bans_every_way_around_the_host() -> None:
 
 
 PER_FILE_ALLOWLIST: Set[str] = set()  # src files still exempt from TID251 (moved by another change)
+
+
+def test_ruff_flags_a_way_around_the_host_in_src() -> None:
+    """The rule really fires: ruff, run as on src/, reports each banned use (skipped without ruff)."""
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (the `lint` extra)")
+    source = ("from __future__ import annotations\n\nimport os\nimport subprocess\nimport urllib.request\n\n"
+              "HOME = os.environ.get('HOME')\nUSER = os.getenv('USER')\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "TID251", "--output-format",
+         "concise", "--stdin-filename", os.path.join("src", "torchsmith", "example.py"), "-"],
+        input=source, capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    for api in ("`subprocess`", "`urllib.request`", "`os.environ`", "`os.getenv`"):
+        assert api in result.stdout, (api, result.stdout, result.stderr)
+    allowed = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "TID251", "--stdin-filename",
+         os.path.join("src", "torchsmith", "host", "live.py"), "-"],
+        input=source, capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    assert allowed.returncode == 0, allowed.stdout
