@@ -13,7 +13,7 @@ from typing import Tuple
 
 import pytest
 
-from torchsmith.errors import ProfileError
+from torchsmith.errors import FetchError, ProfileError
 from torchsmith.host import CommandResult, command_key
 from torchsmith.host.live import LiveHost
 from torchsmith.host.recorded import RecordedHost, RecordingHost, load_capture
@@ -121,6 +121,61 @@ def test_replay_treats_unrecorded_things_as_absent() -> None:
     assert host.read_text("/etc/os-release") is None
     assert host.which("nvidia-smi") is None
     assert host.run(["nvidia-smi"]) == CommandResult(["nvidia-smi"], not_found=True)
+
+
+def test_fetches_are_recorded_without_credentials_and_replayed() -> None:
+    page = "<a href='torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl'>t</a>"
+    source = RecordedHost({"schema": 1, "platform": LiveHost().platform().to_json(), "urls": {
+        "http://u:pw@index.example/simple/torch/": {"status": 200, "body": page},
+        "http://u:pw@index.example/simple/absent/": {"status": 404},
+    }})
+    recorder = RecordingHost(source)
+    assert recorder.fetch_url("http://u:pw@index.example/simple/torch/", 5) == page
+    with pytest.raises(FetchError) as missing:
+        recorder.fetch_url("http://u:pw@index.example/simple/absent/", 5)
+    assert missing.value.status == 404 and "pw" not in str(missing.value)
+    capture = json.loads(json.dumps(recorder.capture()))
+    assert "pw" not in json.dumps(capture["urls"])
+    replay = RecordedHost(capture)
+    assert replay.fetch_url("http://u:pw@index.example/simple/torch/", 5) == page
+    with pytest.raises(FetchError) as again:
+        replay.fetch_url("http://index.example/simple/absent/", 5)
+    assert again.value.status == 404
+    with pytest.raises(FetchError) as unrecorded:
+        replay.fetch_url("http://index.example/other/", 5)
+    assert unrecorded.value.status is None
+    assert "cannot reach http://index.example/other/" in str(unrecorded.value)
+    with pytest.raises(FetchError, match="larger than 10 bytes"):
+        replay.fetch_url("http://index.example/simple/torch/", 5, max_bytes=10)
+
+
+def test_live_fetch_reads_a_page_and_refuses_one_too_large() -> None:
+    import http.server
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"x" * 100
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/page"
+    host = LiveHost({"NO_PROXY": "*", "no_proxy": "*"})
+    try:
+        assert host.fetch_url(url, 10) == "x" * 100
+        with pytest.raises(FetchError, match="larger than 99 bytes"):
+            host.fetch_url(url, 10, max_bytes=99)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
 
 
 @pytest.mark.parametrize("content", ["{", "[]", '{"schema": 99}', '{"schema": 1}'])

@@ -19,8 +19,8 @@ from torchsmith.machine import (
     ProbeNote,
     PythonInfo,
     RocmInfo,
-    load_machine,
 )
+from torchsmith.probe import load_machine
 
 FULL = Machine(
     os=OsInfo(system="linux", arch="x86_64", distro="ubuntu", distro_version="22.04", glibc="2.35"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from torchsmith.errors import InstallError, KnowledgeBaseError, load_data_file, load_json_file
 from torchsmith.machine import sm_arch
@@ -31,6 +32,29 @@ from torchsmith.versions import (
     (None, ()),
 ])
 def test_version_tuple(text: str, expected: tuple) -> None:
+    assert version_tuple(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "12.6", "2.6.0a0", "2.6.0a0+nv24.08", "2.0.0a0+8aa34602.nv23.03", "2.5.1+cu124", "535.104.05",
+    "2.6.0.post1", "2.6.0rc1", "2.6.0.dev20250101", "1!2.0", "v2.1", " 2.4.0 ", "2.10", "3.13.0b4",
+    "36.4.3", "2.0.0.0",
+])
+def test_version_tuple_is_packagings_release(text: str) -> None:
+    assert version_tuple(text) == Version(text).release
+
+
+def test_version_tuple_orders_releases_as_packaging_does() -> None:
+    versions = ["2.10.0", "2.9.1", "2.1", "2.1.0.1", "12.6.3", "12.10", "1.13.1", "2.0.0+cu118", "535.104.05"]
+    by_tuple = sorted(versions, key=version_tuple)
+    assert by_tuple == sorted(versions, key=lambda v: Version(v).release)
+    assert [Version(v) for v in by_tuple] == sorted(Version(v) for v in versions)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("12.6a.1", (12, 6)), ("550.54.14 (beta)", (550, 54, 14)), ("1" * 19 + ".2", ()), ("9" * 5000, ()),
+])
+def test_version_tuple_reads_non_pep440_text_by_its_leading_numbers(text: str, expected: tuple) -> None:
     assert version_tuple(text) == expected
 
 

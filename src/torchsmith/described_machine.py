@@ -3,21 +3,46 @@
 ``--platform`` naming a different platform means the GPUs, driver, glibc and WSL facts probed
 here say nothing about the target. They are dropped unless stated by a flag, and each fact left
 unknown becomes a note with source ``assumed`` that the plan repeats under ``assumptions``.
+The facts stated by hand are :class:`Overrides` (parsed and applied by ``torchsmith.overrides``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, List
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
 
-from torchsmith.machine import Machine, ProbeNote
+from torchsmith.machine import Machine, NvidiaGpu, ProbeNote
 
-if TYPE_CHECKING:
-    from torchsmith.overrides import Overrides
-
-__all__ = ["ASSUMED", "forget_local_facts", "forget_local_python", "state_local_facts"]
+__all__ = ["ASSUMED", "Overrides", "forget_local_facts", "forget_local_python", "state_local_facts"]
 
 ASSUMED = "assumed"
+
+
+@dataclass(frozen=True)
+class Overrides:
+    platform: Optional[str] = None
+    driver: Optional[str] = None  # "" = no driver
+    driver_cuda: Optional[str] = None
+    gpus: Optional[Tuple[NvidiaGpu, ...]] = None
+    no_gpu: bool = False
+    python_version: Optional[str] = None
+    jetson: Optional[str] = None  # L4T release
+    rocm_gfx: Optional[Tuple[str, ...]] = None
+    rocm_version: Optional[str] = None
+    glibc: Optional[str] = None  # "2.17": the target's glibc, for manylinux tags
+
+    def merged_over(self, base: Overrides) -> Overrides:
+        """These overrides, falling back to ``base`` for anything not set here."""
+        values = {}
+        for f in dataclasses.fields(self):
+            mine = getattr(self, f.name)
+            values[f.name] = mine if mine not in (None, False) else getattr(base, f.name)
+        return Overrides(**values)
+
+    @property
+    def empty(self) -> bool:
+        return self == Overrides()
 
 
 def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:

@@ -60,6 +60,17 @@ class KnowledgeBaseError(TorchsmithError):
     code = "kb-invalid"
 
 
+class FetchError(TorchsmithError):
+    """A URL gave no page (``Host.fetch_url``). ``status`` is the HTTP status when a server
+    answered, else None. The message names the URL without its credentials."""
+
+    code = "fetch-failed"
+
+    def __init__(self, message: str, *, status: Optional[int] = None, hint: Optional[str] = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
 class RequirementError(TorchsmithError):
     code = "requirement-invalid"
 
@@ -84,7 +95,7 @@ def parse_json_bytes(raw: bytes) -> Any:
 
 def read_json_bytes(path: str, limit: int = JSON_FILE_LIMIT) -> bytes:
     """A JSON file's bytes; OSError when absent, not a regular file or larger than ``limit``."""
-    from torchsmith.host.live import read_whole
+    from torchsmith.host.files import read_whole
 
     try:
         return read_whole(path, limit)

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
-from torchsmith.errors import ProfileError, load_json_file
+from torchsmith.errors import ProfileError
 
 __all__ = [
     "MAX_GPUS",
@@ -31,7 +31,6 @@ __all__ = [
     "PythonInfo",
     "RocmInfo",
     "SchedulerInfo",
-    "load_machine",
     "sm_arch",
     "to_plain",
 ]
@@ -339,17 +338,3 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
             value = tuple(value)
         kwargs[f.name] = value
     return cls(**kwargs)
-
-
-def load_machine(path: str) -> Machine:
-    """Read ``--host FILE``: a host profile (``probe --json``) or a capture (``probe --record``)."""
-    data = load_json_file(path, "host profile", ProfileError)
-    if isinstance(data, Mapping) and "data" in data and "kind" not in data:
-        data = data["data"]  # accept the whole `probe --json` envelope too
-    from torchsmith.host.recorded import RecordedHost, is_capture
-
-    if is_capture(data):  # a `probe --record` capture: probe the machine it recorded
-        from torchsmith.probe import probe
-
-        return probe(RecordedHost(data))
-    return Machine.from_json(data)

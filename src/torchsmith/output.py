@@ -63,9 +63,11 @@ class Result:
 
 
 def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool:
-    import os
+    if environ is None:
+        from torchsmith.host.live import process_environ
 
-    env = os.environ if environ is None else environ
+        environ = process_environ()
+    env = environ
     if env.get("NO_COLOR") is not None:
         return False
     if env.get("FORCE_COLOR"):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional
 
+from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
     PLATFORMS,
@@ -44,32 +44,6 @@ UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
 
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
-
-
-@dataclass(frozen=True)
-class Overrides:
-    platform: Optional[str] = None
-    driver: Optional[str] = None  # "" = no driver
-    driver_cuda: Optional[str] = None
-    gpus: Optional[Tuple[NvidiaGpu, ...]] = None
-    no_gpu: bool = False
-    python_version: Optional[str] = None
-    jetson: Optional[str] = None  # L4T release
-    rocm_gfx: Optional[Tuple[str, ...]] = None
-    rocm_version: Optional[str] = None
-    glibc: Optional[str] = None  # "2.17": the target's glibc, for manylinux tags
-
-    def merged_over(self, base: Overrides) -> Overrides:
-        """These overrides, falling back to ``base`` for anything not set here."""
-        values = {}
-        for f in dataclasses.fields(self):
-            mine = getattr(self, f.name)
-            values[f.name] = mine if mine not in (None, False) else getattr(base, f.name)
-        return Overrides(**values)
-
-    @property
-    def empty(self) -> bool:
-        return self == Overrides()
 
 
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
@@ -144,12 +118,8 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     changed: List[str] = []
     m = machine
     if overrides.platform and overrides.platform != m.platform:
-        from torchsmith.described_machine import forget_local_facts
-
         m = forget_local_facts(m, overrides)
     elif _describes_hardware(overrides):
-        from torchsmith.described_machine import state_local_facts
-
         m = state_local_facts(m, overrides)
     if overrides.platform:
         system, _, arch = overrides.platform.partition("-")
@@ -168,6 +138,29 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     if overrides.no_gpu:
         m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
         changed.append("no-gpu")
+    nvidia = _nvidia_overridden(m, overrides, changed)
+    if nvidia is not m.nvidia:
+        m = dataclasses.replace(m, nvidia=nvidia)
+    if overrides.glibc is not None:
+        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
+        changed.append("glibc")
+    if overrides.jetson:
+        m = dataclasses.replace(
+            m,
+            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
+            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
+        )
+        changed.append("jetson")
+    if overrides.rocm_gfx is not None or overrides.rocm_version:
+        m = dataclasses.replace(m, rocm=_rocm_overridden(m.rocm, overrides))
+        changed.append("rocm")
+    if not changed:
+        return m
+    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+
+
+def _nvidia_overridden(m: Machine, overrides: Overrides, changed: List[str]) -> Optional[NvidiaInfo]:
+    """The NVIDIA facts with --driver, --driver-cuda and --gpu applied (each named in ``changed``)."""
     nvidia = m.nvidia
     if overrides.driver is not None:
         if overrides.driver == "":
@@ -192,29 +185,15 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
             index=0, name=UNKNOWN_MODEL, source="assumed: --driver implies an NVIDIA GPU"),),
             gpus_source="assumed from --driver")
         changed.append("gpus")
-    if nvidia is not m.nvidia:
-        m = dataclasses.replace(m, nvidia=nvidia)
-    if overrides.glibc is not None:
-        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
-        changed.append("glibc")
-    if overrides.jetson:
-        m = dataclasses.replace(
-            m,
-            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
-            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
-        )
-        changed.append("jetson")
-    if overrides.rocm_gfx is not None or overrides.rocm_version:
-        rocm = m.rocm or RocmInfo(source="override")
-        if overrides.rocm_gfx is not None:
-            rocm = dataclasses.replace(rocm, gpus=tuple(
-                AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
-        if overrides.rocm_version:
-            rocm = dataclasses.replace(rocm, version=overrides.rocm_version,
-                                       version_source="override")
-        m = dataclasses.replace(m, rocm=rocm)
-        changed.append("rocm")
-    if not changed:
-        return m
-    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+    return nvidia
+
+
+def _rocm_overridden(rocm: Optional[RocmInfo], overrides: Overrides) -> RocmInfo:
+    rocm = rocm or RocmInfo(source="override")
+    if overrides.rocm_gfx is not None:
+        rocm = dataclasses.replace(rocm, gpus=tuple(
+            AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
+    if overrides.rocm_version:
+        rocm = dataclasses.replace(rocm, version=overrides.rocm_version, version_source="override")
+    return rocm
 

@@ -32,6 +32,23 @@ def machine_lines(m: Machine) -> List[str]:
     env_kind = "conda env" if py.conda_prefix else "venv" if py.virtualenv else "no venv"
     py_line += f" · {env_kind} · {py.executable}"
     lines.append(f"Python   {py_line}")
+    lines.extend(_accelerator_lines(m))
+    for tk in m.cuda_toolkits:
+        lines.append(f"Toolkit  CUDA {tk.version or '?'} at {tk.path}")
+    for key, value in sorted(m.env.index_settings.items()):
+        tool, path, setting = key.split(" ", 2)
+        lines.append(f"Index    {tool} {setting} = {value}  ({path})")
+    if m.scheduler:
+        lines.append(f"Jobs     {m.scheduler.kind} job {m.scheduler.job_id or ''}".rstrip())
+    if m.overridden:
+        lines.append(f"Stated   {', '.join(m.overridden)} (given by you, not probed)")
+    lines.extend(f"Note     [{n.source}] {n.problem}" for n in m.notes)
+    return lines
+
+
+def _accelerator_lines(m: Machine) -> List[str]:
+    """The driver and GPUs: NVIDIA, Jetson, ROCm, Intel, Apple, or none."""
+    lines: List[str] = []
     if m.nvidia:
         nv = m.nvidia
         driver = nv.driver_version or "unknown"
@@ -67,14 +84,4 @@ def machine_lines(m: Machine) -> List[str]:
         lines.append(f"Mac      {chip} · macOS {a.macos_version or '?'}{extra}")
     if not m.has_nvidia_gpu and not m.rocm and not m.intel_gpus and not (m.apple and m.apple.mps_capable):
         lines.append("GPU      none found")
-    for tk in m.cuda_toolkits:
-        lines.append(f"Toolkit  CUDA {tk.version or '?'} at {tk.path}")
-    for key, value in sorted(m.env.index_settings.items()):
-        tool, path, setting = key.split(" ", 2)
-        lines.append(f"Index    {tool} {setting} = {value}  ({path})")
-    if m.scheduler:
-        lines.append(f"Jobs     {m.scheduler.kind} job {m.scheduler.job_id or ''}".rstrip())
-    if m.overridden:
-        lines.append(f"Stated   {', '.join(m.overridden)} (given by you, not probed)")
-    lines.extend(f"Note     [{n.source}] {n.problem}" for n in m.notes)
     return lines

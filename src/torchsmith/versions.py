@@ -1,7 +1,8 @@
 """Version strings made comparable: the small parsers the kb, planner and installer share.
 
-Imports only the standard library, and nothing on the ``probe`` path imports it. PEP 440
-ordering (pre- and post-releases) is :func:`torchsmith.kb.loader.version_key`.
+There is one ordering of versions, PEP 440's as ``packaging.version.Version`` implements it:
+:func:`version_tuple` is a ``Version``'s release numbers and :func:`sortable_version` the
+``Version`` itself. ``packaging`` is imported on first use, so importing this module stays free.
 """
 
 from __future__ import annotations
@@ -16,19 +17,36 @@ if TYPE_CHECKING:
 __all__ = ["driver_tuple", "minor_version", "python_tag_key", "sortable_version", "version_tuple"]
 
 
+# No release number has 19 digits: such a run is garbage, and int() of thousands of digits
+# raises (Python's int-string limit).
+_LONGEST_NUMBER = 18
+
+
 @lru_cache(maxsize=4096)
 def version_tuple(text: Optional[str]) -> Tuple[int, ...]:
     """``12.6`` -> (12, 6); ``2.6.0a0+nv24.08`` -> (2, 6, 0): the release numbers only.
 
-    A local label (``+...``) is dropped and a part that is not all digits ends the tuple, so
-    pre-release and NVIDIA build suffixes never read as more release numbers. Never raises.
+    ``packaging.version.Version(text).release`` where ``text`` is a PEP 440 version, so this
+    orders releases exactly as packaging does. Anything else (``12.6a.1``, a driver string with
+    junk) gives its leading numbers: a part that is not all digits ends the tuple. Never raises.
     """
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        release = Version(text or "").release
+    except (InvalidVersion, ValueError, TypeError):
+        return _leading_numbers(text or "")
+    if any(number >= 10**_LONGEST_NUMBER for number in release):
+        return _leading_numbers(text or "")
+    return release
+
+
+def _leading_numbers(text: str) -> Tuple[int, ...]:
+    """The dotted numbers ``text`` starts with, its local label (``+...``) dropped."""
     parts: List[int] = []
-    for piece in (text or "").split("+", 1)[0].split("."):
+    for piece in text.split("+", 1)[0].split("."):
         digits = re.match(r"\d+", piece)
-        # No release number has 19 digits: such a run is garbage, and int() of thousands of
-        # digits raises (Python's int-string limit).
-        if not digits or len(digits.group()) > 18:
+        if not digits or len(digits.group()) > _LONGEST_NUMBER:
             break
         parts.append(int(digits.group()))
         if digits.group() != piece:

@@ -542,7 +542,8 @@ def test_quick_verdict_from_a_cli_context(tmp_path: Any) -> None:
     profile.write_text(json.dumps(cpu_host().to_json()))
     args.host = str(profile)
     host = _ReplayHost(json.dumps(report("2.13.0+cpu", None)))
-    lines = quick_verdict(Context(args, environ={}), host=host)
+    ctx = Context(args, environ={})
+    lines = quick_verdict(ctx.machine(), ctx.environment_python(), host=host)
     assert (
         lines[0] == "Doctor   torch 2.13.0+cpu (cpu) in /env/bin/python: 1 error"
     )  # --gpu 8.6 over the profile

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def emitted_codes() -> set:
-    source = Path(checks.__file__).read_text(encoding="utf-8")
+    # The checks are a package of themed modules.
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(checks.__file__).parent.glob("*.py"))
     return set(re.findall(r'Finding\(\s*"([a-z0-9-]+)"', source))
 
 

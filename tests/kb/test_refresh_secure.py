@@ -14,8 +14,9 @@ import pytest
 
 from torchsmith.cli import main
 from torchsmith.errors import TorchsmithError
+from torchsmith.host.live import LiveHost
 from torchsmith.kb import load_kb
-from torchsmith.kb.refresh import refresh, urllib_fetch
+from torchsmith.kb.refresh import refresh
 
 PAGES = Path(__file__).parent / "data"
 USER, PASSWORD = "alice", "s3c@ret/x"  # an "@" and a "/" inside the password
@@ -111,6 +112,6 @@ def test_two_refreshes_of_one_overlay_never_interleave(tmp_path: Path) -> None:
 
 def test_fetch_errors_name_the_url_without_credentials(auth_server: str) -> None:
     with pytest.raises(TorchsmithError) as caught:
-        urllib_fetch(f"http://bob:hunter2@{auth_server}/simple/torch/?token=abc", 5)
+        LiveHost().fetch_url(f"http://bob:hunter2@{auth_server}/simple/torch/?token=abc", 5)
     assert "HTTP 401" in str(caught.value) and f"{auth_server}/simple/torch/" in str(caught.value)
     assert "hunter2" not in str(caught.value) and "abc" not in str(caught.value)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from torchsmith.host.recorded import load_capture
-from torchsmith.machine import Machine, load_machine
-from torchsmith.probe import probe
+from torchsmith.machine import Machine
+from torchsmith.probe import load_machine, probe
 
 FAKE_BIN = Path(__file__).resolve().parents[1] / "fake_bin"
 

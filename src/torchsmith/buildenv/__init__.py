@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from torchsmith.buildenv.model import Finding, Preflight
+from torchsmith.compat import driver_support
 from torchsmith.errors import load_data_file
 from torchsmith.host import Host
 from torchsmith.kb.documents import DATA_DIR
@@ -34,33 +35,6 @@ def _check_data(data: Dict[str, Any]) -> None:
 
 def _data(path: str = _DATA) -> Dict[str, Any]:
     return load_data_file(path, "build requirements data", _check_data)
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str  # kebab-case: memory-low, cmake-too-old, gcc-too-new, ...
-    severity: str  # "error" (the build fails) | "warning" (slow, fragile or wrong result) | "ok"
-    message: str
-    fix: Optional[str] = None
-
-    def to_json(self) -> Dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message, "fix": self.fix}
-
-
-@dataclass
-class Preflight:
-    kind: str  # "cuda" | "rocm"
-    prefix: Optional[str]
-    findings: List[Finding] = field(default_factory=list)
-    facts: Dict[str, Any] = field(default_factory=dict)
-    exports: List[Tuple[str, str]] = field(default_factory=list)  # what the script sets
-
-    @property
-    def problems(self) -> List[Finding]:
-        return [f for f in self.findings if f.severity != "ok"]
-
-    def add(self, code: str, severity: str, message: str, fix: Optional[str] = None) -> None:
-        self.findings.append(Finding(code, severity, message, fix))
 
 
 def max_gcc_for(cuda: str, table: List[Dict[str, Any]]) -> Optional[Tuple[int, str]]:
@@ -257,10 +231,12 @@ def _check_driver(machine: Machine, pre: Preflight, cuda: str) -> None:
         return
     driver = nvidia.driver_version or "?"
     pre.facts["driver_cuda"] = driver_cuda
-    if driver_cuda is None or version_tuple(cuda) <= version_tuple(driver_cuda):
+    # The rule is compat's: the highest CUDA the driver reports against the toolkit's.
+    mode = driver_support(None, cuda, "linux", None, driver_cuda).mode
+    if mode in ("full", "unknown"):
         return
     fix = f"use a CUDA {driver_cuda} toolkit (CUDA_HOME), or upgrade the driver"
-    if version_tuple(cuda)[:1] != version_tuple(driver_cuda)[:1]:
+    if mode == "too-old":
         pre.add("nvcc-newer-than-driver", "error",
                 f"the toolkit (CUDA {cuda}) is a newer major release than the driver {driver} "
                 f"supports (CUDA {driver_cuda}): minor-version compatibility stops at the major, so "

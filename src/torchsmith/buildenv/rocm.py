@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, List, Tuple
+from typing import List, Tuple
 
+from torchsmith.buildenv.model import Preflight
 from torchsmith.host import Host
 from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
-
-if TYPE_CHECKING:
-    from torchsmith.buildenv import Preflight
 
 __all__ = ["check_rocm", "gcc_installs"]
 

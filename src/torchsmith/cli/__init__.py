@@ -104,9 +104,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _write_err("interrupted\n")
         return 130
     except Exception as exc:  # a bug: say where in one line, the traceback only when asked
-        import os
+        from torchsmith.host.live import process_environ
 
-        if os.environ.get("TORCHSMITH_DEBUG"):
+        if process_environ().get("TORCHSMITH_DEBUG"):
             raise
         return _internal_error(exc, _wants_json(args_list))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from torchsmith.errors import TorchsmithError
@@ -70,7 +69,11 @@ class Context:
 
     def __init__(self, args: argparse.Namespace, environ: Optional[Mapping[str, str]] = None) -> None:
         self.args = args
-        self.environ = dict(os.environ if environ is None else environ)
+        if environ is None:
+            from torchsmith.host.live import process_environ
+
+            environ = process_environ()
+        self.environ = dict(environ)
         self.warnings: List[str] = []
         self._machine: Optional[Machine] = None
         self._kb: Optional[KnowledgeBase] = None
@@ -137,7 +140,7 @@ class Context:
 
             host_file = getattr(self.args, "host", None)
             if host_file:
-                from torchsmith.machine import load_machine
+                from torchsmith.probe import load_machine
 
                 base = load_machine(host_file)
             else:

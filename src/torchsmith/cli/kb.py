@@ -15,12 +15,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-from typing import IO, Any, Dict, List, Sequence
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
 from torchsmith.output import Result
 from torchsmith.versions import python_tag_key
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = ["add_arguments", "run"]
 
@@ -73,10 +76,9 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
 
 def _archs(ctx: Context, path: str) -> Result:
-    from torchsmith.host.live import LiveHost
     from torchsmith.kb.fatbin import read_path
 
-    codes = read_path(LiveHost(ctx.environ), path)
+    codes = read_path(ctx.host(), path)
     data = {"path": path, "binaries": [code.to_json() for code in codes]}
 
     def human(out: IO[str]) -> None:
@@ -98,7 +100,7 @@ def _counted(names: Sequence[str], counts: Dict[str, int], containers: int) -> L
     return [name if counts[name] == containers else f"{name} ({counts[name]}/{containers})" for name in names]
 
 
-def _age_days(kb_version: str) -> Any:
+def _age_days(kb_version: str) -> Optional[int]:
     try:
         made = datetime.date(*(int(p) for p in kb_version.split("+", 1)[0].split(".")[:3]))
     except (TypeError, ValueError):
@@ -106,7 +108,7 @@ def _age_days(kb_version: str) -> Any:
     return (datetime.date.today() - made).days
 
 
-def _counts(kb: Any) -> Dict[str, Dict[str, int]]:
+def _counts(kb: KnowledgeBase) -> Dict[str, Dict[str, int]]:
     from torchsmith.kb.model import TABLE_FILES
 
     out = {}
@@ -200,7 +202,7 @@ def _plain(row: Any) -> Dict[str, Any]:
     return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
 
 
-def _validate(ctx: Context, path: Any) -> Result:
+def _validate(ctx: Context, path: Optional[str]) -> Result:
     from torchsmith.kb import load_kb
 
     # Without DIR: the packaged data and the refresh overlay every command would read with it.
@@ -223,7 +225,7 @@ def _validate(ctx: Context, path: Any) -> Result:
 
 def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.kb import default_overlay_dir
-    from torchsmith.kb.refresh import configured_indexes, refresh, urllib_fetch
+    from torchsmith.kb.refresh import configured_indexes, refresh
 
     overlay = args.overlay or default_overlay_dir(ctx.environ)
     if os.path.exists(overlay) and not os.path.isdir(overlay):  # found before any download
@@ -240,7 +242,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
-    result = refresh(overlay_dir=overlay, fetch=urllib_fetch, index_base=args.torch_index,
+    result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
                      variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
     data = {"overlay": overlay, **result, "notes": notes}
 

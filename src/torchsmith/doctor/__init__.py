@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from torchsmith.doctor.build import companion_built_for, torch_build
 from torchsmith.doctor.checks import CHECKS, run_checks
+from torchsmith.doctor.fixes import KbSource
 from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_kernels, inspect_static
 from torchsmith.doctor.model import Diagnosis, Fact, Finding
 from torchsmith.host import Host
@@ -72,7 +73,7 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
     return summary
 
 
-def diagnose_report(report: Dict[str, Any], machine: Machine, kb: Any = None) -> Diagnosis:
+def diagnose_report(report: Dict[str, Any], machine: Machine, kb: KbSource = None) -> Diagnosis:
     """Findings for already gathered snippet reports (pure)."""
     findings = run_checks(report, machine, kb)
     report.pop("_cache", None)
@@ -94,7 +95,7 @@ def python_info(report: Dict[str, Any]) -> PythonInfo:
     )
 
 
-def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick: bool = False,
+def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, quick: bool = False,
              timeout: float = DYNAMIC_TIMEOUT, report: Optional[Dict[str, Any]] = None) -> Diagnosis:
     """Inspect ``python``'s environment through ``host`` and check it against ``machine``.
 
@@ -112,32 +113,16 @@ def diagnose(host: Host, machine: Machine, python: str, kb: Any = None, *, quick
     return diagnose_report(report, machine, kb)
 
 
-def quick_verdict(target: Any, python: Optional[str] = None, host: Optional[Host] = None,
-                  kb: Any = None) -> List[str]:
+def quick_verdict(machine: Machine, python: Optional[str], host: Host, kb: KbSource = None) -> List[str]:
     """A few lines on an environment, without importing torch: for the ``torchsmith`` summary.
 
-    ``target`` is a :class:`~torchsmith.machine.Machine` or a CLI ``Context`` (then its machine,
-    its ``--python`` and its environment are used). ``python`` defaults to the interpreter running
-    torchsmith. Never raises: a failed inspection is itself a line.
+    ``python`` is the environment's interpreter (None: the one running torchsmith), inspected
+    through ``host``. Never raises: a failed inspection is itself a line.
     """
     import sys
 
     from torchsmith.errors import TorchsmithError
 
-    if isinstance(target, Machine):
-        machine = target
-        environ = None
-    else:
-        try:
-            machine = target.machine()
-        except TorchsmithError as exc:
-            return [f"Doctor   cannot describe this machine: {exc}"]
-        python = python or target.environment_python()
-        environ = target.environ
-    if host is None:
-        from torchsmith.host.live import LiveHost
-
-        host = LiveHost(environ)
     interpreter = python or sys.executable
     try:
         diagnosis = diagnose(host, machine, interpreter, kb, quick=True)

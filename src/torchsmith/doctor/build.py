@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Optional, Tuple
 
+from torchsmith.compat import Variant
 from torchsmith.versions import version_tuple
 
 __all__ = [
@@ -27,9 +28,10 @@ def local_label(version: str) -> str:
 
 
 def _variant_of(label: str) -> Optional[str]:
-    """The accelerator token inside a local label: cu124, cpu, rocm6.2, xpu."""
+    """The accelerator token inside a local label: cu124, cpu, rocm6.2, xpu (compat's names)."""
     match = re.search(r"(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)", label)
-    return match.group(1) if match else None
+    variant = Variant.parse(match.group(1)) if match else None
+    return variant.name if variant else None
 
 
 def _text(value: Any) -> Optional[str]:

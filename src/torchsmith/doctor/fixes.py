@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from torchsmith.machine import Machine
 
-__all__ = ["install_fix", "kb_of", "plan_for", "python_of", "quoted"]
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+    from torchsmith.plan.model import Plan
+
+__all__ = ["KbSource", "install_fix", "kb_of", "plan_for", "python_of", "quoted"]
+
+# The data, or a function that loads it (None when it cannot), called only when a fix needs a
+# plan: the doctor works, and reads nothing it does not need, in a broken installation too.
+KbSource = Union["KnowledgeBase", Callable[[], Optional["KnowledgeBase"]], None]
 
 # Companions the plan can pin next to torch; others are kept out of the fix's request.
 _PLANNED_COMPANIONS = ("torchvision", "torchaudio", "xformers", "mmcv", "flash-attn", "torch-scatter",
@@ -22,7 +30,7 @@ def python_of(report: Dict[str, Any]) -> str:
     return str((report.get("python") or {}).get("executable") or "python")
 
 
-def kb_of(kb: Any) -> Any:
+def kb_of(kb: KbSource) -> Optional[KnowledgeBase]:
     """The data: ``kb`` itself, or what the loader ``kb`` returns (None when unavailable)."""
     return kb() if callable(kb) else kb
 
@@ -39,17 +47,18 @@ def _requirements(report: Dict[str, Any], with_others: bool) -> Tuple[str, ...]:
     return ("torch", *sorted({n for n in installed if n in keep}))
 
 
-def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]:
+def plan_for(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Optional[Plan]:
     """The plan for this host and this environment's packages; None without a resolver or data.
 
     ``kb`` is the data, or a function returning it (or None), called only when a plan is needed.
     """
     cache = _cache(report)
     if "plan" in cache:
-        return cache["plan"]
-    plan = None
-    kb = kb_of(kb)  # a loader is called only here: the data is read only when a fix needs a plan
-    if kb is not None:
+        cached: Optional[Plan] = cache["plan"]
+        return cached
+    plan: Optional[Plan] = None
+    data = kb_of(kb)  # a loader is called only here: the data is read only when a fix needs a plan
+    if data is not None:
         try:
             from torchsmith.plan.model import Request
             from torchsmith.plan.resolve import resolve
@@ -58,7 +67,8 @@ def plan_for(report: Dict[str, Any], machine: Machine, kb: Any) -> Optional[Any]
         if resolve is not None:
             for with_others in (True, False):
                 try:
-                    candidate = resolve(machine, Request(requirements=_requirements(report, with_others)), kb)
+                    request = Request(requirements=_requirements(report, with_others))
+                    candidate = resolve(machine, request, data)
                 except Exception:  # a resolver bug must not cost the diagnosis
                     continue
                 if getattr(candidate, "ok", False):
@@ -76,7 +86,7 @@ def _conda_owned(report: Dict[str, Any]) -> Optional[str]:
     return str(prefix) if prefix and conda_torch and not pip_torch else None
 
 
-def _rendered(plan: Any, python: str, conda_prefix: Optional[str]) -> Optional[List[str]]:
+def _rendered(plan: Plan, python: str, conda_prefix: Optional[str]) -> Optional[List[str]]:
     """The plan's install steps for this environment; None without a renderer.
 
     pip steps run with the environment's interpreter; in a conda environment whose torch came
@@ -106,7 +116,7 @@ def _rendered(plan: Any, python: str, conda_prefix: Optional[str]) -> Optional[L
     return [shell_join(step) for step in steps] or None
 
 
-def install_fix(report: Dict[str, Any], machine: Machine, kb: Any) -> Tuple[str, ...]:
+def install_fix(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Tuple[str, ...]:
     """Commands that put the right torch stack for this host into this environment."""
     cache = _cache(report)
     if "install" in cache:

@@ -243,14 +243,8 @@ def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
-def _signature(raw: Any, index: int, path: str) -> Signature:
-    where = f"{path}: signature #{index + 1}"
-    if not isinstance(raw, Mapping):
-        raise _invalid(where, "must be an object")
-    sig_id = raw.get("id")
-    if not isinstance(sig_id, str) or not _ID.match(sig_id):
-        raise _invalid(where, f"'id' must be kebab-case, got {sig_id!r}")
-    where = f"{path}: signature {sig_id!r}"
+def _check_fields(raw: Mapping[str, Any], where: str) -> None:
+    """Every required field there, none unknown, a title and a cause."""
     missing = [k for k in _REQUIRED if k not in raw]
     if missing:
         raise _invalid(where, f"missing {', '.join(missing)}")
@@ -260,6 +254,17 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     for field in ("title", "cause"):
         if not isinstance(raw[field], str) or not raw[field].strip():
             raise _invalid(where, f"'{field}' must be a non-empty string")
+
+
+def _signature(raw: Any, index: int, path: str) -> Signature:
+    where = f"{path}: signature #{index + 1}"
+    if not isinstance(raw, Mapping):
+        raise _invalid(where, "must be an object")
+    sig_id = raw.get("id")
+    if not isinstance(sig_id, str) or not _ID.match(sig_id):
+        raise _invalid(where, f"'id' must be kebab-case, got {sig_id!r}")
+    where = f"{path}: signature {sig_id!r}"
+    _check_fields(raw, where)
     sources = _strings(raw["sources"], where, "sources")
     bad = [s for s in sources if not s.startswith(("https://", "http://"))]
     if bad:

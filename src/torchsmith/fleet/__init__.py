@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.compat import DriverVersion
 from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo, sm_arch
 from torchsmith.plan.model import Plan
 from torchsmith.versions import version_tuple
@@ -162,6 +163,12 @@ def _oldest(values: Sequence[Optional[str]]) -> Optional[str]:
     return min(known, key=version_tuple) if known else None
 
 
+def _driver_order(nvidia: NvidiaInfo) -> Tuple[int, ...]:
+    """Oldest driver first (compat's DriverVersion); an unknown one last."""
+    driver = DriverVersion.parse(nvidia.driver_version)
+    return driver.parts if driver else (9999,)
+
+
 def shared_machine(groups: Sequence[NodeGroup]) -> Tuple[Optional[Machine], List[str]]:
     """The synthetic machine a shared environment must run on, or why there is none.
 
@@ -193,7 +200,7 @@ def shared_machine(groups: Sequence[NodeGroup]) -> Tuple[Optional[Machine], List
     nvidia_infos = [m.nvidia for m in machines if m.nvidia is not None and m.nvidia.gpus]
     nvidia: Optional[NvidiaInfo] = None
     if nvidia_infos:
-        oldest = min(nvidia_infos, key=lambda n: version_tuple(n.driver_version) or (9999,))
+        oldest = min(nvidia_infos, key=_driver_order)
         nvidia = NvidiaInfo(
             driver_version=oldest.driver_version,
             driver_version_source="the oldest driver in the fleet",

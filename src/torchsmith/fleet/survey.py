@@ -86,7 +86,7 @@ def survey_fleet(host: Host, planner: Planner, profiles: Sequence[str],
 
 def load_profiles(paths: Sequence[str]) -> List[Tuple[str, Machine]]:
     """(node name, machine) of each profile file; a repeated name gets ``#2``, ``#3`` ..."""
-    from torchsmith.machine import load_machine
+    from torchsmith.probe import load_machine
 
     named: List[Tuple[str, Machine]] = []
     names: Dict[str, int] = {}

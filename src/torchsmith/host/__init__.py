@@ -11,8 +11,8 @@ import os
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
-__all__ = ["OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "PlatformInfo", "bound_output",
-           "command_key"]
+__all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "PlatformInfo",
+           "bound_output", "command_key"]
 
 # No file torchsmith reads about a machine is legitimately larger than this.
 READ_LIMIT = 4 * 1024 * 1024
@@ -20,6 +20,8 @@ READ_LIMIT = 4 * 1024 * 1024
 # for the first error line, the tail for the JSON the snippets print last. A runaway tool (50 MB
 # of garbage) then costs at most 2 MiB of memory per stream, and what parses it stays quick.
 OUTPUT_LIMIT = 1024 * 1024
+# The largest web page torchsmith reads (a PEP 503 page of torch is about 1 MB).
+FETCH_LIMIT = 64 * 1024 * 1024
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -133,6 +135,10 @@ class Host(Protocol):
 
     def platform(self) -> PlatformInfo:
         """What Python knows of the interpreter and OS."""
+
+    def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
+        """The text at ``url`` (HTTP GET; proxies from the environment, credentials from the URL
+        or netrc). Raises ``torchsmith.errors.FetchError``, also for a body over ``max_bytes``."""
 
 
 def command_key(argv: Sequence[str]) -> str:

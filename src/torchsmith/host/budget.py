@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import IO, Callable, List, Mapping, Optional, Sequence
 
-from torchsmith.host import CommandResult, Host, PlatformInfo
+from torchsmith.host import FETCH_LIMIT, CommandResult, Host, PlatformInfo
 
 __all__ = ["BUDGET_ENV", "DEFAULT_PROBE_BUDGET", "BudgetHost", "probe_budget"]
 
@@ -72,3 +72,6 @@ class BudgetHost:
 
     def platform(self) -> PlatformInfo:
         return self._inner.platform()
+
+    def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
+        return self._inner.fetch_url(url, timeout, max_bytes)

@@ -12,52 +12,16 @@ import sys
 import sysconfig
 import threading
 import time
-from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import IO, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
-from torchsmith.host import OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
+from torchsmith.errors import FetchError
+from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
+from torchsmith.host.files import NotAFileError, read_bounded, read_whole
 
-__all__ = ["LiveHost", "NotAFileError", "read_bounded", "read_whole"]
+__all__ = ["LiveHost", "NotAFileError", "process_environ", "read_bounded", "read_whole"]
 
 _CHUNK = 64 * 1024
 _T = TypeVar("_T")
-
-
-class NotAFileError(OSError):
-    """A path that is a FIFO, a device or a socket: reading it could block forever or never end."""
-
-
-def read_bounded(path: str, head: int, tail: int = 0) -> Tuple[bytes, int]:
-    """The first ``head`` and last ``tail`` bytes of a regular file, and how many were skipped.
-
-    Refuses (NotAFileError) anything but a regular file, without blocking: it is opened with
-    O_NONBLOCK only after ``stat`` said it is one, and checked again once open. Raises OSError.
-    """
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise NotAFileError(f"{path} is not a regular file (a FIFO, device or socket)")
-    flags = os.O_RDONLY
-    for extra in ("O_NONBLOCK", "O_NOCTTY", "O_BINARY"):  # not every OS has each
-        flags |= getattr(os, extra, 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise NotAFileError(f"{path} is not a regular file")
-        data = handle.read(head)
-        if not tail:
-            # /proc and /sys files say size 0 however long they are: one more byte tells.
-            return data, max(1, info.st_size - head) if handle.read(1) else 0
-        start = max(handle.tell(), info.st_size - tail)
-        skipped = start - handle.tell()
-        handle.seek(start)
-        return data + handle.read(tail), skipped
-
-
-def read_whole(path: str, limit: int) -> bytes:
-    """All of a regular file of at most ``limit`` bytes; OSError for anything else."""
-    data, skipped = read_bounded(path, limit)
-    if skipped:
-        raise OSError(f"{path} is larger than {limit // (1024 * 1024)} MiB")
-    return data
 
 
 # A file on a hung network mount blocks in the kernel, where no timeout reaches: such a read is
@@ -81,10 +45,15 @@ def _within(seconds: float, work: Callable[[], _T]) -> Optional[_T]:
     return box[0] if box else None
 
 
+def process_environ() -> Dict[str, str]:
+    """A copy of torchsmith's own environment: the one place that reads it (the CLI's entry)."""
+    return dict(os.environ)
+
+
 class LiveHost:
     def __init__(self, environ: Optional[Mapping[str, str]] = None,
                  read_timeout: float = READ_TIMEOUT) -> None:
-        self._environ = dict(os.environ if environ is None else environ)
+        self._environ = process_environ() if environ is None else dict(environ)
         self._read_timeout = read_timeout
 
     def read_text(self, path: str) -> Optional[str]:
@@ -133,6 +102,9 @@ class LiveHost:
     def environ(self) -> Mapping[str, str]:
         return self._environ
 
+    def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
+        return fetch_url(url, timeout, max_bytes, self._environ)
+
     def platform(self) -> PlatformInfo:
         libc_name, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
         return PlatformInfo(
@@ -151,6 +123,62 @@ class LiveHost:
             mac_version=platform.mac_ver()[0] if sys.platform == "darwin" else "",
             windows_version=platform.version() if sys.platform == "win32" else "",
         )
+
+
+def fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:
+    """GET ``url`` through urllib (proxies from the environment); one-line errors."""
+    import urllib.error
+    import urllib.request
+
+    from torchsmith.redact import redact, split_credentials
+
+    headers = {"Accept": "text/html", "User-Agent": "torchsmith"}
+    bare, userinfo = split_credentials(url)
+    request = urllib.request.Request(bare, headers=headers)
+    authorization = _authorization(bare, userinfo, environ)
+    if authorization:  # not carried over to another host on a redirect
+        request.add_unredirected_header("Authorization", authorization)
+    shown = redact(url)  # every message below names the URL without its credentials
+    opener = urllib.request.build_opener()  # a fresh ProxyHandler: proxies as set now
+    try:
+        with opener.open(request, timeout=timeout) as response:
+            body: bytes = response.read(max_bytes + 1)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        if exc.code == 404:
+            raise FetchError(f"{shown}: not found (HTTP 404)", status=404) from None
+        raise FetchError(f"cannot read {shown}: HTTP {exc.code} {exc.reason}", status=exc.code,
+                         hint="check the index URL, or your proxy settings") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise FetchError(f"cannot reach {shown}: {reason}",
+                         hint="check the network (set https_proxy if you use a proxy)") from None
+    if len(body) > max_bytes:
+        raise FetchError(f"{shown} is larger than {max_bytes} bytes: not read")
+    return body.decode("utf-8", "replace")
+
+
+def _authorization(url: str, userinfo: str, environ: Mapping[str, str]) -> Optional[str]:
+    """An ``Authorization: Basic`` value from the URL's userinfo, else from netrc (as pip does)."""
+    import base64
+    import urllib.parse
+
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        user, password = urllib.parse.unquote(user), urllib.parse.unquote(password)
+    else:
+        import netrc
+
+        host = urllib.parse.urlsplit(url).hostname or ""
+        try:
+            entry = netrc.netrc(environ.get("NETRC") or None).authenticators(host)
+        except (OSError, netrc.NetrcParseError):
+            entry = None
+        if not entry:
+            return None
+        user, password = entry[0] or "", entry[2] or ""
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return f"Basic {token}"
 
 
 class _Capture:

@@ -5,7 +5,8 @@ A capture is one JSON document::
     {"schema": 1, "slug": "...", "description": "...", "sources": ["where each text came from"],
      "platform": {PlatformInfo fields}, "environ": {...},
      "files": {path: text | null}, "dirs": {path: [names] | null}, "which": {name: path | null},
-     "commands": {command_key: {"returncode", "stdout", "stderr", "timed_out", "not_found"}}}
+     "commands": {command_key: {"returncode", "stdout", "stderr", "timed_out", "not_found"}},
+     "urls": {url: {"status": 200, "body": "..."}}}
 
 Anything a capture does not mention is absent: no file, no directory, no executable.
 """
@@ -14,8 +15,17 @@ from __future__ import annotations
 
 from typing import IO, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set
 
-from torchsmith.errors import ProfileError, load_json_file
-from torchsmith.host import READ_LIMIT, CommandResult, Host, PlatformInfo, bound_output, command_key
+from torchsmith.errors import FetchError, ProfileError, load_json_file
+from torchsmith.host import (
+    FETCH_LIMIT,
+    READ_LIMIT,
+    CommandResult,
+    Host,
+    PlatformInfo,
+    bound_output,
+    command_key,
+)
+from torchsmith.redact import redact, strip_credentials
 
 __all__ = ["CAPTURE_SCHEMA", "RecordedHost", "RecordingHost", "is_capture", "load_capture"]
 
@@ -37,6 +47,7 @@ class RecordedHost:
         self._dirs: Mapping[str, Any] = _section(capture, "dirs")
         self._which: Mapping[str, Any] = _section(capture, "which")
         self._commands: Mapping[str, Any] = _section(capture, "commands")
+        self._urls: Mapping[str, Any] = _section(capture, "urls")
         self._environ: Dict[str, str] = {
             str(k): str(v) for k, v in _section(capture, "environ").items()
         }
@@ -81,6 +92,9 @@ class RecordedHost:
     def platform(self) -> PlatformInfo:
         return self._platform
 
+    def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
+        return replay_fetch(self._urls.get(url, self._urls.get(strip_credentials(url))), url, max_bytes)
+
 
 class _ReadTracker(Mapping[str, str]):
     """The environment, remembering which variables were asked for (present or not)."""
@@ -122,6 +136,7 @@ class RecordingHost:
         self.dirs: Dict[str, Optional[List[str]]] = {}
         self.which_answers: Dict[str, Optional[str]] = {}
         self.commands: Dict[str, Dict[str, Any]] = {}
+        self.urls: Dict[str, Dict[str, Any]] = {}
         self.read_environ: Dict[str, str] = {}
         self._read_keys: Set[str] = set()
 
@@ -158,6 +173,16 @@ class RecordingHost:
     def platform(self) -> PlatformInfo:
         return self._inner.platform()
 
+    def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
+        shown = strip_credentials(url)  # a capture is shared: no credentials in it
+        try:
+            body = self._inner.fetch_url(url, timeout, max_bytes)
+        except FetchError as exc:
+            self.urls[shown] = {"status": exc.status, "error": str(exc)}
+            raise
+        self.urls[shown] = {"status": 200, "body": body}
+        return body
+
     def capture(self, slug: str = "recorded", description: str = "") -> Dict[str, Any]:
         environ = self._inner.environ()
         keys = self._environ_keys if self._environ_keys is not None else sorted(self._read_keys)
@@ -172,7 +197,25 @@ class RecordingHost:
             "dirs": dict(sorted(self.dirs.items())),
             "which": dict(sorted(self.which_answers.items())),
             "commands": dict(sorted(self.commands.items())),
+            **({"urls": dict(sorted(self.urls.items()))} if self.urls else {}),
         }
+
+
+def replay_fetch(answer: Any, url: str, max_bytes: int) -> str:
+    """What a recorded URL gave: its body, or the FetchError it raised (absent: not reachable)."""
+    shown = redact(url)
+    if not isinstance(answer, Mapping):
+        raise FetchError(f"cannot reach {shown}: not in the capture")
+    status = answer.get("status")
+    body = answer.get("body")
+    if status == 200 and isinstance(body, str):
+        if len(body.encode("utf-8")) > max_bytes:
+            raise FetchError(f"{shown} is larger than {max_bytes} bytes: not read")
+        return body
+    code = status if isinstance(status, int) and not isinstance(status, bool) else None
+    if code == 404:
+        raise FetchError(f"{shown}: not found (HTTP 404)", status=404)
+    raise FetchError(str(answer.get("error") or f"cannot read {shown}: HTTP {code}"), status=code)
 
 
 def _section(capture: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -78,7 +78,11 @@ REFRESH_FILE = "refresh.json"
 
 def default_overlay_dir(environ: Optional[Mapping[str, str]] = None) -> str:
     """Where `kb refresh` writes: ``$TORCHSMITH_CACHE_DIR/kb-overlay`` or the user cache dir."""
-    env = os.environ if environ is None else environ
+    if environ is None:
+        from torchsmith.host.live import process_environ  # the CLI passes its own
+
+        environ = process_environ()
+    env = environ
     base = env.get("TORCHSMITH_CACHE_DIR")
     if not base:
         if env.get("XDG_CACHE_HOME"):

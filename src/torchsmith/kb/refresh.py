@@ -3,7 +3,8 @@
 The only module of torchsmith that opens network connections. It reads the PEP 503 simple pages
 ``<torch index base>/<variant>/torch/`` (download.pytorch.org by default, from the packaged
 manifest) and ``<index>/torch/`` of the package index the user configured for pip or uv (never
-a built-in registry). urllib honours ``http_proxy``/``https_proxy``/``no_proxy``.
+a built-in registry), through ``Host.fetch_url`` (which honours ``http_proxy``/``https_proxy``/
+``no_proxy`` and netrc).
 
 What it learns: torch releases newer than the packaged data, new variants of known releases
 and the Python tags their wheels exist for. New releases inherit the GPU architecture lists of
@@ -24,15 +25,15 @@ import tempfile
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.compat import Variant
-from torchsmith.errors import TorchsmithError
-from torchsmith.kb import DATA_DIR, REFRESH_FILE, load_kb
+from torchsmith.errors import FetchError, TorchsmithError
+from torchsmith.kb import DATA_DIR, REFRESH_FILE, KnowledgeBase, load_kb
 from torchsmith.kb.loader import is_version, version_key
-from torchsmith.redact import redact, redact_data, split_credentials, strip_credentials
+from torchsmith.redact import redact, redact_data, strip_credentials
 from torchsmith.versions import python_tag_key
 
-__all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "refresh", "urllib_fetch"]
+__all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "refresh"]
 
-# url, timeout -> page text; raises RefreshError.
+# url, timeout -> page text (Host.fetch_url); raises FetchError.
 Fetch = Callable[[str, float], str]
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>([^<]*)</a>", re.IGNORECASE)
@@ -42,64 +43,6 @@ _WHEEL = re.compile(r"^torch-([^-]+)-(cp\d+|py3)-([^-]+)-([^-]+)\.whl$")
 
 class RefreshError(TorchsmithError):
     code = "kb-refresh-failed"
-
-
-class NotFound(RefreshError):
-    """The index answered 404: this variant or package is not there (not an outage)."""
-
-
-def urllib_fetch(url: str, timeout: float) -> str:
-    """GET ``url`` through urllib (proxies from the environment); one-line errors."""
-    import urllib.error
-    import urllib.request
-
-    headers = {"Accept": "text/html", "User-Agent": "torchsmith-kb-refresh"}
-    bare, userinfo = split_credentials(url)
-    request = urllib.request.Request(bare, headers=headers)
-    authorization = _authorization(bare, userinfo)
-    if authorization:  # not carried over to another host on a redirect
-        request.add_unredirected_header("Authorization", authorization)
-    shown = redact(url)
-    url = shown  # every message below names the URL without its credentials
-    opener = urllib.request.build_opener()  # a fresh ProxyHandler: proxies as set now
-    try:
-        with opener.open(request, timeout=timeout) as response:
-            body: bytes = response.read()
-            return body.decode("utf-8", "replace")
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        if exc.code == 404:
-            raise NotFound(f"{url}: not found (HTTP 404)") from None
-        raise RefreshError(f"cannot read {url}: HTTP {exc.code} {exc.reason}",
-                           hint="check the index URL, or your proxy settings") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise RefreshError(f"cannot reach {url}: {reason}",
-                           hint="`kb refresh` needs the network (set https_proxy if you use a proxy); "
-                                "every other command works offline from packaged data") from None
-
-
-def _authorization(url: str, userinfo: str) -> Optional[str]:
-    """An ``Authorization: Basic`` value from the URL's userinfo, else from netrc (as pip does)."""
-    import base64
-    import urllib.parse
-
-    if userinfo:
-        user, _, password = userinfo.partition(":")
-        user, password = urllib.parse.unquote(user), urllib.parse.unquote(password)
-    else:
-        import netrc
-
-        host = urllib.parse.urlsplit(url).hostname or ""
-        try:
-            entry = netrc.netrc(os.environ.get("NETRC") or None).authenticators(host)
-        except (OSError, netrc.NetrcParseError):
-            entry = None
-        if not entry:
-            return None
-        user, password = entry[0] or "", entry[2] or ""
-    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-    return f"Basic {token}"
 
 
 # --- the user's package index ---------------------------------------------------------------
@@ -137,7 +80,11 @@ def configured_indexes(environ: Optional[Mapping[str, str]] = None) -> List[Tupl
     configuration files (later files win, as in pip), then ``uv.toml``. Empty when nothing is
     configured: torchsmith does not assume a registry.
     """
-    env = os.environ if environ is None else environ
+    if environ is None:
+        from torchsmith.host.live import process_environ
+
+        environ = process_environ()
+    env = environ
     found: List[Tuple[str, str]] = []
     for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
         if env.get(name):
@@ -245,9 +192,14 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
     """The parsed simple page at ``url``; None (noted in ``read``) when the index has none."""
     try:
         page = fetch(url, timeout)
-    except NotFound:
-        read.append({"url": redact(url), "status": "not found"})
-        return None
+    except FetchError as exc:
+        if exc.status == 404:  # this variant or package is not there (not an outage)
+            read.append({"url": redact(url), "status": "not found"})
+            return None
+        hint = exc.hint if exc.status is not None else (
+            "`kb refresh` needs the network (set https_proxy if you use a proxy); "
+            "every other command works offline from packaged data")
+        raise RefreshError(exc.message, hint=hint) from None
     return parse_simple_page(page)
 
 
@@ -325,7 +277,7 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     return provenance
 
 
-def _recent_variants(kb: Any) -> List[str]:
+def _recent_variants(kb: KnowledgeBase) -> List[str]:
     names: List[str] = []
     for release in kb.releases[:6]:
         for variant in release.variants:
@@ -339,7 +291,7 @@ def _raw_releases() -> Dict[str, Dict[str, Any]]:
         return {row["version"]: row for row in json.load(handle)["releases"]}
 
 
-def _overlay_rows(kb: Any, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]],
+def _overlay_rows(kb: KnowledgeBase, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]],
                   pypi: Dict[str, Dict[str, Set[str]]], base: str) -> Tuple[List[Dict[str, Any]],
                                                                             List[Dict[str, Any]], str]:
     raw = _raw_releases()
@@ -400,7 +352,8 @@ def _overlay_rows(kb: Any, per_variant: Dict[str, Dict[str, Dict[str, Dict[str, 
     return rows, toolkits, newest
 
 
-def _inferred_variant(kb: Any, name: str, platforms: Dict[str, Set[str]], base: str) -> Dict[str, Any]:
+def _inferred_variant(kb: KnowledgeBase, name: str, platforms: Dict[str, Set[str]],
+                      base: str) -> Dict[str, Any]:
     variant: Dict[str, Any] = {"name": name, **_kind(name), "platforms": _platform_order(set(platforms)),
                                "uncertain": True, "from_refresh": True, "index_url": f"{base}/{name}"}
     template = next((r.variant(name) for r in kb.releases if r.variant(name) is not None), None)

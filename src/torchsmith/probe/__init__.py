@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 from torchsmith.host import Host
 from torchsmith.host.budget import BudgetHost, probe_budget
@@ -27,7 +27,7 @@ from torchsmith.probe.system import (
     detect_toolkits,
 )
 
-__all__ = ["inspect_python", "probe"]
+__all__ = ["inspect_python", "load_machine", "probe"]
 
 _SNIPPET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "snippets", "python_info.py")
@@ -98,3 +98,16 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
         scheduler=detect_scheduler(host),
         notes=tuple(notes),
     )
+
+
+def load_machine(path: str) -> Machine:
+    """Read ``--host FILE``: a host profile (``probe --json``) or a capture (``probe --record``)."""
+    from torchsmith.errors import ProfileError, load_json_file
+    from torchsmith.host.recorded import RecordedHost, is_capture
+
+    data = load_json_file(path, "host profile", ProfileError)
+    if isinstance(data, Mapping) and "data" in data and "kind" not in data:
+        data = data["data"]  # accept the whole `probe --json` envelope too
+    if is_capture(data):  # a `probe --record` capture: probe the machine it recorded
+        return probe(RecordedHost(data))
+    return Machine.from_json(data)

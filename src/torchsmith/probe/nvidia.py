@@ -296,14 +296,7 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
         gpus_src = "nvml" if gpus else ""
 
     if not driver:
-        for path in ("/proc/driver/nvidia/version", "/sys/module/nvidia/version"):
-            text = host.read_text(path)
-            found = parse_proc_driver_version(text) if text else None
-            if found:
-                driver, driver_src = found, path
-                break
-            if text is not None:
-                notes.append(ProbeNote(path, "present but no driver version could be read"))
+        driver, driver_src = _driver_from_files(host, notes)
 
     smi_gpus = None
     if nvml_hung:
@@ -331,20 +324,8 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
 
     if not driver and not gpus:
         return None
-    if len(gpus) > MAX_GPUS:
-        notes.append(ProbeNote(gpus_src or "nvidia", f"listed {len(gpus)} GPUs, more than any node "
-                                                     f"has: kept the first {MAX_GPUS}"))
-        gpus = gpus[:MAX_GPUS]
-    visible: Optional[Tuple[int, ...]] = None
-    cvd = host.environ().get("CUDA_VISIBLE_DEVICES")
-    if cvd is not None and gpus:
-        visible = parse_visible_devices(cvd, gpus)
-        hidden = len(gpus) - len(visible)
-        if hidden:
-            notes.append(ProbeNote(
-                "CUDA_VISIBLE_DEVICES",
-                f"CUDA_VISIBLE_DEVICES={cvd!r} hides {hidden} of {len(gpus)} GPU(s) from CUDA",
-            ))
+    gpus = _at_most_max(gpus, gpus_src, notes)
+    visible = _visible(host, gpus, notes)
     if driver and not gpus:
         notes.append(ProbeNote("nvidia", f"driver {driver} is loaded but no GPU could be listed"))
     return NvidiaInfo(
@@ -352,3 +333,37 @@ def detect_nvidia(host: Host, notes: List[ProbeNote]) -> Optional[NvidiaInfo]:
         driver_cuda=cuda, driver_cuda_source=cuda_src or "",
         gpus=gpus, gpus_source=gpus_src, visible=visible,
     )
+
+
+def _driver_from_files(host: Host, notes: List[ProbeNote]) -> Tuple[Optional[str], Optional[str]]:
+    """(driver version, the file it came from) from the kernel module's files."""
+    for path in ("/proc/driver/nvidia/version", "/sys/module/nvidia/version"):
+        text = host.read_text(path)
+        found = parse_proc_driver_version(text) if text else None
+        if found:
+            return found, path
+        if text is not None:
+            notes.append(ProbeNote(path, "present but no driver version could be read"))
+    return None, None
+
+
+def _visible(host: Host, gpus: Tuple[NvidiaGpu, ...], notes: List[ProbeNote]) -> Optional[Tuple[int, ...]]:
+    """The indexes CUDA_VISIBLE_DEVICES leaves to CUDA; None when it is unset (all of them)."""
+    cvd = host.environ().get("CUDA_VISIBLE_DEVICES")
+    if cvd is None or not gpus:
+        return None
+    visible = parse_visible_devices(cvd, gpus)
+    hidden = len(gpus) - len(visible)
+    if hidden:
+        notes.append(ProbeNote(
+            "CUDA_VISIBLE_DEVICES",
+            f"CUDA_VISIBLE_DEVICES={cvd!r} hides {hidden} of {len(gpus)} GPU(s) from CUDA",
+        ))
+    return visible
+
+
+def _at_most_max(gpus: Tuple[NvidiaGpu, ...], source: str, notes: List[ProbeNote]) -> Tuple[NvidiaGpu, ...]:
+    if len(gpus) > MAX_GPUS:
+        notes.append(ProbeNote(source or "nvidia", f"listed {len(gpus)} GPUs, more than any node "
+                                                   f"has: kept the first {MAX_GPUS}"))
+    return gpus[:MAX_GPUS]

@@ -189,43 +189,54 @@ def find_libstdcxx(environ, conda_prefix):
     return None
 
 
-def main():
-    environ = os.environ
-    prefix = sys.prefix
-    base_prefix = getattr(sys, "base_prefix", getattr(sys, "real_prefix", prefix))
-    conda_prefix = prefix if os.path.isdir(os.path.join(prefix, "conda-meta")) else None
-    paths = [p for p in sys.path if p and os.path.isdir(p)]
-    dists = scan_distributions(paths)
-
-    # torch: the copy `import torch` would load is the first on sys.path.
+def torch_facts(paths):
+    """The torch `import torch` would load (the first on sys.path), read from its files."""
     torch_dir = None
     for site in paths:
         if os.path.isfile(os.path.join(site, "torch", "__init__.py")):
             torch_dir = os.path.join(site, "torch")
             break
-    torch = None
-    if torch_dir:
-        version_py = parse_version_py(read(os.path.join(torch_dir, "version.py")))
-        torch = {
-            "path": torch_dir,
-            "version": version_py.get("__version__"),
-            "cuda": version_py.get("cuda"),
-            "hip": version_py.get("hip"),
-            "git_version": version_py.get("git_version"),
-            "version_file": os.path.join(torch_dir, "version.py"),
-        }
-        lib_dir = os.path.join(torch_dir, "lib")
-        needed = []
-        for lib in ("libc10.so", "libtorch_python.so"):
-            path = os.path.join(lib_dir, lib)
-            if os.path.exists(path):
-                needed = glibcxx_versions(path)
-                if needed:
-                    torch["glibcxx_file"] = path
-                    break
-        torch["glibcxx_needed"] = fmt(needed[-1]) if needed else None
-        torch["bundled_cuda_libs"] = [n for n in listdir(lib_dir) if CUDA_LIB.match(n)]
+    if not torch_dir:
+        return None
+    version_py = parse_version_py(read(os.path.join(torch_dir, "version.py")))
+    torch = {
+        "path": torch_dir,
+        "version": version_py.get("__version__"),
+        "cuda": version_py.get("cuda"),
+        "hip": version_py.get("hip"),
+        "git_version": version_py.get("git_version"),
+        "version_file": os.path.join(torch_dir, "version.py"),
+    }
+    lib_dir = os.path.join(torch_dir, "lib")
+    needed = []
+    for lib in ("libc10.so", "libtorch_python.so"):
+        path = os.path.join(lib_dir, lib)
+        if os.path.exists(path):
+            needed = glibcxx_versions(path)
+            if needed:
+                torch["glibcxx_file"] = path
+                break
+    torch["glibcxx_needed"] = fmt(needed[-1]) if needed else None
+    torch["bundled_cuda_libs"] = [n for n in listdir(lib_dir) if CUDA_LIB.match(n)]
+    return torch
 
+
+def companion_facts(dist, fields, installer):
+    direct = read(os.path.join(dist["metadata_dir"], "direct_url.json"), 64 * 1024)
+    url = None
+    if direct:
+        try:
+            url = json.loads(direct).get("url")
+        except ValueError:
+            url = None
+    return {"name": dist["name"], "version": dist["version"],
+            "location": dist["location"], "metadata": dist["metadata_dir"],
+            "torch_requires": torch_requires(fields.get("requires-dist", [])),
+            "url": url, "installer": installer}
+
+
+def distribution_facts(dists):
+    """(torch installs, companions, NVIDIA runtime wheels) among the installed distributions."""
     installs = []
     companions = []
     nvidia_wheels = []
@@ -240,25 +251,16 @@ def main():
                              "nvidia_requires": [r for r in fields.get("requires-dist", [])
                                                  if r.lower().startswith("nvidia-")]})
         elif dist["name"] in COMPANIONS:
-            direct = read(os.path.join(dist["metadata_dir"], "direct_url.json"), 64 * 1024)
-            url = None
-            if direct:
-                try:
-                    url = json.loads(direct).get("url")
-                except ValueError:
-                    url = None
-            companions.append({"name": dist["name"], "version": dist["version"],
-                               "location": dist["location"], "metadata": dist["metadata_dir"],
-                               "torch_requires": torch_requires(fields.get("requires-dist", [])),
-                               "url": url, "installer": installer})
+            companions.append(companion_facts(dist, fields, installer))
         elif NVIDIA_RUNTIME.match(dist["name"]):
             nvidia_wheels.append({"name": dist["name"], "version": dist["version"]})
+    return installs, companions, nvidia_wheels
 
-    conda = conda_records(conda_prefix) if conda_prefix else []
 
-    # CUDA libraries that this torch brings (nvidia/*/lib from the wheels, or torch/lib).
+def cuda_libraries(torch, paths, environ):
+    """(CUDA libraries this torch brings, directories of the environment that hold others)."""
     provided = set(torch["bundled_cuda_libs"]) if torch else set()
-    for site in paths:
+    for site in paths:  # nvidia/*/lib from the wheels
         nvidia_root = os.path.join(site, "nvidia")
         for sub in listdir(nvidia_root):
             for name in listdir(os.path.join(nvidia_root, sub, "lib")):
@@ -269,49 +271,66 @@ def main():
         libs = [n for n in listdir(directory) if CUDA_LIB.match(n)]
         if libs:
             library_dirs.append({"variable": var, "dir": directory, "libraries": libs})
+    return sorted(provided), library_dirs
 
-    libstdcxx_path = find_libstdcxx(environ, conda_prefix) if sys.platform.startswith("linux") else None
-    available = glibcxx_versions(libstdcxx_path, 16 << 20) if libstdcxx_path else []
 
+def python_facts(prefix, conda_prefix):
+    base_prefix = getattr(sys, "base_prefix", getattr(sys, "real_prefix", prefix))
+    return {
+        "version": "%d.%d.%d" % tuple(sys.version_info[:3]),
+        "executable": sys.executable,
+        "prefix": prefix,
+        "base_prefix": base_prefix,
+        "virtualenv": prefix if prefix != base_prefix else None,
+        "conda_prefix": conda_prefix,
+        "platform": sys.platform,
+        "machine": os.uname()[4] if hasattr(os, "uname") else "",
+        "implementation": {"cpython": "CPython", "pypy": "PyPy"}.get(
+            sys.implementation.name, sys.implementation.name),
+        "free_threaded": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
+    }
+
+
+def guard_facts(prefix, environ):
     guard_path = os.path.join(prefix, GUARD_FILE)
     pip_conf = os.path.join(prefix, "pip.ini" if os.name == "nt" else "pip.conf")
     guard_text = read(guard_path, 64 * 1024)
     pip_conf_text = read(pip_conf, 64 * 1024)
+    return {
+        "guard_file": guard_path if guard_text is not None else None,
+        "guard_text": guard_text,
+        "pip_conf": pip_conf if pip_conf_text is not None else None,
+        # The guard is on when the environment's pip.conf makes the guard file a constraint.
+        "pip_conf_uses_guard": bool(pip_conf_text and guard_path in pip_conf_text),
+        # A PIP_CONFIG_FILE's [install] constraint outranks the site pip.conf.
+        "env_pip_conf_text": read(environ["PIP_CONFIG_FILE"], 64 * 1024)
+        if environ.get("PIP_CONFIG_FILE") and environ["PIP_CONFIG_FILE"] != os.devnull else None,
+    }
 
+
+def main():
+    environ = os.environ
+    prefix = sys.prefix
+    conda_prefix = prefix if os.path.isdir(os.path.join(prefix, "conda-meta")) else None
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    torch = torch_facts(paths)
+    installs, companions, nvidia_wheels = distribution_facts(scan_distributions(paths))
+    provided, library_dirs = cuda_libraries(torch, paths, environ)
+    libstdcxx_path = find_libstdcxx(environ, conda_prefix) if sys.platform.startswith("linux") else None
+    available = glibcxx_versions(libstdcxx_path, 16 << 20) if libstdcxx_path else []
     report = {
         "schema": SCHEMA,
-        "python": {
-            "version": "%d.%d.%d" % tuple(sys.version_info[:3]),
-            "executable": sys.executable,
-            "prefix": prefix,
-            "base_prefix": base_prefix,
-            "virtualenv": prefix if prefix != base_prefix else None,
-            "conda_prefix": conda_prefix,
-            "platform": sys.platform,
-            "machine": os.uname()[4] if hasattr(os, "uname") else "",
-            "implementation": {"cpython": "CPython", "pypy": "PyPy"}.get(
-                sys.implementation.name, sys.implementation.name),
-            "free_threaded": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
-        },
+        "python": python_facts(prefix, conda_prefix),
         "torch": torch,
         "torch_installs": installs,
         "companions": companions,
         "nvidia_wheels": nvidia_wheels,
-        "conda": conda,
-        "cuda_libraries_provided": sorted(provided),
+        "conda": conda_records(conda_prefix) if conda_prefix else [],
+        "cuda_libraries_provided": provided,
         "library_dirs": library_dirs,
         "libstdcxx": {"path": libstdcxx_path,
                       "glibcxx_max": fmt(available[-1]) if available else None},
-        "guard": {
-            "guard_file": guard_path if guard_text is not None else None,
-            "guard_text": guard_text,
-            "pip_conf": pip_conf if pip_conf_text is not None else None,
-            # The guard is on when the environment's pip.conf makes the guard file a constraint.
-            "pip_conf_uses_guard": bool(pip_conf_text and guard_path in pip_conf_text),
-            # A PIP_CONFIG_FILE's [install] constraint outranks the site pip.conf.
-            "env_pip_conf_text": read(environ["PIP_CONFIG_FILE"], 64 * 1024)
-            if environ.get("PIP_CONFIG_FILE") and environ["PIP_CONFIG_FILE"] != os.devnull else None,
-        },
+        "guard": guard_facts(prefix, environ),
         "environ": {k: environ[k] for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
                                                   "CUDA_VISIBLE_DEVICES", "PIP_CONFIG_FILE",
                                                   "PYTHONPATH", "PYTORCH_CUDA_ALLOC_CONF",

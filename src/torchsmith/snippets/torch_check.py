@@ -76,6 +76,21 @@ def small_model_timing(torch, device, count_ops):
     small, large = batch(SMALL_BATCH), batch(LARGE_BATCH)
     step_ms = wall_ms(*small)
     result["step_ms"] = round(step_ms, 4)
+    busy_ms = gpu_busy_ms(torch, lambda: step(*small), step_ms, result)
+    result["gpu_busy_ms"] = round(busy_ms, 4)
+    result["busy_fraction"] = round(min(busy_ms / step_ms, 1.0), 4) if step_ms > 0 else None
+    result["large_batch"] = LARGE_BATCH
+    result["large_batch_step_ms"] = round(wall_ms(*large), 4)
+    result["kernels_per_step"] = None
+    if count_ops:
+        result["kernels_per_step"], result["kernels_error"] = value_and_error(
+            lambda: count_kernels(torch, device, lambda: step(*small)))
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def gpu_busy_ms(torch, step, step_ms, result):
+    """The GPU time of one ``step``, bracketed by CUDA events (``result["method"]`` says how)."""
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     result["method"] = "events"
@@ -96,22 +111,12 @@ def small_model_timing(torch, device, count_ops):
             sleep = None
     start.record()
     for _ in range(STEPS):
-        step(*small)
+        step()
     end.record()
     if sleep is not None and not start.query():
         result["method"] = "queued"  # the GPU was still spinning: every step ran back to back
     end.synchronize()
-    busy_ms = start.elapsed_time(end) / STEPS
-    result["gpu_busy_ms"] = round(busy_ms, 4)
-    result["busy_fraction"] = round(min(busy_ms / step_ms, 1.0), 4) if step_ms > 0 else None
-    result["large_batch"] = LARGE_BATCH
-    result["large_batch_step_ms"] = round(wall_ms(*large), 4)
-    result["kernels_per_step"] = None
-    if count_ops:
-        result["kernels_per_step"], result["kernels_error"] = value_and_error(
-            lambda: count_kernels(torch, device, lambda: step(*small)))
-    result["seconds"] = round(time.perf_counter() - started, 3)
-    return result
+    return start.elapsed_time(end) / STEPS
 
 
 def count_kernels(torch, device, step):
@@ -173,27 +178,9 @@ def device_checks(torch, index):
     return info
 
 
-def main():
-    started = time.time()
-    try:
-        import torch
-    except BaseException:  # ImportError, OSError from a missing .so, SystemExit from a bad build
-        print(json.dumps({"imported": False, "error": tail(traceback.format_exc(), 12),
-                          "import_seconds": round(time.time() - started, 3)}))
-        return
-    report = {
-        "imported": True,
-        "import_seconds": round(time.time() - started, 3),
-        "version": getattr(torch, "__version__", None),
-        "file": getattr(torch, "__file__", None),
-        "version_cuda": value(lambda: torch.version.cuda),
-        "version_hip": value(lambda: torch.version.hip),
-        "debug": bool(value(lambda: torch.version.debug, False)),
-    }
-    ok, error = attempt(lambda: float(torch.ones((8, 8)).matmul(torch.ones((8, 8))).sum()))
-    report["cpu_matmul_ok"], report["cpu_matmul_error"] = ok, error
-
-    cuda = {"built": bool(value(lambda: torch.backends.cuda.is_built(), report["version_cuda"]))}
+def cuda_report(torch, version_cuda):
+    """What torch.cuda says: availability (with its warnings), compiled list, devices, NCCL."""
+    cuda = {"built": bool(value(lambda: torch.backends.cuda.is_built(), version_cuda))}
     warnings_seen = []
     try:
         import warnings
@@ -216,13 +203,7 @@ def main():
         cuda["cudnn_version"] = torch.backends.cudnn.version() if cuda["built"] else None
     except Exception:
         cuda["cudnn_version"] = None
-    devices = []
-    for index in range(cuda["device_count"]):
-        try:
-            devices.append(device_checks(torch, index))
-        except Exception as exc:
-            devices.append({"index": index, "error": tail("%s: %s" % (type(exc).__name__, exc), 4)})
-    cuda["devices"] = devices
+    cuda["devices"] = devices_report(torch, cuda["device_count"])
     try:
         import torch.distributed as dist
         cuda["nccl_available"] = bool(dist.is_available() and dist.is_nccl_available())
@@ -233,8 +214,20 @@ def main():
             if cuda["nccl_available"] and cuda["available"] else None
     except Exception:
         cuda["nccl_version"] = None
-    report["cuda"] = cuda
+    return cuda
 
+
+def devices_report(torch, count):
+    devices = []
+    for index in range(count):
+        try:
+            devices.append(device_checks(torch, index))
+        except Exception as exc:
+            devices.append({"index": index, "error": tail("%s: %s" % (type(exc).__name__, exc), 4)})
+    return devices
+
+
+def tf32_report(torch):
     tf32 = {}
     try:
         tf32["matmul_allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
@@ -242,8 +235,10 @@ def main():
         tf32["float32_matmul_precision"] = torch.get_float32_matmul_precision()
     except Exception as exc:
         tf32["error"] = "%s: %s" % (type(exc).__name__, exc)
-    report["tf32"] = tf32
+    return tf32
 
+
+def mps_report(torch):
     mps = {"built": False, "available": False}
     try:
         mps["built"] = bool(torch.backends.mps.is_built())
@@ -253,7 +248,32 @@ def main():
             mps["op_ok"], mps["op_error"] = ok, error
     except Exception:
         pass
-    report["mps"] = mps
+    return mps
+
+
+def main():
+    started = time.time()
+    try:
+        import torch
+    except BaseException:  # ImportError, OSError from a missing .so, SystemExit from a bad build
+        print(json.dumps({"imported": False, "error": tail(traceback.format_exc(), 12),
+                          "import_seconds": round(time.time() - started, 3)}))
+        return
+    report = {
+        "imported": True,
+        "import_seconds": round(time.time() - started, 3),
+        "version": getattr(torch, "__version__", None),
+        "file": getattr(torch, "__file__", None),
+        "version_cuda": value(lambda: torch.version.cuda),
+        "version_hip": value(lambda: torch.version.hip),
+        "debug": bool(value(lambda: torch.version.debug, False)),
+    }
+    ok, error = attempt(lambda: float(torch.ones((8, 8)).matmul(torch.ones((8, 8))).sum()))
+    report["cpu_matmul_ok"], report["cpu_matmul_error"] = ok, error
+
+    report["cuda"] = cuda_report(torch, report["version_cuda"])
+    report["tf32"] = tf32_report(torch)
+    report["mps"] = mps_report(torch)
     report["seconds"] = round(time.time() - started, 3)
     sys.stdout.flush()
     print(json.dumps(report, sort_keys=True))

@@ -56,7 +56,12 @@ def arch_covered(arch, arch_list):
     return False, "%s is not in torch's compiled list %s" % (arch, ",".join(arch_list) or "(empty)")
 
 
-def main(argv):
+def add_check(report, name, passed, detail):
+    report["checks"].append({"name": name, "ok": bool(passed), "detail": detail})
+    return passed
+
+
+def parse_args(argv):
     expect = "cpu"
     imports = []
     args = list(argv)
@@ -66,70 +71,63 @@ def main(argv):
             expect = args.pop(0)
         elif flag == "--import" and args:
             imports.append(args.pop(0))
-    report = {"ok": False, "expect": expect, "python": sys.version.split()[0],
-              "executable": sys.executable, "checks": []}
+    return expect, imports
 
-    def check(name, passed, detail):
-        report["checks"].append({"name": name, "ok": bool(passed), "detail": detail})
-        return passed
 
-    try:
-        import torch
-    except BaseException as exc:  # a broken torch is the answer, not a crash
-        check("import torch", False, last_line(exc))
-        report["traceback"] = traceback.format_exc()[-2000:]
-        return report
-    version = getattr(torch, "version", None)
-    report["torch"] = str(getattr(torch, "__version__", "?"))
-    report["torch_cuda"] = getattr(version, "cuda", None)
-    report["torch_hip"] = getattr(version, "hip", None)
-    check("import torch", True, "torch %s from %s" % (report["torch"], getattr(torch, "__file__", "?")))
+def gpu_device(torch, expect, report):
+    """"cuda" when torch sees the GPU (its architecture checked); None when it does not."""
+    available = bool(torch.cuda.is_available())
+    build = report["torch_hip"] if expect == "rocm" else report["torch_cuda"]
+    if not add_check(report, "%s available" % expect, available,
+                     "torch sees %d device(s)" % torch.cuda.device_count() if available else
+                     "torch.cuda.is_available() is False (torch built for %s %s)"
+                     % (expect, build or "none: a CPU build")):
+        return None
+    arch_list = list(torch.cuda.get_arch_list())
+    report["arch_list"] = arch_list
+    if expect == "cuda":
+        major, minor = torch.cuda.get_device_capability(0)
+        arch = "sm_%d%d" % (major, minor)
+        covered, how = arch_covered(arch, arch_list)
+    else:
+        arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+        covered = arch in arch_list
+        how = "%s %s torch's compiled list" % (arch, "in" if covered else "not in")
+    report["device_arch"] = arch
+    report["device_name"] = str(torch.cuda.get_device_name(0))
+    add_check(report, "architecture", covered, how)
+    return "cuda"
 
-    device = "cpu"
+
+def pick_device(torch, expect, report):
+    """The device the checks run on; None (the failure recorded) when the expected one is absent."""
     try:
         if expect in ("cuda", "rocm"):
-            available = bool(torch.cuda.is_available())
-            build = report["torch_hip"] if expect == "rocm" else report["torch_cuda"]
-            if not check("%s available" % expect, available,
-                         "torch sees %d device(s)" % torch.cuda.device_count() if available else
-                         "torch.cuda.is_available() is False (torch built for %s %s)"
-                         % (expect, build or "none: a CPU build")):
-                return report
-            device = "cuda"
-            arch_list = list(torch.cuda.get_arch_list())
-            report["arch_list"] = arch_list
-            if expect == "cuda":
-                major, minor = torch.cuda.get_device_capability(0)
-                arch = "sm_%d%d" % (major, minor)
-                covered, how = arch_covered(arch, arch_list)
-            else:
-                arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
-                covered = arch in arch_list
-                how = "%s %s torch's compiled list" % (arch, "in" if covered else "not in")
-            report["device_arch"] = arch
-            report["device_name"] = str(torch.cuda.get_device_name(0))
-            check("architecture", covered, how)
-        elif expect == "mps":
+            return gpu_device(torch, expect, report)
+        if expect == "mps":
             available = bool(torch.backends.mps.is_available())
-            if not check("mps available", available,
-                         "Metal device found" if available else "torch.backends.mps.is_available() is False"):
-                return report
-            device = "mps"
+            if not add_check(report, "mps available", available, "Metal device found" if available
+                             else "torch.backends.mps.is_available() is False"):
+                return None
+            return "mps"
     except Exception as exc:
-        check("%s device" % expect, False, last_line(exc))
-        return report
-    report["device"] = device
+        add_check(report, "%s device" % expect, False, last_line(exc))
+        return None
+    return "cpu"
 
+
+def compute_checks(torch, device, report):
+    """A matmul and a convolution on ``device``, compared with known answers."""
     def run_on_device(name, compute, want):
         try:
             got = compute()
             if device == "cuda":
                 torch.cuda.synchronize()
             passed = close(got, want)
-            check(name, passed, "on %s" % device if passed else "on %s gave %r, expected %r"
-                  % (device, got, want))
+            add_check(report, name, passed, "on %s" % device if passed else "on %s gave %r, expected %r"
+                      % (device, got, want))
         except Exception as exc:
-            check(name, False, "on %s: %s" % (device, last_line(exc)))
+            add_check(report, name, False, "on %s: %s" % (device, last_line(exc)))
 
     def tensor(data):
         return torch.tensor(data, dtype=torch.float32, device=device)
@@ -137,12 +135,34 @@ def main(argv):
     run_on_device("matmul", lambda: (tensor(MATMUL_A) @ tensor(MATMUL_B)).cpu().tolist(), MATMUL_WANT)
     run_on_device("conv2d", lambda: torch.nn.functional.conv2d(tensor(CONV_X), tensor(CONV_W))
                   .cpu().tolist(), CONV_WANT)
+
+
+def main(argv):
+    expect, imports = parse_args(argv)
+    report = {"ok": False, "expect": expect, "python": sys.version.split()[0],
+              "executable": sys.executable, "checks": []}
+    try:
+        import torch
+    except BaseException as exc:  # a broken torch is the answer, not a crash
+        add_check(report, "import torch", False, last_line(exc))
+        report["traceback"] = traceback.format_exc()[-2000:]
+        return report
+    version = getattr(torch, "version", None)
+    report["torch"] = str(getattr(torch, "__version__", "?"))
+    report["torch_cuda"] = getattr(version, "cuda", None)
+    report["torch_hip"] = getattr(version, "hip", None)
+    add_check(report, "import torch", True, "torch %s from %s" % (report["torch"], getattr(torch, "__file__", "?")))
+    device = pick_device(torch, expect, report)
+    if device is None:
+        return report
+    report["device"] = device
+    compute_checks(torch, device, report)
     for name in imports:
         try:
             module = __import__(name)
-            check("import %s" % name, True, "%s %s" % (name, getattr(module, "__version__", "?")))
+            add_check(report, "import %s" % name, True, "%s %s" % (name, getattr(module, "__version__", "?")))
         except BaseException as exc:
-            check("import %s" % name, False, last_line(exc))
+            add_check(report, "import %s" % name, False, last_line(exc))
     report["ok"] = all(c["ok"] for c in report["checks"])
     return report
 

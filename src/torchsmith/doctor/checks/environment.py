@@ -1,0 +1,274 @@
+"""The environment around torch: other installs, companions, libraries, the guard."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from torchsmith.doctor.build import (
+    companion_built_for,
+    public_version,
+    satisfies,
+    torch_build,
+    version_tuple,
+)
+from torchsmith.doctor.checks.common import (
+    Report,
+    amd_gpus,
+    gpu_facts,
+    nvidia_gpus,
+    torch_fact,
+)
+from torchsmith.doctor.fixes import KbSource, install_fix, python_of, quoted
+from torchsmith.doctor.model import Fact, Finding
+from torchsmith.machine import Machine
+
+
+def check_two_torch_installs(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    conda = [r for r in report.get("conda") or () if r.get("name") == "pytorch"]
+    conda_versions = {public_version(str(r.get("version"))) for r in conda}
+    # conda writes INSTALLER=conda into the dist-info of its own pytorch; older builds wrote none.
+    pip = [i for i in report.get("torch_installs") or () if i.get("source") != "conda"
+           and not (i.get("source") == "unknown" and public_version(str(i.get("version"))) in conda_versions)]
+    if len(pip) + len(conda) < 2:
+        return None
+    python = quoted(python_of(report))
+    facts = [Fact(f"torch {i['version']} installed by {i['source']} in {i['location']}", str(i["metadata"]))
+             for i in pip]
+    facts.extend(Fact(f"conda package pytorch {r['version']} ({r['build']})", str(r["file"])) for r in conda)
+    torch = report.get("torch") or {}
+    if torch.get("path"):
+        facts.append(Fact(f"`import torch` loads {torch['path']}", "sys.path order"))
+    fix: List[str] = [f"{python} -m pip uninstall -y torch" for _ in pip]
+    prefix = (report.get("python") or {}).get("conda_prefix")
+    if conda and prefix:
+        fix.append(f"conda remove -p {quoted(str(prefix))} --force -y pytorch")
+    fix.extend(install_fix(report, machine, kb))
+    return Finding("two-torch-installs", "error",
+                   f"{len(pip) + len(conda)} copies of torch are installed in this environment",
+                   tuple(facts), tuple(fix),
+                   note="files of one overwrite or shadow the other; uninstall all, then install one")
+
+
+def check_conda_mutex_cpu(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    records = report.get("conda") or ()
+    cpu = [r for r in records if (r.get("name") in ("pytorch-mutex", "_pytorch_select")
+                                  and str(r.get("build", "")).startswith("cpu"))
+           or r.get("name") == "cpuonly"
+           or (r.get("name") == "pytorch" and (str(r.get("build", "")).startswith("cpu")
+                                               or "_cpu_" in str(r.get("build", ""))))]
+    if not cpu or not (nvidia_gpus(machine) or amd_gpus(machine)):
+        return None
+    prefix = quoted(str((report.get("python") or {}).get("conda_prefix") or ""))
+    names = sorted({str(r["name"]) for r in cpu if r["name"] != "pytorch"})
+    # Removing the mutex removes the pytorch that depends on it; the plan then installs a GPU build.
+    fix = [f"conda remove -p {prefix} -y {' '.join(names)}"] if names else []
+    fix.extend(install_fix(report, machine, kb))
+    return Finding(
+        "conda-mutex-cpu", "error",
+        "conda pins this environment to CPU builds of pytorch, on a host with a GPU",
+        tuple(Fact(f"conda package {r['name']} {r['version']} ({r['build']})", str(r["file"])) for r in cpu)
+        + tuple(gpu_facts(nvidia_gpus(machine) or amd_gpus(machine))),
+        tuple(fix),
+        note="pytorch-mutex=*=cpu (or cpuonly) makes every later conda install choose CPU builds",
+    )
+
+
+def check_companion_abi_mismatch(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or not build["version"]:
+        return None
+    facts: List[Fact] = []
+    for companion in report.get("companions") or ():
+        wants, variant, source = companion_built_for(companion)
+        name, version = companion.get("name"), companion.get("version")
+        if wants and satisfies(build["version"], wants) is False:
+            facts.append(Fact(f"{name} {version} is built for torch {wants}, "
+                              f"but torch {build['version']} is installed", source))
+        elif (variant and build["variant"] and variant != build["variant"]
+              and variant.startswith(("cu", "rocm", "cpu"))):
+            facts.append(Fact(f"{name} {version} is a {variant} build, torch is {build['variant']}",
+                              str(companion.get("metadata"))))
+    if not facts:
+        return None
+    return Finding(
+        "companion-abi-mismatch", "error",
+        f"{len(facts)} package(s) were built for another torch than {build['version']}",
+        (torch_fact(build), *facts), install_fix(report, machine, kb),
+        note="compiled extensions fail to load ('undefined symbol', 'operator torchvision::nms does "
+             "not exist'); install the companions built for the same torch",
+    )
+
+
+def _marker_environment(report: Report) -> Dict[str, str]:
+    python = report.get("python") or {}
+    platform = str(python.get("platform") or "linux")
+    version = str(python.get("version") or "")
+    system = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(platform, platform)
+    return {"sys_platform": platform, "platform_system": system,
+            "platform_machine": str(python.get("machine") or "x86_64"),
+            "python_version": ".".join(version.split(".")[:2]), "python_full_version": version,
+            "implementation_name": "cpython", "os_name": "nt" if platform == "win32" else "posix"}
+
+
+def check_cuda_wheels_mismatch(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """torch pins its nvidia-* runtime wheels exactly; another version (or none) breaks it."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    build = torch_build(report)
+    installs = [i for i in report.get("torch_installs") or () if i.get("nvidia_requires")]
+    if build is None or build["accelerator"] != "cuda" or not installs:
+        return None
+    have = {canonicalize_name(str(w["name"])): str(w["version"]) for w in report.get("nvidia_wheels") or ()}
+    environment = _marker_environment(report)
+    missing, other = [], []
+    source = f"{installs[0]['metadata']}/METADATA Requires-Dist"
+    for text in installs[0]["nvidia_requires"]:
+        try:
+            req = Requirement(str(text))
+        except InvalidRequirement:
+            continue
+        if req.marker is not None and not req.marker.evaluate(environment):
+            continue
+        version = have.get(canonicalize_name(req.name))
+        wanted = f"torch requires {req.name}{req.specifier}"
+        if version is None:
+            missing.append((req, Fact(f"{wanted}; it is not installed", source)))
+        elif not req.specifier.contains(version, prereleases=True):
+            other.append((req, Fact(f"{wanted}; {version} is installed", source)))
+    if not missing and not other:
+        return None
+    python = quoted(python_of(report))
+    pins = " ".join(quoted(f"{req.name}{req.specifier}") for req, _ in missing + other)
+    return Finding(
+        "cuda-wheels-mismatch", "error" if missing else "warning",
+        f"{len(missing) + len(other)} of torch's CUDA runtime wheels are missing or of another version",
+        (torch_fact(build), *(fact for _, fact in missing + other)),
+        (f"{python} -m pip install --no-deps {pins}",),
+        note="torch loads cuDNN, cuBLAS, NCCL... from these wheels; another version gives 'cuDNN "
+             "version incompatibility' or undefined symbols, a missing one 'cannot open shared object file'",
+    )
+
+
+def check_library_shadowed(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    build = torch_build(report)
+    if build is None or build["accelerator"] != "cuda":
+        return None
+    provided = set(report.get("cuda_libraries_provided") or ())
+    facts = []
+    variables = set()
+    for entry in report.get("library_dirs") or ():
+        clash = sorted(provided.intersection(entry.get("libraries") or ()))
+        if clash:
+            variables.add(str(entry["variable"]))
+            facts.append(Fact(f"{entry['dir']} has {', '.join(clash)}, which torch's own CUDA wheels "
+                              f"also provide", f"${entry['variable']}"))
+    if not facts:
+        return None
+    fix = []
+    if "LD_LIBRARY_PATH" in variables:
+        kept = [d for d in str((report.get("environ") or {}).get("LD_LIBRARY_PATH", "")).split(os.pathsep)
+                if d and d not in {e["dir"] for e in report.get("library_dirs") or ()
+                                   if provided.intersection(e.get("libraries") or ())}]
+        fix.append(f"export LD_LIBRARY_PATH={quoted(os.pathsep.join(kept))}" if kept
+                   else "unset LD_LIBRARY_PATH")
+    if variables & {"CUDA_HOME", "CUDA_PATH"}:
+        fix.append("unset CUDA_HOME CUDA_PATH  # only builds of CUDA extensions need them")
+    return Finding(
+        "library-shadowed", "warning",
+        "CUDA libraries on the library path can be loaded instead of the ones torch was built with",
+        (torch_fact(build), *facts), tuple(fix),
+        note="a different cuDNN/NCCL/cuBLAS of the same soname gives 'cuDNN version incompatibility' "
+             "or undefined-symbol errors at import or first use",
+    )
+
+
+def check_libstdcxx_too_old(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    torch = report.get("torch") or {}
+    lib = report.get("libstdcxx") or {}
+    needed, have = torch.get("glibcxx_needed"), lib.get("glibcxx_max")
+    if not needed or not have or version_tuple(have) >= version_tuple(needed):
+        return None
+    path = str(lib.get("path"))
+    prefix = (report.get("python") or {}).get("conda_prefix")
+    directory = os.path.dirname(path)
+    ld_dirs = str((report.get("environ") or {}).get("LD_LIBRARY_PATH", "")).split(os.pathsep)
+    if directory in ld_dirs:
+        kept = os.pathsep.join(d for d in ld_dirs if d and d != directory)
+        fix: Tuple[str, ...] = (
+            f"export LD_LIBRARY_PATH={quoted(kept)}" if kept else "unset LD_LIBRARY_PATH",)
+    elif prefix:
+        fix = (f"conda install -p {quoted(str(prefix))} -c conda-forge -y 'libstdcxx-ng>=12'",)
+    else:
+        fix = ("sudo apt-get install --only-upgrade libstdc++6  # or your distribution's newer libstdc++",
+               *install_fix(report, machine, kb))
+    return Finding(
+        "libstdcxx-too-old", "error",
+        f"libstdc++ provides GLIBCXX up to {have}, torch needs GLIBCXX_{needed}",
+        (Fact(f"torch needs GLIBCXX_{needed}", str(torch.get("glibcxx_file"))),
+         Fact(f"{path} provides GLIBCXX up to {have}", path)),
+        fix, note="import fails with \"version `GLIBCXX_...' not found\"",
+    )
+
+
+def check_gpus_hidden(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    visible = (report.get("environ") or {}).get("CUDA_VISIBLE_DEVICES")
+    if visible is None or visible.strip() not in ("", "-1") or not nvidia_gpus(machine):
+        return None
+    return Finding("gpus-hidden", "warning", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU from torch",
+                   (Fact(f"CUDA_VISIBLE_DEVICES={visible!r}", "environment"),
+                    *gpu_facts(nvidia_gpus(machine))),
+                   ("unset CUDA_VISIBLE_DEVICES",))
+
+
+def check_guard(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """The guard (``torchsmith guard``): constraints in the prefix that pip must obey."""
+    if not report.get("torch"):
+        return None
+    guard = report.get("guard") or {}
+    if guard.get("pip_conf_uses_guard"):
+        return _guard_bypassed(report, guard)
+    python = quoted(python_of(report))
+    prefix = str((report.get("python") or {}).get("prefix") or "")
+    if guard.get("guard_file"):
+        facts: Tuple[Fact, ...] = (
+            Fact("the guard's pins exist", str(guard["guard_file"])),
+            Fact("but the environment's pip.conf does not make them a constraint",
+                 str(guard.get("pip_conf") or os.path.join(prefix, "pip.conf"))))
+        fix: Tuple[str, ...] = (f"torchsmith guard on --python {python}",)
+    else:
+        facts = (Fact(f"no {os.path.join(prefix, 'torchsmith-guard.txt')}", "inspect_env.py"),)
+        fix = (f"torchsmith install --python {python}  # writes the guard, then keeps it on",)
+    return Finding("guard-off", "info", "nothing stops a later `pip install` from replacing this torch",
+                   facts, fix,
+                   note="packages that depend on torch can pull another build (often a CUDA one "
+                        "from PyPI) over a working one")
+
+
+def _guard_bypassed(report: Report, guard: Dict[str, Any]) -> Optional[Finding]:
+    """The guard is on, but a setting of this environment switches its constraints off."""
+    from torchsmith.install.guard_hold import bypasses
+
+    environ = {str(k): str(v) for k, v in (report.get("environ") or {}).items()}
+    prefix = str((report.get("python") or {}).get("prefix") or "")
+    guard_file = str(guard.get("guard_file") or os.path.join(prefix, "torchsmith-guard.txt"))
+
+    def read(path: str) -> Optional[str]:
+        text = guard.get("env_pip_conf_text")
+        return str(text) if text is not None and path == environ.get("PIP_CONFIG_FILE") else None
+
+    reasons = bypasses(prefix, guard_file, environ, read)
+    if not reasons:
+        return None
+    fixes = {"PIP_CONFIG_FILE": "unset PIP_CONFIG_FILE",
+             "PIP_CONSTRAINT": f'export PIP_CONSTRAINT="$PIP_CONSTRAINT {guard_file}"',
+             "UV_CONSTRAINT": f'export UV_CONSTRAINT="{guard_file}"'}
+    fix = tuple(dict.fromkeys(command for name, command in fixes.items()
+                              if any(r.startswith(name) for r in reasons)))
+    return Finding("guard-bypassed", "warning",
+                   "the guard is on, but this environment switches its constraints off",
+                   tuple(Fact(reason, "environment") for reason in reasons), fix,
+                   note="the held packages (torch, its CUDA wheels) still cannot be uninstalled or "
+                        "replaced by pip or uv, but a conflicting install fails late instead of "
+                        "resolving around them")
