@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
     pre = preflight(LiveHost(ctx.environ), machine, kind, prefix=args.prefix, workdir=args.workdir,
-                    source=args.source)
+                    source=args.source, kb=ctx.kb())
     script = build_script(pre)
     if args.write:
         try:

@@ -10,19 +10,21 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.kb.documents import DATA_DIR
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = [
     "CATALOG_KIND",
     "CATALOG_SCHEMA",
-    "DEFAULT_PATH",
     "HOST_FACT_KINDS",
     "KB_FACTS",
     "Catalog",
     "Signature",
+    "catalog_of",
     "literal_prefix",
     "load_catalog",
     "parse_catalog",
@@ -30,7 +32,6 @@ __all__ = [
 
 CATALOG_KIND = "torchsmith.explain-signatures"
 CATALOG_SCHEMA = 1
-DEFAULT_PATH = os.path.join(DATA_DIR, "signatures.json")
 
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({
@@ -334,11 +335,33 @@ def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
 
 
 _CACHE: Dict[str, Catalog] = {}
+_OF_KB: Dict[int, Tuple[Mapping[str, Any], Catalog]] = {}
 
 
-def load_catalog(path: Optional[str] = None) -> Catalog:
-    """Read and validate a signature file (the packaged one by default), once per path."""
-    path = os.path.abspath(path or DEFAULT_PATH)
+def catalog_of(kb: Optional[KnowledgeBase]) -> Catalog:
+    """The signatures of ``kb``: its ``signatures`` document (the overlay's file when it has
+    one), validated once per document. Without a knowledge base (its overlay is broken), the
+    packaged signatures: a doctor or explain in a damaged setup still names known failures."""
+    from torchsmith.kb.documents import DATA_DIR, document_path, read_document
+
+    if kb is None:
+        path = document_path("signatures", DATA_DIR, None)
+        document = read_document("signatures", DATA_DIR, None)
+    else:
+        document, path = kb.document("signatures"), kb.document_path("signatures")
+    cached = _OF_KB.get(id(document))
+    if cached is not None and cached[0] is document:
+        return cached[1]
+    catalog = parse_catalog(document, path)
+    if len(_OF_KB) > 8:
+        _OF_KB.clear()
+    _OF_KB[id(document)] = (document, catalog)
+    return catalog
+
+
+def load_catalog(path: str) -> Catalog:
+    """Read and validate a signature file given by the user (``explain --signatures FILE``)."""
+    path = os.path.abspath(path)
     cached = _CACHE.get(path)
     if cached is not None:
         return cached

@@ -131,6 +131,12 @@ class KnowledgeBase:
             cached = self._documents[name] = read_document(name, self._packaged_dir, self.overlay)
         return cached
 
+    def document_path(self, name: str) -> str:
+        """The file document ``name`` is read from: the overlay's when it has one."""
+        from torchsmith.kb.documents import document_path
+
+        return document_path(name, self._packaged_dir, self.overlay)
+
     def _staleness(self) -> List[str]:
         seen = self.refresh.get("newest_seen")
         packaged = self.manifest.get("packaged_newest")

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import PackagePin, Rejection, Request
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import driver_tuple, minor_version, sortable_version, version_tuple
 
@@ -65,8 +64,8 @@ def _spec(text: str) -> Optional[SpecifierSet]:
         return None
 
 
-def _limits(package: str, extra: str = "") -> Optional[Dict[str, Any]]:
-    table = load_table("companion_limits")
+def _limits(kb: Any, package: str, extra: str = "") -> Optional[Dict[str, Any]]:
+    table = kb.document("companion_limits")
     for row in table["rows"]:
         if row["package"] == package and row.get("extra", "") == extra:
             return dict(row, urls=[table["sources"][i] for i in row["source"]])
@@ -93,7 +92,7 @@ def prepare(job: Job) -> Extra:
     from torchsmith.plan import downstream
 
     torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
-                     or n in ("mmcv", "mmcv-full") or downstream.known(n)]
+                     or n in ("mmcv", "mmcv-full") or downstream.known(n, job.idx.kb)]
     extra.wants_torch = bool(torch_related) or not names
     others: List[str] = []
     for name, want in wanted.items():
@@ -103,7 +102,7 @@ def prepare(job: Job) -> Extra:
             _torch_bound(job, name, want, extra)
         elif name in PYG_EXTENSIONS or name in ("mmcv", "mmcv-full"):
             _paired(job, name, want, extra)
-        elif downstream.known(name):
+        elif downstream.known(name, job.idx.kb):
             downstream.plan_downstream(job, name, want, extra)
         elif name in FRAMEWORKS:
             extra.finishers.append(_framework(job, name, want, extra))
@@ -134,7 +133,7 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
 
     request, view, idx = job.request, job.view, job.idx
     rows = list(_rows(idx.kb, "torch_requirements", name))
-    limits = _limits(name)
+    limits = _limits(idx.kb, name)
     if limits is not None and view.gpus:
         floor = version_tuple(limits["min_compute_capability"])
         old = [g for g in view.gpus if g.cc < (floor[0], floor[1])]
@@ -284,7 +283,7 @@ def _framework(job: Job, name: str, want: Wanted, extra: Extra) -> Finisher:
     if not gpu_extra and not any(view.platform in r.platforms for r in rows):
         rows = list(every)  # no plain rows for this platform: the GPU rows say what exists
     rows.sort(key=lambda r: sortable_version(r.version), reverse=True)
-    limits = _limits(name, gpu_extra if name == "jax" else "")
+    limits = _limits(idx.kb, name, gpu_extra if name == "jax" else "")
     chosen: Optional[Any] = None
     rejected: List[Rejection] = []
     py = view.python.rstrip("t")

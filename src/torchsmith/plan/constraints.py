@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.hostview import HostView
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import version_tuple
 
@@ -43,14 +42,14 @@ def split_local_label(want: Wanted) -> Tuple[Wanted, Optional[str]]:
     return dataclasses.replace(want, spec=",".join(kept)), label
 
 
-def glibc_constraint(machine: Machine, view: HostView) -> Optional[Constraint]:
+def glibc_constraint(machine: Machine, view: HostView, kb: Any) -> Optional[Constraint]:
     """Refuse wheels whose manylinux tag needs a newer glibc than the machine has (pip would)."""
     from torchsmith.plan import resolve as core
 
     have = machine.os.glibc
     if not have or not view.platform.startswith("linux-") or machine.jetson is not None:
         return None
-    table = load_table("manylinux")
+    table = kb.document("manylinux")
     urls = table["sources"]
     rows = [r for r in table["rows"] if r["platform"] == view.platform]
 

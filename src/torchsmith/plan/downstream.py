@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import Blocker, PackagePin
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import sortable_version
 
@@ -26,16 +25,16 @@ __all__ = ["CUDA_ONLY", "known", "plan_downstream", "with_implied"]
 CUDA_ONLY = ("flash-attn", "vllm")
 
 
-def _rows(name: str) -> List[Dict[str, Any]]:
-    return [dict(r) for r in load_table("downstream")["rows"] if r["package"] == name]
+def _rows(kb: Any, name: str) -> List[Dict[str, Any]]:
+    return [dict(r) for r in kb.document("downstream")["rows"] if r["package"] == name]
 
 
-def known(name: str) -> bool:
-    return bool(_rows(name))
+def known(name: str, kb: Any) -> bool:
+    return bool(_rows(kb, name))
 
 
-def _cite(row: Dict[str, Any]) -> str:
-    urls = load_table("downstream")["sources"]
+def _cite(row: Dict[str, Any], kb: Any) -> str:
+    urls = kb.document("downstream")["sources"]
     return " [source: " + "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2]) + "]"
 
 
@@ -48,7 +47,7 @@ def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
 
     wanted = dict(job.wanted)
     for name, want in job.wanted.items():
-        rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
+        rows = [r for r in _rows(job.idx.kb, name) if not r["version"] or want.allows(r["version"])]
         for row in rows[:1]:
             for other, spec in (row.get("requires") or {}).items():
                 origin = f"required by {name} {row['version']}"
@@ -59,7 +58,7 @@ def with_implied(job: Job) -> Tuple[Job, Optional[Blocker]]:
                     if pinned and not implied.allows(pinned):
                         return job, Blocker("conflicts-with-requirement", have.text,
                                             f"{name} {row['version']} needs {other}{spec}; "
-                                            f"{have.text} is outside it{_cite(row)}")
+                                            f"{have.text} is outside it{_cite(row, job.idx.kb)}")
                     implied = Wanted(other, ",".join(s for s in (have.spec, implied.spec) if s),
                                      have.extras, f"{have.text}, {implied.text}", have.origin)
                 wanted[other] = implied
@@ -86,10 +85,10 @@ def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     """The torch constraint of ``name`` and a finisher that adds its own pin."""
     from torchsmith.plan import resolve as core
 
-    rows = [r for r in _rows(name) if not r["version"] or want.allows(r["version"])]
+    rows = [r for r in _rows(job.idx.kb, name) if not r["version"] or want.allows(r["version"])]
     if not rows:
         extra.fatal = True
-        known_versions = ", ".join(r["version"] for r in _rows(name)[:6])
+        known_versions = ", ".join(r["version"] for r in _rows(job.idx.kb, name)[:6])
         extra.reasons.append(f"no {name} release in the data matches {want.text} (known: {known_versions})")
         return
     specs = [(r, Wanted("torch", r["torch"], frozenset(), f"torch{r['torch']}"))
@@ -113,12 +112,12 @@ def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:
             draft.packages.append(PackagePin(name, row["version"], "source", wheel_url=row.get("url")))
             draft.warnings.append(f"{name}: no wheel for torch {torch.version}; it builds from source "
                                   f"after torch is installed, with --no-build-isolation so it compiles "
-                                  f"against the planned torch{_cite(row)}")
+                                  f"against the planned torch{_cite(row, job.idx.kb)}")
             return
         draft.packages.append(PackagePin(name, row["version"]))
         what = (f"built against torch{row['torch']}" if row.get("torch")
                 else "needs " + ", ".join(f"{k}{v}" for k, v in (row.get("requires") or {}).items()))
-        draft.reasons.append(f"{name} {row['version'] or '(newest)'}: {what}{_cite(row)}"
+        draft.reasons.append(f"{name} {row['version'] or '(newest)'}: {what}{_cite(row, job.idx.kb)}"
                              + (" (uncertain)" if row.get("uncertain") else ""))
 
     extra.finishers.append(finisher)

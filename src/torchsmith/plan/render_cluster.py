@@ -153,9 +153,10 @@ def _driver_and_cuda(machine: Optional[Machine]) -> Tuple[Optional[str], Optiona
     nvidia = machine.nvidia if machine is not None else None
     if nvidia is None or machine is None:
         return None, None
+    from torchsmith.kb import load_kb  # H3: the kb passed in
     from torchsmith.plan.hostview import driver_max_cuda
 
-    return nvidia.driver_version, driver_max_cuda(machine)
+    return nvidia.driver_version, driver_max_cuda(machine, load_kb())
 
 
 def _jetson_image(plan: Plan, machine: Optional[Machine], rows: Dict[str, Any]) -> BaseImage:

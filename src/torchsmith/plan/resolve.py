@@ -558,7 +558,7 @@ def resolve(machine: Machine, request: Request, kb: Any) -> Plan:
         return draft.finish(view, kb)
     from torchsmith.plan.constraints import glibc_constraint
 
-    glibc = glibc_constraint(machine, job.view)
+    glibc = glibc_constraint(machine, job.view, job.idx.kb)
     hard = _family_constraints(wanted, request) + list(extra.constraints) + ([glibc] if glibc else [])
     draft = _solve_with_preferences(job, hard, extra.soft)
     keep = companions.installed_torch(request, wanted)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.model import Rejection
-from torchsmith.plan.plandata import load_table
 
 if TYPE_CHECKING:
     from torchsmith.plan.resolve import Check, Constraint, Job, _Draft
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["hsa_override_for", "plan_rocm"]
 
 
-def hsa_override_for(gfx: str, kb: Any = None) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
+def hsa_override_for(gfx: str, kb: Any) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
     """(override value, the gfx it runs as, source urls) for a card outside the wheels' list."""
     target = kb.gfx_target(gfx) if kb is not None and hasattr(kb, "gfx_target") else None
     if target is not None and target.gfx == gfx and target.hsa_override:
@@ -27,7 +26,7 @@ def hsa_override_for(gfx: str, kb: Any = None) -> Optional[Tuple[str, str, Tuple
         runs_as = "gfx" + parts[0] + "".join(f"{int(p):x}" for p in parts[1:]) if len(parts) == 3 else ""
         urls = tuple(kb.sources[i].url for i in target.sources if i in kb.sources)
         return target.hsa_override, runs_as, urls
-    table = load_table("hsa_override")
+    table = kb.document("hsa_override")
     for row in table["rows"]:
         if gfx in row["gfx"]:
             urls = tuple(table["sources"][i] for i in row["source"])
@@ -83,7 +82,7 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> Non
         routed = core._walk(job, ("rocm",), constraints, accept=lists_substitute)
         if routed.chosen is not None:
             _finish(job, draft, routed.chosen, walk.rejected, names)
-            table = load_table("hsa_override")
+            table = idx.kb.document("hsa_override")
             risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
             risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
             draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))

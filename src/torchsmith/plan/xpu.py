@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from torchsmith.plan.plandata import load_table
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -18,10 +17,10 @@ if TYPE_CHECKING:
 __all__ = ["plan_xpu", "supported_family"]
 
 
-def supported_family(name: str) -> Optional[Dict[str, Any]]:
+def supported_family(name: str, kb: Any) -> Optional[Dict[str, Any]]:
     """The data row for an Intel GPU name, or None when no xpu build lists it."""
     lowered = name.lower()
-    for row in load_table("xpu")["rows"]:
+    for row in kb.document("xpu")["rows"]:
         if any(pattern in lowered for pattern in row["patterns"]):
             return dict(row)
     return None
@@ -31,8 +30,8 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> bool
     """Plan the xpu build; False (nothing planned) when no listed device or no release fits."""
     from torchsmith.plan import resolve as core
 
-    table = load_table("xpu")
-    rows = [(gpu.name, supported_family(gpu.name)) for gpu in job.machine.intel_gpus]
+    table = job.idx.kb.document("xpu")
+    rows = [(gpu.name, supported_family(gpu.name, job.idx.kb)) for gpu in job.machine.intel_gpus]
     known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
     if not known:
         return False
