@@ -8,11 +8,12 @@ not checked against a primary source). Platform keys are the tokens of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple, Union
 
 from torchsmith.machine import sm_arch
 
 __all__ = [
+    "SECTION_OF",
     "WHEEL_PLATFORMS",
     "ArchSupport",
     "CondaBuild",
@@ -26,6 +27,7 @@ __all__ = [
     "JetsonWheel",
     "MinorCompat",
     "PairedWheels",
+    "Row",
     "Source",
     "TorchRelease",
     "TorchRequirement",
@@ -341,4 +343,27 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "conda-builds": ("conda.json", "builds"),
     "frameworks": ("frameworks.json", "builds"),
     "wheel-audits": ("wheel_audits.json", "wheels"),
+}
+
+
+# A row of any table.
+Row = Union[TorchRelease, CudaRelease, MinorCompat, DriverBranch, ArchSupport, GpuModel, JetPack, GfxTarget,
+            PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild, WheelAudit]
+
+# The (file, section) holding each row type.
+SECTION_OF: Mapping[type, Tuple[str, str]] = {
+    TorchRelease: TABLE_FILES["releases"],
+    CudaRelease: TABLE_FILES["cuda"],
+    MinorCompat: TABLE_FILES["minor-compat"],
+    DriverBranch: TABLE_FILES["driver-branches"],
+    ArchSupport: TABLE_FILES["arch-support"],
+    GpuModel: TABLE_FILES["gpus"],
+    JetPack: TABLE_FILES["jetson"],
+    GfxTarget: TABLE_FILES["rocm"],
+    PairedWheels: TABLE_FILES["paired-wheels"],
+    TorchRequirement: TABLE_FILES["torch-requirements"],
+    CondaChannel: TABLE_FILES["conda-channels"],
+    CondaBuild: TABLE_FILES["conda-builds"],
+    FrameworkBuild: TABLE_FILES["frameworks"],
+    WheelAudit: TABLE_FILES["wheel-audits"],
 }
