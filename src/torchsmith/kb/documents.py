@@ -33,6 +33,16 @@ def _sourced_rows(data: Document) -> None:
             raise ValueError(f"row {number} field source: missing or unknown source id")
 
 
+def _hsa_override(data: Document) -> None:
+    _sourced_rows(data)
+    for number, row in enumerate(data["rows"]):
+        if not (isinstance(row.get("gfx"), list) and isinstance(row.get("override"), str)
+                and isinstance(row.get("runs_as"), str)):
+            raise ValueError(f"row {number}: needs gfx (a list), override and runs_as")
+    if not isinstance(data.get("risk"), str) or any(i not in data["sources"] for i in data["risk_source"]):
+        raise ValueError("risk (text) and risk_source (known source ids) are required")
+
+
 def _formats(data: Document) -> None:
     for key in ("sources", "conda", "pixi", "jetson_torchvision_build"):
         if not isinstance(data.get(key), dict):
@@ -71,7 +81,7 @@ def _signatures(data: Document) -> None:
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
     "downstream": ("downstream.json", "downstream pins", _sourced_rows),
-    "hsa_override": ("hsa_override.json", "HSA override table", _sourced_rows),
+    "hsa_override": ("hsa_override.json", "HSA override table", _hsa_override),
     "manylinux": ("manylinux.json", "manylinux glibc table", _sourced_rows),
     "xpu": ("xpu.json", "Intel XPU table", _sourced_rows),
     "formats": ("formats.json", "installer format data", _formats),

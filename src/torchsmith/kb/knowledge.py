@@ -37,6 +37,7 @@ from torchsmith.kb.model import (
     FrameworkBuild,
     GfxTarget,
     GpuModel,
+    HsaOverride,
     JetPack,
     MinorCompat,
     PairedWheels,
@@ -298,6 +299,16 @@ class KnowledgeBase:
         rows = self.gfx_targets
         return (next((row for row in rows if row.gfx == text), None)
                 or next((row for row in rows if text and text in row.name.lower()), None))
+
+    def hsa_override(self, gfx: str) -> Optional[HsaOverride]:
+        """The HSA_OVERRIDE_GFX_VERSION route for an AMD card (its ``hsa_override`` document row)."""
+        table = self.document("hsa_override")
+        for row in table["rows"]:
+            if gfx in row["gfx"]:
+                urls = tuple(str(table["sources"][i]) for i in row["source"])
+                return HsaOverride(gfx=gfx, value=str(row["override"]), runs_as=str(row["runs_as"]),
+                                   urls=urls, uncertain=bool(row.get("uncertain", True)))
+        return None
 
     # --- companions -----------------------------------------------------------------------
     def paired_wheels(self, package: str, torch: Optional[str] = None,

@@ -23,6 +23,7 @@ __all__ = [
     "FrameworkBuild",
     "GfxTarget",
     "GpuModel",
+    "HsaOverride",
     "JetPack",
     "JetsonWheel",
     "MinorCompat",
@@ -201,15 +202,25 @@ class JetPack:
 
 @dataclass(frozen=True)
 class GfxTarget:
-    """An AMD GPU -> its gfx target, and the HSA_OVERRIDE_GFX_VERSION that borrows a sibling's."""
+    """An AMD GPU -> its gfx target (the override route is :class:`HsaOverride`, hsa_override.json)."""
 
     name: str
     gfx: str
     family: str
     in_wheels: bool  # some PyTorch ROCm wheel carries code for this target
-    hsa_override: Optional[str]  # e.g. "10.3.0" (Linux only)
     sources: Tuple[str, ...]
     uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class HsaOverride:
+    """HSA_OVERRIDE_GFX_VERSION=``value`` runs a card outside the wheels' gfx list as ``runs_as``."""
+
+    gfx: str
+    value: str  # "10.3.0" (Linux only)
+    runs_as: str  # "gfx1030"
+    urls: Tuple[str, ...]
+    uncertain: bool = True
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,11 @@ class RowReader:
             raise self.error(name, f"{value!r} is not of the form {pattern.pattern}")
         return value
 
+    def moved(self, name: str, home: str) -> None:
+        """A field whose fact now lives elsewhere: refused, not silently ignored."""
+        if name in self.data:
+            raise self.error(name, f"no longer read here: the fact lives in {home}")
+
     def version(self, name: str) -> str:
         value = self.text(name)
         if not is_version(value):
@@ -270,6 +275,8 @@ def release(row: RowReader, ctx: Context) -> m.TorchRelease:
 
 
 def toolkit(row: RowReader, _ctx: Context) -> m.CudaRelease:
+    for name in ("minor_compat_min_driver_linux", "minor_compat_min_driver_windows"):
+        row.moved(name, "cuda.json#minor_compat (one floor per CUDA major)")
     updates = []
     for sub in row.rows("updates"):
         updates.append((sub.text("label"), sub.opt_text("linux", _DRIVER) or "",
@@ -337,9 +344,10 @@ def jetpack(row: RowReader, _ctx: Context) -> m.JetPack:
 
 
 def gfx_target(row: RowReader, _ctx: Context) -> m.GfxTarget:
+    row.moved("hsa_override", "hsa_override.json (the override route's one home)")
     return m.GfxTarget(
         name=row.text("name"), gfx=row.text("gfx", _GFX), family=row.text("family"),
-        in_wheels=row.flag("in_wheels"), hsa_override=row.opt_text("hsa_override", _DRIVER),
+        in_wheels=row.flag("in_wheels"),
         sources=row.sources(), uncertain=row.flag("uncertain"),
     )
 

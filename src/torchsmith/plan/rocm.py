@@ -20,18 +20,8 @@ __all__ = ["hsa_override_for", "plan_rocm"]
 
 def hsa_override_for(gfx: str, kb: Any) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
     """(override value, the gfx it runs as, source urls) for a card outside the wheels' list."""
-    target = kb.gfx_target(gfx) if kb is not None and hasattr(kb, "gfx_target") else None
-    if target is not None and target.gfx == gfx and target.hsa_override:
-        parts = target.hsa_override.split(".")
-        runs_as = "gfx" + parts[0] + "".join(f"{int(p):x}" for p in parts[1:]) if len(parts) == 3 else ""
-        urls = tuple(kb.sources[i].url for i in target.sources if i in kb.sources)
-        return target.hsa_override, runs_as, urls
-    table = kb.document("hsa_override")
-    for row in table["rows"]:
-        if gfx in row["gfx"]:
-            urls = tuple(table["sources"][i] for i in row["source"])
-            return row["override"], row["runs_as"], urls
-    return None
+    route = kb.hsa_override(gfx)
+    return (route.value, route.runs_as, route.urls) if route is not None else None
 
 
 def plan_rocm(job: Job, constraints: Sequence[Constraint], draft: _Draft) -> None:
