@@ -244,7 +244,8 @@ def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
-def _signature(raw: Any, index: int, path: str) -> Signature:
+def _identify(raw: Any, index: int, path: str) -> Tuple[str, str]:
+    """(the signature's id, where it is for messages), once its fields are the known ones."""
     where = f"{path}: signature #{index + 1}"
     if not isinstance(raw, Mapping):
         raise _invalid(where, "must be an object")
@@ -258,6 +259,11 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     unknown = sorted(set(raw) - _KNOWN)
     if unknown:
         raise _invalid(where, f"unknown field(s) {', '.join(unknown)}")
+    return sig_id, where
+
+
+def _signature(raw: Any, index: int, path: str) -> Signature:
+    sig_id, where = _identify(raw, index, path)
     for field in ("title", "cause"):
         if not isinstance(raw[field], str) or not raw[field].strip():
             raise _invalid(where, f"'{field}' must be a non-empty string")
