@@ -26,6 +26,9 @@ H100 = str(HOSTS / "linux-x86_64-h100-drv535.json")  # driver 535: CUDA 12 by mi
 ARC = str(HOSTS / "linux-x86_64-arc-a770.json")
 RADEON = str(HOSTS / "linux-x86_64-rx7600xt-rocm6.2-override.json")
 ORIN = str(HOSTS / "jetson-orin-jp6.2.json")
+CONDA_LOG = str(HOSTS.parent / "explain" / "corpus" / "conda-pytorch-channel-ended--1.txt")
+OLD_GPU_ERROR = ("NVIDIA GeForce GTX 680 with CUDA capability sm_30 is not compatible with the current "
+                 "PyTorch installation.")
 MARK = "smithtest"  # in every changed value: absent from the packaged data
 
 
@@ -64,14 +67,6 @@ def _minor_compat() -> Dict[str, Any]:
     return {"cuda.json": {"minor_compat": [row]}}
 
 
-def _cuda_section(section: str, key: str) -> Callable[[], Dict[str, Any]]:
-    def overlay() -> Dict[str, Any]:
-        row = copy.deepcopy(packaged("cuda.json")[section][0])
-        row["note" if "note" in row or section == "arch_support" else key] = MARK
-        return {"cuda.json": {section: [row]}}
-    return overlay
-
-
 def _driver_branch() -> Dict[str, Any]:
     row = copy.deepcopy(packaged("cuda.json")["driver_branches"][0])
     row["branch"] = "999"
@@ -108,12 +103,23 @@ def _paired() -> Dict[str, Any]:
     return {"companions.json": {"paired_wheels": [row]}}
 
 
-def _conda_table(section: str) -> Callable[[], Dict[str, Any]]:
-    def overlay() -> Dict[str, Any]:
-        row = copy.deepcopy(packaged("conda.json")[section][0])
-        row["note"] = MARK
-        return {"conda.json": {section: [row]}}
-    return overlay
+def _channel() -> Dict[str, Any]:
+    row = row_of(packaged("conda.json")["channels"], channel="pytorch", package="pytorch")
+    row["last_version"] = "2.5.9"
+    return {"conda.json": {"channels": [row]}}
+
+
+def _conda_build() -> Dict[str, Any]:
+    row = row_of(packaged("conda.json")["builds"], package="pytorch", version="2.13")
+    row.update(version="2.14", releases=["2.14.1"], cuda_versions=["12.6"], note=MARK)
+    row["platform_cuda"] = [f"{p}=12.6" if p.startswith("linux") else f"{p}=" for p in row["platforms"]]
+    return {"conda.json": {"builds": [row]}}
+
+
+def _arch_row() -> Dict[str, Any]:
+    row = copy.deepcopy(packaged("cuda.json")["arch_support"][0])
+    row.update(cuda="99.0", min_arch="sm_30", max_arch="sm_30", archs=["sm_30"], deprecated=[])
+    return {"cuda.json": {"arch_support": [row]}}
 
 
 def _framework() -> Dict[str, Any]:
@@ -192,8 +198,16 @@ def _unknown_gpu(tmp: Path) -> List[str]:
     return ["plan", "--host", str(profile), "--json"]
 
 
+def _explain(text: str) -> Callable[[Path], List[str]]:
+    return lambda _tmp: ["explain", "--no-probe", text]
+
+
 def _show(table: str) -> Callable[[Path], List[str]]:
     return lambda _tmp: ["kb", "show", table, "--json"]
+
+
+def _conda_2_14_known(out: str) -> bool:
+    return '"pytorch-gpu": "2.14.1"' in out and "2.14 is not in torchsmith's data" not in out
 
 
 def _has(text: str) -> Callable[[str], bool]:
@@ -208,14 +222,15 @@ CASES: Dict[str, Any] = {
     "cuda": Case(_toolkit, _plan(), _has("CUDA 12.6 needs ≥ 535.1 for full support")),
     "minor-compat": Case(_minor_compat, _plan(), _has("≥ 536.1 (minor-version compatibility)")),
     "driver-branches": Case(_driver_branch, _show("driver-branches"), _has('"branch": "999"')),
-    "arch-support": Case(_cuda_section("arch_support", "note"), _show("arch-support"), _has(MARK)),
+    "arch-support": Case(_arch_row, _explain(OLD_GPU_ERROR), _has("CUDA 99.0 is the newest toolkit")),
     "gpus": Case(_gpu, _unknown_gpu, _has("NVIDIA Smithtest 9000 (compute capability 8.6")),
     "jetson": Case(_jetpack, _plan(path=ORIN), _has(f"https://{MARK}.example/jp6/torch-")),
     "rocm": Case(_gfx_target, _show("rocm"), _has(f"Radeon {MARK}")),
     "paired-wheels": Case(_paired, _show("paired-wheels"), _has(f"https://{MARK}.example/")),
     "torch-requirements": Case(_requirement, _plan("xformers"), _has("xformers==9.9.9")),
-    "conda-channels": Case(_conda_table("channels"), _show("conda-channels"), _has(MARK)),
-    "conda-builds": Case(_conda_table("builds"), _show("conda-builds"), _has(MARK)),
+    "conda-channels": Case(_channel, lambda _tmp: ["explain", "--no-probe", "--file", CONDA_LOG],
+                           _has("its last release there is 2.5.9")),
+    "conda-builds": Case(_conda_build, _plan("--json"), _conda_2_14_known),
     "frameworks": Case(_framework, _plan("tensorflow[and-cuda]"), _has("tensorflow[and-cuda]==9.9.9")),
     "wheel-audits": Case(_audit, _show("wheel-audits"), _has(f"{MARK}-audit")),
     # documents
