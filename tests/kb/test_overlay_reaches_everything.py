@@ -98,7 +98,7 @@ def _requirement() -> Dict[str, Any]:
 
 
 def _paired() -> Dict[str, Any]:
-    row = row_of(packaged("companions.json")["paired_wheels"], package="pyg")
+    row = row_of(packaged("companions.json")["paired_wheels"], package="mmcv", torch="2.4", variant="cu121")
     row["find_links"] = f"https://{MARK}.example/whl/torch-{row['torch']}+{row['variant']}.html"
     return {"companions.json": {"paired_wheels": [row]}}
 
@@ -226,7 +226,7 @@ CASES: Dict[str, Any] = {
     "gpus": Case(_gpu, _unknown_gpu, _has("NVIDIA Smithtest 9000 (compute capability 8.6")),
     "jetson": Case(_jetpack, _plan(path=ORIN), _has(f"https://{MARK}.example/jp6/torch-")),
     "rocm": Case(_gfx_target, _show("rocm"), _has(f"Radeon {MARK}")),
-    "paired-wheels": Case(_paired, _show("paired-wheels"), _has(f"https://{MARK}.example/")),
+    "paired-wheels": Case(_paired, _plan("mmcv"), _has(f"https://{MARK}.example/whl/")),
     "torch-requirements": Case(_requirement, _plan("xformers"), _has("xformers==9.9.9")),
     "conda-channels": Case(_channel, lambda _tmp: ["explain", "--no-probe", "--file", CONDA_LOG],
                            _has("its last release there is 2.5.9")),
