@@ -77,3 +77,19 @@ def test_validate_reports_the_documents_it_read(tmp_path: Path, capsys: pytest.C
     assert set(documents) == set(DOCUMENTS)
     assert documents["xpu"] == str(tmp_path / "xpu.json")
     assert documents["formats"] == load_kb(packaged_only=True).document_path("formats")
+
+
+def test_explain_signatures_file_still_wins_over_the_data(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.cli import main
+
+    packaged = json.loads(Path(load_kb(packaged_only=True).document_path("signatures")).read_text("utf-8"))
+    mine = dict(packaged, signatures=[dict(packaged["signatures"][0], id="only-in-my-file",
+                                           title="only in my file", patterns=["MYFILE-E1 failed"])])
+    mine["signatures"][0].pop("supersedes", None)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(mine), encoding="utf-8")
+    assert main(["explain", "--no-probe", "--signatures", str(path), "MYFILE-E1 failed"]) == 0
+    assert "only in my file" in capsys.readouterr().out
+    assert main(["explain", "--no-probe", "MYFILE-E1 failed"]) == 0
+    assert "only in my file" not in capsys.readouterr().out
