@@ -13,14 +13,17 @@ from typing import Any, Dict, List, Optional
 import pytest
 from tests.cluster.profiles import A100, node
 
-from torchsmith.buildenv import _data, build_script, max_gcc_for, preflight
+from torchsmith.buildenv import build_script, max_gcc_for, preflight
 from torchsmith.cli import main
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.host.live import LiveHost
 from torchsmith.host.recorded import RecordedHost
+from torchsmith.kb import load_kb
+from torchsmith.kb.documents import read_document
 from torchsmith.machine import AmdGpu, Machine, RocmInfo
 
 REAL_TOOLKIT = "/usr/local/cuda-13.0"
+KB = load_kb(packaged_only=True)
 GIB_KB = 1024 * 1024
 
 
@@ -74,7 +77,7 @@ def test_preflight_against_this_machines_nvcc_cmake_and_gcc() -> None:
     base = node(None)
     machine = dataclasses.replace(base, os=dataclasses.replace(base.os, cpu_count=os.cpu_count() or 1))
     host = LiveHost(env)
-    pre = preflight(host, machine, "cuda")
+    pre = preflight(host, machine, "cuda", kb=KB)
     found = codes(pre)
     assert pre.facts["nvcc"] == "13.0"
     assert pre.facts["max_gcc"] == 15  # read from the toolkit's crt/host_config.h
@@ -119,7 +122,7 @@ def test_cli_needs_cuda_or_rocm(capsys: pytest.CaptureFixture[str]) -> None:
 def test_gcc_newer_than_nvcc_accepts_uses_the_sourced_table_without_headers() -> None:
     host = recorded(commands={"gcc -dumpfullversion -dumpversion": {"returncode": 0, "stdout": "13.2.0\n"}},
                     toolkit="/usr/local/cuda-12.2", cuda="12.2")
-    pre = preflight(host, gpu_node(), "cuda")
+    pre = preflight(host, gpu_node(), "cuda", kb=KB)
     bad = next(f for f in pre.findings if f.code == "gcc-too-new")
     assert bad.severity == "error" and "GCC ≤ 12" in bad.message
     assert bad.fix is not None and "CC=gcc-12 CXX=g++-12 CUDAHOSTCXX=g++-12" in bad.fix
@@ -131,12 +134,12 @@ def test_the_toolkits_own_host_config_wins_over_the_table() -> None:
                     files={"/usr/local/cuda-12.2/targets/x86_64-linux/include/crt/host_config.h": header},
                     dirs={"/usr/local/cuda-12.2/targets": ["x86_64-linux"]},
                     toolkit="/usr/local/cuda-12.2", cuda="12.2")
-    pre = preflight(host, gpu_node(), "cuda")
+    pre = preflight(host, gpu_node(), "cuda", kb=KB)
     assert pre.facts["max_gcc"] == 13 and codes(pre)["host-compiler"] == "ok"
 
 
 def test_max_gcc_table_lookup() -> None:
-    table = _data()["cuda_max_gcc"]
+    table = KB.document("buildreqs")["cuda_max_gcc"]
     assert max_gcc_for("12.6", table) == (13, "NV_INSTALL_GUIDE")
     assert max_gcc_for("13.2", table) == (15, "HOST_CONFIG")
     assert max_gcc_for("10.2", table) is None
@@ -144,13 +147,13 @@ def test_max_gcc_table_lookup() -> None:
 
 def test_toolkit_newer_than_the_driver() -> None:
     host = recorded(toolkit="/usr/local/cuda-12.8", cuda="12.8")
-    pre = preflight(host, gpu_node(driver="550.54.14", driver_cuda="12.4"), "cuda")
+    pre = preflight(host, gpu_node(driver="550.54.14", driver_cuda="12.4"), "cuda", kb=KB)
     finding = next(f for f in pre.findings if f.code == "nvcc-newer-than-driver")
     assert "CUDA 12.8" in finding.message and "CUDA 12.4" in finding.message
 
 
 def test_little_memory_limits_the_jobs_and_the_script_sets_them() -> None:
-    pre = preflight(recorded(mem_gib=16), gpu_node(cpus=32), "cuda")
+    pre = preflight(recorded(mem_gib=16), gpu_node(cpus=32), "cuda", kb=KB)
     assert codes(pre)["memory-low"] == "warning"
     assert ("MAX_JOBS", "5") in pre.exports
     assert 'export MAX_JOBS="5"' in build_script(pre)
@@ -160,7 +163,7 @@ def test_system_paths_before_the_environment(tmp_path: Any) -> None:
     prefix = "/opt/conda/envs/build"
     host = recorded(environ={"LD_LIBRARY_PATH": f"/usr/local/cuda/lib64:{prefix}/lib",
                              "CPATH": "/usr/include", "CMAKE_PREFIX_PATH": "/usr/local"})
-    pre = preflight(host, gpu_node(), "cuda", prefix=prefix)
+    pre = preflight(host, gpu_node(), "cuda", prefix=prefix, kb=KB)
     messages = [f.message for f in pre.findings if f.code == "system-before-env"]
     assert any(m.startswith("LD_LIBRARY_PATH puts /usr/local/cuda/lib64 before /opt/conda/envs/build/lib")
                for m in messages)
@@ -179,9 +182,9 @@ def test_system_paths_before_the_environment(tmp_path: Any) -> None:
 def test_magma_and_mkl_found_in_the_environment() -> None:
     prefix = "/opt/conda/envs/build"
     host = recorded(dirs={f"{prefix}/lib": ["libmagma.so", "libmkl_rt.so.2"]})
-    found = codes(preflight(host, gpu_node(), "cuda", prefix=prefix))
+    found = codes(preflight(host, gpu_node(), "cuda", prefix=prefix, kb=KB))
     assert found["magma"] == "ok" and found["mkl"] == "ok"
-    missing = preflight(recorded(), gpu_node(), "cuda", prefix=prefix)
+    missing = preflight(recorded(), gpu_node(), "cuda", prefix=prefix, kb=KB)
     magma = next(f for f in missing.findings if f.code == "magma-missing")
     assert magma.fix is not None and magma.fix.startswith("conda install -c pytorch magma-cuda126")
 
@@ -193,7 +196,7 @@ def test_rocm_build_hip_headers_shadowed_and_gfx_arch_list() -> None:
                     environ={"ROCM_PATH": "/opt/rocm-6.2.4"})
     machine = dataclasses.replace(node(None), rocm=RocmInfo(version="6.2.4", gpus=(
         AmdGpu("Radeon RX 7900 XTX", "gfx1100"), AmdGpu("Instinct MI300X", "gfx942"))))
-    pre = preflight(host, machine, "rocm", prefix=prefix)
+    pre = preflight(host, machine, "rocm", prefix=prefix, kb=KB)
     found = codes(pre)
     assert found["hipcc"] == "ok" and found["hip-include-order"] == "warning"
     assert ("PYTORCH_ROCM_ARCH", "gfx1100;gfx942") in pre.exports
@@ -210,7 +213,7 @@ def test_rocm_build_hip_headers_shadowed_and_gfx_arch_list() -> None:
      "df -Pk .": {"returncode": 1, "stderr": "df: .: No such file"}},
 ])
 def test_odd_tool_output_gives_findings_not_tracebacks(answers: Dict[str, Any]) -> None:
-    pre = preflight(recorded(commands=answers, mem_gib=0), gpu_node(), "cuda")
+    pre = preflight(recorded(commands=answers, mem_gib=0), gpu_node(), "cuda", kb=KB)
     found = codes(pre)
     assert found["cmake-missing"] == "error" and found["disk-unknown"] == "warning"
     assert "compiler-missing" in found or "nvcc-missing" in found
@@ -221,4 +224,4 @@ def test_corrupted_requirements_data_is_a_one_line_error(tmp_path: Any) -> None:
     bad = tmp_path / "buildreqs.json"
     bad.write_text('{"sources": {}, "cuda_max_gcc": [{"cuda": "12.0", "gcc": 12, "source": "X"}]}')
     with pytest.raises(KnowledgeBaseError, match="unusable"):
-        _data(str(bad))
+        read_document("buildreqs", str(tmp_path), None)

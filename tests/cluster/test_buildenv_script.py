@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 
 import pytest
 from tests.cluster.profiles import node
-from tests.cluster.test_buildenv import REAL_TOOLKIT, codes, gpu_node, recorded
+from tests.cluster.test_buildenv import KB, REAL_TOOLKIT, codes, gpu_node, recorded
 from tests.support.shell import shellcheck_or_skip
 
 from torchsmith.buildenv import build_script, preflight
@@ -41,56 +41,57 @@ def _cmake(version: str) -> Dict[str, Any]:
 
 def test_cmake_4_against_a_checkout_with_old_third_party_is_an_error_the_script_fixes() -> None:
     host = recorded(commands=_cmake("4.0.2"), **_checkout())
-    pre = preflight(host, gpu_node(), "cuda", source=CHECKOUT)
+    pre = preflight(host, gpu_node(), "cuda", source=CHECKOUT, kb=KB)
     bad = next(f for f in pre.findings if f.code == "cmake-too-new")
     assert bad.severity == "error" and "third_party/protobuf/cmake/CMakeLists.txt (3.1.3)" in bad.message
     assert "fmt" not in bad.message  # 3.8 is fine
     assert 'export CMAKE_POLICY_VERSION_MINIMUM="3.5"' in build_script(pre)
     # A release whose third_party all declares >= 3.5 configures with cmake 4.
     fixed = preflight(recorded(commands=_cmake("4.0.2"), **_checkout(third_party=False)), gpu_node(), "cuda",
-                      source=CHECKOUT)
+                      source=CHECKOUT, kb=KB)
     assert "cmake-too-new" not in codes(fixed) and codes(fixed)["cmake"] == "ok"
     # The user already set the policy floor: nothing to fix.
     policy = recorded(commands=_cmake("4.0.2"), environ={"CMAKE_POLICY_VERSION_MINIMUM": "3.5"},
                       **_checkout())
-    assert "cmake-too-new" not in codes(preflight(policy, gpu_node(), "cuda", source=CHECKOUT))
+    assert "cmake-too-new" not in codes(preflight(policy, gpu_node(), "cuda", source=CHECKOUT, kb=KB))
 
 
 def test_cmake_floor_comes_from_the_checkout() -> None:
     old = _checkout(pyproject='[build-system]\nrequires = ["cmake>=3.18"]\n')
-    pre = preflight(recorded(commands=_cmake("3.22.1"), **old), gpu_node(), "cuda", source=CHECKOUT)
+    pre = preflight(recorded(commands=_cmake("3.22.1"), **old), gpu_node(), "cuda", source=CHECKOUT, kb=KB)
     assert pre.facts["cmake_min"] == "3.18" and codes(pre)["cmake"] == "ok"
-    new = preflight(recorded(commands=_cmake("3.22.1"), **_checkout()), gpu_node(), "cuda", source=CHECKOUT)
+    new = preflight(recorded(commands=_cmake("3.22.1"), **_checkout()), gpu_node(), "cuda", source=CHECKOUT,
+                    kb=KB)
     assert new.facts["cmake_min"] == "3.27" and codes(new)["cmake-too-old"] == "error"
     assert "pyproject.toml" in new.facts["cmake_min_source"]
 
 
 def test_cmake_4_without_a_checkout_and_cmake_3_30_with_ninja_are_warnings() -> None:
-    pre = preflight(recorded(commands=_cmake("4.1.0")), gpu_node(), "cuda", source="/nowhere")
+    pre = preflight(recorded(commands=_cmake("4.1.0")), gpu_node(), "cuda", source="/nowhere", kb=KB)
     assert codes(pre)["cmake-range-unchecked"] == "warning"
-    ninja = preflight(recorded(commands=_cmake("3.31.6")), gpu_node(), "cuda", source="/nowhere")
+    ninja = preflight(recorded(commands=_cmake("3.31.6")), gpu_node(), "cuda", source="/nowhere", kb=KB)
     assert codes(ninja)["cmake-ninja"] == "warning"
     no_ninja = preflight(recorded(commands={**_cmake("3.31.6"), "ninja --version": {"returncode": 127}}),
-                         gpu_node(), "cuda", source="/nowhere")
+                         gpu_node(), "cuda", source="/nowhere", kb=KB)
     assert "cmake-ninja" not in codes(no_ninja)
 
 
 def test_cuda_13_toolkit_on_a_12_driver_is_an_error_from_the_driver_version_alone(
         capsys: pytest.CaptureFixture[str]) -> None:
     host = recorded(toolkit="/usr/local/cuda-13.0", cuda="13.0")
-    pre = preflight(host, gpu_node(driver="535.183.01", driver_cuda=""), "cuda")
+    pre = preflight(host, gpu_node(driver="535.183.01", driver_cuda=""), "cuda", kb=KB)
     bad = next(f for f in pre.findings if f.code == "nvcc-newer-than-driver")
     assert bad.severity == "error" and "CUDA 12.2" in bad.message  # 535's CUDA, from plan's table
     minor = preflight(recorded(toolkit="/usr/local/cuda-12.8", cuda="12.8"),
-                      gpu_node(driver="535.183.01", driver_cuda=""), "cuda")
+                      gpu_node(driver="535.183.01", driver_cuda=""), "cuda", kb=KB)
     assert codes(minor)["nvcc-newer-than-driver"] == "warning"
 
 
 def test_magma_fix_never_names_a_conda_package_that_does_not_exist() -> None:
-    new = preflight(recorded(toolkit="/usr/local/cuda-13.0", cuda="13.0"), gpu_node(), "cuda")
+    new = preflight(recorded(toolkit="/usr/local/cuda-13.0", cuda="13.0"), gpu_node(), "cuda", kb=KB)
     fix = next(f.fix for f in new.findings if f.code == "magma-missing") or ""
     assert "magma-cuda130" not in fix and "install_magma_conda.sh 13.0" in fix
-    old = preflight(recorded(toolkit="/usr/local/cuda-12.6", cuda="12.6"), gpu_node(), "cuda")
+    old = preflight(recorded(toolkit="/usr/local/cuda-12.6", cuda="12.6"), gpu_node(), "cuda", kb=KB)
     assert "conda install -c pytorch magma-cuda126" in (
         next(f.fix for f in old.findings if f.code == "magma-missing") or "")
 
@@ -98,7 +99,7 @@ def test_magma_fix_never_names_a_conda_package_that_does_not_exist() -> None:
 def test_the_cpath_fix_really_sets_cpath(tmp_path: Path) -> None:
     prefix = "/opt/conda/envs/build"
     host = recorded(environ={"CPATH": "/usr/include", "LIBRARY_PATH": "/usr/lib64"})
-    script = build_script(preflight(host, gpu_node(), "cuda", prefix=prefix))
+    script = build_script(preflight(host, gpu_node(), "cuda", prefix=prefix, kb=KB))
     path = tmp_path / "env.sh"
     path.write_text(script)
     shown = subprocess.run(["bash", "-c", f'CPATH=/usr/include LIBRARY_PATH=/usr/lib64; source "{path}"; '
@@ -119,7 +120,7 @@ def test_rocm_script_switches_platform_library_order_and_clashes(tmp_path: Path)
                           gcc: ["12", "13"], f"{gcc}/12": ["libstdc++.so", "crtbegin.o"],
                           f"{gcc}/13": ["crtbegin.o"]},
                     environ={"ROCM_PATH": "/opt/rocm"})
-    pre = preflight(host, _rocm_machine(), "rocm", prefix=prefix)
+    pre = preflight(host, _rocm_machine(), "rocm", prefix=prefix, kb=KB)
     found = codes(pre)
     shadow = next(f for f in pre.findings if f.code == "hip-include-order")
     assert "omp.h, thrust" in shadow.message and "ROCm has its own: thrust" in shadow.message
@@ -143,9 +144,9 @@ def _shellcheck() -> str:
 def test_every_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> None:
     prefix = "/opt/conda/envs/build"
     cuda = preflight(recorded(commands=_cmake("4.0.2"), environ={"CPATH": "/usr/include"}, **_checkout()),
-                     gpu_node(), "cuda", prefix=prefix, source=CHECKOUT)
+                     gpu_node(), "cuda", prefix=prefix, source=CHECKOUT, kb=KB)
     rocm = preflight(recorded(commands={"hipcc --version": {"returncode": 0, "stdout": "HIP 6.2\n"}}),
-                     _rocm_machine(), "rocm", prefix=prefix)
+                     _rocm_machine(), "rocm", prefix=prefix, kb=KB)
     tool = _shellcheck()
     for name, pre in (("cuda.sh", cuda), ("rocm.sh", rocm)):
         path = tmp_path / name

@@ -68,7 +68,9 @@ def test_cuda_build_on_cpu_host_is_only_info() -> None:
     ],
 )
 def test_driver_too_old(driver: str, driver_cuda: str, severity: str) -> None:
-    found = run_checks(report(), gpu_host(driver=driver, driver_cuda=driver_cuda), None)
+    from torchsmith.kb import load_kb  # the floors are the data's (cuda.json#minor_compat)
+
+    found = run_checks(report(), gpu_host(driver=driver, driver_cuda=driver_cuda), load_kb(None))
     assert codes(found).get("driver-too-old") == severity
     if severity == "error":
         hit = finding(found, "driver-too-old")

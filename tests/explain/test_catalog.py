@@ -10,10 +10,11 @@ from typing import Any, Dict
 import pytest
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.explain import explain, load_catalog, parse_catalog
-from torchsmith.explain.catalog import DEFAULT_PATH, literal_prefix
+from torchsmith.explain import catalog_of, explain, load_catalog, parse_catalog
+from torchsmith.explain.catalog import literal_prefix
 from torchsmith.explain.host import host_facts
 from torchsmith.explain.matcher import PLAN_STEP, normalise_fact, render_text
+from torchsmith.kb import load_kb
 from torchsmith.machine import (
     AmdGpu,
     Machine,
@@ -24,6 +25,8 @@ from torchsmith.machine import (
     RocmInfo,
 )
 
+KB = load_kb(packaged_only=True)
+DEFAULT_PATH = KB.document_path("signatures")
 PACKAGED: Dict[str, Any] = json.loads(Path(DEFAULT_PATH).read_text(encoding="utf-8"))
 
 
@@ -134,7 +137,7 @@ GPU_HOST = Machine(
 def test_arch_facts_compare_the_machine_with_the_build() -> None:
     text = ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
             "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_80 sm_90.\n")
-    (item,) = explain(text, load_catalog(), GPU_HOST)
+    (item,) = explain(text, catalog_of(KB), GPU_HOST, kb=KB)
     assert item.host_facts == ["GPU 0: NVIDIA GeForce RTX 5090 (sm_120)",
                                "Not in the build's arch list: sm_120"]
     assert item.fix[0] == PLAN_STEP.format(args="")
@@ -143,7 +146,7 @@ def test_arch_facts_compare_the_machine_with_the_build() -> None:
 
 def test_a_log_from_another_machine_is_called_out() -> None:
     (item,) = explain("GeForce GTX 1080 with CUDA capability sm_61 is not compatible with the current "
-                      "PyTorch installation.", load_catalog(), GPU_HOST)
+                      "PyTorch installation.", catalog_of(KB), GPU_HOST, kb=KB)
     assert any("sm_61, which this machine does not have" in line for line in item.host_facts)
 
 
@@ -206,7 +209,7 @@ def test_every_needle_starts_its_patterns_matches_in_the_corpus() -> None:
     """The prefilter may only skip text where the pattern cannot match."""
     corpus = Path(__file__).parent / "corpus"
     texts = [p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))]
-    catalog = load_catalog()
+    catalog = catalog_of(KB)
     for sig in catalog.signatures:
         for pattern, needle in zip(sig.patterns, sig.needles):
             for text in texts:

@@ -11,14 +11,16 @@ from torchsmith.kb import load_kb
 from torchsmith.machine import JetsonInfo, Machine, OsInfo
 from torchsmith.versions import version_tuple
 
+KB = load_kb(packaged_only=True)
+
 CORPUS = Path(__file__).parent / "corpus"
 PUBLIC = Path(__file__).parent / "public"
 DESKTOP = ("download.pytorch.org", "nvidia-smi", "Upgrade the NVIDIA driver", "Upgrade the host driver")
 
 
 def one(text: str, machine: Machine = None):  # type: ignore[assignment]
-    (item,) = [e for e in explain(text, CATALOG, machine) if e.signature.priority == 1] or explain(
-        text, CATALOG, machine)
+    (item,) = [e for e in explain(text, CATALOG, machine, kb=KB) if e.signature.priority == 1] or explain(
+        text, CATALOG, machine, kb=KB)
     return item
 
 

@@ -13,14 +13,15 @@ from typing import Dict, List, Set, Tuple
 
 import pytest
 
-from torchsmith.explain import find_signatures, load_catalog
+from torchsmith.explain import catalog_of, find_signatures
 from torchsmith.explain.catalog import HOST_FACT_KINDS
 from torchsmith.explain.host import _RENDER
+from torchsmith.kb import load_kb
 
 HERE = Path(__file__).parent
 CORPUS = sorted((HERE / "corpus").glob("*.txt"))
 NEGATIVE = sorted((HERE / "negative").glob("*.txt"))
-CATALOG = load_catalog()
+CATALOG = catalog_of(load_kb(packaged_only=True))
 
 
 def read_sample(path: Path) -> Tuple[Dict[str, List[str]], str]:

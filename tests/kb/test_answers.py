@@ -170,8 +170,8 @@ def test_rocm_and_other_tables(kb: KnowledgeBase) -> None:
     assert kb.rocm_variants()[0][0].version == "2.14.1"
     assert [(r.version, v.name) for r, v in kb.rocm_release("6.2")][-1] == ("2.5.0", "rocm6.2")
     assert ("2.6.0", "rocm6.2.4") in [(r.version, v.name) for r, v in kb.rocm_release("rocm6.2")]
-    target = kb.gfx_target("gfx1031")
-    assert target is not None and target.hsa_override == "10.3.0" and not target.in_wheels
+    target, route = kb.gfx_target("gfx1031"), kb.hsa_override("gfx1031")
+    assert target is not None and route is not None and route.value == "10.3.0" and not target.in_wheels
     assert kb.minor_compat("13.0").min_driver_linux == "580"  # type: ignore[union-attr]
     assert kb.arch_support("12.8.1").max_arch == "sm_120"  # type: ignore[union-attr]
     assert kb.arch_support("13.0").min_arch == "sm_75"  # type: ignore[union-attr]

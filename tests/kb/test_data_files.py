@@ -22,3 +22,17 @@ def test_data_file_keeps_the_canonical_layout(path: Path) -> None:
 def test_packaged_data_loads_and_validates() -> None:
     kb = load_kb(packaged_only=True)
     assert kb.releases and not kb.warnings
+
+
+def test_the_probe_takes_jetson_compute_capabilities_from_the_gpu_table() -> None:
+    """One home for "module -> compute capability": the jetson rows of gpus.json."""
+    from torchsmith.kb import load_kb
+    from torchsmith.probe.jetson import compute_capability_of, module_from_soc
+
+    rows = [g for g in load_kb(packaged_only=True).gpus if g.jetson]
+    assert rows
+    for gpu in rows:
+        assert compute_capability_of(gpu.name.replace("Jetson ", "", 1)) == gpu.compute_capability
+    orin = {g.compute_capability for g in rows if "Orin" in g.name}
+    assert module_from_soc(["nvidia,tegra234"]) == ("Orin", orin.pop())
+    assert compute_capability_of("Nano/TX1") == "5.3" and compute_capability_of("Warp 9") is None

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -205,11 +203,15 @@ def test_overlay_changes_are_seen_without_restarting(tmp_path: Path) -> None:
     assert load_kb(str(overlay)).release("2.16.0") is not None
 
 
-def test_the_loader_does_not_import_packaging() -> None:
-    code = ("import sys; from torchsmith.kb import load_kb; load_kb(packaged_only=True); "
-            "print('packaging' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
+def test_the_loader_orders_by_packaging_versions() -> None:
+    """One ordering (issue 12): rows newest first by ``packaging.version.Version``."""
+    from packaging.version import Version
+
+    kb = load_kb(packaged_only=True)
+    versions = [Version(r.version) for r in kb.releases]
+    assert versions == sorted(versions, reverse=True) and len(set(versions)) == len(versions)
+    toolkits = [Version(r.version) for r in kb.cuda_releases]
+    assert toolkits == sorted(toolkits, reverse=True)
 
 
 def test_a_jetson_wheel_file_name_is_a_bare_wheel_name(data_copy: Path) -> None:

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from torchsmith.errors import KnowledgeBaseError, RequirementError
-from torchsmith.plan import plandata
+from torchsmith.kb import load_kb
+from torchsmith.kb.documents import read_document
 from torchsmith.plan.installed import parse_installed
 from torchsmith.plan.request import (
     _dependencies_without_toml_parser,
@@ -119,24 +120,24 @@ def test_installed_report_parsing() -> None:
 
 def test_plan_data_tables_are_sourced() -> None:
     for name in ("hsa_override", "companion_limits"):
-        table = plandata.load_table(name)
+        table = load_kb(packaged_only=True).document(name)
         for row in table["rows"]:
             assert all(table["sources"][i].startswith("https://") for i in row["source"])
 
 
 def test_corrupt_plan_data_is_a_one_line_error(tmp_path) -> None:
-    (tmp_path / "broken.json").write_text('{"rows": [', encoding="utf-8")
-    (tmp_path / "unsourced.json").write_text('{"sources": {}, "rows": [{"source": ["nope"]}]}',
-                                             encoding="utf-8")
-    (tmp_path / "shape.json").write_text('[1, 2]', encoding="utf-8")
+    (tmp_path / "hsa_override.json").write_text('{"rows": [', encoding="utf-8")
+    (tmp_path / "companion_limits.json").write_text('{"sources": {}, "rows": [{"source": ["nope"]}]}',
+                                                    encoding="utf-8")
+    (tmp_path / "downstream.json").write_text('[1, 2]', encoding="utf-8")
     with pytest.raises(KnowledgeBaseError, match="not valid JSON"):
-        plandata.load_table("broken", str(tmp_path))
+        read_document("hsa_override", str(tmp_path), None)
     with pytest.raises(KnowledgeBaseError, match="row 0 field source"):
-        plandata.load_table("unsourced", str(tmp_path))
+        read_document("companion_limits", str(tmp_path), None)
     with pytest.raises(KnowledgeBaseError, match="'rows' list"):
-        plandata.load_table("shape", str(tmp_path))
+        read_document("downstream", str(tmp_path), None)
     with pytest.raises(KnowledgeBaseError, match="cannot read"):
-        plandata.load_table("absent", str(tmp_path))
+        read_document("manylinux", str(tmp_path), None)
 
 
 def test_docs_name_every_rejection_code() -> None:

@@ -9,32 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.buildenv.model import Finding, Preflight
 from torchsmith.compat import driver_support
-from torchsmith.errors import load_data_file
 from torchsmith.host import Host
-from torchsmith.kb.documents import DATA_DIR
 from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
 
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
 __all__ = ["Finding", "Preflight", "build_script", "max_gcc_for", "preflight"]
 
-_DATA = os.path.join(DATA_DIR, "buildreqs.json")
 _SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/include",
                 "/usr/local/include", "/usr/local/cuda", "/opt/rocm")
-
-
-def _check_data(data: Dict[str, Any]) -> None:
-    for row in data["cuda_max_gcc"]:
-        if row["source"] not in data["sources"]:
-            raise KeyError(f"unknown source {row['source']}")
-    version_tuple(data["cmake_min"]["version"])
-
-
-def _data(path: str = _DATA) -> Dict[str, Any]:
-    return load_data_file(path, "build requirements data", _check_data)
 
 
 def max_gcc_for(cuda: str, table: List[Dict[str, Any]]) -> Optional[Tuple[int, str]]:
@@ -173,7 +162,8 @@ def _host_config_max_gcc(host: Host, toolkit: str) -> Optional[int]:
     return None
 
 
-def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any]) -> None:
+def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any],
+                kb: KnowledgeBase) -> None:
     toolkit = _toolkit_dir(host, machine)
     nvcc_path = host.which("nvcc")
     nvcc = os.path.join(toolkit, "bin", "nvcc") if toolkit else (nvcc_path or "nvcc")
@@ -216,15 +206,15 @@ def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, An
     else:
         limit = f" (nvcc accepts ≤ {max_gcc})" if max_gcc else ""
         pre.add("host-compiler", "ok", f"{cc} {gcc_version}{limit}")
-    _check_driver(machine, pre, cuda)
+    _check_driver(machine, pre, cuda, kb)
     _check_magma(host, pre, data, cuda, toolkit)
 
 
-def _check_driver(machine: Machine, pre: Preflight, cuda: str) -> None:
+def _check_driver(machine: Machine, pre: Preflight, cuda: str, kb: KnowledgeBase) -> None:
     from torchsmith.plan.hostview import driver_max_cuda
 
     nvidia = machine.nvidia
-    driver_cuda = driver_max_cuda(machine)  # --driver alone is enough: plan's own table
+    driver_cuda = driver_max_cuda(machine, kb)  # --driver alone is enough: plan's own table
     if nvidia is None or not (nvidia.driver_version or nvidia.driver_cuda):
         pre.add("no-driver", "warning", "no NVIDIA driver here: the build works, but the CUDA tests "
                 "cannot run on this machine")
@@ -327,18 +317,19 @@ def _arch_list(machine: Machine, kind: str) -> Optional[str]:
 
 
 def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = None,
-              workdir: str = ".", *, source: Optional[str] = None) -> Preflight:
-    """``source``: the PyTorch checkout (default ``workdir``), read for the cmake range."""
+              workdir: str = ".", *, kb: KnowledgeBase, source: Optional[str] = None) -> Preflight:
+    """``source``: the PyTorch checkout (default ``workdir``), read for the cmake range;
+    ``kb`` gives the build requirements (its ``buildreqs`` document)."""
     if kind not in ("cuda", "rocm"):
         raise ValueError(kind)
-    data = _data()
+    data = kb.document("buildreqs")
     env = host.environ()
     prefix = prefix or env.get("CONDA_PREFIX") or env.get("VIRTUAL_ENV") or None
-    pre = Preflight(kind=kind, prefix=prefix)
+    pre = Preflight(kind=kind, prefix=prefix, requirements=data)
     _check_resources(host, machine, pre, data, workdir)
     _check_cmake(host, pre, data, source or workdir)
     if kind == "cuda":
-        _check_cuda(host, machine, pre, data)
+        _check_cuda(host, machine, pre, data, kb)
     else:
         from torchsmith.buildenv.rocm import check_rocm
 
@@ -375,7 +366,7 @@ def build_script(pre: Preflight) -> str:
     switches += [("BUILD_TEST", "0"), ("USE_DISTRIBUTED", "1")]
     lines.extend(f"export {k}={v}" for k, v in switches)
     if not cuda:
-        rocm = _data()["rocm"]
+        rocm = pre.requirements["rocm"]
         lines.append(f"# {rocm['why']}" + (" (field reports; uncertain)" if rocm.get("uncertain") else ""))
         lines.extend(f"export {k}={v}" for k, v in rocm["switches"])
     home = "CUDA_HOME" if cuda else "ROCM_PATH"

@@ -26,6 +26,7 @@ class Preflight:
     findings: List[Finding] = field(default_factory=list)
     facts: Dict[str, Any] = field(default_factory=dict)
     exports: List[Tuple[str, str]] = field(default_factory=list)  # what the script sets
+    requirements: Dict[str, Any] = field(default_factory=dict)  # the kb's buildreqs document
 
     @property
     def problems(self) -> List[Finding]:

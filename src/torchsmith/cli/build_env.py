@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     machine = ctx.machine()
     prefix = ctx.target("build-prefix").prefix  # --prefix, else the active conda env or venv
     pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
-                    source=args.source)
+                    source=args.source, kb=ctx.kb())
     script = build_script(pre)
     if args.write:
         try:

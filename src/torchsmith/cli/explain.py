@@ -17,12 +17,14 @@ import sys
 from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.errors import TorchsmithError, UsageError
+from torchsmith.errors import KnowledgeBaseError, TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import Result
 
 if TYPE_CHECKING:
+    from torchsmith.explain.catalog import Catalog
     from torchsmith.explain.matcher import Explanation
+    from torchsmith.kb import KnowledgeBase
 
 # What to run when nothing matched: each shows facts, none guesses a cause.
 GENERIC_CHECKS = (
@@ -151,19 +153,34 @@ def _checks(machine: Optional[Machine]) -> List[str]:
     return list(GENERIC_CHECKS)
 
 
+def _catalog(args: argparse.Namespace, ctx: Context) -> Tuple[Catalog, Optional[KnowledgeBase]]:
+    """The signatures (``--signatures FILE``, else the data's) and the data for their facts;
+    with a broken overlay, the packaged signatures and no facts from the data."""
+    from torchsmith.explain.catalog import catalog_of, load_catalog
+
+    try:
+        kb: Optional[KnowledgeBase] = ctx.kb()
+    except KnowledgeBaseError as exc:
+        ctx.warnings.append(f"explaining without the knowledge base: {exc.message}")
+        kb = None
+    if args.signatures:
+        return load_catalog(args.signatures), kb
+    return catalog_of(kb), kb
+
+
 def run(args: argparse.Namespace, ctx: Context) -> Result:
-    from torchsmith.explain import explain, load_catalog
+    from torchsmith.explain import explain
 
     text, origin = read_text(args)
     if origin.get("note"):
         ctx.warnings.append(origin["note"])
-    catalog = load_catalog(args.signatures)
+    catalog, kb = _catalog(args, ctx)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
     if not plan_args and getattr(args, "jetson", None):
         plan_args = f"--jetson {shlex.quote(args.jetson)}"
     explanations = explain(text, catalog, machine, plan_args=plan_args,
-                           machine_probed=machine_source != STATED)
+                           machine_probed=machine_source != STATED, kb=kb)
     recognised = bool(explanations)
     data: Dict[str, Any] = {
         "recognised": recognised,

@@ -206,18 +206,21 @@ def _validate(ctx: Context, path: Optional[str]) -> Result:
     from torchsmith.kb import load_kb
 
     # Without DIR: the packaged data and the refresh overlay every command would read with it.
+    from torchsmith.kb.validate import validate_documents
+
     kb = load_kb(str(path)) if path else load_kb(environ=ctx.environ)
     counts = _counts(kb)
+    documents = validate_documents(kb)
     total = sum(c["rows"] for c in counts.values())
     data = {"valid": True, "path": os.path.abspath(path) if path else None, "rows": total,
-            "tables": counts, "sources": len(kb.sources), "kb_version": kb.kb_version,
-            "overlay": kb.overlay}
+            "tables": counts, "documents": documents, "sources": len(kb.sources),
+            "kb_version": kb.kb_version, "overlay": kb.overlay}
 
     def human(out: IO[str]) -> None:
         what = (f"{path} over the packaged data" if path else
                 f"the overlay {kb.overlay} over the packaged data" if kb.overlay else "packaged data")
-        out.write(f"ok: {what} is valid: {total} rows in {len(counts)} tables, {len(kb.sources)} sources "
-                  f"(kb {kb.kb_version})\n")
+        out.write(f"ok: {what} is valid: {total} rows in {len(counts)} tables, {len(documents)} documents, "
+                  f"{len(kb.sources)} sources (kb {kb.kb_version})\n")
 
     ctx.warnings.extend(kb.warnings)
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)

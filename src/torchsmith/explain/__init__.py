@@ -6,7 +6,7 @@ pure (:mod:`.matcher`); facts about the machine come from a host profile (:mod:`
 
 from __future__ import annotations
 
-from torchsmith.explain.catalog import Catalog, Signature, load_catalog, parse_catalog
+from torchsmith.explain.catalog import Catalog, Signature, catalog_of, load_catalog, parse_catalog
 from torchsmith.explain.matcher import Explanation, Found, explain, find_signatures
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Explanation",
     "Found",
     "Signature",
+    "catalog_of",
     "explain",
     "find_signatures",
     "load_catalog",

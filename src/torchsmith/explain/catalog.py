@@ -10,19 +10,21 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.kb.documents import DATA_DIR
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = [
     "CATALOG_KIND",
     "CATALOG_SCHEMA",
-    "DEFAULT_PATH",
     "HOST_FACT_KINDS",
     "KB_FACTS",
     "Catalog",
     "Signature",
+    "catalog_of",
     "literal_prefix",
     "load_catalog",
     "parse_catalog",
@@ -30,7 +32,6 @@ __all__ = [
 
 CATALOG_KIND = "torchsmith.explain-signatures"
 CATALOG_SCHEMA = 1
-DEFAULT_PATH = os.path.join(DATA_DIR, "signatures.json")
 
 # What a signature may ask to be told about the machine (rendered by explain.host).
 HOST_FACT_KINDS = frozenset({
@@ -243,20 +244,8 @@ def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
-def _check_fields(raw: Mapping[str, Any], where: str) -> None:
-    """Every required field there, none unknown, a title and a cause."""
-    missing = [k for k in _REQUIRED if k not in raw]
-    if missing:
-        raise _invalid(where, f"missing {', '.join(missing)}")
-    unknown = sorted(set(raw) - _KNOWN)
-    if unknown:
-        raise _invalid(where, f"unknown field(s) {', '.join(unknown)}")
-    for field in ("title", "cause"):
-        if not isinstance(raw[field], str) or not raw[field].strip():
-            raise _invalid(where, f"'{field}' must be a non-empty string")
-
-
-def _signature(raw: Any, index: int, path: str) -> Signature:
+def _identify(raw: Any, index: int, path: str) -> Tuple[str, str]:
+    """(the signature's id, where it is for messages), once its fields are the known ones."""
     where = f"{path}: signature #{index + 1}"
     if not isinstance(raw, Mapping):
         raise _invalid(where, "must be an object")
@@ -264,7 +253,20 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     if not isinstance(sig_id, str) or not _ID.match(sig_id):
         raise _invalid(where, f"'id' must be kebab-case, got {sig_id!r}")
     where = f"{path}: signature {sig_id!r}"
-    _check_fields(raw, where)
+    missing = [k for k in _REQUIRED if k not in raw]
+    if missing:
+        raise _invalid(where, f"missing {', '.join(missing)}")
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise _invalid(where, f"unknown field(s) {', '.join(unknown)}")
+    return sig_id, where
+
+
+def _signature(raw: Any, index: int, path: str) -> Signature:
+    sig_id, where = _identify(raw, index, path)
+    for field in ("title", "cause"):
+        if not isinstance(raw[field], str) or not raw[field].strip():
+            raise _invalid(where, f"'{field}' must be a non-empty string")
     sources = _strings(raw["sources"], where, "sources")
     bad = [s for s in sources if not s.startswith(("https://", "http://"))]
     if bad:
@@ -339,11 +341,33 @@ def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
 
 
 _CACHE: Dict[str, Catalog] = {}
+_OF_KB: Dict[int, Tuple[Mapping[str, Any], Catalog]] = {}
 
 
-def load_catalog(path: Optional[str] = None) -> Catalog:
-    """Read and validate a signature file (the packaged one by default), once per path."""
-    path = os.path.abspath(path or DEFAULT_PATH)
+def catalog_of(kb: Optional[KnowledgeBase]) -> Catalog:
+    """The signatures of ``kb``: its ``signatures`` document (the overlay's file when it has
+    one), validated once per document. Without a knowledge base (its overlay is broken), the
+    packaged signatures: a doctor or explain in a damaged setup still names known failures."""
+    from torchsmith.kb.documents import DATA_DIR, document_path, read_document
+
+    if kb is None:
+        path = document_path("signatures", DATA_DIR, None)
+        document = read_document("signatures", DATA_DIR, None)
+    else:
+        document, path = kb.document("signatures"), kb.document_path("signatures")
+    cached = _OF_KB.get(id(document))
+    if cached is not None and cached[0] is document:
+        return cached[1]
+    catalog = parse_catalog(document, path)
+    if len(_OF_KB) > 8:
+        _OF_KB.clear()
+    _OF_KB[id(document)] = (document, catalog)
+    return catalog
+
+
+def load_catalog(path: str) -> Catalog:
+    """Read and validate a signature file given by the user (``explain --signatures FILE``)."""
+    path = os.path.abspath(path)
     cached = _CACHE.get(path)
     if cached is not None:
         return cached

@@ -285,16 +285,6 @@ def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[st
     return [step[0].upper() + step[1:] for step in steps]
 
 
-def _default_kb() -> Optional[KnowledgeBase]:
-    from torchsmith.errors import TorchsmithError
-    from torchsmith.kb import load_kb
-
-    try:
-        return load_kb()
-    except TorchsmithError:  # a broken overlay: explain without knowledge-base facts
-        return None
-
-
 def explain(
     text: str,
     catalog: Catalog,
@@ -302,13 +292,13 @@ def explain(
     plan_args: str = "",
     *,
     machine_probed: bool = True,
-    kb: Optional[KnowledgeBase] = None,
+    kb: Optional[KnowledgeBase],
 ) -> List[Explanation]:
     """The explanations of every known signature in ``text``; with a machine, its facts too.
 
     ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``);
     ``machine_probed`` is False for a machine made of stated facts only (see ``host_facts``).
-    ``kb`` gives the facts some signatures compute from the data (the packaged one by default).
+    ``kb`` gives the facts some signatures compute from the data (None: explain without them).
     """
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
     from torchsmith.explain.host import host_facts
@@ -316,8 +306,6 @@ def explain(
     found_list = find_signatures(text, catalog)
     if not found_list:
         return []
-    if kb is None:
-        kb = _default_kb()
     jetson = jetson_context(text, machine, kb)
     explanations = []
     for found in found_list:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
-from torchsmith.errors import KnowledgeBaseError, load_data_file
+from torchsmith.errors import KnowledgeBaseError, parse_json_bytes, read_json_bytes
 
-__all__ = ["DATA_DIR", "DOCUMENTS", "read_document"]
+__all__ = ["DATA_DIR", "DOCUMENTS", "document_path", "read_document"]
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 Document = Dict[str, Any]
+_HINT = "reinstall torchsmith, or fix the file; `torchsmith kb validate` checks a data directory"
 
 
 def _sourced_rows(data: Document) -> None:
@@ -30,6 +31,16 @@ def _sourced_rows(data: Document) -> None:
         ids = row.get("source") if isinstance(row, dict) else None
         if not ids or any(i not in sources for i in ids):
             raise ValueError(f"row {number} field source: missing or unknown source id")
+
+
+def _hsa_override(data: Document) -> None:
+    _sourced_rows(data)
+    for number, row in enumerate(data["rows"]):
+        if not (isinstance(row.get("gfx"), list) and isinstance(row.get("override"), str)
+                and isinstance(row.get("runs_as"), str)):
+            raise ValueError(f"row {number}: needs gfx (a list), override and runs_as")
+    if not isinstance(data.get("risk"), str) or any(i not in data["sources"] for i in data["risk_source"]):
+        raise ValueError("risk (text) and risk_source (known source ids) are required")
 
 
 def _formats(data: Document) -> None:
@@ -70,7 +81,7 @@ def _signatures(data: Document) -> None:
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
     "downstream": ("downstream.json", "downstream pins", _sourced_rows),
-    "hsa_override": ("hsa_override.json", "HSA override table", _sourced_rows),
+    "hsa_override": ("hsa_override.json", "HSA override table", _hsa_override),
     "manylinux": ("manylinux.json", "manylinux glibc table", _sourced_rows),
     "xpu": ("xpu.json", "Intel XPU table", _sourced_rows),
     "formats": ("formats.json", "installer format data", _formats),
@@ -80,16 +91,51 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
 }
 
 
-def read_document(name: str, packaged_dir: str, overlay: Optional[str]) -> Document:
-    """Document ``name``: the overlay's file when it has one, else the packaged file; checked."""
+def _spec(name: str) -> Tuple[str, str, Callable[[Document], None]]:
     if name not in DOCUMENTS:
         raise KnowledgeBaseError(f"no data document {name!r}", code="usage",
                                  hint=f"one of: {', '.join(DOCUMENTS)}")
-    file_name, what, check = DOCUMENTS[name]
-    if overlay is None or not os.path.isfile(os.path.join(overlay, file_name)):
-        return load_data_file(os.path.join(packaged_dir, file_name), what, check)
+    return DOCUMENTS[name]
+
+
+def document_path(name: str, packaged_dir: str, overlay: Optional[str]) -> str:
+    """Where document ``name`` is read from: the overlay's file when it has one."""
+    file_name = _spec(name)[0]
+    if overlay is not None and os.path.isfile(os.path.join(overlay, file_name)):
+        return os.path.join(overlay, file_name)
+    return os.path.join(packaged_dir, file_name)
+
+
+def _read(path: str, what: str, check: Callable[[Document], None]) -> Document:
+    """One data file, checked; every failure is one line naming the file and the problem."""
+    where = f"{what} {os.path.basename(path)}"
     try:
-        return load_data_file(os.path.join(overlay, file_name), what, check)
+        data = parse_json_bytes(read_json_bytes(path))
+    except OSError as exc:
+        raise KnowledgeBaseError(f"{where}: cannot read ({exc.strerror or exc})",
+                                 context=[f"file: {path}"], hint=_HINT) from exc
+    except ValueError as exc:
+        raise KnowledgeBaseError(f"{where}: not valid JSON ({exc})", context=[f"file: {path}"],
+                                 hint=_HINT) from exc
+    try:
+        if not isinstance(data, dict):
+            rows = " with a 'rows' list" if check is _sourced_rows else ""
+            raise ValueError(f"expected an object{rows}, got {type(data).__name__}")
+        check(data)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise KnowledgeBaseError(f"{where} is unusable: {exc}", context=[f"file: {path}"],
+                                 hint=_HINT) from exc
+    return data
+
+
+def read_document(name: str, packaged_dir: str, overlay: Optional[str]) -> Document:
+    """Document ``name``: the overlay's file when it has one, else the packaged file; checked."""
+    file_name, what, check = _spec(name)
+    path = document_path(name, packaged_dir, overlay)
+    if path == os.path.join(packaged_dir, file_name):
+        return _read(path, what, check)
+    try:
+        return _read(path, what, check)
     except KnowledgeBaseError as exc:  # name the overlay: the packaged data is not at fault
         raise KnowledgeBaseError(f"{exc.message} (in the overlay {overlay})",
-                                 hint=f"fix or delete {os.path.join(overlay, file_name)}") from exc
+                                 context=exc.context, hint=f"fix or delete {path}") from exc

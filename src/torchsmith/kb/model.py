@@ -8,11 +8,12 @@ not checked against a primary source). Platform keys are the tokens of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple, Union
 
 from torchsmith.machine import sm_arch
 
 __all__ = [
+    "SECTION_OF",
     "WHEEL_PLATFORMS",
     "ArchSupport",
     "CondaBuild",
@@ -22,10 +23,12 @@ __all__ = [
     "FrameworkBuild",
     "GfxTarget",
     "GpuModel",
+    "HsaOverride",
     "JetPack",
     "JetsonWheel",
     "MinorCompat",
     "PairedWheels",
+    "Row",
     "Source",
     "TorchRelease",
     "TorchRequirement",
@@ -199,15 +202,25 @@ class JetPack:
 
 @dataclass(frozen=True)
 class GfxTarget:
-    """An AMD GPU -> its gfx target, and the HSA_OVERRIDE_GFX_VERSION that borrows a sibling's."""
+    """An AMD GPU -> its gfx target (the override route is :class:`HsaOverride`, hsa_override.json)."""
 
     name: str
     gfx: str
     family: str
     in_wheels: bool  # some PyTorch ROCm wheel carries code for this target
-    hsa_override: Optional[str]  # e.g. "10.3.0" (Linux only)
     sources: Tuple[str, ...]
     uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class HsaOverride:
+    """HSA_OVERRIDE_GFX_VERSION=``value`` runs a card outside the wheels' gfx list as ``runs_as``."""
+
+    gfx: str
+    value: str  # "10.3.0" (Linux only)
+    runs_as: str  # "gfx1030"
+    urls: Tuple[str, ...]
+    uncertain: bool = True
 
 
 @dataclass(frozen=True)
@@ -341,4 +354,27 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "conda-builds": ("conda.json", "builds"),
     "frameworks": ("frameworks.json", "builds"),
     "wheel-audits": ("wheel_audits.json", "wheels"),
+}
+
+
+# A row of any table.
+Row = Union[TorchRelease, CudaRelease, MinorCompat, DriverBranch, ArchSupport, GpuModel, JetPack, GfxTarget,
+            PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild, WheelAudit]
+
+# The (file, section) holding each row type.
+SECTION_OF: Mapping[type, Tuple[str, str]] = {
+    TorchRelease: TABLE_FILES["releases"],
+    CudaRelease: TABLE_FILES["cuda"],
+    MinorCompat: TABLE_FILES["minor-compat"],
+    DriverBranch: TABLE_FILES["driver-branches"],
+    ArchSupport: TABLE_FILES["arch-support"],
+    GpuModel: TABLE_FILES["gpus"],
+    JetPack: TABLE_FILES["jetson"],
+    GfxTarget: TABLE_FILES["rocm"],
+    PairedWheels: TABLE_FILES["paired-wheels"],
+    TorchRequirement: TABLE_FILES["torch-requirements"],
+    CondaChannel: TABLE_FILES["conda-channels"],
+    CondaBuild: TABLE_FILES["conda-builds"],
+    FrameworkBuild: TABLE_FILES["frameworks"],
+    WheelAudit: TABLE_FILES["wheel-audits"],
 }

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 from torchsmith.compat import Variant
 from torchsmith.errors import FetchError, TorchsmithError
 from torchsmith.kb import DATA_DIR, REFRESH_FILE, KnowledgeBase, load_kb
-from torchsmith.kb.loader import is_version, version_key
+from torchsmith.kb.rows import is_version, version_key
 from torchsmith.redact import redact, redact_data, strip_credentials
 from torchsmith.versions import python_tag_key
 

@@ -21,7 +21,6 @@ from torchsmith.plan.extra import NOTHING, Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import PackagePin, Rejection, Request
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import driver_tuple, minor_version, sortable_version, version_tuple
 
@@ -58,7 +57,7 @@ def _spec(text: str) -> Optional[SpecifierSet]:
 
 def _limits(kb: KnowledgeBase, package: str, extra: str = "") -> Optional[Dict[str, Any]]:
     """The package's documented limits (compute capability floor, platforms), or None."""
-    table = load_table("companion_limits")
+    table = kb.document("companion_limits")
     for row in table["rows"]:
         if row["package"] == package and row.get("extra", "") == extra:
             return dict(row, urls=[table["sources"][i] for i in row["source"]])

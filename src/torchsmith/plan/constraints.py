@@ -17,7 +17,6 @@ from torchsmith.machine import Machine
 from torchsmith.plan.core import Constraint, is_default
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import Request
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import version_tuple
 
@@ -52,7 +51,7 @@ def glibc_constraint(machine: Machine, view: HostView, kb: KnowledgeBase) -> Opt
     have = machine.os.glibc
     if not have or not view.platform.startswith("linux-") or machine.jetson is not None:
         return None
-    table = load_table("manylinux")
+    table = kb.document("manylinux")
     urls = table["sources"]
     rows = [r for r in table["rows"] if r["platform"] == view.platform]
 

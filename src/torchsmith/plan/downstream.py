@@ -16,7 +16,6 @@ from torchsmith.plan.extra import NOTHING, Addition, Extra
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import Blocker, PackagePin
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.request import Wanted, parse_requirement
 from torchsmith.versions import sortable_version
 
@@ -29,7 +28,7 @@ CUDA_ONLY = ("flash-attn", "vllm")
 
 
 def _rows(kb: KnowledgeBase, name: str) -> List[Dict[str, Any]]:
-    return [dict(r) for r in load_table("downstream")["rows"] if r["package"] == name]
+    return [dict(r) for r in kb.document("downstream")["rows"] if r["package"] == name]
 
 
 def known(kb: KnowledgeBase, name: str) -> bool:
@@ -38,7 +37,7 @@ def known(kb: KnowledgeBase, name: str) -> bool:
 
 
 def _cite(kb: KnowledgeBase, row: Dict[str, Any]) -> str:
-    urls = load_table("downstream")["sources"]
+    urls = kb.document("downstream")["sources"]
     return " [source: " + "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2]) + "]"
 
 

@@ -8,11 +8,14 @@ the probe or the data), and the driver. Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.machine import Machine
 from torchsmith.versions import driver_tuple, version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = [
     "GpuView",
@@ -59,7 +62,7 @@ class HostView:
         return bool(self.gpus or self.unknown_gpus)
 
 
-def host_view(machine: Machine, kb: Any) -> HostView:
+def host_view(machine: Machine, kb: KnowledgeBase) -> HostView:
     system = machine.os.system
     arch = machine.os.arch
     platform = f"linux-{arch}" if machine.os.wsl else machine.platform
@@ -110,15 +113,11 @@ def host_view(machine: Machine, kb: Any) -> HostView:
     )
 
 
-def driver_max_cuda(machine: Machine, kb: Any = None) -> Optional[str]:
+def driver_max_cuda(machine: Machine, kb: KnowledgeBase) -> Optional[str]:
     """The newest CUDA the machine's NVIDIA driver supports: as reported, else from the driver
     version by the same table ``plan`` uses (``--driver 535.183.01`` alone: 12.2).
     """
     nvidia = machine.nvidia
     if nvidia is None or not (nvidia.driver_cuda or nvidia.driver_version):
         return None
-    if kb is None:
-        from torchsmith.kb import load_kb
-
-        kb = load_kb()
     return host_view(machine, kb).driver_cuda

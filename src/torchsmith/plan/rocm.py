@@ -17,7 +17,6 @@ from torchsmith.plan.dead_end import no_solution
 from torchsmith.plan.doors import capped_by
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Rejection
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.walk import Walk, walk_releases
 
 if TYPE_CHECKING:
@@ -28,20 +27,10 @@ __all__ = ["hsa_override_for", "plan_rocm"]
 Override = Tuple[str, str, Tuple[str, ...]]  # (HSA_OVERRIDE_GFX_VERSION value, runs as, source urls)
 
 
-def hsa_override_for(gfx: str, kb: Optional[KnowledgeBase] = None) -> Optional[Override]:
+def hsa_override_for(gfx: str, kb: KnowledgeBase) -> Optional[Override]:
     """(override value, the gfx it runs as, source urls) for a card outside the wheels' list."""
-    target = kb.gfx_target(gfx) if kb is not None and hasattr(kb, "gfx_target") else None
-    if kb is not None and target is not None and target.gfx == gfx and target.hsa_override:
-        parts = target.hsa_override.split(".")
-        runs_as = "gfx" + parts[0] + "".join(f"{int(p):x}" for p in parts[1:]) if len(parts) == 3 else ""
-        urls = tuple(kb.sources[i].url for i in target.sources if i in kb.sources)
-        return target.hsa_override, runs_as, urls
-    table = load_table("hsa_override")
-    for row in table["rows"]:
-        if gfx in row["gfx"]:
-            urls = tuple(table["sources"][i] for i in row["source"])
-            return row["override"], row["runs_as"], urls
-    return None
+    route = kb.hsa_override(gfx)
+    return (route.value, route.runs_as, route.urls) if route is not None else None
 
 
 def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
@@ -106,7 +95,7 @@ def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, w
     if routed.chosen is None:
         return False
     _finish(job, draft, routed.chosen, walk.rejected, names)
-    table = load_table("hsa_override")
+    table = job.idx.kb.document("hsa_override")
     risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
     risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
     draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from torchsmith.plan.adopt import adopt, headline
 from torchsmith.plan.core import ARCH, Check, Constraint, Job
 from torchsmith.plan.draft import Draft
-from torchsmith.plan.plandata import load_table
 from torchsmith.plan.walk import walk_releases
 from torchsmith.versions import version_tuple
 
@@ -25,7 +24,7 @@ __all__ = ["plan_xpu", "supported_family"]
 def supported_family(kb: KnowledgeBase, name: str) -> Optional[Dict[str, Any]]:
     """The data row for an Intel GPU name, or None when no xpu build lists it."""
     lowered = name.lower()
-    for row in load_table("xpu")["rows"]:
+    for row in kb.document("xpu")["rows"]:
         if any(pattern in lowered for pattern in row["patterns"]):
             return dict(row)
     return None
@@ -33,7 +32,7 @@ def supported_family(kb: KnowledgeBase, name: str) -> Optional[Dict[str, Any]]:
 
 def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
     """Plan the xpu build; None (nothing planned) when no listed device or no release fits."""
-    table = load_table("xpu")
+    table = job.idx.kb.document("xpu")
     rows = [(gpu.name, supported_family(job.idx.kb, gpu.name)) for gpu in job.machine.intel_gpus]
     known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
     if not known:

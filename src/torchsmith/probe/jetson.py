@@ -6,13 +6,16 @@ architecture: aarch64 servers with discrete GPUs (GH200, GB200: SBSA) have neith
 
 from __future__ import annotations
 
+import os
 import re
+from functools import lru_cache
 from typing import List, Optional, Tuple
 
 from torchsmith.host import Host
 from torchsmith.machine import JetsonInfo, ProbeNote
 
 __all__ = [
+    "compute_capability_of",
     "detect_jetson",
     "module_from_model",
     "module_from_soc",
@@ -30,37 +33,62 @@ _COMPATIBLE_PATHS = ("/proc/device-tree/compatible", "/sys/firmware/devicetree/b
 # (format: dusty-nv/jetson-containers jetson_containers/l4t_version.py).
 _L4T = re.compile(r"#\s*R(\d{1,6})\s*\(\w+\)\s*,\s*REVISION:\s*(\d+(?:\.\d+)?)")
 
-# Module and compute capability by device-tree model, most specific first. Compute capabilities:
-# https://developer.nvidia.com/cuda-gpus and https://developer.nvidia.com/cuda-legacy-gpus;
-# jetson-containers l4t_version.py get_cuda_arch(): "Nano/TX1 = 5.3, TX2 = 6.2, Xavier = 7.2,
-# Orin = 8.7, Thor = 11.0" (Thor was sm_101 before CUDA 13).
+# The module by device-tree model, most specific first; its compute capability is the data's
+# (the jetson rows of kb/data/gpus.json, sourced there: NVIDIA's CUDA GPUs pages).
 # "Jetson-AGX" is the AGX Xavier developer kit's model string; "quill" (TX2) and "jetson_tx1"
 # are the old L4T board names (rbonghi/jetson_stats jtop/core/jetson_variables.py).
-_MODULES: Tuple[Tuple[str, str, str], ...] = (
-    ("thor", "Thor", "11.0"),
-    ("agx orin", "AGX Orin", "8.7"),
-    ("orin nx", "Orin NX", "8.7"),
-    ("orin nano", "Orin Nano", "8.7"),
-    ("orin", "Orin", "8.7"),
-    ("xavier nx", "Xavier NX", "7.2"),
-    ("agx xavier", "AGX Xavier", "7.2"),
-    ("jetson-agx", "AGX Xavier", "7.2"),
-    ("xavier", "Xavier", "7.2"),
-    ("tx2", "TX2", "6.2"),
-    ("quill", "TX2", "6.2"),
-    ("tx1", "TX1", "5.3"),
-    ("nano", "Nano", "5.3"),
+_MODULES: Tuple[Tuple[str, str], ...] = (
+    ("thor", "Thor"),
+    ("agx orin", "AGX Orin"),
+    ("orin nx", "Orin NX"),
+    ("orin nano", "Orin Nano"),
+    ("orin", "Orin"),
+    ("xavier nx", "Xavier NX"),
+    ("agx xavier", "AGX Xavier"),
+    ("jetson-agx", "AGX Xavier"),
+    ("xavier", "Xavier"),
+    ("tx2", "TX2"),
+    ("quill", "TX2"),
+    ("tx1", "TX1"),
+    ("nano", "Nano"),
 )
 
 # The SoC from the device tree's "compatible" list, when the model string is a custom carrier
 # board's. Linux kernel Documentation/devicetree/bindings/arm/tegra.yaml names the SoCs.
-_SOCS: Tuple[Tuple[str, str, str], ...] = (
-    ("nvidia,tegra264", "Thor", "11.0"),
-    ("nvidia,tegra234", "Orin", "8.7"),
-    ("nvidia,tegra194", "Xavier", "7.2"),
-    ("nvidia,tegra186", "TX2", "6.2"),
-    ("nvidia,tegra210", "Nano/TX1", "5.3"),
+_SOCS: Tuple[Tuple[str, str], ...] = (
+    ("nvidia,tegra264", "Thor"),
+    ("nvidia,tegra234", "Orin"),
+    ("nvidia,tegra194", "Xavier"),
+    ("nvidia,tegra186", "TX2"),
+    ("nvidia,tegra210", "Nano/TX1"),
 )
+_GPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kb", "data", "gpus.json")
+
+
+@lru_cache(maxsize=1)
+def _jetson_gpus() -> Tuple[Tuple[str, str], ...]:
+    """(name without "Jetson ", compute capability) of gpus.json's Jetson rows; () if unreadable.
+
+    Read directly, not through the knowledge base: probing stays light and works in a broken
+    installation (then the compute capability is unknown and the probe says so)."""
+    from torchsmith.errors import parse_json_bytes, read_json_bytes
+
+    try:
+        rows = parse_json_bytes(read_json_bytes(_GPUS))["gpus"]
+        return tuple((str(r["name"]).replace("Jetson ", "", 1).lower(), str(r["compute_capability"]))
+                     for r in rows if isinstance(r, dict) and r.get("jetson"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+
+
+def compute_capability_of(module: str) -> Optional[str]:
+    """``AGX Orin`` -> ``8.7``: the row named so, else the one capability every row of that
+    family shares (``Orin``, ``Thor``, ``Nano/TX1``); None when the data does not say."""
+    ccs = set()
+    for part in module.lower().split("/"):
+        exact = [cc for name, cc in _jetson_gpus() if name == part]
+        ccs.update(exact or [cc for name, cc in _jetson_gpus() if part in re.findall(r"[a-z0-9]+", name)])
+    return ccs.pop() if len(ccs) == 1 else None
 
 
 def parse_nv_tegra_release(text: str) -> Optional[str]:
@@ -83,16 +111,18 @@ def module_from_model(model: str) -> Optional[Tuple[str, str]]:
     """(module, compute capability) from a device-tree model such as
     ``NVIDIA Jetson AGX Orin Developer Kit``."""
     lowered = model.lower()
-    for needle, module, cc in _MODULES:
+    for needle, module in _MODULES:
         if needle in lowered:
-            return module, cc
+            cc = compute_capability_of(module)
+            return (module, cc) if cc else None
     return None
 
 
 def module_from_soc(compatible: List[str]) -> Optional[Tuple[str, str]]:
-    for needle, module, cc in _SOCS:
+    for needle, module in _SOCS:
         if needle in compatible:
-            return module, cc
+            cc = compute_capability_of(module)
+            return (module, cc) if cc else None
     return None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from torchsmith.doctor.checks.common import Check, Report
-from torchsmith.doctor.checks.driver import DRIVER_FLOORS, check_driver_too_old
+from torchsmith.doctor.checks.driver import check_driver_too_old
 from torchsmith.doctor.checks.environment import (
     check_companion_abi_mismatch,
     check_conda_mutex_cpu,
@@ -44,7 +44,7 @@ from torchsmith.doctor.fixes import KbSource
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
-__all__ = ["CHECKS", "DRIVER_FLOORS", "UNDERUSED_BELOW", "Check", "check_gpu_build_on_cpu_host",
+__all__ = ["CHECKS", "UNDERUSED_BELOW", "Check", "check_gpu_build_on_cpu_host",
            "check_gpu_detection_failed", "check_gpu_underused", "run_checks"]
 
 # Worst problems first where severities tie: import failures explain most of what follows.

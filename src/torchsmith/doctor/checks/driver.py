@@ -18,35 +18,20 @@ from torchsmith.doctor.fixes import KbSource, install_fix, kb_of, plan_for
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
-# The oldest driver that runs any build of a CUDA major (NVIDIA's minor-version compatibility):
-# CUDA major -> (Linux driver, Windows driver, source). Used when the packaged data cannot be
-# loaded: the doctor must work in a broken installation too.
-_NV_RN = ("NVIDIA CUDA Toolkit Release Notes, Table 2 (minor version compatibility), "
-          "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html")
-DRIVER_FLOORS: Dict[int, Tuple[str, str, str]] = {
-    13: ("580", "580", _NV_RN),
-    12: ("525.60.13", "527.41", _NV_RN),
-    11: ("450.80.02", "452.39", _NV_RN),
-}
-
 
 def _driver_floor(machine: Machine, cuda_major: int, kb: KbSource) -> Optional[Tuple[str, str]]:
-    """(the oldest driver running CUDA ``cuda_major`` builds, its source): the data's, else ours."""
+    """(the oldest driver running CUDA ``cuda_major`` builds, its source): cuda.json#minor_compat's."""
     windows = machine.os.system == "windows" or machine.os.wsl
     data = kb_of(kb)
     try:
         row = data.minor_compat(str(cuda_major)) if data is not None else None
     except (AttributeError, TypeError, ValueError):
         row = None
-    if data is not None and row is not None:
-        floor = row.min_driver_windows if windows else row.min_driver_linux
-        cited = data.sources.get(row.sources[0]) if row.sources else None
-        return floor, str(getattr(cited, "url", "") or "compatibility data (minor-compat)")
-    fallback = DRIVER_FLOORS.get(cuda_major)
-    if fallback is None:
+    if data is None or row is None:  # no data (or no row for that major): no floor is claimed
         return None
-    linux, windows_floor, source = fallback
-    return (windows_floor if windows else linux), source
+    floor = row.min_driver_windows if windows else row.min_driver_linux
+    cited = data.sources.get(row.sources[0]) if row.sources else None
+    return floor, str(getattr(cited, "url", "") or "compatibility data (minor-compat)")
 
 
 def check_driver_too_old(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional
 from torchsmith.doctor.checks.common import (
     Report,
 )
-from torchsmith.doctor.fixes import KbSource, install_fix, python_of, quoted
+from torchsmith.doctor.fixes import KbSource, install_fix, kb_of, python_of, quoted
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
@@ -32,12 +32,13 @@ def check_no_torch(report: Report, machine: Machine, kb: KbSource) -> Optional[F
                    tuple(facts), install_fix(report, machine, kb))
 
 
-def _explained(text: str, machine: Machine) -> Optional[Explanation]:
+def _explained(text: str, machine: Machine, kb: KbSource) -> Optional[Explanation]:
     """The known failure ``text`` shows (``torchsmith explain``'s first explanation), or None."""
     try:
-        from torchsmith.explain import explain, load_catalog
+        from torchsmith.explain import catalog_of, explain
 
-        found = explain(text, load_catalog(), machine)
+        data = kb_of(kb)
+        found = explain(text, catalog_of(data), machine, kb=data)
     except Exception:  # the catalog is optional here: without it the finding stands on its own
         return None
     return found[0] if found else None
@@ -53,7 +54,7 @@ def check_torch_import_fails(report: Report, machine: Machine, kb: KbSource) -> 
     facts = [Fact(line.strip(), "import torch (child process)") for line in error.splitlines()[-3:]]
     if isinstance(code, int) and code < 0:
         facts.append(Fact(f"the process was killed by signal {-code}", "import torch (child process)"))
-    known = _explained(error, machine) if error else None
+    known = _explained(error, machine, kb) if error else None
     if known is not None:
         note = f"{known.signature.title} ({known.signature.id}): {known.cause}"
         fix = install_fix(report, machine, kb)
