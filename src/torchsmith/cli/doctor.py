@@ -41,35 +41,24 @@ def _kb(ctx: Context) -> Optional[KnowledgeBase]:
 
 
 def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
-    """The host profile, with the inspected interpreter as its Python.
-
-    Probing this machine with ``--python`` would run the target interpreter once more only to
-    learn what the static report already says.
-    """
+    """``--host`` or the described machine; else this one, with the inspected interpreter."""
     if getattr(ctx.args, "host", None) or not ctx.environment_python():
         return ctx.machine()
-    import dataclasses
+    from torchsmith.doctor import probed_with
 
-    from torchsmith.doctor import python_info
-    from torchsmith.overrides import apply_overrides
-    from torchsmith.probe import probe
-
-    base = dataclasses.replace(probe(ctx.host()), python=python_info(report))
-    return apply_overrides(base, ctx.overrides())
+    return probed_with(ctx.host(), report, ctx.overrides())
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
-    from torchsmith.doctor import diagnose
-    from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_static
+    from torchsmith.doctor import examine
+    from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT
 
     timeout = DYNAMIC_TIMEOUT if args.timeout is None else args.timeout
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     python = ctx.target(interpreter_for="doctor").python or sys.executable
-    host = ctx.host()
-    report = inspect_static(host, python)
-    diagnosis = diagnose(host, _machine(ctx, report), python, lambda: _kb(ctx), quick=args.quick,
-                         timeout=timeout, report=report)
+    diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
+                        quick=args.quick, timeout=timeout)
     data = diagnosis.to_json()
     healthy = diagnosis.healthy
 

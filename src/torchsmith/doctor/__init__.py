@@ -9,7 +9,7 @@ reports, the host profile and the data (:mod:`torchsmith.doctor.checks`).
 from __future__ import annotations
 
 import shlex
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from torchsmith.doctor.build import companion_built_for, torch_build
 from torchsmith.doctor.checks import CHECKS, run_checks
@@ -19,6 +19,9 @@ from torchsmith.doctor.model import Diagnosis, Fact, Finding
 from torchsmith.host import Host
 from torchsmith.machine import Machine, PythonInfo
 
+if TYPE_CHECKING:
+    from torchsmith.described_machine import Overrides
+
 __all__ = [
     "CHECKS",
     "Diagnosis",
@@ -27,6 +30,8 @@ __all__ = [
     "diagnose",
     "diagnose_report",
     "environment_summary",
+    "examine",
+    "probed_with",
     "python_info",
     "quick_verdict",
 ]
@@ -111,6 +116,25 @@ def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, 
         # No import, or one that failed: the arch list from libtorch_cuda.so's fatbin instead.
         report["kernels"] = inspect_kernels(host, report)
     return diagnose_report(report, machine, kb)
+
+
+def examine(host: Host, python: str, describe: Callable[[Dict[str, Any]], Machine], kb: KbSource = None,
+            *, quick: bool = False, timeout: float = DYNAMIC_TIMEOUT) -> Diagnosis:
+    """``torchsmith doctor`` as one call: inspect ``python`` without importing torch, describe the
+    machine from that report (``describe``), then diagnose (importing torch unless ``quick``)."""
+    report = inspect_static(host, python)
+    return diagnose(host, describe(report), python, kb, quick=quick, timeout=timeout, report=report)
+
+
+def probed_with(host: Host, report: Dict[str, Any], overrides: Overrides) -> Machine:
+    """This machine probed, with the inspected interpreter as its Python: probing with that
+    interpreter would run it once more only to learn what the static report already says."""
+    import dataclasses
+
+    from torchsmith.overrides import apply_overrides
+    from torchsmith.probe import probe
+
+    return apply_overrides(dataclasses.replace(probe(host), python=python_info(report)), overrides)
 
 
 def quick_verdict(machine: Machine, python: Optional[str], host: Host, kb: KbSource = None) -> List[str]:
