@@ -4,7 +4,6 @@ slow test, against the real CPU torch 2.13.0 wheel on this machine's disk."""
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from tests.support.faketorch import fake_companion_files, fake_torch_files
 from tests.support.torchstack import ARCHES
 
 from torchsmith.host.live import LiveHost
-from torchsmith.install.verify import VERIFY_SNIPPET, verify
+from torchsmith.install.verify import architecture_check, verify
 
 
 def _site(tmp_path: Path, files: Dict[str, str]) -> Path:
@@ -101,16 +100,17 @@ def test_a_hung_torch_import_times_out(tmp_path: Path) -> None:
     assert not report["ok"] and "did not answer in time" in report["checks"][0]["detail"]
 
 
-def test_arch_rules() -> None:
-    spec = importlib.util.spec_from_file_location("verify_snippet", VERIFY_SNIPPET)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.arch_covered("sm_90", ["sm_80", "sm_90"])[0]
-    assert module.arch_covered("sm_86", ["sm_80"]) == (True, "SASS for sm_80 (same major, binary compatible)")
-    assert not module.arch_covered("sm_80", ["sm_86"])[0]  # never runs newer-minor SASS
-    assert module.arch_covered("sm_120", ["sm_90", "compute_90"])[1].startswith("PTX compute_90")
-    assert not module.arch_covered("sm_61", ["sm_70", "compute_70"])[0]
+def test_arch_rules_are_compats() -> None:
+    assert architecture_check((9, 0), ["sm_80", "sm_90"]) == (True, "SASS for sm_90")
+    assert architecture_check((8, 6), ["sm_80"]) == (True, "SASS for sm_80 (same major, binary compatible)")
+    assert not architecture_check((8, 0), ["sm_86"])[0]  # never runs newer-minor SASS
+    assert architecture_check((12, 0), ["sm_90", "compute_90"])[1].startswith("PTX compute_90")
+    assert not architecture_check((6, 1), ["sm_70", "compute_70"])[0]
+    # What the copy in the snippet got wrong: arch-specific SASS serves its own GPU only, and an
+    # integrated GPU (Jetson) runs only SASS of its exact capability.
+    assert architecture_check((9, 0), ["sm_90a"]) == (True, "SASS for sm_90a")
+    assert not architecture_check((10, 0), ["sm_90a"])[0]
+    assert not architecture_check((8, 7), ["sm_86"], integrated=True)[0]
 
 
 @pytest.mark.slow

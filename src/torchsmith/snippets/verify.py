@@ -39,23 +39,6 @@ def close(got, want):
     return len(a) == len(b) and all(abs(x - y) <= 1e-3 * max(1.0, abs(y)) for x, y in zip(a, b))
 
 
-def arch_covered(arch, arch_list):
-    """How a CUDA device of ``arch`` (sm_86) runs this build: (ok, how)."""
-    if arch in arch_list:
-        return True, "SASS for %s" % arch
-    digits = arch[3:]
-    major, minor = int(digits[:-1]), int(digits[-1])
-    for entry in arch_list:
-        if entry.startswith("sm_") and entry[3:].isdigit():
-            other = entry[3:]
-            if int(other[:-1]) == major and int(other[-1]) < minor:
-                return True, "SASS for %s (same major, binary compatible)" % entry
-    for entry in arch_list:
-        if entry.startswith("compute_") and entry[8:].isdigit() and int(entry[8:]) <= int(digits):
-            return True, "PTX %s, compiled by the driver at first use (slow start)" % entry
-    return False, "%s is not in torch's compiled list %s" % (arch, ",".join(arch_list) or "(empty)")
-
-
 def add_check(report, name, passed, detail):
     report["checks"].append({"name": name, "ok": bool(passed), "detail": detail})
     return passed
@@ -74,6 +57,14 @@ def parse_args(argv):
     return expect, imports
 
 
+def is_integrated(torch):
+    """An integrated GPU (Jetson) runs only SASS of its exact capability."""
+    try:
+        return bool(getattr(torch.cuda.get_device_properties(0), "is_integrated", False))
+    except Exception:  # an older torch without the property: a discrete GPU is the common case
+        return False
+
+
 def gpu_device(torch, expect, report):
     """"cuda" when torch sees the GPU (its architecture checked); None when it does not."""
     available = bool(torch.cuda.is_available())
@@ -85,17 +76,18 @@ def gpu_device(torch, expect, report):
         return None
     arch_list = list(torch.cuda.get_arch_list())
     report["arch_list"] = arch_list
-    if expect == "cuda":
-        major, minor = torch.cuda.get_device_capability(0)
-        arch = "sm_%d%d" % (major, minor)
-        covered, how = arch_covered(arch, arch_list)
-    else:
-        arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
-        covered = arch in arch_list
-        how = "%s %s torch's compiled list" % (arch, "in" if covered else "not in")
-    report["device_arch"] = arch
     report["device_name"] = str(torch.cuda.get_device_name(0))
-    add_check(report, "architecture", covered, how)
+    if expect == "cuda":
+        # torchsmith judges the kernels (compat.kernel_for): one rule, not a copy here.
+        major, minor = torch.cuda.get_device_capability(0)
+        report["device_arch"] = "sm_%d%d" % (major, minor)
+        report["device_capability"] = [int(major), int(minor)]
+        report["integrated"] = is_integrated(torch)
+        return "cuda"
+    arch = str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+    report["device_arch"] = arch
+    covered = arch in arch_list
+    add_check(report, "architecture", covered, "%s %s torch's compiled list" % (arch, "in" if covered else "not in"))
     return "cuda"
 
 
