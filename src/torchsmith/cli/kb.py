@@ -24,6 +24,7 @@ from torchsmith.versions import python_tag_key
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
+    from torchsmith.kb.model import Row, TorchRelease
 
 __all__ = ["add_arguments", "run"]
 
@@ -157,46 +158,53 @@ def _show(ctx: Context, table: str) -> Result:
 
     def human(out: IO[str]) -> None:
         for row in rows:
-            out.write(_row_line(table, row) + "\n")
+            out.write(_row_line(row) + "\n")
         out.write(f"({len(rows)} rows; `--json` for every field and source)\n")
 
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
 
 
-def _mark(row: Any) -> str:
+def _mark(row: object) -> str:
     return " (uncertain)" if getattr(row, "uncertain", False) else ""
 
 
-def _row_line(table: str, row: Any) -> str:
-    if table == "releases":
-        lines = [f"torch {row.version}{_mark(row)}  torchvision {row.torchvision or '-'}  "
-                 f"torchaudio {row.torchaudio or '-'}  PyPI: "
-                 + ", ".join(f"{p} {v}" for p, v in row.pypi_default.items())]
-        pythons = sorted({t for tags in row.python.values() for t in tags}, key=python_tag_key)
-        lines.append(f"    python {' '.join(pythons)}")
-        for variant in row.variants:
-            what = " ".join(variant.sass("linux-x86_64")) or " ".join(variant.gfx) or ""
-            lines.append(f"    {variant.name:9s} {','.join(variant.platforms)}  {what}{_mark(variant)}")
-        return "\n".join(lines)
-    if table == "cuda":
+def _row_line(row: Row) -> str:
+    """One row for people: the tables people read most get their own line, the rest its fields."""
+    from torchsmith.kb.model import CudaRelease, GpuModel, JetPack, TorchRelease, WheelAudit
+
+    if isinstance(row, TorchRelease):
+        return _release_lines(row)
+    if isinstance(row, CudaRelease):
         return (f"CUDA {row.version}: driver ≥ {row.min_driver_linux or '?'} Linux / "
                 f"{row.min_driver_windows or '?'} Windows; minor-version compatible from "
                 f"{row.minor_compat_min_driver_linux or '-'} / {row.minor_compat_min_driver_windows or '-'}"
                 f"{_mark(row)}")
-    if table == "gpus":
+    if isinstance(row, GpuModel):
         return f"{row.name}: {row.compute_capability} ({row.family}){_mark(row)}"
-    if table == "jetson":
+    if isinstance(row, JetPack):
         wheels = "; ".join(w.torch for w in row.wheels) or "-"
         return (f"L4T {row.l4t} = JetPack {row.jetpack}: CUDA {row.cuda}, Python {row.python}, "
                 f"torch wheels: {wheels}{_mark(row)}")
-    if table == "wheel-audits":
+    if isinstance(row, WheelAudit):
         return f"{row.id}: {row.title()}"
     fields = [f"{k}={v}" for k, v in _plain(row).items()
               if k not in ("sources", "uncertain") and v not in ("", ())]
     return " ".join(fields) + _mark(row)
 
 
-def _plain(row: Any) -> Dict[str, Any]:
+def _release_lines(row: TorchRelease) -> str:
+    lines = [f"torch {row.version}{_mark(row)}  torchvision {row.torchvision or '-'}  "
+             f"torchaudio {row.torchaudio or '-'}  PyPI: "
+             + ", ".join(f"{p} {v}" for p, v in row.pypi_default.items())]
+    pythons = sorted({t for tags in row.python.values() for t in tags}, key=python_tag_key)
+    lines.append(f"    python {' '.join(pythons)}")
+    for variant in row.variants:
+        what = " ".join(variant.sass("linux-x86_64")) or " ".join(variant.gfx) or ""
+        lines.append(f"    {variant.name:9s} {','.join(variant.platforms)}  {what}{_mark(variant)}")
+    return "\n".join(lines)
+
+
+def _plain(row: Row) -> Dict[str, Any]:
     import dataclasses
 
     return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
