@@ -14,6 +14,7 @@ from typing import Dict, Iterator
 import pytest
 
 from torchsmith.cli import main
+from torchsmith.host.live import LiveHost
 from torchsmith.kb import load_kb
 from torchsmith.kb.refresh import configured_indexes, parse_simple_page
 
@@ -55,19 +56,31 @@ def test_parse_simple_page() -> None:
 
 
 def test_configured_indexes(tmp_path: Path) -> None:
+    read = LiveHost({}).read_text
     conf = tmp_path / "pip.conf"
     conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")
     env: Dict[str, str] = {"PIP_CONFIG_FILE": str(conf), "HOME": str(tmp_path)}
-    assert configured_indexes(env) == [("https://mirror.example/simple", str(conf))]
+    assert configured_indexes(env, read) == [("https://mirror.example/simple", str(conf))]
     env["UV_DEFAULT_INDEX"] = "https://uv.example/simple"
-    assert configured_indexes(env)[0] == ("https://uv.example/simple", "$UV_DEFAULT_INDEX")
+    assert configured_indexes(env, read)[0] == ("https://uv.example/simple", "$UV_DEFAULT_INDEX")
     uv = tmp_path / ".config" / "uv"
     uv.mkdir(parents=True)
     (uv / "uv.toml").write_text('[[index]]\nurl = "https://corp.example/simple"\ndefault = true\n')
     assert ("https://corp.example/simple", str(uv / "uv.toml")) in configured_indexes(
-        {"HOME": str(tmp_path), "PIP_CONFIG_FILE": "/dev/null"})
+        {"HOME": str(tmp_path), "PIP_CONFIG_FILE": "/dev/null"}, read)
     assert configured_indexes({"HOME": str(tmp_path / "empty"), "PIP_CONFIG_FILE": "/dev/null",
-                               "XDG_CONFIG_DIRS": str(tmp_path / "none")}) == []
+                               "XDG_CONFIG_DIRS": str(tmp_path / "none")}, read) == []
+
+
+def test_configured_indexes_reads_the_files_through_the_host() -> None:
+    # A recorded machine's files: nothing here is opened, and a garbled file is skipped.
+    files = {"/home/u/.config/pip/pip.conf": "[global]\nindex-url = https://recorded.example/simple\n",
+             "/etc/pip.conf": "not [an ini",
+             "/etc/uv/uv.toml": 'index-url = "https://uv-recorded.example/simple"\n'}
+    env = {"HOME": "/home/u", "XDG_CONFIG_DIRS": "/nowhere"}
+    assert configured_indexes(env, files.get) == [
+        ("https://recorded.example/simple", "/home/u/.config/pip/pip.conf"),
+        ("https://uv-recorded.example/simple", "/etc/uv/uv.toml")]
 
 
 @pytest.mark.slow

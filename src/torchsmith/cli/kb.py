@@ -247,7 +247,7 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     if args.index_url:
         indexes = list(args.index_url)
     else:
-        found = configured_indexes(ctx.environ)
+        found = configured_indexes(ctx.environ, ctx.host().read_text)
         indexes = [url for url, _ in found[:1]]
         if found:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")

@@ -73,17 +73,15 @@ def _uv_index(text: str) -> Optional[str]:
     return None
 
 
-def configured_indexes(environ: Optional[Mapping[str, str]] = None) -> List[Tuple[str, str]]:
+def configured_indexes(environ: Mapping[str, str], read: Callable[[str], Optional[str]]
+                       ) -> List[Tuple[str, str]]:
     """(url, where it came from) of the package index pip and uv are configured to use.
 
     Environment first (``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``), then pip's
-    configuration files (later files win, as in pip), then ``uv.toml``. Empty when nothing is
-    configured: torchsmith does not assume a registry.
+    configuration files (later files win, as in pip), then ``uv.toml``; files are read with
+    ``read`` (``Host.read_text``). Empty when nothing is configured: torchsmith does not assume
+    a registry.
     """
-    if environ is None:
-        from torchsmith.host.live import process_environ
-
-        environ = process_environ()
     env = environ
     found: List[Tuple[str, str]] = []
     for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
@@ -93,8 +91,8 @@ def configured_indexes(environ: Optional[Mapping[str, str]] = None) -> List[Tupl
     for path in _pip_config_files(env):
         parser = configparser.RawConfigParser()
         try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, OSError, UnicodeDecodeError):
+            parser.read_string(read(path) or "", source=path)
+        except configparser.Error:
             continue
         for section in ("global", "install", "download"):
             if parser.has_option(section, "index-url"):
@@ -105,11 +103,7 @@ def configured_indexes(environ: Optional[Mapping[str, str]] = None) -> List[Tupl
     home = env.get("HOME") or os.path.expanduser("~")
     xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     for path in (os.path.join(xdg, "uv", "uv.toml"), "/etc/uv/uv.toml"):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                url = _uv_index(handle.read())
-        except OSError:
-            continue
+        url = _uv_index(read(path) or "")
         if url:
             found.append((url, path))
     unique: List[Tuple[str, str]] = []
