@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from torchsmith.compat import sm_arch
 from torchsmith.errors import InstallError, KnowledgeBaseError, load_data_file, load_json_file
-from torchsmith.machine import sm_arch
 from torchsmith.versions import (
     driver_tuple,
     minor_version,

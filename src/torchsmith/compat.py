@@ -46,6 +46,7 @@ __all__ = [
     "gpu_verdict",
     "kernel_for",
     "parse_cc",
+    "sm_arch",
     "variant_cuda",
 ]
 
@@ -66,6 +67,15 @@ def parse_cc(text: object) -> Optional[Tuple[int, int]]:
     if re.match(r"^\d{2,3}$", value):
         return int(value[:-1]), int(value[-1])
     return None
+
+
+def sm_arch(compute_capability: str) -> str:
+    """The SASS architecture of a compute capability: ``8.6`` -> ``sm_86``, ``12.0`` -> ``sm_120``."""
+    cc = parse_cc(compute_capability)
+    if cc is None:  # a bare major ("9") reads as its .0
+        major, _, minor = compute_capability.partition(".")
+        return f"sm_{major}{minor or '0'}"
+    return Arch(*cc).sass_name
 
 
 class Arch(NamedTuple):

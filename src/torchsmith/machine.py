@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
+from torchsmith.compat import sm_arch
 from torchsmith.errors import ProfileError
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
     "PythonInfo",
     "RocmInfo",
     "SchedulerInfo",
-    "sm_arch",
     "to_plain",
 ]
 
@@ -57,12 +57,6 @@ class ProbeNote:
 
     source: str
     problem: str
-
-
-def sm_arch(compute_capability: str) -> str:
-    """The SASS architecture of a compute capability: ``8.6`` -> ``sm_86``, ``12.0`` -> ``sm_120``."""
-    major, _, minor = compute_capability.partition(".")
-    return f"sm_{major}{minor or '0'}"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import dataclasses
 import re
 from typing import Dict, List, Mapping, Optional
 
+from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
@@ -21,7 +22,6 @@ from torchsmith.machine import (
     NvidiaGpu,
     NvidiaInfo,
     RocmInfo,
-    sm_arch,
 )
 
 __all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_gpu_spec"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import List
 
-from torchsmith.machine import Machine, sm_arch
+from torchsmith.compat import sm_arch
+from torchsmith.machine import Machine
 
 __all__ = ["machine_lines"]
 

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from torchsmith.compat import sm_arch
 from torchsmith.kb import JetPack, KnowledgeBase
-from torchsmith.machine import Machine, sm_arch
+from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
 
 __all__ = ["JetsonContext", "adapt_fix_for_jetson", "jetson_context", "kb_facts"]

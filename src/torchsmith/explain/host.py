@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from torchsmith.compat import kernel_for, parse_cc
-from torchsmith.machine import Machine, NvidiaGpu, sm_arch
+from torchsmith.compat import kernel_for, parse_cc, sm_arch
+from torchsmith.machine import Machine, NvidiaGpu
 from torchsmith.versions import version_tuple
 
 __all__ = ["host_facts"]

@@ -12,8 +12,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from torchsmith.compat import DriverVersion
-from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo, sm_arch
+from torchsmith.compat import DriverVersion, sm_arch
+from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo
 from torchsmith.plan.model import Plan
 from torchsmith.versions import version_tuple
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple, Union
 
-from torchsmith.machine import sm_arch
+from torchsmith.compat import sm_arch
 
 __all__ = [
     "SECTION_OF",

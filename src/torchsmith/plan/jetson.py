@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
-from torchsmith.machine import sm_arch
+from torchsmith.compat import sm_arch
 from torchsmith.plan.core import CONFLICT, PYTHON, Constraint, Job, is_default
 from torchsmith.plan.cuda import plan_cuda
 from torchsmith.plan.doors import jetson_dead_end
