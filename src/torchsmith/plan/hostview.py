@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from torchsmith.compat import parse_cc
+from torchsmith.compat import Arch, parse_cc
 from torchsmith.machine import Machine
 from torchsmith.versions import driver_tuple, version_tuple
 
@@ -36,7 +36,7 @@ class GpuView:
 
     @property
     def arch(self) -> str:
-        return f"sm_{self.cc[0]}{self.cc[1]}"
+        return Arch(*self.cc).sass_name
 
     @property
     def label(self) -> str:
