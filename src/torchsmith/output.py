@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import io
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Dict, List, Optional
@@ -100,11 +101,35 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
         result.human(text)
     elif result.data:
         text.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
-    out.write(redact(text.getvalue()))
+    out.write(printable(redact(text.getvalue()), keep_colour=text.isatty()))
     for warning in result.warnings:
-        err.write(redact(f"warning: {warning}") + "\n")
+        err.write(printable(redact(f"warning: {warning}")) + "\n")
     for error in result.errors:
-        err.write(redact(format_error(error)) + "\n")
+        err.write(printable(redact(format_error(error))) + "\n")
+
+
+# Control characters other than newline and tab, C1 controls included: printed raw, text from a
+# tool's output or a flag could move the cursor, retitle the terminal or hide lines.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and style only, as rich writes them
+
+
+def printable(text: str, keep_colour: bool = False) -> str:
+    """``text`` with every control character shown escaped (``\\x1b``), except our own colours."""
+    if not _CONTROL.search(text):
+        return text
+    if keep_colour:
+        parts = _SGR.split(text)
+        styles = _SGR.findall(text)
+        out = [_escape_controls(parts[0])]
+        for style, part in zip(styles, parts[1:]):
+            out.append(style + _escape_controls(part))
+        return "".join(out)
+    return _escape_controls(text)
+
+
+def _escape_controls(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def format_error(error: Dict[str, Any]) -> str:
