@@ -81,6 +81,11 @@ def _record(header: str, body: str) -> Dict[str, object]:
     return record
 
 
+def normal(text: str) -> str:
+    """A text with its whitespace runs collapsed and lower-cased: how duplicates are found."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
 def old_sources() -> Set[str]:
     """The threads the older corpus (tests/explain/corpus, public) already cites."""
     urls: Set[str] = set()
@@ -94,15 +99,16 @@ def old_sources() -> Set[str]:
 
 def add(text: str) -> int:
     parts = {part: load(part) for part in PARTS}
-    seen = {(r["url"], r["text"]) for records in parts.values() for r in records}
+    seen = {normal(str(r["text"])) for records in parts.values() for r in records}
     old = old_sources()
     added = 0
     for record in _blocks(text):
-        key = (record["url"], record["text"])
+        key = normal(str(record["text"]))
         if record["url"] in old:
             print(f"skipped, already in the old corpus: {record['url']}", file=sys.stderr)
             continue
         if key in seen:
+            print(f"skipped, the same text is already there: {record['url']}", file=sys.stderr)
             continue
         seen.add(key)
         parts[part_of(str(record["repo"]))].append(record)
