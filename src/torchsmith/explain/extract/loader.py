@@ -34,7 +34,7 @@ def _soname_row(
     soname: str, table: Sequence[Mapping[str, Any]]
 ) -> Tuple[Optional[Mapping[str, Any]], Dict[str, str]]:
     for row in table:
-        match = re.fullmatch(str(row["regex"]), soname)
+        match = re.fullmatch(str(row["regex"]) + r"(?:\.\d+)*", soname)  # libcudart.so.11.0
         if match:
             return row, {k: v for k, v in match.groupdict().items() if v}
     return None, {}
