@@ -306,15 +306,22 @@ PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` name
              "works there, and `torchsmith install`, run there, installs and verifies it")
 
 
+def _step_text(template: str, facts: Dict[str, Any]) -> str:
+    """A step filled in. Only a step that opens with a fact (a sentence torchsmith wrote) gets a
+    capital: the rest is as the data wrote it, and a command is never re-cased (``pip``)."""
+    text = render_text(template, facts)
+    return text[:1].upper() + text[1:] if template.startswith("{") else text
+
+
 def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[str]:
     instead = [steps for name, steps in sig.fix_instead_if if name in facts]
-    fix = [render_text(step, facts) for step in (instead[0] if instead else sig.fix)]
-    first = [render_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
+    fix = [_step_text(step, facts) for step in (instead[0] if instead else sig.fix)]
+    first = [_step_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
     # After what the text itself settles (a typo, a CPU torch to replace); not when no build can help.
     if sig.fix_with_plan and not instead:
         first.append(PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
-    steps = [step for step in first + [s for s in fix if s not in first] if step]
-    return [step[0].upper() + step[1:] for step in steps]
+    # Never re-cased: a step that is a command is pasted as written (`pip`, not `Pip`).
+    return [step for step in first + [s for s in fix if s not in first] if step]
 
 
 @dataclass
