@@ -229,8 +229,8 @@ def _arch_present(
     listed = _arch_list(env, facts)
     if cc is None or cc_text is None or not listed:
         return None
-    kernel = kernel_for(cc, listed)
-    if kernel is None:
+    kernel = kernel_for(cc, [a for a in listed if a.startswith("sm_")])
+    if kernel is None or kernel.how != "sass":  # PTX the driver may JIT proves nothing here
         return None
     return (
         f"the build's arch list ({' '.join(listed)}) has {kernel.name} code for this {sm_arch(cc_text)} GPU"
