@@ -77,6 +77,19 @@ def _signatures(data: Document) -> None:
         raise ValueError("expected an object with a 'signatures' list")
 
 
+def _package_meta(data: Document) -> None:
+    """The published-metadata snapshot: each package with its page, date and releases."""
+    for key in ("retrieved", "torch_newest", "index"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"missing {key!r}")
+    for number, package in enumerate(data["packages"]):
+        for key in ("name", "source", "retrieved"):
+            if not isinstance(package.get(key), str) or not package[key]:
+                raise ValueError(f"package {number}: missing {key!r}")
+        if any(not isinstance(r.get("version"), str) for r in package["releases"]):
+            raise ValueError(f"package {package['name']}: a release without a version")
+
+
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
@@ -88,6 +101,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "containers": ("containers.json", "container image data", _containers),
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
+    "package_meta": ("package_meta.json", "published package metadata", _package_meta),
 }
 
 
