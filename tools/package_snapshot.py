@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
-from torchsmith.kb.pkgmeta import (  # noqa: E402
+from torchsmith.kb.pkgmeta import (
     IndexFile,
     parse_core_metadata,
     parse_index_page,
@@ -61,8 +61,7 @@ def table_packages() -> List[str]:
         names.extend(row.get("packages") or ())
     with open(os.path.join(DATA, "downstream.json"), encoding="utf-8") as handle:
         names.extend(row["package"] for row in json.load(handle)["rows"])
-    unique = sorted({n.replace("_", "-").lower() for n in names if n and n != "pyg"})
-    return unique
+    return sorted({n.replace("_", "-").lower() for n in names if n and n != "pyg"})
 
 
 def wheel_metadata(url: str) -> Optional[str]:

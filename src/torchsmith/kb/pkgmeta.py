@@ -79,7 +79,7 @@ class TorchBuild:
 
 def _same_series(series: str, version: str) -> bool:
     """A build against torch 2.8 (or 2.8.0) loads in every 2.8.x: same major.minor."""
-    return series.split(".")[:2] == version.split("+")[0].split(".")[:2]
+    return series.split(".")[:2] == version.split("+", maxsplit=1)[0].split(".")[:2]
 
 
 _TORCH_DOTTED = re.compile(r"(?:^|[^a-z])(?:pt|torch)[-_]?(\d+)\.(\d+)(?:\.(\d+))?", re.IGNORECASE)
@@ -174,9 +174,9 @@ def python_fits(python_tag: str, abi: str, python: str) -> bool:
     minor = int(minor_text)
     for tag in python_tag.split("."):
         generic = re.match(r"^py(\d)(\d*)$", tag)
-        if generic and generic.group(1) == major and abi == "none":
-            if not generic.group(2) or int(generic.group(2)) <= minor:
-                return True
+        if generic and generic.group(1) == major and abi == "none" and (
+                not generic.group(2) or int(generic.group(2)) <= minor):
+            return True
         cp = re.match(r"^cp(\d)(\d+)$", tag)
         if not cp or cp.group(1) != major:
             continue
@@ -247,7 +247,7 @@ def parse_core_metadata(text: str) -> Tuple[Tuple[str, ...], str]:
 
 def _on_stack(requirement: str) -> bool:
     match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
-    return bool(match) and canonical(match.group(1)) in STACK
+    return match is not None and canonical(match.group(1)) in STACK
 
 
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)"

@@ -82,7 +82,7 @@ def prepare(job: Job) -> Extra:
     records = {n: published.record_for(job, n) for n in wanted if n not in FAMILY and n not in FRAMEWORKS}
     torch_related = [n for n in wanted if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
                      or n in ("mmcv", "mmcv-full") or downstream.known(job.idx.kb, n)
-                     or (records.get(n) is not None and published.relates_to_torch(records[n]))]
+                     or published.relates_to_torch(records.get(n))]
     extra.wants_torch = bool(torch_related) or not wanted
     unread: List[str] = []
     for name, want in wanted.items():

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
-from torchsmith.plan.extra import NOTHING, Addition, Extra, Finisher
+from torchsmith.plan.extra import Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.index import Index
-from torchsmith.plan.model import PackagePin, Rejection
+from torchsmith.plan.model import PackagePin, Rejection, Request
 from torchsmith.plan.request import Wanted
 from torchsmith.versions import version_tuple
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["newer_than_table", "plan_published", "record_for", "relates_to_torch", "unread_warning"]
 
 FAMILY_SPECS = ("torch", "torchvision", "torchaudio")
+# Planned from their own tables (companions.py): never read live.
+KNOWN_ELSEWHERE = ("torch", "torchvision", "torchaudio", "tensorflow", "jax", "xformers", "flash-attn",
+                   "mmcv", "mmcv-full", "torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv",
+                   "pyg-lib")
 
 
 def snapshot_records(kb: KnowledgeBase) -> Dict[str, PackageRecord]:
@@ -37,18 +41,30 @@ def snapshot_records(kb: KnowledgeBase) -> Dict[str, PackageRecord]:
     return {canonical(p["name"]): PackageRecord.from_json(p) for p in document["packages"]}
 
 
+def names_to_read(request: Request, kb: KnowledgeBase) -> List[str]:
+    """The requested packages that neither the snapshot nor a hand-kept table covers."""
+    from torchsmith.plan.request import parse_requirements
+
+    snapshot = {canonical(str(p["name"])) for p in kb.document("package_meta")["packages"]}
+    tables = {r["package"] for r in kb.document("downstream")["rows"]}
+    return [w.name for w in parse_requirements(list(request.requirements))
+            if w.name not in snapshot and w.name not in tables and w.name not in KNOWN_ELSEWHERE]
+
+
 def record_for(job: Job, name: str) -> Optional[PackageRecord]:
     """The live record when one was read, else the snapshot's; None when neither has ``name``."""
     for record in job.request.published:
         if record.name == name:
             return record
-    record = snapshot_records(job.idx.kb).get(name)
-    return record if record is not None and record.releases else None
+    shipped = snapshot_records(job.idx.kb).get(name)
+    return shipped if shipped is not None and shipped.releases else None
 
 
-def relates_to_torch(record: PackageRecord) -> bool:
-    """Its releases pin part of the torch family, or encode the torch/CUDA build they need."""
-    return any(r.build is not None or any(r.requirement(n) for n in FAMILY_SPECS) for r in record.releases)
+def relates_to_torch(record: Optional[PackageRecord]) -> bool:
+    """Its releases pin part of the torch family, or encode the torch/CUDA build they need, or
+    their requirements are unread (so torch is planned, and the plan says what was not checked)."""
+    return record is not None and any(r.build is not None or r.metadata == "none"
+                                      or any(r.requirement(n) for n in FAMILY_SPECS) for r in record.releases)
 
 
 def newer_than_table(record: Optional[PackageRecord], newest_in_table: str) -> bool:
@@ -121,7 +137,8 @@ class _Fit:
         if not self.python_ok(release):
             return f"Requires-Python {release.requires_python} excludes Python {view.python}"
         if release.sdist and self.only_binary:
-            return f"source only for {view.shown_platform} / Python {view.python}, and --only-binary forbids building"
+            return (f"source only for {view.shown_platform} / Python {view.python}, and --only-binary "
+                    f"forbids building")
         return f"no wheel for {view.shown_platform} / Python {view.python} and no source distribution"
 
 
@@ -180,27 +197,13 @@ def _none_installs(fit: _Fit, name: str, asked: List[ReleaseRecord], extra: Extr
 def _torch_fits(release: ReleaseRecord, torch: str, build: Optional[VariantBuild], tv: str, ta: str) -> bool:
     """Whether ``release`` installs beside this torch. A pin on torch decides; without one, a pin
     on torchvision/torchaudio is compared with the series paired with this torch (its data row)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    checks = [("torch", torch)] if release.requirement("torch") not in ("", "*") else \
-        [("torchvision", tv), ("torchaudio", ta)]
-    for package, version in checks:
-        spec = release.requirement(package)
-        if not spec or spec == "*" or not version:
-            continue
-        try:
-            specifier = SpecifierSet(spec)
-        except InvalidSpecifier:
-            continue
-        if package != "torch":  # 0.29.0 and 0.29.1 both pair with the same torch
-            series = ".".join(version.split(".")[:2])
-            if not any(s.operator in ("==", "~=", "===") for s in specifier):
-                version = series + ".0" if not specifier.contains(version, True) else version
-            elif all(s.version.split(".")[:2] == series.split(".") for s in specifier
-                     if s.operator in ("==", "===")):
-                continue
-        if not specifier.contains(version, prereleases=True):
+    if release.requirement("torch") not in ("", "*"):
+        if not _meets(release.requirement("torch"), torch, series=False):
             return False
+    elif not all(_meets(release.requirement(n), paired, series=True)
+                 for n, paired in (("torchvision", tv), ("torchaudio", ta)) if paired):
+        return False
     encoded = release.build
     if encoded is not None and build is not None:
         return encoded.fits(torch, build.kind, build.cuda, build.rocm)
@@ -208,6 +211,23 @@ def _torch_fits(release: ReleaseRecord, torch: str, build: Optional[VariantBuild
         return encoded.fits(torch, "cuda" if encoded.cuda else "rocm" if encoded.rocm else "cpu",
                             encoded.cuda or None, encoded.rocm or None)
     return True
+
+
+def _meets(spec: str, version: str, series: bool) -> bool:
+    """``version`` meets ``spec``; with ``series``, an exact pin only needs the same major.minor
+    (torchvision 0.29.0 and 0.29.1 pair with the same torch)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if not spec or spec == "*":
+        return True
+    try:
+        specifier = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return True
+    exact = [s.version for s in specifier if s.operator in ("==", "===")]
+    if series and exact:
+        return all(pin.split(".")[:2] == version.split(".")[:2] for pin in exact)
+    return specifier.contains(version, prereleases=True)
 
 
 def _torch_check(want: Wanted, releases: List[ReleaseRecord]) -> ConstraintCheck:
@@ -230,9 +250,10 @@ def _needs(release: ReleaseRecord) -> str:
 def _finisher(fit: _Fit, name: str, usable: List[ReleaseRecord]) -> Finisher:
     record = fit.record
 
-    def finisher(torch: Optional[PackagePin], _variant: Optional[str], view: HostView, idx: Index) -> Addition:
-        if torch is None:
-            return NOTHING
+    def finisher(torch: Optional[PackagePin], _variant: Optional[str], view: HostView, idx: Index
+                 ) -> Addition:
+        if torch is None:  # nothing asks for torch: the package alone
+            return _addition(fit, name, usable[0], None)
         release_row = idx.kb.release(torch.version)
         build = release_row.variant(torch.variant) if release_row is not None and torch.variant else None
         tv = (release_row.torchvision or "") if release_row is not None else ""
@@ -249,7 +270,7 @@ def _finisher(fit: _Fit, name: str, usable: List[ReleaseRecord]) -> Finisher:
     return finisher
 
 
-def _addition(fit: _Fit, name: str, chosen: ReleaseRecord, torch: PackagePin) -> Addition:
+def _addition(fit: _Fit, name: str, chosen: ReleaseRecord, torch: Optional[PackagePin]) -> Addition:
     record = fit.record
     local = chosen.version.partition("+")[2]
     source = not fit.has_wheel(chosen)
@@ -264,10 +285,15 @@ def _addition(fit: _Fit, name: str, chosen: ReleaseRecord, torch: PackagePin) ->
         what = "its Requires-Dist was not published as a metadata file: not checked against torch"
     else:
         what = "Requires-Dist names no torch: any torch"
-    reasons = (f"{name} {chosen.version}: {what}, fits torch {torch.version}{_cite(record)}",)
+    unchecked = chosen.build is None and not said and chosen.metadata == "none"
+    fits = f", fits torch {torch.version}" if torch is not None and not unchecked else ""
+    reasons = (f"{name} {chosen.version}: {what}{fits}{_cite(record)}",)
     warnings: Tuple[str, ...] = ()
+    if unchecked:
+        warnings = (f"could not check {name} {chosen.version} against torch: its index publishes no "
+                    f"core-metadata file (PEP 658) for it; pip resolves its requirements when it installs",)
     if source:
-        warnings = (f"{name} {chosen.version}: no wheel for {fit.job.view.shown_platform} / Python "
+        warnings += (f"{name} {chosen.version}: no wheel for {fit.job.view.shown_platform} / Python "
                     f"{fit.job.view.python}; pip builds it from source (with --no-build-isolation so it "
                     f"builds against the planned torch; --only-binary :all: forbids this)",)
     return Addition(packages=(pin,), reasons=reasons, warnings=warnings)

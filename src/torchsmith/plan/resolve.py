@@ -194,7 +194,8 @@ def _installed_problem(job: Job, keep: Tuple[str, str]) -> str:
     return "" if check.ok else check.reason
 
 
-def _preferred(job: Job, hard: Sequence[Constraint], tiers: Sequence[Sequence[Constraint]]) -> List[Constraint]:
+def _preferred(job: Job, hard: Sequence[Constraint], tiers: Sequence[Sequence[Constraint]]
+               ) -> List[Constraint]:
     """Per package, the newest release whose torch need can be met with the others (greedy)."""
     chosen: List[Constraint] = []
     for package in tiers:
