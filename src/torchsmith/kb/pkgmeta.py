@@ -96,6 +96,8 @@ def torch_build(label: str) -> Optional[TorchBuild]:
     ``cu121`` -> CUDA 12.1; ``torch2.4.0+cu121`` -> torch 2.4.0 + CUDA 12.1; ``rocm6.2`` -> ROCm.
     """
     text = label.replace("%2B", "+").replace("%2b", "+")
+    if "+" in text:  # a file name: only its local label says the build (not ``torch-2.5.1`` itself)
+        text = text.split("+", 1)[1]
     torch = ""
     dotted = _TORCH_DOTTED.search(text)
     if dotted:
@@ -282,6 +284,7 @@ class ReleaseRecord:
     metadata: str = "none"  # where ``requires`` came from: "pep658", "wheel", "none" (unread)
     uploaded: str = ""
     url: str = ""  # where its files are listed, when not the package's page (a find-links page)
+    project: str = ""  # the project's name, which may encode the build too (spconv-cu120)
 
     @property
     def public(self) -> str:
@@ -289,9 +292,16 @@ class ReleaseRecord:
 
     @property
     def build(self) -> Optional[TorchBuild]:
-        local = self.version.partition("+")[2]
-        found = torch_build(local) if local else None
-        return found or (torch_build(self.url) if self.url else None)
+        """The build its local label encodes, else its page's URL, else its project's name (a
+        name such as ``spconv-cu120`` bundles its own CUDA runtime: any torch of that CUDA major)."""
+        for label in (self.version.partition("+")[2], self.url):
+            found = torch_build(label) if label else None
+            if found is not None:
+                return found
+        named = torch_build(self.project) if self.project else None
+        if named is not None and named.cuda:
+            return TorchBuild(named.torch, named.cuda.split(".")[0], named.rocm, named.cpu)
+        return named
 
     def requirement(self, name: str) -> str:
         """The specifier of Requires-Dist on ``name`` outside any extra ("" when none)."""
@@ -359,8 +369,15 @@ class PackageRecord:
 
     @staticmethod
     def from_json(data: Dict[str, Any], live: bool = False) -> PackageRecord:
-        return PackageRecord(canonical(str(data["name"])), str(data["source"]), str(data["retrieved"]),
-                             tuple(ReleaseRecord.from_json(r) for r in data["releases"]), live)
+        name = canonical(str(data["name"]))
+        return PackageRecord(name, str(data["source"]), str(data["retrieved"]),
+                             tuple(_named(ReleaseRecord.from_json(r), name) for r in data["releases"]), live)
+
+
+def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
+    from dataclasses import replace
+
+    return replace(release, project=project) if torch_build(project) is not None else release
 
 
 def records_from_files(name: str, files: Sequence[IndexFile], source: str, retrieved: str,
@@ -390,7 +407,8 @@ def records_from_files(name: str, files: Sequence[IndexFile], source: str, retri
         except InvalidVersion:
             continue
         requires, requires_python, how = metadata.get(version, ((), "", "none"))
-        releases.append(ReleaseRecord(version, requires, requires_python or row["rp"],
-                                      tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"]))
+        releases.append(_named(ReleaseRecord(version, requires, requires_python or row["rp"],
+                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"]),
+                               canonical(name)))
     releases.sort(key=lambda r: Version(r.version), reverse=True)
     return PackageRecord(canonical(name), source, retrieved, tuple(releases))
