@@ -13,7 +13,7 @@ snapshot (``package_meta.json``). What it says decides the plan, not a table of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
@@ -36,19 +36,23 @@ KNOWN_ELSEWHERE = ("torch", "torchvision", "torchaudio", "tensorflow", "jax", "x
                    "pyg-lib")
 
 
-def snapshot_records(kb: KnowledgeBase) -> Dict[str, PackageRecord]:
-    document = kb.document("package_meta")
-    return {canonical(p["name"]): PackageRecord.from_json(p) for p in document["packages"]}
+def snapshot_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
+    for package in kb.document("package_meta")["packages"]:
+        if canonical(package["name"]) == name:
+            return PackageRecord.from_json(package)
+    return None
 
 
 def names_to_read(request: Request, kb: KnowledgeBase) -> List[str]:
     """The requested packages that neither the snapshot nor a hand-kept table covers."""
     from torchsmith.plan.request import parse_requirements
 
+    names = [w.name for w in parse_requirements(list(request.requirements)) if w.name not in KNOWN_ELSEWHERE]
+    if not names:
+        return []
     snapshot = {canonical(str(p["name"])) for p in kb.document("package_meta")["packages"]}
     tables = {r["package"] for r in kb.document("downstream")["rows"]}
-    return [w.name for w in parse_requirements(list(request.requirements))
-            if w.name not in snapshot and w.name not in tables and w.name not in KNOWN_ELSEWHERE]
+    return [n for n in names if n not in snapshot and n not in tables]
 
 
 def record_for(job: Job, name: str) -> Optional[PackageRecord]:
@@ -56,7 +60,7 @@ def record_for(job: Job, name: str) -> Optional[PackageRecord]:
     for record in job.request.published:
         if record.name == name:
             return record
-    shipped = snapshot_records(job.idx.kb).get(name)
+    shipped = snapshot_record(job.idx.kb, name)
     return shipped if shipped is not None and shipped.releases else None
 
 
