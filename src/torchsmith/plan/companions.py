@@ -104,6 +104,7 @@ def prepare(job: Job) -> Extra:
         else:
             unread.append(want.text)
     if unread:
+        extra.unplanned.extend(unread)  # still installed: last, from the configured index
         why = dict(request.unread)
         reasons = sorted({why.get(parse_name(t), "its published metadata is not in the shipped snapshot "
                                   "and was not read from an index") for t in unread})

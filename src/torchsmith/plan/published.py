@@ -95,8 +95,8 @@ def _cite(record: PackageRecord) -> str:
 
 def unread_warning(names: List[str], reason: str) -> str:
     return (f"could not check {', '.join(names)}: {reason}; torch was planned without what "
-            f"{'they ask' if len(names) > 1 else 'it asks'} of torch. Install after the planned packages "
-            f"with the torch pins kept (`torchsmith guard`), or run where the index is reachable")
+            f"{'they ask' if len(names) > 1 else 'it asks'} of torch; installed last from your configured "
+            f"index, with the torch pins kept")
 
 
 class _Fit:
