@@ -174,6 +174,11 @@ def _signature(data: Dict[str, Any]) -> None:
     data["signatures"].append(sig)
 
 
+def _error_vocab(data: Dict[str, Any]) -> None:
+    row = next(r for r in data["cuda"] if r["name"] == "cudaErrorNoKernelImageForDevice")
+    row["meaning"] = f"the {MARK} meaning"
+
+
 def _buildreqs(data: Dict[str, Any]) -> None:
     data["rocm"]["switches"].append([f"{MARK.upper()}_SWITCH", "1"])
 
@@ -244,6 +249,9 @@ CASES: Dict[str, Any] = {
     "signatures": Case(_document("signatures.json", _signature),
                        lambda _tmp: ["explain", "--no-probe", "SMITHTEST-E42 happened"],
                        _has(f"the {MARK} failure")),
+    "error_vocab": Case(_document("error_vocab.json", _error_vocab),
+                        lambda _tmp: ["explain", "--no-probe", "--json", "CUDA error 209 happened"],
+                        _has(f"the {MARK} meaning")),
     "buildreqs": Case(_document("buildreqs.json", _buildreqs),
                       lambda _tmp: ["build-env", "--rocm", "--host", RADEON, "--json"],
                       _has(f"export {MARK.upper()}_SWITCH=1")),

@@ -77,6 +77,21 @@ def _signatures(data: Document) -> None:
         raise ValueError("expected an object with a 'signatures' list")
 
 
+def _error_vocab(data: Document) -> None:
+    """Vendor error enums (CUDA, HIP, NCCL) and sonames: every row names known sources."""
+    import re
+
+    sources = data["sources"]
+    for table in ("cuda", "hip", "nccl", "sonames"):
+        for number, row in enumerate(data[table]):
+            if not row.get("source") or any(s not in sources for s in row["source"]):
+                raise ValueError(f"{table} row {number}: missing or unknown source id")
+            if table == "sonames":
+                re.compile(row["regex"])
+            elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
+                raise ValueError(f"{table} row {number}: needs an integer code and a name")
+
+
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
@@ -88,6 +103,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "containers": ("containers.json", "container image data", _containers),
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
+    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, sonames)", _error_vocab),
 }
 
 

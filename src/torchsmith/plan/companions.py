@@ -98,9 +98,10 @@ def prepare(job: Job) -> Extra:
         else:
             others.append(want.text)
     if others:
+        extra.unplanned.extend(others)
         extra.warnings.append("not planned by torchsmith (no torch- or GPU-specific build): "
-                              + ", ".join(others) + "; install them from your usual index after "
-                              "the planned packages, with the torch pins kept (`torchsmith guard`)")
+                              + ", ".join(others) + "; installed last from your configured index, "
+                              "with the torch pins kept")
     keep = installed_torch(request, wanted)
     if keep is not None and extra.wants_torch:
         extra.constraints.append(_keep_installed(*keep))

@@ -44,6 +44,7 @@ class Extra:
         self.rejected: List[Rejection] = []
         self.fatal = False
         self.finishers: List[Finisher] = []
+        self.unplanned: List[str] = []  # requirement texts left to the configured index
 
     def finish(self, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         """Add what every finisher returns for the chosen torch to the draft, in order."""

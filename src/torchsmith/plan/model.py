@@ -212,6 +212,9 @@ class Plan:
     host: Optional[HostSummary] = None  # None: no artifacts attached yet
     base_image: Union[BaseImage, Refusal, None] = None  # for a Dockerfile
     conda_stack: Union[CondaStack, Refusal, None] = None  # for conda/pixi
+    # Requirements asked for that have no torch- or GPU-specific build (``numpy``, ``ftfy>=6``),
+    # as written: every render installs them last from the configured index, torch pins kept.
+    unplanned: Tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -245,6 +248,7 @@ class Plan:
             "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
                               "command": d.command} for d in self.alternatives],
             "assumptions": list(self.assumptions),
+            "unplanned": list(self.unplanned),
         }
 
 

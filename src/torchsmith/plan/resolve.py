@@ -112,6 +112,7 @@ def _plan_job(job: Job) -> Draft:
         extra.finish(None, draft, view, job.idx)
         draft.rejected.extend(extra.rejected)
         draft.warnings.extend(extra.warnings)
+        draft.unplanned.extend(extra.unplanned)
         draft.assumptions.extend(job.request.assumptions)
         return draft
     return _plan_torch(job, asked, extra, view)
@@ -148,6 +149,7 @@ def _plan_torch(job: Job, asked: Dict[str, Wanted], extra: Extra, view: HostView
     for rejection in extra.rejected:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
+    draft.unplanned.extend(extra.unplanned)
     draft.assumptions.extend(job.request.assumptions)
     if draft.status == "no-solution" and draft.blocker is None:  # a safety net: always name one
         draft.blocker = Blocker("unplannable", "this request on this machine",
