@@ -76,7 +76,8 @@ def _manylinux_row(rows: List[Dict[str, Any]], version: str,
               and not (r["last"] and number > version_tuple(r["last"]))]
     named = [r for r in within if variant and variant in r.get("variants", ())]
     plain = [r for r in within if not r.get("variants")]
-    return (named or plain or [None])[0]
+    found = named or plain
+    return found[0] if found else None
 
 
 def family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:
