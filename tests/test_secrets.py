@@ -212,6 +212,13 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
     ("global.password='hunter2'", "global.password='***'"),
     ("https://h/simple?session=abc&jwt=x.y.z", "https://h/simple?session=***&jwt=***"),
     ("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2ln in a log", "Bearer *** in a log"),
+    # A citation keeps its commit and its closing bracket; a secret before the bracket still goes.
+    ("[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]",
+     "[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]"),
+    ("(see https://h/t/0123456789abcdef0123456789abcdef).", "(see https://h/t/***)."),
+    ("[source: https://h/s?token=abc]", "[source: https://h/s?token=***]"),
+    ("http://[::1]:8080/simple", "http://[::1]:8080/simple"),
+    ("https://en.wikipedia.org/wiki/CUDA_(disambiguation)", "https://en.wikipedia.org/wiki/CUDA_(disambiguation)"),
 ])
 def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected

@@ -34,7 +34,8 @@ MASK = "***"
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 # The authority of a URL: up to the first "/", "?" or "#"; userinfo ends at its last "@".
 _AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
-_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"']*)")
+# A value ends where a citation's bracket closes (unescaped brackets are not URL characters).
+_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"'\])]*)")
 _QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
                          r"credentials?|jwt|session|sessionid|sid|ticket)s?$", re.I)
 # Credentials recognised by their shape wherever they stand: a JSON Web Token (three base64url
@@ -56,7 +57,6 @@ _NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
 _NETRC = re.compile(r"((?<![/\\])\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
 _AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
                           r"(?!\*\*\*)\S+", re.I)
-_TRAILING = re.compile(r"[\])}>,.;:!?]+$")
 _NOT_A_NAME = re.compile(r"[\s/\\]")
 _SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
 _DIGEST = re.compile(r"^[0-9a-f]+$")
@@ -88,6 +88,28 @@ def _token_like(segment: str, previous: str = "", host: str = "") -> bool:
     return False
 
 
+_TRAILING = ".,;:!?)]}"
+_OPENING = {")": "(", "]": "[", "}": "{"}
+
+
+def _split_trailing(url: str) -> Tuple[str, str]:
+    """(the URL, the punctuation after it): a citation's ``[source: URL]`` or a sentence's
+    final period is text around the URL; a bracket the URL opened itself (``[::1]``) stays."""
+    end = len(url)
+    while end and url[end - 1] in _TRAILING:
+        closing = url[end - 1]
+        opening = _OPENING.get(closing)
+        if opening and url.count(opening, 0, end) >= url.count(closing, 0, end):
+            break
+        end -= 1
+    return url[:end], url[end:]
+
+
+def _redact_url_in_text(found: str) -> str:
+    url, after = _split_trailing(found)
+    return _redact_url(url) + after
+
+
 def _redact_url(url: str) -> str:
     match = _AUTHORITY.match(url)
     if not match:
@@ -103,15 +125,6 @@ def _redact_url(url: str) -> str:
     path = "/".join(MASK if _token_like(part, parts[i - 1] if i else "", host) else part
                     for i, part in enumerate(parts))
     return _QUERY.sub(_query_value, scheme + authority + path + sep + tail)
-
-
-def _url_in_text(match: re.Match[str]) -> str:
-    """A URL as written in prose or Markdown: the punctuation that closes the sentence or the
-    link (``[source](…/tree/<commit>)``, ``…/tree/<commit>]``) is not part of it."""
-    url = match.group(0)
-    trailing = _TRAILING.search(url)
-    end = trailing.start() if trailing else len(url)
-    return _redact_url(url[:end]) + url[end:]
 
 
 def _query_value(match: re.Match[str]) -> str:
@@ -131,7 +144,7 @@ def redact(text: str) -> str:
     """``text`` with every credential it holds replaced by ``***``."""
     if not text:
         return text
-    text = _URL.sub(_url_in_text, text)
+    text = _URL.sub(lambda m: _redact_url_in_text(m.group(0)), text)
     text = _QUERY.sub(_query_value, text)
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
     text = _ASSIGNED.sub(_assigned_value, text)

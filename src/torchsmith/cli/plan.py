@@ -50,6 +50,9 @@ def add_request_options(parser: argparse.ArgumentParser,
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
     parser.add_argument("--fresh", action="store_true",
                         help="plan a new environment: ignore what is installed in the target Python")
+    parser.add_argument("--only-binary", metavar=":all:", choices=[":all:"],
+                        help="as pip and uv: no source builds; a package without a fitting wheel is a "
+                        "no-solution naming its nearest release with wheels")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="memory per node in GiB (default: 1.25x the GPUs' memory; CPU jobs 2 per CPU, "
                        "at least 8)")
     slurm.add_argument("--cpu-job", action="store_true", help="a job without GPUs (small models)")
+    slurm.add_argument("--launcher", choices=("torchrun", "srun"),
+                       help="slurm-ddp: torchrun per node (the script reads RANK/LOCAL_RANK/WORLD_SIZE; "
+                       "default), or srun, one task per GPU (scripts reading SLURM_PROCID work too)")
+    slurm.add_argument("--workers-per-node", type=int, metavar="N",
+                       help="slurm-ddp: workers per node (default: the node's GPUs, 1 on CPU)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -109,7 +117,25 @@ def build_request(args: argparse.Namespace, ctx: Context) -> Request:
         installed=installed_packages(args, ctx),
         allow_prerelease=bool(getattr(args, "pre", False)),
         torch_index_base=getattr(args, "torch_index", None) or ctx.environ.get(TORCH_INDEX_ENV) or None,
+        only_binary=getattr(args, "only_binary", None) == ":all:",
     )
+
+
+def with_published(request: Request, ctx: Context) -> Request:
+    """The request plus the published metadata of the packages no shipped data covers, read
+    from the user's configured index (or why it could not be read)."""
+    from torchsmith.plan.published import names_to_read
+
+    names = names_to_read(request, ctx.kb())
+    if not names:
+        return request
+    from torchsmith.kb.metaread import read_unknown
+    from torchsmith.kb.refresh import configured_indexes
+
+    host = ctx.host()
+    indexes = configured_indexes(host.environ(), host.read_text)
+    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    return dataclasses.replace(request, published=records, unread=unread)
 
 
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
@@ -166,6 +192,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         request = build_request(args, ctx)
     except RequirementError as exc:
         return requirement_error("plan", exc)
+    request = with_published(request, ctx)
     machine = ctx.machine()
     if ctx.overrides().jetson and not ctx.python_version() and not getattr(args, "host", None) \
             and "jetson" in machine.overridden and not ctx.environment_python():
@@ -229,4 +256,13 @@ def slurm_options(args: argparse.Namespace) -> SlurmOptions:
     return SlurmOptions(account=getattr(args, "account", None), partition=getattr(args, "partition", None),
                         modules=tuple(getattr(args, "modules", None) or ()),
                         wheelhouse=getattr(args, "wheelhouse", None), cpus_per_task=cpus, mem_gib=mem,
-                        cpu_job=bool(getattr(args, "cpu_job", False)))
+                        cpu_job=bool(getattr(args, "cpu_job", False)),
+                        launcher=getattr(args, "launcher", None) or "torchrun",
+                        workers_per_node=_at_least_one("--workers-per-node",
+                                                       getattr(args, "workers_per_node", None)))
+
+
+def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
+    if value is not None and value < 1:
+        raise UsageError(f"{flag} must be 1 or more, not {value}")
+    return value
