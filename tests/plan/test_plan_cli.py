@@ -139,7 +139,13 @@ def test_matrix_human(tmp_path, capsys) -> None:
     path = profile(tmp_path, rocm_gfx=["gfx1100"])
     assert main(["matrix", "--host", path]) == 0
     out = capsys.readouterr().out
-    assert "rocm" in out and " yes " in out and " no " in out
+    assert "rocm" in out and " yes " in out and " no " not in out and "`--all` lists them" in out
+    assert main(["matrix", "--host", path, "--all"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("  2.")]
+    marks = [row[2] for row in rows]
+    assert "no" in marks and marks == sorted(marks, key=lambda mark: mark != "yes")  # runnable first
+    runnable = [tuple(int(n) for n in row[0].split(".")) for row in rows if row[2] == "yes"]
+    assert runnable == sorted(runnable, reverse=True)  # newest first
 
 
 def test_existing_environment_is_read_without_importing_torch(tmp_path, capsys, monkeypatch) -> None:
