@@ -174,8 +174,10 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
         else:
             describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0))
 
+    # A warning the printed file already carries is not said again on stderr.
+    warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=output.data, status="ok" if plan.ok else "no-solution",
-                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=list(plan.warnings),
+                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
                   kb_version=plan.kb_version or None, human=human)
 
 
