@@ -22,7 +22,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Dict, Iterator, List, Set
+from typing import Dict, Iterator, List, Set, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELD = ROOT / "tests" / "explain" / "field"
@@ -86,21 +86,26 @@ def normal(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def old_sources() -> Set[str]:
-    """The threads the older corpus (tests/explain/corpus, public) already cites."""
+def old_corpus() -> Tuple[Set[str], Set[str]]:
+    """The threads the older corpus (tests/explain/corpus, public) cites, and its texts (normalised)."""
     urls: Set[str] = set()
+    texts: Set[str] = set()
     for folder in ("corpus", "public"):
         for path in sorted((FIELD.parent / folder).glob("*.txt")):
-            for line in path.read_text(encoding="utf-8").splitlines():
+            body = []
+            for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
                 if line.startswith("# source:"):
                     urls.add(line.split(":", 1)[1].strip())
-    return urls
+                elif not line.startswith("# "):
+                    body.append(line)
+            texts.add(normal("".join(body)))
+    return urls, texts
 
 
 def add(text: str) -> int:
     parts = {part: load(part) for part in PARTS}
-    seen = {normal(str(r["text"])) for records in parts.values() for r in records}
-    old = old_sources()
+    old, old_texts = old_corpus()
+    seen = {normal(str(r["text"])) for records in parts.values() for r in records} | old_texts
     added = 0
     for record in _blocks(text):
         key = normal(str(record["text"]))

@@ -153,6 +153,13 @@ def _vllm(data: Dict[str, Any]) -> None:
                             "source": ["vllm-meta"]})
 
 
+def _published(data: Dict[str, Any]) -> None:
+    data["packages"].append({"name": f"{MARK}-kernels", "source": f"https://{MARK}.example/simple/",
+                             "retrieved": "2030-01-01", "releases": [
+                                 {"version": "9.9.9", "requires": ["torch==2.12.0"], "metadata": "pep658",
+                                  "wheels": ["py3-none-any"]}]})
+
+
 def _hsa(data: Dict[str, Any]) -> None:
     data["risk"] = f"{MARK} risk ({{runs_as}} on {{gfx}})"
 
@@ -193,7 +200,7 @@ def _containers(data: Dict[str, Any]) -> None:
 
 
 def _plan(*extra: str, path: str = H100) -> Callable[[Path], List[str]]:
-    return lambda _tmp: ["plan", "--host", path, *extra]
+    return lambda _tmp: ["plan", "--host", path, "-v", *extra]  # -v: every reason, with its sources
 
 
 def _unknown_gpu(tmp: Path) -> List[str]:
@@ -241,6 +248,8 @@ CASES: Dict[str, Any] = {
     "companion_limits": Case(_document("companion_limits.json", _limits), _plan("flash-attn"),
                              _has("9.5")),
     "downstream": Case(_document("downstream.json", _vllm), _plan("vllm"), _has("vllm==9.9.9")),
+    "package_meta": Case(_document("package_meta.json", _published), _plan(f"{MARK}-kernels"),
+                         _has(f"{MARK}-kernels==9.9.9")),
     "hsa_override": Case(_document("hsa_override.json", _hsa), _plan("--rocm-gfx", "gfx1032", path=RADEON),
                          _has(f"{MARK} risk (gfx1030 on gfx1032)")),
     "manylinux": Case(_document("manylinux.json", _glibc), _plan("--glibc", "2.28"),
@@ -274,8 +283,9 @@ def _run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
-def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # each reason on one line
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     for name, content in case.overlay().items():

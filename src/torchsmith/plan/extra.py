@@ -39,6 +39,8 @@ class Extra:
         self.wants_torch = True
         self.constraints: List[Constraint] = []
         self.soft: List[Constraint] = []  # prebuilt-wheel preferences, dropped when nothing fits
+        # Per package, its releases' torch needs newest first: the newest that can be met wins.
+        self.preferred: List[List[Constraint]] = []
         self.warnings: List[str] = []
         self.reasons: List[str] = []
         self.rejected: List[Rejection] = []
