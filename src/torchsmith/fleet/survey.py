@@ -123,6 +123,7 @@ def _plan_json(plan: Optional[Plan]) -> Optional[Dict[str, Any]]:
         "packages": [{"name": p.name, "version": p.version, "requirement": p.requirement,
                       "index_url": p.index_url} for p in plan.packages],
         "reasons": list(plan.reasons),
+        "choices": list(plan.choices),
         "warnings": list(plan.warnings),
         "rejected": [{"candidate": r.candidate, "reason": r.reason, "code": r.code}
                      for r in plan.rejected],
