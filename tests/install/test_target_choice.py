@@ -123,3 +123,15 @@ def test_installers_are_found_by_name_and_an_absent_one_is_a_clear_error() -> No
         assert choose_installer(_host(), None).name == "uv"
     else:
         assert choose_installer(_host(), None).name == "pip"
+
+
+def test_torchsmiths_own_dot_venv_is_never_installed_into_unnamed(tmp_path: Path) -> None:
+    """The README's quick start puts torchsmith into ./.venv: `install` then asks for a target."""
+    own = _dot_venv(tmp_path)
+    with pytest.raises(UsageError, match="torchsmith's own environment") as refused:
+        select_target(_host(), default="new-venv", own_prefix=str(own), cwd=str(tmp_path))
+    assert "--venv" in str(refused.value.hint) and "--python .venv/bin/python" in str(refused.value.hint)
+    named = select_target(_host(), python=str(own / "bin" / "python"), default="new-venv",
+                          own_prefix=str(own), cwd=str(tmp_path))
+    assert named.python == str(own / "bin" / "python")
+    assert select_target(_host(), own_prefix=str(own), cwd=str(tmp_path)).own  # read-only: its own, said

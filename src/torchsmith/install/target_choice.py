@@ -102,7 +102,7 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
         found = discover(host, own_prefix or sys.prefix, cwd or os.getcwd())
         if found is not None:
             return found
-    return _fallback(default, version, cwd or os.getcwd())
+    return _fallback(default, version, cwd or os.getcwd(), own_prefix or sys.prefix)
 
 
 def discover(host: Host, own_prefix: str, cwd: str) -> Optional[TargetChoice]:
@@ -128,9 +128,14 @@ def discover(host: Host, own_prefix: str, cwd: str) -> Optional[TargetChoice]:
         directory = parent
 
 
-def _fallback(default: TargetDefault, version: Optional[str], cwd: str) -> TargetChoice:
+def _fallback(default: TargetDefault, version: Optional[str], cwd: str, own_prefix: str) -> TargetChoice:
     if default == "new-venv":
         prefix = os.path.join(os.path.abspath(cwd), DEFAULT_VENV)
+        if os.path.realpath(prefix) == os.path.realpath(own_prefix):
+            raise UsageError(f"./{DEFAULT_VENV} here is torchsmith's own environment: it is changed "
+                             "only when --python names it",
+                             hint=f"install into another venv (--venv PATH, e.g. --venv {DEFAULT_VENV}-torch), "
+                                  f"or into torchsmith's own with --python {DEFAULT_VENV}/bin/python")
         return TargetChoice(prefix=prefix, version=version, source=f"./{DEFAULT_VENV}")
     if default == "active-or-venv":
         raise UsageError(f"no environment to guard: none is active and there is no ./{DEFAULT_VENV}",
