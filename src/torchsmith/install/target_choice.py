@@ -134,8 +134,9 @@ def _fallback(default: TargetDefault, version: Optional[str], cwd: str, own_pref
         if os.path.realpath(prefix) == os.path.realpath(own_prefix):
             raise UsageError(f"./{DEFAULT_VENV} here is torchsmith's own environment: it is changed "
                              "only when --python names it",
-                             hint=f"install into another venv (--venv PATH, e.g. --venv {DEFAULT_VENV}-torch), "
-                                  f"or into torchsmith's own with --python {DEFAULT_VENV}/bin/python")
+                             hint=f"install into another venv (--venv PATH, e.g. --venv "
+                                  f"{DEFAULT_VENV}-torch), or into torchsmith's own with --python "
+                                  f"{DEFAULT_VENV}/bin/python")
         return TargetChoice(prefix=prefix, version=version, source=f"./{DEFAULT_VENV}")
     if default == "active-or-venv":
         raise UsageError(f"no environment to guard: none is active and there is no ./{DEFAULT_VENV}",
