@@ -71,6 +71,12 @@ class LiveHost:
     def list_dir(self, path: str) -> Optional[List[str]]:
         return _within(self._read_timeout, lambda: sorted(os.listdir(path)))
 
+    def real_path(self, path: str) -> str:
+        try:
+            return os.path.realpath(path)
+        except (OSError, ValueError):
+            return path
+
     def which(self, name: str) -> Optional[str]:
         return shutil.which(name, path=self._environ.get("PATH"))
 

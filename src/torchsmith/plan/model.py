@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
+from torchsmith.kb.pkgmeta import PackageRecord
 from torchsmith.versions import version_tuple
 
 __all__ = ["BaseImage", "Blocker", "CondaStack", "Door", "HostGpu", "HostSummary", "PackagePin", "Plan",
@@ -41,6 +42,12 @@ class Request:
     # The user's pip/uv constraints on what is asked for: (requirement, where it is written,
     # "/etc/pip-constraints.txt:2 (constraint in /etc/pip.conf)"). They narrow, never add.
     constraints: Tuple[Tuple[str, str], ...] = ()
+    # Packages' published metadata read live from the user's index (kb.metaread), used before
+    # the shipped snapshot; and pip/uv's --only-binary :all: (no source builds).
+    published: Tuple[PackageRecord, ...] = ()
+    only_binary: bool = False
+    # Names whose metadata could not be read (not in the snapshot, index unreachable): why.
+    unread: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,9 @@ class Plan:
     host: Optional[HostSummary] = None  # None: no artifacts attached yet
     base_image: Union[BaseImage, Refusal, None] = None  # for a Dockerfile
     conda_stack: Union[CondaStack, Refusal, None] = None  # for conda/pixi
+    # Requirements asked for that have no torch- or GPU-specific build (``numpy``, ``ftfy>=6``),
+    # as written: every render installs them last from the configured index, torch pins kept.
+    unplanned: Tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -252,6 +262,7 @@ class Plan:
                               "command": d.command} for d in self.alternatives],
             "assumptions": list(self.assumptions),
             "choices": list(self.choices),
+            "unplanned": list(self.unplanned),
         }
 
 
