@@ -26,6 +26,7 @@ from torchsmith.cli.plan import (
     build_request,
     describe,
     plan_result,
+    with_published,
 )
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
@@ -206,7 +207,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
     from torchsmith.render import render_commands
 
     machine = ctx.machine()
-    request = build_request(args, ctx, None if target["new"] else target["python"])
+    request = with_published(build_request(args, ctx, None if target["new"] else target["python"]), ctx)
     # Installed here: pip and uv will apply this machine's constraints whatever the flags say.
     plan, request = make_plan(machine, request, ctx.kb(), read=ctx.host().read_text,
                               described=ctx.described_by_flags())

@@ -14,6 +14,7 @@ Exit status 3 when nothing works on this host (the reasons and rejections say wh
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
