@@ -24,10 +24,10 @@ from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan import (
     add_request_options,
     build_request,
-    describe,
     plan_result,
     with_published,
 )
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
 from torchsmith.install.installers import INSTALLERS
@@ -220,7 +220,8 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
     installer = args.installer or choose_installer(ctx.host(), None).name
 
     def shown(out: IO[str]) -> None:
-        describe(plan, commands, installer if installer in commands else "pip", out)
+        describe(plan, commands, installer if installer in commands else "pip", out,
+                 verbose=getattr(args, "verbose", 0))
 
     return prepared, data, shown
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
+import sys
+from typing import IO, TYPE_CHECKING, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
@@ -75,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="memory per node in GiB (default: 1.25x the GPUs' memory; CPU jobs 2 per CPU, "
                        "at least 8)")
     slurm.add_argument("--cpu-job", action="store_true", help="a job without GPUs (small models)")
+    slurm.add_argument("--launcher", choices=("torchrun", "srun"),
+                       help="slurm-ddp: torchrun per node (the script reads RANK/LOCAL_RANK/WORLD_SIZE; "
+                       "default), or srun, one task per GPU (scripts reading SLURM_PROCID work too)")
+    slurm.add_argument("--workers-per-node", type=int, metavar="N",
+                       help="slurm-ddp: workers per node (default: the node's GPUs, 1 on CPU)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -129,49 +136,6 @@ def with_published(request: Request, ctx: Context) -> Request:
     return dataclasses.replace(request, published=records, unread=unread)
 
 
-def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
-    """The plan for people: what, why, and what was turned down."""
-    if plan.ok:
-        build = plan.accelerator if plan.variant in (None, plan.accelerator) else (
-            f"{plan.accelerator}, {plan.variant}")
-        out.write(f"Plan for {plan.platform}, Python {plan.python} ({build}):\n")
-        for pin in plan.packages:
-            where = pin.wheel_url or pin.index_url or pin.find_links or (
-                "build from source (see below)" if pin.variant == "source" else "default index")
-            if pin.wheel_filename:  # a URL pip refuses: shown as the file it is saved as
-                pinned = f"{pin.name}=={pin.version}"
-                out.write(f"  {pinned:<40} {pin.wheel_filename} from {pin.wheel_url}\n")
-                continue
-            out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
-    else:
-        out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
-    out.write("".join(f"  - {line}\n" for line in plan.choices))
-    if plan.blocker is not None:
-        out.write(f"\nBlocked by {plan.blocker.constraint} [{plan.blocker.code}]\n")
-    if plan.assumptions:
-        out.write("\nAssumed:\n" + "".join(f"  - {line}\n" for line in plan.assumptions))
-    if plan.reasons:
-        out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
-    if plan.alternatives:
-        out.write("\nWays out:\n" + "".join(
-            f"  - {d.summary}\n      change:  {d.change}\n      run:     {d.command}\n"
-            for d in plan.alternatives))
-    if plan.rejected:
-        out.write("\nTurned down:\n")
-        out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
-    if plan.system_prerequisites:
-        out.write("\nFirst:\n" + "".join(f"  {line}\n" for line in plan.system_prerequisites))
-    if plan.environment:
-        out.write("\nEnvironment:\n" + "".join(f"  export {k}={v}\n" for k, v in plan.environment))
-    if plan.uncertain:
-        out.write("\nUnverified: this plan relies on data no primary source confirms (check before "
-                  "relying on it; `torchsmith kb show` lists the sources):\n")
-        out.write("".join(f"  - {line}\n" for line in plan.uncertain))
-    lines = commands.get(installer) or []
-    if lines:
-        out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))
-
-
 def requirement_error(command: str, exc: TorchsmithError) -> Result:
     """Garbage in a requirement is a usage error (exit 2), shown as one line."""
     return Result(command=command, status="error", exit_code=ExitCode.USAGE, errors=[exc.to_json()])
@@ -222,10 +186,12 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
             return
         if environment is not None:
             out.write(f"Environment: {environment.label()}\n")
-        describe(plan, output.commands, request.installer, out)
+        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0))
 
+    # A warning the printed file already carries is not said again on stderr.
+    warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
-                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=list(plan.warnings),
+                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
                   kb_version=plan.kb_version or None, human=human)
 
 
@@ -238,4 +204,13 @@ def slurm_options(args: argparse.Namespace) -> SlurmOptions:
     return SlurmOptions(account=getattr(args, "account", None), partition=getattr(args, "partition", None),
                         modules=tuple(getattr(args, "modules", None) or ()),
                         wheelhouse=getattr(args, "wheelhouse", None), cpus_per_task=cpus, mem_gib=mem,
-                        cpu_job=bool(getattr(args, "cpu_job", False)))
+                        cpu_job=bool(getattr(args, "cpu_job", False)),
+                        launcher=getattr(args, "launcher", None) or "torchrun",
+                        workers_per_node=_at_least_one("--workers-per-node",
+                                                       getattr(args, "workers_per_node", None)))
+
+
+def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
+    if value is not None and value < 1:
+        raise UsageError(f"{flag} must be 1 or more, not {value}")
+    return value
