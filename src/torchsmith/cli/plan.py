@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from typing import IO, TYPE_CHECKING, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
