@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import torchsmith.kb.model as m
@@ -23,19 +24,43 @@ from torchsmith.kb.loader import Dataset, rows_of, version_key
 
 __all__ = ["check_invariants", "inherit_jetson_wheels", "l4t_in_range", "private_source"]
 
-# A source that is not a public artifact: our own sheets (urn:torchsmith:...) and our own reports.
-_OURS = re.compile(r"^urn:torchsmith:|torchsmith (users'|user) (field )?reports?|\bissue \d+\b(?!\s*\()",
-                   re.IGNORECASE)
+# A source that is not a public artifact: our own sheets (urn:torchsmith:...), our own reports and
+# issues ("issue 14" with no repository or address of its own).
+_OURS = ("urn:torchsmith:", "torchsmith user", "torchsmith's user")
+_OUR_ISSUE = re.compile(r"(?<![\w/#-])issue \d+\b(?!\s*\()")
 
 
+_CLAUSE = re.compile(r"^(==|!=|>=|<=|<|>)\s*(\d+(?:\.\d+)*)(\.\*)?$")
+
+
+@lru_cache(maxsize=256)
 def l4t_in_range(l4t: str, spec: str) -> bool:
-    """Whether L4T release ``l4t`` ("32.7.4") is in ``spec`` ("==32.*", ">=35,<36")."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
+    """Whether L4T release ``l4t`` ("32.7.4") is in ``spec`` ("==32.*", ">=35,<36"); a clause this
+    does not read matches nothing. (packaging.specifiers is not imported: loading must be fast.)"""
     try:
-        return version_key(l4t) in SpecifierSet(spec)
-    except (InvalidSpecifier, ValueError):
+        have = version_key(l4t).release
+    except ValueError:
         return False
+    for clause in spec.split(","):
+        match = _CLAUSE.match(clause.strip())
+        if match is None:
+            return False
+        op, text, wildcard = match.groups()
+        want = tuple(int(part) for part in text.split("."))
+        if wildcard:
+            same = have[:len(want)] == want
+            if same != (op == "=="):
+                return False
+            continue
+        padded = have + (0,) * (len(want) - len(have))
+        if not _compare(op, padded, want + (0,) * (len(padded) - len(want))):
+            return False
+    return True
+
+
+def _compare(op: str, have: Tuple[int, ...], want: Tuple[int, ...]) -> bool:
+    return {"==": have == want, "!=": have != want, ">=": have >= want, "<=": have <= want,
+            "<": have < want, ">": have > want}[op]
 
 
 def inherit_jetson_wheels(data: Dataset) -> None:
@@ -85,8 +110,13 @@ def _check_jetson_families(jetpacks: Sequence[m.JetPack]) -> None:
 
 def private_source(entry: object) -> Optional[str]:
     """Why a source is not a public artifact, or None."""
-    match = _OURS.search(_source_text(entry))
-    return None if match is None else f"cites {match.group(0).strip()!r}, which is no public source"
+    text = _source_text(entry)
+    lowered = text.lower()
+    found = next((mark for mark in _OURS if mark in lowered), None)
+    if found is None and "issue " in lowered:
+        match = _OUR_ISSUE.search(lowered)
+        found = match.group(0) if match else None
+    return None if found is None else f"cites {found.strip()!r}, which is no public source"
 
 
 def _row_sources(row: m.Row) -> Tuple[str, ...]:
@@ -114,6 +144,8 @@ def _check_sources(data: Dataset) -> None:
 def _source_text(entry: object) -> str:
     if isinstance(entry, Mapping):
         return " ".join(str(entry.get(key) or "") for key in ("url", "title"))
+    if isinstance(entry, m.Source):
+        return f"{entry.url} {entry.title}"
     return str(entry)
 
 
