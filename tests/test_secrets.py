@@ -161,6 +161,13 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
     ("https://h/simple/nvidia-cudnn-cu12/", "https://h/simple/nvidia-cudnn-cu12/"),
     ("https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md",
      "https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md"),
+    # A citation keeps its commit and its closing bracket; a secret before the bracket still goes.
+    ("[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]",
+     "[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]"),
+    ("(see https://h/t/0123456789abcdef0123456789abcdef).", "(see https://h/t/***)."),
+    ("[source: https://h/s?token=abc]", "[source: https://h/s?token=***]"),
+    ("http://[::1]:8080/simple", "http://[::1]:8080/simple"),
+    ("https://en.wikipedia.org/wiki/CUDA_(disambiguation)", "https://en.wikipedia.org/wiki/CUDA_(disambiguation)"),
 ])
 def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected

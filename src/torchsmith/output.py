@@ -18,7 +18,7 @@ from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
 
-__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Result", "emit", "use_color"]
+__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "use_color"]
 
 ENVELOPE_SCHEMA = 1
 
@@ -62,7 +62,21 @@ class Result:
         }
 
 
+@dataclass(frozen=True)
+class Presentation:
+    """How the human form is shown: ``-q``, ``-v`` (a count) and ``--color auto|always|never``."""
+
+    quiet: bool = False
+    verbose: int = 0
+    color: str = "auto"
+
+
 def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool:
+    """``--color always|never`` when given; else never under NO_COLOR, always under FORCE_COLOR,
+    and on a terminal only."""
+    chosen = getattr(stream, "color_choice", "auto")
+    if chosen in ("always", "never"):
+        return chosen == "always"
     if environ is None:
         from torchsmith.host.live import process_environ
 
@@ -76,18 +90,20 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
 
 
 class _Buffer(io.StringIO):
-    """Collects the human form for redaction; a terminal stays a terminal (colour)."""
+    """Collects the human form for redaction; a terminal stays a terminal (colour), and the
+    ``--color`` choice travels with it."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], color_choice: str = "auto") -> None:
         super().__init__()
         self._tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.color_choice = color_choice
 
     def isatty(self) -> bool:
         return self._tty
 
 
 def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
-         err: Optional[IO[str]] = None) -> None:
+         err: Optional[IO[str]] = None, presentation: Presentation = Presentation()) -> None:
     from torchsmith.redact import redact, redact_data
 
     out = out or sys.stdout
@@ -95,14 +111,16 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
     if as_json:  # every string of the envelope, credentials masked
         out.write(json.dumps(redact_data(result.envelope()), sort_keys=True, indent=2) + "\n")
         return
-    text = _Buffer(out)
+    text = _Buffer(out, presentation.color)
     if result.human is not None:
         result.human(text)
     elif result.data:
         text.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
     out.write(redact(text.getvalue()))
-    for warning in result.warnings:
-        err.write(redact(f"warning: {warning}") + "\n")
+    out.flush()
+    if not presentation.quiet:
+        for warning in dict.fromkeys(result.warnings):  # each warning once
+            err.write(redact(f"warning: {warning}") + "\n")
     for error in result.errors:
         err.write(redact(format_error(error)) + "\n")
 

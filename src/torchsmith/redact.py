@@ -34,7 +34,8 @@ MASK = "***"
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 # The authority of a URL: up to the first "/", "?" or "#"; userinfo ends at its last "@".
 _AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
-_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"']*)")
+# A value ends where a citation's bracket closes (unescaped brackets are not URL characters).
+_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"'\])]*)")
 _QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
                          r"credentials?)s?$", re.I)
 # In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
@@ -67,6 +68,28 @@ def _token_like(segment: str) -> bool:
     return False
 
 
+_TRAILING = ".,;:!?)]}"
+_OPENING = {")": "(", "]": "[", "}": "{"}
+
+
+def _split_trailing(url: str) -> Tuple[str, str]:
+    """(the URL, the punctuation after it): a citation's ``[source: URL]`` or a sentence's
+    final period is text around the URL; a bracket the URL opened itself (``[::1]``) stays."""
+    end = len(url)
+    while end and url[end - 1] in _TRAILING:
+        closing = url[end - 1]
+        opening = _OPENING.get(closing)
+        if opening and url.count(opening, 0, end) >= url.count(closing, 0, end):
+            break
+        end -= 1
+    return url[:end], url[end:]
+
+
+def _redact_url_in_text(found: str) -> str:
+    url, after = _split_trailing(found)
+    return _redact_url(url) + after
+
+
 def _redact_url(url: str) -> str:
     match = _AUTHORITY.match(url)
     if not match:
@@ -97,7 +120,7 @@ def redact(text: str) -> str:
     """``text`` with every credential it holds replaced by ``***``."""
     if not text:
         return text
-    text = _URL.sub(lambda m: _redact_url(m.group(0)), text)
+    text = _URL.sub(lambda m: _redact_url_in_text(m.group(0)), text)
     text = _QUERY.sub(_query_value, text)
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
     text = _ASSIGNED.sub(_assigned_value, text)

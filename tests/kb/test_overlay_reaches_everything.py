@@ -153,6 +153,13 @@ def _vllm(data: Dict[str, Any]) -> None:
                             "source": ["vllm-meta"]})
 
 
+def _published(data: Dict[str, Any]) -> None:
+    data["packages"].append({"name": f"{MARK}-kernels", "source": f"https://{MARK}.example/simple/",
+                             "retrieved": "2030-01-01", "releases": [
+                                 {"version": "9.9.9", "requires": ["torch==2.12.0"], "metadata": "pep658",
+                                  "wheels": ["py3-none-any"]}]})
+
+
 def _hsa(data: Dict[str, Any]) -> None:
     data["risk"] = f"{MARK} risk ({{runs_as}} on {{gfx}})"
 
@@ -172,6 +179,11 @@ def _signature(data: Dict[str, Any]) -> None:
     sig.update(id=f"{MARK}-failure", title=f"the {MARK} failure", patterns=["SMITHTEST-E42 happened"])
     sig.pop("supersedes", None)
     data["signatures"].append(sig)
+
+
+def _error_vocab(data: Dict[str, Any]) -> None:
+    row = next(r for r in data["cuda"] if r["name"] == "cudaErrorNoKernelImageForDevice")
+    row["meaning"] = f"the {MARK} meaning"
 
 
 def _buildreqs(data: Dict[str, Any]) -> None:
@@ -236,6 +248,8 @@ CASES: Dict[str, Any] = {
     "companion_limits": Case(_document("companion_limits.json", _limits), _plan("flash-attn"),
                              _has("9.5")),
     "downstream": Case(_document("downstream.json", _vllm), _plan("vllm"), _has("vllm==9.9.9")),
+    "package_meta": Case(_document("package_meta.json", _published), _plan(f"{MARK}-kernels"),
+                         _has(f"{MARK}-kernels==9.9.9")),
     # torch<2.14: the multi-arch rocm7.14 builds carry gfx1032 itself, so no override is needed there
     "hsa_override": Case(_document("hsa_override.json", _hsa), _plan("--rocm-gfx", "gfx1032", "torch<2.14",
                                                                      path=RADEON),
@@ -246,6 +260,9 @@ CASES: Dict[str, Any] = {
     "signatures": Case(_document("signatures.json", _signature),
                        lambda _tmp: ["explain", "--no-probe", "SMITHTEST-E42 happened"],
                        _has(f"the {MARK} failure")),
+    "error_vocab": Case(_document("error_vocab.json", _error_vocab),
+                        lambda _tmp: ["explain", "--no-probe", "--json", "CUDA error 209 happened"],
+                        _has(f"the {MARK} meaning")),
     "buildreqs": Case(_document("buildreqs.json", _buildreqs),
                       lambda _tmp: ["build-env", "--rocm", "--host", RADEON, "--json"],
                       _has(f"export {MARK.upper()}_SWITCH=1")),

@@ -101,8 +101,9 @@ def test_argument_errors_under_json(argv: Any) -> None:
     assert outcome.stderr == ""
 
 
-def test_argument_errors_for_people_keep_argparse_form() -> None:
+def test_argument_errors_for_people_are_one_error_line() -> None:
     outcome = run_cli(["plan", "--bogus"], label="plan --bogus")
     check(outcome)
     assert outcome.exit_code == ExitCode.USAGE
-    assert "usage: torchsmith plan" in outcome.stderr and "unrecognized arguments: --bogus" in outcome.stderr
+    assert outcome.stderr.startswith("error[usage]: unrecognized arguments: --bogus")
+    assert outcome.stderr.count("\n") == 1

@@ -178,6 +178,8 @@ class IndexServer:
         if target.is_file() and target.suffix == ".whl":
             self._wait_if_stalled(target.name)
             return 200, "application/octet-stream", target.read_bytes()
+        if target.is_file() and target.name.endswith(".whl.metadata"):  # PEP 658 core metadata
+            return 200, "text/plain", target.read_bytes()
         if target.is_dir():  # an index root: list its projects
             wheels = sorted(p.name for p in target.glob("*.whl"))
             if not wheels:
@@ -190,12 +192,24 @@ class IndexServer:
             wheels = sorted(p for p in index_dir.glob("*.whl") if _project_of(p.name) == project)
             if wheels:
                 links = "".join(
-                    f'<a href="../{urllib.parse.quote(w.name)}#sha256={sha256_of(w)}">'
+                    f'<a href="../{urllib.parse.quote(w.name)}#sha256={sha256_of(w)}"{_pep658(w)}>'
                     f"{html.escape(w.name)}</a>\n"
                     for w in wheels
                 )
                 return 200, "text/html", _html(links)
         return 404, "text/plain", b"not found\n"
+
+
+def _pep658(wheel: Path) -> str:
+    """PEP 658/714 attributes when a ``<wheel>.metadata`` file sits next to the wheel."""
+    sidecar = wheel.with_name(wheel.name + ".metadata")
+    if not sidecar.is_file():
+        return ""
+    attrs = f' data-core-metadata="sha256={sha256_of(sidecar)}"'
+    for line in sidecar.read_text(encoding="utf-8").splitlines():
+        if line.startswith("Requires-Python:"):
+            attrs += f' data-requires-python="{html.escape(line.split(":", 1)[1].strip())}"'
+    return attrs
 
 
 def _html(body: str) -> bytes:

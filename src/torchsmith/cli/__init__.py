@@ -7,6 +7,7 @@ Each command lives in its own module with ``add_arguments(parser)`` and
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple
 
@@ -70,6 +71,29 @@ def _parser_class() -> type:
     return Parser
 
 
+def parse_command_line(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.Namespace:
+    """Options and arguments in any order, as pip, uv and git take them (``plan torch
+    --python 3.12 torchvision``); a parser with sub-commands or a REMAINDER parses as written."""
+    import argparse
+
+    positional_kinds = {action.nargs for action in parser._actions if not action.option_strings}
+    if positional_kinds & {argparse.PARSER, argparse.REMAINDER}:
+        return parser.parse_args(words)
+    return parser.parse_intermixed_args(words)
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """The flags every command takes, anywhere on its command line (read by :func:`take_output_flags`)."""
+    group = parser.add_argument_group("output (any command, anywhere on the line)")
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="results and errors only: no warnings, no progress")
+    group.add_argument("-v", "--verbose", action="count", default=0,
+                       help="also the reasons with their sources, what was turned down, every warning")
+    group.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                       help="colour: auto (a terminal, unless NO_COLOR), always or never")
+    group.add_argument("-V", "--version", action="version", version=f"torchsmith {__version__}")
+
+
 def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     """The parser of one command, and its module."""
     import argparse
@@ -84,8 +108,50 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
                 formatter_class=argparse.RawDescriptionHelpFormatter,
             )
             module.add_arguments(parser)
+            _add_output_options(parser)
             return parser, module
     raise KeyError(name)
+
+
+COLOR_CHOICES = ("auto", "always", "never")
+_VERBOSE = re.compile(r"^-v+$")
+
+
+class OutputFlags:
+    """``-q``, ``-v``, ``--color`` and ``-V``, taken out of the line wherever they stand (before
+    ``--``), so ``torchsmith -v plan`` and ``torchsmith plan torch -v`` mean the same."""
+
+    def __init__(self) -> None:
+        self.quiet = False
+        self.verbose = 0
+        self.color = "auto"
+        self.version = False
+        self.problem = ""  # a --color value that is none of COLOR_CHOICES
+
+
+def take_output_flags(words: List[str]) -> Tuple[List[str], OutputFlags]:
+    flags = OutputFlags()
+    kept: List[str] = []
+    rest = iter(words)
+    for word in rest:
+        if word == "--":
+            kept.append(word)
+            kept.extend(rest)
+            break
+        if word in ("-q", "--quiet"):
+            flags.quiet = True
+        elif word == "--verbose" or _VERBOSE.match(word):
+            flags.verbose += 1 if word == "--verbose" else len(word) - 1
+        elif word in ("-V", "--version"):
+            flags.version = True
+        elif word == "--color" or word.startswith("--color="):
+            value = word.split("=", 1)[1] if "=" in word else next(rest, "")
+            if value not in COLOR_CHOICES:
+                flags.problem = f"--color takes one of {', '.join(COLOR_CHOICES)}, not {value!r}"
+            flags.color = value
+        else:
+            kept.append(word)
+    return kept, flags
 
 
 def _wants_json(args_list: Sequence[str]) -> bool:
@@ -151,53 +217,54 @@ def _internal_error(exc: Exception, as_json: bool) -> int:
     return int(ExitCode.INTERNAL)
 
 
-def _usage_error(rejected: _ArgumentsRejected, name: str, as_json: bool) -> int:
+def _usage_error(message: str, name: str, as_json: bool, hint: str = "") -> int:
+    """One ``error[usage]`` line on stderr (the envelope under --json), never argparse's block."""
     from torchsmith.output import ExitCode, Result, emit
 
-    if not as_json:  # argparse's own form: the usage line, then the error
-        rejected.parser.print_usage(sys.stderr)
-        _write_err(f"{rejected.parser.prog}: error: {rejected.message}\n")
+    hint = hint or f"torchsmith {name} --help"
+    if not as_json:
+        _write_err(f"error[usage]: {message} (see `{hint}`)\n")
         return int(ExitCode.USAGE)
-    error = {"code": "usage", "message": rejected.message, "context": [],
-             "hint": f"{rejected.parser.prog} --help"}
+    error = {"code": "usage", "message": message, "context": [], "hint": hint}
     emit(Result(command=name, status="error", exit_code=ExitCode.USAGE, errors=[error]), True)
     return int(ExitCode.USAGE)
 
 
 def _main(args_list: List[str]) -> int:
-    if args_list == ["--version"]:  # answered before anything else is imported
+    if args_list in (["--version"], ["-V"]):  # answered before anything else is imported
+        sys.stdout.write(f"torchsmith {__version__}\n")
+        return 0
+    args_list, flags = take_output_flags(args_list)
+    if flags.version and not any(w in ("-h", "--help") for w in args_list):
         sys.stdout.write(f"torchsmith {__version__}\n")
         return 0
     from torchsmith.errors import TorchsmithError, UsageError
-    from torchsmith.output import ExitCode, Result, emit
+    from torchsmith.output import ExitCode, Presentation, Result, emit
 
     names = {name for name, _, _ in COMMANDS}
-    if args_list and args_list[0] in ("-h", "--help", "--version", "help"):
+    if args_list and args_list[0] in ("-h", "--help", "help"):
         if args_list[0] == "help" and len(args_list) > 1 and args_list[1] in names:
             args_list = [args_list[1], "--help"]
         else:
-            top = _top_parser()
-            try:
-                top.parse_args(["--help"] if args_list[0] == "help" else args_list)
-            except SystemExit as stop:
-                return int(stop.code or 0)
+            _top_parser().print_help(sys.stdout)
             return 0
     name = "summary"
     if args_list and not args_list[0].startswith("-"):
         if args_list[0] not in names:
-            error = {"code": "usage", "message": f"unknown command {args_list[0]!r}", "context": [],
-                     "hint": f"one of: {', '.join(sorted(names))}"}
-            emit(Result(command=args_list[0], status="error", exit_code=ExitCode.USAGE,
-                        errors=[error]), _wants_json(args_list))
-            return int(ExitCode.USAGE)
+            return _usage_error(f"unknown command {args_list[0]!r}", args_list[0], _wants_json(args_list),
+                                hint=f"one of: {', '.join(n for n, _, _ in COMMANDS)}")
         name = args_list.pop(0)
+    if flags.problem:
+        return _usage_error(flags.problem, name, _wants_json(args_list))
     parser, module = build_parser(name)
     try:
-        args = parser.parse_args(args_list)
+        args = parse_command_line(parser, args_list)
     except _ArgumentsRejected as rejected:
-        return _usage_error(rejected, name, _wants_json(args_list))
+        return _usage_error(rejected.message, name, _wants_json(args_list),
+                            hint=f"{rejected.parser.prog} --help")
     except SystemExit as stop:  # --help
         return int(stop.code) if isinstance(stop.code, int) else int(ExitCode.USAGE)
+    args.quiet, args.verbose, args.color = flags.quiet, flags.verbose, flags.color
     from torchsmith.cli.common import Context
 
     # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
@@ -213,8 +280,9 @@ def _main(args_list: List[str]) -> int:
     for warning in ctx.warnings:
         if warning not in result.warnings:
             result.warnings.append(warning)
+    presentation = Presentation(quiet=flags.quiet, verbose=flags.verbose, color=flags.color)
     try:
-        emit(result, as_json)
+        emit(result, as_json, presentation=presentation)
     except BrokenPipeError:  # `torchsmith plan | head`
         return int(result.exit_code)
     return int(result.exit_code)

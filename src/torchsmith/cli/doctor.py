@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not import torch: packages, build and libraries only (fast)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="give up on `import torch` after this long (default 90)")
-    add_host_options(parser)
+    parser.add_argument("--python", metavar="PATH",
+                        help="the interpreter of the environment to examine (default: the active one)")
+    add_host_options(parser, python_flag=False)
 
 
 def _kb(ctx: Context) -> Optional[KnowledgeBase]:

@@ -12,6 +12,7 @@ this machine unless `--no-probe` is given. Text that matches no known failure ge
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
@@ -169,7 +170,8 @@ def _catalog(args: argparse.Namespace, ctx: Context) -> Tuple[Catalog, Optional[
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
-    from torchsmith.explain import explain
+    from torchsmith.explain.matcher import explain_report
+    from torchsmith.explain.readout import next_checks, read_lines
 
     text, origin = read_text(args)
     if origin.get("note"):
@@ -179,8 +181,9 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
     if not plan_args and getattr(args, "jetson", None):
         plan_args = f"--jetson {shlex.quote(args.jetson)}"
-    explanations = explain(text, catalog, machine, plan_args=plan_args,
-                           machine_probed=machine_source != STATED, kb=kb)
+    report = explain_report(text, catalog, machine, plan_args=plan_args,
+                            machine_probed=machine_source != STATED, kb=kb)
+    explanations = report.explanations
     recognised = bool(explanations)
     data: Dict[str, Any] = {
         "recognised": recognised,
@@ -188,14 +191,18 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         "input": origin,
         "host": machine_source,
         "signatures": {"version": catalog.version, "count": len(catalog.signatures)},
+        "extracted": report.extracted.to_json(),
+        "contradicted": [{"id": sig_id, "evidence": evidence} for sig_id, evidence in report.contradicted],
     }
-    checks = _checks(machine)
+    read = read_lines(report.extracted)
+    checks = next_checks(report.extracted) + _checks(machine)
     if not recognised:
         data["checks"] = checks
+        data["read"] = read
 
     def human(out: IO[str]) -> None:
         _human(explanations, catalog_size=len(catalog.signatures), checks=checks,
-               machine_source=machine_source, out=out)
+               machine_source=machine_source, out=out, read=read)
 
     return Result(
         command="explain",
@@ -205,12 +212,66 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     )
 
 
+_ENV_ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S")
+
+
+# Words a sentence has near its start and a command line does not.
+_PROSE_WORDS = frozenset({"a", "an", "the", "is", "are", "was", "not", "to", "of", "it"})
+
+
+def _is_command(step: str, previous: str) -> bool:
+    """A step written as a command (``pip ...``, ``TORCH_CUDA_ARCH_LIST=... pip ...``): prose
+    starts with a capital or reads as a sentence (``torch 1.15.0 is not ...``), and a
+    lower-case line after one ending in ``or`` continues that sentence."""
+    if previous.rstrip().endswith((", or", " or")):
+        return False
+    if _ENV_ASSIGNMENT.match(step):
+        return True
+    command = _split_note(step)[0]
+    return step[:1].islower() and not _PROSE_WORDS.intersection(command.split()[:4])
+
+
+def _split_note(command: str) -> Tuple[str, str]:
+    """(the command, the remark after it): ``nvidia-smi: what to read`` or ``cmd (why)``."""
+    head, colon, rest = command.partition(": ")
+    if colon and " " not in head:
+        return head, rest
+    if command.endswith(")") and " (" in command:
+        start = command.rindex(" (")
+        body = command[start + 2:-1]
+        if body.count("(") == body.count(")") and command[:start].count('"') % 2 == 0 \
+                and command[:start].count("'") % 2 == 0:
+            return command[:start], body
+    return command, ""
+
+
+def fix_lines(steps: Sequence[str]) -> List[str]:
+    """Fix steps for people: commands as ``$ command`` (exactly as written, to paste) with
+    their remark as a shell comment; prose as ``- text``."""
+    lines: List[str] = []
+    previous = ""
+    for step in steps:
+        if _is_command(step, previous):
+            command, note = _split_note(step)
+            lines.append(f"$ {command}" + (f"  # {note}" if note else ""))
+        else:
+            lines.append(f"- {step}")
+        previous = step
+    return lines
+
+
 def _human(explanations: Sequence[Explanation], *, catalog_size: int, checks: Sequence[str],
-           machine_source: Optional[str], out: IO[str]) -> None:
+           machine_source: Optional[str], out: IO[str], read: Sequence[str] = ()) -> None:
     if not explanations:
         out.write(f"Not recognised: none of the {catalog_size} known failure signatures "
-                  f"matches this text.\nNo cause is guessed. Worth running:\n")
-        out.writelines(f"  {check}\n" for check in checks)
+                  f"matches this text.\n")
+        if read:
+            out.write("What the text states:\n")
+            out.writelines(f"  - {line}\n" for line in read)
+        out.write("No cause is guessed. Worth running:\n")
+        for check in checks:
+            command, note = _split_note(check)
+            out.write(f"  $ {command.strip()}" + (f"  # {note}" if note else "") + "\n")
         return
     count = len(explanations)
     out.write("1 known failure in this text.\n" if count == 1
@@ -222,10 +283,12 @@ def _human(explanations: Sequence[Explanation], *, catalog_size: int, checks: Se
         if item.candidates:
             out.write("   Candidates (the text proves none of them):\n")
             out.writelines(f"     - {cause}. Check: {check}\n" for cause, check in item.candidates)
+        if item.reasoning:
+            out.writelines(f"   From the text's facts: {line}\n" for line in item.reasoning)
         if item.host_facts:
             out.write(f"   On {machine_source}: " + "; ".join(item.host_facts) + "\n")
         out.write("   Fix:\n")
-        out.writelines(f"     - {step}\n" for step in item.fix)
+        out.writelines(f"     {line}\n" for line in fix_lines(item.fix))
     rest = explanations[_HUMAN_MAX:]
     if rest:
         out.write(f"\nAlso found (--json for details): "

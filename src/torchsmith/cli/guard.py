@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import IO, TYPE_CHECKING, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
@@ -32,9 +32,8 @@ ACTIONS = ("status", "on", "off", "check")  # guard_view.GUARD_ACTIONS, without 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=ACTIONS, help="what to do (default: status)", nargs="?",
                         default="status")
-    # REMAINDER: argparse cannot take options between the action and `-- COMMAND` otherwise;
-    # --python there is read by _split below.
-    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+    # Everything after `--` is the command, options included; options of guard go anywhere before it.
+    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
                         help="for check: the pip or uv install command to predict")
     parser.add_argument("--python", metavar="PATH",
                         help="the environment's interpreter (default: the active venv or conda "
@@ -42,27 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_option(parser)
 
 
-def _split(words: List[str]) -> Tuple[Optional[str], List[str]]:
-    """(--python value, the command) from what follows the action: ``--python P -- pip install x``."""
-    python: Optional[str] = None
-    while words and words[0] != "--" and words[0].startswith("-"):
-        flag = words.pop(0)
-        if flag == "--python" and words:
-            python = words.pop(0)
-        elif flag.startswith("--python="):
-            python = flag.split("=", 1)[1]
-        else:
-            raise UsageError(f"{flag} must come before the action (e.g. torchsmith guard {flag} check ...)")
-    if words[:1] == ["--"]:
-        words = words[1:]
-    return python, words
-
-
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.install.guard_view import check_against_guard, guard_action
     from torchsmith.install.target import inspect_target
 
-    python, command = _split(list(args.command))
+    python, command = args.python, list(args.command)
     if args.action != "check" and command:
         raise UsageError(f"`guard {args.action}` takes no command; did you mean `guard check -- ...`?")
     choice = ctx.target("active-or-venv", python=python, interpreter_for="guard")

@@ -50,6 +50,9 @@ def add_request_options(parser: argparse.ArgumentParser,
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
     parser.add_argument("--fresh", action="store_true",
                         help="plan a new environment: ignore what is installed in the target Python")
+    parser.add_argument("--only-binary", metavar=":all:", choices=[":all:"],
+                        help="as pip and uv: no source builds; a package without a fitting wheel is a "
+                        "no-solution naming its nearest release with wheels")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +112,25 @@ def build_request(args: argparse.Namespace, ctx: Context) -> Request:
         installed=installed_packages(args, ctx),
         allow_prerelease=bool(getattr(args, "pre", False)),
         torch_index_base=getattr(args, "torch_index", None) or ctx.environ.get(TORCH_INDEX_ENV) or None,
+        only_binary=getattr(args, "only_binary", None) == ":all:",
     )
+
+
+def with_published(request: Request, ctx: Context) -> Request:
+    """The request plus the published metadata of the packages no shipped data covers, read
+    from the user's configured index (or why it could not be read)."""
+    from torchsmith.plan.published import names_to_read
+
+    names = names_to_read(request, ctx.kb())
+    if not names:
+        return request
+    from torchsmith.kb.metaread import read_unknown
+    from torchsmith.kb.refresh import configured_indexes
+
+    host = ctx.host()
+    indexes = configured_indexes(host.environ(), host.read_text)
+    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    return dataclasses.replace(request, published=records, unread=unread)
 
 
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
@@ -166,6 +187,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         request = build_request(args, ctx)
     except RequirementError as exc:
         return requirement_error("plan", exc)
+    request = with_published(request, ctx)
     machine = ctx.machine()
     if ctx.overrides().jetson and not ctx.python_version() and not getattr(args, "host", None) \
             and "jetson" in machine.overridden and not ctx.environment_python():

@@ -72,7 +72,7 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
         if isinstance(cuda, dict) and cuda:
             summary["cuda"] = {k: cuda.get(k) for k in ("available", "device_count", "arch_list",
                                                         "cudnn_version", "nccl_available", "devices")}
-        for key in ("tf32", "mps"):
+        for key in ("tf32", "mps", "loaded"):
             if isinstance(dynamic.get(key), dict):
                 summary[key] = dynamic[key]
     return summary

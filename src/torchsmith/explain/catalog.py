@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATALOG_KIND",
     "CATALOG_SCHEMA",
+    "CONTRADICTIONS",
     "HOST_FACT_KINDS",
     "KB_FACTS",
     "Catalog",
@@ -45,10 +46,15 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
-                    "kb_facts"))
+                    "kb_facts", "contradicted_by"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
-KB_FACTS = frozenset({"arch_last_release", "arch_never_released", "arch_toolkit", "conda_channel_last",
+KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
+                      "conda_channel_last",
                       "unknown_torch_release"})
+
+
+# Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
+CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -149,6 +155,8 @@ class Signature:
     # Steps that replace `fix` when the match carries a fact (the usual fix is wrong then).
     fix_instead_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     kb_facts: Tuple[str, ...] = ()
+    # Checks of the text's facts that, when they hold, disprove this signature's cause.
+    contradicted_by: Tuple[str, ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -244,6 +252,15 @@ def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
+def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
+    names = _strings(value, where, "contradicted_by", allow_empty=True)
+    unknown = sorted(set(names) - CONTRADICTIONS)
+    if unknown:
+        raise _invalid(where, f"unknown contradicted_by {', '.join(unknown)} "
+                              f"(known: {', '.join(sorted(CONTRADICTIONS))})")
+    return names
+
+
 def _identify(raw: Any, index: int, path: str) -> Tuple[str, str]:
     """(the signature's id, where it is for messages), once its fields are the known ones."""
     where = f"{path}: signature #{index + 1}"
@@ -309,6 +326,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         fix_if=_fix_if(raw.get("fix_if", {}), where),
         fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
+        contradicted_by=_contradicted_by(raw.get("contradicted_by", []), where),
     )
     _check_placeholders(sig, where)
     return sig

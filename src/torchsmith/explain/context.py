@@ -111,6 +111,8 @@ def kb_facts(names: Sequence[str], facts: Mapping[str, Any], kb: Optional[Knowle
     if kb is None:
         return out
     for name in names:
+        if name not in _KB_FACTS:
+            continue  # computed by explain from the text or the machine (gpu_capability)
         value = _KB_FACTS[name](facts, kb)
         if value:
             out[name] = value

@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.explain.extract import Extracted, extract
+from torchsmith.explain.messages import MAX_LINES, unwrap
+from torchsmith.explain.reason import capability, conclusions, contradiction, plan_flags
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
 
-__all__ = ["Explanation", "Found", "explain", "find_signatures", "normalise_fact", "render_text"]
+__all__ = ["Explanation", "Found", "Report", "explain", "explain_report", "find_signatures", "normalise_fact",
+           "render_text"]
 
 _DETAIL_LINES = 6  # lines before and after the match that `details` regexes see
 _DETAIL_CHARS = 4000  # and at most this many characters either side (a log may be one huge line)
@@ -49,6 +53,7 @@ class Explanation:
     # No single cause proven: (cause, the check that tells it apart) for each one.
     candidates: List[Tuple[str, str]] = field(default_factory=list)
     kb_facts: Dict[str, str] = field(default_factory=dict)  # computed from the knowledge base
+    reasoning: List[str] = field(default_factory=list)  # what the rules conclude from the text's facts
 
     def to_json(self) -> Dict[str, Any]:
         sig = self.signature
@@ -66,6 +71,7 @@ class Explanation:
             "sources": list(sig.sources),
             "candidates": [{"cause": cause, "check": check} for cause, check in self.candidates],
             "kb_facts": dict(self.kb_facts),
+            "reasoning": list(self.reasoning),
         }
 
 
@@ -216,10 +222,36 @@ def _first_hit(sig: Signature, text: str, pos: int = 0,
     return sig, first.start(), first.end(), facts
 
 
+def _wrapped_hits(text: str, signatures: List[Signature]) -> List[_Hit]:
+    """Hits of ``signatures`` in the message-joined text (messages split over lines), at their
+    original positions; a match over more than ``MAX_LINES`` lines is not one message."""
+    if not signatures:
+        return []
+    joined = unwrap(text)
+    seen: Dict[str, int] = {}
+    hits: List[_Hit] = []
+    for sig in signatures:
+        hit = _first_hit(sig, joined.text, 0, seen)
+        if hit is None:
+            continue
+        start, end = joined.original(hit[1]), joined.original(max(hit[2] - 1, hit[1])) + 1
+        window = _detail_window(text, start) if sig.near else ""
+        if sig.near and not any(pattern.search(window) for pattern in sig.near):
+            continue  # `near` means near in the original lines
+        if text.count("\n", start, end) < MAX_LINES:
+            hits.append((sig, start, end, hit[3]))
+    return hits
+
+
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
-    """Every signature that occurs in ``text``, most fundamental first, then by position."""
+    """Every signature that occurs in ``text``, most fundamental first, then by position.
+
+    A signature not found line by line is looked for again in the text with its messages joined
+    (:mod:`.messages`): a message wrapped by a terminal or a logger is one message."""
     seen: Dict[str, int] = {}  # needle -> its first position in text (-1: absent)
     hits: List[_Hit] = [hit for hit in (_first_hit(sig, text, 0, seen) for sig in catalog.signatures) if hit]
+    found_ids = {hit[0].id for hit in hits}
+    hits.extend(_wrapped_hits(text, [sig for sig in catalog.signatures if sig.id not in found_ids]))
     # A signature that explains a span better replaces the ones it supersedes inside that span;
     # they still count where they occur outside it.
     spans: Dict[str, List[Tuple[int, int]]] = {}
@@ -274,15 +306,94 @@ PLAN_STEP = ("On the machine that shows this error: `torchsmith plan{args}` name
              "works there, and `torchsmith install`, run there, installs and verifies it")
 
 
+def _step_text(template: str, facts: Dict[str, Any]) -> str:
+    """A step filled in. Only a step that opens with a fact (a sentence torchsmith wrote) gets a
+    capital: the rest is as the data wrote it, and a command is never re-cased (``pip``)."""
+    text = render_text(template, facts)
+    return text[:1].upper() + text[1:] if template.startswith("{") else text
+
+
 def _fix_steps(sig: Signature, facts: Dict[str, Any], plan_args: str) -> List[str]:
     instead = [steps for name, steps in sig.fix_instead_if if name in facts]
-    fix = [render_text(step, facts) for step in (instead[0] if instead else sig.fix)]
-    first = [render_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
+    fix = [_step_text(step, facts) for step in (instead[0] if instead else sig.fix)]
+    first = [_step_text(step, facts) for name, steps in sig.fix_if if name in facts for step in steps]
     # After what the text itself settles (a typo, a CPU torch to replace); not when no build can help.
     if sig.fix_with_plan and not instead:
         first.append(PLAN_STEP.format(args=f" {plan_args}" if plan_args else ""))
-    steps = [step for step in first + [s for s in fix if s not in first] if step]
-    return [step[0].upper() + step[1:] for step in steps]
+    # Never re-cased: a step that is a command is pasted as written (`pip`, not `Pip`).
+    return [step for step in first + [s for s in fix if s not in first] if step]
+
+
+@dataclass
+class Report:
+    """What ``explain`` read in a text and what it concluded."""
+
+    extracted: Extracted
+    explanations: List[Explanation]
+    # Signatures whose pattern matched but whose cause the text's facts disprove: (id, evidence).
+    contradicted: List[Tuple[str, str]] = field(default_factory=list)
+
+
+def _machine_capability(machine: Optional[Machine]) -> Optional[str]:
+    if machine is None or machine.nvidia is None:
+        return None
+    return next((g.compute_capability for g in machine.nvidia.visible_gpus if g.compute_capability), None)
+
+
+def explain_report(
+    text: str,
+    catalog: Catalog,
+    machine: Optional[Machine] = None,
+    plan_args: str = "",
+    *,
+    machine_probed: bool = True,
+    kb: Optional[KnowledgeBase],
+    extracted: Optional[Extracted] = None,
+) -> Report:
+    """The facts read from ``text`` and the explanation of every known signature in it that the
+    facts do not contradict; with a machine, its facts too.
+
+    ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``; when
+    empty, the machine the text names); ``machine_probed`` is False for a machine made of stated
+    facts only (see ``host_facts``). ``kb`` gives the facts some signatures compute from the data
+    and the rules' conclusions (None: explain without them).
+    """
+    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
+    from torchsmith.explain.host import host_facts
+
+    read = extracted if extracted is not None else extract(text, kb)
+    report = Report(read, [])
+    found_list = find_signatures(text, catalog)
+    if not found_list:
+        return report
+    jetson = jetson_context(text, machine, kb)
+    if not plan_args and machine is None:  # no machine at hand: the one the text names
+        plan_args = plan_flags(read.environment, kb)
+    for found in found_list:
+        sig = found.signature
+        against = contradiction(sig.contradicted_by, read, found.facts, kb)
+        if against:
+            report.contradicted.append((sig.id, against))
+            continue
+        derived = kb_facts(sig.kb_facts, found.facts, kb)
+        gpu_cc = _machine_capability(machine) or capability(read.environment, found.facts, kb)
+        if gpu_cc:
+            derived.setdefault("gpu_capability", gpu_cc)
+        facts = {**found.facts, **derived}
+        report.explanations.append(Explanation(
+            signature=sig,
+            line=found.line,
+            excerpt=found.excerpt,
+            facts=dict(found.facts),
+            kb_facts=derived,
+            cause=render_text(sig.cause, facts),
+            fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
+            host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
+            candidates=[(render_text(cause, facts), render_text(check, facts))
+                        for cause, check in sig.candidates],
+            reasoning=conclusions(read, found.facts, kb),
+        ))
+    return report
 
 
 def explain(
@@ -294,34 +405,6 @@ def explain(
     machine_probed: bool = True,
     kb: Optional[KnowledgeBase],
 ) -> List[Explanation]:
-    """The explanations of every known signature in ``text``; with a machine, its facts too.
-
-    ``plan_args`` follow ``torchsmith plan`` in the suggested fix (e.g. ``--host node7.json``);
-    ``machine_probed`` is False for a machine made of stated facts only (see ``host_facts``).
-    ``kb`` gives the facts some signatures compute from the data (None: explain without them).
-    """
-    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
-    from torchsmith.explain.host import host_facts
-
-    found_list = find_signatures(text, catalog)
-    if not found_list:
-        return []
-    jetson = jetson_context(text, machine, kb)
-    explanations = []
-    for found in found_list:
-        sig = found.signature
-        derived = kb_facts(sig.kb_facts, found.facts, kb)
-        facts = {**found.facts, **derived}
-        explanations.append(Explanation(
-            signature=sig,
-            line=found.line,
-            excerpt=found.excerpt,
-            facts=dict(found.facts),
-            kb_facts=derived,
-            cause=render_text(sig.cause, facts),
-            fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
-            host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
-            candidates=[(render_text(cause, facts), render_text(check, facts))
-                        for cause, check in sig.candidates],
-        ))
-    return explanations
+    """The explanations of every known signature in ``text`` (see :func:`explain_report`)."""
+    return explain_report(text, catalog, machine, plan_args, machine_probed=machine_probed,
+                          kb=kb).explanations

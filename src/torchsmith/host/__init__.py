@@ -122,6 +122,10 @@ class Host(Protocol):
     def which(self, name: str) -> Optional[str]:
         """The executable's path on PATH, or None."""
 
+    def real_path(self, path: str) -> str:
+        """``path`` with every symbolic link resolved (itself when unknown): one install
+        reached through several links (/usr/local/cuda -> cuda-13 -> cuda-13.0) is one."""
+
     def run(self, argv: Sequence[str], timeout: float = 5.0,
             env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
         """Run a command without a shell; never raises, never waits past ``timeout``.

@@ -67,6 +67,9 @@ class BudgetHost:
     def which(self, name: str) -> Optional[str]:
         return self._inner.which(name)
 
+    def real_path(self, path: str) -> str:
+        return self._inner.real_path(path)
+
     def environ(self) -> Mapping[str, str]:
         return self._inner.environ()
 

@@ -46,6 +46,7 @@ class RecordedHost:
         self._files: Mapping[str, Any] = _section(capture, "files")
         self._dirs: Mapping[str, Any] = _section(capture, "dirs")
         self._which: Mapping[str, Any] = _section(capture, "which")
+        self._links: Mapping[str, Any] = _section(capture, "links")
         self._commands: Mapping[str, Any] = _section(capture, "commands")
         self._urls: Mapping[str, Any] = _section(capture, "urls")
         self._environ: Dict[str, str] = {
@@ -70,6 +71,10 @@ class RecordedHost:
     def which(self, name: str) -> Optional[str]:
         found = self._which.get(name)
         return found if isinstance(found, str) and found else None
+
+    def real_path(self, path: str) -> str:
+        found = self._links.get(path)
+        return found if isinstance(found, str) and found else path
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
             env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
@@ -135,6 +140,7 @@ class RecordingHost:
         self.files: Dict[str, Optional[str]] = {}
         self.dirs: Dict[str, Optional[List[str]]] = {}
         self.which_answers: Dict[str, Optional[str]] = {}
+        self.links: Dict[str, str] = {}
         self.commands: Dict[str, Dict[str, Any]] = {}
         self.urls: Dict[str, Dict[str, Any]] = {}
         self.read_environ: Dict[str, str] = {}
@@ -154,6 +160,12 @@ class RecordingHost:
     def which(self, name: str) -> Optional[str]:
         self.which_answers[name] = found = self._inner.which(name)
         return found
+
+    def real_path(self, path: str) -> str:
+        resolved = self._inner.real_path(path)
+        if resolved != path:  # only links: a path that is itself needs no entry
+            self.links[path] = resolved
+        return resolved
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
             env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
@@ -196,6 +208,7 @@ class RecordingHost:
             "files": dict(sorted(self.files.items())),
             "dirs": dict(sorted(self.dirs.items())),
             "which": dict(sorted(self.which_answers.items())),
+            **({"links": dict(sorted(self.links.items()))} if self.links else {}),
             "commands": dict(sorted(self.commands.items())),
             **({"urls": dict(sorted(self.urls.items()))} if self.urls else {}),
         }

@@ -31,6 +31,7 @@ def unplanned(requirements: Sequence[str], plan: Plan) -> List[str]:
     """Requirements the plan leaves to the user's index (no torch-specific build): install them
     last, constrained to the planned torch."""
     planned = {p.name for p in plan.packages} | {"torch", "torchvision", "torchaudio"}
+    planned |= {canonicalize_name(Requirement(text).name) for text in plan.unplanned}  # in its steps
     return [text for text in requirements if canonicalize_name(Requirement(text).name) not in planned]
 
 

@@ -77,6 +77,34 @@ def _signatures(data: Document) -> None:
         raise ValueError("expected an object with a 'signatures' list")
 
 
+def _package_meta(data: Document) -> None:
+    """The published-metadata snapshot: each package with its page, date and releases."""
+    for key in ("retrieved", "torch_newest", "index"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"missing {key!r}")
+    for number, package in enumerate(data["packages"]):
+        for key in ("name", "source", "retrieved"):
+            if not isinstance(package.get(key), str) or not package[key]:
+                raise ValueError(f"package {number}: missing {key!r}")
+        if any(not isinstance(r.get("version"), str) for r in package["releases"]):
+            raise ValueError(f"package {package['name']}: a release without a version")
+
+
+def _error_vocab(data: Document) -> None:
+    """Vendor error enums (CUDA, HIP, NCCL) and sonames: every row names known sources."""
+    import re
+
+    sources = data["sources"]
+    for table in ("cuda", "hip", "nccl", "sonames"):
+        for number, row in enumerate(data[table]):
+            if not row.get("source") or any(s not in sources for s in row["source"]):
+                raise ValueError(f"{table} row {number}: missing or unknown source id")
+            if table == "sonames":
+                re.compile(row["regex"])
+            elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
+                raise ValueError(f"{table} row {number}: needs an integer code and a name")
+
+
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
@@ -88,6 +116,8 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "containers": ("containers.json", "container image data", _containers),
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
+    "package_meta": ("package_meta.json", "published package metadata", _package_meta),
+    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, sonames)", _error_vocab),
 }
 
 

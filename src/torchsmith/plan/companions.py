@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from torchsmith.plan import downstream
+from torchsmith.plan import downstream, published
 from torchsmith.plan.core import ARCH, CONFLICT, DRIVER, PLATFORM, PYTHON, Constraint, Job
 from torchsmith.plan.extra import NOTHING, Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
@@ -79,15 +79,19 @@ def prepare(job: Job) -> Extra:
     """What every non-family requirement adds: constraints on torch, finishers, warnings."""
     wanted, request = job.wanted, job.request
     extra = Extra()
-    names = list(wanted)
-    torch_related = [n for n in names if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
-                     or n in ("mmcv", "mmcv-full") or downstream.known(job.idx.kb, n)]
-    extra.wants_torch = bool(torch_related) or not names
-    others: List[str] = []
+    records = {n: published.record_for(job, n) for n in wanted if n not in FAMILY and n not in FRAMEWORKS}
+    torch_related = [n for n in wanted if n in FAMILY or n in TORCH_BOUND or n in PYG_EXTENSIONS
+                     or n in ("mmcv", "mmcv-full") or downstream.known(job.idx.kb, n)
+                     or published.relates_to_torch(records.get(n))]
+    extra.wants_torch = bool(torch_related) or not wanted
+    unread: List[str] = []
     for name, want in wanted.items():
         if name in FAMILY:
             continue
-        if name in TORCH_BOUND:
+        record = records.get(name)
+        if record is not None and published.newer_than_table(record, _table_newest(job, name)):
+            published.plan_published(job, name, want, record, extra)  # the table stops short
+        elif name in TORCH_BOUND:
             _torch_bound(job, name, want, extra)
         elif name in PYG_EXTENSIONS or name in ("mmcv", "mmcv-full"):
             _paired(job, name, want, extra)
@@ -95,16 +99,35 @@ def prepare(job: Job) -> Extra:
             downstream.plan_downstream(job, name, want, extra)
         elif name in FRAMEWORKS:
             extra.finishers.append(_framework(job, name, want, extra))
+        elif record is not None:
+            published.plan_published(job, name, want, record, extra)
         else:
-            others.append(want.text)
-    if others:
-        extra.warnings.append("not planned by torchsmith (no torch- or GPU-specific build): "
-                              + ", ".join(others) + "; install them from your usual index after "
-                              "the planned packages, with the torch pins kept (`torchsmith guard`)")
+            unread.append(want.text)
+    if unread:
+        extra.unplanned.extend(unread)  # still installed: last, from the configured index
+        why = dict(request.unread)
+        reasons = sorted({why.get(parse_name(t), "its published metadata is not in the shipped snapshot "
+                                  "and was not read from an index") for t in unread})
+        extra.warnings.append(published.unread_warning(unread, "; ".join(reasons)))
     keep = installed_torch(request, wanted)
     if keep is not None and extra.wants_torch:
         extra.constraints.append(_keep_installed(*keep))
     return extra
+
+
+def parse_name(text: str) -> str:
+    from torchsmith.plan.request import parse_requirement
+
+    return parse_requirement(text).name
+
+
+def _table_newest(job: Job, name: str) -> str:
+    """The newest release a hand-kept table has for ``name`` ("" when no table has it)."""
+    kb = job.idx.kb
+    versions = [r.version for r in kb.torch_requirements(name)] if name in TORCH_BOUND else []
+    versions += [str(r["version"]) for r in kb.document("downstream")["rows"]
+                 if r["package"] == name and r["version"]]
+    return max(versions, key=version_tuple) if versions else ""
 
 
 def _keep_installed(version: str, variant: str) -> Constraint:

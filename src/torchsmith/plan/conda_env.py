@@ -77,7 +77,7 @@ def conda_stack(plan: Plan, kb: KnowledgeBase, fmt: str = "conda") -> CondaStack
     tf_packages, tf_notes = tensorflow_windows_gpu(plan.platform, pip, formats)
     packages.extend(tf_packages)
     compiled_notes.extend(tf_notes)
-    keep = (f"torch=={version}",) if pip and version else ()
+    keep = (f"torch=={version}",) if version else ()  # pip steps (companions, unplanned) hold it
     raw_notes = specs.get("notes") or ()
     notes.extend((raw_notes,) if isinstance(raw_notes, str) else (str(n) for n in raw_notes))
     stack = CondaStack(tuple(packages), cuda, tuple(pip), keep, not specs, (*notes, *compiled_notes),
@@ -131,7 +131,7 @@ def _legacy_stack(plan: Plan, kind: str, torch: PackagePin, formats: Dict[str, A
     pip = [p for p in plan.packages if p.name not in family]
     packages.extend((family[p.name], p.version) for p in plan.packages
                     if p.name in family and p.name != "torch")
-    keep = (f"torch=={torch.version.split('+')[0]}",) if pip else ()
+    keep = (f"torch=={torch.version.split('+')[0]}",)
     return CondaStack(tuple(packages), None, tuple(pip), keep, False, tuple(comments),
                       channels=tuple(channels), legacy=True)
 

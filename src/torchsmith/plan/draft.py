@@ -40,6 +40,7 @@ class Draft:
     blocker: Optional[Blocker] = None
     alternatives: List[Door] = field(default_factory=list)
     assumptions: List[str] = field(default_factory=list)
+    unplanned: List[str] = field(default_factory=list)  # requirements left to the configured index
 
     def reject(self, rejection: Rejection) -> None:
         """Add a rejection unless the same candidate is already rejected."""
@@ -68,6 +69,7 @@ class Draft:
             blocker=later.blocker or self.blocker,
             alternatives=self.alternatives + later.alternatives,
             assumptions=self.assumptions + later.assumptions,
+            unplanned=self.unplanned + later.unplanned,
         )
         for rejection in later.rejected:
             joined.reject(rejection)
@@ -93,6 +95,7 @@ class Draft:
             blocker=self.blocker,
             alternatives=tuple(dict.fromkeys(self.alternatives)),
             assumptions=tuple(dict.fromkeys(self.assumptions)),
+            unplanned=tuple(dict.fromkeys(self.unplanned)) if self.status == "ok" else (),
         )
 
 

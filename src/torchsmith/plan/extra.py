@@ -39,11 +39,14 @@ class Extra:
         self.wants_torch = True
         self.constraints: List[Constraint] = []
         self.soft: List[Constraint] = []  # prebuilt-wheel preferences, dropped when nothing fits
+        # Per package, its releases' torch needs newest first: the newest that can be met wins.
+        self.preferred: List[List[Constraint]] = []
         self.warnings: List[str] = []
         self.reasons: List[str] = []
         self.rejected: List[Rejection] = []
         self.fatal = False
         self.finishers: List[Finisher] = []
+        self.unplanned: List[str] = []  # requirement texts left to the configured index
 
     def finish(self, torch: Optional[PackagePin], draft: Draft, view: HostView, idx: Index) -> None:
         """Add what every finisher returns for the chosen torch to the draft, in order."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
+from torchsmith.kb.pkgmeta import PackageRecord
 from torchsmith.versions import version_tuple
 
 __all__ = ["BaseImage", "Blocker", "CondaStack", "Door", "HostGpu", "HostSummary", "PackagePin", "Plan",
@@ -38,6 +39,12 @@ class Request:
     explicit: bool = False
     # Facts not given for a described machine, and what was assumed instead (said in the plan).
     assumptions: Tuple[str, ...] = ()
+    # Packages' published metadata read live from the user's index (kb.metaread), used before
+    # the shipped snapshot; and pip/uv's --only-binary :all: (no source builds).
+    published: Tuple[PackageRecord, ...] = ()
+    only_binary: bool = False
+    # Names whose metadata could not be read (not in the snapshot, index unreachable): why.
+    unread: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,9 @@ class Plan:
     host: Optional[HostSummary] = None  # None: no artifacts attached yet
     base_image: Union[BaseImage, Refusal, None] = None  # for a Dockerfile
     conda_stack: Union[CondaStack, Refusal, None] = None  # for conda/pixi
+    # Requirements asked for that have no torch- or GPU-specific build (``numpy``, ``ftfy>=6``),
+    # as written: every render installs them last from the configured index, torch pins kept.
+    unplanned: Tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -245,6 +255,7 @@ class Plan:
             "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
                               "command": d.command} for d in self.alternatives],
             "assumptions": list(self.assumptions),
+            "unplanned": list(self.unplanned),
         }
 
 

@@ -18,7 +18,7 @@ build on one host) → ``constraints`` / ``walk`` (the walk over releases) → `
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan import companions, downstream
@@ -112,6 +112,7 @@ def _plan_job(job: Job) -> Draft:
         extra.finish(None, draft, view, job.idx)
         draft.rejected.extend(extra.rejected)
         draft.warnings.extend(extra.warnings)
+        draft.unplanned.extend(extra.unplanned)
         draft.assumptions.extend(job.request.assumptions)
         return draft
     return _plan_torch(job, asked, extra, view)
@@ -135,6 +136,7 @@ def _plan_torch(job: Job, asked: Dict[str, Wanted], extra: Extra, view: HostView
     """torch within every constraint, then the companions that pair with it."""
     glibc = glibc_constraint(job.machine, job.view, job.idx.kb)
     hard = family_constraints(asked, job.request) + list(extra.constraints) + ([glibc] if glibc else [])
+    hard += _preferred(job, hard, extra.preferred)
     draft = _solve_with_preferences(job, hard, extra.soft)
     keep = companions.installed_torch(job.request, asked)
     if draft.status != "ok" and keep is not None:
@@ -148,6 +150,7 @@ def _plan_torch(job: Job, asked: Dict[str, Wanted], extra: Extra, view: HostView
     for rejection in extra.rejected:
         draft.reject(rejection)
     draft.warnings.extend(extra.warnings)
+    draft.unplanned.extend(extra.unplanned)
     draft.assumptions.extend(job.request.assumptions)
     if draft.status == "no-solution" and draft.blocker is None:  # a safety net: always name one
         draft.blocker = Blocker("unplannable", "this request on this machine",
@@ -191,6 +194,18 @@ def _installed_problem(job: Job, keep: Tuple[str, str]) -> str:
         return ""
     check = check_variant(job.idx, job.view, rel, variant)
     return "" if check.ok else check.reason
+
+
+def _preferred(job: Job, hard: Sequence[Constraint], tiers: Sequence[Sequence[Constraint]]
+               ) -> List[Constraint]:
+    """Per package, the newest release whose torch need can be met with the others (greedy)."""
+    chosen: List[Constraint] = []
+    for package in tiers:
+        for tier in package:
+            if _solve(job, [*hard, *chosen, tier]).status == "ok":
+                chosen.append(tier)
+                break
+    return chosen
 
 
 def _solve_with_preferences(job: Job, hard: Sequence[Constraint], soft: Sequence[Constraint]) -> Draft:

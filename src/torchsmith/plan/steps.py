@@ -72,6 +72,8 @@ class Sources:
     find_links: Tuple[Tuple[str, Tuple[PackagePin, ...]], ...]  # per find-links page
     default: Tuple[PackagePin, ...]  # the user's configured index
     source_builds: Tuple[PackagePin, ...]  # no wheel anywhere: built from source (Jetson torchvision)
+    # Requirements as the user wrote them, with no torch-specific build: the configured index too.
+    unplanned: Tuple[str, ...] = ()
 
     @property
     def pinned_elsewhere(self) -> Tuple[PackagePin, ...]:
@@ -104,6 +106,7 @@ def sources(plan: Plan) -> Sources:
         find_links=tuple((url, tuple(pins)) for url, pins in links.items()),
         default=tuple(default),
         source_builds=tuple(builds),
+        unplanned=plan.unplanned,
     )
 
 
@@ -114,6 +117,7 @@ class InstallStep:
     source: str  # "index" | "wheels" | "find-links" | "default" | "source-build"
     pins: Tuple[PackagePin, ...]
     url: Optional[str] = None  # the index or the find-links page
+    unplanned: Tuple[str, ...] = ()  # the default step's requirements as the user wrote them
 
     @property
     def pinned(self) -> bool:
@@ -128,11 +132,12 @@ class InstallStep:
     @property
     def requirements(self) -> Tuple[str, ...]:
         """Requirement lines: exact pins; wheel URLs (and git sources) as their own source."""
-        return tuple(requirement(p) if p.wheel_url else exact_pin(p) for p in self.pins)
+        pinned = tuple(requirement(p) if p.wheel_url else exact_pin(p) for p in self.pins)
+        return pinned + self.unplanned
 
     @property
     def label(self) -> str:
-        names = ", ".join(p.name for p in self.pins)
+        names = ", ".join([*(p.name for p in self.pins), *self.unplanned])
         if self.source == "source-build":
             return f"{names} built from source against the planned torch"
         where = {"wheels": "their wheel URLs", "default": "your configured index"}
@@ -149,8 +154,8 @@ def install_steps(plan: Plan) -> Tuple[InstallStep, ...]:
     if wheels:
         steps.append(InstallStep("wheels", wheels))
     steps.extend(InstallStep("find-links", pins, url) for url, pins in src.find_links)
-    if src.default:
-        steps.append(InstallStep("default", src.default))
+    if src.default or src.unplanned:
+        steps.append(InstallStep("default", src.default, unplanned=src.unplanned))
     built = tuple(p for p in src.wheels if p.variant == "source") + src.source_builds
     if built:
         steps.append(InstallStep("source-build", built))

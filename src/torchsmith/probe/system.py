@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.machine import (
@@ -202,7 +202,12 @@ def detect_toolkits(host: Host, notes: List[ProbeNote]) -> Tuple[CudaToolkit, ..
         if name == "cuda" or name.startswith("cuda-"):
             candidates.append(f"/usr/local/{name}")
     found: Dict[str, CudaToolkit] = {}
+    installs: Set[str] = set()  # real paths: one install behind several links is listed once
     for path in dict.fromkeys(candidates):
+        real = host.real_path(path)
+        if real in installs:
+            continue
+        installs.add(real)
         version, source = toolkit_version(host, path)
         bin_names = host.list_dir(os.path.join(path, "bin")) or []
         nvcc = os.path.join(path, "bin", "nvcc") if "nvcc" in bin_names else None

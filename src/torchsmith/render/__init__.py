@@ -92,7 +92,8 @@ FILE_NAMES: Dict[str, str] = {
     "pyproject": "pyproject.toml", "conda": "environment.yml", "pixi": "pixi.toml",
     "jetson": "install-jetson.sh",
 }
-_MULTI_FILE: Dict[str, FileRenderer] = {}
+# requirements: one file per index (--index-url applies to every line of a file).
+_MULTI_FILE: Dict[str, FileRenderer] = {"requirements": requirement_files}
 _plugins_loaded = False
 
 

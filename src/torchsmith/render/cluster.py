@@ -97,7 +97,7 @@ def _preinstalled_steps(plan: Plan, base: BaseImage) -> List[str]:
     version = torch.version if torch else ""
     lines = [f"# torch {version} comes with the image; the rest is pinned to match it."]
     others = [p for p in plan.packages if p.name != "torch"]
-    if not others:
+    if not (others or plan.unplanned):
         return lines
     # torch stays in the pins, so pip keeps the image's torch instead of swapping it.
     pip = "pip3" if base.kind == "l4t-pytorch" else "pip"
@@ -110,7 +110,7 @@ def _l4t_pytorch_steps(plan: Plan, base: BaseImage) -> List[str]:
     kept = ", ".join(base.preinstalled)
     lines = [f"# {kept} come with the image; nothing here replaces them."]
     others = tuple(p for p in plan.packages if p.name not in base.preinstalled)
-    if others:
+    if others or plan.unplanned:
         rest = dataclasses.replace(plan, packages=others)
         prefix = ["pip3", "install", "--no-cache-dir"]
         lines.extend(f"RUN {shell_join(argv)}" for argv in install_argvs(rest, "pip", prefix))

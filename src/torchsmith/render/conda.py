@@ -41,7 +41,8 @@ def conda_argvs(plan: Plan) -> List[List[str]]:
         specs.insert(1, f"cuda-version={stack.cuda}")
     channels = [arg for channel in stack.channels for arg in ("--channel", channel)]
     return [["conda", "install", "--yes", "--override-channels", *channels, *specs],
-            *install_argvs(Plan(status="ok", packages=stack.pip), "pip", hold=stack.keep)]
+            *install_argvs(Plan(status="ok", packages=stack.pip, unplanned=plan.unplanned), "pip",
+                           hold=stack.keep)]
 
 
 def _yaml(text: str) -> str:
@@ -73,10 +74,10 @@ def render_conda(plan: Plan, inputs: RenderInputs) -> str:
     if stack.cuda:
         specs.insert(1, "cuda-version=" + stack.cuda)
     lines.extend(f"  - {_yaml(spec)}" for spec in specs)
-    if stack.pip:
+    if stack.pip or plan.unplanned:
         lines.append("  - pip")
         lines.append("  - pip:")
-        src = sources(Plan(status="ok", packages=stack.pip))
+        src = sources(Plan(status="ok", packages=stack.pip, unplanned=plan.unplanned))
         if src.indexes:
             raise TorchsmithError(
                 "no conda environment.yml for this plan: "
@@ -88,6 +89,7 @@ def render_conda(plan: Plan, inputs: RenderInputs) -> str:
         lines.extend(f"      - {_yaml(exact_pin(p))}" for _, pins in src.find_links for p in pins)
         lines.extend(f"      - {_yaml(exact_pin(p))}" for p in src.default)
         lines.extend(f"      - {_yaml(p.name + ' @ ' + str(p.wheel_url))}" for p in src.wheels)
+        lines.extend(f"      - {_yaml(text)}" for text in plan.unplanned)
     if plan.environment:
         lines.append("variables:")
         lines.extend(f"  {name}: {_yaml(value)}" for name, value in plan.environment)
@@ -135,7 +137,7 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
         lines.extend(f"# {note}" for note in (*stack.notes, *stack.data_notes))
         pypi = list(stack.pip)
     links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
-    if pypi:
+    if pypi or plan.unplanned:
         lines += ["", "[pypi-dependencies]"]
         for pin in pypi:
             if pin.wheel_url:
@@ -145,6 +147,7 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
             else:
                 value = toml_str(_pep440(pin))
             lines.append(f"{toml_str(pin.name)} = {value}")
+        lines.extend(_pixi_pypi_line(text) for text in plan.unplanned)
     if links:
         lines += ["", "[pypi-options]",
                   "find-links = [" + ", ".join(f"{{ url = {toml_str(u)} }}" for u in links) + "]"]
@@ -152,6 +155,18 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
         lines += ["", "[activation.env]"]
         lines.extend(f"{name} = {toml_str(value)}" for name, value in plan.environment)
     return "\n".join(lines) + "\n"
+
+
+def _pixi_pypi_line(text: str) -> str:
+    """``"ftfy" = ">=6"`` (extras in a table) from a requirement as the user wrote it."""
+    from packaging.requirements import Requirement
+
+    req = Requirement(text)
+    spec = toml_str(str(req.specifier) or "*")
+    if req.extras:
+        extras = ", ".join(toml_str(e) for e in sorted(req.extras))
+        return f"{toml_str(req.name)} = {{ version = {spec}, extras = [{extras}] }}"
+    return f"{toml_str(req.name)} = {spec}"
 
 
 def _pep440(pin: PackagePin) -> str:
@@ -195,9 +210,9 @@ def pixi_argvs(plan: Plan) -> List[List[str]]:
     if stack.cuda:
         specs.insert(1, f"cuda-version=={stack.cuda}")
     steps.append(["pixi", "add", *specs])
-    src = sources(Plan(status="ok", packages=stack.pip))
+    src = sources(Plan(status="ok", packages=stack.pip, unplanned=plan.unplanned))
     if src.indexes or src.find_links or src.wheels:
         return []  # `pixi add` cannot give a PyPI package its own index: use the pixi.toml format
-    if src.default:
-        steps.append(["pixi", "add", "--pypi", *(exact_pin(p) for p in src.default)])
+    if src.default or src.unplanned:
+        steps.append(["pixi", "add", "--pypi", *(exact_pin(p) for p in src.default), *src.unplanned])
     return steps

@@ -9,10 +9,10 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from torchsmith.errors import TorchsmithError
+from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.plan.model import Plan
 from torchsmith.redact import redact
-from torchsmith.render import render, render_commands, render_files
+from torchsmith.render import available_formats, render, render_commands, render_files
 from torchsmith.render._common import SlurmOptions
 
 if TYPE_CHECKING:
@@ -55,6 +55,9 @@ def commands_of(plan: Plan, kb: KnowledgeBase) -> Dict[str, List[str]]:
 def plan_output(plan: Plan, kb: KnowledgeBase, settings: PlanSettings) -> PlanOutput:
     """The plan's commands and JSON, and its format rendered (printed, or written into
     ``settings.out``)."""
+    if settings.fmt and settings.fmt not in available_formats():  # an error even without a stack
+        raise UsageError(f"unknown format {settings.fmt!r}", code="unknown-format",
+                         hint="formats: " + ", ".join(available_formats()))
     commands = commands_of(plan, kb)
     data: Dict[str, object] = plan.to_json(commands)
     if not (settings.fmt and plan.ok):
@@ -64,7 +67,10 @@ def plan_output(plan: Plan, kb: KnowledgeBase, settings: PlanSettings) -> PlanOu
         data["files"] = written
         return PlanOutput(plan, commands, data, "".join(f"wrote {path}\n" for path in written),
                           tuple(written))
-    if settings.as_json:
+    if settings.as_json:  # the files the format gives, in the envelope
+        files = render_files(plan, settings.fmt, kb=kb, options=settings.options)
+        data["rendered"] = {"format": settings.fmt,
+                            "files": {name: redact(text) for name, text in files.items()}}
         return PlanOutput(plan, commands, data)
     return PlanOutput(plan, commands, data, render(plan, settings.fmt, kb=kb, options=settings.options))
 

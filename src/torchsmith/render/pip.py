@@ -48,7 +48,7 @@ def _commands_text(plan: Plan, installer: str) -> str:
     if executable:
         lines.append(f"# Run with the Python you install into (this host: {executable}).")
     steps = install_argvs(plan, installer)
-    keep_note = bool(src.pinned_elsewhere) and bool(src.find_links or src.default)
+    keep_note = bool(src.pinned_elsewhere) and bool(src.find_links or src.default or src.unplanned)
     for number, argv in enumerate(steps, 1):
         if keep_note and number == len(src.indexes) + (1 if src.wheels else 0) + 1:
             lines.append("# The rest from your configured index; the torch pins are repeated so nothing "
@@ -91,7 +91,7 @@ def requirement_files(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict
     """
     require_ok(plan, "requirements")
     src = sources(plan)
-    rest = bool(src.wheels or src.find_links or src.default)
+    rest = bool(src.wheels or src.find_links or src.default or src.unplanned)
     files: Dict[str, str] = {}
     if len(src.indexes) == 1 and not rest:
         url, pins = src.indexes[0]
@@ -102,18 +102,24 @@ def requirement_files(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict
     for url, pins in src.indexes:
         name = f"requirements-{index_name(url)}.txt"
         names.append(name)
-        files[name] = _file(plan, name, [f"--index-url {url}", *(exact_pin(p) for p in pins)])
+        uv_note = (f"# uv: a configured UV_DEFAULT_INDEX wins over --index-url here, so: "
+                   f"uv pip install --default-index {url} -r {name}")
+        files[name] = _file(plan, name, [uv_note, f"--index-url {url}", *(exact_pin(p) for p in pins)])
     if rest or not files:
         body = [f"--find-links {url}" for url, _ in src.find_links]
         if src.pinned_elsewhere and files:
             body.append(f"# Installed from their own index by {', '.join(names)}; pinned here so "
                         "nothing replaces them:")
+            uv_flags = " ".join(f"--index {url}" for url, _ in src.indexes)
+            body.append(f"# uv: it resolves from indexes, not from what is installed, so: "
+                        f"uv pip install {uv_flags} -r requirements.txt")
         body.extend(exact_pin(p) for p in src.pinned_elsewhere if not p.wheel_url)
         body.extend(f"# download first: {shell_join(download_argv(p))}"
                     for p in src.wheels if p.wheel_filename and p.variant != "source")
         body.extend(requirement(p) for p in src.wheels if p.variant != "source")
         body.extend(exact_pin(p) for _, pins in src.find_links for p in pins)
         body.extend(exact_pin(p) for p in src.default)
+        body.extend(src.unplanned)
         body.extend(_source_build_notes(src))
         files["requirements.txt"] = _file(plan, "requirements.txt", body)
     return files

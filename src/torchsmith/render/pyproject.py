@@ -72,6 +72,7 @@ def render_pyproject(plan: Plan, inputs: Optional[RenderInputs] = None) -> str:
             dependencies.append(f"{pin.name} @ {pin.wheel_url}")
         else:
             dependencies.append(exact_pin(pin))
+    dependencies.extend(plan.unplanned)  # no torch-specific build: from the default index
     lines += ["[project]", 'name = "torch-env"', 'version = "0.1.0"']
     spec = requires_python(plan.python)
     if spec:

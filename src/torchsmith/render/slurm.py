@@ -115,7 +115,8 @@ def _build_command(plan: Plan, options: SlurmOptions) -> str:
     """One shell line that creates ``$ENV_DIR`` with the plan's stack, asking nothing."""
     if not options.wheelhouse:
         return 'torchsmith install --lock "$LOCK" --venv "$ENV_DIR" --yes'
-    pins = " ".join(quote(f"{p.name}=={p.version}") for p in plan.packages if p.version)
+    pins = " ".join([*(quote(f"{p.name}=={p.version}") for p in plan.packages if p.version),
+                     *(quote(text) for text in plan.unplanned)])
     make = ('{ virtualenv --no-download "$ENV_DIR" 2>/dev/null || python3 -m venv "$ENV_DIR"; }')
     return (f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index '
             f'--find-links "$WHEELHOUSE" {pins}')

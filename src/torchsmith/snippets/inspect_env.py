@@ -166,12 +166,7 @@ def library_dirs_in_env(environ):
     for entry in (environ.get("LD_LIBRARY_PATH") or "").split(os.pathsep):
         if entry:
             dirs.append(("LD_LIBRARY_PATH", entry))
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = environ.get(var)
-        if home:
-            for sub in ("lib64", "lib"):
-                dirs.append((var, os.path.join(home, sub)))
-    return dirs
+    return dirs  # CUDA_HOME and CUDA_PATH do not steer the loader: not read
 
 
 def find_libstdcxx(environ, conda_prefix):
@@ -334,7 +329,7 @@ def main():
         "environ": {k: environ[k] for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
                                                   "CUDA_VISIBLE_DEVICES", "PIP_CONFIG_FILE",
                                                   "PYTHONPATH", "PYTORCH_CUDA_ALLOC_CONF",
-                                                  "PIP_CONSTRAINT", "UV_CONSTRAINT", "VIRTUAL_ENV",
+                                                  "PIP_CONSTRAINT", "UV_CONSTRAINT", "VIRTUAL_ENV", "LD_PRELOAD",
                                                   "CONDA_PREFIX")
                         if k in environ},
     }

@@ -1,0 +1,89 @@
+"""Read the facts an error text states before matching any signature: the exception, the
+libraries and symbols the loader missed, the CUDA/HIP/NCCL errors (looked up in the vendors'
+enums), compiler messages, the resolver's conflicts, failed URLs, and the machine the text names.
+
+The vocabularies are data (``error_vocab.json``: the vendors' enums and the sonames per CUDA
+release, each row with its source). Everything here is pure; :func:`extract` reads the text once
+per extractor and is bounded by the same head/tail window the CLI reads.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
+
+from torchsmith.explain.extract import build, environment, gpu, loader, python, resolver
+from torchsmith.explain.extract.model import (
+    CompilerMessage,
+    Conflict,
+    Environment,
+    Extracted,
+    Frame,
+    GpuError,
+    HttpFailure,
+    MissingLibrary,
+    PyException,
+    UndefinedSymbol,
+)
+from torchsmith.explain.messages import unwrap
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = [
+    "CompilerMessage",
+    "Conflict",
+    "Environment",
+    "Extracted",
+    "Frame",
+    "GpuError",
+    "HttpFailure",
+    "MissingLibrary",
+    "PyException",
+    "UndefinedSymbol",
+    "extract",
+    "vocabulary",
+]
+
+_MAX_CHARS = 2_000_000  # a larger log is read at its last 2 MB, where the final error is
+
+
+def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str, Any]]]:
+    """The vendors' error enums and the soname table (packaged when no knowledge base)."""
+    from torchsmith.kb.documents import DATA_DIR, read_document
+
+    document: Dict[str, Any] = (
+        kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
+    )
+    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "sonames")}
+
+
+def extract(
+    text: str,
+    kb: Optional[KnowledgeBase] = None,
+    vocab: Optional[Mapping[str, Sequence[Mapping[str, Any]]]] = None,
+) -> Extracted:
+    """Every fact the text states, by kind (see :class:`Extracted`)."""
+    if len(text) > _MAX_CHARS:
+        text = text[-_MAX_CHARS:]
+    words = vocab if vocab is not None else vocabulary(kb)
+    joined = unwrap(text).text  # messages split over lines, joined
+    found_frames = python.frames(text)
+    return Extracted(
+        exceptions=python.exceptions(text, found_frames),
+        frames=found_frames,
+        libraries=loader.missing_libraries(joined, words.get("sonames", ())),
+        symbols=loader.undefined_symbols(joined),
+        gpu_errors=gpu.gpu_errors(text, joined, words),
+        nccl=gpu.nccl_facts(text),
+        compiler=build.compiler_messages(text),
+        conflicts=resolver.conflicts(text),
+        not_found=resolver.not_found(text),
+        http=resolver.http_failures(joined),
+        environment=_environment(text, found_frames),
+    )
+
+
+def _environment(text: str, found_frames: Sequence[Frame]) -> Environment:
+    env = environment.environment(text, list(found_frames))
+    env.toolchain = build.toolchain_versions(text)
+    return env

@@ -1,0 +1,72 @@
+"""Compiler and build messages: nvcc, ptxas, gcc/g++, clang, hipcc, MSVC, the linker; the
+targets and toolchain versions they name. Pure."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from torchsmith.explain.extract.model import CompilerMessage
+
+__all__ = ["compiler_messages", "toolchain_versions"]
+
+_MESSAGES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
+    ("nvcc", re.compile(r"nvcc (?:fatal|error)\s*:\s*(?P<text>[^\n]{3,200})")),
+    ("ptxas", re.compile(r"ptxas (?:fatal|error)\s*:\s*(?P<text>[^\n]{3,200})")),
+    ("cicc", re.compile(r"cicc(?:\.exe)?\W[^\n]{0,40}?error[^\n]{0,200}", re.IGNORECASE)),
+    (
+        "nvcc",
+        re.compile(r"#error\s+--\s*(?P<text>unsupported (?:GNU|clang|Microsoft Visual Studio)[^\n]{0,200})"),
+    ),
+    ("clang", re.compile(r"clang(?:\+\+)?(?:-\d+)?: (?:fatal )?error: (?P<text>[^\n]{3,200})")),
+    ("gcc", re.compile(r"\b(?:gcc|g\+\+|cc1plus|c\+\+)(?:-\d+)?: (?:fatal )?error: (?P<text>[^\n]{3,200})")),
+    ("hipcc", re.compile(r"hipcc[^\n]{0,40}?(?:error|fatal)[: ]+(?P<text>[^\n]{3,200})")),
+    ("cl", re.compile(r"\berror (?P<text>C\d{4}: [^\n]{3,200})")),
+    (
+        "ld",
+        re.compile(r"\b(?:/usr/bin/)?ld(?:\.lld|\.gold)?: (?:error: )?(?P<text>cannot find [^\n]{1,160})"),
+    ),
+    ("compiler", re.compile(r"fatal error: (?P<text>[^\n]{3,200})")),
+    ("compiler", re.compile(r"error: (?P<text>'[^'\n]+' file not found)")),
+)
+_TARGET = re.compile(r"\b(?:compute|sm|gfx)_?\d{2,4}[a-z]?\b")
+_HEADER = re.compile(r"(?:fatal error: |')(?P<header>[\w./+-]+\.(?:h|hpp|cuh|hxx))'?(?::| file not found)")
+_VERSIONS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
+    ("nvcc", re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")),
+    ("nvcc", re.compile(r"\bnvcc(?: version)?\s*[:=]?\s*(?:V|release )?(?P<v>\d+\.\d+)\.\d+")),
+    ("gcc", re.compile(r"\bgcc version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("gcc", re.compile(r"\b(?:gcc|g\+\+|c\+\+) \([^)\n]{1,60}\) (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("gcc", re.compile(r"GCC version: \([^)\n]*\) (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("clang", re.compile(r"\bclang version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("cmake", re.compile(r"\bcmake version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("msvc", re.compile(r"Microsoft \(R\) C/C\+\+ Optimizing Compiler Version (?P<v>\d+\.\d+)")),
+)
+
+
+def _target(text: str) -> Optional[str]:
+    match = _TARGET.search(text)
+    return match.group() if match else None
+
+
+def compiler_messages(text: str) -> List[CompilerMessage]:
+    """Each compiler error, once: the tool, its text, the GPU target and missing header it names."""
+    found: Dict[str, CompilerMessage] = {}
+    for tool, pattern in _MESSAGES:
+        for match in pattern.finditer(text):
+            body = (match.groupdict().get("text") or match.group()).strip()
+            if body in found or any(body in other for other in found) or len(found) >= 20:
+                continue
+            header = _HEADER.search(match.group())
+            found[body] = CompilerMessage(
+                tool, body, _target(body), header.group("header") if header else None
+            )
+    return list(found.values())
+
+
+def toolchain_versions(text: str) -> Dict[str, str]:
+    versions: Dict[str, str] = {}
+    for tool, pattern in _VERSIONS:
+        match = pattern.search(text)
+        if match and tool not in versions:
+            versions[tool] = match.group("v")
+    return versions

@@ -1,0 +1,178 @@
+"""The machine and the stack a text names: GPUs and their capability, the driver and the CUDA it
+supports, the torch build, Python, platform, Jetson and ROCm facts. Pure."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, List, Optional, Tuple
+
+from torchsmith.explain.extract.model import Environment, Frame
+
+__all__ = ["environment"]
+
+_GPU = re.compile(
+    r"\b(?:NVIDIA |Nvidia )?(?:GeForce (?:RTX |GTX |GT |MX)?\d{2,4}[A-Za-z ]{0,12}?(?:Ti|SUPER|Super)?|"
+    r"(?:Tesla|Quadro) [A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}|RTX (?:PRO )?[A-Z]?\d{3,4}(?: Ada)?|TITAN [A-Z]{1,2}|"
+    r"(?:A|H|B|L|T|V|P)\d{1,3}(?:[- ](?:SXM\d?|PCIe|NVL|\d+GB))*|GH200|GB200|GB10|"
+    r"Jetson (?:AGX |Orin |Xavier |Nano|TX\d)[A-Za-z ]{0,12}|"
+    r"(?:AMD )?Radeon (?:RX |Pro |PRO )?[A-Z]?\d{3,4}[A-Z ]{0,4}|Instinct MI\d{2,3}[A-Z]?|MI\d{3}X?)\b"
+)
+_GPU_CONTEXT = re.compile(r"GPU|Device|device|NVIDIA|Radeon|Instinct|nvidia-smi|CUDA|cuda|gfx")
+_CAPABILITY = (
+    re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
+    re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
+    re.compile(r"(?:cuda capability|capability)\s*(?P<major>\d{1,2})\.(?P<minor>\d)"),
+)
+_ARCH_LIST = re.compile(
+    r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
+    r"get_arch_list\(\)[^\n]*?)\s*\[?(?P<list>(?:'?(?:sm|compute)_\d+[a-z]?'?[ ,]*)+)"
+)
+_VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
+    ("driver", re.compile(r"Driver Version:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)")),
+    ("driver", re.compile(r"NVIDIA driver(?: version)?:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE)),
+    ("driver", re.compile(r"Nvidia driver version:\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)")),
+    ("driver_cuda", re.compile(r"CUDA Version:\s*(?P<v>\d{1,2}\.\d)")),
+    ("driver_cuda", re.compile(r"conflicting with __cuda[-=](?P<v>\d{1,2}\.\d)|__cuda=(?P<v2>\d{1,2}\.\d)=")),
+    ("driver_cuda", re.compile(r"[Dd]river supports? (?:up to )?CUDA (?P<v>\d{1,2}\.\d)")),
+    (
+        "torch",
+        re.compile(
+            r"(?:PyTorch version|[Tt]orch version|torch\.__version__\W{0,8}|you have torch |"
+            r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
+            r"(?P<v>\d\.\d{1,2}\.\d+"
+            r"(?:[a-z]+\d*)?(?:\+[\w.]+)?)"
+        ),
+    ),
+    ("torch", re.compile(r"\btorch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
+    ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
+    ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
+    (
+        "cuda",
+        re.compile(
+            r"(?:CUDA runtime version|CUDA_VERSION|cuda_version|CUDA Toolkit|cudatoolkit[ =]+)\s*:?\s*"
+            r"(?P<v>\d{1,2}\.\d)"
+        ),
+    ),
+    ("cuda", re.compile(r"/usr/local/cuda-(?P<v>\d{1,2}\.\d)")),
+    ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
+    ("python", re.compile(r"\bcp3(?P<v>\d{1,2})-cp3")),
+    (
+        "rocm",
+        re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
+    ),
+    ("gfx", re.compile(r"\b(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    (
+        "jetson",
+        re.compile(
+            r"\b(?P<v>R3[2-9] \(release\), REVISION: \d+\.\d+|JetPack \d(?:\.\d)*|L4T R?\d{2}\.\d(?:\.\d)?"
+            r"|nv\d{2}\.\d{2})"
+        ),
+    ),
+)
+_PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
+    ("wsl", re.compile(r"microsoft-standard-WSL|\bWSL2?\b|/usr/lib/wsl/")),
+    (
+        "windows",
+        re.compile(
+            r"[A-Z]:\\\\?(?:Users|Program Files|ProgramData|Python|anaconda|miniconda|a\\\\|hostedtool)"
+            r"|\.dll\b|win_amd64|OS: Microsoft Windows",
+            re.IGNORECASE,
+        ),
+    ),
+    ("macos", re.compile(r"/Users/\w+/|macosx_\d+|OS: macOS|Darwin Kernel|/opt/homebrew/|\bMPS\b")),
+    (
+        "linux",
+        re.compile(
+            r"/home/\w+|/usr/(?:local/)?lib|manylinux|linux_x86_64|linux_aarch64|OS: Ubuntu|/opt/conda"
+        ),
+    ),
+)
+_MACHINE = re.compile(r"\b(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
+
+
+def _first(pattern: re.Pattern[str], text: str) -> Optional[str]:
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return next((v for k, v in match.groupdict().items() if k.startswith("v") and v), None)
+
+
+def _capability(text: str) -> Optional[str]:
+    for pattern in _CAPABILITY:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        if groups.get("cc"):
+            cc = groups["cc"]
+            return f"{cc[:-1]}.{cc[-1]}"
+        return f"{groups['major']}.{groups['minor']}"
+    return None
+
+
+def _gpus(text: str) -> List[str]:
+    found: List[str] = []
+    for match in _GPU.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        if not _GPU_CONTEXT.search(line):
+            continue
+        name = re.sub(r"\s+", " ", match.group()).strip()
+        if name not in found:
+            found.append(name)
+        if len(found) >= 8:
+            break
+    return found
+
+
+def _torch_cuda(env: Environment) -> None:
+    """A +cuXYZ local version names the build's CUDA; +cpu (or CUDA None) a CPU-only build."""
+    local = re.search(r"\+(cu\d{3,4}|cpu|rocm[\d.]+)", env.torch or "")
+    if local is None:
+        return
+    tag = local.group(1)
+    if tag == "cpu":
+        env.torch_cpu_only = True
+    elif tag.startswith("cu") and env.torch_cuda is None:
+        digits = tag[2:]
+        env.torch_cuda = f"{digits[:-1]}.{digits[-1]}"
+    elif tag.startswith("rocm") and env.rocm is None:
+        env.rocm = tag[4:]
+
+
+_SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
+    ("driver", lambda e, v: setattr(e, "driver", v)),
+    ("driver_cuda", lambda e, v: setattr(e, "driver_cuda", v)),
+    ("torch", lambda e, v: setattr(e, "torch", v)),
+    ("torch_cuda", lambda e, v: setattr(e, "torch_cuda", v)),
+    ("cuda", lambda e, v: setattr(e, "cuda", v)),
+    ("python", lambda e, v: setattr(e, "python", v if "." in v else f"3.{v}")),
+    ("rocm", lambda e, v: setattr(e, "rocm", v)),
+    ("gfx", lambda e, v: setattr(e, "gfx", v)),
+    ("jetson", lambda e, v: setattr(e, "jetson", v)),
+)
+
+
+def environment(text: str, frames: List[Frame]) -> Environment:
+    env = Environment(gpus=_gpus(text), capability=_capability(text))
+    arch_list = _ARCH_LIST.search(text)
+    if arch_list:
+        env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))
+    for name, pattern in _VALUES:
+        if getattr(env, name) in (None, ""):
+            value = _first(pattern, text)
+            if value:
+                dict(_SETTERS)[name](env, value)
+    if re.search(
+        r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A|Could not collect)", text
+    ):
+        env.torch_cpu_only = True
+    _torch_cuda(env)
+    if env.python is None:
+        env.python = next((f.python for f in frames if f.python), None)
+    env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(text)), None)
+    machine = _MACHINE.search(text)
+    if machine:
+        env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))
+    return env

@@ -1,0 +1,179 @@
+"""The dynamic loader's complaints: a library it could not open (and who provides it), a symbol
+it could not resolve (demangled, and whose it is). Pure: the soname table is data
+(``error_vocab.json``, ``sonames``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith.explain.extract.model import MissingLibrary, UndefinedSymbol
+
+__all__ = ["demangle", "missing_libraries", "symbol_owner", "undefined_symbols"]
+
+_LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
+_MISSING = (
+    re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
+    re.compile(
+        r"(?:Could not load (?:dynamic )?library|Unable to load|cannot load|error loading|Library)\s+['\"`]?"
+        r"(?:[^'\"`\s]*[\\/])?" + _LIB,
+        re.IGNORECASE,
+    ),
+    re.compile(r"(?:Could not find module|Error loading) ['\"](?:[^'\"]*[\\/])?" + _LIB),
+    re.compile(r"Library not loaded:\s*(?:@rpath/|\S*/)?" + _LIB),
+    re.compile(_LIB + r"\s*=>\s*not found"),
+    re.compile(r"ld(?:\.lld)?: cannot find -l(?P<link>[\w+-]+)"),
+)
+_UNDEFINED = re.compile(
+    r"(?:(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?undefined symbol:?\s*(?P<symbol>[\w@.$]+)"
+)
+_UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<symbol>[^'`\n]+)'")
+
+
+def _soname_row(
+    soname: str, table: Sequence[Mapping[str, Any]]
+) -> Tuple[Optional[Mapping[str, Any]], Dict[str, str]]:
+    for row in table:
+        match = re.fullmatch(str(row["regex"]) + r"(?:\.\d+)*", soname)  # libcudart.so.11.0
+        if match:
+            return row, {k: v for k, v in match.groupdict().items() if v}
+    return None, {}
+
+
+def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> MissingLibrary:
+    row, groups = _soname_row(soname, table)
+    if row is None:
+        return MissingLibrary(soname)
+
+    def fill(value: Any) -> Optional[str]:
+        if not isinstance(value, str):
+            return None
+        text = value
+        for name, part in groups.items():
+            text = text.replace("{" + name + "}", part)
+        return None if "{" in text else text
+
+    return MissingLibrary(
+        soname,
+        row.get("library"),
+        groups.get("major") or groups.get("minor"),
+        row.get("kind"),
+        fill(row.get("provider")),
+        fill(row.get("pip")),
+        fill(row.get("conda")),
+    )
+
+
+def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[MissingLibrary]:
+    """Each library the text says could not be loaded, once, with its provider when known."""
+    found: Dict[str, MissingLibrary] = {}
+    for pattern in _MISSING:
+        for match in pattern.finditer(text):
+            groups = match.groupdict()
+            soname = groups.get("lib") or f"lib{groups.get('link')}.so"
+            soname = soname.rstrip(".")
+            if soname not in found and len(found) < 20:
+                found[soname] = describe_library(soname, table)
+    return list(found.values())
+
+
+# --- undefined symbols -------------------------------------------------------------------
+
+_SUBSTITUTIONS = {"St": "std", "Sa": "std::allocator", "Sb": "std::basic_string", "Ss": "std::string"}
+
+
+def _source_name(symbol: str, at: int) -> Tuple[Optional[str], int]:
+    match = re.match(r"\d+", symbol[at:])
+    if not match:
+        return None, at
+    length = int(match.group())
+    start = at + len(match.group())
+    return symbol[start : start + length], start + length
+
+
+def demangle(symbol: str) -> Optional[str]:
+    """The qualified name of an Itanium-mangled C++ symbol (``_ZN3c104cuda...`` ->
+    ``c10::cuda::...``); its parameters are left out. None when it is not mangled."""
+    if not symbol.startswith("_Z"):
+        return None
+    at = 2
+    if symbol.startswith("_ZN"):
+        at = 3
+        parts: List[str] = []
+        while at < len(symbol) and symbol[at] in "rVKL":  # qualifiers
+            at += 1
+        while at < len(symbol) and symbol[at] != "E":
+            if symbol[at : at + 2] in _SUBSTITUTIONS:
+                parts.append(_SUBSTITUTIONS[symbol[at : at + 2]])
+                at += 2
+                continue
+            if symbol[at] == "I":  # template arguments: stop at the name so far
+                break
+            if symbol[at : at + 2] in ("C1", "C2", "D0", "D1", "D2"):
+                parts.append(("~" if symbol[at] == "D" else "") + (parts[-1] if parts else ""))
+                at += 2
+                continue
+            name, at_next = _source_name(symbol, at)
+            if name is None:
+                break
+            parts.append(name)
+            at = at_next
+        return "::".join(parts) or None
+    name, _ = _source_name(symbol, at)
+    return name
+
+
+# A symbol's namespace or prefix -> whose it is (kind, who).
+_OWNERS: Tuple[Tuple[str, str, str], ...] = (
+    (r"^(?:c10|at|torch|caffe2|_ZN3c10|THP|THC|TH[A-Z]\w+)(?:::|$)", "torch", "PyTorch (c10/ATen/torch)"),
+    (r"^(?:pybind11)(?:::|$)", "torch", "pybind11 (a compiled extension's binding layer)"),
+    (
+        r"^(?:__cuda|cuda[A-Z]\w*|cu[A-Z]\w+_v\d|cuGetProcAddress|cudaGetDriverEntryPoint)",
+        "cuda",
+        "the CUDA runtime or driver",
+    ),
+    (r"^(?:cublas\w*)", "cuda", "cuBLAS"),
+    (r"^(?:cudnn\w*)", "cudnn", "cuDNN"),
+    (r"^(?:nccl\w*)", "nccl", "NCCL"),
+    (r"^(?:__nvJitLink\w*|nvJitLink\w*)", "cuda", "nvJitLink"),
+    (r"^(?:cusparse\w*|cufft\w*|curand\w*|cusolver\w*)", "cuda", "a CUDA math library"),
+    (r"^(?:hip\w+|__hip\w*|hsa_\w+|roc\w+|miopen\w*)", "rocm", "ROCm (HIP/HSA)"),
+    (r"^(?:iJIT_\w+|mkl_\w+|MKL_\w+)", "mkl", "Intel MKL / ittnotify"),
+    (r"^(?:GOMP_\w+|omp_\w+|__kmpc_\w+)", "openmp", "the OpenMP runtime"),
+    (r"^(?:Py\w+|_Py\w+)", "python", "the Python C API"),
+    (r"^(?:std|__cxx11|__gnu_cxx)(?:::|$)", "compiler", "the C++ standard library"),
+)
+
+
+def symbol_owner(symbol: str, demangled: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(kind, who) of a symbol, from its namespace or prefix."""
+    for name in (demangled, symbol):
+        if not name:
+            continue
+        for pattern, kind, who in _OWNERS:
+            if re.search(pattern, name):
+                return kind, who
+    return None, None
+
+
+def undefined_symbols(text: str) -> List[UndefinedSymbol]:
+    found: Dict[str, UndefinedSymbol] = {}
+    for pattern in (_UNDEFINED, _UNDEFINED_REF):
+        for match in pattern.finditer(text):
+            symbol = match.group("symbol").split("@")[0].rstrip(".,")
+            if symbol in found or len(found) >= 20:
+                continue
+            if pattern is _UNDEFINED_REF:
+                demangled: Optional[str] = re.sub(r"\(.*", "", symbol) if "(" in symbol else symbol
+            else:
+                demangled = demangle(symbol)
+            kind, who = symbol_owner(symbol, demangled)
+            library = match.groupdict().get("lib")
+            found[symbol] = UndefinedSymbol(
+                symbol,
+                demangled if demangled != symbol else None,
+                who,
+                kind,
+                library.rsplit("/", 1)[-1] if library else None,
+            )
+    return list(found.values())

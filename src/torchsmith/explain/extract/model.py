@@ -1,0 +1,154 @@
+"""What a text states, as values: the shapes the extractors fill. Pure: no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Dict, List, Optional, Tuple
+
+__all__ = [
+    "CompilerMessage",
+    "Conflict",
+    "Environment",
+    "Extracted",
+    "Frame",
+    "GpuError",
+    "HttpFailure",
+    "MissingLibrary",
+    "PyException",
+    "UndefinedSymbol",
+]
+
+
+def _compact(value: Any) -> Any:
+    """JSON without the empty fields."""
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if v not in (None, "", [], {}, ())}
+    if isinstance(value, (list, tuple)):
+        return [_compact(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A traceback frame's file: which installed package it is in, under which Python."""
+
+    path: str
+    package: Optional[str] = None  # the top-level directory under site-packages / dist-packages
+    python: Optional[str] = None  # "3.10" from ".../python3.10/site-packages/..."
+
+
+@dataclass(frozen=True)
+class PyException:
+    type: str  # "RuntimeError", "torch.OutOfMemoryError"
+    message: str
+    packages: Tuple[str, ...] = ()  # the packages of the traceback's frames, outermost first
+
+
+@dataclass(frozen=True)
+class MissingLibrary:
+    """A shared library the loader could not open, and who provides it."""
+
+    soname: str
+    library: Optional[str] = None  # "CUDA runtime", "cuDNN"
+    major: Optional[str] = None  # the soname's version: the CUDA / cuDNN / ROCm major it belongs to
+    kind: Optional[str] = (
+        None  # cuda | cudnn | nccl | driver | torch | rocm | mkl | openmp | compiler | python
+    )
+    provider: Optional[str] = None
+    pip: Optional[str] = None
+    conda: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class UndefinedSymbol:
+    symbol: str
+    demangled: Optional[str] = None
+    owner: Optional[str] = None  # whose symbol: "PyTorch (c10)", "CUDA runtime", "NCCL"
+    owner_kind: Optional[str] = None
+    library: Optional[str] = None  # the library that asked for it
+
+
+@dataclass(frozen=True)
+class GpuError:
+    api: str  # cuda | cuda-driver | hip | nccl
+    name: Optional[str] = None
+    code: Optional[int] = None
+    message: Optional[str] = None
+    kind: Optional[str] = None  # arch | driver | memory | device | kernel | system | network | ...
+    meaning: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CompilerMessage:
+    tool: str  # nvcc | ptxas | gcc | g++ | clang | hipcc | cl | cicc | ld
+    text: str
+    target: Optional[str] = None  # "compute_120", "sm_90", "gfx1100"
+    missing_header: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One requirement a resolver reported: ``who`` needs ``wants`` (``who`` "user": you asked)."""
+
+    installer: str  # pip | uv | conda
+    who: str
+    wants: str
+
+
+@dataclass(frozen=True)
+class HttpFailure:
+    url: Optional[str]
+    status: Optional[str]  # "404", "403", "000" (conda: no connection), "ssl"
+    text: str
+
+
+@dataclass
+class Environment:
+    """The machine and the stack the text itself names."""
+
+    gpus: List[str] = field(default_factory=list)
+    capability: Optional[str] = None  # "8.6"
+    arch_list: List[str] = field(default_factory=list)  # the build's sm_ list as the text prints it
+    driver: Optional[str] = None
+    driver_cuda: Optional[str] = None  # the highest CUDA the driver supports (nvidia-smi)
+    cuda: Optional[str] = None  # the CUDA a build or toolkit names
+    torch: Optional[str] = None
+    torch_cuda: Optional[str] = None  # "12.1" from a +cu121 / torch.version.cuda
+    torch_cpu_only: Optional[bool] = None  # the text shows a CPU-only build (+cpu, torch.version.cuda None)
+    python: Optional[str] = None
+    platform: Optional[str] = None  # linux | windows | macos | wsl
+    machine: Optional[str] = None  # x86_64 | aarch64 | arm64
+    jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
+    rocm: Optional[str] = None
+    gfx: Optional[str] = None
+    toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
+
+
+@dataclass
+class Extracted:
+    exceptions: List[PyException] = field(default_factory=list)
+    frames: List[Frame] = field(default_factory=list)
+    libraries: List[MissingLibrary] = field(default_factory=list)
+    symbols: List[UndefinedSymbol] = field(default_factory=list)
+    gpu_errors: List[GpuError] = field(default_factory=list)
+    nccl: Dict[str, Any] = field(default_factory=dict)  # version, interfaces, warnings
+    compiler: List[CompilerMessage] = field(default_factory=list)
+    conflicts: List[Conflict] = field(default_factory=list)
+    not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
+    http: List[HttpFailure] = field(default_factory=list)
+    environment: Environment = field(default_factory=Environment)
+
+    def empty(self) -> bool:
+        return not any(getattr(self, f.name) for f in fields(self) if f.name != "environment") and not any(
+            v for v in asdict(self.environment).values()
+        )
+
+    def to_json(self) -> Dict[str, Any]:
+        data = _compact(asdict(self))
+        frames = data.pop("frames", [])
+        if frames:  # the packages and Pythons seen, not every frame
+            data["frame_packages"] = sorted({f["package"] for f in frames if f.get("package")})
+            pythons = sorted({f["python"] for f in frames if f.get("python")})
+            if pythons:
+                data["frame_pythons"] = pythons
+        return dict(data)

@@ -1,0 +1,81 @@
+"""Python tracebacks: the exception's type and message, and the packages of its frames. Pure."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Tuple
+
+from torchsmith.explain.extract.model import Frame, PyException
+
+__all__ = ["exceptions", "frames"]
+
+_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line \d+')
+_SITE = re.compile(
+    r"[\\/](?:python(?P<python>\d\.\d+)[\\/])?(?:site|dist)-packages[\\/](?P<package>[A-Za-z_][\w.-]*)"
+)
+_LIB_PYTHON = re.compile(r"[\\/]python(\d\.\d+)[\\/]")
+# "RuntimeError: ...", "torch.OutOfMemoryError: ...", "subprocess.CalledProcessError: ..."
+_EXCEPTION = re.compile(
+    r"^[ \t]*(?:\[rank\d+\]:\s*)?(?:E\s+)?"
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|"
+    r"Failure|NotFound|Unavailable))(?::[ \t]*(?P<message>[^\n]*))?$",
+    re.MULTILINE,
+)
+_MAX = 20
+
+
+def frames(text: str) -> List[Frame]:
+    """Every traceback frame's file, with its package and Python where the path shows them."""
+    found: List[Frame] = []
+    seen = set()
+    for match in _FRAME.finditer(text):
+        path = match.group("path")
+        if path in seen:
+            continue
+        seen.add(path)
+        site = _SITE.search(path)
+        python = site.group("python") if site and site.group("python") else None
+        if python is None:
+            lib = _LIB_PYTHON.search(path)
+            python = lib.group(1) if lib else None
+        package = site.group("package") if site else None
+        if package is not None:
+            package = re.sub(r"\.py$", "", package)
+        found.append(Frame(path, package, python))
+        if len(found) >= 200:
+            break
+    return found
+
+
+def _continuation(text: str, end: int) -> str:
+    """The lines after an exception line that continue its message (indented, or up to a blank)."""
+    lines: List[str] = []
+    for line in text[end : end + 2000].split("\n")[1:6]:
+        if not line.strip() or _EXCEPTION.match(line) or line.startswith(("Traceback", "  File ")):
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
+def exceptions(text: str, found_frames: List[Frame]) -> List[PyException]:
+    """The exceptions the text raises, last (the one that ended the program) kept last."""
+    out: List[PyException] = []
+    seen: List[Tuple[str, str]] = []
+    packages = tuple(dict.fromkeys(f.package for f in found_frames if f.package))
+    for match in _EXCEPTION.finditer(text):
+        kind = match.group("type")
+        message = (match.group("message") or "").strip()
+        if not message:
+            message = _continuation(text, match.end())
+        elif len(message) < 200:
+            more = _continuation(text, match.end())
+            if more and not more.startswith(("During handling", "The above exception")):
+                message = f"{message} {more}"[:600]
+        key = (kind, message[:200])
+        if key in seen:
+            continue
+        seen.append(key)
+        out.append(PyException(kind, message[:600], packages))
+        if len(out) >= _MAX:
+            break
+    return out

@@ -1,0 +1,81 @@
+"""One message, however it was split over lines. Pure: no I/O.
+
+A terminal wraps a long line at its width, a logger prefixes every line it writes (a timestamp
+and level, ``[rank0]:``, a Docker build step), a traceback indents a message's continuation. The
+message is still one message: :func:`unwrap` gives the text with every line's prefix removed and
+the lines joined, plus the way back from a position in it to the original text, so a match found
+there is reported on the line it starts in the original.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import List, Tuple
+
+__all__ = ["MAX_LINES", "Unwrapped", "unwrap"]
+
+# A wrapped message spans at most this many original lines; a match over more is two messages.
+MAX_LINES = 4
+# Terminal widths a hard wrap cuts at (a word may be cut in two there).
+_WIDTHS = frozenset({80, 100, 120, 132, 140, 150, 160, 200})
+# What loggers and runners put before every line.
+_PREFIX = re.compile(
+    r"^(?:"
+    r"\s*\[(?:rank|default)\d+\]:?"  # torchrun / torch.distributed
+    r"|\s*\d{4}-\d\d-\d\d[ T][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?(?:\s*[|\-]?\s*(?:[A-Z]{4,8}|[A-Z]))?\s*[|:\-]?"
+    r"|\s*#\d+ \d+\.\d+"  # docker buildkit: "#12 3.456 "
+    r"|\s*\w[\w.-]*\s*\|"  # docker compose: "service  | "
+    r"|\s*E {2,}"  # pytest's failure lines
+    r"|\s*(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL)\s*[:|]"
+    r")?[ \t]*"
+)
+
+
+@dataclass(frozen=True)
+class Unwrapped:
+    text: str
+    # (position in text, position in the original) at the start of each joined piece
+    _marks: Tuple[Tuple[int, int], ...]
+    _starts: Tuple[int, ...]
+
+    def original(self, position: int) -> int:
+        """The original text's position of ``position`` in the unwrapped text."""
+        index = bisect_right(self._starts, position) - 1
+        joined, original = self._marks[max(index, 0)]
+        return original + (position - joined)
+
+
+def _joiner(line: str, following: str) -> str:
+    """ "" where a terminal cut a word in two at its width, else one space."""
+    if len(line) in _WIDTHS and line[-1:].isalnum() and following[:1].isalnum():
+        return ""
+    return " "
+
+
+def unwrap(text: str) -> Unwrapped:
+    """The text as one line: prefixes stripped, lines joined (see the module's docstring)."""
+    pieces: List[str] = []
+    marks: List[Tuple[int, int]] = []
+    length = 0
+    position = 0
+    previous = ""
+    for line in text.split("\n"):
+        stripped = line.rstrip("\r")
+        prefix = _PREFIX.match(stripped)
+        skip = prefix.end() if prefix else 0
+        body = stripped[skip:].rstrip()
+        if body:
+            if pieces:
+                glue = _joiner(previous, body)
+                pieces.append(glue)
+                length += len(glue)
+            marks.append((length, position + skip))
+            pieces.append(body)
+            length += len(body)
+            previous = stripped
+        position += len(line) + 1
+    if not marks:
+        marks.append((0, 0))
+    return Unwrapped("".join(pieces), tuple(marks), tuple(m[0] for m in marks))

@@ -1,0 +1,115 @@
+"""Say what was read in a text, and what to check next, when no known failure explains it.
+
+No cause is guessed: each line states a fact the text holds, and each check is the command that
+tells the next fact apart (where the library is, which torch is installed, what the URL answers).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain.extract.model import Extracted
+
+__all__ = ["next_checks", "read_lines"]
+
+
+def _environment_line(extracted: Extracted) -> str:
+    env = extracted.environment
+    parts = []
+    if env.gpus:
+        parts.append("GPU " + ", ".join(env.gpus))
+    for label, value in (
+        ("compute capability", env.capability),
+        ("driver", env.driver),
+        ("driver's CUDA", env.driver_cuda),
+        ("torch", env.torch),
+        ("torch's CUDA", env.torch_cuda),
+        ("CUDA", env.cuda),
+        ("ROCm", env.rocm),
+        ("gfx", env.gfx),
+        ("Python", env.python),
+        ("platform", env.platform),
+        ("CPU", env.machine),
+        ("Jetson", env.jetson),
+    ):
+        if value:
+            parts.append(f"{label} {value}")
+    if env.torch_cpu_only:
+        parts.append("a CPU-only torch build")
+    parts.extend(f"{tool} {version}" for tool, version in env.toolchain.items())
+    return "The text names: " + "; ".join(parts) if parts else ""
+
+
+def read_lines(extracted: Extracted) -> List[str]:
+    """One line per fact the text states, most telling first."""
+    lines: List[str] = []
+    for error in extracted.gpu_errors:
+        name = error.name or error.message or "?"
+        code = f" ({error.code})" if error.code is not None else ""
+        meaning = f": {error.meaning or error.message}" if (error.meaning or error.message) else ""
+        lines.append(f"{error.api.upper()} error {name}{code}{meaning}")
+    for library in extracted.libraries:
+        who = f" ({library.library}, from {library.provider})" if library.library else ""
+        lines.append(f"The loader could not open {library.soname}{who}")
+    for symbol in extracted.symbols:
+        owner = f", a symbol of {symbol.owner}" if symbol.owner else ""
+        where = f" (asked for by {symbol.library})" if symbol.library else ""
+        lines.append(f"Undefined symbol {symbol.demangled or symbol.symbol}{owner}{where}")
+    lines.extend(f"{m.tool}: {m.text}" for m in extracted.compiler[:5])
+    lines.extend(f"{c.installer}: {c.who} needs {c.wants}" for c in extracted.conflicts[:8])
+    lines.extend(f"No index or channel has {req}" for req in extracted.not_found[:5])
+    lines.extend(
+        f"Request failed: {h.status or ''} {h.url or h.text}".replace("  ", " ") for h in extracted.http[:5]
+    )
+    if extracted.nccl.get("warnings"):
+        lines.append("NCCL warns: " + "; ".join(extracted.nccl["warnings"][:3]))
+    if extracted.exceptions:
+        last = extracted.exceptions[-1]
+        lines.append(f"The program ended with {last.type}: {last.message[:200]}".rstrip(": "))
+    packages = sorted({f.package for f in extracted.frames if f.package})
+    if packages:
+        lines.append("Packages in the traceback: " + ", ".join(packages[:10]))
+    environment = _environment_line(extracted)
+    if environment:
+        lines.append(environment)
+    return lines
+
+
+def next_checks(extracted: Extracted) -> List[str]:
+    """The commands that tell the next fact apart, from what the text states."""
+    checks: List[str] = []
+    for library in extracted.libraries[:3]:
+        checks.append(
+            f"ldconfig -p | grep {library.soname.split('.so')[0]}  (is {library.soname} on the "
+            f"loader's path?)"
+        )
+        if library.pip:
+            checks.append(f"pip show {library.pip}  (the pip package that ships it)")
+    for symbol in extracted.symbols[:2]:
+        if symbol.library:
+            checks.append(
+                f"ldd -r <path of {symbol.library}> | grep undefined  (which library should define "
+                f"{symbol.symbol})"
+            )
+    if extracted.symbols or extracted.compiler:
+        checks.append(
+            'python -c "import torch; print(torch.__version__, torch.version.cuda)"; '
+            "nvcc --version; gcc --version"
+        )
+    for failure in extracted.http[:2]:
+        if failure.url:
+            checks.append(f"curl -sSI {failure.url}  (what the server answers now)")
+    for requirement in extracted.not_found[:2]:
+        checks.append(
+            f"pip index versions {requirement.split('=')[0].split('<')[0].split('>')[0]}  "
+            f"(which versions the configured index has)"
+        )
+    if extracted.nccl:
+        checks.append(
+            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: rerun and read which interface and "
+            "transport NCCL picks on each node"
+        )
+    if any(e.kind == "kernel" for e in extracted.gpu_errors):
+        checks.append("CUDA_LAUNCH_BLOCKING=1: rerun so the error points at the kernel that failed")
+    return list(dict.fromkeys(checks))

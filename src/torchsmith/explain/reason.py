@@ -1,0 +1,296 @@
+"""Reason about the facts a text states with the rules plan and doctor use. Pure: no I/O.
+
+The extracted facts (:mod:`.extract`) describe a machine and a stack: its GPU's capability, the
+driver, the torch build. :func:`conclusions` asks the compat core what follows ("this build
+carries no sm_120; the release that does is 2.7.0 (cu128)"; "driver 470 supports CUDA 11.4, this
+build needs 12.1"; "package A pins torch==X; the release of A for torch Y is ..."), and
+:func:`contradiction` says when the text holds evidence against a signature's cause, so that
+signature does not fire. Each check is named in the signature's ``contradicted_by``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.kb import KnowledgeBase
+from torchsmith.versions import version_tuple
+
+__all__ = ["CONTRADICTION_CHECKS", "capability", "conclusions", "contradiction", "plan_flags"]
+
+
+# --- the machine the text describes ------------------------------------------------------------
+
+
+def capability(env: Environment, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU's compute capability: stated, or known from the GPU's name."""
+    stated = facts.get("capability") if isinstance(facts.get("capability"), str) else env.capability
+    if stated and parse_cc(stated):
+        return str(stated)
+    arch = facts.get("arch")
+    if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}", arch):
+        digits = arch[3:]
+        return f"{digits[:-1]}.{digits[-1]}"
+    if kb is not None:
+        for name in env.gpus:
+            model = kb.gpu_by_name(name)
+            if model is not None:
+                return model.compute_capability
+    return None
+
+
+def _build_cuda(env: Environment, facts: Mapping[str, Any]) -> Optional[str]:
+    for key in ("runtime_cuda", "built_cuda", "torch_cuda"):
+        value = facts.get(key)
+        if isinstance(value, str) and parse_cc(value):
+            return value
+    return env.torch_cuda
+
+
+def _system(env: Environment) -> str:
+    return "windows" if env.platform in ("windows", "wsl") else "linux"
+
+
+def plan_flags(env: Environment, kb: Optional[KnowledgeBase]) -> str:
+    """``torchsmith plan`` flags describing the machine the text names ("" when it names none)."""
+    flags: List[str] = []
+    cc = capability(env, {}, kb)
+    if cc:
+        name = env.gpus[0] if env.gpus else ""
+        flags.append(f"--gpu '{cc}:{name}'" if name else f"--gpu {cc}")
+    if env.driver:
+        flags.append(f"--driver {env.driver}")
+    elif env.driver_cuda:
+        flags.append(f"--driver-cuda {env.driver_cuda}")
+    if env.python:
+        flags.append(f"--python {env.python}")
+    return " ".join(flags)
+
+
+# --- what the rules say about it -----------------------------------------------------------------
+
+
+def _arch_list(env: Environment, facts: Mapping[str, Any]) -> List[str]:
+    listed = facts.get("arch_list")
+    if isinstance(listed, list) and listed:
+        return [str(a) for a in listed]
+    return list(env.arch_list)
+
+
+def _release_variant(env: Environment, kb: KnowledgeBase) -> Tuple[Optional[str], Optional[Any]]:
+    """The torch release and variant the text names (``2.1.0+cu118``), when the data has them."""
+    if not env.torch:
+        return None, None
+    base = env.torch.split("+")[0]
+    release = kb.release(base)
+    if release is None:
+        return base, None
+    wanted = None
+    if env.torch_cuda:
+        digits = env.torch_cuda.replace(".", "")
+        wanted = f"cu{digits}"
+    variant = release.variant(wanted) if wanted else None
+    return base, variant
+
+
+def _releases_with(cc: Tuple[int, int], kb: KnowledgeBase, platform: str) -> List[Tuple[str, str]]:
+    """(release, variant) of every build in the data with compiled (SASS) code for ``cc``, oldest
+    first; PTX a driver may JIT is not counted: the text already shows it did not serve."""
+    found: Dict[str, str] = {}
+    for release in kb.table("releases"):
+        for variant in release.variants:
+            kernel = kernel_for(cc, variant.sass(platform))
+            if kernel is not None:
+                found.setdefault(release.version, variant.name)
+    return sorted(found.items(), key=lambda item: version_tuple(item[0]))
+
+
+def _release_that_does(cc: Tuple[int, int], kb: KnowledgeBase, platform: str, torch: Optional[str]) -> str:
+    carrying = _releases_with(cc, kb, platform)
+    if not carrying:
+        return "no release in torchsmith's data carries it"
+    first, newest = carrying[0], carrying[-1]
+    if torch and version_tuple(torch) < version_tuple(first[0]):
+        return f"the first release that does is {first[0]} ({first[1]})"
+    return f"the newest release that does is {newest[0]} ({newest[1]})"
+
+
+def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    cc_text = capability(env, facts, kb)
+    cc = parse_cc(cc_text)
+    if cc is None or cc_text is None:
+        return None
+    platform = (
+        "windows-x86_64"
+        if env.platform == "windows"
+        else ("linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64")
+    )
+    listed = _arch_list(env, facts)
+    base, variant = _release_variant(env, kb)
+    if listed:
+        if kernel_for(cc, listed) is not None:
+            return None
+        build = f"this build (arch list {' '.join(listed)})"
+    elif variant is not None and variant.sass(platform):
+        if kernel_for(cc, variant.sass(platform), variant.ptx(platform)) is not None:
+            return None
+        build = f"torch {base} ({variant.name})"
+    else:
+        return None
+    where = _release_that_does(cc, kb, platform, base)
+    return f"{build} carries no {sm_arch(cc_text)} code for this GPU; {where}"
+
+
+def _driver_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    cuda = _build_cuda(env, facts)
+    driver = env.driver or (facts.get("driver") if isinstance(facts.get("driver"), str) else None)
+    if not cuda or not (driver or env.driver_cuda):
+        return None
+    support = driver_support(kb.cuda_release(cuda), cuda, _system(env), driver, env.driver_cuda)
+    if support.mode != "too-old":
+        return None
+    have = (kb.driver_max_cuda(driver, _system(env)) if driver else env.driver_cuda) or "an older CUDA"
+    need = f"; CUDA {cuda} needs driver {support.full} or newer" if support.full else ""
+    who = f"driver {driver}" if driver else "the driver"
+    return f"{who} supports CUDA up to {have}, and this build is for CUDA {cuda}{need}"
+
+
+def _pin_conclusions(extracted: Extracted, kb: KnowledgeBase) -> List[str]:
+    """ "package A pins torch==X; the release of A that pairs with torch Y is ..." from the data."""
+    out: List[str] = []
+    wanted = [c.wants for c in extracted.conflicts if c.who in ("user", "installed")]
+    torch_wanted = next(
+        (re.sub(r"^torch\s*(?:==|\s)\s*", "", w) for w in wanted if w.startswith("torch")), None
+    )
+    for conflict in extracted.conflicts:
+        pin = re.match(r"torch\s*==\s*([\d.]+)", conflict.wants)
+        who = re.match(r"([A-Za-z][\w.\-]*?)[-= ]+v?(\d[\w.]*)", conflict.who)
+        if not pin or not who or who.group(1).lower() == "torch":
+            continue
+        text = f"{who.group(1)} {who.group(2)} pins torch=={pin.group(1)}"
+        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pin.group(1)):
+            pairs = [
+                r
+                for r in kb.torch_requirements(who.group(1).lower())
+                if r.torch.lstrip("=") == torch_wanted.split("+")[0]
+            ]
+            if pairs:
+                text += (f"; the release of {who.group(1)} that pairs with torch {torch_wanted} "
+                         f"is {pairs[0].version}")
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def _library_conclusions(extracted: Extracted) -> List[str]:
+    out = []
+    env = extracted.environment
+    for library in extracted.libraries:
+        if (library.kind == "cuda" and library.major and env.torch_cuda
+                and library.major.split(".")[0] != env.torch_cuda.split(".")[0]):
+            out.append(
+                f"{library.soname} belongs to CUDA {library.major}, but the torch build is for CUDA "
+                f"{env.torch_cuda}: two CUDA majors are mixed in one process"
+            )
+    for symbol in extracted.symbols:
+        if (
+            symbol.owner_kind == "torch"
+            and symbol.library
+            and not symbol.library.startswith(("libtorch", "libc10"))
+        ):
+            out.append(
+                f"{symbol.library} asks for {symbol.demangled or symbol.symbol}, a symbol of {symbol.owner}: "
+                f"it was built against another torch than the one installed"
+            )
+    return out
+
+
+def conclusions(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> List[str]:
+    """What the rules conclude from the text's facts (and a signature's own facts)."""
+    if kb is None:
+        return _library_conclusions(extracted)
+    env = extracted.environment
+    out = [text for text in (_arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
+    return out + _pin_conclusions(extracted, kb) + _library_conclusions(extracted)
+
+
+# --- evidence against a cause ------------------------------------------------------------------
+
+
+def _arch_present(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The build's own arch list (as the text prints it) has code for the GPU."""
+    env = extracted.environment
+    cc_text = capability(env, facts, kb)
+    cc = parse_cc(cc_text)
+    listed = _arch_list(env, facts)
+    if cc is None or cc_text is None or not listed:
+        return None
+    kernel = kernel_for(cc, [a for a in listed if a.startswith("sm_")])
+    if kernel is None or kernel.how != "sass":  # PTX the driver may JIT proves nothing here
+        return None
+    return (
+        f"the build's arch list ({' '.join(listed)}) has {kernel.name} code for this {sm_arch(cc_text)} GPU"
+    )
+
+
+def _driver_enough(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The driver the text shows fully supports the CUDA the build needs."""
+    env = extracted.environment
+    cuda = _build_cuda(env, facts)
+    if not cuda or kb is None or not (env.driver or env.driver_cuda):
+        return None
+    support = driver_support(kb.cuda_release(cuda), cuda, _system(env), env.driver, env.driver_cuda)
+    if support.mode != "full":
+        return None
+    shown = f"driver {env.driver}" if env.driver else f"a driver for CUDA {env.driver_cuda}"
+    return f"the text shows {shown}, which supports CUDA {cuda}"
+
+
+def _virtual_cuda_enough(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """conda's __cuda (from the driver) is at least what the package needs."""
+    have, need = facts.get("cuda_have"), facts.get("cuda_needed")
+    if (isinstance(have, str) and isinstance(need, str) and parse_cc(have) and parse_cc(need)
+            and version_tuple(have) >= version_tuple(need)):
+        return f"__cuda {have} meets the required {need}"
+    return None
+
+
+def _cuda_build_shown(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The build the error comes from is a CUDA build (torch.version.cuda printed beside it)."""
+    env = extracted.environment
+    if env.torch_cpu_only or not env.torch or not env.torch_cuda or not Variant.parse(f"cu{env.torch_cuda}"):
+        return None
+    if "+cu" not in env.torch:
+        return None
+    return f"the text shows a CUDA build of torch ({env.torch})"
+
+
+CONTRADICTION_CHECKS: Dict[
+    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
+] = {
+    "arch_present": _arch_present,
+    "driver_enough": _driver_enough,
+    "virtual_cuda_enough": _virtual_cuda_enough,
+    "cuda_build_shown": _cuda_build_shown,
+}
+
+
+def contradiction(
+    checks: Sequence[str], extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The first evidence in the text against a cause (its signature's ``contradicted_by``)."""
+    for name in checks:
+        evidence = CONTRADICTION_CHECKS[name](extracted, facts, kb)
+        if evidence:
+            return evidence
+    return None

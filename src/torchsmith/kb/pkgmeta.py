@@ -1,0 +1,414 @@
+"""A package's published metadata, read as data: what it asks of torch and what it ships.
+
+Pure parsers, no I/O (:mod:`torchsmith.kb.metaread` fetches):
+
+- an index page, PEP 691 JSON or PEP 503 HTML (with the PEP 658/714 ``core-metadata`` and
+  ``requires-python`` attributes) -> :class:`IndexFile` rows;
+- a core-metadata file (``METADATA``: ``Requires-Dist``, ``Requires-Python``);
+- a wheel file name -> its tags and the platforms they install on;
+- a torch/CUDA build encoded in a local version or file name (``+pt28cu128``,
+  ``cu12torch2.8cxx11abiTRUE``, ``+cu121``, ``torch2.4-cu121``) -> :class:`TorchBuild`.
+
+:class:`PackageRecord` is one package as the shipped snapshot (``package_meta.json``) and a
+live read both hold it: per release, the torch-stack requirements, Requires-Python, the wheel
+tags, whether a source distribution exists, and where and when it was read.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import urllib.parse
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__all__ = [
+    "STACK",
+    "IndexFile",
+    "PackageRecord",
+    "ReleaseRecord",
+    "TorchBuild",
+    "parse_core_metadata",
+    "parse_index_page",
+    "tag_platforms",
+    "torch_build",
+]
+
+# Requirements kept from Requires-Dist: the ones that decide which torch a package runs with.
+STACK = ("torch", "torchvision", "torchaudio", "triton", "pytorch-triton", "pytorch-triton-rocm",
+         "numpy", "xformers", "flash-attn", "mmcv", "mmengine")
+
+_CANONICAL = re.compile(r"[-_.]+")
+
+
+def canonical(name: str) -> str:
+    return _CANONICAL.sub("-", name).lower()
+
+
+@dataclass(frozen=True)
+class TorchBuild:
+    """The torch and accelerator a wheel was built for, as its label encodes them."""
+
+    torch: str = ""  # "2.8" ("" when the label names no torch)
+    cuda: str = ""  # "12.8", or "12" when only the major is named (flash-attn's cu12)
+    rocm: str = ""
+    cpu: bool = False
+
+    def fits(self, torch_version: str, variant_kind: str, cuda: Optional[str], rocm: Optional[str]) -> bool:
+        """Whether a torch release (public version) of that build can load this wheel."""
+        if self.torch and not _same_series(self.torch, torch_version):
+            return False
+        if self.cuda:
+            if variant_kind != "cuda" or not cuda:
+                return False
+            return cuda == self.cuda or ("." not in self.cuda and cuda.split(".")[0] == self.cuda)
+        if self.rocm:
+            return variant_kind == "rocm" and bool(rocm) and (rocm or "").startswith(self.rocm)
+        if self.cpu:
+            return variant_kind == "cpu"
+        return True
+
+    @property
+    def label(self) -> str:
+        accel = (f"CUDA {self.cuda}" if self.cuda else f"ROCm {self.rocm}" if self.rocm
+                 else "CPU" if self.cpu else "")
+        return " + ".join(p for p in (f"torch {self.torch}" if self.torch else "", accel) if p)
+
+
+def _same_series(series: str, version: str) -> bool:
+    """A build against torch 2.8 (or 2.8.0) loads in every 2.8.x: same major.minor."""
+    return series.split(".")[:2] == version.split("+", maxsplit=1)[0].split(".")[:2]
+
+
+_TORCH_DOTTED = re.compile(r"(?:^|[^a-z])(?:pt|torch)[-_]?(\d+)\.(\d+)(?:\.(\d+))?", re.IGNORECASE)
+_TORCH_PACKED = re.compile(r"(?:^|[^a-z])(?:pt|torch)(\d)(\d{1,2})(?!\d)", re.IGNORECASE)
+_CUDA = re.compile(r"(?:^|[^a-z])cu(?:da)?[-_]?(\d{1,3})(?:\.(\d))?(?!\d)", re.IGNORECASE)
+_ROCM = re.compile(r"rocm[-_]?(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
+_CPU = re.compile(r"(?:^|[^a-z])cpu(?:$|[^a-z])", re.IGNORECASE)
+
+
+def torch_build(label: str) -> Optional[TorchBuild]:
+    """The build a local version / file name / URL path encodes, or None when it names none.
+
+    ``pt28cu128`` -> torch 2.8 + CUDA 12.8; ``cu12torch2.8cxx11abiTRUE`` -> torch 2.8 + CUDA 12;
+    ``cu121`` -> CUDA 12.1; ``torch2.4.0+cu121`` -> torch 2.4.0 + CUDA 12.1; ``rocm6.2`` -> ROCm.
+    """
+    text = label.replace("%2B", "+").replace("%2b", "+")
+    if "+" in text:  # a file name: only its local label says the build (not ``torch-2.5.1`` itself)
+        text = text.split("+", 1)[1]
+    torch = ""
+    dotted = _TORCH_DOTTED.search(text)
+    if dotted:
+        torch = ".".join(g for g in dotted.groups() if g is not None)
+    else:
+        packed = _TORCH_PACKED.search(text)
+        if packed:
+            torch = f"{packed.group(1)}.{packed.group(2)}"
+    cuda = ""
+    found = _CUDA.search(text)
+    if found:
+        digits, minor = found.group(1), found.group(2)
+        if minor is not None:
+            cuda = f"{digits}.{minor}"
+        elif len(digits) <= 2 and (digits.startswith("1") and len(digits) == 2):
+            cuda = digits  # "cu12": any CUDA 12
+        elif len(digits) >= 2:
+            cuda = f"{digits[:-1]}.{digits[-1]}"  # "cu128" -> 12.8, "cu92" -> 9.2
+    rocm_found = _ROCM.search(text)
+    rocm = rocm_found.group(1) if rocm_found else ""
+    cpu = bool(_CPU.search(text)) and not cuda and not rocm
+    if not (torch or cuda or rocm or cpu):
+        return None
+    return TorchBuild(torch, cuda, rocm, cpu)
+
+
+# --- wheel tags ---------------------------------------------------------------------------
+
+_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "arm64",
+         "universal2": "universal2", "intel": "x86_64"}
+
+
+def tag_platforms(platform_tag: str) -> Tuple[str, ...]:
+    """Our platform names one wheel platform tag installs on (``any`` -> every platform)."""
+    platforms: List[str] = []
+    for tag in platform_tag.split("."):
+        if tag == "any":
+            return ("any",)
+        if tag.startswith(("manylinux", "linux", "musllinux")):
+            arch = "x86_64" if tag.endswith("x86_64") else "aarch64" if tag.endswith("aarch64") else ""
+            if arch:
+                platforms.append(f"linux-{arch}")
+        elif tag == "win_amd64":
+            platforms.append("windows-x86_64")
+        elif tag == "win_arm64":
+            platforms.append("windows-arm64")
+        elif tag.startswith("macosx"):
+            arch = tag.rsplit("_", 1)[-1]
+            if arch in ("arm64", "universal2"):
+                platforms.append("macos-arm64")
+            if arch in ("x86_64", "intel", "universal2"):
+                platforms.append("macos-x86_64")
+    return tuple(dict.fromkeys(platforms))
+
+
+def glibc_of(platform_tag: str) -> Optional[Tuple[int, int]]:
+    """The glibc a manylinux tag needs (manylinux2014 -> 2.17), None for others."""
+    legacy = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+    for tag in platform_tag.split("."):
+        for prefix, floor in legacy.items():
+            if tag.startswith(prefix + "_"):
+                return floor
+        match = re.match(r"^manylinux_(\d+)_(\d+)_", tag)
+        if match:
+            return int(match.group(1)), int(match.group(2))
+    return None
+
+
+def python_fits(python_tag: str, abi: str, python: str) -> bool:
+    """Whether a wheel's Python/ABI tags install on ``python`` ("3.11", "3.13t"), as pip's
+    compatible-tag list has it (``py39`` and ``cp39-abi3`` install on every later 3.x)."""
+    free = python.endswith("t")
+    major, _, minor_text = python.rstrip("t").partition(".")
+    if not minor_text.isdigit():
+        return False
+    minor = int(minor_text)
+    for tag in python_tag.split("."):
+        generic = re.match(r"^py(\d)(\d*)$", tag)
+        if generic and generic.group(1) == major and abi == "none" and (
+                not generic.group(2) or int(generic.group(2)) <= minor):
+            return True
+        cp = re.match(r"^cp(\d)(\d+)$", tag)
+        if not cp or cp.group(1) != major:
+            continue
+        if abi == "abi3" and not free and int(cp.group(2)) <= minor:
+            return True
+        if int(cp.group(2)) == minor and (abi == "none" or abi.endswith("t") == free):
+            return True
+    return False
+
+
+# --- index pages ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """One file an index page lists."""
+
+    filename: str
+    url: str
+    requires_python: str = ""
+    core_metadata: bool = False  # PEP 658/714: ``<url>.metadata`` exists
+    uploaded: str = ""
+    yanked: bool = False
+
+
+_ANCHOR = re.compile(r"<a\b([^>]*)>([^<]*)</a>", re.IGNORECASE)
+_ATTR = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def parse_index_page(text: str, page_url: str) -> List[IndexFile]:
+    """The files of a project page: PEP 691 JSON when the body is JSON, else PEP 503 HTML."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return _parse_json_page(json.loads(stripped), page_url)
+    files: List[IndexFile] = []
+    for attributes, label in _ANCHOR.findall(text):
+        attrs = {m.group(1).lower(): html.unescape(m.group(2) if m.group(2) is not None else m.group(3))
+                 for m in _ATTR.finditer(attributes)}
+        href = attrs.get("href")
+        if not href:
+            continue
+        url = urllib.parse.urljoin(page_url, href)
+        name = urllib.parse.unquote(url.split("#")[0].rsplit("/", 1)[-1]) or html.unescape(label.strip())
+        metadata = attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata", "false"))
+        files.append(IndexFile(name, url.split("#")[0], attrs.get("data-requires-python", ""),
+                               metadata not in ("", "false"), "", "data-yanked" in attrs))
+    return files
+
+
+def _parse_json_page(data: Dict[str, Any], page_url: str) -> List[IndexFile]:
+    files: List[IndexFile] = []
+    for entry in data.get("files", ()):
+        if not isinstance(entry, dict) or not entry.get("filename") or not entry.get("url"):
+            continue
+        metadata = entry.get("core-metadata", entry.get("dist-info-metadata", False))
+        files.append(IndexFile(str(entry["filename"]), urllib.parse.urljoin(page_url, str(entry["url"])),
+                               str(entry.get("requires-python") or ""), bool(metadata),
+                               str(entry.get("upload-time") or "")[:10], bool(entry.get("yanked"))))
+    return files
+
+
+def parse_core_metadata(text: str) -> Tuple[Tuple[str, ...], str]:
+    """(Requires-Dist lines on the torch stack, Requires-Python) of a METADATA file."""
+    headers = HeaderParser().parsestr(text, headersonly=True)
+    kept = tuple(r.strip() for r in headers.get_all("Requires-Dist") or () if _on_stack(r))
+    return kept, (headers.get("Requires-Python") or "").strip()
+
+
+def _on_stack(requirement: str) -> bool:
+    match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return match is not None and canonical(match.group(1)) in STACK
+
+
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)"
+                    r"-(?P<plat>[^-]+)\.whl$")
+_SDIST = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^-]*)\.(?:tar\.gz|zip|tar\.bz2)$")
+
+
+def split_filename(filename: str) -> Optional[Tuple[str, str, str]]:
+    """(name, version, tag or "" for a source distribution), or None for other files."""
+    wheel = _WHEEL.match(filename)
+    if wheel:
+        return (canonical(wheel.group("name")), wheel.group("version"),
+                f"{wheel.group('py')}-{wheel.group('abi')}-{wheel.group('plat')}")
+    sdist = _SDIST.match(filename)
+    if sdist:
+        return canonical(sdist.group("name")), sdist.group("version"), ""
+    return None
+
+
+# --- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseRecord:
+    """One published version (its local label kept: ``2.1.2+pt28cu128`` is its own release)."""
+
+    version: str
+    requires: Tuple[str, ...] = ()  # Requires-Dist on the torch stack
+    requires_python: str = ""
+    wheels: Tuple[str, ...] = ()  # "cp311-cp311-manylinux_2_28_x86_64"
+    sdist: bool = False
+    metadata: str = "none"  # where ``requires`` came from: "pep658", "wheel", "none" (unread)
+    uploaded: str = ""
+    url: str = ""  # where its files are listed, when not the package's page (a find-links page)
+    project: str = ""  # the project's name, which may encode the build too (spconv-cu120)
+
+    @property
+    def public(self) -> str:
+        return self.version.split("+", 1)[0]
+
+    @property
+    def build(self) -> Optional[TorchBuild]:
+        """The build its local label encodes, else its page's URL, else its project's name (a
+        name such as ``spconv-cu120`` bundles its own CUDA runtime: any torch of that CUDA major)."""
+        for label in (self.version.partition("+")[2], self.url):
+            found = torch_build(label) if label else None
+            if found is not None:
+                return found
+        named = torch_build(self.project) if self.project else None
+        if named is not None and named.cuda:
+            return TorchBuild(named.torch, named.cuda.split(".")[0], named.rocm, named.cpu)
+        return named
+
+    def requirement(self, name: str) -> str:
+        """The specifier of Requires-Dist on ``name`` outside any extra ("" when none)."""
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        specs: List[str] = []
+        for text in self.requires:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if canonical(req.name) != name or (req.marker is not None and "extra" in str(req.marker)):
+                continue
+            specs.append(str(req.specifier) or "*")
+        return ",".join(s for s in specs if s != "*") or ("*" if specs else "")
+
+    def installs_on(self, platform: str, python: str, glibc: Optional[Tuple[int, int]] = None) -> bool:
+        """A wheel of this release installs on ``platform`` + ``python`` (and glibc)."""
+        for tag in self.wheels:
+            py, abi, plat = tag.split("-", 2)
+            platforms = tag_platforms(plat)
+            if "any" not in platforms and platform not in platforms:
+                continue
+            floor = glibc_of(plat)
+            if glibc is not None and floor is not None and floor > glibc:
+                continue
+            if python_fits(py, abi, python):
+                return True
+        return False
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"version": self.version}
+        for key in ("requires", "requires_python", "wheels", "sdist", "metadata", "uploaded", "url"):
+            value = getattr(self, key)
+            if value:
+                out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @staticmethod
+    def from_json(data: Dict[str, Any]) -> ReleaseRecord:
+        return ReleaseRecord(str(data["version"]), tuple(data.get("requires", ())),
+                             str(data.get("requires_python", "")), tuple(data.get("wheels", ())),
+                             bool(data.get("sdist", False)), str(data.get("metadata", "none")),
+                             str(data.get("uploaded", "")), str(data.get("url", "")))
+
+
+@dataclass(frozen=True)
+class PackageRecord:
+    """A package's releases as read from an index page, with where and when."""
+
+    name: str
+    source: str  # the page read
+    retrieved: str  # the date it was read
+    releases: Tuple[ReleaseRecord, ...]  # newest first
+    live: bool = False  # read now, not from the shipped snapshot
+
+    @property
+    def companion(self) -> bool:
+        """Its wheels encode a torch/CUDA build: it pairs with one torch build."""
+        return any(r.build is not None for r in self.releases)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"name": self.name, "source": self.source, "retrieved": self.retrieved,
+                "releases": [r.to_json() for r in self.releases]}
+
+    @staticmethod
+    def from_json(data: Dict[str, Any], live: bool = False) -> PackageRecord:
+        name = canonical(str(data["name"]))
+        return PackageRecord(name, str(data["source"]), str(data["retrieved"]),
+                             tuple(_named(ReleaseRecord.from_json(r), name) for r in data["releases"]), live)
+
+
+def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
+    from dataclasses import replace
+
+    return replace(release, project=project) if torch_build(project) is not None else release
+
+
+def records_from_files(name: str, files: Sequence[IndexFile], source: str, retrieved: str,
+                       metadata: Dict[str, Tuple[Tuple[str, ...], str, str]]) -> PackageRecord:
+    """Group a page's files by version (local label kept); ``metadata``: version ->
+    (requires, requires_python, how it was read)."""
+    from packaging.version import InvalidVersion, Version
+
+    by_version: Dict[str, Dict[str, Any]] = {}
+    for entry in files:
+        split = split_filename(entry.filename)
+        if split is None or split[0] != canonical(name) or entry.yanked:
+            continue
+        _, version, tag = split
+        row = by_version.setdefault(version, {"wheels": [], "sdist": False, "rp": "", "up": "",
+                                              "url": ""})
+        if tag:
+            row["wheels"].append(tag)
+        else:
+            row["sdist"] = True
+        row["rp"] = row["rp"] or entry.requires_python
+        row["up"] = max(row["up"], entry.uploaded)
+    releases: List[ReleaseRecord] = []
+    for version, row in by_version.items():
+        try:
+            Version(version)
+        except InvalidVersion:
+            continue
+        requires, requires_python, how = metadata.get(version, ((), "", "none"))
+        releases.append(_named(ReleaseRecord(version, requires, requires_python or row["rp"],
+                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"]),
+                               canonical(name)))
+    releases.sort(key=lambda r: Version(r.version), reverse=True)
+    return PackageRecord(canonical(name), source, retrieved, tuple(releases))

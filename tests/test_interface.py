@@ -1,0 +1,154 @@
+"""What people see: commands as written, one-line usage errors, flags where they type them."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from torchsmith import __version__
+from torchsmith.cli import main
+from torchsmith.cli.explain import fix_lines
+from torchsmith.output import ExitCode, use_color
+
+CPU_TEXT = "AssertionError: Torch not compiled with CUDA enabled"
+
+
+def test_explain_never_recases_a_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "--no-probe", "--json", CPU_TEXT]) == 0
+    fix = json.loads(capsys.readouterr().out)["data"]["matches"][0]["fix"]
+    assert "pip uninstall -y torch torchvision torchaudio" in fix
+    assert not any(step.startswith(("Pip ", "Python -c")) for step in fix)
+    assert main(["explain", "--no-probe", CPU_TEXT]) == 0
+    assert "$ pip uninstall -y torch torchvision torchaudio\n" in capsys.readouterr().out
+
+
+def test_fix_lines_tell_commands_from_prose() -> None:
+    assert fix_lines([
+        "nvidia-smi: the 'CUDA Version' in its header is the newest runtime",
+        "ldd --version",
+        'TORCH_CUDA_ARCH_LIST="8.9" pip install --no-build-isolation x',
+        "torch 1.15.0 is not among the torch releases in torchsmith's data",
+        "Upgrade the NVIDIA driver, or",
+        "install a torch built for CUDA 12.4 or older: pip install torch",
+        "pip list | grep nvidia-cudnn (the cuDNN wheel torch depends on)",
+        'python -c "import torch; print(torch.cuda.get_arch_list())"',
+    ]) == [
+        "$ nvidia-smi  # the 'CUDA Version' in its header is the newest runtime",
+        "$ ldd --version",
+        '$ TORCH_CUDA_ARCH_LIST="8.9" pip install --no-build-isolation x',
+        "- torch 1.15.0 is not among the torch releases in torchsmith's data",
+        "- Upgrade the NVIDIA driver, or",
+        "- install a torch built for CUDA 12.4 or older: pip install torch",
+        "$ pip list | grep nvidia-cudnn  # the cuDNN wheel torch depends on",
+        '$ python -c "import torch; print(torch.cuda.get_arch_list())"',
+    ]
+
+
+def test_citations_survive_redaction(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch 2.1's rows cite pytorch/builder at a commit: the link stays whole, bracket and all."""
+    argv = ["plan", "torch==2.1.0", "--gpu", "8.6", "--driver", "535.104.05", "--platform",
+            "linux-x86_64", "--python", "3.10", "-v"]
+    main(argv)
+    text = capsys.readouterr().out
+    assert "/tree/***" not in text
+    assert re.search(r"github\.com/pytorch/builder/tree/[0-9a-f]{40}\]", text)
+
+
+def _plan_flags() -> List[str]:
+    return ["--gpu", "9.0", "--driver", "580.65.06", "--platform", "linux-x86_64"]
+
+
+def test_options_and_requirements_intermix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "torch", "--python", "3.12", "torchvision", "--json", *_plan_flags()]) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert {p["name"] for p in data["packages"]} == {"torch", "torchvision"}
+    assert data["host"]["python"] == "3.12"
+
+
+@pytest.mark.parametrize("argv", [["guard", "on", "--help"], ["guard", "check", "--help"]])
+def test_subcommand_options_anywhere(argv: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("usage: torchsmith guard")
+
+
+def test_guard_status_json_after_the_action(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["guard", "status", "--json", "--python", str(tmp_path / "nothing" / "bin" / "python")])
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["command"] == "guard"
+    assert "must come before" not in json.dumps(envelope)
+
+
+def test_a_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--no-such-flag"]) == ExitCode.USAGE
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("error[usage]: unrecognized arguments: --no-such-flag")
+    assert main(["plan", "--no-such-flag", "--json"]) == ExitCode.USAGE
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["errors"][0]["code"] == "usage"
+
+
+def test_format_with_json_puts_the_files_in_the_envelope(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--format", "dockerfile", "--json", *_plan_flags()]) == 0
+    rendered = json.loads(capsys.readouterr().out)["data"]["rendered"]
+    assert rendered["format"] == "dockerfile"
+    assert rendered["files"]["Dockerfile"].startswith("#")
+    assert "FROM " in rendered["files"]["Dockerfile"]
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_an_unknown_format_is_an_error(json_flag: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--format", "nosuch", *json_flag, *_plan_flags()]) == ExitCode.USAGE
+    captured = capsys.readouterr()
+    assert "unknown format 'nosuch'" in (captured.out + captured.err)
+
+
+@pytest.mark.parametrize("argv", [["-V"], ["plan", "-V"], ["-V", "kb", "info"]])
+def test_short_version(argv: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 0
+    assert capsys.readouterr().out == f"torchsmith {__version__}\n"
+
+
+def test_quiet_drops_warnings_not_results(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["plan", "--gpu", "9.0", "--driver", "580.65.06", "--platform", "linux-x86_64", "--python", "3.12"]
+    main(argv)
+    loud = capsys.readouterr()
+    assert "warning:" in loud.err
+    main(["-q", *argv])
+    quiet = capsys.readouterr()
+    assert quiet.out == loud.out
+    assert "warning:" not in quiet.err
+
+
+def test_color_flag_beats_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert use_color(_stream("always")) is True
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert use_color(_stream("never")) is False
+    assert use_color(_stream("auto")) is True
+    monkeypatch.delenv("FORCE_COLOR")
+    assert use_color(_stream("auto")) is False  # not a terminal
+
+
+def test_an_unknown_color_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kb", "info", "--color", "purple"]) == ExitCode.USAGE
+    assert capsys.readouterr().err.startswith("error[usage]: --color takes one of auto, always, never")
+
+
+def test_doctor_help_offers_only_what_doctor_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--python PATH" in out and "X.Y" not in out.split("--python", 1)[1].split("\n", 1)[0]
+
+
+def _stream(choice: str) -> io.StringIO:
+    stream = io.StringIO()
+    stream.color_choice = choice  # type: ignore[attr-defined]
+    return stream

@@ -1,0 +1,156 @@
+"""Score the current `explain` on the field corpus, per part (dev, sealed).
+
+    python tools/explain_score.py                 # both parts, a table
+    python tools/explain_score.py --json          # the numbers as JSON
+    python tools/explain_score.py -v              # and every miss and wrong cause of dev/
+
+Misses of the sealed part are listed only when asked by name (--part sealed -v): whoever writes
+signatures, extractors or rules must not read them.
+
+Each text runs through `torchsmith explain --json --no-probe` (in process: the same code path as
+the command line). The causes it states are the ids of its matches. For a text whose label is a
+cause (not ``unknown``):
+
+- *named*: the label is among the stated causes (recall = named / labelled texts);
+- *wrong*: a stated cause is neither the label, nor one of the text's ``also`` causes, nor a
+  generic family (GENERIC: families whose own statement says the text does not prove the cause);
+- *generic only*: only generic families were stated;
+- *not recognised*: nothing was stated.
+
+Texts labelled ``unknown`` (the thread never established a cause) count against no one; the
+report says how many of them explain recognised and with which causes. No thresholds here: the
+tests check the corpus, not the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from explain_field import PARTS, load
+
+UNKNOWN = "unknown"
+# Families that name a kind of failure without claiming its cause; never counted as wrong.
+GENERIC = frozenset({"undefined-symbol", "nccl-system-error", "extension-build-failed",
+                     "cuda-unknown-error"})
+
+
+def stated_causes(text: str, workdir: Path) -> List[str]:
+    """The cause ids `torchsmith explain --json --no-probe` states for ``text``."""
+    from torchsmith.cli import main as torchsmith
+
+    path = workdir / "text.log"
+    path.write_text(text, encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        torchsmith(["explain", "--json", "--no-probe", "--file", str(path)])
+    try:
+        data = json.loads(out.getvalue()).get("data") or {}
+    except ValueError:
+        return []
+    causes = []
+    for match in data.get("matches") or []:
+        for key in ("id", "family", "cause_id"):
+            value = match.get(key)
+            if isinstance(value, str) and value not in causes:
+                causes.append(value)
+    return causes
+
+
+def judge(record: Dict[str, object], causes: Sequence[str]) -> str:
+    label = str(record["cause"])
+    allowed = {label, *[str(a) for a in record.get("also") or []]} | GENERIC  # type: ignore[attr-defined]
+    if label == UNKNOWN:
+        return "unknown-recognised" if causes else "unknown-not-recognised"
+    if any(cause not in allowed for cause in causes):
+        return "wrong"
+    if label in causes:
+        return "named"
+    return "generic-only" if causes else "not-recognised"
+
+
+def score_part(part: str, workdir: Path) -> Dict[str, object]:
+    records = load(part)
+    outcomes: Counter[str] = Counter()
+    named_and_wrong = 0
+    misses: List[Dict[str, object]] = []
+    unknown_causes: Counter[str] = Counter()
+    for record in records:
+        causes = stated_causes(str(record["text"]), workdir)
+        verdict = judge(record, causes)
+        if verdict == "wrong" and record["cause"] in causes:
+            named_and_wrong += 1
+        outcomes[verdict] += 1
+        if verdict == "unknown-recognised":
+            unknown_causes.update(causes)
+        if verdict in ("wrong", "generic-only", "not-recognised"):
+            misses.append({"url": record["url"], "label": record["cause"], "stated": causes,
+                           "verdict": verdict})
+    labelled = sum(1 for r in records if r["cause"] != UNKNOWN)
+    named = outcomes["named"] + named_and_wrong
+    return {
+        "texts": len(records),
+        "repos": len({str(r["repo"]).lower() for r in records}),
+        "labelled": labelled,
+        "unknown": len(records) - labelled,
+        "named": named,
+        "recall": round(named / labelled, 3) if labelled else None,
+        "wrong": outcomes["wrong"],
+        "generic_only": outcomes["generic-only"],
+        "not_recognised": outcomes["not-recognised"],
+        "unknown_recognised": outcomes["unknown-recognised"],
+        "unknown_stated": dict(unknown_causes.most_common()),
+        "misses": misses,
+    }
+
+
+def _print_table(results: Dict[str, Dict[str, object]], verbose: bool, show_sealed: bool) -> None:
+    print(f"{'part':<7} {'texts':>5} {'repos':>5} {'labelled':>8} {'named':>5} {'recall':>6} "
+          f"{'wrong':>5} {'generic':>7} {'not-rec':>7} {'unknown':>7} {'unk-rec':>7}")
+    for part, r in results.items():
+        recall = "-" if r["recall"] is None else f"{float(r['recall']):.1%}"  # type: ignore[arg-type]
+        print(f"{part:<7} {r['texts']:>5} {r['repos']:>5} {r['labelled']:>8} {r['named']:>5} "
+              f"{recall:>6} {r['wrong']:>5} {r['generic_only']:>7} {r['not_recognised']:>7} "
+              f"{r['unknown']:>7} {r['unknown_recognised']:>7}")
+    if verbose:
+        for part, r in results.items():
+            if part == "sealed" and not show_sealed:
+                continue  # no rule is written while looking at the sealed texts
+            for miss in r["misses"]:  # type: ignore[attr-defined]
+                print(f"{part}: {miss['verdict']:<14} label={miss['label']} "
+                      f"stated={','.join(miss['stated']) or '-'} {miss['url']}")
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", choices=PARTS, action="append",
+                        help="score only this part (repeatable; default: both)")
+    parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list every wrong cause and miss of the dev part (of the sealed "
+                             "part only with --part sealed)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {part: score_part(part, Path(tmp)) for part in args.part or PARTS}
+    show_sealed = args.part is not None and "sealed" in args.part
+    if args.json:
+        for part, r in results.items():
+            if not args.verbose or (part == "sealed" and not show_sealed):
+                r.pop("misses")
+        print(json.dumps(results, indent=2, sort_keys=True))
+    else:
+        _print_table(results, args.verbose, show_sealed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
