@@ -113,3 +113,15 @@ def test_out_writes_one_file_per_artifact(tmp_path: Path, capsys: pytest.Capture
     assert "--out needs --format" in capsys.readouterr().err
     assert render_files(_cpu_plan(), "slurm-ddp") == slurm_scripts(_cpu_plan())
     assert render(_cpu_plan(), "slurm-ddp") == slurm_scripts(_cpu_plan())[DDP_NAME]
+
+
+def test_the_ddp_job_states_its_launch_contract_and_offers_srun(kb: Any, tmp_path: Path) -> None:
+    machine = node(A100, count=4, cpus=64)
+    torchrun = slurm_scripts(_gpu_plan(kb), machine)[DDP_NAME]
+    assert "RANK, LOCAL_RANK and WORLD_SIZE" in torchrun and "SLURM_PROCID" in torchrun
+    assert "--launcher srun" in torchrun and "#SBATCH --ntasks-per-node=1" in torchrun
+    srun = slurm_scripts(_gpu_plan(kb), machine, SlurmOptions(launcher="srun"))[DDP_NAME]
+    assert "#SBATCH --ntasks-per-node=4" in srun and "#SBATCH --cpus-per-task=16" in srun
+    assert "torchrun" not in srun.replace("torchrun per node", "")
+    assert "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" in srun
+    _shellcheck({"srun.sbatch": srun}, tmp_path)

@@ -77,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="memory per node in GiB (default: 1.25x the GPUs' memory; CPU jobs 2 per CPU, "
                        "at least 8)")
     slurm.add_argument("--cpu-job", action="store_true", help="a job without GPUs (small models)")
+    slurm.add_argument("--launcher", choices=("torchrun", "srun"),
+                       help="slurm-ddp: torchrun per node (the script reads RANK/LOCAL_RANK/WORLD_SIZE; "
+                       "default), or srun, one task per GPU (scripts reading SLURM_PROCID work too)")
+    slurm.add_argument("--workers-per-node", type=int, metavar="N",
+                       help="slurm-ddp: workers per node (default: the node's GPUs, 1 on CPU)")
     add_json_option(parser)
     add_host_options(parser)
 
@@ -251,4 +256,13 @@ def slurm_options(args: argparse.Namespace) -> SlurmOptions:
     return SlurmOptions(account=getattr(args, "account", None), partition=getattr(args, "partition", None),
                         modules=tuple(getattr(args, "modules", None) or ()),
                         wheelhouse=getattr(args, "wheelhouse", None), cpus_per_task=cpus, mem_gib=mem,
-                        cpu_job=bool(getattr(args, "cpu_job", False)))
+                        cpu_job=bool(getattr(args, "cpu_job", False)),
+                        launcher=getattr(args, "launcher", None) or "torchrun",
+                        workers_per_node=_at_least_one("--workers-per-node",
+                                                       getattr(args, "workers_per_node", None)))
+
+
+def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
+    if value is not None and value < 1:
+        raise UsageError(f"{flag} must be 1 or more, not {value}")
+    return value

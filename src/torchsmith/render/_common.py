@@ -60,6 +60,9 @@ class SlurmOptions:
     cpu_job: bool = False  # no GPU at all, even for a GPU plan: for small models
     mem_gib: Optional[int] = None  # per node; None: from the GPUs' memory (GPU jobs) or the CPUs
     nodes: int = 2  # DDP job
+    # DDP: "torchrun" (one per node, it starts the workers) or "srun" (one Slurm task per worker).
+    launcher: str = "torchrun"
+    workers_per_node: Optional[int] = None  # DDP: None = the node's GPUs (1 on CPU)
 
 
 @dataclass(frozen=True)

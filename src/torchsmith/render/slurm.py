@@ -69,9 +69,12 @@ def _shape(plan: Plan, options: SlurmOptions, one_gpu: bool) -> _Shape:
     return _Shape(gpus, cpus, mem, tuple(notes))
 
 
-def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, hours: int) -> List[str]:
+def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, *, hours: int,
+                  tasks: int = 1) -> List[str]:
+    # srun's tasks share the node's CPUs; --cpus-per-task given by the user is per task already.
+    cpus = options.cpus_per_task or max(1, shape.cpus // tasks)
     lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --nodes={nodes}",
-             "#SBATCH --ntasks-per-node=1", f"#SBATCH --cpus-per-task={shape.cpus}"]
+             f"#SBATCH --ntasks-per-node={tasks}", f"#SBATCH --cpus-per-task={cpus}"]
     if shape.gpus:
         lines.append(f"#SBATCH --gpus-per-node={shape.gpus}")
     lines.append(f"#SBATCH --mem={shape.mem_gib}G")
@@ -174,16 +177,36 @@ fi
 """
 
 
+_CONTRACT = """\
+# Launch contract: the training script must take its rank from RANK, LOCAL_RANK and WORLD_SIZE
+# (torch.distributed's env:// does; torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))).
+"""
+
+_TORCHRUN_CONTRACT = """\
+# torchrun runs once per node and sets them for each worker it starts. Do not read
+# SLURM_PROCID/SLURM_LOCALID here: they belong to the one Slurm task per node, so every worker of
+# a node gets the same rank and init_process_group waits forever. For such a script:
+# torchsmith plan --format slurm-ddp --launcher srun
+"""
+
+_SRUN_CONTRACT = """\
+# srun starts one task per worker and each sets RANK/LOCAL_RANK/WORLD_SIZE from its
+# SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS, so a script that reads either set works.
+"""
+
+
 def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
     shape = _shape(plan, options, one_gpu=False)
-    torch = plan.package("torch")
-    modern = torch is None or version_tuple(torch.version) >= (2, 0)
-    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
-    workers = shape.gpus or 1
-    out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12)
+    workers = options.workers_per_node or shape.gpus or 1
+    srun = options.launcher == "srun"
+    out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12, tasks=workers if srun else 1)
     out.extend(_head(plan, "Slurm job: multi-node DDP", shape, options))
-    out.append(f"# One torchrun per node; each starts {workers} worker(s)"
-               + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
+    if srun:
+        out.append(f"# One Slurm task per worker: {workers} per node"
+                   + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
+    else:
+        out.append(f"# One torchrun per node; each starts {workers} worker(s)"
+                   + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
                                   "/torchsmith-env-$SLURM_JOB_ID"))
     out.append(_DDP_ENV.replace("BUILD", _build_command(plan, options)))
@@ -194,7 +217,18 @@ def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
         "export MASTER_ADDR MASTER_PORT",
         f"export OMP_NUM_THREADS={max(1, shape.cpus // workers)}",
         "",
-        (_TF32 if shape.gpus else "") + _CHECKPOINT,
+        (_TF32 if shape.gpus else "") + _CHECKPOINT + _CONTRACT
+        + (_SRUN_CONTRACT if srun else _TORCHRUN_CONTRACT),
+        *(_srun_launch(workers) if srun else _torchrun_launch(plan, workers)),
+    ])
+    return "\n".join(out) + "\n"
+
+
+def _torchrun_launch(plan: Plan, workers: int) -> List[str]:
+    torch = plan.package("torch")
+    modern = torch is None or version_tuple(torch.version) >= (2, 0)
+    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
+    return [
         'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" \\',
         '  "$ENV_DIR/bin/torchrun" \\',
         '  --nnodes "$SLURM_JOB_NUM_NODES" \\',
@@ -202,8 +236,16 @@ def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
         '  --rdzv-id "$SLURM_JOB_ID" --rdzv-backend c10d \\',
         '  --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" \\',
         '  "$TRAIN" "$@"',
-    ])
-    return "\n".join(out) + "\n"
+    ]
+
+
+def _srun_launch(workers: int) -> List[str]:
+    return [
+        "# shellcheck disable=SC2016  # expanded by each task's bash, with its own SLURM_PROCID",
+        f'srun --ntasks-per-node={workers} --nodes="$SLURM_JOB_NUM_NODES" \\',
+        "  bash -c 'export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
+        f'LOCAL_WORLD_SIZE={workers}; exec "$ENV_DIR/bin/python" "$TRAIN" "$@"\' bash "$@"',
+    ]
 
 
 def slurm_scripts(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict[str, str]:
