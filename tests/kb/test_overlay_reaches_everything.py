@@ -200,7 +200,7 @@ def _containers(data: Dict[str, Any]) -> None:
 
 
 def _plan(*extra: str, path: str = H100) -> Callable[[Path], List[str]]:
-    return lambda _tmp: ["plan", "--host", path, *extra]
+    return lambda _tmp: ["plan", "--host", path, "-v", *extra]  # -v: every reason, with its sources
 
 
 def _unknown_gpu(tmp: Path) -> List[str]:
@@ -285,8 +285,9 @@ def _run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
-def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # each reason on one line
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     for name, content in case.overlay().items():
