@@ -23,10 +23,10 @@ from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan import (
     add_request_options,
     build_request,
-    describe,
     plan_result,
     within_user_constraints,
 )
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import TorchsmithError
 from torchsmith.install.installers import INSTALLERS
 from torchsmith.install.target_choice import DEFAULT_VENV
@@ -193,7 +193,8 @@ def _from_plan(args: argparse.Namespace, ctx: Context) -> Union[Ready, Result]:
     installer = args.installer or choose_installer(ctx.host(), None).name
 
     def shown(out: IO[str]) -> None:
-        describe(plan, commands, installer if installer in commands else "pip", out)
+        describe(plan, commands, installer if installer in commands else "pip", out,
+                 verbose=getattr(args, "verbose", 0))
 
     return prepared, data, shown
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result
@@ -138,48 +139,6 @@ def with_published(request: Request, ctx: Context) -> Request:
     return dataclasses.replace(request, published=records, unread=unread)
 
 
-def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
-    """The plan for people: what, why, and what was turned down."""
-    if plan.ok:
-        build = plan.accelerator if plan.variant in (None, plan.accelerator) else (
-            f"{plan.accelerator}, {plan.variant}")
-        out.write(f"Plan for {plan.platform}, Python {plan.python} ({build}):\n")
-        for pin in plan.packages:
-            where = pin.wheel_url or pin.index_url or pin.find_links or (
-                "build from source (see below)" if pin.variant == "source" else "default index")
-            if pin.wheel_filename:  # a URL pip refuses: shown as the file it is saved as
-                pinned = f"{pin.name}=={pin.version}"
-                out.write(f"  {pinned:<40} {pin.wheel_filename} from {pin.wheel_url}\n")
-                continue
-            out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
-    else:
-        out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
-    if plan.blocker is not None:
-        out.write(f"\nBlocked by {plan.blocker.constraint} [{plan.blocker.code}]\n")
-    if plan.assumptions:
-        out.write("\nAssumed:\n" + "".join(f"  - {line}\n" for line in plan.assumptions))
-    if plan.reasons:
-        out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
-    if plan.alternatives:
-        out.write("\nWays out:\n" + "".join(
-            f"  - {d.summary}\n      change:  {d.change}\n      run:     {d.command}\n"
-            for d in plan.alternatives))
-    if plan.rejected:
-        out.write("\nTurned down:\n")
-        out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
-    if plan.system_prerequisites:
-        out.write("\nFirst:\n" + "".join(f"  {line}\n" for line in plan.system_prerequisites))
-    if plan.environment:
-        out.write("\nEnvironment:\n" + "".join(f"  export {k}={v}\n" for k, v in plan.environment))
-    if plan.uncertain:
-        out.write("\nUnverified: this plan relies on data no primary source confirms (check before "
-                  "relying on it; `torchsmith kb show` lists the sources):\n")
-        out.write("".join(f"  - {line}\n" for line in plan.uncertain))
-    lines = commands.get(installer) or []
-    if lines:
-        out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))
-
-
 def requirement_error(command: str, exc: TorchsmithError) -> Result:
     """Garbage in a requirement is a usage error (exit 2), shown as one line."""
     return Result(command=command, status="error", exit_code=ExitCode.USAGE, errors=[exc.to_json()])
@@ -240,10 +199,12 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
         if output.text is not None:
             out.write(output.text if output.text.endswith("\n") else output.text + "\n")
         else:
-            describe(plan, output.commands, request.installer, out)
+            describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0))
 
+    # A warning the printed file already carries is not said again on stderr.
+    warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=output.data, status="ok" if plan.ok else "no-solution",
-                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=list(plan.warnings),
+                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
                   kb_version=plan.kb_version or None, human=human)
 
 

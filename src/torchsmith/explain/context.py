@@ -134,7 +134,8 @@ _AARCH64_WHEEL = re.compile(r"-cp3(6|8)-cp3\d+m?-linux_aarch64\b")
 
 def _jetpack_of_build(build: str, kb: KnowledgeBase) -> Optional[JetPack]:
     for jetpack in kb.jetpacks:
-        if any(f"nv{build}" in wheel.torch for wheel in jetpack.wheels):
+        # the JetPack that lists the build, not one that inherits it by its L4T range
+        if any(f"nv{build}" in wheel.torch and not wheel.listed_for for wheel in jetpack.wheels):
             return jetpack
     return None
 
@@ -185,8 +186,9 @@ def _jetson_steps(ctx: JetsonContext) -> List[str]:
         steps = [f"{label}: install NVIDIA's torch for this JetPack: "
                  f"pip install torch --index-url {jp.index_url}"]
     elif jp.wheels:
+        own = [wheel for wheel in jp.wheels if not wheel.listed_for] or list(jp.wheels)
         steps = [f"{label}: install NVIDIA's torch wheel for this JetPack with its Python {jp.python}: "
-                 f"pip install {jp.wheels[0].url}"]
+                 f"pip install {own[0].url}"]
     else:
         steps = [f"{label}: NVIDIA lists no torch wheel for this exact release in torchsmith's data: "
                  f"`torchsmith plan --jetson {jp.l4t}` names the nearest one"]

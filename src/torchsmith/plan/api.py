@@ -66,6 +66,9 @@ a warning where the user's pip/uv settings add sources next to the PyTorch index
     return plan, request
 
 
+# The start of the warning above: it concerns the pip and uv of this machine, so only the
+# formats run by them repeat it (not a Dockerfile, a conda or pixi file, a pyproject).
+EXTRA_SOURCES_WARNING = "your pip/uv configuration adds package sources to every install"
 _EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
                   "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS")
 
@@ -79,7 +82,7 @@ def extra_sources_warning(machine: Machine) -> Optional[str]:
     found += [key for key in machine.env.variables if key in _EXTRA_SOURCES]
     if not found:
         return None
-    return ("your pip/uv configuration adds package sources to every install ("
+    return (f"{EXTRA_SOURCES_WARNING} ("
             + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
             "same-named package there could still win. Run the torch command with "
             "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "

@@ -141,7 +141,7 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
 
 
 def _head(plan: Plan, title: str, shape: _Shape, options: SlurmOptions) -> List[str]:
-    lines = header_lines(plan, title)
+    lines = header_lines(plan, title, local_installer=True)  # the job's pip reads the user's config
     lines.append("# Stack: " + " ".join(p.requirement for p in plan.packages))
     if options.wheelhouse:
         lines.append("# Installs from the site wheelhouse only (pip --no-index): no internet needed.")
