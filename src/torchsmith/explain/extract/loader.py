@@ -72,6 +72,8 @@ def _is_missing(text: str, match: re.Match[str]) -> bool:
     """Whether the library itself is missing: not when the loader names another one it needed
     ("Could not load library A. Error: B: cannot open ...": B is), nor when Windows failed for
     another reason (WinError 1455, the paging file) while loading it."""
+    if re.match(r"[.\s]*Error code 127\b", text[match.end():match.end() + 40]):
+        return False  # Windows: the DLL was found, a procedure in it was not (a version mismatch)
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):
         return False
