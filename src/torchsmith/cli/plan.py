@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import IO, TYPE_CHECKING, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan_text import describe
@@ -159,11 +159,13 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                               described=ctx.described_by_flags())
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
-    return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment())
+    return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment(),
+                       list_dir=ctx.host().list_dir)
 
 
 def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Request, *,
-                kb: KnowledgeBase, environment: Optional[TargetChoice] = None) -> Result:
+                kb: KnowledgeBase, environment: Optional[TargetChoice] = None,
+                list_dir: Optional[Callable[[str], Optional[List[str]]]] = None) -> Result:
     """The plan as one result: described for people, as JSON, or in the asked format;
     ``environment``: the one it is for, named in the header and the JSON."""
     from torchsmith.cli.door_commands import with_machine_flags
@@ -172,7 +174,7 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
     fmt: Optional[str] = getattr(args, "fmt", None)
     settings = PlanSettings(fmt=fmt, out=getattr(args, "out", None),
                             as_json=bool(getattr(args, "json", False)),
-                            options=slurm_options(args) if fmt in ("slurm", "slurm-ddp") else None)
+                            options=slurm_options(args, list_dir) if fmt in ("slurm", "slurm-ddp") else None)
     output = plan_output(with_machine_flags(plan, args), kb, settings)
     plan = output.plan
     data = output.data
@@ -194,7 +196,9 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
                   kb_version=plan.kb_version or None, human=human)
 
 
-def slurm_options(args: argparse.Namespace) -> SlurmOptions:
+def slurm_options(args: argparse.Namespace,
+                  list_dir: Optional[Callable[[str], Optional[List[str]]]] = None) -> SlurmOptions:
+    """The site conventions; a wheelhouse reachable from here is listed, so the job pins what it has."""
     cpus = getattr(args, "cpus_per_task", None)
     mem = getattr(args, "mem", None)
     for flag, value in (("--cpus-per-task", cpus), ("--mem", mem)):
@@ -206,7 +210,16 @@ def slurm_options(args: argparse.Namespace) -> SlurmOptions:
                         cpu_job=bool(getattr(args, "cpu_job", False)),
                         launcher=getattr(args, "launcher", None) or "torchrun",
                         workers_per_node=_at_least_one("--workers-per-node",
-                                                       getattr(args, "workers_per_node", None)))
+                                                       getattr(args, "workers_per_node", None)),
+                        wheelhouse_files=_wheelhouse_files(getattr(args, "wheelhouse", None), list_dir))
+
+
+def _wheelhouse_files(folder: Optional[str], list_dir: Optional[Callable[[str], Optional[List[str]]]],
+                      ) -> Optional[Tuple[str, ...]]:
+    if not folder or list_dir is None:
+        return None
+    names = list_dir(folder)
+    return None if names is None else tuple(n for n in names if n.endswith(".whl"))
 
 
 def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
