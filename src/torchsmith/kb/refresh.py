@@ -262,12 +262,17 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
                 variant["source"] = [source_id]
     for row in toolkits:
         row["source"] = [source_id]
-    _write(overlay_dir, redact_data({
-        "manifest.json": manifest,
-        "torch_releases.json": {"releases": rows},
-        "cuda.json": {"toolkits": toolkits},
-        REFRESH_FILE: provenance,
-    }))
+    files = {"manifest.json": manifest, "torch_releases.json": {"releases": rows},
+             "cuda.json": {"toolkits": toolkits}, REFRESH_FILE: provenance}
+    if package_indexes:  # the packages' own metadata, re-read from the user's index
+        from torchsmith.kb.metaread import refresh_snapshot
+
+        finals = [v for v in pypi if not re.search(r"(a|b|rc|dev)\d*", v)] or [newest]
+        torch_seen = max(finals, key=version_key)
+        files["package_meta.json"] = refresh_snapshot(
+            packaged.document("package_meta"), fetch, package_indexes[0], torch_newest=torch_seen, today=date,
+            timeout=timeout, read=read)
+    _write(overlay_dir, redact_data(files))
     return provenance
 
 
