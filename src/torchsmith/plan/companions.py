@@ -89,7 +89,8 @@ def prepare(job: Job) -> Extra:
         if name in FAMILY:
             continue
         record = records.get(name)
-        if record is not None and published.newer_than_table(record, _table_newest(job, name)):
+        if record is not None and (published.newer_than_table(record, _table_newest(job, name))
+                                   or _unversioned_row(job, name)):
             published.plan_published(job, name, want, record, extra)  # the table stops short
         elif name in TORCH_BOUND:
             _torch_bound(job, name, want, extra)
@@ -119,6 +120,11 @@ def parse_name(text: str) -> str:
     from torchsmith.plan.request import parse_requirement
 
     return parse_requirement(text).name
+
+
+def _unversioned_row(job: Job, name: str) -> bool:
+    """The table names the package without a release (``bitsandbytes``: any): the index knows more."""
+    return any(r["package"] == name and not r["version"] for r in job.idx.kb.document("downstream")["rows"])
 
 
 def _table_newest(job: Job, name: str) -> str:
