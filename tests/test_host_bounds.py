@@ -120,3 +120,20 @@ def test_a_flood_of_gpu_rows_is_capped_with_a_note() -> None:
                              which={"nvidia-smi": "/usr/bin/nvidia-smi"}))
     assert machine.nvidia is not None and len(machine.nvidia.gpus) == MAX_GPUS
     assert any("more than any node has" in note.problem for note in machine.notes)
+
+
+def test_a_whole_probe_starts_at_most_one_read_guard_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hung-mount guard once started a thread per file read (54 for a probe): one now serves all.
+    started: List[str] = []
+    original = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self.name)
+        original(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counting)
+    host = LiveHost()
+    probe(host)
+    assert started.count("torchsmith-read") <= 1
+    assert host.read_text(__file__) is not None and host.list_dir(os.path.dirname(__file__))
+    assert started.count("torchsmith-read") <= 1

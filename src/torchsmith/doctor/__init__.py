@@ -72,7 +72,7 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
         if isinstance(cuda, dict) and cuda:
             summary["cuda"] = {k: cuda.get(k) for k in ("available", "device_count", "arch_list",
                                                         "cudnn_version", "nccl_available", "devices")}
-        for key in ("tf32", "mps"):
+        for key in ("tf32", "mps", "loaded"):
             if isinstance(dynamic.get(key), dict):
                 summary[key] = dynamic[key]
     return summary
@@ -115,6 +115,8 @@ def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, 
     if "kernels" not in report and not (isinstance(cuda, dict) and cuda.get("arch_list")):
         # No import, or one that failed: the arch list from libtorch_cuda.so's fatbin instead.
         report["kernels"] = inspect_kernels(host, report)
+    # The fixes plan within this machine's pip/uv constraints, as `plan` does here.
+    report.setdefault("_cache", {})["read"] = host.read_text
     return diagnose_report(report, machine, kb)
 
 

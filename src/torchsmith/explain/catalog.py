@@ -46,7 +46,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
-                    "kb_facts", "contradicted_by"))
+                    "kb_facts", "contradicted_by", "extracted"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
 KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
                       "conda_channel_last",
@@ -157,6 +157,8 @@ class Signature:
     kb_facts: Tuple[str, ...] = ()
     # Checks of the text's facts that, when they hold, disprove this signature's cause.
     contradicted_by: Tuple[str, ...] = ()
+    # Extracted facts that state this failure however the text words it (explain.triggers).
+    triggers: Tuple[str, ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -261,6 +263,14 @@ def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
+def _triggers(value: Any, where: str) -> Tuple[str, ...]:
+    names = _strings(value, where, "extracted", allow_empty=True)
+    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$", n)]
+    if bad:
+        raise _invalid(where, f"'extracted' entry {bad[0]!r} is not gpu:/library:/symbol:/compiler:NAME")
+    return names
+
+
 def _identify(raw: Any, index: int, path: str) -> Tuple[str, str]:
     """(the signature's id, where it is for messages), once its fields are the known ones."""
     where = f"{path}: signature #{index + 1}"
@@ -327,6 +337,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
         contradicted_by=_contradicted_by(raw.get("contradicted_by", []), where),
+        triggers=_triggers(raw.get("extracted", []), where),
     )
     _check_placeholders(sig, where)
     return sig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import queue
 import shutil
 import signal
 import stat
@@ -27,22 +28,68 @@ _T = TypeVar("_T")
 # A file on a hung network mount blocks in the kernel, where no timeout reaches: such a read is
 # left to a daemon thread and the path counts as unreadable.
 READ_TIMEOUT = 5.0
+# Kernel pseudo-filesystems answer from memory and are never network mounts: read directly.
+# /proc/driver/ is left guarded, as its files call into drivers that can wedge.
+_UNGUARDED = ("/proc/self/", "/proc/cpuinfo", "/proc/meminfo", "/proc/version", "/sys/")
 
 
-def _within(seconds: float, work: Callable[[], _T]) -> Optional[_T]:
-    """``work()``, or None when it raised OSError/ValueError or did not return within ``seconds``."""
-    box: List[Optional[_T]] = []
+class _ReadGuard:
+    """One worker thread for every guarded read of a host, not one thread per read.
 
-    def attempt() -> None:
-        try:
-            box.append(work())
-        except (OSError, ValueError):  # ValueError: a NUL byte in the path
-            box.append(None)
+    A read that does not return within the timeout leaves its worker stuck in the kernel; that
+    worker is abandoned (a daemon) and the next read starts a fresh one.
+    """
 
-    thread = threading.Thread(target=attempt, name="torchsmith-read", daemon=True)
-    thread.start()
-    thread.join(seconds)
-    return box[0] if box else None
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._lock = threading.Lock()
+        self._jobs: Optional[queue.SimpleQueue[Callable[[], None]]] = None
+
+    def call(self, path: str, work: Callable[[], _T]) -> Optional[_T]:
+        """``work()``, or None when it raised OSError/ValueError or did not return in time."""
+        if path.startswith(_UNGUARDED) and sys.platform.startswith("linux"):
+            return _attempt(work)
+        with self._lock:
+            box: List[Optional[_T]] = []
+            done = threading.Event()
+
+            def job() -> None:
+                box.append(_attempt(work))
+                done.set()
+
+            if self._jobs is None:
+                self._jobs = _start_worker()
+            self._jobs.put(job)
+            if done.wait(self._seconds):
+                return box[0]
+            self._jobs = None  # its worker is stuck in the kernel: the next read gets a new one
+            return None
+
+
+def _attempt(work: Callable[[], _T]) -> Optional[_T]:
+    try:
+        return work()
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return None
+
+
+def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
+    jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+
+    def serve() -> None:
+        while True:
+            jobs.get()()
+
+    threading.Thread(target=serve, name="torchsmith-read", daemon=True).start()
+    return jobs
+
+
+def terminal_columns() -> int:
+    """The width human output wraps at: COLUMNS, else the terminal's, else 80 (piped)."""
+    try:
+        return max(40, shutil.get_terminal_size((80, 24)).columns)
+    except (OSError, ValueError):
+        return 80
 
 
 def process_environ() -> Dict[str, str]:
@@ -54,10 +101,10 @@ class LiveHost:
     def __init__(self, environ: Optional[Mapping[str, str]] = None,
                  read_timeout: float = READ_TIMEOUT) -> None:
         self._environ = process_environ() if environ is None else dict(environ)
-        self._read_timeout = read_timeout
+        self._guard = _ReadGuard(read_timeout)
 
     def read_text(self, path: str) -> Optional[str]:
-        data = _within(self._read_timeout, lambda: read_bounded(path, READ_LIMIT)[0])
+        data = self._guard.call(path, lambda: read_bounded(path, READ_LIMIT)[0])
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
@@ -66,10 +113,10 @@ class LiveHost:
                 raise NotAFileError(f"{path} is not a regular file")
             return open(path, "rb")  # the caller closes it
 
-        return _within(self._read_timeout, regular)
+        return self._guard.call(path, regular)
 
     def list_dir(self, path: str) -> Optional[List[str]]:
-        return _within(self._read_timeout, lambda: sorted(os.listdir(path)))
+        return self._guard.call(path, lambda: sorted(os.listdir(path)))
 
     def real_path(self, path: str) -> str:
         try:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Wanted",
+    "constrained",
     "parse_requirement",
     "parse_requirements",
     "read_pyproject",
@@ -119,6 +120,23 @@ def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tu
             origin=previous.origin,
         )
     return tuple(merged.values())
+
+
+def constrained(wanted: Sequence[Wanted], constraints: Sequence[Tuple[str, str]]) -> Tuple[Wanted, ...]:
+    """``wanted`` narrowed by the user's pip/uv constraints, ``(requirement, where)`` each: a
+    constraint on a package not asked for adds nothing; one on a package asked for joins its
+    specifier, and the cap it makes names where it is written."""
+    by_name = {w.name: w for w in wanted}
+    for text, where in constraints:
+        cap = parse_requirement(text, where)
+        have = by_name.get(cap.name)
+        if have is None or not cap.spec:
+            continue
+        by_name[cap.name] = Wanted(
+            name=have.name, spec=",".join(s for s in (have.spec, cap.spec) if s), extras=have.extras,
+            text=f"{have.text}, {cap.text}" if have.spec else cap.text,
+            origin=f"{have.origin}; {where}" if have.spec else where)
+    return tuple(by_name.values())
 
 
 _OPTION_WITH_VALUE = re.compile(r"^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$")

@@ -2,8 +2,14 @@
 
 Run by ``torchsmith doctor`` in a child process with a timeout: a torch that crashes or hangs
 on import takes only this process down. Standard library + torch; no f-strings.
+
+After the device checks have touched cuBLAS, cuDNN and NCCL, it lists the CUDA libraries this
+process actually loaded (``/proc/self/maps``; the module list on Windows) with the version each
+one reports: where a library came from is read, never guessed from CUDA_HOME.
 """
 import json
+import os
+import re
 import sys
 import time
 import traceback
@@ -35,112 +41,6 @@ def attempt(fn):
     return error is None, error
 
 
-# A small model's training step (a ~1M-parameter MLP, batch 32): how much of it the GPU is busy.
-SMALL_BATCH, LARGE_BATCH, STEPS, WARMUP = 32, 1024, 8, 3
-
-
-def small_model_timing(torch, device, count_ops):
-    """``{"step_ms", "gpu_busy_ms", "busy_fraction", "kernels_per_step", ...}`` on one device.
-
-    Busy time is measured with the step's kernels queued up behind a spinning kernel
-    (``torch.cuda._sleep``), so CUDA events bracket them back to back and time the GPU's work
-    only; without ``_sleep`` the events include the gaps between launches (``method: events``),
-    an upper bound on busy time.
-    """
-    started = time.perf_counter()
-    nn = torch.nn
-    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(),
-                          nn.Linear(512, 10)).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    result = {"params": sum(int(p.numel()) for p in model.parameters()), "batch": SMALL_BATCH,
-              "steps": STEPS}
-
-    def batch(size):
-        return torch.randn(size, 512, device=device), torch.randn(size, 10, device=device)
-
-    def step(x, y):
-        optimizer.zero_grad()
-        torch.nn.functional.mse_loss(model(x), y).backward()
-        optimizer.step()
-
-    def wall_ms(x, y):
-        for _ in range(WARMUP):
-            step(x, y)
-        torch.cuda.synchronize(device)
-        begin = time.perf_counter()
-        for _ in range(STEPS):
-            step(x, y)
-        torch.cuda.synchronize(device)
-        return (time.perf_counter() - begin) * 1000.0 / STEPS
-
-    small, large = batch(SMALL_BATCH), batch(LARGE_BATCH)
-    step_ms = wall_ms(*small)
-    result["step_ms"] = round(step_ms, 4)
-    busy_ms = gpu_busy_ms(torch, lambda: step(*small), step_ms, result)
-    result["gpu_busy_ms"] = round(busy_ms, 4)
-    result["busy_fraction"] = round(min(busy_ms / step_ms, 1.0), 4) if step_ms > 0 else None
-    result["large_batch"] = LARGE_BATCH
-    result["large_batch_step_ms"] = round(wall_ms(*large), 4)
-    result["kernels_per_step"] = None
-    if count_ops:
-        result["kernels_per_step"], result["kernels_error"] = value_and_error(
-            lambda: count_kernels(torch, device, lambda: step(*small)))
-    result["seconds"] = round(time.perf_counter() - started, 3)
-    return result
-
-
-def gpu_busy_ms(torch, step, step_ms, result):
-    """The GPU time of one ``step``, bracketed by CUDA events (``result["method"]`` says how)."""
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    result["method"] = "events"
-    sleep = getattr(torch.cuda, "_sleep", None)
-
-    def spin():
-        # Calibrate the spin (GPU clock cycles per ms), then spin long enough to queue every step.
-        start.record()
-        sleep(10000000)
-        end.record()
-        end.synchronize()
-        cycles_per_ms = 10000000 / max(start.elapsed_time(end), 1e-3)
-        sleep(int(cycles_per_ms * min(STEPS * step_ms * 3 + 5, 500)))
-
-    if sleep is not None:
-        result["spin_error"] = value_and_error(spin)[1]
-        if result["spin_error"]:
-            sleep = None
-    start.record()
-    for _ in range(STEPS):
-        step()
-    end.record()
-    if sleep is not None and not start.query():
-        result["method"] = "queued"  # the GPU was still spinning: every step ran back to back
-    end.synchronize()
-    return start.elapsed_time(end) / STEPS
-
-
-def count_kernels(torch, device, step):
-    """GPU operations one step launches: ATen ops that compute (views and aliases launch nothing).
-
-    A TorchDispatchMode sees every op, the backward's too (the autograd engine's threads inherit
-    it); it costs one step with a Python call per op, where torch.profiler costs ~1 s to start.
-    """
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Count(TorchDispatchMode):
-        ops = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if getattr(func, "namespace", "aten") == "aten" and not getattr(func, "is_view", False):
-                self.ops += 1
-            return func(*args, **(kwargs or {}))
-
-    with Count() as counter:
-        step()
-    torch.cuda.synchronize(device)
-    return counter.ops
-
-
 def device_checks(torch, index):
     device = torch.device("cuda", index)
     props = value(lambda: torch.cuda.get_device_properties(index))
@@ -165,16 +65,8 @@ def device_checks(torch, index):
         torch.nn.functional.conv2d(x, w, padding=1)
         torch.cuda.synchronize(device)
 
-    info["matmul_ok"], info["matmul_error"] = attempt(matmul)
-    info["conv_ok"], info["conv_error"] = attempt(conv)
-    if info["matmul_ok"]:
-        def timing():
-            with torch.cuda.device(index):  # events and the spin use the current device's stream
-                return small_model_timing(torch, device, count_ops=index == 0)
-
-        info["small_model"], error = value_and_error(timing)
-        if error:
-            info["small_model"] = {"error": error}
+    info["matmul_ok"], info["matmul_error"] = attempt(matmul)  # loads cuBLAS
+    info["conv_ok"], info["conv_error"] = attempt(conv)  # loads cuDNN
     return info
 
 
@@ -214,6 +106,7 @@ def cuda_report(torch, version_cuda):
             if cuda["nccl_available"] and cuda["available"] else None
     except Exception:
         cuda["nccl_version"] = None
+    cuda["built_with"] = {"cudnn": value(lambda: ".".join(str(p) for p in torch._C._cudnn.getCompileVersion()))}
     return cuda
 
 
@@ -251,13 +144,99 @@ def mps_report(torch):
     return mps
 
 
+# Loaded files worth reporting: CUDA's libraries and the driver's (basename, case-insensitive).
+CUDA_FILE = re.compile(r"^(lib)?(cu|nccl|nvrtc|nvjitlink|nvidia|nvshmem|nvtoolsext|nvcuda)", re.I)
+# The function each library answers its own version with: (symbol, returns it | writes an int*).
+VERSION_CALLS = (
+    ("cudnn", "cudnnGetVersion", "size_t"),
+    ("cublaslt", "cublasLtGetVersion", "size_t"),
+    ("cudart", "cudaRuntimeGetVersion", "int_ptr"),
+    ("nccl", "ncclGetVersion", "int_ptr"),
+    ("cuda", "cuDriverGetVersion", "int_ptr"),
+    ("nvcuda", "cuDriverGetVersion", "int_ptr"),
+)
+
+
+def loaded_files():
+    """(every shared library this process has mapped, where that list was read)."""
+    if sys.platform == "win32":
+        return windows_modules(), "EnumProcessModules"
+    if sys.platform == "darwin":
+        return [], "none (macOS: no CUDA)"
+    names = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split(None, 5)
+            if len(fields) == 6 and ".so" in fields[5]:
+                names.add(fields[5].strip().replace(" (deleted)", ""))
+    return sorted(names), "/proc/self/maps"
+
+
+def windows_modules():
+    import ctypes
+    from ctypes import wintypes
+    kernel32, psapi = ctypes.WinDLL("kernel32"), ctypes.WinDLL("psapi")
+    kernel32.GetCurrentProcess.restype = wintypes.HANDLE
+    psapi.EnumProcessModules.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.HMODULE),
+                                         wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
+    kernel32.GetModuleFileNameW.argtypes = [wintypes.HMODULE, wintypes.LPWSTR, wintypes.DWORD]
+    handles, needed = (wintypes.HMODULE * 4096)(), wintypes.DWORD()
+    if not psapi.EnumProcessModules(kernel32.GetCurrentProcess(), handles, ctypes.sizeof(handles),
+                                    ctypes.byref(needed)):
+        return []
+    buffer, names = ctypes.create_unicode_buffer(32768), []
+    for handle in handles[:min(needed.value // ctypes.sizeof(wintypes.HMODULE), 4096)]:
+        if kernel32.GetModuleFileNameW(handle, buffer, 32768):
+            names.append(buffer.value)
+    return names
+
+
+def reported_version(path):
+    """(symbol, the number it returned) from a loaded library that reports its version, else None."""
+    import ctypes
+    stem = re.sub(r"^lib", "", os.path.basename(path)).split(".")[0]
+    stem = re.sub(r"(64)?_\d+$", "", stem).lower()  # cudnn64_9.dll
+    for name, symbol, kind in VERSION_CALLS:
+        if stem != name:
+            continue
+        library = ctypes.CDLL(path)  # already mapped: the same handle, nothing loaded anew
+        function = getattr(library, symbol)
+        if kind == "size_t":
+            function.restype = ctypes.c_size_t
+            return symbol, int(function())
+        number = ctypes.c_int(0)
+        if function(ctypes.byref(number)) == 0:
+            return symbol, number.value
+    return None
+
+
+def loaded_report():
+    """The CUDA and driver libraries this process loaded, each with its reported version."""
+    try:
+        files, source = loaded_files()
+    except Exception as exc:
+        return {"error": "%s: %s" % (type(exc).__name__, exc)}
+    libraries = []
+    for path in files:
+        if not CUDA_FILE.match(os.path.basename(path)):
+            continue
+        entry = {"path": path}
+        answer, error = value_and_error(lambda path=path: reported_version(path))
+        if answer:
+            entry["symbol"], entry["reported"] = answer
+        elif error:
+            entry["version_error"] = error
+        libraries.append(entry)
+    return {"source": source, "count": len(files), "libraries": libraries}
+
+
 def main():
     started = time.time()
     try:
         import torch
     except BaseException:  # ImportError, OSError from a missing .so, SystemExit from a bad build
         print(json.dumps({"imported": False, "error": tail(traceback.format_exc(), 12),
-                          "import_seconds": round(time.time() - started, 3)}))
+                          "import_seconds": round(time.time() - started, 3), "loaded": loaded_report()}))
         return
     report = {
         "imported": True,
@@ -274,6 +253,7 @@ def main():
     report["cuda"] = cuda_report(torch, report["version_cuda"])
     report["tf32"] = tf32_report(torch)
     report["mps"] = mps_report(torch)
+    report["loaded"] = loaded_report()
     report["seconds"] = round(time.time() - started, 3)
     sys.stdout.flush()
     print(json.dumps(report, sort_keys=True))

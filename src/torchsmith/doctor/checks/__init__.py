@@ -18,6 +18,7 @@ from torchsmith.doctor.checks.environment import (
     check_cuda_wheels_mismatch,
     check_gpus_hidden,
     check_guard,
+    check_library_path_overlap,
     check_library_shadowed,
     check_libstdcxx_too_old,
     check_two_torch_installs,
@@ -39,13 +40,12 @@ from torchsmith.doctor.checks.torch_import import (
     check_torch_import_fails,
     check_torch_import_hangs,
 )
-from torchsmith.doctor.checks.usage import UNDERUSED_BELOW, check_gpu_underused
 from torchsmith.doctor.fixes import KbSource
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
-__all__ = ["CHECKS", "UNDERUSED_BELOW", "Check", "check_gpu_build_on_cpu_host",
-           "check_gpu_detection_failed", "check_gpu_underused", "run_checks"]
+__all__ = ["CHECKS", "Check", "check_gpu_build_on_cpu_host", "check_gpu_detection_failed",
+           "run_checks"]
 
 # Worst problems first where severities tie: import failures explain most of what follows.
 CHECKS: Tuple[Check, ...] = (
@@ -66,12 +66,12 @@ CHECKS: Tuple[Check, ...] = (
     check_cuda_wheels_mismatch,
     check_libstdcxx_too_old,
     check_library_shadowed,
+    check_library_path_overlap,
     check_nccl,
     check_mps,
     check_gpu_build_on_cpu_host,
     check_guard,
     check_tf32,
-    check_gpu_underused,
 )
 
 

@@ -152,35 +152,75 @@ def check_cuda_wheels_mismatch(report: Report, machine: Machine, kb: KbSource) -
 
 
 def check_library_shadowed(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """A CUDA library the process loaded from outside torch's own wheels, of another version."""
+    from torchsmith.doctor.loaded import shadowing
+
     build = torch_build(report)
-    if build is None or build["accelerator"] != "cuda":
+    found = shadowing(report)
+    if build is None or build["accelerator"] != "cuda" or not found:
+        return None
+    loaded = (report.get("dynamic") or {}).get("loaded") or {}
+    observed = f"{loaded.get('source') or 'the loaded files'} after import torch (torch_check.py)"
+    facts = [torch_fact(build)]
+    for library, want, source in found:
+        facts.append(Fact(f"loaded {library.path}: {library.stem} {_dotted(library.version)} "
+                          f"({library.version_source})", observed))
+        facts.append(Fact(f"torch was built with {library.stem} {_dotted(want)}", source))
+    return Finding(
+        "library-shadowed", "warning",
+        f"{len(found)} CUDA librar{'y' if len(found) == 1 else 'ies'} loaded from outside torch's own "
+        f"wheels, of another version than torch was built with",
+        tuple(facts), _unshadow_fix(report, [library.path for library, _, _ in found]),
+        note="a different cuDNN/NCCL/cuBLAS of the same soname gives 'cuDNN version incompatibility' "
+             "or undefined-symbol errors at import or first use",
+    )
+
+
+def _dotted(version: Tuple[int, ...]) -> str:
+    return ".".join(str(p) for p in version) or "(version unknown)"
+
+
+def _unshadow_fix(report: Report, paths: List[str]) -> Tuple[str, ...]:
+    """Take the directories of ``paths`` out of the variables that put them on the loader's path."""
+    environ = report.get("environ") or {}
+    dirs = {os.path.dirname(p) for p in paths}
+    fix = []
+    search = [d for d in str(environ.get("LD_LIBRARY_PATH") or "").split(os.pathsep) if d]
+    if any(os.path.normpath(d) in dirs for d in search):
+        kept = [d for d in search if os.path.normpath(d) not in dirs]
+        fix.append(f"export LD_LIBRARY_PATH={quoted(os.pathsep.join(kept))}" if kept
+                   else "unset LD_LIBRARY_PATH")
+    if any(p in str(environ.get("LD_PRELOAD") or "") for p in paths):
+        fix.append("unset LD_PRELOAD")
+    if not fix:
+        fix.append(f"grep -rs {quoted(sorted(dirs)[0])} /etc/ld.so.conf /etc/ld.so.conf.d  "
+                   "# what else puts it on the loader's path")
+    return tuple(fix)
+
+
+def check_library_path_overlap(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """Without importing torch (--quick): LD_LIBRARY_PATH holds CUDA libraries torch's wheels have.
+
+    Only LD_LIBRARY_PATH steers the loader; whether it wins shows the full doctor's loaded list."""
+    build = torch_build(report)
+    dynamic = report.get("dynamic")
+    if build is None or build["accelerator"] != "cuda" or isinstance(dynamic, dict):
         return None
     provided = set(report.get("cuda_libraries_provided") or ())
     facts = []
-    variables = set()
     for entry in report.get("library_dirs") or ():
         clash = sorted(provided.intersection(entry.get("libraries") or ()))
-        if clash:
-            variables.add(str(entry["variable"]))
+        if clash and entry.get("variable") == "LD_LIBRARY_PATH":
             facts.append(Fact(f"{entry['dir']} has {', '.join(clash)}, which torch's own CUDA wheels "
-                              f"also provide", f"${entry['variable']}"))
+                              f"also provide", "$LD_LIBRARY_PATH"))
     if not facts:
         return None
-    fix = []
-    if "LD_LIBRARY_PATH" in variables:
-        kept = [d for d in str((report.get("environ") or {}).get("LD_LIBRARY_PATH", "")).split(os.pathsep)
-                if d and d not in {e["dir"] for e in report.get("library_dirs") or ()
-                                   if provided.intersection(e.get("libraries") or ())}]
-        fix.append(f"export LD_LIBRARY_PATH={quoted(os.pathsep.join(kept))}" if kept
-                   else "unset LD_LIBRARY_PATH")
-    if variables & {"CUDA_HOME", "CUDA_PATH"}:
-        fix.append("unset CUDA_HOME CUDA_PATH  # only builds of CUDA extensions need them")
     return Finding(
-        "library-shadowed", "warning",
-        "CUDA libraries on the library path can be loaded instead of the ones torch was built with",
-        (torch_fact(build), *facts), tuple(fix),
-        note="a different cuDNN/NCCL/cuBLAS of the same soname gives 'cuDNN version incompatibility' "
-             "or undefined-symbol errors at import or first use",
+        "library-path-overlap", "info",
+        "LD_LIBRARY_PATH holds CUDA libraries of the same names as torch's own",
+        (torch_fact(build), *facts), (),
+        note="the loader may take these instead of torch's; `torchsmith doctor` without --quick "
+             "imports torch and reads which files were loaded",
     )
 
 
