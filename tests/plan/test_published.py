@@ -251,7 +251,8 @@ def test_unknown_packages_are_read_from_the_configured_index_never_their_wheels(
         out = capsys.readouterr().out
         assert code == 0, out
         plan = json.loads(out)["data"]
-        assert {p["requirement"] for p in plan["packages"]} >= {"torch-tensorrt==2.14.0", "liger-kernel==0.8.5"}
+        pins = {p["requirement"] for p in plan["packages"]}
+        assert pins >= {"torch-tensorrt==2.14.0", "liger-kernel==0.8.5"}
         assert any("read now" in r for r in plan["reasons"])
         # Metadata files only, never a wheel.
         assert not server.fetched("torch_tensorrt") and not server.fetched("liger_kernel")
