@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted
 
-__all__ = ["TRIGGER", "fired"]
+__all__ = ["TRIGGER", "failing_package", "fired"]
 
 TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$")
 
@@ -31,7 +31,22 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
     return None
 
 
-def _library(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+# Packages whose own loader fails for its own reasons (their signatures say so).
+_NOT_EXTENSIONS = frozenset({"torch", "nvidia", "tensorflow", "jax", "jaxlib", "importlib", "ctypes"})
+
+
+def failing_package(extracted: Extracted) -> Optional[str]:
+    """The package of the traceback's innermost frame that is in site-packages: whose import failed."""
+    packages = [f.package for f in extracted.frames if f.package]
+    return packages[-1] if packages else None
+
+
+def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    kind = arguments[0]
+    if len(arguments) == 2:  # "extension": loaded by a compiled extension, not by torch
+        package = failing_package(extracted)
+        if package is None or package in _NOT_EXTENSIONS:
+            return None
     for library in extracted.libraries:
         if library.kind == kind:
             return [library.soname], {"lib": library.soname}
@@ -60,7 +75,7 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
         if kind == "gpu":
             hit = _gpu(arguments, extracted)
         elif kind == "library":
-            hit = _library(arguments[0], extracted)
+            hit = _library(arguments, extracted)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
         else:

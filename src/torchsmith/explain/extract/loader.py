@@ -15,7 +15,8 @@ _LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
-        r"(?:Could not load (?:dynamic )?library|Unable to load|cannot load|error loading|Library)\s+['\"`]?"
+        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading|Library)"
+        r"\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
     ),
@@ -72,6 +73,8 @@ def _is_missing(text: str, match: re.Match[str]) -> bool:
     """Whether the library itself is missing: not when the loader names another one it needed
     ("Could not load library A. Error: B: cannot open ...": B is), nor when Windows failed for
     another reason (WinError 1455, the paging file) while loading it."""
+    if re.match(r"[.\s]*Error code 127\b", text[match.end():match.end() + 40]):
+        return False  # Windows: the DLL was found, a procedure in it was not (a version mismatch)
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):
         return False
