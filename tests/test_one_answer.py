@@ -150,3 +150,20 @@ def test_a_gpu_described_by_flags_takes_no_local_cap(isolated: Path, monkeypatch
     # The same flags with this machine's own environment named: its constraints apply.
     own = _json(["plan", "--gpu", "9.0", "--driver", "580.65.06", "--python", sys.executable], capsys)
     assert any("constraints.txt:2" in r for r in own["data"]["reasons"])
+
+
+def test_every_cap_names_where_it_is_written(isolated: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A requirements file's line, a pip.conf constraint, the command line: each cap says which."""
+    reqs = isolated / "reqs.txt"
+    reqs.write_text("numpy\ntorch<2.10\n")
+    from_file = _json(["plan", "--no-gpu", "-r", str(reqs)], capsys)
+    assert any(f"({reqs}:2) caps it" in r for r in from_file["data"]["reasons"])
+    typed = _json(["plan", "--no-gpu", "torch<2.10"], capsys)
+    assert any("(command line) caps it" in r for r in typed["data"]["reasons"])
+    _configure("pip.conf", isolated, monkeypatch)
+    both = _json(["plan", "--no-gpu", "torch<2.10"], capsys)
+    cap = next(r for r in both["data"]["reasons"] if "caps it" in r)
+    assert "command line" in cap or "constraints.txt:2" in cap  # the tighter one caps, named
+    summary = _json(["summary", "--no-gpu"], capsys)
+    assert summary["data"]["plan"]["packages"] == _json(["plan", "--no-gpu"], capsys)["data"]["packages"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan_text import describe
@@ -85,10 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def requirements_from_args(args: argparse.Namespace) -> Tuple[Tuple[str, ...], bool]:
+def requirements_from_args(args: argparse.Namespace,
+                           origins: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], bool]:
     from torchsmith.plan.api import requested
 
-    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None))
+    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None),
+                     origins)
 
 
 def installed_packages(args: argparse.Namespace, ctx: Context,
@@ -106,10 +108,12 @@ def installed_packages(args: argparse.Namespace, ctx: Context,
 
 
 def build_request(args: argparse.Namespace, ctx: Context, python: Optional[str] = None) -> Request:
-    requirements, stated = requirements_from_args(args)
+    origins: Dict[str, str] = {}
+    requirements, stated = requirements_from_args(args, origins)
     return Request(
         requirements=requirements,
         explicit=stated,
+        origins=tuple(sorted(origins.items())),
         installer=args.installer or "pip",
         installed=installed_packages(args, ctx, python),
         allow_prerelease=bool(getattr(args, "pre", False)),
