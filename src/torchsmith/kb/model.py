@@ -309,6 +309,8 @@ class FrameworkBuild:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    # The package index's files this row was read from (tools/confirm_frameworks.py): wheel names.
+    confirmed_from: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
