@@ -1,6 +1,6 @@
 """Confirm frameworks.json rows (TensorFlow, JAX) from the package index's real files.
 
-    python tools/confirm_frameworks.py [--index-url URL] [--write]
+    python tools/confirm_frameworks.py [--index-url URL] [--write] [--companions]
 
 For each row: the index's PEP 691 JSON page of the framework, by name; the wheels of that exact
 version (their Python and platform tags, from the file names); one wheel's PEP 658 metadata
@@ -9,6 +9,9 @@ wheel's own METADATA, read by HTTP range requests). Then the packages the row's 
 version (JAX's ``jax-cudaNN-plugin``/``-pjrt``, TensorFlow's ``nvidia-*-cuNN``) are looked up the same
 way: a pinned companion with no file of that version means the row cannot be installed. CUDA and
 cuDNN versions are read from TensorFlow's pins on nvidia-cuda-runtime / nvidia-cudnn.
+
+``--companions`` does the same for companions.json#torch_requirements (torchvision, torchaudio,
+xformers, flash-attn): the torch requirement each wheel's metadata states, against the row's.
 
 Without ``--write`` it prints one line per row and exits 1 on any disagreement. ``--write`` records
 in each row the files read (``confirmed_from``, with the index and date) or, where a row cannot be
@@ -229,11 +232,73 @@ def disagreements(row: Dict[str, Any], found: Dict[str, Any]) -> List[str]:
     return problems
 
 
+def torch_spec(meta: str) -> Optional[str]:
+    """The torch requirement a companion's metadata states outside any extra, normalized."""
+    for line in meta.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        requirement = line.split(":", 1)[1].strip()
+        head, _, marker = requirement.partition(";")
+        if "extra" in marker:
+            continue
+        match = re.match(r"^torch\s*(?:\(([^)]*)\)|([^\s;]*))", head.strip())
+        if match and re.match(r"^torch(\s|\(|[<>=!~]|$)", head.strip()):
+            return _normal_spec(match.group(1) or match.group(2) or "")
+    return None
+
+
+def _normal_spec(spec: str) -> str:
+    return ",".join(sorted(part.strip().replace(" ", "") for part in spec.split(",") if part.strip()))
+
+
+def confirm_requirement(row: Dict[str, Any], index: str,
+                        cache: Dict[str, List[Dict[str, Any]]]) -> Tuple[List[str], List[str]]:
+    """(files read, problems) for one companions.json#torch_requirements row."""
+    wheels = wheels_of(project_files(index, row["package"], cache), row["version"])
+    if not wheels:
+        return [], [f"{row['package']} {row['version']}: no wheel on the index"]
+    wheels.sort(key=lambda w: platform_of(wheel_tags(w["filename"])[2]) != "linux-x86_64")
+    meta = metadata(wheels[0])
+    if meta is None:
+        return [], [f"{row['package']} {row['version']}: its wheel's metadata could not be read"]
+    stated = torch_spec(meta)
+    if stated is None:
+        return [wheels[0]["filename"]], [f"{row['package']} {row['version']}: its metadata requires no torch"]
+    if stated != _normal_spec(row["torch"]):
+        return [wheels[0]["filename"]], [
+            f"torch {row['torch']}: the wheel's Requires-Dist says torch {stated}"]
+    return [wheels[0]["filename"]], []
+
+
+def companions(index: str, write: bool, today: str) -> int:
+    """Confirm companions.json#torch_requirements rows (torchvision, torchaudio, xformers, ...)."""
+    path = os.path.join(os.path.dirname(DATA), "companions.json")
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    cache: Dict[str, List[Dict[str, Any]]] = {}
+    status = 0
+    for row in data["torch_requirements"]:
+        files, problems = confirm_requirement(row, index, cache)
+        label = f"{row['package']} {row['version']} (torch {row['torch']})"
+        print(f"{label}: " + ("; ".join(problems) if problems else f"confirmed from {files[0]}"))
+        status |= bool(problems)
+        if write:
+            _record(row, {"files": files}, problems, index, today)
+    if write:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return status
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index-url", default=_default_index())
-    parser.add_argument("--write", action="store_true", help="record the result in frameworks.json")
+    parser.add_argument("--write", action="store_true", help="record the result in the data")
+    parser.add_argument("--companions", action="store_true",
+                        help="confirm companions.json#torch_requirements instead of frameworks.json")
     args = parser.parse_args(argv)
+    if args.companions:
+        return companions(args.index_url, args.write, datetime.date.today().isoformat())
     with open(DATA, encoding="utf-8") as handle:
         data = json.load(handle)
     cache: Dict[str, List[Dict[str, Any]]] = {}

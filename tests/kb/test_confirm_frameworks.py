@@ -95,3 +95,27 @@ def test_a_row_neither_confirmed_nor_uncertain_is_refused(data_copy: Path) -> No
     edit_json(data_copy, "frameworks.json", lambda d: d["builds"][0].pop("confirmed_from"))
     with pytest.raises(KnowledgeBaseError, match="field confirmed_from: missing"):
         load_kb(packaged_dir=str(data_copy), packaged_only=True)
+
+
+def test_a_companions_torch_pin_is_read_from_its_wheels_metadata(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _tool()
+    monkeypatch.setattr(tool, "metadata", _read_local)
+    wheel = build_wheel(tmp_path, "xformers", "0.0.31", requires=["torch==2.7.1", "numpy",
+                                                                    'pytest ; extra == "test"'],
+                        tag="cp39-abi3-manylinux_2_28_x86_64")
+    cache = {"xformers": _files(wheel)}
+    row = {"package": "xformers", "version": "0.0.31", "torch": "==2.7.1"}
+    assert tool.confirm_requirement(row, "unused", cache) == ([wheel.name], [])
+    _files_read, problems = tool.confirm_requirement(dict(row, torch="==2.7.0"), "unused", cache)
+    assert problems == ["torch ==2.7.0: the wheel's Requires-Dist says torch ==2.7.1"]
+    assert tool.torch_spec("Requires-Dist: torch (<2.9,>=2.4)\n") == "<2.9,>=2.4"
+    assert tool.torch_spec("Requires-Dist: torchvision==0.20\n") is None
+
+
+def test_every_packaged_companion_pin_is_confirmed_or_uncertain() -> None:
+    kb = load_kb(packaged_only=True)
+    names = ("torchvision", "torchaudio", "xformers", "flash-attn")
+    rows = [r for name in names for r in kb.torch_requirements(name)]
+    assert rows and all(r.confirmed_from or r.uncertain for r in rows)
+    assert sum(1 for r in rows if r.confirmed_from) > len(rows) // 2

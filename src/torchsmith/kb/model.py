@@ -259,6 +259,7 @@ class TorchRequirement:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    confirmed_from: Tuple[str, ...] = ()  # the index's wheel whose Requires-Dist states the pin
 
 
 @dataclass(frozen=True)

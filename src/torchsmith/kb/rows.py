@@ -394,7 +394,7 @@ def requirement(row: RowReader, _ctx: Context) -> m.TorchRequirement:
     return m.TorchRequirement(
         package=row.text("package"), version=row.version("version"), torch=spec,
         variants=row.texts("variants"), sources=row.sources(), uncertain=row.flag("uncertain"),
-        note=row.opt_text("note") or "",
+        note=row.opt_text("note") or "", confirmed_from=_confirmed_from(row),
     )
 
 
