@@ -344,6 +344,8 @@ class WheelAudit:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    package: str = "torch"  # or a companion read the same way (torchvision, torchaudio)
+    version: str = ""  # the companion's own version; torch is then the torch its metadata pins
 
     def title(self) -> str:
         main = max(self.libraries, key=lambda lib: lib.containers, default=None)

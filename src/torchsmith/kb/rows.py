@@ -469,12 +469,14 @@ def wheel_audit(row: RowReader, _ctx: Context) -> m.WheelAudit:
         platform_tags=row.texts("platform_tags"),
         libraries=tuple(_wheel_library(sub) for sub in row.rows("libraries")),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+        package=row.opt_text("package") or "torch", version=row.opt_version("version") or "",
     )
 
 
 def audit_sources(rows: Sequence[m.WheelAudit]) -> Dict[str, m.Source]:
     """Each audited wheel as a source the release rows cite by its id."""
-    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/torch/{row.torch}/#files",
+    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/{row.package}/"
+                                           f"{row.version or row.torch}/#files",
                              title=row.title(), retrieved=row.retrieved, note=row.note)
             for row in rows}
 
