@@ -103,6 +103,7 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
     if plan.ok:
         lines.append(paint(f"Install {_title(plan)} ({installer}):", "1", color))
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
+        lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
     else:
         lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}.", "1;31",
                            color))

@@ -25,7 +25,9 @@ def validate_documents(kb: KnowledgeBase) -> Dict[str, str]:
         _public_sources(name, kb.document(name), kb.document_path(name))
         used[name] = kb.document_path(name)
     from torchsmith.explain.catalog import parse_catalog  # explain's own reader, only here
+    from torchsmith.kb.coverage import check_coverage
 
+    check_coverage(kb)
     path = used["signatures"]
     try:
         parse_catalog(kb.document("signatures"), path)
