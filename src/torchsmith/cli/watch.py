@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds between samples (default 1)")
     parser.add_argument("--seconds", type=float, default=None, metavar="SECONDS",
                         help="stop watching after this long (the job goes on)")
-    parser.add_argument("command", nargs="*", metavar="-- COMMAND", help="the job to run and watch")
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                        help="the job to run and watch")
 
 
 class _Target:
@@ -172,6 +173,9 @@ def follow(watch: Watch, target: _Target, sampler: LineStream, *, interval: floa
         if target.spawned is not None:
             target.spawned.interrupt()
             target.exit_status = target.spawned.wait(30)
+    if first and watch.error is None:  # a job shorter than NVML's start: still say why none came
+        line = _parse(sampler.read_line(5.0))
+        watch.error = str(line["error"]) if line and "error" in line else None
     if live is not None:
         live.write("\n")
     if target.spawned is not None and target.exit_status is None:
@@ -198,7 +202,7 @@ def _add(watch: Watch, target: _Target, line: Dict[str, Any]) -> None:
 
 def _live_line(out: IO[str], watch: Watch, elapsed: float) -> None:
     parts = []
-    for use in watch.devices.values():
+    for use in watch.used():
         data = use.to_json()
         busy = use.busy[-1] if use.busy else None
         mem = use.job_mib[-1] if use.job_mib else None

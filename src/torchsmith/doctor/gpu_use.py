@@ -22,6 +22,10 @@ IDLE_BELOW = 50
 MIG_SOURCE = "https://docs.alliancecan.ca/wiki/Multi-Instance_GPU"
 
 
+def _dict(value: Any) -> Dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _number(value: Any) -> Optional[int]:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -69,7 +73,9 @@ class Watch:
     samples: int = 0
     error: Optional[str] = None
     _names: Dict[str, Tuple[str, Optional[str]]] = field(default_factory=dict)
-    _foreign: Set[int] = field(default_factory=set)  # NVML's pids of no process here
+    # Devices whose processes are all of no process here (another PID namespace): used only
+    # where the job's own processes were never seen.
+    _by_device: Dict[str, DeviceUse] = field(default_factory=dict)
 
     def header(self, line: Dict[str, Any]) -> None:
         self.driver = line.get("driver") if isinstance(line.get("driver"), str) else None
@@ -82,12 +88,12 @@ class Watch:
         self.samples += 1
         stamp = line.get("t")
         when = float(stamp) if isinstance(stamp, (int, float)) else float(self.samples)
-        for key, sample in (line.get("devices") or {}).items():
+        devices = line.get("devices")
+        for key, sample in (devices if isinstance(devices, dict) else {}).items():
             if not isinstance(sample, dict):
                 continue
             pids = {p.get("pid"): _number(p.get("used_mib")) for p in sample.get("processes") or ()
                     if isinstance(p, dict)}
-            self._foreign.update(p for p in pids if isinstance(p, int) and p not in alive)
             mine = [p for p in pids if p in job]
             by_device = not mine and bool(pids) and all(p not in alive for p in pids)
             if not mine and not by_device:
@@ -97,14 +103,14 @@ class Watch:
     def _fold(self, key: str, sample: Dict[str, Any], when: float, *, pids: Dict[Any, Optional[int]],
               mine: List[Any], by_device: bool) -> None:
         name, parent = self._names.get(key, ("GPU", None))
-        use = self.devices.setdefault(key, DeviceUse(key, name, parent))
-        use.by_device = use.by_device or by_device
+        use = (self._by_device if by_device else self.devices).setdefault(key, DeviceUse(key, name, parent))
+        use.by_device = by_device
         use.times.append(float(when))
-        memory = sample.get("memory_mib") or {}
+        memory = _dict(sample.get("memory_mib"))
         use.total_mib = _number(memory.get("total")) or use.total_mib
         counted = list(pids) if by_device else mine
         use.job_mib.append(sum(pids[p] or 0 for p in counted))
-        util = sample.get("util") or {}
+        util = _dict(sample.get("util"))
         if _number(util.get("gpu")) is not None:
             use.device_util.append(int(util["gpu"]))
         rows = [r for r in sample.get("process_util") or ()
@@ -112,23 +118,28 @@ class Watch:
         if rows:
             use.job_sm.append(min(100, sum(_number(r.get("sm")) or 0 for r in rows)))
 
+    def used(self) -> List[DeviceUse]:
+        """The devices the job used: where its processes were seen, else (another PID
+        namespace) where NVML's processes were none of this namespace's."""
+        return list(self.devices.values()) + [d for k, d in self._by_device.items() if k not in self.devices]
+
     def to_json(self) -> Dict[str, Any]:
         verdict = self.verdict()
         data: Optional[Dict[str, Any]] = None
         if verdict is not None:
             data = dict(verdict[0].to_json(), options=list(verdict[1]))
         return {"target": self.target, "driver": self.driver, "samples": self.samples,
-                "devices": [d.to_json() for d in self.devices.values()],
+                "devices": [d.to_json() for d in self.used()],
                 "allocated_gpus": self.allocated,
-                "pid_namespace_differs": any(d.by_device for d in self.devices.values()),
+                "pid_namespace_differs": any(d.by_device for d in self.used()),
                 "verdict": data, "error": self.error}
 
     def verdict(self) -> Optional[Tuple[Finding, Tuple[str, ...]]]:
         """``gpu-underused`` and the options, when the job kept a whole GPU (not a MIG slice) busy
         less than IDLE_BELOW % on average over at least three samples, or held GPUs it never used."""
-        idle = [d for d in self.devices.values() if d.parent is None and len(d.busy) >= 3
+        idle = [d for d in self.used() if d.parent is None and len(d.busy) >= 3
                 and sum(d.busy) / len(d.busy) < IDLE_BELOW]
-        unused = len(self.allocated or ()) - len({d.parent or d.key for d in self.devices.values()})
+        unused = len(self.allocated or ()) - len({d.parent or d.key for d in self.used()})
         if not idle and unused <= 0:
             return None
         facts = [fact for use in idle for fact in _facts(use)]

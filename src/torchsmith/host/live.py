@@ -166,7 +166,10 @@ class LiveHost:
             return False
         except (PermissionError, OSError):
             return True  # another user's: it exists
-        return True
+        # A zombie (exited, not yet reaped by its parent) still answers signal 0.
+        stat = self.read_text(f"/proc/{pid}/stat") if sys.platform.startswith("linux") else None
+        fields = (stat or "").rpartition(")")[2].split()
+        return not fields or fields[0] not in ("Z", "X")
 
     def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
         return fetch_url(url, timeout, max_bytes, self._environ)
