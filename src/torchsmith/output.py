@@ -12,13 +12,16 @@ from __future__ import annotations
 import enum
 import io
 import json
+import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
 
-__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "use_color"]
+__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "paint", "strip_sources",
+           "terminal_columns", "use_color"]
 
 ENVELOPE_SCHEMA = 1
 
@@ -89,6 +92,26 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+_SOURCE = re.compile(r"\s*[\[(]sources?: [^\])]*[\])]")
+
+
+def strip_sources(text: str) -> str:
+    """``text`` without its ``[source: URL; URL]`` citations: ``-v`` and --json keep them."""
+    return _SOURCE.sub("", text)
+
+
+def paint(text: str, sgr: str, enabled: bool) -> str:
+    """``text`` in an ANSI style (``"1"`` bold, ``"31"`` red) when colour is on."""
+    return f"\x1b[{sgr}m{text}\x1b[0m" if enabled and text else text
+
+
+def terminal_columns() -> int:
+    """The width to wrap human output at (80 when piped and COLUMNS is unset)."""
+    from torchsmith.host.live import terminal_columns as columns
+
+    return columns()
+
+
 class _Buffer(io.StringIO):
     """Collects the human form for redaction; a terminal stays a terminal (colour), and the
     ``--color`` choice travels with it."""
@@ -119,8 +142,12 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
     out.write(redact(text.getvalue()))
     out.flush()
     if not presentation.quiet:
+        width = terminal_columns()
         for warning in dict.fromkeys(result.warnings):  # each warning once
-            err.write(redact(f"warning: {warning}") + "\n")
+            shown = f"warning: {warning if presentation.verbose else strip_sources(warning)}"
+            err.write(redact("\n".join(textwrap.wrap(shown, width, subsequent_indent="  ",
+                                                     break_on_hyphens=False, break_long_words=False)
+                                       or [shown])) + "\n")
     for error in result.errors:
         err.write(redact(format_error(error)) + "\n")
 

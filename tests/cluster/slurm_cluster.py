@@ -161,7 +161,7 @@ class SlurmCluster:
         ]
         for node, port in zip(self.nodes, ports[1:]):
             lines.append(f"NodeName={node} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 "
-                         f"Port={port} CPUs=1 RealMemory=2048 State=UNKNOWN")
+                         f"Port={port} CPUs=2 RealMemory=2048 State=UNKNOWN")  # 2 workers per node
         lines.append(f"PartitionName={PARTITION} Nodes={','.join(self.nodes)} Default=YES "
                      "MaxTime=INFINITE State=UP")
         with open(self.conf, "w", encoding="utf-8") as handle:

@@ -63,3 +63,35 @@ def test_generated_cmake_builds_and_runs_a_program_without_ld_library_path(tmp_p
     ran = subprocess.run([str(tmp_path / "build" / "torch_app")], capture_output=True, text=True, env=env,
                          check=False)
     assert (ran.returncode, ran.stdout.strip()) == (0, "12")
+
+
+def _cuda_plan(variant: str, version: str = "2.7.1") -> Plan:
+    return Plan(status="ok", platform="linux-x86_64", python="3.11", accelerator="cuda", variant=variant,
+                packages=(PackagePin("torch", version, variant, local_version=f"+{variant}"),))
+
+
+def _configure(tmp_path: Any, text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    tmp_path.mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(text)
+    return subprocess.run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "build"), *args],
+                          capture_output=True, text=True, check=False, timeout=120)
+
+
+@pytest.mark.slow
+def test_a_cuda_wheels_cmake_names_the_toolkit_major_it_needs(tmp_path: Any) -> None:
+    """Run by CMake with this machine's CUDA toolkit: a cu126 wheel refuses a CUDA 13 one with the
+    way out; a cu130 wheel gets past the check (to find_package(Torch), absent here)."""
+    nvcc = shutil.which("nvcc")
+    if shutil.which("cmake") is None or shutil.which("c++") is None or nvcc is None:
+        pytest.skip("needs cmake, a C++ compiler and a CUDA toolkit")
+    found = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False).stdout
+    release = re.search(r"release (\d+)\.(\d+)", found)
+    assert release is not None
+    have = f"{release.group(1)}.{release.group(2)}"
+    other = "cu126" if release.group(1) != "12" else "cu130"
+    refused = _configure(tmp_path / "a", render(_cuda_plan(other), "libtorch", host()))
+    assert refused.returncode != 0
+    assert f"but CMake found CUDA {have}" in refused.stderr and "-DCUDAToolkit_ROOT=" in refused.stderr
+    same = f"cu{release.group(1)}{release.group(2)}"
+    passed = _configure(tmp_path / "b", render(_cuda_plan(same), "libtorch", host()))
+    assert "CUDAToolkit_ROOT" not in passed.stderr and "Torch" in passed.stderr

@@ -113,3 +113,37 @@ def test_out_writes_one_file_per_artifact(tmp_path: Path, capsys: pytest.Capture
     assert "--out needs --format" in capsys.readouterr().err
     assert render_files(_cpu_plan(), "slurm-ddp") == slurm_scripts(_cpu_plan())
     assert render(_cpu_plan(), "slurm-ddp") == slurm_scripts(_cpu_plan())[DDP_NAME]
+
+
+def test_the_ddp_job_states_its_launch_contract_and_offers_srun(kb: Any, tmp_path: Path) -> None:
+    machine = node(A100, count=4, cpus=64)
+    torchrun = slurm_scripts(_gpu_plan(kb), machine)[DDP_NAME]
+    assert "RANK, LOCAL_RANK and WORLD_SIZE" in torchrun and "SLURM_PROCID" in torchrun
+    assert "--launcher srun" in torchrun and "#SBATCH --ntasks-per-node=1" in torchrun
+    srun = slurm_scripts(_gpu_plan(kb), machine, SlurmOptions(launcher="srun"))[DDP_NAME]
+    assert "#SBATCH --ntasks-per-node=4" in srun and "#SBATCH --cpus-per-task=16" in srun
+    assert "torchrun" not in srun.replace("torchrun per node", "")
+    assert "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" in srun
+    _shellcheck({"srun.sbatch": srun}, tmp_path)
+
+
+def test_the_wheelhouse_job_pins_what_a_listed_wheelhouse_has_or_says_how_to_list_it(kb: Any) -> None:
+    plan = _gpu_plan(kb)
+    torch = plan.package("torch")
+    assert torch is not None
+    files = ("torch-2.1.2+computecanada-cp311-cp311-linux_x86_64.whl", "not-a-wheel.txt",
+             "torch-2.9.0-cp39-cp39-linux_x86_64.whl")  # another Python's: not counted
+    listed = slurm_scripts(plan, node(A100), SlurmOptions(wheelhouse="/w", wheelhouse_files=files))
+    text = listed[SINGLE_NAME]
+    assert f"torch: the wheelhouse has 2.1.2, not the planned {torch.version}: pinned 2.1.2" in text
+    assert "torch==2.1.2" in text
+    unread = slurm_scripts(plan, node(A100), SlurmOptions(wheelhouse="/w"))[SINGLE_NAME]
+    assert f"torch=={torch.version}" in unread and "ls \"$WHEELHOUSE\" | grep -i -e '^torch-'" in unread
+
+
+def test_plan_lists_a_reachable_wheelhouse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "torch-2.3.0-cp311-cp311-linux_x86_64.whl").write_bytes(b"")
+    assert main(["plan", "torch", "--no-gpu", "--python", "3.11", "--platform", "linux-x86_64",
+                 "--format", "slurm", "--wheelhouse", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "the wheelhouse has 2.3.0" in out and "torch==2.3.0" in out

@@ -203,3 +203,82 @@ def test_the_wheelhouse_job_builds_its_env_offline_and_runs(slurm_cluster: Slurm
     assert state == "COMPLETED", log
     assert "trained with torch 2.5.1 ['--epochs', '1']" in log
     assert (tmp_path / f"torchsmith-env-{job}" / "bin" / "python").exists()
+
+
+# A site-style script, as clusters' own pages write them: its rank from Slurm's variables.
+SITE_STYLE = '''\
+import json, os
+import torch
+import torch.distributed as dist
+
+rank, world = int(os.environ["SLURM_PROCID"]), int(os.environ["SLURM_NTASKS"])
+address = "tcp://%s:%s" % (os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"])
+dist.init_process_group("gloo", init_method=address, rank=rank, world_size=world)
+total = torch.tensor([rank])
+dist.all_reduce(total)
+print("RESULT " + json.dumps({"rank": rank, "world_size": world, "sum": int(total),
+                              "local_rank": int(os.environ["LOCAL_RANK"]),
+                              "node": os.environ.get("SLURMD_NODENAME")}), flush=True)
+dist.destroy_process_group()
+'''
+
+
+def test_ddp_launchers_give_every_worker_its_own_rank_with_two_workers_per_node(
+        slurm_cluster: SlurmCluster, job_env: Tuple[Dict[str, str], Path], tmp_path: Path) -> None:
+    """2 nodes x 2 workers (standing in for GPUs): torchrun with a RANK-reading script, and the srun
+    launcher with a script that reads SLURM_PROCID; both end with ranks 0-3 on two nodes."""
+    env, lock = job_env
+    cases = {"torchrun": TRAIN, "srun": SITE_STYLE}
+    submitted = {}
+    for launcher, script in cases.items():
+        jobs = tmp_path / launcher
+        plan = subprocess.run(
+            [os.path.join(BIN, "torchsmith"), "plan", "torch==2.13.0", "--no-gpu", "--python", "3.11",
+             "--format", "slurm-ddp", "--out", str(jobs), "--cpus-per-task", "1", "--mem", "1",
+             "--launcher", launcher, "--workers-per-node", "2"],
+            env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert plan.returncode == 0, plan.stderr
+        shutil.copy(lock, jobs / "torchsmith.lock.json")
+        (jobs / "train.py").write_text(script)
+        job_env_vars = {**env, **slurm_cluster.env, "PATH": env["PATH"], "MASTER_PORT": str(_free_port())}
+        out = subprocess.run(["sbatch", "--parsable", "train-ddp.sbatch"], cwd=jobs, env=job_env_vars,
+                             capture_output=True, text=True, timeout=30, check=False)
+        assert out.returncode == 0, out.stderr
+        submitted[launcher] = (jobs, out.stdout.strip().split(";")[0])
+    for launcher, (jobs, job) in submitted.items():
+        state = _wait(slurm_cluster, job)
+        log = (jobs / f"torch-ddp-{job}.out").read_text()
+        assert state == "COMPLETED", log
+        results = _results(log)
+        assert sorted(int(str(r["rank"])) for r in results) == [0, 1, 2, 3], log
+        assert {r["world_size"] for r in results} == {4}
+        assert len({r["node"] for r in results}) == 2
+        if launcher == "srun":
+            assert {r["sum"] for r in results} == {6}  # all four joined one process group
+            assert sorted(int(str(r["local_rank"])) for r in results) == [0, 0, 1, 1]
+
+
+def test_a_lagging_wheelhouse_gets_what_it_has_pinned_and_the_job_runs(slurm_cluster: SlurmCluster,
+                                                                       tmp_path: Path) -> None:
+    """The plan wants torch 2.6.0; the site's wheelhouse has only 2.5.1 (a local label, as sites
+    build them): listed where the job is written, the job pins 2.5.1 and runs."""
+    wheelhouse = tmp_path / "wheels"
+    build_wheel(wheelhouse, "torch", "2.5.1+site")
+    plan = Plan(status="ok", platform="linux-x86_64", python="3.11", accelerator="cpu", variant="cpu",
+                packages=(PackagePin("torch", "2.6.0", "cpu"),))
+    listed = tuple(os.listdir(wheelhouse))
+    options = SlurmOptions(wheelhouse=str(wheelhouse), cpus_per_task=1, mem_gib=1, wheelhouse_files=listed)
+    script = slurm_scripts(plan, None, options)["train.sbatch"]
+    assert "the wheelhouse has 2.5.1, not the planned 2.6.0" in script
+    (tmp_path / "job.sbatch").write_text(script)
+    (tmp_path / "train.py").write_text("import torch\nprint('trained with torch', torch.__version__)\n")
+    env = {k: v for k, v in slurm_cluster.env.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))}
+    env.update({"PIP_CONFIG_FILE": os.devnull, "TMPDIR": str(tmp_path)})
+    out = subprocess.run(["sbatch", "--parsable", "job.sbatch"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=30, check=False)
+    assert out.returncode == 0, out.stderr
+    job = out.stdout.strip().split(";")[0]
+    state = _wait(slurm_cluster, job, timeout=300)
+    log = (tmp_path / f"torch-cpu-{job}.out").read_text()
+    assert state == "COMPLETED", log
+    assert "trained with torch 2.5.1+site" in log

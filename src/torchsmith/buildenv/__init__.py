@@ -96,8 +96,9 @@ def _check_cmake(host: Host, pre: Preflight, data: Dict[str, Any], source: str) 
     result = host.run(["cmake", "--version"], 10.0)
     found = _first_version(result.stdout) if result.ok else None
     pre.facts.update({"cmake": found, "cmake_min": need, "cmake_min_source": need_source})
-    fix = f'python -m pip install "cmake>={need}" ninja  (into the build environment)'
     ninja = host.run(["ninja", "--version"], 10.0)
+    fix = (f'python -m pip install "cmake>={need}{_cmake_cap(host, source, data, ninja.ok, need)}" ninja  '
+           "(into the build environment)")
     if found is None:
         why = result.problem() if not result.ok else "no version"
         pre.add("cmake-missing", "error", f"no usable cmake ({why}); PyTorch needs cmake ≥ {need}", fix)
@@ -121,19 +122,36 @@ def _check_cmake(host: Host, pre: Preflight, data: Dict[str, Any], source: str) 
         pre.add("ninja", "ok", f"ninja {ninja.stdout.strip()}")
 
 
-def _toolkit_dir(host: Host, machine: Machine) -> Optional[str]:
+def _cmake_cap(host: Host, source: str, data: Dict[str, Any], ninja: bool, need: str) -> str:
+    """``,<X``: the lowest cmake release this checkout's own range checks would flag, so the fix
+    never installs a cmake the next run warns about (4.x with old third_party, 3.30+ with Ninja)."""
+    from torchsmith.buildenv.cmake import check_cmake_range
+
+    flagged = [rule["from"] for rule in data["cmake_breakages"]
+               if version_tuple(rule["from"]) > version_tuple(need)
+               and any(code != "export" for code, *_ in check_cmake_range(host, rule["from"], source, data,
+                                                                          ninja))]
+    return f",<{min(flagged, key=version_tuple)}" if flagged else ""
+
+
+def _toolkit_dir(host: Host, machine: Machine, prefix: Optional[str]) -> Optional[str]:
+    """CUDA_HOME if set; else the environment's own toolkit (conda's cuda-nvcc puts nvcc in
+    $CONDA_PREFIX/bin), then the nvcc first on PATH, as the build's shell finds them; then the
+    newest toolkit the probe found."""
     env = host.environ()
     for name in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(name):
             return env[name]
-    toolkits = sorted(machine.cuda_toolkits, key=lambda t: version_tuple(t.version))
-    if toolkits:
-        return toolkits[-1].path
+    if prefix and "nvcc" in (host.list_dir(os.path.join(prefix, "bin")) or ()) and _has_headers(host, prefix):
+        return prefix
     nvcc = host.which("nvcc")
     if nvcc:
         root = os.path.dirname(os.path.dirname(nvcc))
         if _has_headers(host, root):
             return root
+    toolkits = sorted(machine.cuda_toolkits, key=lambda t: version_tuple(t.version))
+    if toolkits:
+        return toolkits[-1].path
     # nvcc on PATH may be a wrapper script: look where toolkits are installed.
     if _has_headers(host, "/usr/local/cuda"):
         return "/usr/local/cuda"
@@ -164,7 +182,7 @@ def _host_config_max_gcc(host: Host, toolkit: str) -> Optional[int]:
 
 def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, Any],
                 kb: KnowledgeBase) -> None:
-    toolkit = _toolkit_dir(host, machine)
+    toolkit = _toolkit_dir(host, machine, pre.prefix)
     nvcc_path = host.which("nvcc")
     nvcc = os.path.join(toolkit, "bin", "nvcc") if toolkit else (nvcc_path or "nvcc")
     result = host.run([nvcc, "--version"], 15.0)
@@ -176,7 +194,8 @@ def _check_cuda(host: Host, machine: Machine, pre: Preflight, data: Dict[str, An
                 + (f": {result.problem()}" if not result.ok else ""),
                 "install the CUDA toolkit and set CUDA_HOME to it (e.g. /usr/local/cuda-12.6)")
         return
-    pre.add("nvcc", "ok", f"CUDA toolkit {cuda} at {toolkit}")
+    inside = " (the environment's own, ahead of the system's)" if toolkit == pre.prefix else ""
+    pre.add("nvcc", "ok", f"CUDA toolkit {cuda} at {toolkit}{inside}")
     pre.exports.append(("CUDA_HOME", toolkit))
     nvcc_root = os.path.dirname(os.path.dirname(nvcc_path)) if nvcc_path else ""
     if nvcc_path and not nvcc_path.startswith(toolkit) and not _has_headers(host, nvcc_root):
@@ -325,6 +344,8 @@ def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = N
     data = kb.document("buildreqs")
     env = host.environ()
     prefix = prefix or env.get("CONDA_PREFIX") or env.get("VIRTUAL_ENV") or None
+    if prefix and not os.path.isabs(prefix):  # the script is sourced from anywhere
+        prefix = host.real_path(prefix)
     pre = Preflight(kind=kind, prefix=prefix, requirements=data)
     _check_resources(host, machine, pre, data, workdir)
     _check_cmake(host, pre, data, source or workdir)
@@ -389,6 +410,8 @@ def build_script(pre: Preflight) -> str:
     if not cuda:
         lines.append("#   python tools/amd_build/build_amd.py   # hipify the sources first")
     lines.append("#   python -m pip install --no-build-isolation -v -e .")
+    lines.append("# Rebuilding after a failure or after changing these variables: CMake keeps what it found")
+    lines.append("# in build/CMakeCache.txt, so start clean first: python setup.py clean  (or rm -rf build)")
     lines.append("# Test:")
     check = "torch.cuda.is_available()"
     lines.append(f"#   python -c 'import torch; print(torch.__version__, {check})'")

@@ -13,7 +13,7 @@ from torchsmith.host import Host
 from torchsmith.machine import Machine
 from torchsmith.versions import version_tuple
 
-__all__ = ["check_rocm", "gcc_installs"]
+__all__ = ["check_rocm", "env_gcc_installs", "gcc_installs"]
 
 # Directories (or files) in an environment's include/ that ROCm also ships: the environment's
 # copy wins when it comes first (conda's CUDA thrust, LLVM/Intel OpenMP's omp.h).
@@ -34,8 +34,46 @@ def gcc_installs(host: Host) -> List[Tuple[str, bool]]:
     return sorted(found, key=lambda item: version_tuple(os.path.basename(item[0])), reverse=True)
 
 
+def env_gcc_installs(host: Host, prefix: str) -> List[str]:
+    """A conda env's own GCC installs ($PREFIX/lib/gcc/<triple>/<version>, conda-forge's gcc), newest
+    first: clang never looks there by itself."""
+    found = []
+    root = os.path.join(prefix, "lib", "gcc")
+    for triple in host.list_dir(root) or ():
+        for name in host.list_dir(os.path.join(root, triple)) or ():
+            if re.match(r"^\d+(\.\d+)*$", name):
+                found.append(os.path.join(root, triple, name))
+    return sorted(found, key=lambda folder: version_tuple(os.path.basename(folder)), reverse=True)
+
+
+def _gcc_install_flag(pre: Preflight, folder: str) -> None:
+    flag = f"--gcc-install-dir={folder}"
+    pre.exports.append(("HIPCC_COMPILE_FLAGS_APPEND", f"{flag}${{HIPCC_COMPILE_FLAGS_APPEND:+ "
+                                                      "$HIPCC_COMPILE_FLAGS_APPEND}"))
+
+
+def _check_env_gcc(host: Host, pre: Preflight) -> bool:
+    """The build's C++ compiler is the env's conda GCC: hipcc's clang must use that GCC's C++
+    library too, or host and device code see two libstdc++ versions (the report's fix)."""
+    if not pre.prefix:
+        return False
+    env = host.environ()
+    compiler = env.get("CXX") or env.get("CC") or ""
+    installs = env_gcc_installs(host, pre.prefix)
+    if not installs or not (compiler.startswith(pre.prefix) or "conda-linux-gnu" in compiler):
+        return False
+    _gcc_install_flag(pre, installs[0])
+    pre.add("clang-gcc-toolchain", "warning",
+            f"the build compiles with the environment's GCC ({compiler}), but hipcc's clang takes the "
+            f"system's GCC install by default; point it at {installs[0]}",
+            f"HIPCC_COMPILE_FLAGS_APPEND=--gcc-install-dir={installs[0]} (the script sets it)")
+    return True
+
+
 def _check_toolchain(host: Host, pre: Preflight) -> None:
     """clang (hipcc) takes the newest GCC install; without libstdc++ there it cannot find <cmath>."""
+    if _check_env_gcc(host, pre):
+        return
     installs = gcc_installs(host)
     if not installs or installs[0][1]:
         return
@@ -43,10 +81,8 @@ def _check_toolchain(host: Host, pre: Preflight) -> None:
     fix = (f"install the C++ library of GCC {os.path.basename(installs[0][0])} (libstdc++-"
            f"{os.path.basename(installs[0][0])}-dev), or point clang at a complete one")
     if usable:
-        flag = f"--gcc-install-dir={usable[0]}"
-        fix += f": HIPCC_COMPILE_FLAGS_APPEND={flag} (the script sets it)"
-        pre.exports.append(("HIPCC_COMPILE_FLAGS_APPEND", f"{flag}${{HIPCC_COMPILE_FLAGS_APPEND:+ "
-                                                          "$HIPCC_COMPILE_FLAGS_APPEND}"))
+        fix += f": HIPCC_COMPILE_FLAGS_APPEND=--gcc-install-dir={usable[0]} (the script sets it)"
+        _gcc_install_flag(pre, usable[0])
     pre.add("clang-gcc-toolchain", "error",
             f"hipcc's clang uses the newest GCC install, {installs[0][0]}, which has no libstdc++: "
             "the build stops at 'cmath' file not found / cannot find -lstdc++", fix)

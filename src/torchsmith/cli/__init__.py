@@ -26,6 +26,7 @@ COMMANDS: Tuple[Tuple[str, str, str], ...] = (
     ("matrix", "torchsmith.cli.matrix", "recent torch releases × variants: which run here, and why not"),
     ("install", "torchsmith.cli.install", "install the plan into a venv, verify it, roll back on failure"),
     ("guard", "torchsmith.cli.guard", "keep a working torch from being replaced by later installs"),
+    ("export", "torchsmith.cli.export", "the environment as it stands, as files that make it again"),
     ("doctor", "torchsmith.cli.doctor", "what is wrong with this environment, and the fix"),
     ("watch", "torchsmith.cli.watch", "how much of its GPUs your own job uses (NVML), and what to do"),
     ("explain", "torchsmith.cli.explain", "the cause and fix of an error message or log"),

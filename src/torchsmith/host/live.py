@@ -85,6 +85,14 @@ def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
     return jobs
 
 
+def terminal_columns() -> int:
+    """The width human output wraps at: COLUMNS, else the terminal's, else 80 (piped)."""
+    try:
+        return max(40, shutil.get_terminal_size((80, 24)).columns)
+    except (OSError, ValueError):
+        return 80
+
+
 def process_environ() -> Dict[str, str]:
     """A copy of torchsmith's own environment: the one place that reads it (the CLI's entry)."""
     return dict(os.environ)

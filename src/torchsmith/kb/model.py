@@ -70,6 +70,12 @@ class VariantBuild:
     sources: Tuple[str, ...] = ()
     uncertain: bool = False
     note: str = ""
+    # Where a ROCm build's user-space libraries come from when the wheel does not bundle them
+    # (a multi-arch build: AMD's TheRock packages, one rocm-sdk-device-<gfx> per target).
+    rocm_sdk: str = ""
+    # Platforms whose arch list no primary source read for that platform confirms (a Windows list
+    # not read from the release branch's own build script).
+    unverified: Tuple[str, ...] = ()
 
     def sass(self, platform: str) -> Tuple[str, ...]:
         """The SASS architectures compiled for ``platform`` (``sm_50`` ...); () if none/unknown."""
@@ -182,6 +188,10 @@ class JetsonWheel:
     # The wheel's real file name when the URL's last segment is not one (NVIDIA's box.com links):
     # pip takes the version and tags from the file name, so the file is saved under it first.
     filename: Optional[str] = None
+    # The L4T releases the wheel is built for (a PEP 440 specifier, "==32.*"); "" = only the
+    # JetPack it is listed under. Every JetPack in the range gets it (kb.invariants).
+    l4t: str = ""
+    listed_for: str = ""  # the JetPack whose row lists it, when it reached this one by its range
 
 
 @dataclass(frozen=True)
@@ -198,6 +208,7 @@ class JetPack:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    no_wheels: str = ""  # why this point release has no wheel its family's others have (sourced)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.core import Constraint, is_default
@@ -55,21 +55,29 @@ def glibc_constraint(machine: Machine, view: HostView, kb: KnowledgeBase) -> Opt
     urls = table["sources"]
     rows = [r for r in table["rows"] if r["platform"] == view.platform]
 
-    def fits(release: TorchRelease, _variant: Optional[VariantBuild]) -> Optional[str]:
-        version = version_tuple(release.version)
-        for row in rows:
-            if version < version_tuple(row["first"]):
-                continue
-            if row["last"] and version > version_tuple(row["last"]):
-                continue
-            if version_tuple(have) < version_tuple(row["min_glibc"]):
-                cite = "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2])
-                return (f"torch {release.version} wheels for {view.platform} are {row['tag']}, which "
-                        f"needs glibc ≥ {row['min_glibc']}; this machine has glibc {have} and pip "
-                        f"refuses them [source: {cite}]")
-        return None
+    def fits(release: TorchRelease, variant: Optional[VariantBuild]) -> Optional[str]:
+        row = _manylinux_row(rows, release.version, variant.name if variant is not None else None)
+        if row is None or version_tuple(have) >= version_tuple(row["min_glibc"]):
+            return None
+        cite = "; ".join(urls[i].split(" ", 1)[0] for i in row["source"][:2])
+        which = f"torch {release.version}" + (f" {variant.name}" if row.get("variants") and variant else "")
+        return (f"{which} wheels for {view.platform} are {row['tag']}, which "
+                f"needs glibc ≥ {row['min_glibc']}; this machine has glibc {have} and pip "
+                f"refuses them [source: {cite}]")
 
     return Constraint(f"glibc {have}", fits, code="glibc-too-old")
+
+
+def _manylinux_row(rows: List[Dict[str, Any]], version: str,
+                   variant: Optional[str]) -> Optional[Dict[str, Any]]:
+    """The row for this build: one naming its variant first, else its release range's."""
+    number = version_tuple(version)
+    within = [r for r in rows if number >= version_tuple(r["first"])
+              and not (r["last"] and number > version_tuple(r["last"]))]
+    named = [r for r in within if variant and variant in r.get("variants", ())]
+    plain = [r for r in within if not r.get("variants")]
+    found = named or plain
+    return found[0] if found else None
 
 
 def family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Constraint]:

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, Callable, Dict, List
 
+from torchsmith.compat import variant_cuda
 from torchsmith.plan.model import BaseImage, Plan
 from torchsmith.render._common import (
     RenderInputs,
@@ -180,6 +181,7 @@ def render_libtorch(plan: Plan, inputs: RenderInputs) -> str:
     if archs and plan.accelerator in ("cuda", "jetson"):
         out.append(f'set(TORCH_CUDA_ARCH_LIST "{";".join(archs)}" CACHE STRING '
                    '"GPUs this build targets (this host\'s)")')
+    out.extend(_cuda_toolkit_check(plan, label))
     out.extend([
         "find_package(Torch REQUIRED)",
         'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} ${TORCH_CXX_FLAGS}")',
@@ -192,6 +194,28 @@ def render_libtorch(plan: Plan, inputs: RenderInputs) -> str:
         '  INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib")',
     ])
     return "\n".join(out) + "\n"
+
+
+def _cuda_toolkit_check(plan: Plan, label: str) -> List[str]:
+    """A CUDA wheel's TorchConfig.cmake calls find_package(CUDAToolkit): say which toolkit it needs
+    before that fails with CMake's own message, which names neither the major nor the way out."""
+    cuda = variant_cuda(plan.variant) if plan.accelerator == "cuda" else None
+    if cuda is None:
+        return []
+    major = cuda.split(".")[0]
+    way_out = (f"pass -DCUDAToolkit_ROOT=<a CUDA {major}.x toolkit, e.g. /usr/local/cuda-{cuda}> or load "
+               f"the site's CUDA {major} module (module load cuda/{cuda})")
+    return [
+        f"# {label} is a CUDA {cuda} build: find_package(Torch) needs a CUDA {major}.x toolkit (nvcc,",
+        f"# cudart headers); {way_out}.",
+        "find_package(CUDAToolkit QUIET)",
+        "if(NOT CUDAToolkit_FOUND)",
+        f'  message(FATAL_ERROR "{label} is a CUDA {cuda} build and no CUDA toolkit was found: {way_out}")',
+        f"elseif(NOT CUDAToolkit_VERSION_MAJOR EQUAL {major})",
+        f'  message(FATAL_ERROR "{label} is a CUDA {cuda} build but CMake found CUDA '
+        f'${{CUDAToolkit_VERSION}} in ${{CUDAToolkit_BIN_DIR}}: {way_out}")',
+        "endif()",
+    ]
 
 
 RENDERERS: Dict[str, Callable[[Plan, RenderInputs], str]] = {

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import HostSummary, Plan
 from torchsmith.render._common import RenderInputs, SlurmOptions, header_lines, host_of, quote, require_ok
+from torchsmith.render.wheelhouse import wheelhouse_pins
 from torchsmith.versions import version_tuple
 
 __all__ = ["RENDERERS", "SlurmOptions", "render_slurm", "render_slurm_ddp", "slurm_scripts"]
@@ -69,9 +70,12 @@ def _shape(plan: Plan, options: SlurmOptions, one_gpu: bool) -> _Shape:
     return _Shape(gpus, cpus, mem, tuple(notes))
 
 
-def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, hours: int) -> List[str]:
+def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, *, hours: int,
+                  tasks: int = 1) -> List[str]:
+    # srun's tasks share the node's CPUs; --cpus-per-task given by the user is per task already.
+    cpus = options.cpus_per_task or max(1, shape.cpus // tasks)
     lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --nodes={nodes}",
-             "#SBATCH --ntasks-per-node=1", f"#SBATCH --cpus-per-task={shape.cpus}"]
+             f"#SBATCH --ntasks-per-node={tasks}", f"#SBATCH --cpus-per-task={cpus}"]
     if shape.gpus:
         lines.append(f"#SBATCH --gpus-per-node={shape.gpus}")
     lines.append(f"#SBATCH --mem={shape.mem_gib}G")
@@ -112,14 +116,14 @@ def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
 
 
 def _build_command(plan: Plan, options: SlurmOptions) -> str:
-    """One shell line that creates ``$ENV_DIR`` with the plan's stack, asking nothing."""
+    """Shell lines that create ``$ENV_DIR`` with the plan's stack, asking nothing."""
     if not options.wheelhouse:
         return 'torchsmith install --lock "$LOCK" --venv "$ENV_DIR" --yes'
-    pins = " ".join([*(quote(f"{p.name}=={p.version}") for p in plan.packages if p.version),
-                     *(quote(text) for text in plan.unplanned)])
+    notes, pinned = wheelhouse_pins(plan, options.wheelhouse_files)
+    pins = " ".join([*(quote(p) for p in pinned), *(quote(text) for text in plan.unplanned)])
     make = ('{ virtualenv --no-download "$ENV_DIR" 2>/dev/null || python3 -m venv "$ENV_DIR"; }')
-    return (f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index '
-            f'--find-links "$WHEELHOUSE" {pins}')
+    install = f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index --find-links "$WHEELHOUSE" {pins}'
+    return "\n".join([*(f"# {n}" for n in notes), install])
 
 
 def _single_job(plan: Plan, options: SlurmOptions) -> str:
@@ -128,7 +132,8 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
     out = _sbatch_lines(name, 1, shape, options, hours=4)
     out.extend(_head(plan, "Slurm job: one node", shape, options))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
-    out.append("# The environment is built here, on the node's local disk, from the lock.")
+    out.append("# The environment is built here, on the node's local disk, from the "
+               + ("wheelhouse." if options.wheelhouse else "lock."))
     out.append(_build_command(plan, options))
     out.append(f"export OMP_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-{shape.cpus}}}")
     if shape.gpus:
@@ -138,7 +143,7 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
 
 
 def _head(plan: Plan, title: str, shape: _Shape, options: SlurmOptions) -> List[str]:
-    lines = header_lines(plan, title)
+    lines = header_lines(plan, title, local_installer=True)  # the job's pip reads the user's config
     lines.append("# Stack: " + " ".join(p.requirement for p in plan.packages))
     if options.wheelhouse:
         lines.append("# Installs from the site wheelhouse only (pip --no-index): no internet needed.")
@@ -174,16 +179,36 @@ fi
 """
 
 
+_CONTRACT = """\
+# Launch contract: the training script must take its rank from RANK, LOCAL_RANK and WORLD_SIZE
+# (torch.distributed's env:// does; torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))).
+"""
+
+_TORCHRUN_CONTRACT = """\
+# torchrun runs once per node and sets them for each worker it starts. Do not read
+# SLURM_PROCID/SLURM_LOCALID here: they belong to the one Slurm task per node, so every worker of
+# a node gets the same rank and init_process_group waits forever. For such a script:
+# torchsmith plan --format slurm-ddp --launcher srun
+"""
+
+_SRUN_CONTRACT = """\
+# srun starts one task per worker and each sets RANK/LOCAL_RANK/WORLD_SIZE from its
+# SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS, so a script that reads either set works.
+"""
+
+
 def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
     shape = _shape(plan, options, one_gpu=False)
-    torch = plan.package("torch")
-    modern = torch is None or version_tuple(torch.version) >= (2, 0)
-    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
-    workers = shape.gpus or 1
-    out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12)
+    workers = options.workers_per_node or shape.gpus or 1
+    srun = options.launcher == "srun"
+    out = _sbatch_lines("torch-ddp", options.nodes, shape, options, hours=12, tasks=workers if srun else 1)
     out.extend(_head(plan, "Slurm job: multi-node DDP", shape, options))
-    out.append(f"# One torchrun per node; each starts {workers} worker(s)"
-               + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
+    if srun:
+        out.append(f"# One Slurm task per worker: {workers} per node"
+                   + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
+    else:
+        out.append(f"# One torchrun per node; each starts {workers} worker(s)"
+                   + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
                                   "/torchsmith-env-$SLURM_JOB_ID"))
     out.append(_DDP_ENV.replace("BUILD", _build_command(plan, options)))
@@ -194,7 +219,18 @@ def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
         "export MASTER_ADDR MASTER_PORT",
         f"export OMP_NUM_THREADS={max(1, shape.cpus // workers)}",
         "",
-        (_TF32 if shape.gpus else "") + _CHECKPOINT,
+        (_TF32 if shape.gpus else "") + _CHECKPOINT + _CONTRACT
+        + (_SRUN_CONTRACT if srun else _TORCHRUN_CONTRACT),
+        *(_srun_launch(workers) if srun else _torchrun_launch(plan, workers)),
+    ])
+    return "\n".join(out) + "\n"
+
+
+def _torchrun_launch(plan: Plan, workers: int) -> List[str]:
+    torch = plan.package("torch")
+    modern = torch is None or version_tuple(torch.version) >= (2, 0)
+    nproc = "--nproc-per-node" if modern else "--nproc_per_node"
+    return [
         'srun --ntasks-per-node=1 --nodes="$SLURM_JOB_NUM_NODES" \\',
         '  "$ENV_DIR/bin/torchrun" \\',
         '  --nnodes "$SLURM_JOB_NUM_NODES" \\',
@@ -202,8 +238,16 @@ def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
         '  --rdzv-id "$SLURM_JOB_ID" --rdzv-backend c10d \\',
         '  --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" \\',
         '  "$TRAIN" "$@"',
-    ])
-    return "\n".join(out) + "\n"
+    ]
+
+
+def _srun_launch(workers: int) -> List[str]:
+    return [
+        "# shellcheck disable=SC2016  # expanded by each task's bash, with its own SLURM_PROCID",
+        f'srun --ntasks-per-node={workers} --nodes="$SLURM_JOB_NUM_NODES" \\',
+        "  bash -c 'export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
+        f'LOCAL_WORLD_SIZE={workers}; exec "$ENV_DIR/bin/python" "$TRAIN" "$@"\' bash "$@"',
+    ]
 
 
 def slurm_scripts(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict[str, str]:

@@ -15,7 +15,8 @@ _LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
-        r"(?:Could not load (?:dynamic )?library|Unable to load|cannot load|error loading|Library)\s+['\"`]?"
+        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading|Library)"
+        r"\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
     ),
@@ -64,6 +65,23 @@ def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> Missing
     )
 
 
+_BECAUSE = re.compile(r"\.?\s*Error: " + _LIB + r": cannot open shared object file")
+_NOT_MISSING = re.compile(r"WinError (?!126)\d+|paging file")
+
+
+def _is_missing(text: str, match: re.Match[str]) -> bool:
+    """Whether the library itself is missing: not when the loader names another one it needed
+    ("Could not load library A. Error: B: cannot open ...": B is), nor when Windows failed for
+    another reason (WinError 1455, the paging file) while loading it."""
+    if re.match(r"[.\s]*Error code 127\b", text[match.end():match.end() + 40]):
+        return False  # Windows: the DLL was found, a procedure in it was not (a version mismatch)
+    because = _BECAUSE.match(text, match.end())
+    if because and because.group("lib") != match.groupdict().get("lib"):
+        return False
+    before = text[max(0, match.start() - 300):match.start()]
+    return not _NOT_MISSING.search(before)
+
+
 def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[MissingLibrary]:
     """Each library the text says could not be loaded, once, with its provider when known."""
     found: Dict[str, MissingLibrary] = {}
@@ -72,6 +90,8 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
             groups = match.groupdict()
             soname = groups.get("lib") or f"lib{groups.get('link')}.so"
             soname = soname.rstrip(".")
+            if not _is_missing(text, match):
+                continue
             if soname not in found and len(found) < 20:
                 found[soname] = describe_library(soname, table)
     return list(found.values())
