@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -127,7 +128,7 @@ def test_garbled_samples_never_raise(garbage: Dict[str, Any]) -> None:
 # --- end to end: the CLI, a real child job, the sampler child with the stand-in pynvml ----------
 @pytest.fixture
 def fake_nvml(monkeypatch: pytest.MonkeyPatch) -> str:
-    marker = "zz-watched-test-job"
+    marker = f"zz-watched-{uuid.uuid4().hex[:12]}"  # one per test: tests run side by side
     monkeypatch.setenv("PYTHONPATH", str(FAKE_NVML))
     monkeypatch.setenv("FAKE_NVML_JOB_MARKER", marker)
     return marker
