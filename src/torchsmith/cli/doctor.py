@@ -59,8 +59,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     python = ctx.target(interpreter_for="doctor").python or sys.executable
-    diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
-                        quick=args.quick, timeout=timeout)
+    from torchsmith.cli.progress import waiting
+
+    what = f"reading {python}" if args.quick else f"importing torch in {python} and testing each device"
+    with waiting(args, f"doctor: {what}"):
+        diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
+                            quick=args.quick, timeout=timeout)
     data = diagnosis.to_json()
     healthy = diagnosis.healthy
 

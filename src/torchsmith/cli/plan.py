@@ -135,7 +135,10 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     host = ctx.host()
     indexes = configured_indexes(host.environ(), host.read_text)
-    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
+        records, unread = read_unknown(names, (), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
 
 
