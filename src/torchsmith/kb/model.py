@@ -70,6 +70,12 @@ class VariantBuild:
     sources: Tuple[str, ...] = ()
     uncertain: bool = False
     note: str = ""
+    # Where a ROCm build's user-space libraries come from when the wheel does not bundle them
+    # (a multi-arch build: AMD's TheRock packages, one rocm-sdk-device-<gfx> per target).
+    rocm_sdk: str = ""
+    # Platforms whose arch list no primary source read for that platform confirms (a Windows list
+    # not read from the release branch's own build script).
+    unverified: Tuple[str, ...] = ()
 
     def sass(self, platform: str) -> Tuple[str, ...]:
         """The SASS architectures compiled for ``platform`` (``sm_50`` ...); () if none/unknown."""
@@ -182,6 +188,10 @@ class JetsonWheel:
     # The wheel's real file name when the URL's last segment is not one (NVIDIA's box.com links):
     # pip takes the version and tags from the file name, so the file is saved under it first.
     filename: Optional[str] = None
+    # The L4T releases the wheel is built for (a PEP 440 specifier, "==32.*"); "" = only the
+    # JetPack it is listed under. Every JetPack in the range gets it (kb.invariants).
+    l4t: str = ""
+    listed_for: str = ""  # the JetPack whose row lists it, when it reached this one by its range
 
 
 @dataclass(frozen=True)
@@ -198,6 +208,7 @@ class JetPack:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    no_wheels: str = ""  # why this point release has no wheel its family's others have (sourced)
 
 
 @dataclass(frozen=True)
@@ -248,6 +259,7 @@ class TorchRequirement:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    confirmed_from: Tuple[str, ...] = ()  # the index's wheel whose Requires-Dist states the pin
 
 
 @dataclass(frozen=True)
@@ -298,6 +310,8 @@ class FrameworkBuild:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    # The package index's files this row was read from (tools/confirm_frameworks.py): wheel names.
+    confirmed_from: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -330,6 +344,8 @@ class WheelAudit:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    package: str = "torch"  # or a companion read the same way (torchvision, torchaudio)
+    version: str = ""  # the companion's own version; torch is then the torch its metadata pins
 
     def title(self) -> str:
         main = max(self.libraries, key=lambda lib: lib.containers, default=None)

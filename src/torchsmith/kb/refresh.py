@@ -262,13 +262,23 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
                 variant["source"] = [source_id]
     for row in toolkits:
         row["source"] = [source_id]
-    _write(overlay_dir, redact_data({
-        "manifest.json": manifest,
-        "torch_releases.json": {"releases": rows},
-        "cuda.json": {"toolkits": toolkits},
-        REFRESH_FILE: provenance,
-    }))
+    files = {"manifest.json": manifest, "torch_releases.json": {"releases": rows},
+             "cuda.json": {"toolkits": toolkits}, REFRESH_FILE: provenance}
+    if package_indexes:  # the packages' own metadata, re-read from the user's index
+        files["package_meta.json"] = _package_snapshot(packaged, fetch, package_indexes[0], pypi,
+                                                       newest=newest, date=date, timeout=timeout, read=read)
+    _write(overlay_dir, redact_data(files))
     return provenance
+
+
+def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: Mapping[str, object], *,
+                      newest: str, date: str, timeout: float, read: List[Dict[str, Any]]
+                      ) -> Dict[str, object]:
+    from torchsmith.kb.metaread import refresh_snapshot
+
+    finals = [v for v in pypi if not re.search(r"(a|b|rc|dev)\d*", v)] or [newest]
+    return refresh_snapshot(packaged.document("package_meta"), fetch, index,
+                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read)
 
 
 def _recent_variants(kb: KnowledgeBase) -> List[str]:

@@ -63,6 +63,8 @@ class SlurmOptions:
     # DDP: "torchrun" (one per node, it starts the workers) or "srun" (one Slurm task per worker).
     launcher: str = "torchrun"
     workers_per_node: Optional[int] = None  # DDP: None = the node's GPUs (1 on CPU)
+    # The wheel files in the wheelhouse, when it could be listed here (None: not reachable).
+    wheelhouse_files: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
