@@ -99,11 +99,11 @@ def test_torchsmiths_own_guard_is_lifted_by_install_not_switched_off(
 
     env = tmp_path / "guarded"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
-    (env / "torchsmith-guard.txt").write_text("# Written by torchsmith\ntorch==2.5.1+cpu\n")
+    (env / "torchsmith-guard.txt").write_text("# Written by torchsmith\ntorch==2.1.0+cpu\n")
     (env / "pip.conf").write_text(f"[install]\nconstraint = {env / 'torchsmith-guard.txt'}\n")
-    code = main(["plan", "--json", "--no-gpu", "--python", str(env / "bin" / "python"), "torch==2.6.0"])
+    code = main(["plan", "--json", "--no-gpu", "--python", str(env / "bin" / "python"), "torch==2.2.0"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and str(_torch(data)) == "2.6.0"
-    warning = next(w for w in data["warnings"] if "guard pins torch==2.5.1+cpu" in w)
-    assert f"torchsmith install torch==2.6.0 --python {env / 'bin' / 'python'}" in warning
+    assert code == 0 and str(_torch(data)) == "2.2.0"
+    warning = next(w for w in data["warnings"] if "guard pins torch==2.1.0+cpu" in w)
+    assert f"torchsmith install torch==2.2.0 --python {env / 'bin' / 'python'}" in warning
     assert "CONSTRAINT=" not in warning and "UV_NO_CONFIG" not in warning
