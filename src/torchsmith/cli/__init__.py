@@ -28,6 +28,7 @@ COMMANDS: Tuple[Tuple[str, str, str], ...] = (
     ("guard", "torchsmith.cli.guard", "keep a working torch from being replaced by later installs"),
     ("export", "torchsmith.cli.export", "the environment as it stands, as files that make it again"),
     ("doctor", "torchsmith.cli.doctor", "what is wrong with this environment, and the fix"),
+    ("watch", "torchsmith.cli.watch", "how much of its GPUs your own job uses (NVML), and what to do"),
     ("explain", "torchsmith.cli.explain", "the cause and fix of an error message or log"),
     ("kb", "torchsmith.cli.kb", "the compatibility data: info, show, validate, refresh"),
     ("fleet", "torchsmith.cli.fleet", "plan for many nodes of a cluster at once"),

@@ -35,8 +35,15 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
 _NOT_EXTENSIONS = frozenset({"torch", "nvidia", "tensorflow", "jax", "jaxlib", "importlib", "ctypes"})
 
 
+_TORCH_LIBRARY = re.compile(r"^(?:lib)?(?:torch|c10|caffe2|shm)(?:_\w+)?\.(?:so|dll|dylib)")
+
+
 def failing_package(extracted: Extracted) -> Optional[str]:
-    """The package of the traceback's innermost frame that is in site-packages: whose import failed."""
+    """Whose load failed: the library that asked for a missing one ("libonnxruntime_providers_cuda.so"),
+    else the package of the traceback's innermost frame in site-packages."""
+    asked = [lib.needed_by for lib in extracted.libraries if lib.needed_by]
+    if asked:
+        return "torch" if _TORCH_LIBRARY.match(asked[0]) else asked[0]
     packages = [f.package for f in extracted.frames if f.package]
     return packages[-1] if packages else None
 

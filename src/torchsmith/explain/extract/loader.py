@@ -4,6 +4,7 @@ it could not resolve (demangled, and whose it is). Pure: the soname table is dat
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -15,7 +16,7 @@ _LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
-        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading|Library)"
+        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading)"
         r"\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
@@ -82,6 +83,18 @@ def _is_missing(text: str, match: re.Match[str]) -> bool:
     return not _NOT_MISSING.search(before)
 
 
+# "Failed to load library A with error: B: cannot open ...", "Could not load library A. Error: B: ..."
+_NEEDED_BY = re.compile(
+    r"(?:Failed to load library|Could not load library|Error loading)\s+['\"]?(?:[^'\"\s]*[\\/])?"
+    r"(?P<by>[\w.+-]+\.(?:so[\w.]*|dll|dylib))['\"]?\.?\s*(?:with error|Error)\s*:\s*"
+    + _LIB + r"\s*:\s*cannot open")
+
+
+def _needed_by(text: str) -> Dict[str, str]:
+    return {m.group("lib"): m.group("by") for m in _NEEDED_BY.finditer(text)
+            if m.group("lib") != m.group("by")}
+
+
 def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[MissingLibrary]:
     """Each library the text says could not be loaded, once, with its provider when known."""
     found: Dict[str, MissingLibrary] = {}
@@ -94,7 +107,8 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
                 continue
             if soname not in found and len(found) < 20:
                 found[soname] = describe_library(soname, table)
-    return list(found.values())
+    asked_by = _needed_by(text)
+    return [dataclasses.replace(lib, needed_by=asked_by.get(lib.soname)) for lib in found.values()]
 
 
 # --- undefined symbols -------------------------------------------------------------------

@@ -57,6 +57,7 @@ class MissingLibrary:
     provider: Optional[str] = None
     pip: Optional[str] = None
     conda: Optional[str] = None
+    needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
 
 
 @dataclass(frozen=True)
