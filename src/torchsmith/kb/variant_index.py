@@ -94,3 +94,41 @@ def label_disagreements(facts: LabelFacts, cuda: Optional[str], sass: Tuple[str,
     if facts.ptx and tuple(ptx) != facts.ptx:
         problems.append(f"PTX {' '.join(ptx) or '(none)'}: the label declares {' '.join(facts.ptx)}")
     return problems
+
+
+# --- reading a variant index (kb refresh) ------------------------------------------------------
+
+_ANCHOR = re.compile(r"<a\b[^>]*>([^<]*)</a>", re.IGNORECASE)
+_VARIANTS_FILE = re.compile(r"^torch-([0-9][^-]*)-variants\.json$")
+# PEP 825: a variant wheel's file name ends in its label: ...-{platform tag}-{label}.whl
+_VARIANT_WHEEL = re.compile(
+    r"^torch-([0-9][^-]*)-(?:\d[^-]*-)?(cp\d+t?|py3)-[^-]+-([^-]+)-([a-z0-9_.]+)\.whl$")
+_PLATFORM_OF = (("manylinux", "x86_64", "linux-x86_64"), ("manylinux", "aarch64", "linux-aarch64"),
+                ("win", "amd64", "windows-x86_64"), ("macosx", "arm64", "macos-arm64"))
+
+
+def _platform(tag: str) -> Optional[str]:
+    return next((name for prefix, arch, name in _PLATFORM_OF
+                 for part in tag.split(".") if part.startswith(prefix) and part.endswith(arch)), None)
+
+
+def parse_variant_page(text: str) -> Tuple[Dict[str, str], Dict[str, Dict[str, List[str]]]]:
+    """From a variant index's simple page: (version -> its variants.json file name,
+    version -> label -> platforms its wheels are published for)."""
+    import html
+
+    files: Dict[str, str] = {}
+    platforms: Dict[str, Dict[str, List[str]]] = {}
+    for label_text in _ANCHOR.findall(text):
+        name = html.unescape(label_text.strip())
+        match = _VARIANTS_FILE.match(name)
+        if match:
+            files[match.group(1)] = name
+            continue
+        wheel = _VARIANT_WHEEL.match(name)
+        platform = _platform(wheel.group(3)) if wheel else None
+        if wheel and platform:
+            found = platforms.setdefault(wheel.group(1), {}).setdefault(wheel.group(4), [])
+            if platform not in found:
+                found.append(platform)
+    return files, platforms
