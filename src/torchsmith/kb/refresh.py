@@ -232,16 +232,7 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     if not per_variant:
         raise RefreshError(f"none of the torch indexes under {redact(base)} answered ({', '.join(names)})",
                            hint="check --torch-index / the variant names")
-    pypi: Dict[str, Dict[str, Set[str]]] = {}
-    for index in package_indexes:
-        url = f"{index.rstrip('/')}/torch/"
-        found = _read_page(fetch, url, timeout, read)
-        if found is None:
-            continue
-        for version, locals_ in found.items():
-            for platform, tags in locals_.get("", {}).items():
-                pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
-        read.append({"url": redact(url), "status": "ok", "versions": len(pypi)})
+    pypi = _read_package_indexes(fetch, package_indexes, timeout, read)
     shown = redact(strip_credentials(base))  # the overlay names no credentials
     rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, shown)
     labels = (_apply_variant_index(packaged, fetch, base, rows=rows, timeout=timeout, read=read)
@@ -276,6 +267,22 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
                                                        newest=newest, date=date, timeout=timeout, read=read)
     _write(overlay_dir, redact_data(files))
     return provenance
+
+
+def _read_package_indexes(fetch: Fetch, package_indexes: Sequence[str], timeout: float,
+                          read: List[Dict[str, Any]]) -> Dict[str, Dict[str, Set[str]]]:
+    """``{version: {platform: python tags}}`` of torch on the user's package indexes."""
+    pypi: Dict[str, Dict[str, Set[str]]] = {}
+    for index in package_indexes:
+        url = f"{index.rstrip('/')}/torch/"
+        found = _read_page(fetch, url, timeout, read)
+        if found is None:
+            continue
+        for version, locals_ in found.items():
+            for platform, tags in locals_.get("", {}).items():
+                pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
+        read.append({"url": redact(url), "status": "ok", "versions": len(pypi)})
+    return pypi
 
 
 def _apply_variant_index(packaged: KnowledgeBase, fetch: Fetch, base: str, *, rows: List[Dict[str, Any]],
