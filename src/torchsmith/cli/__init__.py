@@ -266,6 +266,11 @@ def _main(args_list: List[str]) -> int:
                             hint=f"{rejected.parser.prog} --help")
     except SystemExit as stop:  # --help
         return int(stop.code) if isinstance(stop.code, int) else int(ExitCode.USAGE)
+    # What argparse read itself (`-vq` combined) adds to what was taken out before it.
+    flags.quiet = flags.quiet or bool(getattr(args, "quiet", False))
+    flags.verbose += int(getattr(args, "verbose", 0) or 0)
+    if flags.color == "auto":
+        flags.color = getattr(args, "color", "auto") or "auto"
     args.quiet, args.verbose, args.color = flags.quiet, flags.verbose, flags.color
     from torchsmith.cli.common import Context
 
