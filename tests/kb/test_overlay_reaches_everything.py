@@ -93,7 +93,7 @@ def _gfx_target() -> Dict[str, Any]:
 
 def _requirement() -> Dict[str, Any]:
     row = {"package": "xformers", "version": "9.9.9", "torch": "==2.14.1", "variants": ["cu126", "cu128"],
-           "source": ["PYPI"]}
+           "source": ["PYPI"], "uncertain": True}  # not read from an index's files
     return {"companions.json": {"torch_requirements": [row]}}
 
 

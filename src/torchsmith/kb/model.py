@@ -259,6 +259,7 @@ class TorchRequirement:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    confirmed_from: Tuple[str, ...] = ()  # the index's wheel whose Requires-Dist states the pin
 
 
 @dataclass(frozen=True)
@@ -309,6 +310,8 @@ class FrameworkBuild:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    # The package index's files this row was read from (tools/confirm_frameworks.py): wheel names.
+    confirmed_from: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -341,6 +344,8 @@ class WheelAudit:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    package: str = "torch"  # or a companion read the same way (torchvision, torchaudio)
+    version: str = ""  # the companion's own version; torch is then the torch its metadata pins
 
     def title(self) -> str:
         main = max(self.libraries, key=lambda lib: lib.containers, default=None)

@@ -394,7 +394,7 @@ def requirement(row: RowReader, _ctx: Context) -> m.TorchRequirement:
     return m.TorchRequirement(
         package=row.text("package"), version=row.version("version"), torch=spec,
         variants=row.texts("variants"), sources=row.sources(), uncertain=row.flag("uncertain"),
-        note=row.opt_text("note") or "",
+        note=row.opt_text("note") or "", confirmed_from=_confirmed_from(row),
     )
 
 
@@ -421,7 +421,27 @@ def framework(row: RowReader, _ctx: Context) -> m.FrameworkBuild:
         cuda=row.opt_version("cuda"), cudnn=row.opt_text("cudnn"), python=row.texts("python", _PYTHON_TAG),
         min_driver_linux=row.opt_text("min_driver_linux", _DRIVER), platforms=row.platforms("platforms"),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+        confirmed_from=_confirmed_from(row),
     )
+
+
+def _confirmed_from(row: RowReader) -> Tuple[str, ...]:
+    """The index files a row was confirmed from; a row with none must be `uncertain`."""
+    value = row.data.get("confirmed_from")
+    if value is None:
+        if not row.flag("uncertain"):
+            raise row.error("confirmed_from", "missing: confirm the row from the package index's files "
+                                              "(tools/confirm_frameworks.py --write) or mark it uncertain")
+        return ()
+    if not isinstance(value, dict):
+        raise row.error("confirmed_from", "expected an object with index, files and read")
+    sub = RowReader(row.where, row.number, value, f"{row.prefix}confirmed_from.")
+    sub.text("index")
+    sub.text("read", DATE)
+    files = sub.texts("files", _WHEEL_FILE, required=True)
+    if not files:
+        raise sub.error("files", "names no file")
+    return files
 
 
 def _wheel_library(row: RowReader) -> m.WheelLibrary:
@@ -449,12 +469,14 @@ def wheel_audit(row: RowReader, _ctx: Context) -> m.WheelAudit:
         platform_tags=row.texts("platform_tags"),
         libraries=tuple(_wheel_library(sub) for sub in row.rows("libraries")),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+        package=row.opt_text("package") or "torch", version=row.opt_version("version") or "",
     )
 
 
 def audit_sources(rows: Sequence[m.WheelAudit]) -> Dict[str, m.Source]:
     """Each audited wheel as a source the release rows cite by its id."""
-    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/torch/{row.torch}/#files",
+    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/{row.package}/"
+                                           f"{row.version or row.torch}/#files",
                              title=row.title(), retrieved=row.retrieved, note=row.note)
             for row in rows}
 

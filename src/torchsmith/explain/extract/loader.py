@@ -16,7 +16,7 @@ _LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
-        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading|Library)"
+        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading)"
         r"\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
