@@ -256,8 +256,12 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
-    result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
-                     variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "kb refresh: reading the wheel indexes"):
+        result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
+                         variants=args.variant, package_indexes=indexes, timeout=args.timeout,
+                         wait=args.wait)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:

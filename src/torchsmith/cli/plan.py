@@ -135,7 +135,10 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     host = ctx.host()
     indexes = configured_indexes(host.environ(), host.read_text)
-    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
+        records, unread = read_unknown(names, (), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
 
 
@@ -189,14 +192,14 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
         if output.text is not None:
             out.write(output.text if output.text.endswith("\n") else output.text + "\n")
             return
-        if environment is not None:
-            out.write(f"Environment: {environment.label()}\n")
-        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0))
+        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0),
+                 environment=environment.label() if environment is not None else "")
 
     # A warning the printed file already carries is not said again on stderr.
     warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
                   exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
+                  preformatted=output.text is not None,
                   kb_version=plan.kb_version or None, human=human)
 
 
