@@ -101,7 +101,8 @@ def _on_terminal(tmux: List[str], argv: List[str], tmp_path: Path) -> str:
 
 
 TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "--no-probe", KERNEL_IMAGE],
-            ["kb", "show", "gpus"], ["summary", "--host", H100], ["doctor", "--quick"]]
+            ["kb", "show", "gpus"], ["summary", "--host", H100], ["doctor", "--quick"],
+            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"]]
 
 
 @pytest.mark.slow
@@ -110,7 +111,7 @@ def test_terminal_output_fits_80_columns(argv: List[str], tmux: List[str], tmp_p
     pane = _on_terminal(tmux, argv, tmp_path)
     assert "Traceback" not in pane
     assert _too_wide(pane) == []
-    if argv[0] in ("plan", "matrix", "kb"):  # these colour their headers on a terminal
+    if argv[0] in ("plan", "matrix", "explain") or argv[:2] == ["kb", "show"]:  # coloured on a terminal
         assert pane.endswith("[colour]")
 
 

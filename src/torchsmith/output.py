@@ -145,6 +145,8 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
     if result.human is not None and not result.preformatted:
         from torchsmith.textwidth import fit
 
+        if not presentation.verbose:  # citations with -v (and always in --json)
+            shown = strip_sources(shown)
         shown = fit(shown, terminal_columns())
     out.write(redact(shown))
     out.flush()

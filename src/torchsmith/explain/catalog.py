@@ -270,7 +270,7 @@ def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
 
 def _triggers(value: Any, where: str) -> Tuple[str, ...]:
     names = _strings(value, where, "extracted", allow_empty=True)
-    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$", n)]
+    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$", n)]
     if bad:
         raise _invalid(where, f"'extracted' entry {bad[0]!r} is not gpu:/library:/symbol:/compiler:NAME")
     return names

@@ -15,7 +15,7 @@ from torchsmith.explain.extract.model import Extracted
 
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
-TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$")
+TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$")
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -74,6 +74,15 @@ def _compiler(tool: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return None
 
 
+def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
+    whose builds are CPU/MPS by design)."""
+    env = extracted.environment
+    if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
+        return [env.torch or "cpu"], {}
+    return None
+
+
 def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """(texts to locate the evidence by, facts it carries) of the first trigger that holds."""
     for trigger in triggers:
@@ -83,6 +92,8 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
             hit = _gpu(arguments, extracted)
         elif kind == "library":
             hit = _library(arguments, extracted)
+        elif kind == "env":
+            hit = _env(arguments[0], extracted)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
         else:
