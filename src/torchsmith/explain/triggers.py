@@ -50,10 +50,12 @@ def failing_package(extracted: Extracted) -> Optional[str]:
 
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     kind = arguments[0]
-    if len(arguments) == 2:  # "extension": loaded by a compiled extension, not by torch
-        package = failing_package(extracted)
-        if package is None or package in _NOT_EXTENSIONS:
-            return None
+    package = failing_package(extracted)
+    extension = package is not None and package not in _NOT_EXTENSIONS
+    if arguments[1:] == ["extension"] and not extension:
+        return None  # "extension": loaded by a compiled extension, not by torch
+    if arguments[1:] == ["torch"] and (extension or not extracted.mentions_torch):
+        return None  # a cause about torch's own libraries: torch must be in the text
     for library in extracted.libraries:
         if library.kind == kind:
             return [library.soname], {"lib": library.soname}

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATE",
+    "GFX_PATTERN",
     "Context",
     "RowReader",
     "arch_support",
@@ -29,7 +30,6 @@ __all__ = [
     "conda_build",
     "driver_branch",
     "framework",
-    "gfx_target",
     "gpu",
     "is_version",
     "jetpack",
@@ -51,7 +51,7 @@ _ARCH = re.compile(r"^sm_\d+[af]?$")
 _PTX = re.compile(r"^compute_\d+[af]?$")  # PTX rows name the virtual architecture
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_GFX = re.compile(r"^gfx[0-9a-f]+$")
+GFX_PATTERN = re.compile(r"^gfx[0-9a-f]+$")
 _DRIVER = re.compile(r"^\d+(\.\d+){0,2}$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DIGITS = re.compile(r"^\d+$")
@@ -249,7 +249,7 @@ def _variant(row: RowReader, index_base: str) -> m.VariantBuild:
     return m.VariantBuild(
         name=name, kind=kind, cuda=cuda, rocm=rocm, platforms=platforms,
         index_url=row.opt_text("index_url") or f"{index_base.rstrip('/')}/{name}",
-        sass_by_platform=sass, ptx_by_platform=ptx, gfx=row.texts("gfx", _GFX),
+        sass_by_platform=sass, ptx_by_platform=ptx, gfx=row.texts("gfx", GFX_PATTERN),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
         rocm_sdk=row.opt_text("rocm_sdk") or "", unverified=_unverified(row, platforms),
     )
@@ -367,15 +367,6 @@ def jetpack(row: RowReader, _ctx: Context) -> m.JetPack:
         prerequisites=row.texts("prerequisites"), sources=row.sources(),
         uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
         no_wheels=row.opt_text("no_wheels") or "",
-    )
-
-
-def gfx_target(row: RowReader, _ctx: Context) -> m.GfxTarget:
-    row.moved("hsa_override", "hsa_override.json (the override route's one home)")
-    return m.GfxTarget(
-        name=row.text("name"), gfx=row.text("gfx", _GFX), family=row.text("family"),
-        in_wheels=row.flag("in_wheels"),
-        sources=row.sources(), uncertain=row.flag("uncertain"),
     )
 
 

@@ -138,6 +138,7 @@ class Extracted:
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
+    mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:
         return not any(getattr(self, f.name) for f in fields(self) if f.name != "environment") and not any(
