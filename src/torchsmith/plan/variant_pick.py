@@ -11,13 +11,19 @@ torchsmith's own verdict uses every GPU and minor-version compatibility (``compa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
 from torchsmith.versions import version_tuple
 
-__all__ = ["VariantPick", "installer_pick", "runs_on_every_gpu"]
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase, TorchRelease
+    from torchsmith.machine import Machine
+    from torchsmith.plan.model import Plan
+
+__all__ = ["VariantPick", "installer_pick", "labels_of", "plan_variant_advice", "runs_on_every_gpu",
+           "variant_advice"]
 
 # The provider's own override variables (nvidia-variant-provider's tests set them), so a user can
 # make the installer see the machine torchsmith planned for.
@@ -96,3 +102,32 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
 def _floor(labels: Mapping[str, LabelFacts], label: str) -> Optional[str]:
     facts = labels.get(label)
     return facts.cuda_lower if facts is not None else None
+
+
+def labels_of(release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
+    """The labels a variant index of this release declares, as the data records the builds (offline:
+    `kb refresh --variant-index` checks them against the index's own file)."""
+    out: Dict[str, LabelFacts] = {}
+    for build in release.variants:
+        if build.kind == "cuda" and build.cuda and platform in build.platforms:
+            out[build.name] = LabelFacts(build.name, {"nvidia": {}}, cuda_lower=build.cuda,
+                                         sass=build.sass(platform), ptx=build.ptx(platform))
+        elif build.kind == "cpu":
+            out[build.name] = LabelFacts(build.name, {})
+    return out
+
+
+def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:
+    """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
+    where it is not the planned build (CPU fallback, a GPU without code)."""
+    torch = next((p for p in plan.packages if p.name == "torch"), None)
+    release = kb.release(torch.version) if torch is not None and torch.version else None
+    if not plan.ok or torch is None or release is None or not torch.index_url or not torch.variant:
+        return ()
+    from torchsmith.plan.hostview import host_view
+
+    view = host_view(machine, kb)  # the driver's CUDA as the resolver reads it (nvidia-smi or the table)
+    nvidia = machine.nvidia
+    ccs = [g.compute_capability for g in (nvidia.gpus if nvidia else ()) if g.compute_capability]
+    driver_cuda = view.driver_cuda
+    return variant_advice(labels_of(release, plan.platform), ccs, driver_cuda, torch.variant, torch.index_url)
