@@ -126,6 +126,13 @@ def test_quiet_drops_warnings_not_results(capsys: pytest.CaptureFixture[str]) ->
     assert "warning:" not in quiet.err
 
 
+def test_combined_short_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["plan", "--gpu", "9.0", "--driver", "580.65.06", "--platform", "linux-x86_64", "--python", "3.12"]
+    main([*argv, "-vq"])
+    captured = capsys.readouterr()
+    assert "[source:" in captured.out and "warning:" not in captured.err
+
+
 def test_color_flag_beats_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     assert use_color(_stream("always")) is True
@@ -145,10 +152,49 @@ def test_an_unknown_color_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
 def test_doctor_help_offers_only_what_doctor_takes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "--python PATH" in out and "X.Y" not in out.split("--python", 1)[1].split("\n", 1)[0]
+    option = next(line for line in out.splitlines() if line.strip().startswith("--python"))
+    assert option.split()[:2] == ["--python", "PATH"] and "X.Y" not in option
 
 
 def _stream(choice: str) -> io.StringIO:
     stream = io.StringIO()
     stream.color_choice = choice  # type: ignore[attr-defined]
     return stream
+
+
+def _leaky_host(tmp_path: Path) -> str:
+    from torchsmith.machine import Machine, OsInfo, PythonInfo
+
+    profile = Machine(os=OsInfo(system="linux", arch="x86_64"), python=PythonInfo(version="3.11.7")).to_json()
+    profile["env"]["index_settings"] = {"pip /etc/pip.conf [global] extra-index-url": "https://mirror/simple"}
+    path = tmp_path / "host.json"
+    path.write_text(json.dumps(profile))
+    return str(path)
+
+
+@pytest.mark.parametrize(("fmt", "applies"), [("pip", True), ("requirements", True), ("dockerfile", False),
+                                               ("conda", False), ("pixi", False), ("pyproject", False)])
+def test_the_pip_config_warning_only_where_that_pip_runs(fmt: str, applies: bool, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--host", _leaky_host(tmp_path), "--format", fmt]) == 0
+    captured = capsys.readouterr()
+    assert ("your pip/uv configuration adds" in captured.out) is applies
+    # Said once: in the file where it applies, else on stderr.
+    said = "your pip/uv configuration"
+    assert captured.out.count(said) + captured.err.count(said) == 1
+
+
+def test_plan_answer_first_at_80_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["plan", *_plan_flags(), "--python", "3.12"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Install torch ") and lines[1].startswith("  $ python -m pip install")
+    assert all(len(line) <= 80 for line in lines)
+    after = lines[lines.index("Why:") + 1:]
+    why = after[:next((i for i, line in enumerate(after) if not line.startswith(" ")), len(after))]
+    assert 1 <= len(why) <= 5
+    assert "[source:" not in "\n".join(lines)
+    assert main(["plan", *_plan_flags(), "--python", "3.12", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert "[source:" in verbose and "Packages:" in verbose

@@ -160,18 +160,21 @@ def main() -> int:
     parser.add_argument("--index", default=os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple"))
     parser.add_argument("--since", default="2023-03-15", help="torch 2.0.0's release date")
     parser.add_argument("--out", default=os.path.join(DATA, "package_meta.json"))
+    parser.add_argument("--packages", help="comma-separated names instead of the tables' (test fixtures)")
     args = parser.parse_args()
     today = datetime.date.today().isoformat()
     torch_page = f"{args.index.rstrip('/')}/torch/"
     torch_files = parse_index_page(_get(torch_page, {"Accept": JSON_ACCEPT}).decode("utf-8"), torch_page)
     torch_record = records_from_files("torch", torch_files, torch_page, today, {})
     torch_newest = next(r.version for r in torch_record.releases if not _pre(r.version))
-    packages = [snapshot_package(args.index, name, args.since, today) for name in table_packages()]
+    names = args.packages.split(",") if args.packages else table_packages()
+    packages = [snapshot_package(args.index, name, args.since, today) for name in names]
     document = {
-        "about": "Published metadata of the packages the companion and downstream tables name, every "
-                 "release since torch 2.0 (PEP 691 pages; Requires-Dist from PEP 658 files or the wheel's "
+        "about": ("Published metadata of the packages " + (args.packages or "the companion and downstream "
+                  "tables name") + f", every release uploaded since {args.since}"
+                  " (PEP 691 pages; Requires-Dist from PEP 658 files or the wheel's "
                  "METADATA read by range requests). Written by tools/package_snapshot.py; "
-                 "`torchsmith kb refresh --packages` updates it.",
+                 "`torchsmith kb refresh` updates it."),
         "retrieved": today, "index": args.index, "torch_newest": torch_newest, "torch_source": torch_page,
         "packages": packages,
     }

@@ -14,12 +14,14 @@ import io
 import json
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
 
-__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "use_color"]
+__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "paint", "strip_sources",
+           "terminal_columns", "use_color"]
 
 ENVELOPE_SCHEMA = 1
 
@@ -48,6 +50,8 @@ class Result:
     kb_version: Optional[str] = None
     # Renders the human form; receives the stream to write to. None = print data as JSON.
     human: Optional[Callable[[IO[str]], None]] = None
+    # The human form is a file's text (a rendered Dockerfile): printed as it is, never re-wrapped.
+    preformatted: bool = False
 
     def envelope(self) -> Dict[str, Any]:
         return {
@@ -90,6 +94,26 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+_SOURCE = re.compile(r"\s*[\[(]sources?: [^\])]*[\])]")
+
+
+def strip_sources(text: str) -> str:
+    """``text`` without its ``[source: URL; URL]`` citations: ``-v`` and --json keep them."""
+    return _SOURCE.sub("", text)
+
+
+def paint(text: str, sgr: str, enabled: bool) -> str:
+    """``text`` in an ANSI style (``"1"`` bold, ``"31"`` red) when colour is on."""
+    return f"\x1b[{sgr}m{text}\x1b[0m" if enabled and text else text
+
+
+def terminal_columns() -> int:
+    """The width to wrap human output at (80 when piped and COLUMNS is unset)."""
+    from torchsmith.host.live import terminal_columns as columns
+
+    return columns()
+
+
 class _Buffer(io.StringIO):
     """Collects the human form for redaction; a terminal stays a terminal (colour), and the
     ``--color`` choice travels with it."""
@@ -117,12 +141,23 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
         result.human(text)
     elif result.data:
         text.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
-    body = redact(text.getvalue())
-    out.write(printable(body, keep_colour=bool(_CONTROL.search(body)) and use_color(text)))
+    shown = text.getvalue()
+    if result.human is not None and not result.preformatted:
+        from torchsmith.textwidth import fit
+
+        if not presentation.verbose:  # citations with -v (and always in --json)
+            shown = strip_sources(shown)
+        shown = fit(shown, terminal_columns())
+    shown = redact(shown)
+    out.write(printable(shown, keep_colour=bool(_CONTROL.search(shown)) and use_color(text)))
     out.flush()
     if not presentation.quiet:
+        width = terminal_columns()
         for warning in dict.fromkeys(result.warnings):  # each warning once
-            err.write(printable(redact(f"warning: {warning}")) + "\n")
+            shown = f"warning: {warning if presentation.verbose else strip_sources(warning)}"
+            wrapped = textwrap.wrap(shown, width, subsequent_indent="  ", break_on_hyphens=False,
+                                    break_long_words=False) or [shown]
+            err.write(printable(redact("\n".join(wrapped))) + "\n")
     for error in result.errors:
         err.write(printable(redact(format_error(error))) + "\n")
 

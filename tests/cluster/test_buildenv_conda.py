@@ -61,7 +61,8 @@ def test_a_relative_prefix_is_written_absolute(tmp_path: Path, monkeypatch: pyte
     assert f'{tmp_path}/env/lib' in text and ':env/lib' not in text and '"env/lib' not in text
 
 
-@pytest.mark.parametrize(("ninja", "cap"), [(True, "<3.30"), (False, "<4.0")])
+# With Ninja too: buildreqs.json keeps no cmake-3.30+Ninja breakage (no public report backs one).
+@pytest.mark.parametrize(("ninja", "cap"), [(True, "<4.0"), (False, "<4.0")])
 def test_the_cmake_fix_stays_inside_the_checkouts_own_range(ninja: bool, cap: str) -> None:
     commands = {"cmake --version": {"returncode": 0, "stdout": "cmake version 3.20.0\n"}}
     if not ninja:

@@ -125,3 +125,25 @@ def test_the_ddp_job_states_its_launch_contract_and_offers_srun(kb: Any, tmp_pat
     assert "torchrun" not in srun.replace("torchrun per node", "")
     assert "export RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" in srun
     _shellcheck({"srun.sbatch": srun}, tmp_path)
+
+
+def test_the_wheelhouse_job_pins_what_a_listed_wheelhouse_has_or_says_how_to_list_it(kb: Any) -> None:
+    plan = _gpu_plan(kb)
+    torch = plan.package("torch")
+    assert torch is not None
+    files = ("torch-2.1.2+computecanada-cp311-cp311-linux_x86_64.whl", "not-a-wheel.txt",
+             "torch-2.9.0-cp39-cp39-linux_x86_64.whl")  # another Python's: not counted
+    listed = slurm_scripts(plan, node(A100), SlurmOptions(wheelhouse="/w", wheelhouse_files=files))
+    text = listed[SINGLE_NAME]
+    assert f"torch: the wheelhouse has 2.1.2, not the planned {torch.version}: pinned 2.1.2" in text
+    assert "torch==2.1.2" in text
+    unread = slurm_scripts(plan, node(A100), SlurmOptions(wheelhouse="/w"))[SINGLE_NAME]
+    assert f"torch=={torch.version}" in unread and "ls \"$WHEELHOUSE\" | grep -i -e '^torch-'" in unread
+
+
+def test_plan_lists_a_reachable_wheelhouse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "torch-2.3.0-cp311-cp311-linux_x86_64.whl").write_bytes(b"")
+    assert main(["plan", "torch", "--no-gpu", "--python", "3.11", "--platform", "linux-x86_64",
+                 "--format", "slurm", "--wheelhouse", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "the wheelhouse has 2.3.0" in out and "torch==2.3.0" in out

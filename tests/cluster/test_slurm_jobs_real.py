@@ -256,3 +256,29 @@ def test_ddp_launchers_give_every_worker_its_own_rank_with_two_workers_per_node(
         if launcher == "srun":
             assert {r["sum"] for r in results} == {6}  # all four joined one process group
             assert sorted(int(str(r["local_rank"])) for r in results) == [0, 0, 1, 1]
+
+
+def test_a_lagging_wheelhouse_gets_what_it_has_pinned_and_the_job_runs(slurm_cluster: SlurmCluster,
+                                                                       tmp_path: Path) -> None:
+    """The plan wants torch 2.6.0; the site's wheelhouse has only 2.5.1 (a local label, as sites
+    build them): listed where the job is written, the job pins 2.5.1 and runs."""
+    wheelhouse = tmp_path / "wheels"
+    build_wheel(wheelhouse, "torch", "2.5.1+site")
+    plan = Plan(status="ok", platform="linux-x86_64", python="3.11", accelerator="cpu", variant="cpu",
+                packages=(PackagePin("torch", "2.6.0", "cpu"),))
+    listed = tuple(os.listdir(wheelhouse))
+    options = SlurmOptions(wheelhouse=str(wheelhouse), cpus_per_task=1, mem_gib=1, wheelhouse_files=listed)
+    script = slurm_scripts(plan, None, options)["train.sbatch"]
+    assert "the wheelhouse has 2.5.1, not the planned 2.6.0" in script
+    (tmp_path / "job.sbatch").write_text(script)
+    (tmp_path / "train.py").write_text("import torch\nprint('trained with torch', torch.__version__)\n")
+    env = {k: v for k, v in slurm_cluster.env.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))}
+    env.update({"PIP_CONFIG_FILE": os.devnull, "TMPDIR": str(tmp_path)})
+    out = subprocess.run(["sbatch", "--parsable", "job.sbatch"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=30, check=False)
+    assert out.returncode == 0, out.stderr
+    job = out.stdout.strip().split(";")[0]
+    state = _wait(slurm_cluster, job, timeout=300)
+    log = (tmp_path / f"torch-cpu-{job}.out").read_text()
+    assert state == "COMPLETED", log
+    assert "trained with torch 2.5.1+site" in log

@@ -118,6 +118,11 @@ def _torch(version: str, cuda: Optional[str], hip: Optional[str]) -> Dict[str, A
     }
 
 
+# An environment no torchsmith guard holds: fixes are the installer's own commands there.
+UNGUARDED: Dict[str, Any] = {"guard_file": None, "guard_text": None, "pip_conf": None,
+                             "pip_conf_uses_guard": False}
+
+
 def report(
     torch_version: Optional[str] = "2.5.1+cu124",
     cuda: Optional[str] = "12.4",

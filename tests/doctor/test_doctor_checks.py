@@ -7,7 +7,7 @@ import importlib.util
 from typing import Any, Dict, List
 
 import pytest
-from tests.doctor.envs import cpu_host, device, dynamic_ok, gpu_host, report
+from tests.doctor.envs import UNGUARDED, cpu_host, device, dynamic_ok, gpu_host, report
 
 from torchsmith.doctor import diagnose_report, quick_verdict
 from torchsmith.doctor.build import companion_built_for, torch_build
@@ -34,7 +34,7 @@ def test_healthy_cuda_env_on_matching_host_has_no_problem() -> None:
 
 
 def test_cpu_build_on_gpu_host_is_an_error_with_facts_and_fix() -> None:
-    found = run_checks(report("2.13.0+cpu", None), gpu_host(), None)
+    found = run_checks(report("2.13.0+cpu", None, guard=UNGUARDED), gpu_host(), None)
     hit = finding(found, "cpu-build-on-gpu-host")
     assert hit.severity == "error"
     texts = [f.text for f in hit.facts]
@@ -202,7 +202,7 @@ def test_conda_cpu_mutex_on_gpu_host() -> None:
         },
         {"name": "cpuonly", "version": "2.0", "build": "0", "file": "/env/conda-meta/cpuonly-2.0-0.json"},
     ]
-    rep = report("2.5.1", None, conda=conda)
+    rep = report("2.5.1", None, conda=conda, guard=UNGUARDED)
     rep["python"]["conda_prefix"] = "/env"
     hit = finding(run_checks(rep, gpu_host(), None), "conda-mutex-cpu")
     assert hit.severity == "error"
@@ -244,7 +244,8 @@ def test_import_failure_and_hang() -> None:
         "OSError: libcudnn.so.9: cannot open shared object file: No such file or directory"
     )
     found = run_checks(
-        report(dynamic={"status": "failed", "returncode": 0, "error": error}), gpu_host(), None
+        report(dynamic={"status": "failed", "returncode": 0, "error": error}, guard=UNGUARDED),
+        gpu_host(), None
     )
     hit = finding(found, "torch-import-fails")
     assert hit.title == (
@@ -487,7 +488,8 @@ def test_fixes_come_from_the_plan_for_this_host() -> None:
             "url": None,
         }
     ]
-    found = run_checks(report(companions=companions), gpu_host(driver="470.239.06", driver_cuda="11.4"), kb)
+    found = run_checks(report(companions=companions, guard=UNGUARDED),
+                       gpu_host(driver="470.239.06", driver_cuda="11.4"), kb)
     hit = finding(found, "driver-too-old")
     # A CUDA 11 build for a CUDA 11.4 driver, torchvision paired, run with this environment's pip.
     assert len(hit.fix) == 1
@@ -564,7 +566,7 @@ def test_conda_owned_torch_is_fixed_with_conda() -> None:
             "file": "/env/conda-meta/p.json",
         }
     ]
-    rep = report("2.5.1", None, conda=conda)
+    rep = report("2.5.1", None, conda=conda, guard=UNGUARDED)
     rep["python"]["conda_prefix"] = "/env"
     rep["torch_installs"][0]["source"] = "conda"
     fix = finding(run_checks(rep, gpu_host(), load_kb(None)), "cpu-build-on-gpu-host").fix
@@ -574,7 +576,8 @@ def test_conda_owned_torch_is_fixed_with_conda() -> None:
 
 
 def test_unusable_data_falls_back_to_the_generic_fix() -> None:
-    found = run_checks(report("2.13.0+cpu", None), gpu_host(), object())  # not a KnowledgeBase
+    not_data = object()  # not a KnowledgeBase
+    found = run_checks(report("2.13.0+cpu", None, guard=UNGUARDED), gpu_host(), not_data)
     assert finding(found, "cpu-build-on-gpu-host").fix == (
         "torchsmith plan --python /env/bin/python",
         "torchsmith install --python /env/bin/python",
@@ -620,3 +623,17 @@ def test_minor_compat_warning_suggests_no_reinstall_when_the_plan_cannot_do_bett
         run_checks(report(), gpu_host(driver="535.104.05", driver_cuda="12.2"), None), "driver-too-old"
     )
     assert hit.note.endswith("a newer driver, or a build for CUDA ≤ 12.2, avoids both")
+
+
+def test_fixes_run_where_they_point() -> None:
+    """A guarded environment is fixed by the install that lifts and rewrites its guard; one
+    without pip (made by uv) through ``uv pip install --python``; never by switching pins off."""
+    from torchsmith.kb import load_kb
+
+    kb = load_kb(None)
+    guarded = finding(run_checks(report("2.13.0+cpu", None), gpu_host(), kb), "cpu-build-on-gpu-host").fix
+    assert guarded == ("torchsmith install --python /env/bin/python",)
+    pipless = finding(run_checks(report("2.13.0+cpu", None, guard=UNGUARDED, pip=False), gpu_host(), kb),
+                      "cpu-build-on-gpu-host").fix
+    assert pipless[0].startswith("uv pip install --python /env/bin/python --index-url https://download.pytorch.org/whl/cu")
+    assert not any("CONSTRAINT=" in line for line in (*guarded, *pipless))

@@ -67,9 +67,13 @@ def test_the_nvidia_wheel_for_jetpack_5_1(kb: KnowledgeBase) -> None:
     assert jetpack is not None and jetpack.jetpack == "5.1"
     assert (jetpack.cuda, jetpack.python) == ("11.4", "3.8")
     assert kb.jetpack("5.1") is jetpack
-    wheel = jetpack.wheels[0]  # newest first
-    assert [w.torch for w in jetpack.wheels] == [
+    own = [w for w in jetpack.wheels if not w.listed_for]  # those the 5.1 row lists itself
+    wheel = own[0]  # newest first
+    assert [w.torch for w in own] == [
         "2.0.0a0+8aa34602.nv23.03", "1.14.0a0+44dac51c.nv23.02", "1.14.0a0+44dac51c.nv23.01"]
+    # and the JetPack 5.1.1/5.1.2 wheels, built for every L4T R35 with 5.1's CUDA and cuDNN
+    assert {(w.torch, w.listed_for, w.l4t) for w in jetpack.wheels if w.listed_for} == {
+        ("2.1.0a0+41361538.nv23.06", "5.1.2", "==35.*"), ("2.0.0+nv23.05", "5.1.1", "==35.*")}
     assert wheel.url == ("https://developer.download.nvidia.com/compute/redist/jp/v51/pytorch/"
                          "torch-2.0.0a0+8aa34602.nv23.03-cp38-cp38-linux_aarch64.whl")
     assert wheel.python == "3.8" and wheel.torchvision == "0.15.1"
@@ -165,13 +169,18 @@ def test_releases_span_1_0_to_2_15_newest_first(kb: KnowledgeBase) -> None:
 def test_rocm_and_other_tables(kb: KnowledgeBase) -> None:
     builds = kb.rocm_variants("gfx1100")
     assert builds and all("gfx1100" in v.gfx for _, v in builds)
-    # 2.14's rocm7.14 target list is not known (empty); its rocm7.2 (test-infra's 2.14 matrix) is newest.
-    assert (builds[0][0].version, builds[0][1].name) == ("2.14.1", "rocm7.2")
+    # 2.14's rocm7.14 is a multi-arch build (TheRock device packages), its targets recorded, not empty.
+    assert (builds[0][0].version, builds[0][1].name) == ("2.14.1", "rocm7.14")
+    assert {"gfx908", "gfx942", "gfx1032", "gfx1151", "gfx1201"} <= set(builds[0][1].gfx)
     assert kb.rocm_variants()[0][0].version == "2.14.1"
     assert [(r.version, v.name) for r, v in kb.rocm_release("6.2")][-1] == ("2.5.0", "rocm6.2")
     assert ("2.6.0", "rocm6.2.4") in [(r.version, v.name) for r, v in kb.rocm_release("rocm6.2")]
     target, route = kb.gfx_target("gfx1031"), kb.hsa_override("gfx1031")
-    assert target is not None and route is not None and route.value == "10.3.0" and not target.in_wheels
+    assert target is not None and route is not None and route.value == "10.3.0"
+    assert target.in_wheels  # derived: the multi-arch rocm7.14 builds list gfx1031
+    assert target.therock == {"linux-x86_64": "release-ready", "windows-x86_64": "release-ready"}
+    old_card = kb.gfx_target("gfx90c")
+    assert old_card is None or not old_card.in_wheels
     assert kb.minor_compat("13.0").min_driver_linux == "580"  # type: ignore[union-attr]
     assert kb.arch_support("12.8.1").max_arch == "sm_120"  # type: ignore[union-attr]
     assert kb.arch_support("13.0").min_arch == "sm_75"  # type: ignore[union-attr]

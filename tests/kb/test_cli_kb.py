@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,18 +30,25 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("table", sorted(TABLE_FILES))
-def test_show_every_table(table: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_every_table(table: str, capsys: pytest.CaptureFixture[str],
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS")  # 80 columns, as piped
     assert main(["kb", "show", table, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["data"]["rows"]
     assert rows and all(row["sources"] for row in rows)
     assert main(["kb", "show", table]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith(f"({len(rows)} rows; `--json` for every field and source)")
+    assert out.rstrip().endswith(f"({len(rows)} rows; ? = unverified; `--json` for every field and source)")
+    assert "('" not in out and "=(" not in out  # no Python reprs
+    assert all(len(line) <= 80 or len(line.split()) == 1 for line in out.splitlines())  # a URL is whole
 
 
 def test_show_gpus_reads_like_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kb", "show", "gpus"]) == 0
-    assert "GeForce GTX 1080: 6.1 (Pascal)\n" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "family" in line)
+    assert header.split()[:2] == ["?", "name"]
+    assert re.search(r"^ +GeForce GTX 1080 +6\.1 +Pascal ", out, re.M)
 
 
 def test_show_an_unknown_table_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,8 +93,13 @@ def _gfx_target() -> Dict[str, Any]:
 
 def _requirement() -> Dict[str, Any]:
     row = {"package": "xformers", "version": "9.9.9", "torch": "==2.14.1", "variants": ["cu126", "cu128"],
-           "source": ["PYPI"]}
+           "source": ["PYPI"], "uncertain": True}  # not read from an index's files
     return {"companions.json": {"torch_requirements": [row]}}
+
+
+def _therock() -> Dict[str, Any]:
+    row = dict(packaged("rocm.json")["therock_indexes"][0], extra=f"{MARK}-{{gfx}}")
+    return {"rocm.json": {"therock_indexes": [row]}}
 
 
 def _paired() -> Dict[str, Any]:
@@ -200,7 +205,7 @@ def _containers(data: Dict[str, Any]) -> None:
 
 
 def _plan(*extra: str, path: str = H100) -> Callable[[Path], List[str]]:
-    return lambda _tmp: ["plan", "--host", path, *extra]
+    return lambda _tmp: ["plan", "--host", path, "-v", *extra]  # -v: every reason, with its sources
 
 
 def _unknown_gpu(tmp: Path) -> List[str]:
@@ -239,6 +244,8 @@ CASES: Dict[str, Any] = {
     "rocm": Case(_gfx_target, _show("rocm"), _has(f"Radeon {MARK}")),
     "paired-wheels": Case(_paired, _plan("mmcv"), _has(f"https://{MARK}.example/whl/")),
     "torch-requirements": Case(_requirement, _plan("xformers"), _has("xformers==9.9.9")),
+    "therock": Case(_therock, lambda _tmp: ["plan", "--platform", "windows-x86_64", "--rocm-gfx", "gfx1100",
+                                            "--python", "3.12"], _has(f"torch[{MARK}-gfx1100]")),
     "conda-channels": Case(_channel, lambda _tmp: ["explain", "--no-probe", "--file", CONDA_LOG],
                            _has("its last release there is 2.5.9")),
     "conda-builds": Case(_conda_build, _plan("--json"), _conda_2_14_known),
@@ -250,7 +257,9 @@ CASES: Dict[str, Any] = {
     "downstream": Case(_document("downstream.json", _vllm), _plan("vllm"), _has("vllm==9.9.9")),
     "package_meta": Case(_document("package_meta.json", _published), _plan(f"{MARK}-kernels"),
                          _has(f"{MARK}-kernels==9.9.9")),
-    "hsa_override": Case(_document("hsa_override.json", _hsa), _plan("--rocm-gfx", "gfx1032", path=RADEON),
+    # torch<2.14: the multi-arch rocm7.14 builds carry gfx1032 itself, so no override is needed there
+    "hsa_override": Case(_document("hsa_override.json", _hsa), _plan("--rocm-gfx", "gfx1032", "torch<2.14",
+                                                                     path=RADEON),
                          _has(f"{MARK} risk (gfx1030 on gfx1032)")),
     "manylinux": Case(_document("manylinux.json", _glibc), _plan("--glibc", "2.28"),
                       _has(f"manylinux_2_99_{MARK}")),
@@ -283,8 +292,9 @@ def _run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
-def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # each reason on one line
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     for name, content in case.overlay().items():

@@ -78,11 +78,13 @@ def test_an_older_wheel_only_where_nvidia_listed_it(capsys: pytest.CaptureFixtur
     assert code != 0 and "1.10.0" in " ".join(json.loads(capsys.readouterr().out)["data"]["reasons"])
 
 
-def test_human_output_shows_the_file_and_the_two_steps(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", "--fresh", "--jetson", "32.6.1", "--python", "3.6"]) == 0
+def test_human_output_shows_the_file_and_the_two_steps(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # each command on one line
+    assert main(["plan", "--fresh", "--jetson", "32.6.1", "--python", "3.6", "-v"]) == 0
     out = capsys.readouterr().out
     assert "torch==1.10.0" in out and f"{FILE_110} from {BOX_110}" in out
-    lines = [line.strip() for line in out.splitlines()]
+    lines = [line.strip().lstrip("$ ") for line in out.splitlines()]  # commands show as `$ ...`
     assert lines.index(DOWNLOAD_110) + 1 == lines.index(INSTALL_110)
     assert f"torch @ {BOX_110}" not in out  # the form pip refuses
 

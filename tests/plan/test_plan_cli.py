@@ -118,7 +118,9 @@ def test_human_output_names_the_choice(tmp_path, capsys) -> None:
     path = profile(tmp_path, platform="macos-x86_64", python="3.11")
     assert main(["plan", "--host", path]) == 0
     out = capsys.readouterr().out
-    assert "torch==2.2.2" in out and "Why:" in out and "Turned down:" in out
+    assert "torch==2.2.2" in out and "Why:" in out and "Turned down:" not in out
+    assert main(["plan", "--host", path, "-v"]) == 0
+    assert "Turned down:" in capsys.readouterr().out
 
 
 def test_matrix_json(tmp_path, capsys) -> None:
@@ -137,7 +139,13 @@ def test_matrix_human(tmp_path, capsys) -> None:
     path = profile(tmp_path, rocm_gfx=["gfx1100"])
     assert main(["matrix", "--host", path]) == 0
     out = capsys.readouterr().out
-    assert "rocm" in out and " yes " in out and " no " in out
+    assert "rocm" in out and " yes " in out and " no " not in out and "`--all` lists them" in out
+    assert main(["matrix", "--host", path, "--all"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("  2.")]
+    marks = [row[2] for row in rows]
+    assert "no" in marks and marks == sorted(marks, key=lambda mark: mark != "yes")  # runnable first
+    runnable = [tuple(int(n) for n in row[0].split(".")) for row in rows if row[2] == "yes"]
+    assert runnable == sorted(runnable, reverse=True)  # newest first
 
 
 def test_existing_environment_is_read_without_importing_torch(tmp_path, capsys, monkeypatch) -> None:
@@ -177,7 +185,7 @@ def test_end_to_end_subprocess(tmp_path) -> None:
 def _plan_both_ways(tmp_path, capsys, **spec: Any) -> Any:
     path = profile(tmp_path, **spec)
     data = run_json(capsys, ["plan", "--host", path, "--json"])["data"]
-    main(["plan", "--host", path])
+    main(["plan", "--host", path, "-v"])
     return data, capsys.readouterr().out
 
 
@@ -192,7 +200,7 @@ def test_a_plan_on_uncertain_data_says_so_to_people(tmp_path, capsys) -> None:
     toolkit = kb.cuda_release(build.cuda)
     expected = [flag for flag in (release.uncertain, build.uncertain, toolkit.uncertain) if flag]
     assert len(data["uncertain"]) == len(expected) > 0
-    assert "Unverified: this plan relies on data no primary source confirms" in out
+    assert "Unverified (no primary source confirms" in out
     assert all(f"  - {line}\n" in out for line in data["uncertain"])
 
 

@@ -62,7 +62,9 @@ def test_a_constraint_that_narrows_torch_is_planned_within(where: str, clean_env
         expected = f"{uv_toml} constraint-dependencies"
     data = _plan([], capsys)
     assert data["exit_code"] == 0 and _torch(data) < Version("2.6")
-    assert any("planned within your own constraints" in r and expected in r for r in data["data"]["reasons"])
+    # The cap's reason names where the constraint is written, not "(command line)".
+    cap = next(r for r in data["data"]["reasons"] if "caps it" in r)
+    assert expected in cap and "command line" not in cap
 
 
 def test_a_constraint_the_request_contradicts_is_named_with_the_way_out(
@@ -73,7 +75,8 @@ def test_a_constraint_the_request_contradicts_is_named_with_the_way_out(
     data = _plan(["torch==2.6.0"], capsys)
     assert data["exit_code"] == 0 and str(_torch(data)) == "2.6.0"
     warning = next(w for w in data["warnings"] if "forbids the planned torch" in w)
-    assert f"{constraints}:1 (PIP_CONSTRAINT)" in warning and "PIP_CONSTRAINT=" in warning
+    assert f"{constraints}:1 (PIP_CONSTRAINT)" in warning and "change that constraint" in warning
+    assert "PIP_CONSTRAINT=" not in warning  # never advise switching constraints off
     assert "\n" not in warning
 
 
@@ -85,3 +88,22 @@ def test_install_plans_within_them_too(clean_env: Path, monkeypatch: pytest.Monk
     assert main(["install", "--dry-run", "--json", "--no-gpu", "--python", "3.11"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["data"]["dry_run"] and _torch(data) < Version("2.6")
+
+
+def test_torchsmiths_own_guard_is_lifted_by_install_not_switched_off(
+        clean_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The guard of the environment --python names is read from that environment's pip.conf
+    (pip's site configuration), and the way past it is the install that rewrites it."""
+    import subprocess
+    import sys
+
+    env = tmp_path / "guarded"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    (env / "torchsmith-guard.txt").write_text("# Written by torchsmith\ntorch==2.1.0+cpu\n")
+    (env / "pip.conf").write_text(f"[install]\nconstraint = {env / 'torchsmith-guard.txt'}\n")
+    code = main(["plan", "--json", "--no-gpu", "--python", str(env / "bin" / "python"), "torch==2.2.0"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and str(_torch(data)) == "2.2.0"
+    warning = next(w for w in data["warnings"] if "guard pins torch==2.1.0+cpu" in w)
+    assert f"torchsmith install torch==2.2.0 --python {env / 'bin' / 'python'}" in warning
+    assert "CONSTRAINT=" not in warning and "UV_NO_CONFIG" not in warning

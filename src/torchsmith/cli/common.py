@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, List, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, List, Mapping, Optional
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
@@ -19,7 +19,9 @@ from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["Context", "add_host_options", "add_json_option"]
+__all__ = ["DESCRIBED", "Context", "add_host_options", "add_json_option"]
+
+DESCRIBED = "none: a described machine (--host or flags); --python PATH names a local one"
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
@@ -62,6 +64,12 @@ def require_inspected(machine: Machine, python: Optional[str]) -> None:
     raise TorchsmithError(f"cannot inspect the environment of {python}: {problem}",
                           code="python-not-inspectable",
                           hint="--python takes a version (3.12, 3.13t) or a working interpreter's path")
+
+
+# Flags that describe another machine. Not --no-gpu (this machine, its GPU set aside), not
+# --python X.Y, not the TORCHSMITH_* variables (they correct this machine's detection).
+_DESCRIBING = ("host", "platform", "driver", "driver_cuda", "gpu", "jetson", "rocm_gfx", "rocm_version",
+               "glibc")
 
 
 class Context:
@@ -107,6 +115,29 @@ class Context:
         (None: this interpreter): what the machine is probed with. ``--venv``/``--prefix`` name
         where a command acts, not the Python it plans for, so they play no part."""
         return select_target(self.host(), python=getattr(self.args, "python", None)).python
+
+    def environment(self) -> TargetChoice:
+        """The environment a read-only command is about, by the one rule (``select_target``);
+        for a described machine (``--host``, ``--gpu`` ... without ``--python PATH``) none."""
+        if self.described():
+            return TargetChoice(source=DESCRIBED)
+        return select_target(self.host(), python=getattr(self.args, "python", None))
+
+    def described(self) -> bool:
+        """A profile or flags describe another machine, and ``--python`` names no local
+        environment: this machine's packages and pip/uv constraints say nothing of it."""
+        if self.python_path():
+            return False
+        return any(getattr(self.args, flag, None) for flag in _DESCRIBING)
+
+    def described_by_flags(self) -> bool:
+        """Flags describe another machine over this one's probe: the probe's local facts (CPU
+        count, configured sources) are not the described machine's. A ``--host`` profile's are."""
+        return self.described() and not getattr(self.args, "host", None)
+
+    def constraint_reader(self) -> Optional[Callable[[str], Optional[str]]]:
+        """How to read the user's pip/uv constraint files: None for a described machine."""
+        return None if self.described() else self.host().read_text
 
     def python_version(self) -> Optional[str]:
         """``--python X.Y`` (not a path)."""

@@ -58,10 +58,15 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     timeout = DYNAMIC_TIMEOUT if args.timeout is None else args.timeout
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
-    python = ctx.target(interpreter_for="doctor").python or sys.executable
-    diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
-                        quick=args.quick, timeout=timeout)
-    data = diagnosis.to_json()
+    choice = ctx.target(interpreter_for="doctor")
+    python = choice.python or sys.executable
+    from torchsmith.cli.progress import waiting
+
+    what = f"reading {python}" if args.quick else f"importing torch in {python} and testing each device"
+    with waiting(args, f"doctor: {what}"):
+        diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
+                            quick=args.quick, timeout=timeout)
+    data = {**diagnosis.to_json(), "target": dict(choice.to_json())}
     healthy = diagnosis.healthy
 
     def human(out: IO[str]) -> None:
@@ -75,7 +80,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 def _human_lines(data: Dict[str, Any], color: bool) -> List[str]:
     env = data["environment"]
     paint = (lambda text, code: f"\033[{code}m{text}\033[0m") if color else (lambda text, code: text)
-    lines = [f"torchsmith doctor: {env['python']} (Python {env['python_version']}, {env['kind']})"]
+    found = f"; {data['target']['source']}" if data.get("target") else ""
+    lines = [f"torchsmith doctor: {env['python']} (Python {env['python_version']}, {env['kind']}{found})"]
     torch = env.get("torch")
     if torch:
         build = (f"CUDA {torch['cuda']} build" if torch["accelerator"] == "cuda"

@@ -91,9 +91,13 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
         w(f"Type {number}: {group.node_type.label}\n")
         w(f"  nodes ({len(group.nodes)}): {_nodes(group)}\n")
         w(f"  own environment: {_stack(group.plan)}\n")
+        for line in group.plan.choices if group.plan is not None else ():
+            w(f"    - {line}\n")
     w("\nOne environment for every node")
     if report.shared is not None and report.shared.ok:
         w(f": {_stack(report.shared)}\n")
+        for line in report.shared.choices:
+            w(f"  - {line}\n")
         if report.shared_costs:
             w("  what it costs:\n")
             for line in report.shared_costs:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Tuple, Union
 
@@ -23,13 +24,14 @@ from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan import (
     add_request_options,
     build_request,
-    describe,
     plan_result,
-    within_user_constraints,
+    with_published,
 )
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import TorchsmithError
+from torchsmith.host import Host
 from torchsmith.install.installers import INSTALLERS
-from torchsmith.install.target_choice import DEFAULT_VENV
+from torchsmith.install.target_choice import DEFAULT_VENV, TargetChoice
 from torchsmith.output import ExitCode, Result
 
 if TYPE_CHECKING:
@@ -64,36 +66,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class _Progress:
-    """One line per step: a spinner on a terminal (rich, imported only then), plain lines otherwise."""
+    """One line per step: on a terminal a spinner with the step's elapsed time (a multi-GB
+    download shows it is alive), plain lines otherwise (a log)."""
 
     def __init__(self, stream: IO[str], quiet: bool) -> None:
+        from torchsmith.cli.progress import Waiting
+
         self.stream = stream
         self.quiet = quiet
-        self._status: Any = None
-        if not quiet and stream.isatty():
-            try:
-                from rich.console import Console
-
-                self._status = Console(file=stream).status("")
-            except ImportError:
-                self._status = None
+        self._spinner = Waiting("", stream, enabled=not quiet, delay=0.0)
+        self._started = False
 
     def __call__(self, text: str) -> None:
         if self.quiet:
             return
+        if self._spinner.enabled:
+            self._spinner.update(text)
+            if not self._started:
+                self._started = True
+                self._spinner.__enter__()
+            return
         from torchsmith.redact import redact
 
-        text = redact(text)  # step labels name the indexes
-        if self._status is not None:
-            self._status.update(text)
-            self._status.start()
-        else:
-            self.stream.write(f"torchsmith: {text}\n")
-            self.stream.flush()
+        self.stream.write(f"torchsmith: {redact(text)}\n")  # step labels name the indexes
+        self.stream.flush()
 
     def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
+        self._spinner.stop()
 
 
 def _confirm(question: str) -> bool:
@@ -110,10 +109,18 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.install.session import InstallOptions, install_prepared
 
     choice = ctx.target("new-venv")
-    ready = _from_lock(args, ctx) if args.lock else _from_plan(args, ctx)
+    target = describe_target(ctx.host(), choice)
+    ready = _from_lock(args, ctx) if args.lock else _from_plan(args, ctx, target)
     if isinstance(ready, Result):
         return ready
-    prepared, data, shown = ready
+    prepared, data, plan_shown = ready
+    data = {**data, "target": target}
+
+    def shown(out: IO[str]) -> None:
+        out.write(f"Target: {target['prefix']} ({'new' if target['new'] else 'existing'}; "
+                  f"{target['source']})\n")
+        plan_shown(out)
+
     if args.dry_run:
         return Result(command="install", data={**data, "dry_run": True}, human=shown,
                       warnings=list(prepared.warnings))
@@ -125,7 +132,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                                "hint": None}])
     options = InstallOptions(installer=args.installer, lock_out=args.lock_out, guard=not args.no_guard,
                              timeout=args.timeout, wait=args.wait)
-    progress = _Progress(sys.stderr, quiet=bool(args.json))
+    progress = _Progress(sys.stderr, quiet=bool(args.json) or bool(getattr(args, "quiet", False)))
     try:
         outcome = install_prepared(ctx.host(), choice, prepared, options, progress=progress,
                                    waiting=_waiting)
@@ -174,16 +181,33 @@ def _human(outcome: InstallOutcome, stream: IO[str]) -> None:
         stream.write(f"Environment export: {outcome.export_path}\n")
 
 
-def _from_plan(args: argparse.Namespace, ctx: Context) -> Union[Ready, Result]:
+def describe_target(host: Host, choice: TargetChoice) -> Dict[str, Any]:
+    """Where the install goes, before anything changes: interpreter, prefix, new or existing."""
+    from torchsmith.install.target import inspect_target, venv_python
+
+    windows = host.platform().system == "Windows"
+    if choice.python:
+        found = inspect_target(host, choice.python)
+        python, prefix, new = found.python, found.prefix, False
+    else:
+        prefix = os.path.abspath(choice.prefix or DEFAULT_VENV)
+        python = venv_python(prefix, windows)
+        new = host.list_dir(prefix) is None or "pyvenv.cfg" not in (host.list_dir(prefix) or ())
+    return {"python": python, "prefix": prefix, "new": new, "source": choice.source,
+            "version": choice.version}
+
+
+def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -> Union[Ready, Result]:
     from torchsmith.install.installers import choose_installer
     from torchsmith.install.prepare import prepare_from_plan
-    from torchsmith.plan.resolve import resolve
+    from torchsmith.plan.api import make_plan
     from torchsmith.render import render_commands
 
     machine = ctx.machine()
-    request = build_request(args, ctx)
-    plan = resolve(machine, request, ctx.kb())
-    plan, request = within_user_constraints(args, ctx, machine, request, plan)
+    request = with_published(build_request(args, ctx, None if target["new"] else target["python"]), ctx)
+    # Installed here: pip and uv will apply this machine's constraints whatever the flags say.
+    plan, request = make_plan(machine, request, ctx.kb(), read=ctx.host().read_text,
+                              described=ctx.described_by_flags())
     if not plan.ok:
         return plan_result("install", args, plan, request, kb=ctx.kb())
     prepared = prepare_from_plan(plan, request.requirements)
@@ -193,7 +217,8 @@ def _from_plan(args: argparse.Namespace, ctx: Context) -> Union[Ready, Result]:
     installer = args.installer or choose_installer(ctx.host(), None).name
 
     def shown(out: IO[str]) -> None:
-        describe(plan, commands, installer if installer in commands else "pip", out)
+        describe(plan, commands, installer if installer in commands else "pip", out,
+                 verbose=getattr(args, "verbose", 0))
 
     return prepared, data, shown
 

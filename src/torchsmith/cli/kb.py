@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
@@ -24,7 +24,7 @@ from torchsmith.versions import python_tag_key
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
-    from torchsmith.kb.model import Row, TorchRelease
+    from torchsmith.kb.model import Row
 
 __all__ = ["add_arguments", "run"]
 
@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--index-url", action="append", metavar="URL",
                          help="package index to read torch from "
                               "(default: the one pip/uv are configured with)")
+    refresh.add_argument("--variant-index", action="store_true",
+                         help="also read the wheel-variant index (<torch-index>/variant/torch/) and each "
+                              "release's torch-<version>-variants.json (PEP 825): CUDA floors, arch lists")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
@@ -157,51 +160,54 @@ def _show(ctx: Context, table: str) -> Result:
     data = {"table": table, "rows": dump_rows(rows)}
 
     def human(out: IO[str]) -> None:
-        for row in rows:
-            out.write(_row_line(row) + "\n")
-        out.write(f"({len(rows)} rows; `--json` for every field and source)\n")
+        from torchsmith.cli.table import write_table
+
+        header, cells = _table(rows)
+        write_table(out, header, cells)
+        out.write(f"({len(rows)} rows; ? = unverified; `--json` for every field and source)\n")
 
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
 
 
-def _mark(row: object) -> str:
-    return " (uncertain)" if getattr(row, "uncertain", False) else ""
+def _cell(value: object) -> str:
+    """A value for people: lists joined, mappings as key: value, nested rows by name, never a repr."""
+    import dataclasses
+
+    if value is None or value in ("", ()):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        items = [_cell(item) for item in value]
+        return (", " if any(" " in item for item in items) else " ").join(items)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        named = getattr(value, "name", None) or getattr(value, "id", None)
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return str(named) if named else _cell(fields)
+    return str(value)
 
 
-def _row_line(row: Row) -> str:
-    """One row for people: the tables people read most get their own line, the rest its fields."""
-    from torchsmith.kb.model import CudaRelease, GpuModel, JetPack, TorchRelease, WheelAudit
+def _table(rows: Sequence[Row]) -> Tuple[List[str], List[List[str]]]:
+    """The columns of a table (every field but the sources) and its cells."""
+    import dataclasses
 
-    if isinstance(row, TorchRelease):
-        return _release_lines(row)
-    if isinstance(row, CudaRelease):
-        return (f"CUDA {row.version}: driver ≥ {row.min_driver_linux or '?'} Linux / "
-                f"{row.min_driver_windows or '?'} Windows; minor-version compatible from "
-                f"{row.minor_compat_min_driver_linux or '-'} / {row.minor_compat_min_driver_windows or '-'}"
-                f"{_mark(row)}")
-    if isinstance(row, GpuModel):
-        return f"{row.name}: {row.compute_capability} ({row.family}){_mark(row)}"
-    if isinstance(row, JetPack):
-        wheels = "; ".join(w.torch for w in row.wheels) or "-"
-        return (f"L4T {row.l4t} = JetPack {row.jetpack}: CUDA {row.cuda}, Python {row.python}, "
-                f"torch wheels: {wheels}{_mark(row)}")
-    if isinstance(row, WheelAudit):
-        return f"{row.id}: {row.title()}"
-    fields = [f"{k}={v}" for k, v in _plain(row).items()
-              if k not in ("sources", "uncertain") and v not in ("", ())]
-    return " ".join(fields) + _mark(row)
+    from torchsmith.kb.model import TorchRelease
 
-
-def _release_lines(row: TorchRelease) -> str:
-    lines = [f"torch {row.version}{_mark(row)}  torchvision {row.torchvision or '-'}  "
-             f"torchaudio {row.torchaudio or '-'}  PyPI: "
-             + ", ".join(f"{p} {v}" for p, v in row.pypi_default.items())]
-    pythons = sorted({t for tags in row.python.values() for t in tags}, key=python_tag_key)
-    lines.append(f"    python {' '.join(pythons)}")
-    for variant in row.variants:
-        what = " ".join(variant.sass("linux-x86_64")) or " ".join(variant.gfx) or ""
-        lines.append(f"    {variant.name:9s} {','.join(variant.platforms)}  {what}{_mark(variant)}")
-    return "\n".join(lines)
+    if not rows:
+        return ["(empty)"], []
+    if isinstance(rows[0], TorchRelease):
+        header = ["?", "torch", "torchvision", "torchaudio", "python", "variants"]
+        return header, [[
+            "?" if row.uncertain else "", row.version, row.torchvision or "-", row.torchaudio or "-",
+            " ".join(sorted({t for tags in row.python.values() for t in tags}, key=python_tag_key)),
+            ", ".join(v.name + ("?" if v.uncertain else "") for v in row.variants)]
+            for row in rows if isinstance(row, TorchRelease)]
+    names = [f.name for f in dataclasses.fields(rows[0]) if f.name not in ("sources", "uncertain")]
+    header = ["?", *(name.replace("_", " ") for name in names)]
+    return header, [["?" if getattr(row, "uncertain", False) else "",
+                     *(_cell(getattr(row, name)) for name in names)] for row in rows]
 
 
 def _plain(row: Row) -> Dict[str, Any]:
@@ -253,8 +259,12 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
-    result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
-                     variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "kb refresh: reading the wheel indexes"):
+        result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
+                         variants=args.variant, package_indexes=indexes, timeout=args.timeout,
+                         wait=args.wait, variant_index=args.variant_index)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:

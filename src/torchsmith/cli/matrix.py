@@ -8,17 +8,36 @@ driver, Python and platform of this machine (or the one described with host opti
 from __future__ import annotations
 
 import argparse
-from typing import IO
+import re
+import textwrap
+from typing import IO, TYPE_CHECKING, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.output import Result
+from torchsmith.output import Result, paint, strip_sources, terminal_columns, use_color
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.plan.matrix import MatrixRow
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--releases", type=int, default=8, metavar="N",
                         help="how many release series to show (default 8)")
+    parser.add_argument("--all", action="store_true",
+                        help="also the builds that do not run here, each with the reason")
     add_json_option(parser)
     add_host_options(parser)
+
+
+_KIND_ORDER = {"cuda": 0, "rocm": 1, "xpu": 2, "cpu": 3}
+
+
+def _order(row: MatrixRow) -> Tuple[bool, Tuple[int, ...], int, Tuple[int, ...]]:
+    """Runnable rows first; then newest torch first; within a release GPU builds before the CPU
+    one, newest toolkit first (cu132 before cu126)."""
+    toolkit = tuple(-int(n) for n in re.findall(r"\d+", row.variant))
+    return (not row.works, tuple(-n for n in version_tuple(row.torch)), _KIND_ORDER.get(row.kind, 4),
+            toolkit)
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
@@ -26,21 +45,34 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
     machine = ctx.machine()
     kb = ctx.kb()
-    rows = matrix(machine, kb, releases=max(1, args.releases))
+    rows = sorted(matrix(machine, kb, releases=max(1, args.releases)), key=_order)
     data = {
         "host": {"platform": machine.platform, "python": machine.python.minor},
         "rows": [{"torch": r.torch, "variant": r.variant, "kind": r.kind, "works": r.works,
                   "code": r.code, "reason": r.reason} for r in rows],
     }
+    shown = rows if args.all else [r for r in rows if r.works]
 
     def human(out: IO[str]) -> None:
-        out.write(f"torch builds on {machine.platform}, Python {machine.python.minor}:\n")
-        width = max((len(r.torch) for r in rows), default=6)
-        for row in rows:
-            mark = "yes" if row.works else "no "
-            out.write(f"  {row.torch.ljust(width)}  {row.variant.ljust(11)} {mark}  "
-                      f"{row.reason if row.works else f'[{row.code}] {row.reason}'}\n")
+        color = use_color(out)
+        out.write(paint(f"torch builds on {machine.platform}, Python {machine.python.minor}:", "1", color)
+                  + "\n")
+        width = max((len(r.torch) for r in shown), default=6)
+        columns = terminal_columns()
+        for row in shown:
+            mark = paint("yes", "32", color) if row.works else paint("no ", "31", color)
+            reason = row.reason if row.works else f"[{row.code}] {row.reason}"
+            if not args.verbose:
+                reason = strip_sources(reason)
+            head = f"  {row.torch.ljust(width)}  {row.variant.ljust(9)} {mark}  "
+            indent = " " * (len(row.torch.ljust(width)) + 18)
+            lines = textwrap.wrap(reason, max(20, columns - len(indent)), break_on_hyphens=False,
+                                  break_long_words=False) or [""]
+            out.write(head + lines[0] + "".join(f"\n{indent}{line}" for line in lines[1:]) + "\n")
+        hidden = len(rows) - len(shown)
         if not any(r.works for r in rows):
             out.write("  nothing in these releases runs here; try `torchsmith plan` for older ones\n")
+        if hidden:
+            out.write(f"  ({hidden} builds that do not run here: `--all` lists them with the reason)\n")
 
     return Result(command="matrix", data=data, human=human)

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.cli.plan_text import describe
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
-from torchsmith.machine import Machine
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
-from torchsmith.plan.user_constraints import Read
 from torchsmith.render._common import SlurmOptions
 
 if TYPE_CHECKING:
+    from torchsmith.install.target_choice import TargetChoice
     from torchsmith.kb import KnowledgeBase
 
 INSTALLERS = ("pip", "uv", "conda", "pixi")
@@ -48,6 +47,9 @@ def add_request_options(parser: argparse.ArgumentParser,
     parser.add_argument("--torch-index", metavar="URL",
                         help=f"a mirror of the PyTorch wheel index (also ${TORCH_INDEX_ENV})")
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
+    parser.add_argument("--variants", action="store_true",
+                        help="also say what a wheel-variant installer (uv's preview wheel-variants) "
+                             "would take on this machine, where that differs from the plan")
     parser.add_argument("--fresh", action="store_true",
                         help="plan a new environment: ignore what is installed in the target Python")
     parser.add_argument("--only-binary", metavar=":all:", choices=[":all:"],
@@ -86,35 +88,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def requirements_from_args(args: argparse.Namespace) -> Tuple[Tuple[str, ...], bool]:
+def requirements_from_args(args: argparse.Namespace,
+                           origins: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], bool]:
     from torchsmith.plan.api import requested
 
-    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None))
+    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None),
+                     origins)
 
 
-def installed_packages(args: argparse.Namespace, ctx: Context) -> Tuple[Tuple[str, str], ...]:
-    """What the target interpreter has: --python PATH, else this one when it has torch."""
-    if getattr(args, "fresh", False) or getattr(args, "host", None):
+def installed_packages(args: argparse.Namespace, ctx: Context,
+                       python: Optional[str] = None) -> Tuple[Tuple[str, str], ...]:
+    """What the environment found by the one rule has (``python``: the one an install acts on);
+    none when none was found (an install would make a new one), none for a described machine."""
+    if getattr(args, "fresh", False) or ctx.described():
         return ()
-    python = ctx.environment_python()
+    python = python or ctx.environment_python()
     if python is None:
-        import importlib.util
-
-        if ctx.python_version() or importlib.util.find_spec("torch") is None:
-            return ()
-        python = sys.executable
+        return ()
     from torchsmith.plan.installed import read_installed
 
     return read_installed(ctx.host(), python, ctx.warnings)
 
 
-def build_request(args: argparse.Namespace, ctx: Context) -> Request:
-    requirements, stated = requirements_from_args(args)
+def build_request(args: argparse.Namespace, ctx: Context, python: Optional[str] = None) -> Request:
+    origins: Dict[str, str] = {}
+    requirements, stated = requirements_from_args(args, origins)
     return Request(
         requirements=requirements,
         explicit=stated,
+        origins=tuple(sorted(origins.items())),
         installer=args.installer or "pip",
-        installed=installed_packages(args, ctx),
+        installed=installed_packages(args, ctx, python),
         allow_prerelease=bool(getattr(args, "pre", False)),
         torch_index_base=getattr(args, "torch_index", None) or ctx.environ.get(TORCH_INDEX_ENV) or None,
         only_binary=getattr(args, "only_binary", None) == ":all:",
@@ -134,50 +138,11 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     host = ctx.host()
     indexes = configured_indexes(host.environ(), host.read_text)
-    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
+        records, unread = read_unknown(names, (), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
-
-
-def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str]) -> None:
-    """The plan for people: what, why, and what was turned down."""
-    if plan.ok:
-        build = plan.accelerator if plan.variant in (None, plan.accelerator) else (
-            f"{plan.accelerator}, {plan.variant}")
-        out.write(f"Plan for {plan.platform}, Python {plan.python} ({build}):\n")
-        for pin in plan.packages:
-            where = pin.wheel_url or pin.index_url or pin.find_links or (
-                "build from source (see below)" if pin.variant == "source" else "default index")
-            if pin.wheel_filename:  # a URL pip refuses: shown as the file it is saved as
-                pinned = f"{pin.name}=={pin.version}"
-                out.write(f"  {pinned:<40} {pin.wheel_filename} from {pin.wheel_url}\n")
-                continue
-            out.write(f"  {pin.requirement:<40} {'' if pin.wheel_url else where}\n")
-    else:
-        out.write(f"No working torch stack for {plan.platform}, Python {plan.python}.\n")
-    if plan.blocker is not None:
-        out.write(f"\nBlocked by {plan.blocker.constraint} [{plan.blocker.code}]\n")
-    if plan.assumptions:
-        out.write("\nAssumed:\n" + "".join(f"  - {line}\n" for line in plan.assumptions))
-    if plan.reasons:
-        out.write("\nWhy:\n" + "".join(f"  - {line}\n" for line in plan.reasons))
-    if plan.alternatives:
-        out.write("\nWays out:\n" + "".join(
-            f"  - {d.summary}\n      change:  {d.change}\n      run:     {d.command}\n"
-            for d in plan.alternatives))
-    if plan.rejected:
-        out.write("\nTurned down:\n")
-        out.write("".join(f"  - {r.candidate} [{r.code}]: {r.reason}\n" for r in plan.rejected))
-    if plan.system_prerequisites:
-        out.write("\nFirst:\n" + "".join(f"  {line}\n" for line in plan.system_prerequisites))
-    if plan.environment:
-        out.write("\nEnvironment:\n" + "".join(f"  export {k}={v}\n" for k, v in plan.environment))
-    if plan.uncertain:
-        out.write("\nUnverified: this plan relies on data no primary source confirms (check before "
-                  "relying on it; `torchsmith kb show` lists the sources):\n")
-        out.write("".join(f"  - {line}\n" for line in plan.uncertain))
-    lines = commands.get(installer) or []
-    if lines:
-        out.write(f"\nInstall ({installer}):\n" + "".join(f"  {line}\n" for line in lines))
 
 
 def requirement_error(command: str, exc: TorchsmithError) -> Result:
@@ -200,54 +165,57 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         from torchsmith.described_machine import forget_local_python
 
         machine = forget_local_python(machine)
-    described = not dataclasses.replace(ctx.overrides(), python_version=None).empty
-    plan, request = make_plan(machine, request, ctx.kb(), read=_constraint_reader(args, ctx),
-                              described=described and not getattr(args, "host", None))
+    plan, request = make_plan(machine, request, ctx.kb(), read=ctx.constraint_reader(),
+                              described=ctx.described_by_flags())
+    if getattr(args, "variants", False):
+        import dataclasses
+
+        from torchsmith.plan.variant_pick import plan_variant_advice
+
+        advice = plan_variant_advice(plan, machine, ctx.kb())
+        plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
-    return plan_result("plan", args, plan, request, kb=ctx.kb())
-
-
-def _constraint_reader(args: argparse.Namespace, ctx: Context) -> Optional[Read]:
-    """How to read the user's constraint files: none for a --host profile (not on this machine)."""
-    if getattr(args, "host", None):
-        return None
-    return ctx.host().read_text
-
-
-def within_user_constraints(args: argparse.Namespace, ctx: Context, machine: Machine, request: Request,
-                            plan: Plan) -> Tuple[Plan, Request]:
-    """The plan within the user's pip/uv constraint files (:func:`torchsmith.plan.api.user_constrained`)."""
-    from torchsmith.plan.api import user_constrained
-
-    return user_constrained(machine, request, plan, ctx.kb(), _constraint_reader(args, ctx))
+    return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment(),
+                       list_dir=ctx.host().list_dir)
 
 
 def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Request, *,
-                kb: KnowledgeBase) -> Result:
-    """The plan as one result: described for people, as JSON, or in the asked format."""
+                kb: KnowledgeBase, environment: Optional[TargetChoice] = None,
+                list_dir: Optional[Callable[[str], Optional[List[str]]]] = None) -> Result:
+    """The plan as one result: described for people, as JSON, or in the asked format;
+    ``environment``: the one it is for, named in the header and the JSON."""
     from torchsmith.cli.door_commands import with_machine_flags
     from torchsmith.render.output import PlanSettings, plan_output
 
     fmt: Optional[str] = getattr(args, "fmt", None)
     settings = PlanSettings(fmt=fmt, out=getattr(args, "out", None),
                             as_json=bool(getattr(args, "json", False)),
-                            options=slurm_options(args) if fmt in ("slurm", "slurm-ddp") else None)
+                            options=slurm_options(args, list_dir) if fmt in ("slurm", "slurm-ddp") else None)
     output = plan_output(with_machine_flags(plan, args), kb, settings)
     plan = output.plan
+    data = output.data
+    if environment is not None:
+        data = {**data, "environment": dict(environment.to_json())}
 
     def human(out: IO[str]) -> None:
         if output.text is not None:
             out.write(output.text if output.text.endswith("\n") else output.text + "\n")
-        else:
-            describe(plan, output.commands, request.installer, out)
+            return
+        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0),
+                 environment=environment.label() if environment is not None else "")
 
-    return Result(command=command, data=output.data, status="ok" if plan.ok else "no-solution",
-                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=list(plan.warnings),
+    # A warning the printed file already carries is not said again on stderr.
+    warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
+    return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
+                  exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
+                  preformatted=output.text is not None,
                   kb_version=plan.kb_version or None, human=human)
 
 
-def slurm_options(args: argparse.Namespace) -> SlurmOptions:
+def slurm_options(args: argparse.Namespace,
+                  list_dir: Optional[Callable[[str], Optional[List[str]]]] = None) -> SlurmOptions:
+    """The site conventions; a wheelhouse reachable from here is listed, so the job pins what it has."""
     cpus = getattr(args, "cpus_per_task", None)
     mem = getattr(args, "mem", None)
     for flag, value in (("--cpus-per-task", cpus), ("--mem", mem)):
@@ -259,7 +227,16 @@ def slurm_options(args: argparse.Namespace) -> SlurmOptions:
                         cpu_job=bool(getattr(args, "cpu_job", False)),
                         launcher=getattr(args, "launcher", None) or "torchrun",
                         workers_per_node=_at_least_one("--workers-per-node",
-                                                       getattr(args, "workers_per_node", None)))
+                                                       getattr(args, "workers_per_node", None)),
+                        wheelhouse_files=_wheelhouse_files(getattr(args, "wheelhouse", None), list_dir))
+
+
+def _wheelhouse_files(folder: Optional[str], list_dir: Optional[Callable[[str], Optional[List[str]]]],
+                      ) -> Optional[Tuple[str, ...]]:
+    if not folder or list_dir is None:
+        return None
+    names = list_dir(folder)
+    return None if names is None else tuple(n for n in names if n.endswith(".whl"))
 
 
 def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:

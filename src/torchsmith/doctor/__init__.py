@@ -115,6 +115,8 @@ def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, 
     if "kernels" not in report and not (isinstance(cuda, dict) and cuda.get("arch_list")):
         # No import, or one that failed: the arch list from libtorch_cuda.so's fatbin instead.
         report["kernels"] = inspect_kernels(host, report)
+    # The fixes plan within this machine's pip/uv constraints, as `plan` does here.
+    report.setdefault("_cache", {})["read"] = host.read_text
     return diagnose_report(report, machine, kb)
 
 

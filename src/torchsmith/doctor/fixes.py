@@ -9,9 +9,10 @@ from torchsmith.machine import Machine
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
-    from torchsmith.plan.model import Plan
+    from torchsmith.plan.model import Plan, Request
 
-__all__ = ["KbSource", "install_fix", "kb_of", "plan_for", "python_of", "quoted"]
+__all__ = ["KbSource", "fix_request", "install_fix", "kb_of", "pip_command", "plan_for", "python_of",
+           "quoted"]
 
 # The data, or a function that loads it (None when it cannot), called only when a fix needs a
 # plan: the doctor works, and reads nothing it does not need, in a broken installation too.
@@ -41,10 +42,18 @@ def _cache(report: Dict[str, Any]) -> Dict[str, Any]:
     return cache
 
 
-def _requirements(report: Dict[str, Any], with_others: bool) -> Tuple[str, ...]:
+def fix_request(report: Dict[str, Any], with_others: bool = True) -> Request:
+    """What the fix asks the one policy for: the default stack (as ``plan`` and the summary
+    ask), plus each planned companion this environment has (``with_others``: beyond
+    torchvision and torchaudio)."""
+    from torchsmith.plan.model import Request
+
     installed = [str(c.get("name")) for c in report.get("companions") or ()]
     keep = ("torchvision", "torchaudio") if not with_others else _PLANNED_COMPANIONS
-    return ("torch", *sorted({n for n in installed if n in keep}))
+    names = sorted({n for n in installed if n in keep})
+    if set(names) <= {"torchvision"}:
+        return Request()
+    return Request(requirements=("torch", *names), explicit=True)
 
 
 def plan_for(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Optional[Plan]:
@@ -60,15 +69,14 @@ def plan_for(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Optional
     data = kb_of(kb)  # a loader is called only here: the data is read only when a fix needs a plan
     if data is not None:
         try:
-            from torchsmith.plan.model import Request
-            from torchsmith.plan.resolve import resolve
+            from torchsmith.plan.api import make_plan
         except Exception:  # absent or broken in this build: the generic fix follows
-            resolve = None  # type: ignore[assignment]
-        if resolve is not None:
+            make_plan = None  # type: ignore[assignment]
+        if make_plan is not None:
             for with_others in (True, False):
-                try:
-                    request = Request(requirements=_requirements(report, with_others))
-                    candidate = resolve(machine, request, data)
+                try:  # the one policy, within this machine's pip/uv constraints (``read``)
+                    candidate, _request = make_plan(machine, fix_request(report, with_others), data,
+                                                    read=cache.get("read"))
                 except Exception:  # a resolver bug must not cost the diagnosis
                     continue
                 if getattr(candidate, "ok", False):
@@ -86,7 +94,7 @@ def _conda_owned(report: Dict[str, Any]) -> Optional[str]:
     return str(prefix) if prefix and conda_torch and not pip_torch else None
 
 
-def _rendered(plan: Plan, python: str, conda_prefix: Optional[str]) -> Optional[List[str]]:
+def _rendered(plan: Plan, pip: List[str], conda_prefix: Optional[str]) -> Optional[List[str]]:
     """The plan's install steps for this environment; None without a renderer.
 
     pip steps run with the environment's interpreter; in a conda environment whose torch came
@@ -98,7 +106,6 @@ def _rendered(plan: Plan, python: str, conda_prefix: Optional[str]) -> Optional[
         from torchsmith.render.pip import install_argvs
     except Exception:  # absent or broken in this build: the generic fix follows
         return None
-    pip = [python, "-m", "pip", "install"]
     try:
         if conda_prefix:
             steps = []
@@ -116,6 +123,33 @@ def _rendered(plan: Plan, python: str, conda_prefix: Optional[str]) -> Optional[
     return [shell_join(step) for step in steps] or None
 
 
+def _guarded_fix(report: Dict[str, Any], python: str) -> Optional[Tuple[str, ...]]:
+    """In an environment torchsmith guards, pip and uv obey the guard's pins: the fix is the
+    install that lifts the guard, installs, verifies and writes it anew."""
+    if not (report.get("guard") or {}).get("pip_conf_uses_guard"):
+        return None
+    request = fix_request(report)
+    asked = "".join(f"{quoted(text)} " for text in request.requirements) if request.explicit else ""
+    return (f"torchsmith install {asked}--python {quoted(python)}",)
+
+
+def _installer_prefix(report: Dict[str, Any], python: str) -> List[str]:
+    """pip through the environment's interpreter; ``uv pip install --python`` where it has no
+    pip (venvs made by uv)."""
+    if report.get("pip", True):
+        return [python, "-m", "pip", "install"]
+    return ["uv", "pip", "install", "--python", python]
+
+
+def pip_command(report: Dict[str, Any], verb: str, *args: str) -> str:
+    """``PYTHON -m pip VERB ARGS`` for this environment, or uv's where it has no pip (uv asks
+    no question before uninstalling: pip's ``-y`` is dropped)."""
+    if report.get("pip", True):
+        return " ".join([quoted(python_of(report)), "-m", "pip", verb, *args])
+    kept = [a for a in args if a != "-y"]
+    return " ".join(["uv", "pip", verb, "--python", quoted(python_of(report)), *kept])
+
+
 def install_fix(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Tuple[str, ...]:
     """Commands that put the right torch stack for this host into this environment."""
     cache = _cache(report)
@@ -123,7 +157,12 @@ def install_fix(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Tuple
         return tuple(cache["install"])
     python = python_of(report)
     plan = plan_for(report, machine, kb)
-    rendered = _rendered(plan, python, _conda_owned(report)) if plan is not None else None
+    guarded = _guarded_fix(report, python)
+    if guarded is not None:
+        cache["install"] = guarded
+        return guarded
+    rendered = (_rendered(plan, _installer_prefix(report, python), _conda_owned(report))
+                if plan is not None else None)
     if rendered:
         commands = tuple(rendered)
     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import sm_arch
 from torchsmith.kb import JetPack, KnowledgeBase
@@ -126,6 +126,7 @@ class JetsonContext:
     evidence: str  # how it is known
     jetpack: Optional[JetPack] = None
     wheel_python: Optional[str] = None  # "3.6" when the text shows a cp36 wheel
+    images: Tuple[str, ...] = ()  # NVIDIA's L4T container images for this L4T release (containers.json)
 
 
 _NV_BUILD = re.compile(r"[.+]nv(\d{2}\.\d{2})\b")
@@ -134,14 +135,37 @@ _AARCH64_WHEEL = re.compile(r"-cp3(6|8)-cp3\d+m?-linux_aarch64\b")
 
 def _jetpack_of_build(build: str, kb: KnowledgeBase) -> Optional[JetPack]:
     for jetpack in kb.jetpacks:
-        if any(f"nv{build}" in wheel.torch for wheel in jetpack.wheels):
+        # the JetPack that lists the build, not one that inherits it by its L4T range
+        if any(f"nv{build}" in wheel.torch and not wheel.listed_for for wheel in jetpack.wheels):
             return jetpack
     return None
+
+
+def _l4t_images(jetpack: Optional[JetPack], kb: Optional[KnowledgeBase]) -> Tuple[str, ...]:
+    """NVIDIA's l4t-pytorch / l4t-jetpack images of the JetPack's L4T release line (r35.x ...)."""
+    if jetpack is None or kb is None:
+        return ()
+    line = ".".join(jetpack.l4t.split(".")[:1])
+    document = kb.document("containers")
+    rows = [*document.get("l4t_pytorch", []), *document.get("l4t_jetpack", [])]
+    same_line = [r for r in rows if str(r.get("l4t", "")).split(".")[:1] == [line]]
+    same_line.sort(key=lambda r: r.get("l4t") != jetpack.l4t)  # this exact release first
+    return tuple(str(r["image"]) for r in same_line)
 
 
 def jetson_context(text: str, machine: Optional[Machine],
                    kb: Optional[KnowledgeBase]) -> Optional[JetsonContext]:
     """A Jetson, when the machine or the text shows one; its JetPack when that is known."""
+    import dataclasses
+
+    found = _jetson_context(text, machine, kb)
+    if found is None:
+        return None
+    return dataclasses.replace(found, images=_l4t_images(found.jetpack, kb))
+
+
+def _jetson_context(text: str, machine: Optional[Machine],
+                    kb: Optional[KnowledgeBase]) -> Optional[JetsonContext]:
     wheel = _AARCH64_WHEEL.search(text)
     wheel_python = f"3.{wheel.group(1)}" if wheel else None
     if machine is not None and machine.jetson is not None:
@@ -166,7 +190,8 @@ def jetson_context(text: str, machine: Optional[Machine],
 # Steps that only hold on a desktop or server GPU.
 _DESKTOP_STEP = re.compile(
     r"download\.pytorch\.org|--index-url|nvidia-smi|[Uu]pgrade the (?:host |NVIDIA )?driver|driver upgrade"
-    r"|python3?\.6 -m venv", re.IGNORECASE)
+    r"|python3?\.6 -m venv|run on the CPU|NVIDIA_DISABLE_REQUIRE", re.IGNORECASE)
+_CONTAINER_STEP = re.compile(r"\bimage\b|container|docker", re.IGNORECASE)
 
 
 def _upstream_wheels(jetpack: Optional[JetPack]) -> bool:
@@ -185,8 +210,9 @@ def _jetson_steps(ctx: JetsonContext) -> List[str]:
         steps = [f"{label}: install NVIDIA's torch for this JetPack: "
                  f"pip install torch --index-url {jp.index_url}"]
     elif jp.wheels:
+        own = [wheel for wheel in jp.wheels if not wheel.listed_for] or list(jp.wheels)
         steps = [f"{label}: install NVIDIA's torch wheel for this JetPack with its Python {jp.python}: "
-                 f"pip install {jp.wheels[0].url}"]
+                 f"pip install {own[0].url}"]
     else:
         steps = [f"{label}: NVIDIA lists no torch wheel for this exact release in torchsmith's data: "
                  f"`torchsmith plan --jetson {jp.l4t}` names the nearest one"]
@@ -206,4 +232,11 @@ def adapt_fix_for_jetson(steps: Sequence[str], ctx: Optional[JetsonContext]) -> 
     kept = [step for step in steps if not _DESKTOP_STEP.search(step)]
     if len(kept) == len(steps):
         return kept
-    return kept + _jetson_steps(ctx)
+    extra = _jetson_steps(ctx)
+    if any(_CONTAINER_STEP.search(step) for step in steps):
+        extra.insert(0, "On a Jetson, run NVIDIA's L4T images for its L4T release: "
+                     + (", ".join(ctx.images[:4]) if ctx.images
+                        else "nvcr.io/nvidia/l4t-pytorch or l4t-jetpack with the tag of the L4T release "
+                             "(cat /etc/nv_tegra_release), e.g. r35.2.1")
+                     + "; data-centre CUDA images and their CUDA requirement do not apply")
+    return kept + extra

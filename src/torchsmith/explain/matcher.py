@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Tuple
+from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, unwrap
 from torchsmith.explain.reason import capability, conclusions, contradiction, plan_flags
+from torchsmith.explain.triggers import fired
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
 
@@ -334,6 +335,23 @@ class Report:
     contradicted: List[Tuple[str, str]] = field(default_factory=list)
 
 
+def _triggered(text: str, catalog: Catalog, read: Extracted, found: Set[str]) -> List[Found]:
+    """Signatures whose failure an extracted fact states, where no pattern found them."""
+    out: List[Found] = []
+    for sig in catalog.signatures:
+        if not sig.triggers or sig.id in found:
+            continue
+        hit = fired(sig.triggers, read)
+        if hit is None:
+            continue
+        needles, facts = hit
+        offset = next((at for at in (text.find(n) for n in needles) if at >= 0), 0)
+        line = text.count("\n", 0, offset) + 1
+        out.append(Found(sig, offset, offset + len(needles[0]) if needles else offset, line,
+                         _excerpt(text, offset), facts))
+    return out
+
+
 def _machine_capability(machine: Optional[Machine]) -> Optional[str]:
     if machine is None or machine.nvidia is None:
         return None
@@ -364,8 +382,13 @@ def explain_report(
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
     found_list = find_signatures(text, catalog)
+    found_list = sorted(found_list + _triggered(text, catalog, read, {f.signature.id for f in found_list}),
+                        key=lambda f: (f.signature.priority, f.offset))
     if not found_list:
         return report
+    explained = {other for found in found_list for other in found.signature.explains
+                 if not contradiction(found.signature.contradicted_by, read, found.facts, kb)}
+    found_list = [found for found in found_list if found.signature.id not in explained]
     jetson = jetson_context(text, machine, kb)
     if not plan_args and machine is None:  # no machine at hand: the one the text names
         plan_args = plan_flags(read.environment, kb)

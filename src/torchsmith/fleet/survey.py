@@ -48,13 +48,14 @@ class FleetSurvey:
 def fleet_planner(kb: Callable[[], KnowledgeBase], requirements: Optional[Sequence[str]]) -> Planner:
     """The resolver for one node type or for the shared environment; the data is loaded by
     ``kb()`` when the first node type is planned (after every profile has been read)."""
-    from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
+    from torchsmith.plan.api import make_plan
 
-    request = Request(requirements=tuple(requirements or DEFAULT_REQUIREMENTS))
+    request = Request(requirements=tuple(requirements), explicit=True) if requirements else Request()
     shared_request = dataclasses.replace(request, gpus_on_separate_nodes=True)
 
     def plan(machine: Machine, shared: bool) -> Plan:
-        return resolve(machine, shared_request if shared else request, kb())
+        # The one policy; the nodes' own profiles are the facts (no constraint file of theirs is here).
+        return make_plan(machine, shared_request if shared else request, kb(), read=None)[0]
 
     return plan
 
@@ -122,6 +123,7 @@ def _plan_json(plan: Optional[Plan]) -> Optional[Dict[str, Any]]:
         "packages": [{"name": p.name, "version": p.version, "requirement": p.requirement,
                       "index_url": p.index_url} for p in plan.packages],
         "reasons": list(plan.reasons),
+        "choices": list(plan.choices),
         "warnings": list(plan.warnings),
         "rejected": [{"candidate": r.candidate, "reason": r.reason, "code": r.code}
                      for r in plan.rejected],

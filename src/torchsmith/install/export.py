@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from torchsmith import __version__
+from torchsmith.install.env_export import conda_channels, conda_meta_records
 from torchsmith.install.lock import Lock, storable_url
 from torchsmith.install.target import Target
 from torchsmith.redact import redact
@@ -32,16 +33,23 @@ def write_export(target: Target, lock: Lock) -> str:
     options += [f"--extra-index-url {url}" for url in indexes if f"--index-url {url}" not in options]
     options += [f"--find-links {url}" for url in links]
     hashed = all(p.hashes for p in packages)
+    # The environment's own conda packages, as they stand: without them the file recreates a bare
+    # Python with pip's packages on top.
+    conda = [r for r in conda_meta_records(target.prefix) if r.name not in {p.name for p in packages}]
+    channels = conda_channels(conda) or ["conda-forge"]
     lines = [
         f"# Written by torchsmith {__version__}. The same pins, each from its own index: {LOCK_NAME}",
         "# (`torchsmith install --lock`). Index credentials are not written here: pip reads them",
         "# from your netrc or keyring.",
         f"name: {os.path.basename(target.prefix)}",
         "channels:",
-        "  - conda-forge",
+        *(f"  - {channel}" for channel in channels),
+        "  - nodefaults",
         "dependencies:",
-        f"  - python={'.'.join(target.python_version.split('.')[:2])}",
-        "  - pip",
+        *(f"  - {r.spec}" for r in conda),
+        *([] if any(r.name == "python" for r in conda)
+          else [f"  - python={'.'.join(target.python_version.split('.')[:2])}"]),
+        *([] if any(r.name == "pip" for r in conda) else ["  - pip"]),
         "  - pip:",
     ]
     lines.extend(f"    - {option}" for option in options)

@@ -191,23 +191,28 @@ class _Installed:
 
 def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
     target = job.target
+    guarded_before: Set[str] = set()
     if not target.new:
         old_guard = guard_mod.guard_status(target.prefix)
+        guarded_before = set(guard_mod.read_pins(os.path.join(target.prefix, guard_mod.GUARD_FILE)))
         if old_guard.pip_hook or old_guard.held:
             guard_mod.guard_off(target.prefix)  # the old pins would block the new stack
+    outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+    # What an earlier install here locked stays locked: the lock describes the whole environment.
+    locked_before = set() if target.new else _previous_lock_names(outcome.lock_path)
     with tempfile.TemporaryDirectory(prefix="torchsmith-install-") as workdir:
         files = StepFiles(workdir)
         done = _run_groups(host, job, outcome, files, say)
         outcome.changed.update(_changes(done.before, done.current))
         roots = {requirement_name(line) for g in job.groups for line in g.requirements} - {""}
-        versions = {n: done.current[n] for n in closure(roots, done.info) if n in done.current}
-        outcome.lock_path = job.lock_path or os.path.join(target.prefix, LOCK_NAME)
+        whole = closure(roots | locked_before, done.info)
+        versions = {n: done.current[n] for n in whole if n in done.current}
         kept = _from_previous_lock(outcome.lock_path, versions, done.sources, done.pinned)
         _verify(host, job, outcome, say, done,
                 read_hashes=lambda: _lock_hashes(host, job, files, versions, done))
         _write_lock(job, outcome, versions, done, kept)
         if job.guard:
-            _write_guard(job, outcome, done)
+            _write_guard(job, outcome, done, guarded_before)
 
 
 def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: StepFiles,
@@ -305,9 +310,12 @@ def _write_lock(job: InstallJob, outcome: InstallOutcome, versions: Dict[str, st
         outcome.export_path = write_export(job.target, lock)
 
 
-def _write_guard(job: InstallJob, outcome: InstallOutcome, done: _Installed) -> None:
+def _write_guard(job: InstallJob, outcome: InstallOutcome, done: _Installed,
+                 guarded_before: Set[str]) -> None:
+    """The guard of the whole environment: this install's torch stack, and what the guard
+    held before (an unrelated package installed later does not release torch)."""
     requested = {requirement_name(line) for g in job.groups if g.pinned for line in g.requirements}
-    names = sorted(guarded_names(done.info, done.pinned, requested))
+    names = sorted(guarded_names(done.info, done.pinned, requested) | (guarded_before & set(done.current)))
     pins = {n: done.current[n] for n in names if n in done.current}
     outcome.guard_file = guard_mod.write_guard_file(
         job.target.prefix, pins, f"Written by torchsmith {__version__}: the torch stack verified in "
@@ -352,6 +360,16 @@ def _installer_error(name: str, group: Group, result: CommandResult, timeout: fl
     elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
         hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
     return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
+
+
+def _previous_lock_names(path: str) -> Set[str]:
+    """The packages the lock already at ``path`` names (none when there is no readable lock)."""
+    if not os.path.isfile(path):
+        return set()
+    try:
+        return {package.name for package in read_lock(path).packages}
+    except InstallError:
+        return set()
 
 
 def _from_previous_lock(path: str, versions: Dict[str, str],

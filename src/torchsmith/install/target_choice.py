@@ -1,15 +1,15 @@
-"""Which environment a command is about: ``--python``, ``--venv``, ``--prefix`` or a default.
+"""Which environment a command is about: one rule for every command, uv's.
 
-One function, :func:`select_target`, decides it for every command, and says where the answer
-came from (``TargetChoice.source``). Defaults differ by what a command does:
+:func:`select_target` decides it and says where the answer came from (``TargetChoice.source``):
 
-- ``"active"`` (probe, plan, doctor, the summary): the active venv (VIRTUAL_ENV), else the
-  active conda env (CONDA_PREFIX), unless it is torchsmith's own; else torchsmith's own
-  interpreter. torchsmith is often installed apart from the environments it looks at.
-- ``"new-venv"`` (install): ``./.venv``, created when missing; the active env is not changed
-  unless named.
-- ``"active-or-venv"`` (guard): the active venv or conda env, else an existing ``./.venv``.
-- ``"build-prefix"`` (build-env): the active conda env, else the active venv, else none.
+1. ``--python PATH`` (or ``--venv``/``--prefix`` where a command has them);
+2. the active venv (``VIRTUAL_ENV``), else the active conda env (``CONDA_PREFIX``);
+3. ``./.venv`` here or in a parent directory.
+
+torchsmith's own environment is never found this way: a command acts on it only when
+``--python`` names it. When nothing is found, ``install`` makes a new ``./.venv`` (``default``
+``"new-venv"``), ``guard`` refuses, ``build-env`` uses none, and the read-only commands (probe,
+plan, doctor, the summary) describe torchsmith's own interpreter and say so.
 
 Nothing is run: the chosen interpreter is inspected by the command afterwards.
 """
@@ -24,9 +24,11 @@ from typing import Literal, Mapping, Optional, Tuple, get_args
 from torchsmith.errors import UsageError
 from torchsmith.host import Host
 
-__all__ = ["DEFAULT_VENV", "TargetChoice", "TargetDefault", "looks_like_version", "select_target"]
+__all__ = ["DEFAULT_VENV", "OWN", "TargetChoice", "TargetDefault", "discover", "looks_like_version",
+           "select_target"]
 
 DEFAULT_VENV = ".venv"
+OWN = "torchsmith's own interpreter: no environment found"
 TargetDefault = Literal["active", "new-venv", "active-or-venv", "build-prefix"]
 _INTERPRETERS = ("bin/python", "Scripts/python.exe", "python.exe")
 
@@ -35,18 +37,31 @@ _INTERPRETERS = ("bin/python", "Scripts/python.exe", "python.exe")
 class TargetChoice:
     """The environment chosen, as far as it is known without running anything."""
 
-    python: Optional[str] = None  # an interpreter path to inspect
+    python: Optional[str] = None  # an interpreter path to inspect (None: torchsmith's own)
     prefix: Optional[str] = None  # the environment's directory (may not exist yet for a new venv)
     version: Optional[str] = None  # ``--python 3.12``: a Python version wanted, not an interpreter
-    source: str = "this interpreter"  # "--python", "--venv", "VIRTUAL_ENV", "./.venv" ...
+    source: str = OWN  # "--python", "--venv", "VIRTUAL_ENV", "./.venv" ...
 
     @property
     def location(self) -> Optional[str]:
         """The interpreter, else the prefix: what :func:`~torchsmith.install.target.inspect_target` takes."""
         return self.python or self.prefix
 
+    @property
+    def own(self) -> bool:
+        """No environment was found: torchsmith's own interpreter stands in (read-only commands)."""
+        return self.source == OWN
+
+    def label(self) -> str:
+        """One line for a command's header: ``/w/.venv/bin/python (./.venv)``."""
+        where = (sys.executable if self.own else self.python or self.prefix
+                 or (f"Python {self.version}" if self.version else ""))
+        return f"{where} ({self.source})" if where else self.source
+
     def to_json(self) -> Mapping[str, Optional[str]]:
-        return {"python": self.python, "prefix": self.prefix, "version": self.version, "source": self.source}
+        """As commands' JSON names it (torchsmith's own interpreter by its path)."""
+        python, prefix = (sys.executable, sys.prefix) if self.own else (self.python, self.prefix)
+        return {"python": python, "prefix": prefix, "version": self.version, "source": self.source}
 
 
 def looks_like_version(text: str) -> bool:
@@ -57,11 +72,13 @@ def looks_like_version(text: str) -> bool:
 
 def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[str] = None,
                   prefix: Optional[str] = None, default: TargetDefault = "active",
-                  interpreter_for: Optional[str] = None, own_prefix: Optional[str] = None) -> TargetChoice:
-    """The environment meant by the flags given, else by ``default`` (see the module docstring).
+                  interpreter_for: Optional[str] = None, own_prefix: Optional[str] = None,
+                  cwd: Optional[str] = None) -> TargetChoice:
+    """The environment meant by the flags given, else found by the rule of the module docstring,
+    else by ``default``.
 
     ``interpreter_for`` names a command that inspects an interpreter: a version is then an error.
-    ``own_prefix`` is torchsmith's own ``sys.prefix`` (the active env that is not a target).
+    ``own_prefix`` is torchsmith's own ``sys.prefix``; ``cwd`` where ``./.venv`` is looked for.
     """
     if default not in get_args(TargetDefault):
         raise ValueError(f"unknown default {default!r}")
@@ -78,27 +95,55 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
         return TargetChoice(python=path, source="--python")
     if venv:
         return TargetChoice(prefix=os.path.abspath(venv), version=version, source="--venv")
-    return _default(host, default, version, own_prefix or sys.prefix)
-
-
-def _default(host: Host, default: TargetDefault, version: Optional[str], own_prefix: str) -> TargetChoice:
-    environ = host.environ()
-    if default == "new-venv":
-        return TargetChoice(prefix=os.path.abspath(DEFAULT_VENV), version=version, source=f"./{DEFAULT_VENV}")
-    if default == "build-prefix":
-        variable, active = _active(environ, ("CONDA_PREFIX", "VIRTUAL_ENV"))
+    if default == "build-prefix":  # conda first: a build's compilers and headers live there
+        variable, active = _active(host.environ(), ("CONDA_PREFIX", "VIRTUAL_ENV"))
         return TargetChoice(prefix=active, source=variable) if active else TargetChoice(source="none")
+    if not version:  # a version asks for a new environment of it, as before
+        found = discover(host, own_prefix or sys.prefix, cwd or os.getcwd())
+        if found is not None:
+            return found
+    return _fallback(default, version, cwd or os.getcwd(), own_prefix or sys.prefix)
+
+
+def discover(host: Host, own_prefix: str, cwd: str) -> Optional[TargetChoice]:
+    """The active venv, the active conda env, else ``.venv`` in ``cwd`` or a parent directory;
+    never torchsmith's own environment. None when there is none."""
+    own = os.path.realpath(own_prefix)
+    environ = host.environ()
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        prefix = environ.get(variable)
+        if prefix and os.path.realpath(prefix) != own:
+            return TargetChoice(python=_interpreter(host, prefix), prefix=prefix, source=variable)
+    directory = os.path.abspath(cwd)
+    while True:
+        candidate = os.path.join(directory, DEFAULT_VENV)
+        entries = host.list_dir(candidate)
+        if entries is not None and "pyvenv.cfg" in entries and os.path.realpath(candidate) != own:
+            here = os.path.abspath(cwd) == directory
+            return TargetChoice(python=_interpreter(host, candidate), prefix=candidate,
+                                source=f"./{DEFAULT_VENV}" if here else f"{DEFAULT_VENV} in {directory}")
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _fallback(default: TargetDefault, version: Optional[str], cwd: str, own_prefix: str) -> TargetChoice:
+    if default == "new-venv":
+        prefix = os.path.join(os.path.abspath(cwd), DEFAULT_VENV)
+        if os.path.realpath(prefix) == os.path.realpath(own_prefix):
+            raise UsageError(f"./{DEFAULT_VENV} here is torchsmith's own environment: it is changed "
+                             "only when --python names it",
+                             hint=f"install into another venv (--venv PATH, e.g. --venv "
+                                  f"{DEFAULT_VENV}-torch), or into torchsmith's own with --python "
+                                  f"{DEFAULT_VENV}/bin/python")
+        return TargetChoice(prefix=prefix, version=version, source=f"./{DEFAULT_VENV}")
     if default == "active-or-venv":
-        variable, active = _active(environ, ("VIRTUAL_ENV", "CONDA_PREFIX"))
-        if active:
-            return TargetChoice(prefix=active, source=variable)
-        if host.list_dir(DEFAULT_VENV) is not None:
-            return TargetChoice(prefix=os.path.abspath(DEFAULT_VENV), source=f"./{DEFAULT_VENV}")
         raise UsageError(f"no environment to guard: none is active and there is no ./{DEFAULT_VENV}",
                          hint="pass --python PATH/TO/ENV/bin/python")
     if version:
         return TargetChoice(version=version, source="--python")
-    return _active_interpreter(host, environ, own_prefix)
+    return TargetChoice()
 
 
 def _active(environ: Mapping[str, str], variables: Tuple[str, ...]) -> Tuple[str, Optional[str]]:
@@ -109,17 +154,10 @@ def _active(environ: Mapping[str, str], variables: Tuple[str, ...]) -> Tuple[str
     return "", None
 
 
-def _active_interpreter(host: Host, environ: Mapping[str, str], own_prefix: str) -> TargetChoice:
-    """The active venv's interpreter, else the active conda env's, unless it is torchsmith's own."""
-    own = os.path.realpath(own_prefix)
-    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-        prefix = environ.get(variable)
-        if not prefix:
-            continue
-        if os.path.realpath(prefix) == own:
-            return TargetChoice()
-        for relative in _INTERPRETERS:
-            candidate = os.path.join(prefix, relative)
-            if os.path.basename(candidate) in (host.list_dir(os.path.dirname(candidate)) or ()):
-                return TargetChoice(python=candidate, prefix=prefix, source=variable)
-    return TargetChoice()
+def _interpreter(host: Host, prefix: str) -> str:
+    """The environment's interpreter (``bin/python``, or Windows' names when those exist)."""
+    for relative in _INTERPRETERS:
+        candidate = os.path.join(prefix, relative)
+        if os.path.basename(candidate) in (host.list_dir(os.path.dirname(candidate)) or ()):
+            return candidate
+    return os.path.join(prefix, _INTERPRETERS[0])

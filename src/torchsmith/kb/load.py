@@ -6,7 +6,7 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple, cast
 
 from torchsmith.errors import KnowledgeBaseError
-from torchsmith.kb import loader
+from torchsmith.kb import invariants, loader
 from torchsmith.kb.documents import DATA_DIR
 from torchsmith.kb.knowledge import KnowledgeBase
 from torchsmith.kb.loader import Dataset
@@ -133,8 +133,7 @@ def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
     releases = loader.rows_of(data, TorchRelease)
     data.manifest["packaged_newest"] = releases[0].version if releases else ""
     if overlay is None:
-        loader.check_references(data)
-        loader.with_minor_compat(data)
+        _derive_and_check(data)
         return KnowledgeBase(data.sections, data.manifest, data.sources, packaged_dir=base_dir)
     try:
         return _with_overlay(data, overlay, base_dir)
@@ -144,6 +143,14 @@ def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:
             context=exc.context or [f"overlay: {overlay}"],
             hint=f"`torchsmith kb validate {overlay}` re-checks it; or delete that directory "
                  "(`torchsmith kb refresh` writes a new one)") from exc
+
+
+def _derive_and_check(data: Dataset) -> None:
+    loader.check_references(data)
+    loader.with_minor_compat(data)
+    invariants.inherit_jetson_wheels(data)
+    invariants.derive_in_wheels(data)
+    invariants.check_invariants(data)
 
 
 def _with_overlay(data: Dataset, overlay: str, base_dir: str) -> KnowledgeBase:
@@ -161,8 +168,7 @@ def _with_overlay(data: Dataset, overlay: str, base_dir: str) -> KnowledgeBase:
         base = str(data.manifest["torch_index_base"])
         extra = loader.read_dir(overlay, packaged=False, index_base=base)
         data = loader.merge(data, extra)
-    loader.check_references(data)
-    loader.with_minor_compat(data)
+    _derive_and_check(data)
     kb = KnowledgeBase(data.sections, data.manifest, data.sources, overlay=in_use, refresh=refresh,
                        packaged_dir=base_dir)
     kb.warnings.extend(notes)

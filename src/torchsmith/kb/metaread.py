@@ -10,7 +10,7 @@ read (torchsmith assumes no registry) and the plan says it could not check.
 from __future__ import annotations
 
 import datetime
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import (
@@ -115,3 +115,57 @@ def snapshot_names(document: Mapping[str, object]) -> List[str]:
     packages = document.get("packages")
     return [canonical(str(p["name"])) for p in packages if isinstance(p, dict)] \
         if isinstance(packages, list) else []
+
+
+def refresh_snapshot(packaged: Mapping[str, Any], fetch: Fetch, index: str, *, torch_newest: str,
+                     today: str, timeout: float = 20.0, read: Optional[List[Dict[str, object]]] = None
+                     ) -> Dict[str, object]:
+    """The snapshot document re-read from ``index`` (`kb refresh`): the same packages, by name.
+
+    A release whose index gives no core-metadata file keeps what the packaged snapshot read of
+    it; releases older than the packaged snapshot's oldest are left out (it starts at torch 2.0);
+    a package the index does not have stays as packaged."""
+    from torchsmith.kb.pkgmeta import ReleaseRecord
+
+    packages: List[Dict[str, object]] = []
+    for old in packaged.get("packages") or []:
+        name = str(old["name"])
+        try:
+            new = read_package(fetch, index, name, timeout=timeout, today=today)
+        except FetchError as exc:
+            if read is not None:
+                read.append({"url": redact(f"{index.rstrip('/')}/{name}/"), "status": exc.message})
+            new = None
+        if new is None:
+            packages.append(dict(old))
+            continue
+        if read is not None:
+            read.append({"url": new.source, "status": "ok", "versions": len(new.releases)})
+        before = {str(r["version"]): ReleaseRecord.from_json(r) for r in old.get("releases", [])}
+        floor = min((_order(v) for v in before), default=None)
+        merged = []
+        for release in new.releases:
+            if floor is not None and _order(release.version) < floor:
+                continue
+            kept = before.get(release.version)
+            if release.metadata == "none" and kept is not None and kept.metadata != "none":
+                merged.append(ReleaseRecord(
+                    release.version, kept.requires, kept.requires_python or release.requires_python,
+                    release.wheels, release.sdist, kept.metadata, release.uploaded or kept.uploaded,
+                    release.url).to_json())
+            else:
+                merged.append(release.to_json())
+        packages.append({"name": name, "source": new.source, "retrieved": today, "releases": merged})
+    document = {key: value for key, value in packaged.items() if key != "packages"}
+    document.update(retrieved=today, index=redact(strip_credentials(index)), torch_newest=torch_newest,
+                    packages=packages)
+    return document
+
+
+def _order(version: str) -> Tuple[int, ...]:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version).release
+    except InvalidVersion:
+        return ()

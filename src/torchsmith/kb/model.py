@@ -30,6 +30,7 @@ __all__ = [
     "PairedWheels",
     "Row",
     "Source",
+    "TheRockIndex",
     "TorchRelease",
     "TorchRequirement",
     "VariantBuild",
@@ -70,6 +71,12 @@ class VariantBuild:
     sources: Tuple[str, ...] = ()
     uncertain: bool = False
     note: str = ""
+    # Where a ROCm build's user-space libraries come from when the wheel does not bundle them
+    # (a multi-arch build: AMD's TheRock packages, one rocm-sdk-device-<gfx> per target).
+    rocm_sdk: str = ""
+    # Platforms whose arch list no primary source read for that platform confirms (a Windows list
+    # not read from the release branch's own build script).
+    unverified: Tuple[str, ...] = ()
 
     def sass(self, platform: str) -> Tuple[str, ...]:
         """The SASS architectures compiled for ``platform`` (``sm_50`` ...); () if none/unknown."""
@@ -182,6 +189,10 @@ class JetsonWheel:
     # The wheel's real file name when the URL's last segment is not one (NVIDIA's box.com links):
     # pip takes the version and tags from the file name, so the file is saved under it first.
     filename: Optional[str] = None
+    # The L4T releases the wheel is built for (a PEP 440 specifier, "==32.*"); "" = only the
+    # JetPack it is listed under. Every JetPack in the range gets it (kb.invariants).
+    l4t: str = ""
+    listed_for: str = ""  # the JetPack whose row lists it, when it reached this one by its range
 
 
 @dataclass(frozen=True)
@@ -198,6 +209,7 @@ class JetPack:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    no_wheels: str = ""  # why this point release has no wheel its family's others have (sourced)
 
 
 @dataclass(frozen=True)
@@ -207,9 +219,28 @@ class GfxTarget:
     name: str
     gfx: str
     family: str
-    in_wheels: bool  # some PyTorch ROCm wheel carries code for this target
+    in_wheels: bool  # some PyTorch ROCm wheel carries code for it (derived from the releases' lists)
     sources: Tuple[str, ...]
     uncertain: bool = False
+    # AMD TheRock's status per platform: "release-ready" | "sanity-tested" | "build-passing"
+    therock: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TheRockIndex:
+    """One of AMD TheRock's Python package indexes: which gfx targets, platforms and torch series."""
+
+    index_url: str
+    kind: str  # "multi-arch" (one index, a device-<gfx> extra per target) | "per-family"
+    family: str  # "" for multi-arch; "gfx110X-all" for a per-family index
+    channel: str  # "nightly" | "stable"
+    gfx: Tuple[str, ...]
+    platforms: Tuple[str, ...]
+    torch: Tuple[str, ...]  # torch series built there ("2.14", "2.13")
+    sources: Tuple[str, ...]
+    extra: str = ""  # "device-{gfx}": the install extra that selects a target's kernels
+    uncertain: bool = False
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -248,6 +279,7 @@ class TorchRequirement:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    confirmed_from: Tuple[str, ...] = ()  # the index's wheel whose Requires-Dist states the pin
 
 
 @dataclass(frozen=True)
@@ -298,6 +330,8 @@ class FrameworkBuild:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    # The package index's files this row was read from (tools/confirm_frameworks.py): wheel names.
+    confirmed_from: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -330,6 +364,8 @@ class WheelAudit:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    package: str = "torch"  # or a companion read the same way (torchvision, torchaudio)
+    version: str = ""  # the companion's own version; torch is then the torch its metadata pins
 
     def title(self) -> str:
         main = max(self.libraries, key=lambda lib: lib.containers, default=None)
@@ -348,6 +384,7 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "gpus": ("gpus.json", "gpus"),
     "jetson": ("jetson.json", "jetpacks"),
     "rocm": ("rocm.json", "gfx_targets"),
+    "therock": ("rocm.json", "therock_indexes"),
     "paired-wheels": ("companions.json", "paired_wheels"),
     "torch-requirements": ("companions.json", "torch_requirements"),
     "conda-channels": ("conda.json", "channels"),
@@ -359,7 +396,8 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
 
 # A row of any table.
 Row = Union[TorchRelease, CudaRelease, MinorCompat, DriverBranch, ArchSupport, GpuModel, JetPack, GfxTarget,
-            PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild, WheelAudit]
+            TheRockIndex, PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild,
+            WheelAudit]
 
 # The (file, section) holding each row type.
 SECTION_OF: Mapping[type, Tuple[str, str]] = {
@@ -371,6 +409,7 @@ SECTION_OF: Mapping[type, Tuple[str, str]] = {
     GpuModel: TABLE_FILES["gpus"],
     JetPack: TABLE_FILES["jetson"],
     GfxTarget: TABLE_FILES["rocm"],
+    TheRockIndex: TABLE_FILES["therock"],
     PairedWheels: TABLE_FILES["paired-wheels"],
     TorchRequirement: TABLE_FILES["torch-requirements"],
     CondaChannel: TABLE_FILES["conda-channels"],

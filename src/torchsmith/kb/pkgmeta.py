@@ -318,6 +318,32 @@ class ReleaseRecord:
             specs.append(str(req.specifier) or "*")
         return ",".join(s for s in specs if s != "*") or ("*" if specs else "")
 
+    def applied(self, environment: Dict[str, str], extras: Sequence[str]) -> ReleaseRecord:
+        """This release with only the requirements that apply on ``environment`` (PEP 508 marker
+        variables) with ``extras`` asked for, markers dropped: ``torch==2.7.1; extra == "srt"``
+        pins torch only for ``sglang[srt]``. A marker that cannot be evaluated is kept."""
+        from dataclasses import replace
+
+        from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        kept: List[str] = []
+        for text in self.requires:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if req.marker is not None:
+                try:
+                    applies = any(req.marker.evaluate({**environment, "extra": extra})
+                                  for extra in (*extras, ""))
+                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                    applies = True
+                if not applies:
+                    continue
+            kept.append(f"{req.name}{req.specifier}")
+        return replace(self, requires=tuple(kept))
+
     def installs_on(self, platform: str, python: str, glibc: Optional[Tuple[int, int]] = None) -> bool:
         """A wheel of this release installs on ``platform`` + ``python`` (and glibc)."""
         for tag in self.wheels:

@@ -8,6 +8,7 @@ from typing import Dict
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
 from torchsmith.kb.documents import DOCUMENTS
+from torchsmith.kb.invariants import private_source
 from torchsmith.kb.knowledge import KnowledgeBase
 
 __all__ = ["validate_documents"]
@@ -21,10 +22,12 @@ def validate_documents(kb: KnowledgeBase) -> Dict[str, str]:
     """
     used: Dict[str, str] = {}
     for name in DOCUMENTS:
-        kb.document(name)
+        _public_sources(name, kb.document(name), kb.document_path(name))
         used[name] = kb.document_path(name)
     from torchsmith.explain.catalog import parse_catalog  # explain's own reader, only here
+    from torchsmith.kb.coverage import check_coverage
 
+    check_coverage(kb)
     path = used["signatures"]
     try:
         parse_catalog(kb.document("signatures"), path)
@@ -33,3 +36,13 @@ def validate_documents(kb: KnowledgeBase) -> Dict[str, str]:
         raise KnowledgeBaseError(exc.message + (f" (in the overlay {kb.overlay})" if in_overlay else ""),
                                  hint=f"fix or delete {path}") from exc
     return used
+
+
+def _public_sources(name: str, document: object, path: str) -> None:
+    """A document's sources are public pages, files or artifacts, never a report of ours."""
+    sources = document.get("sources") if isinstance(document, dict) else None
+    for key, entry in (sources.items() if isinstance(sources, dict) else ()):
+        why = private_source(entry)
+        if why:
+            raise KnowledgeBaseError(f"{os.path.basename(path)} ({name}) source {key}: {why}",
+                                     hint="cite the public page, file or artifact itself")

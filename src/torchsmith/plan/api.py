@@ -7,7 +7,7 @@ The CLI parses its flags into a :class:`~torchsmith.plan.model.Request`, calls
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
@@ -18,13 +18,14 @@ from torchsmith.plan.user_constraints import Read, apply_user_constraints
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["extra_sources_warning", "make_plan", "requested", "user_constrained"]
+__all__ = ["extra_sources_warning", "make_plan", "optional_choices", "requested", "user_constrained"]
 
 
-def requested(texts: Sequence[str], files: Sequence[str] = (),
-              project: Optional[str] = None) -> Tuple[Tuple[str, ...], bool]:
+def requested(texts: Sequence[str], files: Sequence[str] = (), project: Optional[str] = None,
+              origins: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], bool]:
     """(requirements, stated): requirement texts, then the lines of requirement files and a
     pyproject's dependencies; the default stack when none is given (``stated`` False).
+    ``origins`` gets where each line from a file is written (``reqs.txt:3``).
 
     Raises :class:`~torchsmith.errors.RequirementError` for garbage in ``texts`` before any
     file is read.
@@ -32,16 +33,20 @@ def requested(texts: Sequence[str], files: Sequence[str] = (),
     wanted: List[str] = list(texts)
     parse_requirements(wanted)
     for path in files:
-        wanted.extend(read_requirements_file(path))
+        wanted.extend(read_requirements_file(path, origins=origins))
     if project:
-        wanted.extend(read_pyproject(project))
+        found = read_pyproject(project)
+        wanted.extend(found)
+        if origins is not None:
+            origins.update((text, project) for text in found if text not in origins)
     return (tuple(wanted) if wanted else Request().requirements), bool(texts or files or project)
+
 
 def user_constrained(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,
                      read: Optional[Read]) -> Tuple[Plan, Request]:
     """pip and uv will apply the user's constraint files to the printed commands: plan within
     them, or say which pin they forbid. ``read`` None: the files are not on this machine
-    (a ``--host`` profile), so nothing to apply."""
+    (a ``--host`` profile, a described machine), so nothing to apply."""
     env = machine.env
     if read is None or not (
             "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
@@ -52,20 +57,57 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
 
 def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Optional[Read],
               described: bool = False) -> Tuple[Plan, Request]:
-    """The plan for ``machine``, within the user's constraint files (``read`` reads them), with
-a warning where the user's pip/uv settings add sources next to the PyTorch index.
+    """The one answer to "which stack to install": the summary, ``plan``, doctor's fixes,
+    ``fleet`` and ``install`` all ask here.
 
-    ``described``: flags describe another machine, so this one's CPU count says nothing of it.
+    The plan for ``machine`` within the user's constraint files (``read`` reads them; None for a
+    machine that is not this one), the choice an optional package of the default stack leaves
+    (:func:`optional_choices`), and a warning where the user's pip/uv settings add sources next
+    to the PyTorch index. ``described``: flags or a profile describe another machine, so this
+    one's constraints, CPU count and configured sources say nothing of it.
     """
+    if described:
+        read = None
     plan, request = user_constrained(machine, request, resolve(machine, request, kb), kb, read)
+    choices = optional_choices(machine, request, plan, kb, read)
+    if choices:  # they say it, with the way to keep torchaudio
+        plan = dataclasses.replace(plan, choices=choices, warnings=tuple(
+            w for w in plan.warnings if not w.startswith("no torchaudio release pairs with")))
     if described and plan.host is not None:
         plan = dataclasses.replace(plan, host=dataclasses.replace(plan.host, cpu_count=0))
-    leak = extra_sources_warning(machine) if plan.ok and any(p.index_url for p in plan.packages) else None
+    leak = (extra_sources_warning(machine) if plan.ok and not described
+            and any(p.index_url for p in plan.packages) else None)
     if leak:
         plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
     return plan, request
 
 
+def optional_choices(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,
+                     read: Optional[Read]) -> Tuple[str, ...]:
+    """The default stack leaves torchaudio out where none pairs with the newest torch that fits:
+    one line saying so, one giving the stack with it and the command for that."""
+    from torchsmith.plan.core import is_default
+
+    if not (plan.ok and is_default(request) and plan.package("torchaudio") is None
+            and plan.package("torch") is not None):
+        return ()
+    torch = plan.package("torch")
+    assert torch is not None
+    kept = dataclasses.replace(request, explicit=True)
+    older, _request = user_constrained(machine, kept, resolve(machine, kept, kb), kb, read)
+    older_torch = older.package("torch")
+    if not older.ok or older.package("torchaudio") is None or older_torch is None:
+        return (f"torchaudio is left out: none pairs with torch {torch.version}, nor with any "
+                "older torch that works here",)
+    stack = " ".join(p.requirement for p in older.packages)
+    return (f"torchaudio is left out: none pairs with torch {torch.version}; the newest torch "
+            f"that has one here is {older_torch.version}",
+            f"with torchaudio instead: {stack} (torchsmith plan torch torchvision torchaudio)")
+
+
+# The start of the warning above: it concerns the pip and uv of this machine, so only the
+# formats run by them repeat it (not a Dockerfile, a conda or pixi file, a pyproject).
+EXTRA_SOURCES_WARNING = "your pip/uv configuration adds package sources to every install"
 _EXTRA_SOURCES = ("extra-index-url", "find-links", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
                   "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS")
 
@@ -79,8 +121,8 @@ def extra_sources_warning(machine: Machine) -> Optional[str]:
     found += [key for key in machine.env.variables if key in _EXTRA_SOURCES]
     if not found:
         return None
-    return ("your pip/uv configuration adds package sources to every install ("
+    return (f"{EXTRA_SOURCES_WARNING} ("
             + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
             "same-named package there could still win. Run the torch command with "
-            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "
-            "install` do it")
+            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_INDEX= UV_EXTRA_INDEX_URL= UV_FIND_LINKS=), "
+            "or let `torchsmith install` do it (your constraints still apply)")

@@ -89,7 +89,8 @@ def prepare(job: Job) -> Extra:
         if name in FAMILY:
             continue
         record = records.get(name)
-        if record is not None and published.newer_than_table(record, _table_newest(job, name)):
+        if record is not None and (published.newer_than_table(record, _table_newest(job, name))
+                                   or _unversioned_row(job, name)):
             published.plan_published(job, name, want, record, extra)  # the table stops short
         elif name in TORCH_BOUND:
             _torch_bound(job, name, want, extra)
@@ -119,6 +120,11 @@ def parse_name(text: str) -> str:
     from torchsmith.plan.request import parse_requirement
 
     return parse_requirement(text).name
+
+
+def _unversioned_row(job: Job, name: str) -> bool:
+    """The table names the package without a release (``bitsandbytes``: any): the index knows more."""
+    return any(r["package"] == name and not r["version"] for r in job.idx.kb.document("downstream")["rows"])
 
 
 def _table_newest(job: Job, name: str) -> str:
@@ -166,6 +172,8 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
     if _too_old_gpu(job, want, limits, extra):
         return
     matching = [r for r in rows if want.allows(r.version, job.request.allow_prerelease)]
+    if rows and not matching:
+        matching = _post_releases(job, name, want, rows, extra)
     if not rows:
         extra.warnings.append(f"{name}: no rows in the data; planned torch without its constraint "
                               f"and left {name} out")
@@ -189,6 +197,30 @@ def _torch_bound(job: Job, name: str, want: Wanted, extra: Extra) -> None:
 
     extra.constraints.append(Constraint(f"{want.text} ({want.origin})", torch_allowed))
     extra.finishers.append(_torch_bound_finisher(name, specs, limits))
+
+
+def _post_releases(job: Job, name: str, want: Wanted, rows: Sequence[TorchRequirement], extra: Extra
+                   ) -> List[TorchRequirement]:
+    """A release the table lacks that its index publishes as a ``.post`` of a table release (same
+    sources, rebuilt): planned with that release's torch pin, and said so."""
+    import dataclasses
+
+    from packaging.version import Version
+
+    record = published.record_for(job, name)
+    found: List[TorchRequirement] = []
+    for release in record.releases if record is not None else ():
+        if not want.allows(release.version, job.request.allow_prerelease):
+            continue
+        base = Version(release.public).release
+        same = [r for r in rows if Version(r.version).release == base]
+        if same:
+            found.append(dataclasses.replace(same[0], version=release.public))
+            extra.warnings.append(f"{name} {release.public} is not in the table; its index publishes it as a "
+                                  f"post-release of {same[0].version}, planned with that release's torch pin "
+                                  f"(torch{same[0].torch}) [source: {record.source if record else ''}]")
+            break
+    return found
 
 
 def _torch_bound_finisher(name: str, specs: Specs, limits: Optional[Dict[str, Any]]) -> Finisher:

@@ -89,5 +89,6 @@ class Constraint(NamedTuple):
 
 
 def is_default(request: Request) -> bool:
-    """The request is the default stack, not one the user spelled out."""
+    """The request is the default stack, not one the user spelled out (the user's own pip/uv
+    constraints narrow it, they do not make torchaudio required)."""
     return tuple(request.requirements) == DEFAULT_REQUIREMENTS and not request.explicit

@@ -91,7 +91,7 @@ class Draft:
             environment=tuple(self.environment),
             conda=dict(self.conda),
             kb_version=str(getattr(kb, "kb_version", "")),
-            uncertain=_uncertain_rows(kb, self) if self.status == "ok" else (),
+            uncertain=_uncertain_rows(kb, self, view.platform) if self.status == "ok" else (),
             blocker=self.blocker,
             alternatives=tuple(dict.fromkeys(self.alternatives)),
             assumptions=tuple(dict.fromkeys(self.assumptions)),
@@ -99,7 +99,7 @@ class Draft:
         )
 
 
-def _uncertain_rows(kb: KnowledgeBase, draft: Draft) -> Tuple[str, ...]:
+def _uncertain_rows(kb: KnowledgeBase, draft: Draft, platform: str) -> Tuple[str, ...]:
     """The rows of the data the chosen stack relies on that are marked ``uncertain``."""
     torch = next((p for p in draft.packages if p.name == "torch"), None)
     release = kb.release(torch.version) if torch is not None and not torch.wheel_url else None
@@ -111,6 +111,9 @@ def _uncertain_rows(kb: KnowledgeBase, draft: Draft) -> Tuple[str, ...]:
     build = release.variant(draft.variant) if draft.variant else None
     if build is not None and build.uncertain:
         lines.append(f"torch {release.version} {build.name}: its build row (platforms, compiled archs)")
+    elif build is not None and platform in build.unverified:
+        lines.append(f"torch {release.version} {build.name}: its {platform} arch list (not read from "
+                     f"the release branch's own build script)")
     toolkit = kb.cuda_release(build.cuda) if build is not None and build.cuda else None
     if toolkit is not None and toolkit.uncertain:
         lines.append(f"CUDA {toolkit.version}: its driver minimums")

@@ -23,7 +23,7 @@ from torchsmith.plan.model import PackagePin, Rejection
 from torchsmith.versions import sortable_version, version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.kb import JetPack, JetsonWheel, KnowledgeBase
+    from torchsmith.kb import JetPack, JetsonWheel
 
 __all__ = ["jetson_variant", "plan_jetson"]
 
@@ -76,17 +76,11 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint]) -> Draft:
 
 def _plan_wheel(job: Job, draft: Draft, jp: JetPack) -> bool:
     """Pin NVIDIA's wheel (or the JetPack's index) and its companions; False on a dead end."""
-    idx, wanted = job.idx, job.wanted
-    wheels, built_for = _wheels_for(idx.kb, jp)
-    if built_for is not jp:
-        draft.reasons.append(
-            f"NVIDIA published no torch wheel for JetPack {jp.jetpack}; the JetPack {built_for.jetpack} "
-            f"wheels are built for the same L4T R{jp.l4t.split('.')[0]} line, CUDA {jp.cuda} and "
-            f"Python {jp.python}, and are the ones used on it (uncertain)"
-            f"{idx.cite(getattr(built_for, 'sources', ()))}")
+    wanted = job.wanted
+    wheels = list(getattr(jp, "wheels", ()) or ())  # its own and those whose L4T range holds it
     user_python = job.machine.python.minor or str(jp.python)  # not stated: the JetPack's own
     usable = _usable_wheels(job, draft, jp, wheels, user_python)
-    variant = jetson_variant(built_for.jetpack)
+    variant = jetson_variant(jp.jetpack)
     index = getattr(jp, "index_url", None)
     if not usable and not (index and user_python == jp.python and wanted.get("torch") is None):
         _no_jetpack_wheel(job, draft, jp, wheels, user_python=user_python, variant=variant)
@@ -106,7 +100,7 @@ def _plan_wheel(job: Job, draft: Draft, jp: JetPack) -> bool:
 
 def _usable_wheels(job: Job, draft: Draft, jp: JetPack, wheels: Sequence[JetsonWheel],
                    user_python: str) -> List[JetsonWheel]:
-    """The wheels for this Python that the torch pin allows, newest first."""
+    """The wheels for this Python that the torch pin allows: its own newest first, then inherited."""
     torch_spec = job.wanted.get("torch")
     usable: List[JetsonWheel] = []
     for wheel in wheels:
@@ -117,7 +111,8 @@ def _usable_wheels(job: Job, draft: Draft, jp: JetPack, wheels: Sequence[JetsonW
         if wheel.python != user_python:
             continue
         usable.append(wheel)
-    usable.sort(key=lambda w: sortable_version(w.torch), reverse=True)
+    # NVIDIA's wheels for this very JetPack first; those it inherits by L4T range when it lists none
+    usable.sort(key=lambda w: (not getattr(w, "listed_for", ""), sortable_version(w.torch)), reverse=True)
     return usable
 
 
@@ -158,8 +153,11 @@ def _pin_torch(job: Job, draft: Draft, jp: JetPack, wheel: Optional[JetsonWheel]
     draft.packages.append(PackagePin("torch", wheel.torch, variant, wheel_url=wheel.url,
                                      wheel_filename=filename))
     saved = f", saved as {filename} before pip installs it" if filename else ""
-    draft.reasons.append(f"torch {wheel.torch}: NVIDIA's wheel for JetPack {jp.jetpack} and "
-                         f"Python {wheel.python} ({wheel.url}{saved})"
+    listed_for = getattr(wheel, "listed_for", "")
+    built_for = (f"NVIDIA's wheel for JetPack {listed_for}, built for L4T {wheel.l4t}, which holds "
+                 f"{jp.l4t} (JetPack {jp.jetpack})" if listed_for
+                 else f"NVIDIA's wheel for JetPack {jp.jetpack}")
+    draft.reasons.append(f"torch {wheel.torch}: {built_for} and Python {wheel.python} ({wheel.url}{saved})"
                          f"{idx.cite(getattr(wheel, 'sources', ()) or ())}")
     if getattr(wheel, "uncertain", False):
         draft.warnings.append(
@@ -188,19 +186,6 @@ def _pin_torchvision(draft: Draft, jp: JetPack, paired: Optional[str], torch_ver
         draft.warnings.append(f"no known torchvision pairing for torch {torch_version} on "
                               f"JetPack {jp.jetpack}; build torchvision from source at the "
                               f"version torch's release notes name")
-
-
-def _wheels_for(kb: KnowledgeBase, jp: JetPack) -> Tuple[List[JetsonWheel], JetPack]:
-    """The JetPack's wheels, or those of the newest earlier JetPack on the same L4T line."""
-    own = list(getattr(jp, "wheels", ()) or ())
-    if own:
-        return own, jp
-    line = jp.l4t.split(".")[0]
-    for other in getattr(kb, "jetpacks", ()):  # newest first
-        if (other.l4t.split(".")[0] == line and other.cuda == jp.cuda and other.python == jp.python
-                and other.wheels and version_tuple(other.l4t) <= version_tuple(jp.l4t)):
-            return list(other.wheels), other
-    return [], jp
 
 
 def _jetpack_sbsa(job: Job, constraints: Sequence[Constraint], draft: Draft, jp: JetPack) -> Draft:

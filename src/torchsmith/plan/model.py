@@ -39,6 +39,11 @@ class Request:
     explicit: bool = False
     # Facts not given for a described machine, and what was assumed instead (said in the plan).
     assumptions: Tuple[str, ...] = ()
+    # The user's pip/uv constraints on what is asked for: (requirement, where it is written,
+    # "/etc/pip-constraints.txt:2 (constraint in /etc/pip.conf)"). They narrow, never add.
+    constraints: Tuple[Tuple[str, str], ...] = ()
+    # Where requirements read from files are written: (text, "reqs.txt:3"); the rest: command line.
+    origins: Tuple[Tuple[str, str], ...] = ()
     # Packages' published metadata read live from the user's index (kb.metaread), used before
     # the shipped snapshot; and pip/uv's --only-binary :all: (no source builds).
     published: Tuple[PackageRecord, ...] = ()
@@ -215,6 +220,9 @@ class Plan:
     blocker: Optional[Blocker] = None  # set on every no-solution: the constraint that blocks
     alternatives: Tuple[Door, ...] = ()  # the nearest ways out, each with its command
     assumptions: Tuple[str, ...] = ()  # facts not given for a described machine, and what was assumed
+    # An optional package of the default stack (torchaudio) that would hold torch back: the
+    # answer without it is the plan; each line says what keeping it costs, and the command for it.
+    choices: Tuple[str, ...] = ()
     # Filled by plan.artifacts.attach_artifacts: what the renderers print, decided with the machine.
     host: Optional[HostSummary] = None  # None: no artifacts attached yet
     base_image: Union[BaseImage, Refusal, None] = None  # for a Dockerfile
@@ -255,6 +263,7 @@ class Plan:
             "alternatives": [{"kind": d.kind, "summary": d.summary, "change": d.change,
                               "command": d.command} for d in self.alternatives],
             "assumptions": list(self.assumptions),
+            "choices": list(self.choices),
             "unplanned": list(self.unplanned),
         }
 

@@ -13,7 +13,7 @@ snapshot (``package_meta.json``). What it says decides the plan, not a table of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
@@ -56,12 +56,15 @@ def names_to_read(request: Request, kb: KnowledgeBase) -> List[str]:
 
 
 def record_for(job: Job, name: str) -> Optional[PackageRecord]:
-    """The live record when one was read, else the snapshot's; None when neither has ``name``."""
-    for record in job.request.published:
-        if record.name == name:
-            return record
-    shipped = snapshot_record(job.idx.kb, name)
-    return shipped if shipped is not None and shipped.releases else None
+    """The live record when one was read, else the snapshot's (requirements as they apply
+    here); None when neither has ``name``."""
+    found = next((r for r in job.request.published if r.name == name), None)
+    if found is None:
+        found = snapshot_record(job.idx.kb, name)
+    if found is None or not found.releases:
+        return None
+    want = job.wanted.get(name)
+    return applied(job.view, want, found) if want is not None else found
 
 
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:
@@ -144,6 +147,29 @@ class _Fit:
             return (f"source only for {view.shown_platform} / Python {view.python}, and --only-binary "
                     f"forbids building")
         return f"no wheel for {view.shown_platform} / Python {view.python} and no source distribution"
+
+
+def marker_environment(view: HostView) -> Dict[str, str]:
+    """PEP 508 marker variables of the planned machine (never this one's, when described)."""
+    system, _, arch = view.platform.partition("-")
+    python = view.python.rstrip("t").split(" ")[-1]
+    return {"python_version": python, "python_full_version": f"{python}.0",
+            "sys_platform": {"linux": "linux", "windows": "win32", "macos": "darwin"}.get(system, system),
+            "platform_system": {"linux": "Linux", "windows": "Windows", "macos": "Darwin"}.get(system,
+                                                                                              system),
+            "platform_machine": {"windows-x86_64": "AMD64"}.get(view.platform, arch),
+            "os_name": "nt" if system == "windows" else "posix", "implementation_name": "cpython",
+            "platform_python_implementation": "CPython"}
+
+
+def applied(view: HostView, want: Wanted, record: PackageRecord) -> PackageRecord:
+    """``record`` with each release's requirements as they apply here, with the extras asked."""
+    import dataclasses
+
+    environment = marker_environment(view)
+    extras = tuple(sorted(want.extras))
+    releases = tuple(r.applied(environment, extras) for r in record.releases)
+    return dataclasses.replace(record, releases=releases)
 
 
 def plan_published(job: Job, name: str, want: Wanted, record: PackageRecord, extra: Extra) -> None:

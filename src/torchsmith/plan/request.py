@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
 from torchsmith.host.files import NotAFileError, read_whole
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Wanted",
+    "constrained",
     "parse_requirement",
     "parse_requirements",
     "read_pyproject",
@@ -101,11 +102,13 @@ def parse_requirement(text: str, origin: str = "command line") -> Wanted:
     )
 
 
-def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tuple[Wanted, ...]:
-    """Parse and merge: two lines for one package become one specifier (``torch>=2``, ``torch<3``)."""
+def parse_requirements(texts: Sequence[str], origin: str = "command line",
+                       origins: Optional[Mapping[str, str]] = None) -> Tuple[Wanted, ...]:
+    """Parse and merge: two lines for one package become one specifier (``torch>=2``, ``torch<3``).
+    ``origins``: where a text is written, when not ``origin`` (a requirements file's line)."""
     merged: Dict[str, Wanted] = {}
     for text in texts:
-        wanted = parse_requirement(text, origin)
+        wanted = parse_requirement(text, (origins or {}).get(text, origin))
         if wanted.optional:
             continue
         previous = merged.get(wanted.name)
@@ -120,6 +123,23 @@ def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tu
             origin=previous.origin,
         )
     return tuple(merged.values())
+
+
+def constrained(wanted: Sequence[Wanted], constraints: Sequence[Tuple[str, str]]) -> Tuple[Wanted, ...]:
+    """``wanted`` narrowed by the user's pip/uv constraints, ``(requirement, where)`` each: a
+    constraint on a package not asked for adds nothing; one on a package asked for joins its
+    specifier, and the cap it makes names where it is written."""
+    by_name = {w.name: w for w in wanted}
+    for text, where in constraints:
+        cap = parse_requirement(text, where)
+        have = by_name.get(cap.name)
+        if have is None or not cap.spec:
+            continue
+        by_name[cap.name] = Wanted(
+            name=have.name, spec=",".join(s for s in (have.spec, cap.spec) if s), extras=have.extras,
+            text=f"{have.text}, {cap.text}" if have.spec else cap.text,
+            origin=f"{have.origin}; {where}" if have.spec else where)
+    return tuple(by_name.values())
 
 
 _OPTION_WITH_VALUE = re.compile(r"^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$")
@@ -148,19 +168,20 @@ def _read_text(path: str, label: str) -> str:
         raise RequirementError(f"{label} is not UTF-8 text") from None
 
 
-def read_requirements_file(path: str) -> List[str]:
-    """The requirement lines of a pip requirements file (``-r`` includes followed).
+def read_requirements_file(path: str, origins: Optional[Dict[str, str]] = None) -> List[str]:
+    """The requirement lines of a pip requirements file (``-r`` includes followed); ``origins``
+    gets the file and line of each (``reqs.txt:3``), which a cap's reason names.
 
     Index options (``--index-url``...) are dropped: the plan decides where torch comes from.
     Bounded: each file's size, the nesting depth, the files read and the lines kept.
     """
     lines: List[str] = []
-    _read_requirements_into(lines, path, frozenset(), [0])
+    _read_requirements_into(lines, path, frozenset(), [0], origins)
     return lines
 
 
-def _read_requirements_into(lines: List[str], path: str, chain: FrozenSet[str],
-                            files_read: List[int]) -> None:
+def _read_requirements_into(lines: List[str], path: str, chain: FrozenSet[str], files_read: List[int],
+                            origins: Optional[Dict[str, str]]) -> None:
     real = os.path.realpath(path)
     if real in chain:
         return
@@ -179,12 +200,14 @@ def _read_requirements_into(lines: List[str], path: str, chain: FrozenSet[str],
         if option:
             if option.group(1) in ("-r", "--requirement"):
                 nested = os.path.join(os.path.dirname(path), option.group(2))
-                _read_requirements_into(lines, nested, chain | {real}, files_read)
+                _read_requirements_into(lines, nested, chain | {real}, files_read, origins)
             continue  # constraints files narrow, they do not ask for packages
         if text.startswith("-"):
             continue
         parse_requirement(text, f"{path}:{number}")  # fail early with the line number
         lines.append(text)
+        if origins is not None:
+            origins.setdefault(text, f"{path}:{number}")
         if len(lines) > MAX_REQUIREMENT_LINES:
             raise RequirementError(f"requirements file {path}: more than {MAX_REQUIREMENT_LINES} "
                                    "requirements")

@@ -47,7 +47,7 @@ from torchsmith.plan.hostview import HostView, host_view
 from torchsmith.plan.index import index_of, torch_index_url
 from torchsmith.plan.matrix import MatrixRow, matrix
 from torchsmith.plan.model import Blocker, PackagePin, Plan, Request
-from torchsmith.plan.request import Wanted, parse_requirements
+from torchsmith.plan.request import Wanted, constrained, parse_requirements
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -90,7 +90,9 @@ def recommend(machine: Machine, kb: KnowledgeBase) -> Plan:
 
 
 def _wanted_map(request: Request) -> Dict[str, Wanted]:
-    return {w.name: w for w in parse_requirements(list(request.requirements))}
+    wanted = constrained(parse_requirements(list(request.requirements), origins=dict(request.origins)),
+                         request.constraints)
+    return {w.name: w for w in wanted}
 
 
 def _plan_job(job: Job) -> Draft:

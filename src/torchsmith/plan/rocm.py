@@ -17,6 +17,7 @@ from torchsmith.plan.dead_end import no_solution
 from torchsmith.plan.doors import capped_by
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Rejection
+from torchsmith.plan.therock import plan_windows_amd
 from torchsmith.plan.walk import Walk, walk_releases
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
     gfxs = [g.gfx for g in rocm.gpus if g.gfx]
     names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
     if machine.os.system == "windows":
-        return plan_cpu(job, constraints, f"AMD GPU {names} on Windows")
+        return plan_windows_amd(job, constraints, gfxs, names)
     draft = Draft()
     if not gfxs:
         draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")
@@ -63,7 +64,12 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
         if cap:  # the deciding constraint, named: not "the newest ROCm build"
             draft.reasons.insert(0, f"torch {walk.chosen.release.text} {walk.chosen.variant.name}: {cap}")
         return draft
-    if walk.blocked is None and _override_route(job, constraints, draft, walk, gfxs=gfxs, names=names):
+    if _override_route(job, constraints, draft, walk, gfxs=gfxs, names=names):
+        if walk.blocked is not None:  # a newer build lists the card itself; a pin keeps it out
+            newer, constraint, _why = walk.blocked
+            draft.reasons.append(f"torch {newer.release.text} {newer.variant.name} lists "
+                                 f"{', '.join(gfxs)} itself (no override needed), but {constraint.label} "
+                                 f"excludes it")
         return draft
     if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
         no_solution(job, draft, walk, constraints, f"runs on {names}")
@@ -99,8 +105,9 @@ def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, w
     risk = table["risk"].format(runs_as=runs_as, gfx=", ".join(gfxs))
     risk_urls = "; ".join(table["sources"][i] for i in table["risk_source"])
     draft.environment.append(("HSA_OVERRIDE_GFX_VERSION", value))
-    draft.reasons.append(f"no ROCm build lists {', '.join(gfxs)}; with HSA_OVERRIDE_GFX_VERSION="
-                         f"{value} the card runs {runs_as} kernels [source: {'; '.join(urls)}]")
+    draft.reasons.append(f"no ROCm build the request allows lists {', '.join(gfxs)}; with "
+                         f"HSA_OVERRIDE_GFX_VERSION={value} the card runs {runs_as} kernels "
+                         f"[source: {'; '.join(urls)}]")
     draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
     return True
 
@@ -120,8 +127,11 @@ def _finish(job: Job, draft: Draft, chosen: Check, rejected: List[Rejection], na
     draft.reasons.append(f"{names}: torch {rel.version} {chosen.variant.name} is the newest ROCm "
                          f"build compiled for it (gfx list: {' '.join(chosen.variant.gfx or ())})"
                          f"{idx.cite(chosen.variant.sources, 1)}")
-    draft.reasons.append("PyTorch's ROCm wheels bundle the ROCm user-space libraries; the host needs "
-                         "the amdgpu kernel driver and access to /dev/kfd and /dev/dri")
+    sdk = getattr(chosen.variant, "rocm_sdk", "")
+    libraries = (f"this build takes the ROCm user-space libraries from {sdk}" if sdk
+                 else "PyTorch's ROCm wheels bundle the ROCm user-space libraries")
+    draft.reasons.append(f"{libraries}; the host needs the amdgpu kernel driver and access to "
+                         f"/dev/kfd and /dev/dri{idx.cite(chosen.variant.sources, 1) if sdk else ''}")
     rocm = job.machine.rocm
     if rocm is not None and rocm.kfd_access is False:
         draft.warnings.append("this user cannot open /dev/kfd: add it to the render and video groups "

@@ -4,8 +4,8 @@ pip applies ``PIP_CONSTRAINT`` and ``constraint =`` of its configuration files t
 install; uv applies ``UV_CONSTRAINT`` and ``constraint-dependencies`` of its ``uv.toml``. The
 probe already reports where they are set (``machine.env``); here they are read and compared
 with the plan's pins. When they only narrow the versions of what was asked for, the plan is made
-again within them; when a pin still breaks one, a warning names the file and line, and the
-command that runs without it.
+again within them, and each cap names the file and line it comes from; when a pin still breaks
+one, a warning names the file and line and a way on that keeps it (never switching it off).
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ class UserConstraint:
     name: str  # canonical
     specifier: str  # ">=2.5,<2.6"
     where: str  # "/home/me/constraints.txt:3 (PIP_CONSTRAINT)"
-    without: str  # how to run the printed commands without it
+    guard: bool = False  # torchsmith's own guard file: `torchsmith install` lifts and rewrites it
+    file: str = ""  # the constraints file itself
 
 
-def _file_lines(path: str, via: str, without: str, read: Read) -> List[UserConstraint]:
+def _file_lines(path: str, via: str, read: Read) -> List[UserConstraint]:
     text = read(path)
     if text is None:
         return []
@@ -45,42 +46,48 @@ def _file_lines(path: str, via: str, without: str, read: Read) -> List[UserConst
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):
             continue  # comments, options (-c other.txt, --hash ...)
-        found.extend(_parsed(line, f"{path}:{number} ({via})", without))
+        found.extend(dataclasses.replace(c, file=path)
+                     for c in _parsed(line, f"{path}:{number} ({via})", _is_guard(path)))
     return found
 
 
-def _parsed(text: str, where: str, without: str) -> List[UserConstraint]:
+def _is_guard(path: str) -> bool:
+    from torchsmith.install.guard import GUARD_FILE
+
+    return path.replace("\\", "/").rsplit("/", 1)[-1] == GUARD_FILE
+
+
+def _parsed(text: str, where: str, guard: bool = False) -> List[UserConstraint]:
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return []
     if not str(req.specifier):
         return []
-    return [UserConstraint(canonicalize_name(req.name), str(req.specifier), where, without)]
+    return [UserConstraint(canonicalize_name(req.name), str(req.specifier), where, guard)]
 
 
 def read_user_constraints(machine: Machine, read: Read) -> List[UserConstraint]:
     """Every constraint pip or uv applies on this machine, from the places the probe found."""
     found: List[UserConstraint] = []
     variables = machine.env.variables
-    pip_off = "PIP_CONSTRAINT= (an empty value switches pip's constraints off)"
     for path in (variables.get("PIP_CONSTRAINT") or "").split():
-        found.extend(_file_lines(path, "PIP_CONSTRAINT", pip_off, read))
+        found.extend(_file_lines(path, "PIP_CONSTRAINT", read))
     if "PIP_CONSTRAINT" not in variables:  # the variable replaces the configuration's constraint
         for key, value in sorted(machine.env.index_settings.items()):
             if key.startswith("pip ") and key.endswith(" constraint"):
                 config = key.split(" ", 2)[1]
                 for path in value.split():
-                    found.extend(_file_lines(path, f"constraint in {config}", pip_off, read))
+                    found.extend(_file_lines(path, f"constraint in {config}", read))
     for path in (variables.get("UV_CONSTRAINT") or "").split():
-        found.extend(_file_lines(path, "UV_CONSTRAINT", "env -u UV_CONSTRAINT", read))
+        found.extend(_file_lines(path, "UV_CONSTRAINT", read))
     for key in sorted(machine.env.index_settings):
         if key.startswith("uv ") and key.endswith("constraint-dependencies"):
             config = key.split(" ", 2)[1]
             text = read(config) or ""
             match = _CONSTRAINT_DEPS.search(text)
             for item in _QUOTED.findall(match.group(1) if match else ""):
-                found.extend(_parsed(item, f"{config} constraint-dependencies", "UV_NO_CONFIG=1"))
+                found.extend(_parsed(item, f"{config} constraint-dependencies"))
     return found
 
 
@@ -104,23 +111,35 @@ def _broken(plan: Plan, constraints: Sequence[UserConstraint]) -> List[Tuple[Use
 
 
 def _narrowed(request: Request, constraints: Sequence[UserConstraint]) -> Optional[Request]:
-    """The request with the constraints on what it asks for added; None when none applies."""
-    changed = False
-    texts: List[str] = []
+    """The request with the constraints on what it asks for added, each with where it is written
+    (the cap's reason names it); None when none applies."""
+    asked = set()
     for text in request.requirements:
         try:
-            req = Requirement(text)
+            asked.add(canonicalize_name(Requirement(text).name))
         except InvalidRequirement:
-            texts.append(text)
             continue
-        for constraint in constraints:
-            if canonicalize_name(req.name) == constraint.name:
-                from packaging.specifiers import SpecifierSet
+    extra = tuple((f"{c.name}{c.specifier}", c.where) for c in constraints if c.name in asked)
+    return dataclasses.replace(request, constraints=(*request.constraints, *extra)) if extra else None
 
-                req.specifier = req.specifier & SpecifierSet(constraint.specifier)
-                changed = True
-        texts.append(str(req))
-    return dataclasses.replace(request, requirements=tuple(texts)) if changed else None
+
+def _forbidden(constraint: UserConstraint, version: str, request: Request) -> str:
+    """Why the printed commands would fail, and a way on that keeps the constraint."""
+    if constraint.guard:
+        import os
+        import shlex
+
+        prefix = os.path.dirname(constraint.file)
+        python = os.path.join(prefix, "Scripts", "python.exe") if "\\" in prefix else os.path.join(
+            prefix, "bin", "python")
+        asked = "".join(f"{shlex.quote(text)} " for text in request.requirements) if request.explicit else ""
+        return (f"torchsmith's guard pins {constraint.name}{constraint.specifier} ({constraint.where}), "
+                f"which forbids the planned {constraint.name} {version}: install it with "
+                f"`torchsmith install {asked}--python {shlex.quote(python)}`, which lifts the guard, "
+                "verifies and writes it anew")
+    return (f"your constraint {constraint.name}{constraint.specifier} at {constraint.where} forbids the "
+            f"planned {constraint.name} {version}: pip/uv would refuse the install commands; change "
+            f"that constraint, or ask for a stack within it ('{constraint.name}{constraint.specifier}')")
 
 
 def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resolve: Callable[[Request], Plan],
@@ -133,15 +152,10 @@ def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resol
     broken = _broken(plan, constraints)
     if not broken:
         return plan, request
-    narrowed = _narrowed(request, [c for c, _v in broken])
+    narrowed = _narrowed(request, [c for c, _v in broken if not c.guard])
     if narrowed is not None:
         again = resolve(narrowed)
         if again.ok and not _broken(again, constraints):
-            used = "; ".join(f"{c.name}{c.specifier} ({c.where})" for c, _v in broken)
-            note = f"planned within your own constraints: {used}"
-            return dataclasses.replace(again, reasons=(*again.reasons, note)), narrowed
-    warnings = tuple(
-        f"your constraint {c.name}{c.specifier} at {c.where} forbids the planned {c.name} {version}: "
-        f"the install commands would fail; run them with {c.without}, or change the constraint"
-        for c, version in broken)
+            return again, narrowed
+    warnings = tuple(_forbidden(c, version, request) for c, version in broken)
     return dataclasses.replace(plan, warnings=(*plan.warnings, *warnings)), request

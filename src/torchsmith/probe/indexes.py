@@ -91,15 +91,19 @@ def config_files(host: Host, plat: PlatformInfo) -> Dict[str, List[str]]:
     home = env.get("HOME") or env.get("USERPROFILE") or ""
     xdg_home = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
     xdg_dirs = [d for d in (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(":") if d]
+    pip_file = env.get("PIP_CONFIG_FILE")
+    # pip's own rule: PIP_CONFIG_FILE=/dev/null loads no file at all; an existing one replaces the
+    # user's files (the global and site ones still apply, beneath it).
+    own_pip = pip_file if pip_file and host.read_text(pip_file) is not None else None
     if plat.system == "Windows":
         appdata = env.get("APPDATA", "")
         program_data = env.get("PROGRAMDATA", "C:\\ProgramData")
-        pip = [f"{program_data}\\pip\\pip.ini", f"{appdata}\\pip\\pip.ini",
+        pip = [f"{program_data}\\pip\\pip.ini", *([] if own_pip else [f"{appdata}\\pip\\pip.ini"]),
                f"{plat.python_prefix}\\pip.ini"]
         uv = [f"{program_data}\\uv\\uv.toml", f"{appdata}\\uv\\uv.toml"]
     else:
         pip = [*(f"{d}/pip/pip.conf" for d in xdg_dirs), "/etc/pip.conf"]
-        if home:
+        if home and not own_pip:
             pip += [f"{home}/.pip/pip.conf", f"{xdg_home}/pip/pip.conf"]
             if plat.system == "Darwin":
                 pip.append(f"{home}/Library/Application Support/pip/pip.conf")
@@ -107,9 +111,15 @@ def config_files(host: Host, plat: PlatformInfo) -> Dict[str, List[str]]:
         uv = [*(f"{d}/uv/uv.toml" for d in xdg_dirs), "/etc/uv/uv.toml"]
         if xdg_home:
             uv.append(f"{xdg_home}/uv/uv.toml")
-    for var, files in (("PIP_CONFIG_FILE", pip), ("UV_CONFIG_FILE", uv)):
-        if env.get(var) and env[var] not in ("/dev/null", "nul", "NUL"):
-            files.append(env[var])
+    if pip_file in ("/dev/null", "nul", "NUL"):
+        pip = []
+    elif own_pip:
+        pip.append(own_pip)
+    uv_file = env.get("UV_CONFIG_FILE")
+    if env.get("UV_NO_CONFIG"):
+        uv = []
+    elif uv_file and uv_file not in ("/dev/null", "nul", "NUL"):
+        uv = [uv_file]  # uv reads only this file then
     conda = [f"{home}/.condarc", f"{home}/.conda/.condarc"] if home else []
     for var in ("CONDA_PREFIX", "CONDARC"):
         if env.get(var):

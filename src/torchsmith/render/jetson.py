@@ -106,7 +106,8 @@ def render_jetson(plan: Plan, inputs: RenderInputs) -> str:
             hint="use --format pip, or plan for a Jetson with --jetson L4T_RELEASE",
         )
     formats = inputs.formats
-    lines = ["#!/usr/bin/env bash", *header_lines(plan, "NVIDIA Jetson install steps (bash)")]
+    lines = ["#!/usr/bin/env bash", *header_lines(plan, "NVIDIA Jetson install steps (bash)",
+                                                    local_installer=True)]
     lines.append("set -euo pipefail")
     step = 1
     if plan.system_prerequisites:

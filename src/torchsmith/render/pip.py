@@ -36,7 +36,7 @@ __all__ = [
 def _commands_text(plan: Plan, installer: str) -> str:
     require_ok(plan, installer)
     tool = "uv pip" if installer == "uv" else "pip"
-    lines = header_lines(plan, f"{tool} install commands")
+    lines = header_lines(plan, f"{tool} install commands", local_installer=True)
     src = sources(plan)
     if src.indexes:
         flag = "--default-index" if installer == "uv" else "--index-url"
@@ -126,7 +126,7 @@ def requirement_files(plan: Plan, inputs: Optional[RenderInputs] = None) -> Dict
 
 
 def _file(plan: Plan, name: str, body: Sequence[str]) -> str:
-    lines = header_lines(plan, name)
+    lines = header_lines(plan, name, local_installer=True)
     lines.extend(body)
     return "\n".join(lines) + "\n"
 
@@ -140,7 +140,7 @@ def render_requirements(plan: Plan, inputs: Optional[RenderInputs] = None) -> st
     files = requirement_files(plan)
     if len(files) == 1:
         return next(iter(files.values()))
-    lines = header_lines(plan, "requirements files")
+    lines = header_lines(plan, "requirements files", local_installer=True)
     lines.append("# A requirements file cannot give one package its own index (--index-url applies "
                  "to every line), so these pins are split into files. Save each part below under "
                  "its name and install them in this order:")

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import HostSummary, Plan
 from torchsmith.render._common import RenderInputs, SlurmOptions, header_lines, host_of, quote, require_ok
+from torchsmith.render.wheelhouse import wheelhouse_pins
 from torchsmith.versions import version_tuple
 
 __all__ = ["RENDERERS", "SlurmOptions", "render_slurm", "render_slurm_ddp", "slurm_scripts"]
@@ -115,14 +116,14 @@ def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
 
 
 def _build_command(plan: Plan, options: SlurmOptions) -> str:
-    """One shell line that creates ``$ENV_DIR`` with the plan's stack, asking nothing."""
+    """Shell lines that create ``$ENV_DIR`` with the plan's stack, asking nothing."""
     if not options.wheelhouse:
         return 'torchsmith install --lock "$LOCK" --venv "$ENV_DIR" --yes'
-    pins = " ".join([*(quote(f"{p.name}=={p.version}") for p in plan.packages if p.version),
-                     *(quote(text) for text in plan.unplanned)])
+    notes, pinned = wheelhouse_pins(plan, options.wheelhouse_files)
+    pins = " ".join([*(quote(p) for p in pinned), *(quote(text) for text in plan.unplanned)])
     make = ('{ virtualenv --no-download "$ENV_DIR" 2>/dev/null || python3 -m venv "$ENV_DIR"; }')
-    return (f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index '
-            f'--find-links "$WHEELHOUSE" {pins}')
+    install = f'{make} && "$ENV_DIR/bin/python" -m pip install --no-index --find-links "$WHEELHOUSE" {pins}'
+    return "\n".join([*(f"# {n}" for n in notes), install])
 
 
 def _single_job(plan: Plan, options: SlurmOptions) -> str:
@@ -131,7 +132,8 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
     out = _sbatch_lines(name, 1, shape, options, hours=4)
     out.extend(_head(plan, "Slurm job: one node", shape, options))
     out.extend(_preamble(options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
-    out.append("# The environment is built here, on the node's local disk, from the lock.")
+    out.append("# The environment is built here, on the node's local disk, from the "
+               + ("wheelhouse." if options.wheelhouse else "lock."))
     out.append(_build_command(plan, options))
     out.append(f"export OMP_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-{shape.cpus}}}")
     if shape.gpus:
@@ -141,7 +143,7 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
 
 
 def _head(plan: Plan, title: str, shape: _Shape, options: SlurmOptions) -> List[str]:
-    lines = header_lines(plan, title)
+    lines = header_lines(plan, title, local_installer=True)  # the job's pip reads the user's config
     lines.append("# Stack: " + " ".join(p.requirement for p in plan.packages))
     if options.wheelhouse:
         lines.append("# Installs from the site wheelhouse only (pip --no-index): no internet needed.")

@@ -309,7 +309,8 @@ def main():
     conda_prefix = prefix if os.path.isdir(os.path.join(prefix, "conda-meta")) else None
     paths = [p for p in sys.path if p and os.path.isdir(p)]
     torch = torch_facts(paths)
-    installs, companions, nvidia_wheels = distribution_facts(scan_distributions(paths))
+    dists = scan_distributions(paths)
+    installs, companions, nvidia_wheels = distribution_facts(dists)
     provided, library_dirs = cuda_libraries(torch, paths, environ)
     libstdcxx_path = find_libstdcxx(environ, conda_prefix) if sys.platform.startswith("linux") else None
     available = glibcxx_versions(libstdcxx_path, 16 << 20) if libstdcxx_path else []
@@ -326,6 +327,8 @@ def main():
         "libstdcxx": {"path": libstdcxx_path,
                       "glibcxx_max": fmt(available[-1]) if available else None},
         "guard": guard_facts(prefix, environ),
+        # uv makes venvs without pip: a fix must then run through uv.
+        "pip": any(d["name"] == "pip" for d in dists),
         "environ": {k: environ[k] for k in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
                                                   "CUDA_VISIBLE_DEVICES", "PIP_CONFIG_FILE",
                                                   "PYTHONPATH", "PYTORCH_CUDA_ALLOC_CONF",

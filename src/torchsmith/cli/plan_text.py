@@ -1,0 +1,163 @@
+"""A plan for people: the command to run first, then at most five lines of why.
+
+``-v`` adds everything the JSON has: the reasons with their sources, the builds turned down,
+what was assumed and what no primary source confirms. Lines fit the terminal (80 columns when
+piped); a long command is continued with `` \\`` where a shell would take it.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import IO, Dict, List, Sequence
+
+from torchsmith.output import paint, strip_sources, terminal_columns
+from torchsmith.plan.model import Plan
+
+__all__ = ["WHY_LINES", "describe", "wrap_command"]
+
+WHY_LINES = 5  # the why, shown without -v
+_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+""")
+
+
+def wrap_command(command: str, width: int, indent: str = "  ", windows: bool = False) -> List[str]:
+    """``$ command`` in lines of at most ``width``, continued with `` \\`` between words (never
+    inside a quoted one). PowerShell and cmd continue differently: a Windows command stays one line."""
+    first = f"{indent}$ "
+    if windows or len(first) + len(command) <= width:
+        return [first + command]
+    words = _units(_WORD.findall(command))
+    lines: List[str] = []
+    current = first
+    follow = indent + "    "
+    for word in words:
+        if current.strip() not in ("", "$") and len(current) + 1 + len(word) + 2 > width:
+            lines.append(current + " \\")
+            current = follow + word
+        else:
+            current = current + word if current in (first, follow) else f"{current} {word}"
+    lines.append(current)
+    return lines
+
+
+def _units(words: List[str]) -> List[str]:
+    """Words that stay on one line: an option and its value (``--gpu 8.6``)."""
+    units: List[str] = []
+    for word in words:
+        if units and units[-1].startswith("-") and " " not in units[-1] and "=" not in units[-1] \
+                and not word.startswith("-"):
+            units[-1] = f"{units[-1]} {word}"
+        else:
+            units.append(word)
+    return units
+
+
+def _wrapped(items: Sequence[str], width: int, bullet: str = "  - ") -> List[str]:
+    out: List[str] = []
+    for item in items:
+        out.extend(textwrap.wrap(item, width, initial_indent=bullet,
+                                 subsequent_indent=" " * len(bullet), break_on_hyphens=False,
+                                 break_long_words=False) or [bullet.rstrip()])
+    return out
+
+
+def _title(plan: Plan) -> str:
+    torch = next((p for p in plan.packages if p.name == "torch"), None)
+    build = plan.variant or plan.accelerator
+    what = f"torch {torch.version} ({build})" if torch else f"a {build} stack"
+    return f"{what} for {plan.platform}, Python {plan.python}"
+
+
+def _answer(plan: Plan, commands: Dict[str, List[str]], installer: str, width: int,
+            color: bool) -> List[str]:
+    """The lines to run, in order: system prerequisites, the environment, the install."""
+    windows = plan.platform.startswith("windows")
+    lines: List[str] = []
+    for line in plan.system_prerequisites:
+        lines.extend(wrap_command(line, width, windows=windows))
+    for name, value in plan.environment:
+        lines.extend(wrap_command(f"export {name}={value}", width, windows=windows))
+    for command in commands.get(installer) or []:
+        lines.extend(wrap_command(command, width, windows=windows))
+    return [paint(line, "1", color) for line in lines]
+
+
+def _why(plan: Plan, width: int, verbose: int) -> List[str]:
+    if verbose:
+        return _wrapped(plan.reasons, width)
+    lines = _wrapped([strip_sources(r) for r in plan.reasons], width)
+    if len(lines) <= WHY_LINES:
+        return lines
+    return [*lines[:WHY_LINES - 1], f"  ... `-v` for all {len(plan.reasons)} reasons and their sources"]
+
+
+def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str],
+             *, verbose: int = 0, environment: str = "") -> None:
+    """The plan for people: the command first, the environment it is for, then why; with
+    ``verbose`` every section."""
+    from torchsmith.output import use_color
+
+    color = use_color(out)
+    width = terminal_columns()
+    lines: List[str] = []
+    answer = _answer(plan, commands, installer, width, color) if plan.ok else []
+    if plan.ok:
+        lines.append(paint(f"Install {_title(plan)} ({installer}):", "1", color))
+        lines.extend(answer or ["  (no command for this installer: see `--format`)"])
+        lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
+    if environment:
+        lines.append(f"Environment: {environment}")
+    else:
+        lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}.", "1;31",
+                           color))
+    if plan.blocker is not None:
+        lines.append(f"Blocked by {plan.blocker.constraint} [{plan.blocker.code}]")
+        if not any(plan.blocker.detail in reason for reason in plan.reasons):  # else Why says it
+            detail = plan.blocker.detail if verbose else strip_sources(plan.blocker.detail)
+            lines.extend(_wrapped([detail], width, "  "))
+    if plan.alternatives:
+        lines.append("Ways out:")
+        for door in plan.alternatives:
+            lines.extend(_wrapped([door.summary], width))
+            lines.extend(wrap_command(door.command, width, indent="    "))
+    if plan.reasons:
+        lines.append("Why:")
+        lines.extend(_why(plan, width, verbose))
+    if plan.assumptions:
+        lines.append("Assumed (not stated):")
+        lines.extend(_wrapped(list(plan.assumptions), width))
+    lines.extend(_details(plan, width, verbose))
+    out.write("\n".join(lines) + "\n")
+
+
+def _details(plan: Plan, width: int, verbose: int) -> List[str]:
+    """Shown with -v: what was turned down and what no primary source confirms; else one line each."""
+    lines: List[str] = []
+    if plan.packages and verbose:
+        lines.append("Packages:")
+        lines.extend(_pin_lines(plan))
+    if plan.uncertain and verbose:
+        lines.append("Unverified (no primary source confirms; `torchsmith kb show` lists the sources):")
+        lines.extend(_wrapped(list(plan.uncertain), width))
+    elif plan.uncertain:
+        lines.append(f"Unverified: {'; '.join(plan.uncertain)} (`-v` for details)")
+    if plan.rejected and verbose:
+        lines.append("Turned down:")
+        lines.extend(_wrapped([f"{r.candidate} [{r.code}]: {r.reason}" for r in plan.rejected], width))
+    elif plan.rejected and not plan.ok:
+        lines.append(f"{len(plan.rejected)} builds turned down: `-v` says why each does not run here")
+    return [line if len(line) <= width else "\n".join(textwrap.wrap(line, width, subsequent_indent="  "))
+            for line in lines]
+
+
+def _pin_lines(plan: Plan) -> List[str]:
+    """Each pin and where it comes from (a wheel pip refuses by URL: the file it is saved as)."""
+    lines = []
+    for pin in plan.packages:
+        if pin.wheel_filename:
+            lines.append(f"  {pin.name}=={pin.version}  {pin.wheel_filename} from {pin.wheel_url}")
+            continue
+        where = pin.wheel_url or pin.index_url or pin.find_links or (
+            "build from source" if pin.variant == "source" else "the configured index")
+        lines.append(f"  {pin.requirement}  {where}")
+    return lines
