@@ -71,8 +71,8 @@ def test_r535_and_r550_fall_back_to_cpu_silently_and_the_answer_says_so(driver_c
 
 
 def test_a_v100_next_to_a_b200_is_left_without_its_code() -> None:
-    ccs: List[str] = ["10.0", "7.0"]
-    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the first GPU
+    ccs: List[str] = ["7.0", "10.0"]
+    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the highest GPU
     [warning] = variant_advice(LABELS, ccs, "13.0", "cu128", INDEX)
     assert "no code for compute capability 7.0" in warning and f"{FORCE_SM}=7.0" in warning
 

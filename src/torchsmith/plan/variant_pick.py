@@ -1,7 +1,8 @@
 """What a wheel-variant installer (uv's preview ``wheel-variants``, pip with variantlib) will pick on
 a machine, next to what runs there, and the command that is right when they differ.
 
-The NVIDIA provider (wheelnext/nvidia-variant-provider) reports one GPU's compute capability and
+The NVIDIA provider (wheelnext/nvidia-variant-provider, plugin.py ``get_sm_architectures``:
+``sorted(architectures, reverse=True)[0]``) reports the highest compute capability among the GPUs and
 the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` is at most that CUDA
 version (no minor-version compatibility: each build's exact CUDA version is its driver floor) and
 the reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
@@ -55,13 +56,13 @@ def _cc(text: str) -> Tuple[int, int]:
     return parse_cc(text) or (0, 0)  # unreadable: runs nothing, so the advice names it
 
 
-def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   *, reported_gpu: int = 0) -> VariantPick:
+def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str],
+                   driver_cuda: Optional[str]) -> VariantPick:
     """The label the installer takes: the newest CUDA whose floor and targets fit what the
-    provider reports (one GPU, the driver's CUDA), else the null variant."""
+    provider reports (the highest GPU, the driver's CUDA), else the null variant."""
     if not ccs or not driver_cuda:
         return VariantPick(None, "the provider reports no NVIDIA GPU or driver: the CPU variant")
-    cc = _cc(ccs[min(reported_gpu, len(ccs) - 1)])
+    cc = max(_cc(text) for text in ccs)
     fitting = [f for f in labels.values() if f.cuda_lower
                and version_tuple(f.cuda_lower) <= version_tuple(driver_cuda)
                and (not f.cuda_upper or version_tuple(driver_cuda) < version_tuple(f.cuda_upper))
@@ -77,10 +78,10 @@ def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
 
 
 def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   planned: str, planned_index: str, *, reported_gpu: int = 0) -> Tuple[str, ...]:
+                   planned: str, planned_index: str) -> Tuple[str, ...]:
     """Warnings when a variant-aware installer would take another build than the one planned:
     a silent CPU fallback, a build missing one GPU's architecture; each with the right command."""
-    pick = installer_pick(labels, ccs, driver_cuda, reported_gpu=reported_gpu)
+    pick = installer_pick(labels, ccs, driver_cuda)
     explicit = f"uv pip install --index-url {planned_index} torch"
     out = []
     if pick.label is None and planned != "cpu":
@@ -90,7 +91,8 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
     elif pick.label is not None and not runs_on_every_gpu(labels[pick.label], ccs):
         missing = [cc for cc in ccs if not _runs(labels[pick.label], _cc(cc))]
         lowest = min(ccs, key=_cc)
-        out.append(f"a wheel-variant installer takes {pick.label} for the GPU its provider reports, but "
+        out.append(f"a wheel-variant installer takes {pick.label} for the newest GPU (its provider reports "
+                   f"only the highest compute capability), but "
                    f"{pick.label} has no code for compute capability {', '.join(missing)} on this machine: "
                    f"install {planned} from its index ({explicit}), or set {FORCE_SM}={lowest}")
     elif pick.label is not None and pick.label != planned:
