@@ -226,6 +226,8 @@ def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: Ste
         say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
         argv, env, report = kind.command(job.installer, group, files, number, constraints)
         env.update(_drop_guard_env(host))
+        if group.pinned:  # no index, requirement or constraint but torchsmith's
+            env = {**kind.isolated_env(host.environ()), **env}
         step_start = time.monotonic()
         result = host.run(argv, timeout=job.timeout, env=env)
         seconds = time.monotonic() - step_start
