@@ -103,3 +103,6 @@ def test_the_torch_step_takes_nothing_from_the_users_configuration(
     lock = {p["name"]: p for p in json.loads((venv / "torchsmith.lock.json").read_text())["packages"]}
     assert lock["torchtriton"]["version"] == "3.3.1"
     assert lock["torchtriton"]["index"].endswith("/pytorch/cu126")
+    if installer == "pip":  # the file pip's report says it fetched, as the index lists it
+        wheel = "torchtriton-3.3.1-py3-none-any.whl"
+        assert lock["torchtriton"]["url"] == f"{package_index.url}/pytorch/cu126/{wheel}"
