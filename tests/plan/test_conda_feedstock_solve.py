@@ -33,8 +33,9 @@ except ImportError:  # Python < 3.11
 rattler = pytest.importorskip("rattler", reason="py-rattler (test extra, Python >= 3.10) is not installed")
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conda-forge"
-SUBDIRS = {"linux-x86_64": "linux-64", "windows-x86_64": "win-64"}
-SOLVED = ("python", "pytorch", "pytorch-gpu", "cuda-version", "torchvision", "torchaudio", "mkl")
+SUBDIRS = {"linux-x86_64": "linux-64", "windows-x86_64": "win-64", "linux-aarch64": "linux-aarch64"}
+SOLVED = ("python", "pytorch", "pytorch-gpu", "cuda-version", "torchvision", "torchaudio", "mkl",
+          "arm-variant")
 
 
 def _record(name: str, version: str, build: str, subdir: str, depends: Sequence[str] = (),
@@ -55,21 +56,22 @@ def _records(subdir: str) -> List[Dict[str, Any]]:
         name = "pytorch" if package == "pytorch-cpu" else package
         for version, platforms in data["releases"].items():
             for kind in platforms.get(subdir, ()):
-                if kind.startswith("tegra"):
-                    continue
                 torch = ["pytorch * cuda*"] if name != "pytorch" and kind != "cpu" else (
                     ["pytorch * cpu*"] if name != "pytorch" else [])
                 if kind == "cpu":
                     out.append(_record(name, version, "cpu_h0", subdir, torch))
                     continue
-                cudas.add(kind)
-                out.append(_record(name, version, f"cuda{kind.replace('.', '')}_h0", subdir,
-                                   [*torch, *_cuda_deps(kind)]))
+                # linux-aarch64 CUDA builds depend on `arm-variant * sbsa|tegra` (the recipe's run deps).
+                arm, cuda = (("tegra", kind[6:]) if kind.startswith("tegra-") else ("sbsa", kind))
+                variant = [f"arm-variant * {arm}"] if subdir == "linux-aarch64" else []
+                cudas.add(cuda)
+                build = f"cuda{cuda.replace('.', '')}_{arm if variant else 'h'}0"
+                out.append(_record(name, version, build, subdir, [*torch, *variant, *_cuda_deps(cuda)]))
                 if name == "pytorch":
-                    out.append(_record("pytorch-gpu", version, f"cuda{kind.replace('.', '')}_h0", subdir,
-                                       [f"pytorch {version} cuda{kind.replace('.', '')}*"]))
+                    out.append(_record("pytorch-gpu", version, build, subdir, [f"pytorch {version} {build}"]))
     for cuda in sorted(cudas):
         out.append(_record("cuda-version", cuda, "h0", subdir, constrains=[f"__cuda >={cuda.split('.')[0]}"]))
+    out.extend(_record("arm-variant", "1.0", arm, subdir) for arm in ("sbsa", "tegra"))
     for python in ("3.10", "3.11", "3.12", "3.13"):
         out.append(_record("python", f"{python}.0", "h0", subdir))
     return out
@@ -126,6 +128,8 @@ CASES = [
     (("torch", "torchvision"), {"platform": "windows-x86_64", "gpus": ["8.6:RTX 3090"],
                                 "driver": "570.86.10"}, "12.8", None),
     (("torch",), {"python": "3.12"}, "", None),
+    # JetPack 6.2 (L4T 36.4.3, CUDA 12.6): conda-forge's tegra build, never the sbsa one.
+    (("torch",), {"platform": "linux-aarch64", "jetson": "36.4.3", "python": "3.10"}, "12.6", "2.13.0"),
 ]
 
 
@@ -143,6 +147,8 @@ def test_rendered_files_solve_against_the_feedstocks_builds(
         assert ("=cuda" in torch) == bool(cuda), (fmt, wanted, solved)
         if pytorch:
             assert torch.startswith(f"pytorch={pytorch}="), (fmt, wanted, solved)
+        if "jetson" in machine:
+            assert torch.endswith("_tegra0") and "arm-variant=1.0=tegra" in solved, solved
         for name in requirements[1:]:
             assert any(s.startswith(f"{'torch' + name[5:]}=") for s in solved), (name, solved)
 

@@ -19,6 +19,7 @@ from torchsmith.plan.conda_forge import (
     legacy_specs,
     tensorflow_windows_gpu,
 )
+from torchsmith.plan.conda_tegra import tegra_stack
 from torchsmith.plan.model import CondaStack, PackagePin, Plan
 
 if TYPE_CHECKING:
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["conda_stack", "kb_build_notes"]
 
 _NOT_CONDA = {
-    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA, not for Jetson's L4T "
-              "(the JetPack's own NVIDIA wheel is the one that runs there)",
+    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA and, from 2.11, for Jetson "
+              "JetPack 6 (arm-variant tegra), not for this Jetson's JetPack (its own NVIDIA wheel runs here)",
     "rocm": "torchsmith's data has no conda-forge ROCm build of pytorch",
     "xpu": "torchsmith's data has no conda-forge Intel XPU build of pytorch",
 }
@@ -56,6 +57,10 @@ def conda_stack(plan: Plan, kb: KnowledgeBase, fmt: str = "conda") -> CondaStack
 
     Raises ``format-not-applicable`` when conda-forge cannot express the plan.
     """
+    if plan.accelerator == "jetson":
+        tegra = tegra_stack(plan, kb, kb.document("formats")["conda"]["gpu_package"])
+        if tegra is not None:
+            return tegra
     kind = _kind(plan, fmt)
     formats = kb.document("formats")
     data = formats["conda"]
