@@ -126,6 +126,13 @@ def test_quiet_drops_warnings_not_results(capsys: pytest.CaptureFixture[str]) ->
     assert "warning:" not in quiet.err
 
 
+def test_combined_short_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["plan", "--gpu", "9.0", "--driver", "580.65.06", "--platform", "linux-x86_64", "--python", "3.12"]
+    main([*argv, "-vq"])
+    captured = capsys.readouterr()
+    assert "[source:" in captured.out and "warning:" not in captured.err
+
+
 def test_color_flag_beats_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     assert use_color(_stream("always")) is True
