@@ -15,6 +15,9 @@ def _isolated_from_the_users_setup(tmp_path_factory: pytest.TempPathFactory,
     """No test reads a refresh overlay or TORCHSMITH_* facts left on the machine running it."""
     cache: Path = tmp_path_factory.getbasetemp() / "torchsmith-cache"
     monkeypatch.setenv("TORCHSMITH_CACHE_DIR", str(cache))
+    # Human output is fitted to the terminal (80 columns when piped): a test reads whole lines
+    # unless it asks for a width (tests/test_terminal_output.py deletes this).
+    monkeypatch.setenv("COLUMNS", "1000")
     for name in ("TORCHSMITH_KB", "TORCHSMITH_TORCH_INDEX", "TORCHSMITH_PLATFORM", "TORCHSMITH_DRIVER",
                  "TORCHSMITH_DRIVER_CUDA", "TORCHSMITH_GPUS", "TORCHSMITH_NO_GPU",
                  "TORCHSMITH_PYTHON_VERSION", "TORCHSMITH_JETSON", "TORCHSMITH_ROCM_GFX",

@@ -16,7 +16,7 @@ README = (ROOT / "README.md").read_text()
 PAGES = {
     "probe": "host-profile.md", "plan": "plan.md", "matrix": "plan.md", "install": "install.md",
     "guard": "guard.md", "doctor": "doctor.md", "explain": "explain.md", "kb": "kb.md",
-    "fleet": "cluster.md", "build-env": "cluster.md", "export": "install.md",
+    "fleet": "cluster.md", "build-env": "cluster.md", "export": "install.md", "watch": "watch.md",
 }
 
 

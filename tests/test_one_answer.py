@@ -48,7 +48,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _configure(config: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A corporate-style setting: a global cap on torch, from where `config` says."""
     constraints = root / "constraints.txt"
-    constraints.write_text("# site pins\ntorch<=2.9.1\ntorchvision<=0.24.1\nnumpy<3\n")
+    constraints.write_text("# site pins\ntorch<=2.3.1\ntorchvision<=0.18.1\nnumpy<3\n")
     if config == "pip.conf":
         conf = root / "pip.conf"
         conf.write_text(f"[global]\nconstraint = {constraints}\nextra-index-url = https://mirror.invalid/simple\n")
@@ -58,7 +58,7 @@ def _configure(config: str, root: Path, monkeypatch: pytest.MonkeyPatch) -> None
     elif config == "uv.toml":
         uv_toml = root / "home" / ".config" / "uv" / "uv.toml"
         uv_toml.parent.mkdir(parents=True)
-        uv_toml.write_text('constraint-dependencies = ["torch<=2.9.1", "torchvision<=0.24.1"]\n')
+        uv_toml.write_text('constraint-dependencies = ["torch<=2.3.1", "torchvision<=0.18.1"]\n')
 
 
 def _json(argv: List[str], capsys: pytest.CaptureFixture[str]) -> Dict[str, Any]:
@@ -110,7 +110,7 @@ def test_summary_plan_and_doctor_give_one_answer(machine: str, config: str, isol
     capped = [r for r in plan["data"]["reasons"] if "caps it" in r]
     if config == "none":
         assert not capped
-    elif torch["version"] != "2.9.1":  # an older driver caps harder than the constraint
+    elif torch["version"] != "2.3.1":  # an older driver caps harder than the constraint
         assert not any("command line" in r for r in capped)
     else:  # the cap's reason names where it is written, never "(command line)"
         where_written = "constraint-dependencies" if config == "uv.toml" else "constraints.txt:2"
@@ -150,3 +150,20 @@ def test_a_gpu_described_by_flags_takes_no_local_cap(isolated: Path, monkeypatch
     # The same flags with this machine's own environment named: its constraints apply.
     own = _json(["plan", "--gpu", "9.0", "--driver", "580.65.06", "--python", sys.executable], capsys)
     assert any("constraints.txt:2" in r for r in own["data"]["reasons"])
+
+
+def test_every_cap_names_where_it_is_written(isolated: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A requirements file's line, a pip.conf constraint, the command line: each cap says which."""
+    reqs = isolated / "reqs.txt"
+    reqs.write_text("numpy\ntorch<2.3\n")
+    from_file = _json(["plan", "--no-gpu", "-r", str(reqs)], capsys)
+    assert any(f"({reqs}:2) caps it" in r for r in from_file["data"]["reasons"])
+    typed = _json(["plan", "--no-gpu", "torch<2.3"], capsys)
+    assert any("(command line) caps it" in r for r in typed["data"]["reasons"])
+    _configure("pip.conf", isolated, monkeypatch)
+    both = _json(["plan", "--no-gpu", "torch<2.3"], capsys)
+    cap = next(r for r in both["data"]["reasons"] if "caps it" in r)
+    assert "command line" in cap or "constraints.txt:2" in cap  # the tighter one caps, named
+    summary = _json(["summary", "--no-gpu"], capsys)
+    assert summary["data"]["plan"]["packages"] == _json(["plan", "--no-gpu"], capsys)["data"]["packages"]

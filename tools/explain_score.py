@@ -14,7 +14,8 @@ cause (not ``unknown``):
 - *named*: the label is among the stated causes (recall = named / labelled texts);
 - *wrong*: a stated cause is neither the label, nor one of the text's ``also`` causes, nor a
   generic family (GENERIC: families whose own statement says the text does not prove the cause);
-- *generic only*: only generic families were stated;
+- *generic only*: no wrong cause, but not the label either: only generic families or the
+  text's ``also`` causes were stated;
 - *not recognised*: nothing was stated.
 
 Texts labelled ``unknown`` (the thread never established a cause) count against no one; the

@@ -1,18 +1,23 @@
 """Check the knowledge base against real torch wheels: what they carry vs what the rows say.
 
-    python tools/verify_wheels.py WHEEL|URL ... [--record FILE] [--delete] [--kb DIR]
+    python tools/verify_wheels.py WHEEL|URL ... [--index NAME==VERSION[@PLATFORM]] [--record FILE]
+                                  [--delete] [--kb DIR]
 
-For each wheel: its sha256, its Python and platform tags (from the file name), its CUDA version
-(torch/version.py inside it) and the SASS/PTX of its CUDA libraries (read from the fatbin
-headers by torchsmith.kb.fatbin, streaming the zip). Then every disagreement with the release's
-row in torch_releases.json is printed: a missing release, variant or platform, a Python tag the
-row lacks, a PyPI default the row names differently, a SASS or PTX list that differs.
+For each wheel (torch on any platform: Linux x86_64/aarch64, Windows, macOS; or a companion,
+torchvision/torchaudio): its sha256, its Python and platform tags (from the file name), its CUDA
+version (<package>/version.py inside it) and the SASS/PTX of its CUDA libraries (read from the
+fatbin headers by torchsmith.kb.fatbin, streaming the zip). Then every disagreement with the data
+is printed: for torch, a missing release, variant or platform, a Python tag the row lacks, a PyPI
+default the row names differently, a SASS or PTX list that differs; for a companion, a torch pin
+(its metadata's Requires-Dist) that companions.json states differently.
 
 ``--record FILE`` appends one JSON line per wheel (the audit); ``--write-data [FILE...]`` puts
 the audits of those JSON-lines files (or of this run) into the data's wheel_audits.json, where
-each becomes a source (``WHL_<torch>_<platform>``) the release rows cite. ``--delete`` removes
-each downloaded or given wheel once read (they are 1-3 GB). A URL is downloaded to the temp
-directory first. Exit status 1 when any disagreement.
+each becomes a source (``WHL_<torch>_<platform>``, ``WHL_<package>_<version>_<platform>``) the
+rows cite. A URL, and each wheel ``--index NAME==VERSION[@PLATFORM]`` finds on the index's PEP 691
+page (by name), is read by HTTP range requests: only version.py, the metadata and the CUDA
+libraries are fetched. ``--delete`` removes each given local wheel once read (they are 1-3 GB).
+Exit status 1 when any disagreement.
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import io
 import json
 import os
 import re
 import sys
-import tempfile
 import urllib.request
 import zipfile
-from typing import Any, Dict, List, Optional
+from typing import IO, Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
@@ -35,7 +40,9 @@ from torchsmith.kb.fatbin import BinaryError, read_wheel
 
 _PLATFORMS = (("manylinux", "x86_64", "linux-x86_64"), ("manylinux", "aarch64", "linux-aarch64"),
               ("linux", "x86_64", "linux-x86_64"), ("linux", "aarch64", "linux-aarch64"),
-              ("win", "amd64", "windows-x86_64"))
+              ("win", "amd64", "windows-x86_64"), ("macosx", "arm64", "macos-arm64"),
+              ("macosx", "x86_64", "macos-x86_64"))
+COMPANIONS = ("torchvision", "torchaudio")
 
 
 def _sha256(path: str) -> str:
@@ -53,35 +60,45 @@ def _tags(file_name: str) -> Dict[str, Any]:
     plats = parts[-1].split(".")
     platform = next((name for prefix, arch, name in _PLATFORMS
                      for p in plats if p.startswith(prefix) and p.endswith(arch)), None)
-    return {"version": parts[1], "python_tags": parts[-3].split("."), "platform_tags": plats,
-            "platform": platform}
+    return {"package": parts[0].lower(), "version": parts[1], "python_tags": parts[-3].split("."),
+            "platform_tags": plats, "platform": platform}
 
 
-def _build_info(path: str) -> Dict[str, Optional[str]]:
-    with zipfile.ZipFile(path) as archive:
-        try:
-            text = archive.read("torch/version.py").decode("utf-8", "replace")
-        except KeyError:
-            return {"cuda": None, "hip": None}
-    found = {}
+def _build_info(handle: IO[bytes], package: str) -> Dict[str, Optional[str]]:
+    """CUDA/HIP versions from <package>/version.py, and the torch a companion's metadata pins."""
+    found: Dict[str, Optional[str]] = {"cuda": None, "hip": None, "torch_pin": None}
+    with zipfile.ZipFile(handle) as archive:
+        names = archive.namelist()
+        text = archive.read(f"{package}/version.py").decode("utf-8", "replace") \
+            if f"{package}/version.py" in names else ""
+        meta = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
+        metadata = archive.read(meta).decode("utf-8", "replace") if meta else ""
     for key in ("cuda", "hip"):
         match = re.search(rf"^{key}\s*(?::[^=\n]*)?=\s*['\"]([^'\"]+)['\"]", text, re.MULTILINE)
         found[key] = match.group(1) if match else None
+    pin = re.search(r"^Requires-Dist:\s*torch\s*\(?\s*==\s*([0-9][^\s,;)]*)", metadata, re.MULTILINE)
+    found["torch_pin"] = pin.group(1) if pin else None
     return found
 
 
-def audit(path: str) -> Dict[str, Any]:
-    """What one wheel carries, as a wheel_audits.json row."""
-    name = os.path.basename(path)
+def audit(path: str, sha256: Optional[str] = None) -> Dict[str, Any]:
+    """What one wheel (a path, or a URL read by range requests) carries, as a wheel_audits.json row."""
+    remote = bool(re.match(r"^https?://", path))
+    name = os.path.basename(path.split("#", 1)[0])
     tags = _tags(name)
-    build = _build_info(path)
+    package = tags["package"]
+    with _open(path) as handle:
+        build = _build_info(handle, package)
     cuda = build["cuda"]
     hip = build["hip"]
     variant = ("cu" + cuda.replace(".", "")) if cuda else ("rocm" + hip[:3]) if hip else "cpu"
     libs = []
     try:
-        with open(path, "rb") as handle:
-            codes = read_wheel(handle, name)
+        if (tags["platform"] or "").startswith("macos"):
+            codes = []  # Mach-O, and no CUDA on macOS: nothing to read
+        else:
+            with _open(path) as handle:
+                codes = read_wheel(handle, name)
     except BinaryError as exc:
         if exc.code != "wheel-no-cuda-lib":
             raise
@@ -93,10 +110,54 @@ def audit(path: str) -> Dict[str, Any]:
                      "sass": sass, "ptx": ptx, "counts": {**code.sass, **code.ptx},
                      "sass_few": [a for a in all_sass if a not in sass],
                      "ptx_few": [a for a in all_ptx if a not in ptx]})
-    return {"file": name, "sha256": _sha256(path), "retrieved": datetime.date.today().isoformat(),
-            "torch": tags["version"].split("+")[0], "local": tags["version"].partition("+")[2],
+    if package != "torch" and not cuda and not hip and libs:
+        variant = "cuda"  # a companion's version.py asks torch at run time; its kernels say CUDA
+    version = tags["version"].split("+")[0]
+    torch = version if package == "torch" else (build["torch_pin"] or "").split("+")[0]
+    return {"file": name, "sha256": sha256 or (None if remote else _sha256(path)),
+            "retrieved": datetime.date.today().isoformat(), "package": package, "version": version,
+            "torch": torch, "local": tags["version"].partition("+")[2],
             "platform": tags["platform"], "python_tags": tags["python_tags"],
             "platform_tags": tags["platform_tags"], "cuda": cuda, "variant": variant, "libs": libs}
+
+
+class _RangeFile(io.RawIOBase):
+    """A wheel on an index read by HTTP range requests: only the members read are fetched."""
+
+    def __init__(self, url: str) -> None:
+        self.url, self.pos = url, 0
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=60) as response:
+            self.size = int(response.headers["Content-Length"])
+
+    def seekable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.pos = offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset
+        return self.pos
+
+    def readinto(self, buffer: Any) -> int:
+        if self.pos >= self.size:
+            return 0
+        end = min(self.size, self.pos + max(len(buffer), 1 << 20)) - 1
+        request = urllib.request.Request(self.url, headers={"Range": f"bytes={self.pos}-{end}"})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            data = response.read(len(buffer))
+        buffer[:len(data)] = data
+        self.pos += len(data)
+        return len(data)
+
+
+def _open(path: str) -> IO[bytes]:
+    if re.match(r"^https?://", path):
+        return io.BufferedReader(_RangeFile(path.split("#", 1)[0]), buffer_size=1 << 20)
+    return open(path, "rb")
 
 
 def _main_lib(row: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -109,8 +170,22 @@ def _as_ptx(names: Any) -> List[str]:
     return ["sm_" + n.split("_", 1)[1] if n.startswith("compute_") else n for n in names]
 
 
+def _companion_disagreements(row: Dict[str, Any], kb: Any) -> List[str]:
+    """A torchvision/torchaudio wheel: the torch its metadata pins against the companion rows."""
+    package, version = row["package"], row["version"]
+    rows = [r for r in kb.torch_requirements(package) if r.version == version]
+    if not rows:
+        return [f"{package} {version}: no companions.json#torch_requirements row"]
+    if row["torch"] and rows[0].torch.lstrip("=") != row["torch"]:
+        return [f"{package} {version}: the row pins torch {rows[0].torch}, "
+                f"the wheel's metadata torch=={row['torch']}"]
+    return []
+
+
 def disagreements(row: Dict[str, Any], kb: Any) -> List[str]:
     """Every way the data's rows disagree with one audited wheel."""
+    if row.get("package", "torch") != "torch":
+        return _companion_disagreements(row, kb)
     release = kb.release(row["torch"])
     if release is None:
         return [f"torch {row['torch']}: no release row"]
@@ -147,7 +222,11 @@ AUDITS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 def data_row(audit_row: Dict[str, Any]) -> Dict[str, Any]:
     """An audit as a wheel_audits.json row."""
-    row = {"id": f"WHL_{audit_row['torch']}_{audit_row['platform']}"}
+    package = audit_row.get("package", "torch")
+    row = {"id": f"WHL_{audit_row['torch']}_{audit_row['platform']}" if package == "torch"
+           else f"WHL_{package}_{audit_row['version']}_{audit_row['platform']}"}
+    if package != "torch":
+        row.update(package=package, version=audit_row["version"])
     row.update({k: audit_row[k] for k in ("file", "sha256", "retrieved", "torch", "platform", "variant",
                                           "python_tags", "platform_tags")})
     row["libraries"] = audit_row["libs"]
@@ -166,20 +245,44 @@ def write_data(audit_rows: List[Dict[str, Any]], path: str = AUDITS) -> None:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     rows = {row["id"]: row for row in data["wheels"]}
-    rows.update((row["id"], row) for row in map(data_row, audit_rows))
-    data["wheels"] = sorted(rows.values(), key=lambda r: (version_key(r["torch"]), r["platform"]),
-                            reverse=True)
+    kept = [row for row in audit_rows if row.get("torch")]
+    for row in audit_rows:
+        if not row.get("torch"):  # a companion whose metadata pins no exact torch: nothing to file it under
+            print(f"{row['file']}: not written (its metadata pins no torch release)")
+    rows.update((row["id"], row) for row in map(data_row, kept))
+    data["wheels"] = sorted(rows.values(), key=lambda r: (version_key(r["torch"]), r.get("package", "torch"),
+                                                          r["platform"]), reverse=True)
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")
 
 
-def _fetch(url: str) -> str:
-    target = os.path.join(tempfile.mkdtemp(prefix="verify-wheels-"), url.rsplit("/", 1)[-1].split("#", 1)[0])
-    with urllib.request.urlopen(url, timeout=60) as response, open(target, "wb") as out:
-        for block in iter(lambda: response.read(1 << 20), b""):
-            out.write(block)
-    return target
+def _py_key(tag: str) -> Tuple[int, str]:
+    match = re.match(r"^cp3(\d+)(t?)$", tag)
+    return (int(match.group(1)), match.group(2)) if match else (0, tag)
+
+
+def index_wheels(index: str, spec: str) -> List[Tuple[str, str]]:
+    """``NAME==VERSION[@PLATFORM]`` -> (url, sha256) of each wheel the index's PEP 691 page lists for it
+    (one per platform, the newest CPython tag), read by name."""
+    name, _, rest = spec.partition("==")
+    version, _, platform = rest.partition("@")
+    request = urllib.request.Request(f"{index.rstrip('/')}/{name.lower()}/",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        files = json.loads(response.read())["files"]
+    chosen: Dict[str, Tuple[str, str, str]] = {}
+    for file in files:
+        filename = file["filename"]
+        if not filename.endswith(".whl") or filename.split("-")[1].split("+")[0] != version:
+            continue
+        tags = _tags(filename)
+        if tags["platform"] is None or (platform and tags["platform"] != platform):
+            continue
+        python = tags["python_tags"][0]
+        if tags["platform"] not in chosen or _py_key(python) > _py_key(chosen[tags["platform"]][0]):
+            chosen[tags["platform"]] = (python, file["url"], file.get("hashes", {}).get("sha256", ""))
+    return [(url, sha) for _python, url, sha in chosen.values()]
 
 
 def _report(row: Dict[str, Any], kb: Any) -> int:
@@ -203,6 +306,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="put the audits of these --record files, and this run's, in wheel_audits.json")
     parser.add_argument("--delete", action="store_true", help="delete each wheel once read")
     parser.add_argument("--kb", metavar="DIR", help="an overlay over the packaged data")
+    parser.add_argument("--index", metavar="NAME==VERSION[@PLATFORM]", action="append", default=[],
+                        help="audit the wheels the index lists for it (read by range requests)")
+    parser.add_argument("--index-url", default=os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple")
     args = parser.parse_args(argv)
     from torchsmith.kb import load_kb
 
@@ -214,16 +320,18 @@ def main(argv: Optional[List[str]] = None) -> int:
             audited.extend(json.loads(line) for line in handle if line.strip())
     for row in audited:
         failed += _report(row, kb)
-    for given in args.wheels:
-        path = _fetch(given) if re.match(r"^https?://", given) else given
+    targets = [(given, None) for given in args.wheels]
+    for spec in args.index:
+        targets.extend(index_wheels(args.index_url, spec))
+    for path, sha256 in targets:
         try:
-            row = audit(path)
+            row = audit(path, sha256 or None)
         except BinaryError as exc:
             print(f"{os.path.basename(path)}: error[{exc.code}] {exc}")
             failed += 1
             continue
         finally:
-            if args.delete or path != given:
+            if args.delete and not re.match(r"^https?://", path):
                 os.remove(path)
         failed += _report(row, kb)
         audited.append(row)

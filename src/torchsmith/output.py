@@ -50,6 +50,8 @@ class Result:
     kb_version: Optional[str] = None
     # Renders the human form; receives the stream to write to. None = print data as JSON.
     human: Optional[Callable[[IO[str]], None]] = None
+    # The human form is a file's text (a rendered Dockerfile): printed as it is, never re-wrapped.
+    preformatted: bool = False
 
     def envelope(self) -> Dict[str, Any]:
         return {
@@ -139,7 +141,14 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
         result.human(text)
     elif result.data:
         text.write(json.dumps(result.data, sort_keys=True, indent=2) + "\n")
-    out.write(redact(text.getvalue()))
+    shown = text.getvalue()
+    if result.human is not None and not result.preformatted:
+        from torchsmith.textwidth import fit
+
+        if not presentation.verbose:  # citations with -v (and always in --json)
+            shown = strip_sources(shown)
+        shown = fit(shown, terminal_columns())
+    out.write(redact(shown))
     out.flush()
     if not presentation.quiet:
         width = terminal_columns()

@@ -158,11 +158,12 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
         m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
         changed.append("glibc")
     if overrides.jetson:
-        m = dataclasses.replace(
-            m,
-            jetson=JetsonInfo(l4t=overrides.jetson, source="override"),
-            os=dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False),
-        )
+        os_info = dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False)
+        if not (machine.jetson is not None and machine.jetson.l4t == overrides.jetson):
+            # Another machine: its Ubuntu (and glibc) come with its L4T, never from this one.
+            os_info = dataclasses.replace(os_info, glibc=overrides.glibc or None, distro=None,
+                                          distro_version=None, distro_name=None, kernel=None, container=None)
+        m = dataclasses.replace(m, jetson=JetsonInfo(l4t=overrides.jetson, source="override"), os=os_info)
         changed.append("jetson")
     if overrides.rocm_gfx is not None or overrides.rocm_version:
         m = dataclasses.replace(m, rocm=_rocm_overridden(m.rocm, overrides))

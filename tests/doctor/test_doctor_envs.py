@@ -221,8 +221,8 @@ def test_conda_env_with_pip_torch_over_conda_pytorch(tmp_path: Path) -> None:
     assert found["two-torch-installs"] == "error"
     assert found["conda-mutex-cpu"] == "error"
     two = next(f for f in data["findings"] if f["code"] == "two-torch-installs")
-    assert two["fix"][:2] == [
-        f"{python} -m pip uninstall -y torch",
+    assert two["fix"][:2] == [  # the env has no pip (made --without-pip): uv removes pip's torch
+        f"uv pip uninstall --python {python} torch",
         f"conda remove -p {prefix} --force -y pytorch",
     ]
     assert data["environment"]["kind"] == "conda"

@@ -88,9 +88,10 @@ def _doctor(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _plan_pip_commands(*host: str) -> List[str]:
+def _plan_pip_commands(python: str, *host: str) -> List[str]:
+    """What `plan` answers for the same environment: doctor's fix is the same stack."""
     result = subprocess.run(
-        [sys.executable, "-m", "torchsmith", "plan", "torch", "--python", "3.11", *host, "--json"],
+        [sys.executable, "-m", "torchsmith", "plan", "--python", python, *host, "--json"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -116,7 +117,7 @@ def test_cpu_torch_on_a_gpu_host(cpu_torch_python: str) -> None:
         "source": "import torch",
     } in first["facts"]
     # The fix is the plan's pip command for this host, run with this environment's interpreter.
-    plan = _plan_pip_commands(*GPU_HOST)
+    plan = _plan_pip_commands(cpu_torch_python, *GPU_HOST)
     if plan:
         assert first["fix"] == [c.replace("python -m pip", f"{cpu_torch_python} -m pip", 1) for c in plan]
         assert "--index-url https://download.pytorch.org/whl/cu12" in first["fix"][0]

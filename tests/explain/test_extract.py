@@ -149,3 +149,23 @@ def test_json_shows_what_was_extracted_and_an_unknown_text_says_what_was_read(
     assert main(["explain", "--no-probe", text]) == 0
     human = capsys.readouterr().out
     assert "What the text states:" in human and "No cause is guessed" in human
+
+
+def test_a_library_another_library_asked_for_is_that_extensions() -> None:
+    # onnxruntime's CUDA provider asks for CUDA 11's cuBLAS: the extension's CUDA, not torch's.
+    text = ("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: "
+            "cannot open shared object file: No such file or directory")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.needed_by) == ("libcublasLt.so.11", "libonnxruntime_providers_cuda.so")
+    report = explain_report(text, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["extension-cuda-mismatch"]
+    assert report.contradicted[0][0] == "cuda-runtime-library-missing"
+
+
+def test_a_cpu_build_shown_in_conda_list_is_read() -> None:
+    text = ("pytorch                   1.11.0              py3.8_cpu_0    pytorch\n"
+            "torch.cuda.is_available() returns False on my RTX 3090\n")
+    assert extract(text, KB).environment.torch_cpu_only
+    ids = [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+    assert ids == ["torch-not-compiled-with-cuda"]
+    assert not extract("No matching distribution found for torch==1.7.0+cpu", KB).environment.torch_cpu_only

@@ -14,6 +14,8 @@ from typing import Dict, List
 import pytest
 from tests.support.pkgindex import IndexServer
 
+from torchsmith.install.export import EXPORT_NAME
+
 pytestmark = pytest.mark.slow
 
 GPU = ["--gpu", "8.6", "--driver", "570.86.10"]
@@ -61,6 +63,8 @@ def test_incremental_installs_keep_guard_hold_and_lock_whole(installer: str, pac
                                "source": "--venv", "version": None}
     torch_pins = _guard(venv)
     assert torch_pins["torch"] == "2.6.0+cu126"
+    # From here on the prefix reads as a conda environment: each install also writes its export.
+    (venv / "conda-meta").mkdir()
 
     second = _run([*common, "--python", str(python), "tqdm"], env)
     assert second["target"]["new"] is False  # type: ignore[index]
@@ -72,6 +76,9 @@ def test_incremental_installs_keep_guard_hold_and_lock_whole(installer: str, pac
     # The lock holds everything torchsmith installed, at the versions now installed.
     for name in ("torch", "torchvision", "torchtriton", "tqdm", "ftfy", "wcwidth"):
         assert lock.get(name) == installed[name], name
+    export = (venv / EXPORT_NAME).read_text()
+    for name in ("torch", "torchvision", "tqdm", "ftfy"):
+        assert f"- {name}=={installed[name]}" in export, name
     # The guard still pins torch's stack, as after the first install (the hold is kept).
     guard = _guard(venv)
     assert {n: guard.get(n) for n in torch_pins} == torch_pins

@@ -176,7 +176,11 @@ def test_rocm_and_other_tables(kb: KnowledgeBase) -> None:
     assert [(r.version, v.name) for r, v in kb.rocm_release("6.2")][-1] == ("2.5.0", "rocm6.2")
     assert ("2.6.0", "rocm6.2.4") in [(r.version, v.name) for r, v in kb.rocm_release("rocm6.2")]
     target, route = kb.gfx_target("gfx1031"), kb.hsa_override("gfx1031")
-    assert target is not None and route is not None and route.value == "10.3.0" and not target.in_wheels
+    assert target is not None and route is not None and route.value == "10.3.0"
+    assert target.in_wheels  # derived: the multi-arch rocm7.14 builds list gfx1031
+    assert target.therock == {"linux-x86_64": "release-ready", "windows-x86_64": "release-ready"}
+    old_card = kb.gfx_target("gfx90c")
+    assert old_card is None or not old_card.in_wheels
     assert kb.minor_compat("13.0").min_driver_linux == "580"  # type: ignore[union-attr]
     assert kb.arch_support("12.8.1").max_arch == "sm_120"  # type: ignore[union-attr]
     assert kb.arch_support("13.0").min_arch == "sm_75"  # type: ignore[union-attr]

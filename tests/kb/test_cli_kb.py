@@ -30,7 +30,9 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("table", sorted(TABLE_FILES))
-def test_show_every_table(table: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_every_table(table: str, capsys: pytest.CaptureFixture[str],
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS")  # 80 columns, as piped
     assert main(["kb", "show", table, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["data"]["rows"]
     assert rows and all(row["sources"] for row in rows)

@@ -12,7 +12,7 @@ from tests.kb.conftest import edit_json
 
 from torchsmith.cli import main
 from torchsmith.errors import KnowledgeBaseError
-from torchsmith.kb import KnowledgeBase, load_kb
+from torchsmith.kb import KnowledgeBase, clear_cache, load_kb
 from torchsmith.kb.invariants import l4t_in_range
 
 
@@ -191,3 +191,24 @@ def test_a_windows_list_not_read_from_the_release_branch_says_so(data_copy: Path
                  "581.15", "--python", "3.12", "torch==2.14.1"])
     data = json.loads(capsys.readouterr().out)["data"]
     assert code == 0 and any("windows-x86_64 arch list" in line for line in data["uncertain"])
+
+
+# --- AMD TheRock ---------------------------------------------------------------------------------
+
+
+def test_an_index_serving_no_target_is_refused(data_copy: Path) -> None:
+    edit_json(data_copy, "rocm.json", lambda d: d["therock_indexes"][0].update(gfx=[]))
+    with pytest.raises(KnowledgeBaseError, match="therock_indexes row 1 field gfx: empty arch list"):
+        load_kb(packaged_dir=str(data_copy), packaged_only=True)
+
+
+def test_in_wheels_is_read_from_the_releases(data_copy: Path) -> None:
+    assert not load_kb(packaged_dir=str(data_copy), packaged_only=True).gfx_target("gfx90c").in_wheels  # type: ignore[union-attr]
+
+    def add(data: Any) -> None:
+        variant = next(v for v in data["releases"][1]["variants"] if v["name"] == "rocm7.14")
+        variant["gfx"].append("gfx90c")
+
+    edit_json(data_copy, "torch_releases.json", add)
+    clear_cache()
+    assert load_kb(packaged_dir=str(data_copy), packaged_only=True).gfx_target("gfx90c").in_wheels  # type: ignore[union-attr]

@@ -93,8 +93,13 @@ def _gfx_target() -> Dict[str, Any]:
 
 def _requirement() -> Dict[str, Any]:
     row = {"package": "xformers", "version": "9.9.9", "torch": "==2.14.1", "variants": ["cu126", "cu128"],
-           "source": ["PYPI"]}
+           "source": ["PYPI"], "uncertain": True}  # not read from an index's files
     return {"companions.json": {"torch_requirements": [row]}}
+
+
+def _therock() -> Dict[str, Any]:
+    row = dict(packaged("rocm.json")["therock_indexes"][0], extra=f"{MARK}-{{gfx}}")
+    return {"rocm.json": {"therock_indexes": [row]}}
 
 
 def _paired() -> Dict[str, Any]:
@@ -239,6 +244,8 @@ CASES: Dict[str, Any] = {
     "rocm": Case(_gfx_target, _show("rocm"), _has(f"Radeon {MARK}")),
     "paired-wheels": Case(_paired, _plan("mmcv"), _has(f"https://{MARK}.example/whl/")),
     "torch-requirements": Case(_requirement, _plan("xformers"), _has("xformers==9.9.9")),
+    "therock": Case(_therock, lambda _tmp: ["plan", "--platform", "windows-x86_64", "--rocm-gfx", "gfx1100",
+                                            "--python", "3.12"], _has(f"torch[{MARK}-gfx1100]")),
     "conda-channels": Case(_channel, lambda _tmp: ["explain", "--no-probe", "--file", CONDA_LOG],
                            _has("its last release there is 2.5.9")),
     "conda-builds": Case(_conda_build, _plan("--json"), _conda_2_14_known),

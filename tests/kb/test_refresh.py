@@ -178,3 +178,22 @@ def test_refresh_rereads_the_package_snapshot_from_the_index(
     assert "xformers==0.0.99" in out and "torch==2.16.0" in out
     assert main(["kb", "validate"]) == 1
     assert "the xformers torch pins stop at 0.0.35; its index has 0.0.99" in capsys.readouterr().err
+
+
+def test_refresh_reads_the_variant_indexs_metadata_as_a_source(
+        index_server: str, _own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["kb", "refresh", "--torch-index", f"{index_server}/whl", "--variant", "cu140", "--variant", "cpu",
+            "--index-url", f"{index_server}/simple", "--variant-index", "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    labels = data["variant_labels"]
+    assert labels["2.16.0"]["cu140"]["platforms"] == ["linux-x86_64", "windows-x86_64"]
+    assert labels["2.16.0"]["cu140"]["ptx"] == ["compute_120"]
+    # the packaged 2.15.0 cu132 row, against what its label declares
+    disagrees = labels["2.15.0"]["cu132"]["disagrees"]
+    assert any(d.startswith("linux-x86_64: SASS sm_75 sm_80 sm_86") for d in disagrees)
+    cu140 = load_kb().release("2.16.0").variant("cu140")  # type: ignore[union-attr]
+    assert cu140 is not None and cu140.sass("linux-x86_64")[-1] == "sm_120"
+    assert cu140.ptx("linux-x86_64") == ("compute_120",)
+    assert cu140.sass("windows-x86_64") == ()  # the cu140 index itself lists no Windows wheel
+    assert "torch-2.16.0-variants.json" in cu140.note

@@ -249,10 +249,16 @@ S: List[Dict[str, Any]] = [
          "host": {"rocm_gfx": ["gfx1010"]}, "request": ("torch<2.14",),
          "expect": {"status": "no-solution", "codes": {"arch-not-compiled", "conflicts-with-requirement"},
                     "reason": "torch<2.14"}},
-    {"id": "windows-amd-honest",
+    {"id": "windows-amd-therock",  # TheRock lists gfx1100 release-ready on Windows
          "source": "https://github.com/ROCm/TheRock/issues/1719",
          "host": {"platform": "windows-x86_64", "rocm_gfx": ["gfx1100"]},
-         "expect": {"status": "ok", "variant": "cpu", "warning": "no ROCm wheels for Windows"}},
+         "expect": {"status": "ok", "variant": "therock-nightly", "warning": "DirectML",
+                    "pins": {"torch": {"extras": "device-gfx1100"}}}},
+    {"id": "windows-amd-honest",  # gfx1201 only builds there (not release-ready): CPU, ways stated
+         "source": "https://github.com/ROCm/TheRock/issues/1719",
+         "host": {"platform": "windows-x86_64", "rocm_gfx": ["gfx1201"]},
+         "expect": {"status": "ok", "variant": "cpu", "warning": "DirectML",
+                    "reason": "not release-ready for gfx1201"}},
     # --- Constraints ---------------------------------------------------------------------------
     {"id": "pin-torch-below-2.2",
          "source": "https://github.com/chenfei-wu/TaskMatrix/issues/431",

@@ -88,3 +88,22 @@ def test_install_plans_within_them_too(clean_env: Path, monkeypatch: pytest.Monk
     assert main(["install", "--dry-run", "--json", "--no-gpu", "--python", "3.11"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["data"]["dry_run"] and _torch(data) < Version("2.6")
+
+
+def test_torchsmiths_own_guard_is_lifted_by_install_not_switched_off(
+        clean_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The guard of the environment --python names is read from that environment's pip.conf
+    (pip's site configuration), and the way past it is the install that rewrites it."""
+    import subprocess
+    import sys
+
+    env = tmp_path / "guarded"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    (env / "torchsmith-guard.txt").write_text("# Written by torchsmith\ntorch==2.1.0+cpu\n")
+    (env / "pip.conf").write_text(f"[install]\nconstraint = {env / 'torchsmith-guard.txt'}\n")
+    code = main(["plan", "--json", "--no-gpu", "--python", str(env / "bin" / "python"), "torch==2.2.0"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and str(_torch(data)) == "2.2.0"
+    warning = next(w for w in data["warnings"] if "guard pins torch==2.1.0+cpu" in w)
+    assert f"torchsmith install torch==2.2.0 --python {env / 'bin' / 'python'}" in warning
+    assert "CONSTRAINT=" not in warning and "UV_NO_CONFIG" not in warning

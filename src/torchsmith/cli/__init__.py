@@ -28,6 +28,7 @@ COMMANDS: Tuple[Tuple[str, str, str], ...] = (
     ("guard", "torchsmith.cli.guard", "keep a working torch from being replaced by later installs"),
     ("export", "torchsmith.cli.export", "the environment as it stands, as files that make it again"),
     ("doctor", "torchsmith.cli.doctor", "what is wrong with this environment, and the fix"),
+    ("watch", "torchsmith.cli.watch", "how much of its GPUs your own job uses (NVML), and what to do"),
     ("explain", "torchsmith.cli.explain", "the cause and fix of an error message or log"),
     ("kb", "torchsmith.cli.kb", "the compatibility data: info, show, validate, refresh"),
     ("fleet", "torchsmith.cli.fleet", "plan for many nodes of a cluster at once"),
@@ -239,8 +240,7 @@ def _main(args_list: List[str]) -> int:
     if flags.version and not any(w in ("-h", "--help") for w in args_list):
         sys.stdout.write(f"torchsmith {__version__}\n")
         return 0
-    from torchsmith.errors import TorchsmithError, UsageError
-    from torchsmith.output import ExitCode, Presentation, Result, emit
+    from torchsmith.output import ExitCode
 
     names = {name for name, _, _ in COMMANDS}
     if args_list and args_list[0] in ("-h", "--help", "help"):
@@ -265,11 +265,28 @@ def _main(args_list: List[str]) -> int:
                             hint=f"{rejected.parser.prog} --help")
     except SystemExit as stop:  # --help
         return int(stop.code) if isinstance(stop.code, int) else int(ExitCode.USAGE)
+    _merge_output_flags(flags, args)
+    return _run_command(name, module, args, flags, _wants_json(args_list))
+
+
+def _merge_output_flags(flags: OutputFlags, args: argparse.Namespace) -> None:
+    """What argparse read itself (``-vq`` combined) adds to what was taken out before it; the
+    command sees the result as ``args.quiet``, ``args.verbose``, ``args.color``."""
+    flags.quiet = flags.quiet or bool(getattr(args, "quiet", False))
+    flags.verbose += int(getattr(args, "verbose", 0) or 0)
+    if flags.color == "auto":
+        flags.color = getattr(args, "color", "auto") or "auto"
     args.quiet, args.verbose, args.color = flags.quiet, flags.verbose, flags.color
+
+
+def _run_command(name: str, module: object, args: argparse.Namespace, flags: OutputFlags,
+                 json_written: bool) -> int:
     from torchsmith.cli.common import Context
+    from torchsmith.errors import TorchsmithError, UsageError
+    from torchsmith.output import ExitCode, Presentation, Result, emit
 
     # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
-    as_json = bool(getattr(args, "json", False)) or _wants_json(args_list)
+    as_json = bool(getattr(args, "json", False)) or json_written
     ctx = Context(args)
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]

@@ -60,8 +60,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     choice = ctx.target(interpreter_for="doctor")
     python = choice.python or sys.executable
-    diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
-                        quick=args.quick, timeout=timeout)
+    from torchsmith.cli.progress import waiting
+
+    what = f"reading {python}" if args.quick else f"importing torch in {python} and testing each device"
+    with waiting(args, f"doctor: {what}"):
+        diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
+                            quick=args.quick, timeout=timeout)
     data = {**diagnosis.to_json(), "target": dict(choice.to_json())}
     healthy = diagnosis.healthy
 

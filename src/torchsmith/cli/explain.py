@@ -276,8 +276,12 @@ def _human(explanations: Sequence[Explanation], *, catalog_size: int, checks: Se
     count = len(explanations)
     out.write("1 known failure in this text.\n" if count == 1
               else f"{count} known failures in this text, root cause first.\n")
+    from torchsmith.output import paint, use_color
+
+    color = use_color(out)
     for number, item in enumerate(explanations[:_HUMAN_MAX], 1):
-        out.write(f"\n{number}. {item.signature.title}  [{item.signature.id}, line {item.line}]\n")
+        out.write(f"\n{paint(f'{number}. {item.signature.title}', '1', color)}  "
+                  f"[{item.signature.id}, line {item.line}]\n")
         out.write(f"   > {item.excerpt}\n")
         out.write(f"   Cause: {item.cause}\n")
         if item.candidates:

@@ -51,7 +51,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     choice = ctx.target("active-or-venv", python=python, interpreter_for="guard")
     target = inspect_target(ctx.host(), choice.location or "")
     if args.action == "check":
-        prediction = check_against_guard(ctx.host(), target, command)
+        from torchsmith.cli.progress import waiting
+
+        with waiting(args, f"guard: asking the resolver what `{' '.join(command)[:60]}` would install"):
+            prediction = check_against_guard(ctx.host(), target, command)
         breaks = prediction.breaks
         return Result(command="guard", data={**prediction.to_json(), "prefix": target.prefix},
                       status="would-break" if breaks else "ok",

@@ -66,36 +66,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class _Progress:
-    """One line per step: a spinner on a terminal (rich, imported only then), plain lines otherwise."""
+    """One line per step: on a terminal a spinner with the step's elapsed time (a multi-GB
+    download shows it is alive), plain lines otherwise (a log)."""
 
     def __init__(self, stream: IO[str], quiet: bool) -> None:
+        from torchsmith.cli.progress import Waiting
+
         self.stream = stream
         self.quiet = quiet
-        self._status: Any = None
-        if not quiet and stream.isatty():
-            try:
-                from rich.console import Console
-
-                self._status = Console(file=stream).status("")
-            except ImportError:
-                self._status = None
+        self._spinner = Waiting("", stream, enabled=not quiet, delay=0.0)
+        self._started = False
 
     def __call__(self, text: str) -> None:
         if self.quiet:
             return
+        if self._spinner.enabled:
+            self._spinner.update(text)
+            if not self._started:
+                self._started = True
+                self._spinner.__enter__()
+            return
         from torchsmith.redact import redact
 
-        text = redact(text)  # step labels name the indexes
-        if self._status is not None:
-            self._status.update(text)
-            self._status.start()
-        else:
-            self.stream.write(f"torchsmith: {text}\n")
-            self.stream.flush()
+        self.stream.write(f"torchsmith: {redact(text)}\n")  # step labels name the indexes
+        self.stream.flush()
 
     def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
+        self._spinner.stop()
 
 
 def _confirm(question: str) -> bool:
@@ -135,7 +132,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                                "hint": None}])
     options = InstallOptions(installer=args.installer, lock_out=args.lock_out, guard=not args.no_guard,
                              timeout=args.timeout, wait=args.wait)
-    progress = _Progress(sys.stderr, quiet=bool(args.json))
+    progress = _Progress(sys.stderr, quiet=bool(args.json) or bool(getattr(args, "quiet", False)))
     try:
         outcome = install_prepared(ctx.host(), choice, prepared, options, progress=progress,
                                    waiting=_waiting)

@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--index-url", action="append", metavar="URL",
                          help="package index to read torch from "
                               "(default: the one pip/uv are configured with)")
+    refresh.add_argument("--variant-index", action="store_true",
+                         help="also read the wheel-variant index (<torch-index>/variant/torch/) and each "
+                              "release's torch-<version>-variants.json (PEP 825): CUDA floors, arch lists")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
@@ -256,8 +259,12 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append(f"package index {found[0][0]} (from {found[0][1]})")
         else:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
-    result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
-                     variants=args.variant, package_indexes=indexes, timeout=args.timeout, wait=args.wait)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "kb refresh: reading the wheel indexes"):
+        result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
+                         variants=args.variant, package_indexes=indexes, timeout=args.timeout,
+                         wait=args.wait, variant_index=args.variant_index)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:

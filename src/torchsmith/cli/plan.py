@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import IO, TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan_text import describe
@@ -47,6 +47,9 @@ def add_request_options(parser: argparse.ArgumentParser,
     parser.add_argument("--torch-index", metavar="URL",
                         help=f"a mirror of the PyTorch wheel index (also ${TORCH_INDEX_ENV})")
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
+    parser.add_argument("--variants", action="store_true",
+                        help="also say what a wheel-variant installer (uv's preview wheel-variants) "
+                             "would take on this machine, where that differs from the plan")
     parser.add_argument("--fresh", action="store_true",
                         help="plan a new environment: ignore what is installed in the target Python")
     parser.add_argument("--only-binary", metavar=":all:", choices=[":all:"],
@@ -85,10 +88,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def requirements_from_args(args: argparse.Namespace) -> Tuple[Tuple[str, ...], bool]:
+def requirements_from_args(args: argparse.Namespace,
+                           origins: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], bool]:
     from torchsmith.plan.api import requested
 
-    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None))
+    return requested(args.requirements or (), args.requirement_files or (), getattr(args, "project", None),
+                     origins)
 
 
 def installed_packages(args: argparse.Namespace, ctx: Context,
@@ -106,10 +111,12 @@ def installed_packages(args: argparse.Namespace, ctx: Context,
 
 
 def build_request(args: argparse.Namespace, ctx: Context, python: Optional[str] = None) -> Request:
-    requirements, stated = requirements_from_args(args)
+    origins: Dict[str, str] = {}
+    requirements, stated = requirements_from_args(args, origins)
     return Request(
         requirements=requirements,
         explicit=stated,
+        origins=tuple(sorted(origins.items())),
         installer=args.installer or "pip",
         installed=installed_packages(args, ctx, python),
         allow_prerelease=bool(getattr(args, "pre", False)),
@@ -131,7 +138,10 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     host = ctx.host()
     indexes = configured_indexes(host.environ(), host.read_text)
-    records, unread = read_unknown(names, (), host.fetch_url, indexes)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
+        records, unread = read_unknown(names, (), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
 
 
@@ -157,6 +167,13 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         machine = forget_local_python(machine)
     plan, request = make_plan(machine, request, ctx.kb(), read=ctx.constraint_reader(),
                               described=ctx.described_by_flags())
+    if getattr(args, "variants", False):
+        import dataclasses
+
+        from torchsmith.plan.variant_pick import plan_variant_advice
+
+        advice = plan_variant_advice(plan, machine, ctx.kb())
+        plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment(),
@@ -185,14 +202,14 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
         if output.text is not None:
             out.write(output.text if output.text.endswith("\n") else output.text + "\n")
             return
-        if environment is not None:
-            out.write(f"Environment: {environment.label()}\n")
-        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0))
+        describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0),
+                 environment=environment.label() if environment is not None else "")
 
     # A warning the printed file already carries is not said again on stderr.
     warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
                   exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
+                  preformatted=output.text is not None,
                   kb_version=plan.kb_version or None, human=human)
 
 

@@ -92,8 +92,9 @@ def _why(plan: Plan, width: int, verbose: int) -> List[str]:
 
 
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str],
-             verbose: int = 0) -> None:
-    """The plan for people: the command first, then why; with ``verbose`` every section."""
+             *, verbose: int = 0, environment: str = "") -> None:
+    """The plan for people: the command first, the environment it is for, then why; with
+    ``verbose`` every section."""
     from torchsmith.output import use_color
 
     color = use_color(out)
@@ -104,6 +105,8 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         lines.append(paint(f"Install {_title(plan)} ({installer}):", "1", color))
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
         lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
+    if environment:
+        lines.append(f"Environment: {environment}")
     else:
         lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}.", "1;31",
                            color))

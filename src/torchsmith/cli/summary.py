@@ -62,8 +62,9 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         else:
             for pkg in plan["packages"]:
                 out.write(f"  {pkg['requirement']}\n")
-            if plan["reasons"]:
-                out.write(f"  why: {plan['reasons'][0]}\n")
+            caps = [r for r in plan["reasons"][1:] if " caps it " in r]  # the user's own limits, named
+            for reason in plan["reasons"][:1] + caps:
+                out.write(f"  why: {reason}\n")
             for line in plan["choices"]:
                 out.write(f"  - {line}\n")
             for line in plan["commands"].get("pip", []):

@@ -11,6 +11,8 @@ from torchsmith.output import paint, terminal_columns, use_color
 __all__ = ["write_table"]
 
 
+_SHORT = 24  # cells no longer than this are not wrapped ...
+_PROSE_ROOM = 24  # ... while each longer column keeps this much
 _WIDEST_WORD = 30  # a word longer than this (a URL) is cut in any layout
 
 
@@ -23,6 +25,10 @@ def write_table(out: IO[str], header: Sequence[str], rows: Sequence[Sequence[str
     """``rows`` under ``header``; long cells wrap inside their column, nothing runs past the width.
     A table with more columns than the width holds is written as one block per row instead."""
     width = terminal_columns()
+    # A column with nothing in any row says nothing: left out (--json has every field).
+    kept = [i for i, name in enumerate(header) if name == "?" or any(row[i] not in ("", "-") for row in rows)]
+    header = [header[i] for i in kept]
+    rows = [[row[i] for i in kept] for row in rows]
     needed = sum(min(_WIDEST_WORD, max(_longest_word(text) for text in [name, *(row[i] for row in rows)])) + 3
                  for i, name in enumerate(header))
     if needed > width:
@@ -56,9 +62,19 @@ def _write_columns(out: IO[str], header: Sequence[str], rows: Sequence[Sequence[
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=color, no_color=not color,
                       highlight=False, emoji=False, markup=False, soft_wrap=False)
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if color else "")
-    for name in header:
-        table.add_column(name, overflow="fold")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  header_style="bold" if color else "")
+    # no_wrap keeps the header on one line too: its whole length counts.
+    longest = [max([len(name), *(len(row[index]) for row in rows)]) for index, name in enumerate(header)]
+    short = [n <= _SHORT for n in longest]
+    # Short cells (a version, a name) on one line, when the prose columns keep room enough.
+    room = width - sum(n + 3 for n, is_short in zip(longest, short) if is_short)
+    keep_short = room >= _PROSE_ROOM * short.count(False)
+    for index, name in enumerate(header):
+        if keep_short and short[index]:
+            table.add_column(name, no_wrap=True, min_width=longest[index])
+        else:
+            table.add_column(name, overflow="fold")
     for row in rows:
         table.add_row(*row)
     console.print(table)

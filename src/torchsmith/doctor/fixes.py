@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.plan.model import Plan, Request
 
-__all__ = ["KbSource", "fix_request", "install_fix", "kb_of", "plan_for", "python_of", "quoted"]
+__all__ = ["KbSource", "fix_request", "install_fix", "kb_of", "pip_command", "plan_for", "python_of",
+           "quoted"]
 
 # The data, or a function that loads it (None when it cannot), called only when a fix needs a
 # plan: the doctor works, and reads nothing it does not need, in a broken installation too.
@@ -138,6 +139,15 @@ def _installer_prefix(report: Dict[str, Any], python: str) -> List[str]:
     if report.get("pip", True):
         return [python, "-m", "pip", "install"]
     return ["uv", "pip", "install", "--python", python]
+
+
+def pip_command(report: Dict[str, Any], verb: str, *args: str) -> str:
+    """``PYTHON -m pip VERB ARGS`` for this environment, or uv's where it has no pip (uv asks
+    no question before uninstalling: pip's ``-y`` is dropped)."""
+    if report.get("pip", True):
+        return " ".join([quoted(python_of(report)), "-m", "pip", verb, *args])
+    kept = [a for a in args if a != "-y"]
+    return " ".join(["uv", "pip", verb, "--python", quoted(python_of(report)), *kept])
 
 
 def install_fix(report: Dict[str, Any], machine: Machine, kb: KbSource) -> Tuple[str, ...]:

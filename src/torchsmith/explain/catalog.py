@@ -46,15 +46,18 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
-                    "kb_facts", "contradicted_by", "extracted"))
+                    "kb_facts", "contradicted_by", "extracted", "explains"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
 KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
                       "conda_channel_last",
                       "unknown_torch_release"})
 
 
+# Facts a signature fired by an extracted fact carries (explain.triggers).
+TRIGGER_FACTS = frozenset({"lib", "error", "symbol"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
-CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown"})
+CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
+                            "importer_not_torch", "on_wsl"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -159,6 +162,8 @@ class Signature:
     contradicted_by: Tuple[str, ...] = ()
     # Extracted facts that state this failure however the text words it (explain.triggers).
     triggers: Tuple[str, ...] = ()
+    # Effects this root cause accounts for: dropped from the answer wherever they occur.
+    explains: Tuple[str, ...] = ()
 
     @property
     def groups(self) -> Tuple[str, ...]:
@@ -211,7 +216,7 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     in_every_pattern = set(sig.patterns[0].groupindex)
     for pattern in sig.patterns[1:]:
         in_every_pattern &= set(pattern.groupindex)
-    known = set(sig.groups) | set(sig.kb_facts)
+    known = set(sig.groups) | set(sig.kb_facts) | (TRIGGER_FACTS if sig.triggers else set())
     conditional = sig.fix_if + sig.fix_instead_if
     unknown_facts = [name for name, _ in conditional if name not in known]
     if unknown_facts:
@@ -265,7 +270,7 @@ def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
 
 def _triggers(value: Any, where: str) -> Tuple[str, ...]:
     names = _strings(value, where, "extracted", allow_empty=True)
-    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$", n)]
+    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$", n)]
     if bad:
         raise _invalid(where, f"'extracted' entry {bad[0]!r} is not gpu:/library:/symbol:/compiler:NAME")
     return names
@@ -338,6 +343,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
         contradicted_by=_contradicted_by(raw.get("contradicted_by", []), where),
         triggers=_triggers(raw.get("extracted", []), where),
+        explains=_strings(raw.get("explains", []), where, "explains", allow_empty=True),
     )
     _check_placeholders(sig, where)
     return sig
@@ -363,7 +369,7 @@ def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
             raise _invalid(path, f"signature id {sig.id!r} appears twice")
         seen[sig.id] = 1
     for sig in signatures:
-        unknown = [other for other in sig.supersedes if other not in seen or other == sig.id]
+        unknown = [other for other in sig.supersedes + sig.explains if other not in seen or other == sig.id]
         if unknown:
             raise _invalid(path, f"signature {sig.id!r} supersedes unknown signature {unknown[0]!r}")
     return Catalog(signatures=signatures, version=version, path=path)

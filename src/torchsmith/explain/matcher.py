@@ -386,6 +386,9 @@ def explain_report(
                         key=lambda f: (f.signature.priority, f.offset))
     if not found_list:
         return report
+    explained = {other for found in found_list for other in found.signature.explains
+                 if not contradiction(found.signature.contradicted_by, read, found.facts, kb)}
+    found_list = [found for found in found_list if found.signature.id not in explained]
     jetson = jetson_context(text, machine, kb)
     if not plan_args and machine is None:  # no machine at hand: the one the text names
         plan_args = plan_flags(read.environment, kb)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -275,6 +276,22 @@ def _cuda_build_shown(
     return f"the text shows a CUDA build of torch ({env.torch})"
 
 
+def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The library was asked for by a compiled extension (the traceback's innermost package), not torch."""
+    package = failing_package(extracted)
+    if package is None or package in ("torch", "nvidia", "importlib", "ctypes"):
+        return None
+    return f"the import that failed is {package}'s, a compiled extension, not torch's"
+
+
+def _on_wsl(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text comes from WSL, where the GPU is the Windows driver's and Linux-side causes do not hold."""
+    if extracted.environment.platform != "wsl":
+        return None
+    return "the text comes from WSL, where the GPU belongs to the Windows driver"
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -282,6 +299,8 @@ CONTRADICTION_CHECKS: Dict[
     "driver_enough": _driver_enough,
     "virtual_cuda_enough": _virtual_cuda_enough,
     "cuda_build_shown": _cuda_build_shown,
+    "importer_not_torch": _importer_not_torch,
+    "on_wsl": _on_wsl,
 }
 
 

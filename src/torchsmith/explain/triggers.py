@@ -13,9 +13,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted
 
-__all__ = ["TRIGGER", "fired"]
+__all__ = ["TRIGGER", "failing_package", "fired"]
 
-TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler):[\w.-]+(?::[\w-]+)?$")
+TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$")
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -31,7 +31,31 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
     return None
 
 
-def _library(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+# Packages whose own loader fails for its own reasons (their signatures say so).
+_NOT_EXTENSIONS = frozenset({"torch", "nvidia", "tensorflow", "jax", "jaxlib", "importlib", "ctypes"})
+
+
+_TORCH_LIBRARY = re.compile(r"^(?:lib)?(?:torch|c10|caffe2|shm)(?:_\w+)?\.(?:so|dll|dylib)")
+
+
+def failing_package(extracted: Extracted) -> Optional[str]:
+    """Whose load failed: the library that asked for a missing one ("libonnxruntime_providers_cuda.so"),
+    else the package of the traceback's innermost frame in site-packages."""
+    asked = [lib.needed_by for lib in extracted.libraries if lib.needed_by]
+    if asked:
+        return "torch" if _TORCH_LIBRARY.match(asked[0]) else asked[0]
+    packages = [f.package for f in extracted.frames if f.package]
+    return packages[-1] if packages else None
+
+
+def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    kind = arguments[0]
+    package = failing_package(extracted)
+    extension = package is not None and package not in _NOT_EXTENSIONS
+    if arguments[1:] == ["extension"] and not extension:
+        return None  # "extension": loaded by a compiled extension, not by torch
+    if arguments[1:] == ["torch"] and (extension or not extracted.mentions_torch):
+        return None  # a cause about torch's own libraries: torch must be in the text
     for library in extracted.libraries:
         if library.kind == kind:
             return [library.soname], {"lib": library.soname}
@@ -52,6 +76,15 @@ def _compiler(tool: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return None
 
 
+def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
+    whose builds are CPU/MPS by design)."""
+    env = extracted.environment
+    if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
+        return [env.torch or "cpu"], {}
+    return None
+
+
 def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """(texts to locate the evidence by, facts it carries) of the first trigger that holds."""
     for trigger in triggers:
@@ -60,7 +93,9 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
         if kind == "gpu":
             hit = _gpu(arguments, extracted)
         elif kind == "library":
-            hit = _library(arguments[0], extracted)
+            hit = _library(arguments, extracted)
+        elif kind == "env":
+            hit = _env(arguments[0], extracted)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
         else:

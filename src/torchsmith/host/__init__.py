@@ -11,8 +11,8 @@ import os
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
-__all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "PlatformInfo",
-           "bound_output", "command_key"]
+__all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "JobHost", "LineStream",
+           "PlatformInfo", "Spawned", "bound_output", "command_key"]
 
 # No file torchsmith reads about a machine is legitimately larger than this.
 READ_LIMIT = 4 * 1024 * 1024
@@ -143,6 +143,45 @@ class Host(Protocol):
     def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
         """The text at ``url`` (HTTP GET; proxies from the environment, credentials from the URL
         or netrc). Raises ``torchsmith.errors.FetchError``, also for a body over ``max_bytes``."""
+
+
+class Spawned(Protocol):
+    """A command started with the user's terminal (``watch -- CMD``)."""
+
+    pid: int
+
+    def wait(self, timeout: Optional[float]) -> Optional[int]:
+        """Its exit status, or None when it is still running after ``timeout`` seconds."""
+
+    def interrupt(self) -> None:
+        """Pass on the user's Ctrl-C (SIGINT), as a terminal would."""
+
+
+class LineStream(Protocol):
+    """The stdout of a long-running helper (a sampler), line by line, never blocking longer than asked."""
+
+    def read_line(self, timeout: float) -> Optional[str]:
+        """The next line, or None when none came within ``timeout`` or the helper has ended."""
+
+    @property
+    def ended(self) -> bool:
+        """The helper closed its output and every line was read."""
+
+    def close(self) -> None:
+        """Stop the helper (its stdin is closed, then it is killed if it lingers)."""
+
+
+class JobHost(Host, Protocol):
+    """A host that can also start the user's job and follow a sampler: what ``watch`` needs."""
+
+    def spawn(self, argv: Sequence[str]) -> Optional[Spawned]:
+        """Start ``argv`` with torchsmith's stdin, stdout and stderr; None when it cannot start."""
+
+    def stream(self, argv: Sequence[str]) -> LineStream:
+        """Start a helper whose stdout is read line by line."""
+
+    def pid_alive(self, pid: int) -> bool:
+        """Whether process ``pid`` still exists (in this PID namespace)."""
 
 
 def command_key(argv: Sequence[str]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import queue
@@ -155,6 +156,29 @@ class LiveHost:
     def environ(self) -> Mapping[str, str]:
         return self._environ
 
+    def spawn(self, argv: Sequence[str]) -> Optional[_Spawned]:
+        try:
+            return _Spawned(subprocess.Popen(list(argv), env=dict(self._environ)))
+        except OSError:  # not found, not executable
+            return None
+
+    def stream(self, argv: Sequence[str]) -> _LineStream:
+        return _LineStream(list(argv), dict(self._environ))
+
+    def pid_alive(self, pid: int) -> bool:
+        if pid <= 0:
+            return False
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return False
+        except (PermissionError, OSError):
+            return True  # another user's: it exists
+        # A zombie (exited, not yet reaped by its parent) still answers signal 0.
+        stat = self.read_text(f"/proc/{pid}/stat") if sys.platform.startswith("linux") else None
+        fields = (stat or "").rpartition(")")[2].split()
+        return not fields or fields[0] not in ("Z", "X")
+
     def fetch_url(self, url: str, timeout: float, max_bytes: int = FETCH_LIMIT) -> str:
         return fetch_url(url, timeout, max_bytes, self._environ)
 
@@ -176,6 +200,80 @@ class LiveHost:
             mac_version=platform.mac_ver()[0] if sys.platform == "darwin" else "",
             windows_version=platform.version() if sys.platform == "win32" else "",
         )
+
+
+class _Spawned:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self._proc = proc
+        self.pid = proc.pid
+
+    def wait(self, timeout: Optional[float]) -> Optional[int]:
+        try:
+            return self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def interrupt(self) -> None:
+        try:
+            self._proc.send_signal(signal.SIGINT)
+        except OSError:
+            pass
+
+
+class _LineStream:
+    """A helper's stdout, read by one thread into a queue (bounded lines, bounded wait)."""
+
+    _LONGEST = 1024 * 1024
+
+    def __init__(self, argv: List[str], environ: Dict[str, str]) -> None:
+        self._lines: queue.SimpleQueue[Optional[str]] = queue.SimpleQueue()
+        self._ended = False
+        try:
+            self._proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=environ, start_new_session=sys.platform != "win32")
+        except OSError as exc:
+            self._proc = None
+            self._lines.put(json.dumps({"error": f"cannot start {argv[0]}: {exc}"}))
+            self._lines.put(None)
+            return
+        threading.Thread(target=self._drain, name="torchsmith-stream", daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        try:
+            for raw in iter(lambda: self._proc.stdout.readline(self._LONGEST), b""):  # type: ignore[union-attr]
+                self._lines.put(raw.decode("utf-8", "replace").rstrip("\n"))
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def read_line(self, timeout: float) -> Optional[str]:
+        if self._ended:
+            return None
+        try:
+            line = self._lines.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return None
+        if line is None:
+            self._ended = True
+        return line
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def close(self) -> None:
+        if self._proc is None:
+            return
+        try:
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()  # the helper stops at the end of its input
+            self._proc.wait(timeout=3)
+        except (OSError, subprocess.TimeoutExpired):
+            _kill_group(self._proc)
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
 
 
 def fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:

@@ -306,7 +306,10 @@ def _walk_container(reader: _Reader, position: int, stop: int, code: GpuCode) ->
 # --- wheels ---------------------------------------------------------------------------------------
 # The libraries of a torch wheel that hold its kernels: libtorch_cuda.so (torch_cuda.dll), split
 # into torch_cuda_cu and torch_cuda_cpp in some 1.x releases, and libtorch_cuda_linalg.so.
-_WHEEL_CUDA_LIB = re.compile(r"^torch/lib/(?:lib)?torch_cuda[a-z_]*\.(?:so|dll)$")
+# torch's CUDA libraries, and the compiled extensions of its companions (torchvision, torchaudio)
+_WHEEL_CUDA_LIB = re.compile(r"^(?:torch/lib/(?:lib)?torch_cuda[a-z_]*\.(?:so|dll)"
+                             r"|torchvision/_C(?:\.[a-z0-9_-]+)?\.(?:so|pyd)"
+                             r"|torchaudio/lib/(?:lib)?torchaudio[a-z_]*\.(?:so|pyd|dll))$")
 
 
 def read_wheel(handle: IO[bytes], name: str) -> List[GpuCode]:
@@ -319,7 +322,8 @@ def read_wheel(handle: IO[bytes], name: str) -> List[GpuCode]:
             members = [i for i in archive.infolist() if _WHEEL_CUDA_LIB.match(i.filename)]
             if not members:
                 raise BinaryError(f"{name}: no CUDA library of torch inside (torch/lib/libtorch_cuda.so or "
-                                  "torch_cuda.dll): a CPU or ROCm wheel, or not a torch wheel",
+                                  "torch_cuda.dll, torchvision/_C.so): a CPU or ROCm wheel, or not a "
+                                  "torch wheel",
                                   code="wheel-no-cuda-lib")
             codes = []
             for info in members:

@@ -22,7 +22,7 @@ import torchsmith.kb.model as m
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.loader import Dataset, rows_of, version_key
 
-__all__ = ["check_invariants", "inherit_jetson_wheels", "l4t_in_range", "private_source"]
+__all__ = ["check_invariants", "derive_in_wheels", "inherit_jetson_wheels", "l4t_in_range", "private_source"]
 
 # A source that is not a public artifact: our own sheets (urn:torchsmith:...), our own reports and
 # issues ("issue 14" with no repository or address of its own).
@@ -81,6 +81,15 @@ def inherit_jetson_wheels(data: Dataset) -> None:
         wheels = sorted(jp.wheels + tuple(extra), key=lambda w: version_key(w.torch), reverse=True)
         out.append(dataclasses.replace(jp, wheels=tuple(wheels)) if extra else jp)
     data.sections[m.SECTION_OF[m.JetPack]] = out
+
+
+def derive_in_wheels(data: Dataset) -> None:
+    """A gfx target is in the wheels when some release's ROCm build lists it: read from the
+    releases, never kept by hand."""
+    listed = {gfx for release in rows_of(data, m.TorchRelease) for variant in release.variants
+              if variant.kind == "rocm" for gfx in variant.gfx}
+    data.sections[m.SECTION_OF[m.GfxTarget]] = [
+        dataclasses.replace(row, in_wheels=row.gfx in listed) for row in rows_of(data, m.GfxTarget)]
 
 
 def _same_stack(home: m.JetPack, other: m.JetPack) -> bool:

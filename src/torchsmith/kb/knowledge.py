@@ -43,6 +43,7 @@ from torchsmith.kb.model import (
     PairedWheels,
     Row,
     Source,
+    TheRockIndex,
     TorchRelease,
     TorchRequirement,
     VariantBuild,
@@ -99,6 +100,8 @@ class KnowledgeBase:
     def table(self, name: Literal["jetson"]) -> Tuple[JetPack, ...]: ...
     @overload
     def table(self, name: Literal["rocm"]) -> Tuple[GfxTarget, ...]: ...
+    @overload
+    def table(self, name: Literal["therock"]) -> Tuple[TheRockIndex, ...]: ...
     @overload
     def table(self, name: Literal["paired-wheels"]) -> Tuple[PairedWheels, ...]: ...
     @overload
@@ -292,6 +295,16 @@ class KnowledgeBase:
     @property
     def gfx_targets(self) -> Tuple[GfxTarget, ...]:
         return self._rows("rocm", GfxTarget)
+
+    @property
+    def therock_indexes(self) -> Tuple[TheRockIndex, ...]:
+        return self._rows("therock", TheRockIndex)
+
+    def therock_index_for(self, gfx: str, platform: str) -> Optional[TheRockIndex]:
+        """AMD TheRock's index serving ``gfx`` on ``platform``: multi-arch first, stable before nightly."""
+        rows = [r for r in self.therock_indexes if gfx in r.gfx and platform in r.platforms]
+        rows.sort(key=lambda r: (r.kind != "multi-arch", r.channel != "stable"))
+        return rows[0] if rows else None
 
     def gfx_target(self, name_or_gfx: str) -> Optional[GfxTarget]:
         """An AMD GPU by gfx target (first row with it) or by a name it lists."""

@@ -122,6 +122,7 @@ def _derive_and_check(data: Dataset) -> None:
     loader.check_references(data)
     loader.with_minor_compat(data)
     invariants.inherit_jetson_wheels(data)
+    invariants.derive_in_wheels(data)
     invariants.check_invariants(data)
 
 

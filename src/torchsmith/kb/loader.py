@@ -33,6 +33,7 @@ from typing import (
 
 import torchsmith.kb.model as m
 import torchsmith.kb.rows as rb
+import torchsmith.kb.rows_amd as amd
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.rows import is_version, normalize_gpu_name, version_key
 
@@ -92,7 +93,8 @@ DATA_FILES: Dict[str, Dict[str, _Section[Any]]] = {
         "jetpacks": _newest_first(rb.jetpack, lambda r: (r.l4t,), lambda r: _v(r.l4t)),
     },
     "rocm.json": {
-        "gfx_targets": _Section(rb.gfx_target, lambda r: (r.name,), lambda r: (), None),
+        "gfx_targets": _Section(amd.gfx_target, lambda r: (r.name,), lambda r: (), None),
+        "therock_indexes": _Section(amd.therock_index, lambda r: (r.index_url,), lambda r: (), None),
     },
     "companions.json": {
         "paired_wheels": _newest_first(rb.paired, lambda r: (r.package, r.torch, r.variant),

@@ -30,6 +30,7 @@ __all__ = [
     "PairedWheels",
     "Row",
     "Source",
+    "TheRockIndex",
     "TorchRelease",
     "TorchRequirement",
     "VariantBuild",
@@ -218,9 +219,28 @@ class GfxTarget:
     name: str
     gfx: str
     family: str
-    in_wheels: bool  # some PyTorch ROCm wheel carries code for this target
+    in_wheels: bool  # some PyTorch ROCm wheel carries code for it (derived from the releases' lists)
     sources: Tuple[str, ...]
     uncertain: bool = False
+    # AMD TheRock's status per platform: "release-ready" | "sanity-tested" | "build-passing"
+    therock: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TheRockIndex:
+    """One of AMD TheRock's Python package indexes: which gfx targets, platforms and torch series."""
+
+    index_url: str
+    kind: str  # "multi-arch" (one index, a device-<gfx> extra per target) | "per-family"
+    family: str  # "" for multi-arch; "gfx110X-all" for a per-family index
+    channel: str  # "nightly" | "stable"
+    gfx: Tuple[str, ...]
+    platforms: Tuple[str, ...]
+    torch: Tuple[str, ...]  # torch series built there ("2.14", "2.13")
+    sources: Tuple[str, ...]
+    extra: str = ""  # "device-{gfx}": the install extra that selects a target's kernels
+    uncertain: bool = False
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -259,6 +279,7 @@ class TorchRequirement:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    confirmed_from: Tuple[str, ...] = ()  # the index's wheel whose Requires-Dist states the pin
 
 
 @dataclass(frozen=True)
@@ -309,6 +330,8 @@ class FrameworkBuild:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    # The package index's files this row was read from (tools/confirm_frameworks.py): wheel names.
+    confirmed_from: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -341,6 +364,8 @@ class WheelAudit:
     sources: Tuple[str, ...]
     uncertain: bool = False
     note: str = ""
+    package: str = "torch"  # or a companion read the same way (torchvision, torchaudio)
+    version: str = ""  # the companion's own version; torch is then the torch its metadata pins
 
     def title(self) -> str:
         main = max(self.libraries, key=lambda lib: lib.containers, default=None)
@@ -359,6 +384,7 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
     "gpus": ("gpus.json", "gpus"),
     "jetson": ("jetson.json", "jetpacks"),
     "rocm": ("rocm.json", "gfx_targets"),
+    "therock": ("rocm.json", "therock_indexes"),
     "paired-wheels": ("companions.json", "paired_wheels"),
     "torch-requirements": ("companions.json", "torch_requirements"),
     "conda-channels": ("conda.json", "channels"),
@@ -370,7 +396,8 @@ TABLE_FILES: Dict[str, Tuple[str, str]] = {
 
 # A row of any table.
 Row = Union[TorchRelease, CudaRelease, MinorCompat, DriverBranch, ArchSupport, GpuModel, JetPack, GfxTarget,
-            PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild, WheelAudit]
+            TheRockIndex, PairedWheels, TorchRequirement, CondaChannel, CondaBuild, FrameworkBuild,
+            WheelAudit]
 
 # The (file, section) holding each row type.
 SECTION_OF: Mapping[type, Tuple[str, str]] = {
@@ -382,6 +409,7 @@ SECTION_OF: Mapping[type, Tuple[str, str]] = {
     GpuModel: TABLE_FILES["gpus"],
     JetPack: TABLE_FILES["jetson"],
     GfxTarget: TABLE_FILES["rocm"],
+    TheRockIndex: TABLE_FILES["therock"],
     PairedWheels: TABLE_FILES["paired-wheels"],
     TorchRequirement: TABLE_FILES["torch-requirements"],
     CondaChannel: TABLE_FILES["conda-channels"],

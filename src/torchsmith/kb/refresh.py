@@ -199,7 +199,8 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
 
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
             variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
-            timeout: float = 20.0, today: Optional[str] = None, wait: float = 0.0) -> Dict[str, Any]:
+            timeout: float = 20.0, today: Optional[str] = None, wait: float = 0.0,
+            variant_index: bool = False) -> Dict[str, Any]:
     """Read the indexes and (re)write ``overlay_dir``; returns what was read and found.
 
     One refresh of an overlay at a time (a second waits up to ``wait`` seconds, else is
@@ -208,11 +209,13 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
 
     with exclusive(overlay_dir, wait=wait, what="kb refresh"):
         return _refresh(overlay_dir=overlay_dir, fetch=fetch, index_base=index_base, variants=variants,
-                        package_indexes=package_indexes, timeout=timeout, today=today)
+                        package_indexes=package_indexes, timeout=timeout, today=today,
+                        variant_index=variant_index)
 
 
 def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], variants: Optional[Sequence[str]],
-             package_indexes: Sequence[str], timeout: float, today: Optional[str]) -> Dict[str, Any]:
+             package_indexes: Sequence[str], timeout: float, today: Optional[str],
+             variant_index: bool = False) -> Dict[str, Any]:
     packaged = load_kb(packaged_only=True)
     base = (index_base or str(packaged.manifest["torch_index_base"])).rstrip("/")
     date = today or datetime.date.today().isoformat()
@@ -229,24 +232,19 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     if not per_variant:
         raise RefreshError(f"none of the torch indexes under {redact(base)} answered ({', '.join(names)})",
                            hint="check --torch-index / the variant names")
-    pypi: Dict[str, Dict[str, Set[str]]] = {}
-    for index in package_indexes:
-        url = f"{index.rstrip('/')}/torch/"
-        found = _read_page(fetch, url, timeout, read)
-        if found is None:
-            continue
-        for version, locals_ in found.items():
-            for platform, tags in locals_.get("", {}).items():
-                pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
-        read.append({"url": redact(url), "status": "ok", "versions": len(pypi)})
+    pypi = _read_package_indexes(fetch, package_indexes, timeout, read)
     shown = redact(strip_credentials(base))  # the overlay names no credentials
     rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, shown)
+    labels = (_apply_variant_index(packaged, fetch, base, rows=rows, timeout=timeout, read=read)
+              if variant_index else {})
     new = [r["version"] for r in rows if packaged.release(r["version"]) is None]
-    provenance = {"refreshed": date, "newest_seen": newest, "torch_index_base": shown,
+    provenance: Dict[str, Any] = {"refreshed": date, "newest_seen": newest, "torch_index_base": shown,
                   "packaged_kb_version": packaged.kb_version,
                   "package_indexes": [redact(strip_credentials(u)) for u in package_indexes],
                   "read": read, "new_releases": new,
                   "changed_releases": [r["version"] for r in rows if r["version"] not in new]}
+    if variant_index:
+        provenance["variant_labels"] = labels
     source_id = f"REFRESH_{date.replace('-', '')}"
     stamp = date.replace("-", "")
     manifest = {"kb_version": f"{packaged.kb_version}+refresh.{stamp}", "schema": 1,
@@ -269,6 +267,65 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
                                                        newest=newest, date=date, timeout=timeout, read=read)
     _write(overlay_dir, redact_data(files))
     return provenance
+
+
+def _read_package_indexes(fetch: Fetch, package_indexes: Sequence[str], timeout: float,
+                          read: List[Dict[str, Any]]) -> Dict[str, Dict[str, Set[str]]]:
+    """``{version: {platform: python tags}}`` of torch on the user's package indexes."""
+    pypi: Dict[str, Dict[str, Set[str]]] = {}
+    for index in package_indexes:
+        url = f"{index.rstrip('/')}/torch/"
+        found = _read_page(fetch, url, timeout, read)
+        if found is None:
+            continue
+        for version, locals_ in found.items():
+            for platform, tags in locals_.get("", {}).items():
+                pypi.setdefault(version, {}).setdefault(platform, set()).update(tags)
+        read.append({"url": redact(url), "status": "ok", "versions": len(pypi)})
+    return pypi
+
+
+def _apply_variant_index(packaged: KnowledgeBase, fetch: Fetch, base: str, *, rows: List[Dict[str, Any]],
+                         timeout: float, read: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Each release's ``torch-{version}-variants.json`` on ``{base}/variant/torch/`` (PEP 825): the
+    labels' CUDA floors and arch lists, per platform its wheels are published for, written into the
+    refreshed rows; disagreements with packaged rows reported."""
+    from torchsmith.kb.variant_index import label_disagreements, parse_variant_page, parse_variants_json
+
+    page_url = f"{base}/variant/torch/"
+    try:
+        files, platforms = parse_variant_page(fetch(page_url, timeout))
+    except FetchError as exc:
+        read.append({"url": redact(page_url), "status": "not found" if exc.status == 404 else "failed"})
+        return {}
+    read.append({"url": redact(page_url), "status": "ok", "versions": len(files)})
+    out: Dict[str, Any] = {}
+    wanted = {r["version"] for r in rows} | {r.version for r in packaged.releases[:2]}
+    for version, name in sorted(files.items(), key=lambda item: version_key(item[0]), reverse=True):
+        if version not in wanted:
+            continue
+        url = f"{page_url}{name}"
+        labels = parse_variants_json(fetch(url, timeout), redact(url))
+        read.append({"url": redact(url), "status": "ok", "labels": sorted(labels)})
+        found: Dict[str, Any] = {}
+        for label, facts in labels.items():
+            on = platforms.get(version, {}).get(label, [])
+            found[label] = {"cuda": facts.cuda_lower, "sass": list(facts.sass), "ptx": list(facts.ptx),
+                            "platforms": on, "disagrees": []}
+            release = packaged.release(version)
+            build = release.variant(label) if release is not None else None
+            for platform in on if build is not None else ():
+                found[label]["disagrees"] += [f"{platform}: {p}" for p in label_disagreements(
+                    facts, build.cuda, build.sass(platform), build.ptx(platform))]  # type: ignore[union-attr]
+            for row in rows:
+                for variant in row["variants"] if row["version"] == version else ():
+                    if variant["name"] == label and facts.sass:
+                        variant["sass"] = {p: list(facts.sass) for p in on if p in variant["platforms"]}
+                        variant["ptx"] = {p: list(facts.ptx) for p in on
+                                          if p in variant["platforms"] and facts.ptx}
+                        variant["note"] = f"arch lists from the variant index's {name}"
+        out[version] = found
+    return out
 
 
 def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: Mapping[str, object], *,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATE",
+    "GFX_PATTERN",
     "Context",
     "RowReader",
     "arch_support",
@@ -29,7 +30,6 @@ __all__ = [
     "conda_build",
     "driver_branch",
     "framework",
-    "gfx_target",
     "gpu",
     "is_version",
     "jetpack",
@@ -51,7 +51,7 @@ _ARCH = re.compile(r"^sm_\d+[af]?$")
 _PTX = re.compile(r"^compute_\d+[af]?$")  # PTX rows name the virtual architecture
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_GFX = re.compile(r"^gfx[0-9a-f]+$")
+GFX_PATTERN = re.compile(r"^gfx[0-9a-f]+$")
 _DRIVER = re.compile(r"^\d+(\.\d+){0,2}$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DIGITS = re.compile(r"^\d+$")
@@ -249,7 +249,7 @@ def _variant(row: RowReader, index_base: str) -> m.VariantBuild:
     return m.VariantBuild(
         name=name, kind=kind, cuda=cuda, rocm=rocm, platforms=platforms,
         index_url=row.opt_text("index_url") or f"{index_base.rstrip('/')}/{name}",
-        sass_by_platform=sass, ptx_by_platform=ptx, gfx=row.texts("gfx", _GFX),
+        sass_by_platform=sass, ptx_by_platform=ptx, gfx=row.texts("gfx", GFX_PATTERN),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
         rocm_sdk=row.opt_text("rocm_sdk") or "", unverified=_unverified(row, platforms),
     )
@@ -370,15 +370,6 @@ def jetpack(row: RowReader, _ctx: Context) -> m.JetPack:
     )
 
 
-def gfx_target(row: RowReader, _ctx: Context) -> m.GfxTarget:
-    row.moved("hsa_override", "hsa_override.json (the override route's one home)")
-    return m.GfxTarget(
-        name=row.text("name"), gfx=row.text("gfx", _GFX), family=row.text("family"),
-        in_wheels=row.flag("in_wheels"),
-        sources=row.sources(), uncertain=row.flag("uncertain"),
-    )
-
-
 def paired(row: RowReader, _ctx: Context) -> m.PairedWheels:
     return m.PairedWheels(
         package=row.text("package"), torch=row.version("torch"), variant=row.text("variant"),
@@ -394,7 +385,7 @@ def requirement(row: RowReader, _ctx: Context) -> m.TorchRequirement:
     return m.TorchRequirement(
         package=row.text("package"), version=row.version("version"), torch=spec,
         variants=row.texts("variants"), sources=row.sources(), uncertain=row.flag("uncertain"),
-        note=row.opt_text("note") or "",
+        note=row.opt_text("note") or "", confirmed_from=_confirmed_from(row),
     )
 
 
@@ -421,7 +412,27 @@ def framework(row: RowReader, _ctx: Context) -> m.FrameworkBuild:
         cuda=row.opt_version("cuda"), cudnn=row.opt_text("cudnn"), python=row.texts("python", _PYTHON_TAG),
         min_driver_linux=row.opt_text("min_driver_linux", _DRIVER), platforms=row.platforms("platforms"),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+        confirmed_from=_confirmed_from(row),
     )
+
+
+def _confirmed_from(row: RowReader) -> Tuple[str, ...]:
+    """The index files a row was confirmed from; a row with none must be `uncertain`."""
+    value = row.data.get("confirmed_from")
+    if value is None:
+        if not row.flag("uncertain"):
+            raise row.error("confirmed_from", "missing: confirm the row from the package index's files "
+                                              "(tools/confirm_frameworks.py --write) or mark it uncertain")
+        return ()
+    if not isinstance(value, dict):
+        raise row.error("confirmed_from", "expected an object with index, files and read")
+    sub = RowReader(row.where, row.number, value, f"{row.prefix}confirmed_from.")
+    sub.text("index")
+    sub.text("read", DATE)
+    files = sub.texts("files", _WHEEL_FILE, required=True)
+    if not files:
+        raise sub.error("files", "names no file")
+    return files
 
 
 def _wheel_library(row: RowReader) -> m.WheelLibrary:
@@ -449,12 +460,14 @@ def wheel_audit(row: RowReader, _ctx: Context) -> m.WheelAudit:
         platform_tags=row.texts("platform_tags"),
         libraries=tuple(_wheel_library(sub) for sub in row.rows("libraries")),
         sources=row.sources(), uncertain=row.flag("uncertain"), note=row.opt_text("note") or "",
+        package=row.opt_text("package") or "torch", version=row.opt_version("version") or "",
     )
 
 
 def audit_sources(rows: Sequence[m.WheelAudit]) -> Dict[str, m.Source]:
     """Each audited wheel as a source the release rows cite by its id."""
-    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/torch/{row.torch}/#files",
+    return {row.id: m.Source(id=row.id, url=f"https://pypi.org/project/{row.package}/"
+                                           f"{row.version or row.torch}/#files",
                              title=row.title(), retrieved=row.retrieved, note=row.note)
             for row in rows}
 

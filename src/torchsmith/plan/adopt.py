@@ -3,7 +3,7 @@ the one, why PyPI's default build is not, and conda-forge's side of the same sta
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.check import check_variant
 from torchsmith.plan.core import NO_GPU_BUILD, Check, Job
@@ -79,6 +79,26 @@ def reject_pypi_default(draft: Draft, idx: Index, view: HostView, chosen: Check)
                                       f"without an NVIDIA GPU cannot use", "cuda-libraries-not-needed"))
 
 
+def _older_with_cuda_major(idx: Index, platform: str, version: str, cuda: str) -> Optional[Tuple[str, str]]:
+    """(release, cuda) of the newest conda-forge pytorch up to ``version`` built for ``platform``
+    with a CUDA of ``cuda``'s major (the nearest not above it): conda-forge's cuda-version X.Y
+    constrains ``__cuda >= X``, so only that major installs on the driver the pip plan chose for."""
+    major = cuda.split(".", maxsplit=1)[0]
+    best: Optional[Tuple[str, str]] = None
+    for row in getattr(idx.kb, "conda_builds", ()):
+        if row.package != "pytorch" or not row.releases or platform not in row.platforms:
+            continue
+        same = [c for c in row.cudas_for(platform) if c.split(".")[0] == major]
+        fitting = [c for c in same if version_tuple(c) <= version_tuple(cuda)] or same
+        releases = [r for r in row.releases if version_tuple(r) <= version_tuple(version)]
+        if not fitting or not releases:
+            continue
+        newest = max(releases, key=version_tuple)
+        if best is None or version_tuple(newest) > version_tuple(best[0]):
+            best = (newest, max(fitting, key=version_tuple))
+    return best
+
+
 def conda_specs(idx: Index, view: HostView, chosen: Check) -> Dict[str, Any]:
     """conda-forge's side of the plan: pytorch (and pytorch-gpu + cuda-version) for the renderers."""
     variant = chosen.variant
@@ -103,7 +123,17 @@ def conda_specs(idx: Index, view: HostView, chosen: Check) -> Dict[str, Any]:
                 notes.append(f"{built_for}, not {cuda}: cuda-version={nearest} instead")
                 cuda = nearest
             else:
-                notes.append(f"{built_for} only; the pip plan's CUDA {cuda} is not one")
+                older = _older_with_cuda_major(idx, view.platform, version, cuda)
+                if older is None:
+                    return {"available": False,
+                            "reason": f"{built_for} only, and no earlier conda-forge release has a CUDA "
+                                      f"{cuda.split('.')[0]}.x build for {view.platform}, the CUDA this "
+                                      "driver runs (cuda-version X.Y needs __cuda >= X)"}
+                version, cuda = older
+                notes.append(f"{built_for} only, whose cuda-version needs a newer driver (__cuda >= "
+                             f"major); pytorch {version} is the newest conda-forge release with a CUDA "
+                             f"{cuda} build: pytorch-gpu={version}, cuda-version={cuda}")
+                specs["pytorch"] = version
         specs["pytorch-gpu"] = version
         specs["cuda-version"] = cuda
     if not builds:

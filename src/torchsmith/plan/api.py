@@ -7,7 +7,7 @@ The CLI parses its flags into a :class:`~torchsmith.plan.model.Request`, calls
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["extra_sources_warning", "make_plan", "optional_choices", "requested", "user_constrained"]
 
 
-def requested(texts: Sequence[str], files: Sequence[str] = (),
-              project: Optional[str] = None) -> Tuple[Tuple[str, ...], bool]:
+def requested(texts: Sequence[str], files: Sequence[str] = (), project: Optional[str] = None,
+              origins: Optional[Dict[str, str]] = None) -> Tuple[Tuple[str, ...], bool]:
     """(requirements, stated): requirement texts, then the lines of requirement files and a
     pyproject's dependencies; the default stack when none is given (``stated`` False).
+    ``origins`` gets where each line from a file is written (``reqs.txt:3``).
 
     Raises :class:`~torchsmith.errors.RequirementError` for garbage in ``texts`` before any
     file is read.
@@ -32,10 +33,14 @@ def requested(texts: Sequence[str], files: Sequence[str] = (),
     wanted: List[str] = list(texts)
     parse_requirements(wanted)
     for path in files:
-        wanted.extend(read_requirements_file(path))
+        wanted.extend(read_requirements_file(path, origins=origins))
     if project:
-        wanted.extend(read_pyproject(project))
+        found = read_pyproject(project)
+        wanted.extend(found)
+        if origins is not None:
+            origins.update((text, project) for text in found if text not in origins)
     return (tuple(wanted) if wanted else Request().requirements), bool(texts or files or project)
+
 
 def user_constrained(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,
                      read: Optional[Read]) -> Tuple[Plan, Request]:
@@ -119,5 +124,5 @@ def extra_sources_warning(machine: Machine) -> Optional[str]:
     return (f"{EXTRA_SOURCES_WARNING} ("
             + "; ".join(sorted(found)) + "): they are searched next to the PyTorch index, so a "
             "same-named package there could still win. Run the torch command with "
-            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_NO_CONFIG=1), or let `torchsmith "
-            "install` do it")
+            "PIP_EXTRA_INDEX_URL= PIP_FIND_LINKS= (uv: UV_INDEX= UV_EXTRA_INDEX_URL= UV_FIND_LINKS=), "
+            "or let `torchsmith install` do it (your constraints still apply)")

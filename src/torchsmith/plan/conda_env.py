@@ -7,6 +7,7 @@ once (:func:`conda_stack`), printed by the conda and pixi renderers.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.compat import variant_cuda
@@ -18,7 +19,11 @@ from torchsmith.plan.conda_forge import (
     legacy_specs,
     tensorflow_windows_gpu,
 )
+from torchsmith.plan.conda_tegra import tegra_stack
 from torchsmith.plan.model import CondaStack, PackagePin, Plan
+
+if TYPE_CHECKING:
+    from torchsmith.kb.model import CondaBuild
 from torchsmith.versions import minor_version, version_tuple
 
 if TYPE_CHECKING:
@@ -27,8 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["conda_stack", "kb_build_notes"]
 
 _NOT_CONDA = {
-    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA, not for Jetson's L4T "
-              "(the JetPack's own NVIDIA wheel is the one that runs there)",
+    "jetson": "conda-forge's pytorch-gpu is built for desktop/server CUDA and, from 2.11, for Jetson "
+              "JetPack 6 (arm-variant tegra), not for this Jetson's JetPack (its own NVIDIA wheel runs here)",
     "rocm": "torchsmith's data has no conda-forge ROCm build of pytorch",
     "xpu": "torchsmith's data has no conda-forge Intel XPU build of pytorch",
 }
@@ -52,6 +57,10 @@ def conda_stack(plan: Plan, kb: KnowledgeBase, fmt: str = "conda") -> CondaStack
 
     Raises ``format-not-applicable`` when conda-forge cannot express the plan.
     """
+    if plan.accelerator == "jetson":
+        tegra = tegra_stack(plan, kb, kb.document("formats")["conda"]["gpu_package"])
+        if tegra is not None:
+            return tegra
     kind = _kind(plan, fmt)
     formats = kb.document("formats")
     data = formats["conda"]
@@ -71,6 +80,7 @@ def conda_stack(plan: Plan, kb: KnowledgeBase, fmt: str = "conda") -> CondaStack
     version = forge.version if forge is not None else str(specs.get("pytorch") or "")
     notes: List[str] = [forge.note] if forge is not None and forge.note else []
     cuda, packages = _torch_packages(plan, kind, fmt, forge, version, data=data, notes=notes)
+    cuda = _family_cuda(plan, kb, forge, cuda, data=data, notes=notes, fmt=fmt)
     pip = _family_packages(plan, forge, data, packages)
     compiled, pip, compiled_notes = compiled_on_conda_forge(pip, formats)
     packages.extend((name, "") for name in compiled)
@@ -122,11 +132,67 @@ def _family_packages(plan: Plan, forge: Optional[ForgeRelease], data: Dict[str, 
     return pip
 
 
+def _family_rows(kb: KnowledgeBase, conda_name: str, version: str) -> Optional[CondaBuild]:
+    """The feedstock row of ``conda_name`` (torchvision, torchaudio) for ``version``'s series."""
+    try:
+        rows = kb.conda_builds
+    except TorchsmithError:
+        return None
+    return next((b for b in rows if b.package == conda_name and b.version == minor_version(version)), None)
+
+
+def _family_cuda(plan: Plan, kb: KnowledgeBase, forge: Optional[ForgeRelease], cuda: Optional[str], *,
+                 data: Dict[str, Any], notes: List[str], fmt: str) -> Optional[str]:
+    """The cuda-version every family package has a build for on this platform (torchvision's CUDA
+    must equal pytorch's); refuses when conda-forge has no build of one of them here."""
+    release = kb.release(forge.version) if forge is not None else None
+    family: Dict[str, str] = data["family"]
+    for pin in plan.packages:
+        if pin.name not in family or pin.name == "torch":
+            continue
+        paired = getattr(release, pin.name, None) if release is not None else None
+        moved = forge is not None and forge.version != (plan.package("torch") or pin).version.split("+")[0]
+        if moved and not paired:
+            continue  # another pytorch than planned, its pair unknown: left to the solver
+        row = _family_rows(kb, family[pin.name], paired or pin.version)
+        if row is None:
+            continue  # not in the data: left to the solver
+        cite = ", ".join(kb.sources[s].url for s in row.sources if s in kb.sources)
+        built = row.cudas_for(plan.platform)
+        if plan.platform not in row.platforms or (cuda and not built):
+            what = "CUDA " if cuda else ""
+            raise _not_applicable(
+                f"no {fmt} environment for this plan: conda-forge builds no {what}{family[pin.name]} "
+                f"{row.version} for {plan.platform} (source: {cite})",
+                f"use --format pip, or plan without {pin.name}")
+        if cuda and cuda not in built:
+            shared = [c for c in built if forge is not None and c in forge.cudas
+                      and c.split(".")[0] == cuda.split(".")[0]]
+            if not shared:
+                raise _not_applicable(
+                    f"no {fmt} environment for this plan: conda-forge's {family[pin.name]} {row.version} "
+                    f"CUDA builds for {plan.platform} are for CUDA {', '.join(built)}, none of which "
+                    f"pytorch {forge.version if forge else ''} shares in CUDA {cuda.split('.')[0]}.x "
+                    f"(source: {cite})", f"use --format pip, or plan without {pin.name}")
+            chosen = max(shared, key=version_tuple)
+            notes.append(f"{family[pin.name]} {row.version} is built for CUDA {', '.join(built)} on "
+                         f"{plan.platform} and must match pytorch's: cuda-version={chosen} (source: {cite})")
+            cuda = chosen
+    return cuda
+
+
+def _split_spec(spec: str) -> Tuple[str, str]:
+    """``("pytorch", "2.1.2")`` from ``pytorch=2.1.2``; ``("mkl", "<2024.1")`` from ``mkl<2024.1``."""
+    match = re.match(r"^([A-Za-z0-9_.-]+)(.*)$", spec)
+    name, rest = (match.group(1), match.group(2)) if match else (spec, "")
+    return name, rest[1:] if rest.startswith("=") and not rest.startswith("==") else rest
+
+
 def _legacy_stack(plan: Plan, kind: str, torch: PackagePin, formats: Dict[str, Any]) -> CondaStack:
     """A release conda-forge never built here: the pytorch channel's build, with its CUDA package."""
     cuda = variant_cuda(plan.variant) if kind == "cuda" else None
-    channels, specs, comments = legacy_specs(torch.version, cuda, formats)
-    packages: List[Tuple[str, str]] = [(s.partition("=")[0], s.partition("=")[2]) for s in specs]
+    channels, specs, comments = legacy_specs(torch.version, cuda, formats, plan.platform)
+    packages: List[Tuple[str, str]] = [_split_spec(s) for s in specs]
     family: Dict[str, str] = formats["conda"]["family"]
     pip = [p for p in plan.packages if p.name not in family]
     packages.extend((family[p.name], p.version) for p in plan.packages

@@ -73,8 +73,8 @@ def forge_release(version: str, platform: str, kb: KnowledgeBase) -> Optional[Fo
                         row.cudas_for(platform))
 
 
-def legacy_specs(version: str, cuda: Optional[str],
-                 formats: Dict[str, Any]) -> Tuple[List[str], List[str], List[str]]:
+def legacy_specs(version: str, cuda: Optional[str], formats: Dict[str, Any],
+                 platform: str = "") -> Tuple[List[str], List[str], List[str]]:
     """(channels, packages, comments) for the legacy ``pytorch`` channel; raises when it has none."""
     data = formats["conda_legacy"]
     base = version.split("+", maxsplit=1)[0]
@@ -94,9 +94,16 @@ def legacy_specs(version: str, cuda: Optional[str],
     else:
         packages.append(f"{data['cuda_package']}={cuda}")
         channels.append(data["cuda_channel"])
+    if data.get("dependency_channel") and data["dependency_channel"] not in channels:
+        channels.append(data["dependency_channel"])  # python, mkl, blas: last, with nodefaults
+    if data.get("mkl_pin") and platform.endswith("x86_64"):
+        packages.append(data["mkl_pin"])
     comments = [f"conda-forge never built pytorch {base} for this platform: the legacy "
                 f"{data['channel']} channel (no builds after {data['last']}) has it"
                 + (f" ({data['note']}; unverified)" if data.get("uncertain") else ""),
+                *([data["dependency_channel_why"]] if data.get("dependency_channel_why") else []),
+                *([f"{data['mkl_pin']}: {data['mkl_pin_why']}"]
+                  if data.get("mkl_pin") and platform.endswith("x86_64") else []),
                 *(f"see {url}" for url in source_urls(formats, "conda_legacy"))]
     return channels, packages, comments
 

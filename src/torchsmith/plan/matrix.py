@@ -10,7 +10,7 @@ from torchsmith.plan.core import ARCH, NO_GPU_BUILD, Check
 from torchsmith.plan.detection import GPU_DETECTION_FAILED, detection_failure
 from torchsmith.plan.hostview import HostView, host_view
 from torchsmith.plan.index import Index, Release, index_of
-from torchsmith.versions import version_tuple
+from torchsmith.versions import minor_version, sortable_version, version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, VariantBuild
@@ -31,7 +31,7 @@ def matrix(machine: Machine, kb: KnowledgeBase, releases: int = 8) -> Tuple[Matr
     """The newest ``releases`` torch releases × their variants: does each run on this host?"""
     idx = index_of(kb)
     view = host_view(machine, kb)
-    rows: List[MatrixRow] = []
+    rows: List[MatrixRow] = _jetson_rows(idx, machine)
     seen_minor: Dict[str, None] = {}
     for rel in idx.releases:
         minor = f"{rel.version.major}.{rel.version.minor}"
@@ -43,6 +43,29 @@ def matrix(machine: Machine, kb: KnowledgeBase, releases: int = 8) -> Tuple[Matr
         for variant in rel.data.variants:
             rows.append(_matrix_row(idx, view, machine, rel, variant))
     return tuple(rows)
+
+
+def _jetson_rows(idx: Index, machine: Machine) -> List[MatrixRow]:
+    """A Jetson's own builds first: NVIDIA's wheels for its JetPack (and the JetPack's index)."""
+    jetson = machine.jetson
+    jp = idx.kb.jetpack_for_l4t(jetson.l4t) if jetson is not None and jetson.l4t else None
+    if jp is None:
+        return []
+    from torchsmith.plan.jetson import jetson_variant
+
+    variant = jetson_variant(str(jp.jetpack))
+    python = minor_version(machine.python.version) if machine.python.version else ""
+    rows: List[MatrixRow] = []
+    for wheel in sorted(jp.wheels, key=lambda w: sortable_version(w.torch), reverse=True):
+        fits = not python or wheel.python == python
+        listed = f", listed for JetPack {wheel.listed_for}" if wheel.listed_for else ""
+        where = f"NVIDIA's wheel for JetPack {jp.jetpack}{listed} ({wheel.url})"
+        rows.append(MatrixRow(wheel.torch, variant, "jetson", fits, "" if fits else "no-wheel-for-python",
+                              where if fits else f"{where} is for Python {wheel.python}, not {python}"))
+    if jp.index_url:
+        rows.append(MatrixRow("(index)", variant, "jetson", True, "", f"the JetPack {jp.jetpack} index "
+                              f"{jp.index_url}: `torchsmith plan` pins its torch"))
+    return rows
 
 
 def _jetson_uses_sbsa(idx: Index, machine: Machine) -> bool:

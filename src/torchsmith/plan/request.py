@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
 
@@ -101,11 +101,13 @@ def parse_requirement(text: str, origin: str = "command line") -> Wanted:
     )
 
 
-def parse_requirements(texts: Sequence[str], origin: str = "command line") -> Tuple[Wanted, ...]:
-    """Parse and merge: two lines for one package become one specifier (``torch>=2``, ``torch<3``)."""
+def parse_requirements(texts: Sequence[str], origin: str = "command line",
+                       origins: Optional[Mapping[str, str]] = None) -> Tuple[Wanted, ...]:
+    """Parse and merge: two lines for one package become one specifier (``torch>=2``, ``torch<3``).
+    ``origins``: where a text is written, when not ``origin`` (a requirements file's line)."""
     merged: Dict[str, Wanted] = {}
     for text in texts:
-        wanted = parse_requirement(text, origin)
+        wanted = parse_requirement(text, (origins or {}).get(text, origin))
         if wanted.optional:
             continue
         previous = merged.get(wanted.name)
@@ -152,8 +154,10 @@ def _read_text(path: str, label: str) -> str:
         raise RequirementError(f"{label} is not UTF-8 text") from exc
 
 
-def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) -> List[str]:
-    """The requirement lines of a pip requirements file (``-r`` includes followed).
+def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None,
+                           origins: Optional[Dict[str, str]] = None) -> List[str]:
+    """The requirement lines of a pip requirements file (``-r`` includes followed); ``origins``
+    gets the file and line of each (``reqs.txt:3``), which a cap's reason names.
 
     Index options (``--index-url``...) are dropped: the plan decides where torch comes from.
     """
@@ -171,12 +175,14 @@ def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None) ->
         if option:
             if option.group(1) in ("-r", "--requirement"):
                 nested = os.path.join(os.path.dirname(path), option.group(2))
-                lines.extend(read_requirements_file(nested, seen | {real}))
+                lines.extend(read_requirements_file(nested, seen | {real}, origins))
             continue  # constraints files narrow, they do not ask for packages
         if text.startswith("-"):
             continue
         parse_requirement(text, f"{path}:{number}")  # fail early with the line number
         lines.append(text)
+        if origins is not None:
+            origins.setdefault(text, f"{path}:{number}")
     return lines
 
 

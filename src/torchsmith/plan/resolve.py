@@ -91,7 +91,8 @@ def recommend(machine: Machine, kb: KnowledgeBase) -> Plan:
 
 
 def _wanted_map(request: Request) -> Dict[str, Wanted]:
-    wanted = constrained(parse_requirements(list(request.requirements)), request.constraints)
+    wanted = constrained(parse_requirements(list(request.requirements), origins=dict(request.origins)),
+                         request.constraints)
     return {w.name: w for w in wanted}
 
 

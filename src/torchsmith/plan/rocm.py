@@ -17,6 +17,7 @@ from torchsmith.plan.dead_end import no_solution
 from torchsmith.plan.doors import capped_by
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Rejection
+from torchsmith.plan.therock import plan_windows_amd
 from torchsmith.plan.walk import Walk, walk_releases
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
     gfxs = [g.gfx for g in rocm.gpus if g.gfx]
     names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
     if machine.os.system == "windows":
-        return plan_cpu(job, constraints, f"AMD GPU {names} on Windows")
+        return plan_windows_amd(job, constraints, gfxs, names)
     draft = Draft()
     if not gfxs:
         draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")

@@ -34,6 +34,7 @@ class UserConstraint:
     specifier: str  # ">=2.5,<2.6"
     where: str  # "/home/me/constraints.txt:3 (PIP_CONSTRAINT)"
     guard: bool = False  # torchsmith's own guard file: `torchsmith install` lifts and rewrites it
+    file: str = ""  # the constraints file itself
 
 
 def _file_lines(path: str, via: str, read: Read) -> List[UserConstraint]:
@@ -45,7 +46,8 @@ def _file_lines(path: str, via: str, read: Read) -> List[UserConstraint]:
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):
             continue  # comments, options (-c other.txt, --hash ...)
-        found.extend(_parsed(line, f"{path}:{number} ({via})", _is_guard(path)))
+        found.extend(dataclasses.replace(c, file=path)
+                     for c in _parsed(line, f"{path}:{number} ({via})", _is_guard(path)))
     return found
 
 
@@ -121,12 +123,20 @@ def _narrowed(request: Request, constraints: Sequence[UserConstraint]) -> Option
     return dataclasses.replace(request, constraints=(*request.constraints, *extra)) if extra else None
 
 
-def _forbidden(constraint: UserConstraint, version: str) -> str:
+def _forbidden(constraint: UserConstraint, version: str, request: Request) -> str:
     """Why the printed commands would fail, and a way on that keeps the constraint."""
     if constraint.guard:
+        import os
+        import shlex
+
+        prefix = os.path.dirname(constraint.file)
+        python = os.path.join(prefix, "Scripts", "python.exe") if "\\" in prefix else os.path.join(
+            prefix, "bin", "python")
+        asked = "".join(f"{shlex.quote(text)} " for text in request.requirements) if request.explicit else ""
         return (f"torchsmith's guard pins {constraint.name}{constraint.specifier} ({constraint.where}), "
-                f"which forbids the planned {constraint.name} {version}: run `torchsmith install` with "
-                "--python naming that environment, which lifts the guard and writes it anew")
+                f"which forbids the planned {constraint.name} {version}: install it with "
+                f"`torchsmith install {asked}--python {shlex.quote(python)}`, which lifts the guard, "
+                "verifies and writes it anew")
     return (f"your constraint {constraint.name}{constraint.specifier} at {constraint.where} forbids the "
             f"planned {constraint.name} {version}: pip/uv would refuse the install commands; change "
             f"that constraint, or ask for a stack within it ('{constraint.name}{constraint.specifier}')")
@@ -147,5 +157,5 @@ def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resol
         again = resolve(narrowed)
         if again.ok and not _broken(again, constraints):
             return again, narrowed
-    warnings = tuple(_forbidden(c, version) for c, version in broken)
+    warnings = tuple(_forbidden(c, version, request) for c, version in broken)
     return dataclasses.replace(plan, warnings=(*plan.warnings, *warnings)), request

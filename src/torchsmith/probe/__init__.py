@@ -10,7 +10,7 @@ import dataclasses
 import os
 from typing import List, Mapping, Optional
 
-from torchsmith.host import Host
+from torchsmith.host import Host, PlatformInfo
 from torchsmith.host.budget import BudgetHost, probe_budget
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
 from torchsmith.probe.apple import detect_apple
@@ -67,6 +67,14 @@ def _igpu_only_jetson(jetson: Optional[JetsonInfo]) -> bool:
     return not (major.isdigit() and int(major) >= 38)
 
 
+def _site_of(plat: PlatformInfo, python: PythonInfo) -> PlatformInfo:
+    """The platform with the inspected environment's prefix: pip reads its site pip.conf there
+    (torchsmith's guard of that environment lives in it), not in torchsmith's own."""
+    if python.prefix and python.prefix != plat.python_prefix:
+        return dataclasses.replace(plat, python_prefix=python.prefix)
+    return plat
+
+
 def probe(host: Host, python: Optional[str] = None) -> Machine:
     """Describe the machine behind ``host``. ``python``: inspect that interpreter instead.
 
@@ -94,7 +102,7 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
         apple=detect_apple(host, plat, notes),
         cuda_toolkits=detect_toolkits(host, notes) if os_info.system != "macos" else (),
         env=dataclasses.replace(detect_env(host, plat),
-                                index_settings=detect_index_settings(host, plat)),
+                                index_settings=detect_index_settings(host, _site_of(plat, python_info))),
         scheduler=detect_scheduler(host),
         notes=tuple(notes),
     )

@@ -36,8 +36,17 @@ def _comment(lines: List[str]) -> List[str]:
     return [f"# {line}" if line else "#" for line in lines]
 
 
+def _without_image_builds(plan: Plan, base: BaseImage) -> Plan:
+    """The image ships some packages (l4t-pytorch: torchvision): the plan's warning to build them
+    from source does not apply to this file."""
+    shipped = [name for name in base.preinstalled if name != "torch"]
+    kept = tuple(w for w in plan.warnings
+                 if not any(w.startswith(f"{name} ") and "from source" in w for name in shipped))
+    return plan if kept == plan.warnings else dataclasses.replace(plan, warnings=kept)
+
+
 def _header(plan: Plan, base: BaseImage) -> List[str]:
-    out = header_lines(plan, "Dockerfile for this plan")
+    out = header_lines(_without_image_builds(plan, base), "Dockerfile for this plan")
     out.append(f"# Base image: {base.why}.")
     out.append(f"#   source: {base.source_url}")
     if base.requires_cuda:

@@ -29,7 +29,12 @@ from torchsmith.render._common import (
 __all__ = ["conda_argvs", "pixi_argvs", "render_conda", "render_pixi"]
 
 
+_RANGE = ("<", ">", "!", "~", "=")  # a version range (mkl<2024.1), written after the name as is
+
+
 def _match_spec(name: str, version: str, sep: str) -> str:
+    if version.startswith(_RANGE):
+        return f"{name}{version}"
     return f"{name}{sep}{version}" if version else name
 
 
@@ -180,6 +185,8 @@ def _split_build(version: str) -> Tuple[str, str]:
 
 
 def _pixi_toml_spec(version: str) -> str:
+    if version.startswith(_RANGE):
+        return toml_str(version)
     number, build = _split_build(version)
     spec = f"=={number}" if number else "*"
     if build:
@@ -188,6 +195,8 @@ def _pixi_toml_spec(version: str) -> str:
 
 
 def _pixi_add_spec(name: str, version: str) -> str:
+    if version.startswith(_RANGE):
+        return f"{name}{version}"
     number, build = _split_build(version)
     if build:
         return f"{name}={number or '*'}={build}"

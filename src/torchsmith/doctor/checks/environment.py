@@ -19,7 +19,7 @@ from torchsmith.doctor.checks.common import (
     nvidia_gpus,
     torch_fact,
 )
-from torchsmith.doctor.fixes import KbSource, install_fix, python_of, quoted
+from torchsmith.doctor.fixes import KbSource, install_fix, pip_command, python_of, quoted
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
 
@@ -32,14 +32,13 @@ def check_two_torch_installs(report: Report, machine: Machine, kb: KbSource) -> 
            and not (i.get("source") == "unknown" and public_version(str(i.get("version"))) in conda_versions)]
     if len(pip) + len(conda) < 2:
         return None
-    python = quoted(python_of(report))
     facts = [Fact(f"torch {i['version']} installed by {i['source']} in {i['location']}", str(i["metadata"]))
              for i in pip]
     facts.extend(Fact(f"conda package pytorch {r['version']} ({r['build']})", str(r["file"])) for r in conda)
     torch = report.get("torch") or {}
     if torch.get("path"):
         facts.append(Fact(f"`import torch` loads {torch['path']}", "sys.path order"))
-    fix: List[str] = [f"{python} -m pip uninstall -y torch" for _ in pip]
+    fix: List[str] = [pip_command(report, "uninstall", "-y", "torch") for _ in pip]
     prefix = (report.get("python") or {}).get("conda_prefix")
     if conda and prefix:
         fix.append(f"conda remove -p {quoted(str(prefix))} --force -y pytorch")
@@ -139,13 +138,12 @@ def check_cuda_wheels_mismatch(report: Report, machine: Machine, kb: KbSource) -
             other.append((req, Fact(f"{wanted}; {version} is installed", source)))
     if not missing and not other:
         return None
-    python = quoted(python_of(report))
     pins = " ".join(quoted(f"{req.name}{req.specifier}") for req, _ in missing + other)
     return Finding(
         "cuda-wheels-mismatch", "error" if missing else "warning",
         f"{len(missing) + len(other)} of torch's CUDA runtime wheels are missing or of another version",
         (torch_fact(build), *(fact for _, fact in missing + other)),
-        (f"{python} -m pip install --no-deps {pins}",),
+        (pip_command(report, "install", "--no-deps", pins),),
         note="torch loads cuDNN, cuBLAS, NCCL... from these wheels; another version gives 'cuDNN "
              "version incompatibility' or undefined symbols, a missing one 'cannot open shared object file'",
     )

@@ -9,6 +9,7 @@ per extractor and is bounded by the same head/tail window the CLI reads.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 
 from torchsmith.explain.extract import build, environment, gpu, loader, python, resolver
@@ -80,6 +81,7 @@ def extract(
         not_found=resolver.not_found(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
+        mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 
 

@@ -90,6 +90,13 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 _MACHINE = re.compile(r"\b(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
 
 
+# A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
+# build string "py3.8_cpu_0", the cpuonly metapackage, a +cpu build (not a +cpu requirement).
+_CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
+                        r"|^\s*pytorch\s+[\d.]+\s+py[\d.]+_cpu_\d|^\s*cpuonly\s+[\d.]+\s"
+                        r"|PyTorch version: [\d.]+\+cpu\b", re.MULTILINE)
+
+
 def _first(pattern: re.Pattern[str], text: str) -> Optional[str]:
     match = pattern.search(text)
     if match is None:
@@ -164,9 +171,7 @@ def environment(text: str, frames: List[Frame]) -> Environment:
             value = _first(pattern, text)
             if value:
                 dict(_SETTERS)[name](env, value)
-    if re.search(
-        r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A|Could not collect)", text
-    ):
+    if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
     _torch_cuda(env)
     if env.python is None:

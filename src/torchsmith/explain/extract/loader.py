@@ -4,6 +4,7 @@ it could not resolve (demangled, and whose it is). Pure: the soname table is dat
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -15,7 +16,8 @@ _LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
-        r"(?:Could not load (?:dynamic )?library|Unable to load|cannot load|error loading|Library)\s+['\"`]?"
+        r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading)"
+        r"\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
     ),
@@ -72,11 +74,25 @@ def _is_missing(text: str, match: re.Match[str]) -> bool:
     """Whether the library itself is missing: not when the loader names another one it needed
     ("Could not load library A. Error: B: cannot open ...": B is), nor when Windows failed for
     another reason (WinError 1455, the paging file) while loading it."""
+    if re.match(r"[.\s]*Error code 127\b", text[match.end():match.end() + 40]):
+        return False  # Windows: the DLL was found, a procedure in it was not (a version mismatch)
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):
         return False
     before = text[max(0, match.start() - 300):match.start()]
     return not _NOT_MISSING.search(before)
+
+
+# "Failed to load library A with error: B: cannot open ...", "Could not load library A. Error: B: ..."
+_NEEDED_BY = re.compile(
+    r"(?:Failed to load library|Could not load library|Error loading)\s+['\"]?(?:[^'\"\s]*[\\/])?"
+    r"(?P<by>[\w.+-]+\.(?:so[\w.]*|dll|dylib))['\"]?\.?\s*(?:with error|Error)\s*:\s*"
+    + _LIB + r"\s*:\s*cannot open")
+
+
+def _needed_by(text: str) -> Dict[str, str]:
+    return {m.group("lib"): m.group("by") for m in _NEEDED_BY.finditer(text)
+            if m.group("lib") != m.group("by")}
 
 
 def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[MissingLibrary]:
@@ -91,7 +107,8 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
                 continue
             if soname not in found and len(found) < 20:
                 found[soname] = describe_library(soname, table)
-    return list(found.values())
+    asked_by = _needed_by(text)
+    return [dataclasses.replace(lib, needed_by=asked_by.get(lib.soname)) for lib in found.values()]
 
 
 # --- undefined symbols -------------------------------------------------------------------

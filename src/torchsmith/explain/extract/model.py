@@ -22,7 +22,8 @@ __all__ = [
 def _compact(value: Any) -> Any:
     """JSON without the empty fields."""
     if isinstance(value, dict):
-        return {k: _compact(v) for k, v in value.items() if v not in (None, "", [], {}, ())}
+        return {k: _compact(v) for k, v in value.items()
+                if v is not False and v not in (None, "", [], {}, ())}
     if isinstance(value, (list, tuple)):
         return [_compact(v) for v in value]
     return value
@@ -57,6 +58,7 @@ class MissingLibrary:
     provider: Optional[str] = None
     pip: Optional[str] = None
     conda: Optional[str] = None
+    needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class Extracted:
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
+    mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:
         return not any(getattr(self, f.name) for f in fields(self) if f.name != "environment") and not any(

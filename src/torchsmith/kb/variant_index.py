@@ -1,0 +1,134 @@
+"""Wheel-variant index metadata (PEP 825, draft): ``{name}-{version}-variants.json`` read as a
+primary source of what each variant label is built for.
+
+The file maps each variant label to its properties, ``namespace -> feature -> [values]``
+(``variants``), next to the providers that detect them (``providers``) and their priorities
+(``default-priorities``); checked against variantlib 0.2.2's ``VariantsJsonDict``. The NVIDIA
+provider's features (wheelnext/nvidia-variant-provider) are ``cuda_version_lower_bound``,
+``cuda_version_upper_bound`` and ``sm_arch`` (``90_real`` = SASS sm_90, ``120_virtual`` = PTX
+compute_120). A label without properties is the null (CPU) variant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from torchsmith.errors import KnowledgeBaseError
+
+__all__ = ["LabelFacts", "label_disagreements", "parse_variants_json"]
+
+_SM_ARCH = re.compile(r"^(\d+)([af]?)_(real|virtual)$")
+_NAME = re.compile(r"^[a-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class LabelFacts:
+    """What one variant label's properties say."""
+
+    label: str
+    properties: Mapping[str, Mapping[str, Tuple[str, ...]]]
+    cuda_lower: Optional[str] = None  # nvidia :: cuda_version_lower_bound
+    cuda_upper: Optional[str] = None  # nvidia :: cuda_version_upper_bound (exclusive)
+    sass: Tuple[str, ...] = ()  # from sm_arch NN_real
+    ptx: Tuple[str, ...] = ()  # from sm_arch NN_virtual, as compute_NN
+
+    @property
+    def is_null(self) -> bool:
+        return not self.properties
+
+
+def _values(where: str, value: Any) -> Tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise KnowledgeBaseError(f"{where}: expected a list of strings")
+    return tuple(value)
+
+
+def _label(label: str, raw: Any, where: str) -> LabelFacts:
+    if not isinstance(raw, dict):
+        raise KnowledgeBaseError(f"{where}: expected namespace -> feature -> values")
+    props: Dict[str, Dict[str, Tuple[str, ...]]] = {}
+    for namespace, features in raw.items():
+        if not _NAME.match(namespace) or not isinstance(features, dict):
+            raise KnowledgeBaseError(f"{where}.{namespace}: expected feature -> values")
+        props[namespace] = {feature: _values(f"{where}.{namespace}.{feature}", values)
+                            for feature, values in features.items()}
+    nvidia = props.get("nvidia", {})
+    sass: List[str] = []
+    ptx: List[str] = []
+    for value in nvidia.get("sm_arch", ()):
+        match = _SM_ARCH.match(value)
+        if match is None:
+            raise KnowledgeBaseError(f"{where}.nvidia.sm_arch: {value!r} is not NN_real or NN_virtual")
+        number, suffix, kind = match.groups()
+        (sass if kind == "real" else ptx).append(f"{'sm' if kind == 'real' else 'compute'}_{number}{suffix}")
+    key = lambda arch: int(re.sub(r"\D", "", arch))  # noqa: E731  # numeric order: sm_75 < sm_100
+    return LabelFacts(label=label, properties=props,
+                      cuda_lower=(nvidia.get("cuda_version_lower_bound") or (None,))[0],
+                      cuda_upper=(nvidia.get("cuda_version_upper_bound") or (None,))[0],
+                      sass=tuple(sorted(sass, key=key)), ptx=tuple(sorted(ptx, key=key)))
+
+
+def parse_variants_json(text: str, where: str = "variants.json") -> Dict[str, LabelFacts]:
+    """label -> facts; a clear KnowledgeBaseError naming the field on a malformed file."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise KnowledgeBaseError(f"{where}: not valid JSON ({exc})") from exc
+    variants = data.get("variants") if isinstance(data, dict) else None
+    if not isinstance(variants, dict):
+        raise KnowledgeBaseError(f"{where}: no 'variants' object (label -> properties)")
+    return {label: _label(label, raw, f"{where} variants.{label}") for label, raw in variants.items()}
+
+
+def label_disagreements(facts: LabelFacts, cuda: Optional[str], sass: Tuple[str, ...],
+                        ptx: Tuple[str, ...]) -> List[str]:
+    """How the data's row for this build differs from what its variant label declares."""
+    problems = []
+    if facts.cuda_lower and cuda and facts.cuda_lower != cuda:
+        problems.append(f"CUDA {cuda}: the label declares cuda_version_lower_bound {facts.cuda_lower}")
+    if facts.sass and tuple(sass) != facts.sass:
+        problems.append(f"SASS {' '.join(sass) or '(none)'}: the label declares {' '.join(facts.sass)}")
+    if facts.ptx and tuple(ptx) != facts.ptx:
+        problems.append(f"PTX {' '.join(ptx) or '(none)'}: the label declares {' '.join(facts.ptx)}")
+    return problems
+
+
+# --- reading a variant index (kb refresh) ------------------------------------------------------
+
+_ANCHOR = re.compile(r"<a\b[^>]*>([^<]*)</a>", re.IGNORECASE)
+_VARIANTS_FILE = re.compile(r"^torch-([0-9][^-]*)-variants\.json$")
+# PEP 825: a variant wheel's file name ends in its label: ...-{platform tag}-{label}.whl
+_VARIANT_WHEEL = re.compile(
+    r"^torch-([0-9][^-]*)-(?:\d[^-]*-)?(cp\d+t?|py3)-[^-]+-([^-]+)-([a-z0-9_.]+)\.whl$")
+_PLATFORM_OF = (("manylinux", "x86_64", "linux-x86_64"), ("manylinux", "aarch64", "linux-aarch64"),
+                ("win", "amd64", "windows-x86_64"), ("macosx", "arm64", "macos-arm64"))
+
+
+def _platform(tag: str) -> Optional[str]:
+    return next((name for prefix, arch, name in _PLATFORM_OF
+                 for part in tag.split(".") if part.startswith(prefix) and part.endswith(arch)), None)
+
+
+def parse_variant_page(text: str) -> Tuple[Dict[str, str], Dict[str, Dict[str, List[str]]]]:
+    """From a variant index's simple page: (version -> its variants.json file name,
+    version -> label -> platforms its wheels are published for)."""
+    import html
+
+    files: Dict[str, str] = {}
+    platforms: Dict[str, Dict[str, List[str]]] = {}
+    for label_text in _ANCHOR.findall(text):
+        name = html.unescape(label_text.strip())
+        match = _VARIANTS_FILE.match(name)
+        if match:
+            files[match.group(1)] = name
+            continue
+        wheel = _VARIANT_WHEEL.match(name)
+        platform = _platform(wheel.group(3)) if wheel else None
+        if wheel and platform:
+            found = platforms.setdefault(wheel.group(1), {}).setdefault(wheel.group(4), [])
+            if platform not in found:
+                found.append(platform)
+    return files, platforms

@@ -1,0 +1,120 @@
+"""Every command's human output at 80 columns: piped (in process) and on a real terminal (tmux).
+
+A line may pass 80 columns only when it is one unbreakable word (a URL, a quoted command
+argument); on the terminal, capture-pane -J joins what the terminal wrapped, so output that
+relied on the terminal to wrap it fails here too.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+
+from torchsmith.cli import main
+
+HOSTS = Path(__file__).resolve().parent / "hosts"
+H100 = str(HOSTS / "linux-x86_64-h100-drv535.json")
+RTX5090 = str(HOSTS / "linux-x86_64-rtx5090-drv570.json")
+KERNEL_IMAGE = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+
+COMMANDS: List[List[str]] = [
+    ["summary", "--host", H100],
+    ["probe", "--host", H100],
+    ["plan", "--host", H100],
+    ["plan", "--host", H100, "-v"],
+    ["plan", "torch==1.13.1", "--python", "3.12", "--host", H100],
+    ["matrix", "--host", H100, "--all"],
+    ["install", "--dry-run", "--host", H100],
+    ["explain", "--no-probe", KERNEL_IMAGE],
+    ["doctor", "--quick"],
+    ["kb", "info"],
+    ["kb", "show", "cuda"],
+    ["kb", "show", "releases"],
+    ["fleet", H100, RTX5090],
+    ["build-env", "--cuda", "--host", H100],
+]
+
+
+def _one_word(line: str) -> bool:
+    """A URL, or one quoted shell argument (``"import torch; print(...)"``): nothing to break."""
+    try:
+        return len(shlex.split(line)) <= 1
+    except ValueError:
+        return len(line.split()) <= 1
+
+
+def _too_wide(text: str) -> List[str]:
+    return [line for line in text.splitlines() if len(line) > 80 and not _one_word(line)]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:2]) for a in COMMANDS])
+def test_piped_output_fits_80_columns(argv: List[str], capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code in (0, 3, 4), captured.err
+    assert captured.out.strip()
+    assert "\x1b[" not in captured.out  # no colour into a pipe
+    assert _too_wide(captured.out) == []
+    assert _too_wide(captured.err) == []
+
+
+@pytest.fixture(scope="module")
+def tmux() -> Iterator[List[str]]:
+    """A private tmux server (its own socket), killed afterwards."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: the real-terminal check needs it (apt-get install tmux)")
+    base = ["tmux", "-L", f"torchsmith-test-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
+    yield base
+    subprocess.run([*base, "kill-server"], capture_output=True, check=False)
+
+
+def _on_terminal(tmux: List[str], argv: List[str], tmp_path: Path) -> str:
+    """The pane after the command ran in an 80-column terminal (lines the terminal wrapped joined)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")}
+    done = f"done-{uuid.uuid4().hex[:8]}"
+    rc_file = tmp_path / "rc"
+    command = (f"{shlex.quote(sys.executable)} -m torchsmith {' '.join(shlex.quote(a) for a in argv)}; "
+               f"echo $? > {shlex.quote(str(rc_file))}; {' '.join(tmux)} wait-for -S {done}; sleep 60")
+    session = uuid.uuid4().hex[:8]
+    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "400", command],
+                   check=True, env=env, cwd=str(tmp_path))
+    try:
+        subprocess.run([*tmux, "wait-for", done], check=True, timeout=120)
+        pane = subprocess.run([*tmux, "capture-pane", "-p", "-J", "-S", "-", "-t", session],
+                              check=True, capture_output=True, text=True).stdout
+        colour = subprocess.run([*tmux, "capture-pane", "-p", "-e", "-t", session],
+                                check=True, capture_output=True, text=True).stdout
+    finally:
+        subprocess.run([*tmux, "kill-session", "-t", session], capture_output=True, check=False)
+    assert int(rc_file.read_text()) in (0, 3, 4), pane
+    return pane + ("\n[colour]" if "\x1b[" in colour else "")
+
+
+TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "--no-probe", KERNEL_IMAGE],
+            ["kb", "show", "gpus"], ["summary", "--host", H100], ["doctor", "--quick"],
+            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", TERMINAL, ids=[" ".join(a[:2]) for a in TERMINAL])
+def test_terminal_output_fits_80_columns(argv: List[str], tmux: List[str], tmp_path: Path) -> None:
+    pane = _on_terminal(tmux, argv, tmp_path)
+    assert "Traceback" not in pane
+    assert _too_wide(pane) == []
+    if argv[0] in ("plan", "matrix", "explain") or argv[:2] == ["kb", "show"]:  # coloured on a terminal
+        assert pane.endswith("[colour]")
+
+
+@pytest.mark.slow
+def test_no_color_and_color_never_are_plain_on_a_terminal(tmux: List[str], tmp_path: Path) -> None:
+    assert not _on_terminal(tmux, ["plan", "--host", H100, "--color", "never"], tmp_path).endswith("[colour]")
