@@ -153,7 +153,8 @@ def test_kb_validate_reads_the_refresh_record_too(provenance: str, tmp_path: Pat
 
 def test_described_gpus_are_bounded_like_probed_ones() -> None:
     many = ",".join(["8.6"] * 10_000)
-    outcome = run_cli(["plan", "--json"], env={"TORCHSMITH_GPUS": many}, label="plan <TORCHSMITH_GPUS: 10,000>")
+    outcome = run_cli(["plan", "--json"], env={"TORCHSMITH_GPUS": many},
+                      label="plan <TORCHSMITH_GPUS: 10,000>")
     check(outcome)
     assert outcome.exit_code == 2 and outcome.envelope is not None
     assert "at most 256" in outcome.envelope["errors"][0]["message"]
@@ -165,7 +166,8 @@ def test_a_pci_bus_of_thousands_of_display_devices_and_a_huge_os_release() -> No
     files = {"/etc/os-release": 'PRETTY_NAME="' + "U" * 4_000_000 + '"\nID=ubuntu\nVERSION_ID="24.04"\n'}
     for slot in slots:
         base = f"/sys/bus/pci/devices/{slot}"
-        files.update({f"{base}/vendor": "0x1002\n", f"{base}/device": "0x744c\n", f"{base}/class": "0x030000\n"})
+        files.update({f"{base}/vendor": "0x1002\n", f"{base}/device": "0x744c\n",
+                      f"{base}/class": "0x030000\n"})
     capture = json.loads((Path(__file__).parents[1] / "hosts" / "linux-x86_64-cpu-only.json").read_text())
     capture["files"] = {**capture.get("files", {}), **files}
     capture["dirs"] = {**capture.get("dirs", {}), "/sys/bus/pci/devices": slots}
