@@ -92,10 +92,11 @@ def guard_action(host: Host, target: Target, action: str) -> GuardView:
              for name, pinned in sorted(status.pins.items()) if version(name) != pinned}
     torch_pin = status.pins.get("torch")
     imported = _imported_torch(host, target) if torch_pin else None
-    if imported and imported.get("version") and imported["version"] != torch_pin:
+    imports = imported.get("version") if imported else None
+    if imported and imports and imports != torch_pin and imports != version("torch"):
         # The metadata may agree with the pin while another copy's files are what imports.
         drift["torch"] = {"pinned": torch_pin, "installed": version("torch"),
-                          "imports": imported["version"], "imported_from": imported.get("origin")}
+                          "imports": imports, "imported_from": imported.get("origin")}
     return GuardView(target, status, drift)
 
 
