@@ -285,6 +285,13 @@ def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
     return f"the import that failed is {package}'s, a compiled extension, not torch's"
 
 
+def _on_wsl(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text comes from WSL, where the GPU is the Windows driver's and Linux-side causes do not hold."""
+    if extracted.environment.platform != "wsl":
+        return None
+    return "the text comes from WSL, where the GPU belongs to the Windows driver"
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -293,6 +300,7 @@ CONTRADICTION_CHECKS: Dict[
     "virtual_cuda_enough": _virtual_cuda_enough,
     "cuda_build_shown": _cuda_build_shown,
     "importer_not_torch": _importer_not_torch,
+    "on_wsl": _on_wsl,
 }
 
 

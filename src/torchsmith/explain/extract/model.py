@@ -22,7 +22,8 @@ __all__ = [
 def _compact(value: Any) -> Any:
     """JSON without the empty fields."""
     if isinstance(value, dict):
-        return {k: _compact(v) for k, v in value.items() if v not in (None, "", [], {}, ())}
+        return {k: _compact(v) for k, v in value.items()
+                if v is not False and v not in (None, "", [], {}, ())}
     if isinstance(value, (list, tuple)):
         return [_compact(v) for v in value]
     return value
