@@ -46,18 +46,31 @@ _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
 
 
+# A product name has letters and a model number ("RTX 3090", "H100", "T4"), unlike "sm_" or a typo.
+_PRODUCT = re.compile(r"^(?!sm_|compute_)(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._()/-]{1,60}$",
+                      re.IGNORECASE)
+_OTHER_VENDOR = re.compile(r"\b(intel|arc|amd|radeon|instinct|gfx\d+)\b", re.IGNORECASE)
+
+
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
-    """``8.6``, ``sm_86``, ``86``, ``8.6:RTX 3090`` or ``nvidia`` (model unknown) -> an NvidiaGpu."""
+    """``8.6``, ``sm_86``, ``86``, ``8.6:RTX 3090``, a product name (``RTX 3090``) or ``nvidia``
+    (model unknown) -> an NvidiaGpu."""
     cc_text, _, name = spec.partition(":")
     if cc_text.strip().lower() == "nvidia":
         return NvidiaGpu(index=index, name=name.strip() or UNKNOWN_MODEL, compute_capability=None,
                          source="override (model not given)")
     match = _CC.match(cc_text.strip().lower())
+    if not match and _PRODUCT.match(spec.strip()) and not _OTHER_VENDOR.search(spec):
+        # A product name ("RTX 3090", "H100"): the GPU table gives its compute capability; a
+        # family or unknown name plans for every architecture of the driver's era, and says so.
+        return NvidiaGpu(index=index, name=spec.strip(), compute_capability=None,
+                         source="override (by name)")
     # Majors run 1..12 today; leave room for the future but refuse nonsense like 99.9.
     if not match or not 1 <= int(match.group(1)) <= 20:
         raise UsageError(
             f"not a compute capability: {cc_text.strip()!r}",
-            hint="write it as 8.6, sm_86, 8.6:NAME, or nvidia for a GPU of unknown model",
+            hint="write it as 8.6, sm_86, 8.6:NAME, a product name (RTX 3090), or nvidia for a GPU "
+                 "of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
