@@ -86,7 +86,11 @@ def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
 
 
 def terminal_columns() -> int:
-    """The width human output wraps at: COLUMNS, else the terminal's, else 80 (piped)."""
+    """The width human output wraps at: TORCHSMITH_COLUMNS, else COLUMNS, else the terminal's,
+    else 80 (piped)."""
+    chosen = os.environ.get("TORCHSMITH_COLUMNS", "")
+    if chosen.isdigit() and int(chosen) > 0:
+        return max(40, int(chosen))
     try:
         return max(40, shutil.get_terminal_size((80, 24)).columns)
     except (OSError, ValueError):
@@ -378,15 +382,17 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
     deadline = time.monotonic() + timeout
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)
     try:
+        # The pipes close when the child exits: joining their readers wakes at once, where
+        # Popen.wait(timeout) polls and oversleeps the exit by up to 50 ms.
+        drained = out.join(deadline - time.monotonic()) and err.join(deadline - time.monotonic())
         try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()) if drained else 0.0)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             out.join(1.0)
             err.join(1.0)
             return CommandResult(args, timed_out=True)
-        # A child it left behind may hold the pipes open: wait for them until the same deadline.
-        if not (out.join(deadline - time.monotonic()) and err.join(deadline - time.monotonic())):
+        if not drained:  # it exited, but a child it left behind holds the pipes open
             _kill_group(proc)
             out.join(1.0)
             err.join(1.0)
