@@ -1,7 +1,8 @@
 """Benchmark ``torchsmith doctor``: the quick check's wall time, and the full check against torch's import.
 
-Targets (issue 6): ``doctor --quick`` under 300 ms median wall; the full doctor within the time of
-``python -c "import torch"`` plus 1 s.
+Targets (issue 24): ``doctor --quick`` under 250 ms median wall and at least 10x faster than its
+yardstick of the same run, ``python -c "import torch; torch.cuda.get_arch_list()"``; the full
+doctor within the time of ``python -c "import torch"`` plus 1 s. Results: bench/results/doctor.json.
 
     python bench/bench_doctor.py [--python ENV_PYTHON] [--runs 15] [--full-runs 5]
 
@@ -27,8 +28,11 @@ WHEEL = os.environ.get(
     "TORCHSMITH_TEST_TORCH_WHEEL", "/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
 )
 DEPS_INDEX = os.environ.get("TORCHSMITH_TEST_DEPS_INDEX", "file:///opt/pypi/simple")
-QUICK_TARGET = 0.300
+QUICK_TARGET = 0.250
 FULL_MARGIN = 1.0
+# doctor --quick must beat the import that reads the same list by at least this much (issue 24).
+ARCH_SPEEDUP = 10.0
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "doctor.json")
 
 
 def _env() -> Dict[str, str]:
@@ -94,12 +98,20 @@ def main() -> int:
     quick = _wall([*doctor, "--quick"], args.runs)
     full = _wall(doctor, args.full_runs)
     import_torch = _wall([python, "-c", "import torch"], args.full_runs)
+    arch = _wall([python, "-c", "import torch; torch.cuda.get_arch_list()"], args.full_runs)
+    start = _wall([python, "-c", "pass"], args.runs)
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(_summary("doctor --quick", quick))
     print(_summary("doctor (imports torch)", full))
     print(_summary("python -c 'import torch'", import_torch))
-    quick_ok = statistics.median(quick[0]) < QUICK_TARGET
+    print(_summary("import torch; get_arch_list()", arch))
+    print(_summary("python -c pass", start))
+    speedup = statistics.median(arch[0]) / statistics.median(quick[0])
+    print(f"doctor --quick is {speedup:.1f}x faster than import torch; get_arch_list() "
+          f"(target >= {ARCH_SPEEDUP:.0f}x): {'PASS' if speedup >= ARCH_SPEEDUP else 'FAIL'}")
+    _write(quick, full, import_torch, arch, start)
+    quick_ok = statistics.median(quick[0]) < QUICK_TARGET and speedup >= ARCH_SPEEDUP
     budget = statistics.median(import_torch[0]) + FULL_MARGIN
     full_ok = statistics.median(full[0]) < budget
     print(f"quick target < {QUICK_TARGET * 1000:.0f} ms: {'PASS' if quick_ok else 'FAIL'}")
@@ -108,6 +120,20 @@ def main() -> int:
         f"{'PASS' if full_ok else 'FAIL'}"
     )
     return 0 if quick_ok and full_ok else 1
+
+
+def _write(*runs: Tuple[List[float], List[float]]) -> None:
+    import json
+
+    names = ("doctor_quick", "doctor_full", "import_torch", "import_torch_arch_list", "python_startup")
+    data = {name: {"median_ms": round(statistics.median(w) * 1000, 1),
+                   "median_cpu_ms": round(statistics.median(c) * 1000, 1), "runs": len(w)}
+            for name, (w, c) in zip(names, runs)}
+    data["load_average"] = round(os.getloadavg()[0], 2)
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
 
 
 if __name__ == "__main__":

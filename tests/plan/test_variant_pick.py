@@ -71,7 +71,38 @@ def test_r535_and_r550_fall_back_to_cpu_silently_and_the_answer_says_so(driver_c
 
 
 def test_a_v100_next_to_a_b200_is_left_without_its_code() -> None:
-    ccs: List[str] = ["10.0", "7.0"]
-    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the first GPU
+    ccs: List[str] = ["7.0", "10.0"]
+    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the highest GPU
     [warning] = variant_advice(LABELS, ccs, "13.0", "cu128", INDEX)
     assert "no code for compute capability 7.0" in warning and f"{FORCE_SM}=7.0" in warning
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *flags: str) -> Dict[str, Any]:
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--json", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 *flags]) == 0
+    data: Dict[str, Any] = json.loads(capsys.readouterr().out)["data"]
+    return data
+
+
+def test_plan_variants_on_an_r535_host_says_the_installer_falls_back_to_cpu(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    data = _plan(capsys, "--gpu", "8.9", "--driver", "535.183.01")
+    [warning] = [w for w in data["warnings"] if "wheel-variant installer" in w]
+    assert "takes the CPU build here" in warning
+    assert f"--index-url https://download.pytorch.org/whl/{data['variant']}" in warning
+
+
+def test_plan_variants_on_a_v100_b200_host_names_the_missing_code(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _plan(capsys, "--gpu", "10.0", "--gpu", "7.0", "--driver", "580.65.06")
+    [warning] = [w for w in data["warnings"] if "wheel-variant installer" in w]
+    assert "no code for compute capability 7.0" in warning and f"{FORCE_SM}=7.0" in warning
+
+
+def test_without_the_flag_nothing_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--json", "--python", "3.12", "--platform", "linux-x86_64",
+                 "--gpu", "8.9", "--driver", "535.183.01"]) == 0
+    assert not [w for w in json.loads(capsys.readouterr().out)["data"]["warnings"] if "wheel-variant" in w]

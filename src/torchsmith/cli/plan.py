@@ -47,6 +47,9 @@ def add_request_options(parser: argparse.ArgumentParser,
     parser.add_argument("--torch-index", metavar="URL",
                         help=f"a mirror of the PyTorch wheel index (also ${TORCH_INDEX_ENV})")
     parser.add_argument("--pre", action="store_true", help="allow pre-releases")
+    parser.add_argument("--variants", action="store_true",
+                        help="also say what a wheel-variant installer (uv's preview wheel-variants) "
+                             "would take on this machine, where that differs from the plan")
     parser.add_argument("--fresh", action="store_true",
                         help="plan a new environment: ignore what is installed in the target Python")
     parser.add_argument("--only-binary", metavar=":all:", choices=[":all:"],
@@ -164,6 +167,13 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         machine = forget_local_python(machine)
     plan, request = make_plan(machine, request, ctx.kb(), read=ctx.constraint_reader(),
                               described=ctx.described_by_flags())
+    if getattr(args, "variants", False):
+        import dataclasses
+
+        from torchsmith.plan.variant_pick import plan_variant_advice
+
+        advice = plan_variant_advice(plan, machine, ctx.kb())
+        plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment(),

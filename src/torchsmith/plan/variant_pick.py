@@ -1,7 +1,8 @@
 """What a wheel-variant installer (uv's preview ``wheel-variants``, pip with variantlib) will pick on
 a machine, next to what runs there, and the command that is right when they differ.
 
-The NVIDIA provider (wheelnext/nvidia-variant-provider) reports one GPU's compute capability and
+The NVIDIA provider (wheelnext/nvidia-variant-provider, plugin.py ``get_sm_architectures``:
+``sorted(architectures, reverse=True)[0]``) reports the highest compute capability among the GPUs and
 the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` is at most that CUDA
 version (no minor-version compatibility: each build's exact CUDA version is its driver floor) and
 the reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
@@ -11,13 +12,19 @@ torchsmith's own verdict uses every GPU and minor-version compatibility (``compa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
 from torchsmith.versions import version_tuple
 
-__all__ = ["VariantPick", "installer_pick", "runs_on_every_gpu"]
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase, TorchRelease
+    from torchsmith.machine import Machine
+    from torchsmith.plan.model import Plan
+
+__all__ = ["VariantPick", "installer_pick", "labels_of", "plan_variant_advice", "runs_on_every_gpu",
+           "variant_advice"]
 
 # The provider's own override variables (nvidia-variant-provider's tests set them), so a user can
 # make the installer see the machine torchsmith planned for.
@@ -49,13 +56,13 @@ def _cc(text: str) -> Tuple[int, int]:
     return parse_cc(text) or (0, 0)  # unreadable: runs nothing, so the advice names it
 
 
-def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   *, reported_gpu: int = 0) -> VariantPick:
+def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str],
+                   driver_cuda: Optional[str]) -> VariantPick:
     """The label the installer takes: the newest CUDA whose floor and targets fit what the
-    provider reports (one GPU, the driver's CUDA), else the null variant."""
+    provider reports (the highest GPU, the driver's CUDA), else the null variant."""
     if not ccs or not driver_cuda:
         return VariantPick(None, "the provider reports no NVIDIA GPU or driver: the CPU variant")
-    cc = _cc(ccs[min(reported_gpu, len(ccs) - 1)])
+    cc = max(_cc(text) for text in ccs)
     fitting = [f for f in labels.values() if f.cuda_lower
                and version_tuple(f.cuda_lower) <= version_tuple(driver_cuda)
                and (not f.cuda_upper or version_tuple(driver_cuda) < version_tuple(f.cuda_upper))
@@ -71,10 +78,10 @@ def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
 
 
 def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   planned: str, planned_index: str, *, reported_gpu: int = 0) -> Tuple[str, ...]:
+                   planned: str, planned_index: str) -> Tuple[str, ...]:
     """Warnings when a variant-aware installer would take another build than the one planned:
     a silent CPU fallback, a build missing one GPU's architecture; each with the right command."""
-    pick = installer_pick(labels, ccs, driver_cuda, reported_gpu=reported_gpu)
+    pick = installer_pick(labels, ccs, driver_cuda)
     explicit = f"uv pip install --index-url {planned_index} torch"
     out = []
     if pick.label is None and planned != "cpu":
@@ -84,7 +91,8 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
     elif pick.label is not None and not runs_on_every_gpu(labels[pick.label], ccs):
         missing = [cc for cc in ccs if not _runs(labels[pick.label], _cc(cc))]
         lowest = min(ccs, key=_cc)
-        out.append(f"a wheel-variant installer takes {pick.label} for the GPU its provider reports, but "
+        out.append(f"a wheel-variant installer takes {pick.label} for the newest GPU (its provider reports "
+                   f"only the highest compute capability), but "
                    f"{pick.label} has no code for compute capability {', '.join(missing)} on this machine: "
                    f"install {planned} from its index ({explicit}), or set {FORCE_SM}={lowest}")
     elif pick.label is not None and pick.label != planned:
@@ -96,3 +104,32 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
 def _floor(labels: Mapping[str, LabelFacts], label: str) -> Optional[str]:
     facts = labels.get(label)
     return facts.cuda_lower if facts is not None else None
+
+
+def labels_of(release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
+    """The labels a variant index of this release declares, as the data records the builds (offline:
+    `kb refresh --variant-index` checks them against the index's own file)."""
+    out: Dict[str, LabelFacts] = {}
+    for build in release.variants:
+        if build.kind == "cuda" and build.cuda and platform in build.platforms:
+            out[build.name] = LabelFacts(build.name, {"nvidia": {}}, cuda_lower=build.cuda,
+                                         sass=build.sass(platform), ptx=build.ptx(platform))
+        elif build.kind == "cpu":
+            out[build.name] = LabelFacts(build.name, {})
+    return out
+
+
+def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:
+    """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
+    where it is not the planned build (CPU fallback, a GPU without code)."""
+    torch = next((p for p in plan.packages if p.name == "torch"), None)
+    release = kb.release(torch.version) if torch is not None and torch.version else None
+    if not plan.ok or torch is None or release is None or not torch.index_url or not torch.variant:
+        return ()
+    from torchsmith.plan.hostview import host_view
+
+    view = host_view(machine, kb)  # the driver's CUDA as the resolver reads it (nvidia-smi or the table)
+    nvidia = machine.nvidia
+    ccs = [g.compute_capability for g in (nvidia.gpus if nvidia else ()) if g.compute_capability]
+    driver_cuda = view.driver_cuda
+    return variant_advice(labels_of(release, plan.platform), ccs, driver_cuda, torch.variant, torch.index_url)
