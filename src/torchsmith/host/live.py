@@ -378,15 +378,17 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
     deadline = time.monotonic() + timeout
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)
     try:
+        # The pipes close when the child exits: joining their readers wakes at once, where
+        # Popen.wait(timeout) polls and oversleeps the exit by up to 50 ms.
+        drained = out.join(deadline - time.monotonic()) and err.join(deadline - time.monotonic())
         try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()) if drained else 0.0)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             out.join(1.0)
             err.join(1.0)
             return CommandResult(args, timed_out=True)
-        # A child it left behind may hold the pipes open: wait for them until the same deadline.
-        if not (out.join(deadline - time.monotonic()) and err.join(deadline - time.monotonic())):
+        if not drained:  # it exited, but a child it left behind holds the pipes open
             _kill_group(proc)
             out.join(1.0)
             err.join(1.0)
