@@ -15,6 +15,7 @@ from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
+    MAX_GPUS,
     PLATFORMS,
     AmdGpu,
     JetsonInfo,
@@ -114,9 +115,14 @@ def build_overrides(**values: object) -> Overrides:
         if isinstance(value, str):
             free_threaded = key == "python_version" and value.endswith("t")  # 3.13t
             _check_version(value[:-1] if free_threaded else value, what)
+    for key, what in (("gpus", "GPUs"), ("rocm_gfx", "gfx targets")):
+        described = values.get(key)
+        if isinstance(described, tuple) and len(described) > MAX_GPUS:  # as many as a probe keeps
+            raise UsageError(f"{len(described)} {what} described: at most {MAX_GPUS} are planned for",
+                             hint="describe one node's GPUs; `torchsmith fleet` plans for many nodes")
     for gfx in values.get("rocm_gfx") or ():  # type: ignore[attr-defined]
         if not re.match(r"^gfx[0-9a-f]{3,4}$", str(gfx)):
-            raise UsageError(f"not a gfx target: {gfx!r}", hint="e.g. gfx1100 or gfx90a")
+            raise UsageError(f"not a gfx target: {str(gfx)[:40]!r}", hint="e.g. gfx1100 or gfx90a")
     return Overrides(**values)  # type: ignore[arg-type]
 
 

@@ -17,7 +17,10 @@ from tests.robustness.harness import check, run_cli, run_subprocess
 
 import torchsmith
 from torchsmith.errors import parse_json_bytes
+from torchsmith.host.recorded import RecordedHost
+from torchsmith.machine import MAX_GPUS
 from torchsmith.output import printable
+from torchsmith.probe import probe
 
 KB_DATA = Path(torchsmith.__file__).parent / "kb" / "data"
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
@@ -146,3 +149,29 @@ def test_kb_validate_reads_the_refresh_record_too(provenance: str, tmp_path: Pat
                       label=f"kb validate <refresh.json {provenance}>")
     check(outcome)
     assert outcome.exit_code == 1 and "refresh.json" in outcome.stderr
+
+
+def test_described_gpus_are_bounded_like_probed_ones() -> None:
+    many = ",".join(["8.6"] * 10_000)
+    outcome = run_cli(["plan", "--json"], env={"TORCHSMITH_GPUS": many},
+                      label="plan <TORCHSMITH_GPUS: 10,000>")
+    check(outcome)
+    assert outcome.exit_code == 2 and outcome.envelope is not None
+    assert "at most 256" in outcome.envelope["errors"][0]["message"]
+
+
+def test_a_pci_bus_of_thousands_of_display_devices_and_a_huge_os_release() -> None:
+    """The PCI fallback keeps at most as many GPUs as a probe does; an os-release value is a name."""
+    slots = [f"0000:{n // 256:02x}:{n % 256 // 8:02x}.{n % 8}" for n in range(5000)]
+    files = {"/etc/os-release": 'PRETTY_NAME="' + "U" * 4_000_000 + '"\nID=ubuntu\nVERSION_ID="24.04"\n'}
+    for slot in slots:
+        base = f"/sys/bus/pci/devices/{slot}"
+        files.update({f"{base}/vendor": "0x1002\n", f"{base}/device": "0x744c\n",
+                      f"{base}/class": "0x030000\n"})
+    capture = json.loads((Path(__file__).parents[1] / "hosts" / "linux-x86_64-cpu-only.json").read_text())
+    capture["files"] = {**capture.get("files", {}), **files}
+    capture["dirs"] = {**capture.get("dirs", {}), "/sys/bus/pci/devices": slots}
+    machine = probe(RecordedHost(capture))
+    assert machine.rocm is not None and 0 < len(machine.rocm.gpus) <= MAX_GPUS
+    assert len(machine.os.distro_name or "") <= 256
+    assert len(json.dumps(machine.to_json())) < 200_000

@@ -380,6 +380,7 @@ def paired(row: RowReader, _ctx: Context) -> m.PairedWheels:
         package=row.text("package"), torch=row.version("torch"), variant=row.text("variant"),
         find_links=row.text("find_links"), versions=row.texts("versions"),
         sources=row.sources(), uncertain=row.flag("uncertain"), packages=row.texts("packages"),
+        confirmed_from=_confirmed_from(row),
     )
 
 
