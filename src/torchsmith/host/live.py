@@ -86,7 +86,11 @@ def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
 
 
 def terminal_columns() -> int:
-    """The width human output wraps at: COLUMNS, else the terminal's, else 80 (piped)."""
+    """The width human output wraps at: TORCHSMITH_COLUMNS, else COLUMNS, else the terminal's,
+    else 80 (piped)."""
+    chosen = os.environ.get("TORCHSMITH_COLUMNS", "")
+    if chosen.isdigit() and int(chosen) > 0:
+        return max(40, int(chosen))
     try:
         return max(40, shutil.get_terminal_size((80, 24)).columns)
     except (OSError, ValueError):
