@@ -23,6 +23,8 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from torchsmith.install.guard_files import names_guard
+
 __all__ = ["bypasses", "held", "hold", "release"]
 
 _HELD_RECORD = "RECORD.torchsmith-guard"
@@ -125,11 +127,11 @@ def bypasses(prefix: str, guard_file: str, environ: Mapping[str, str],
                      f"{os.path.join(prefix, 'pip.conf')}")
     elif config_file:
         value = _file_constraint(read(config_file))
-        if value is not None and guard_file not in value.split():
+        if value is not None and not names_guard(value, guard_file):
             found.append(f"PIP_CONFIG_FILE={config_file} sets [install] constraint = {value}, which "
                          "replaces the guard's for pip")
     constraint = environ.get("PIP_CONSTRAINT")
-    if constraint is not None and guard_file not in constraint.split():
+    if constraint is not None and not names_guard(constraint, guard_file):
         found.append(f"PIP_CONSTRAINT={constraint or '(empty)'} replaces the guard's constraint for pip")
     active = environ.get("VIRTUAL_ENV") or environ.get("CONDA_PREFIX") or ""
     uv_constraint = environ.get("UV_CONSTRAINT")
@@ -137,7 +139,7 @@ def bypasses(prefix: str, guard_file: str, environ: Mapping[str, str],
         if uv_constraint is None:
             found.append("UV_CONSTRAINT is not set in this activated shell (activated before the guard "
                          "was put on?): uv does not apply the guard here")
-        elif guard_file not in uv_constraint.split():
+        elif not names_guard(uv_constraint, guard_file):
             found.append(f"UV_CONSTRAINT={uv_constraint or '(empty)'} in this shell replaces the guard's "
                          "constraint for uv")
     return found

@@ -21,7 +21,7 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease
     from torchsmith.machine import Machine
-    from torchsmith.plan.model import Plan
+    from torchsmith.plan.model import PackagePin, Plan
 
 __all__ = ["VariantPick", "installer_pick", "labels_of", "plan_variant_advice", "runs_on_every_gpu",
            "variant_advice"]
@@ -123,6 +123,8 @@ def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tupl
     """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
     where it is not the planned build (CPU fallback, a GPU without code)."""
     torch = next((p for p in plan.packages if p.name == "torch"), None)
+    if plan.ok and plan.accelerator == "jetson" and machine.jetson is not None:
+        return _jetson_advice(kb, machine, torch)
     release = kb.release(torch.version) if torch is not None and torch.version else None
     if not plan.ok or torch is None or release is None or not torch.index_url or not torch.variant:
         return ()
@@ -133,3 +135,27 @@ def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tupl
     ccs = [g.compute_capability for g in (nvidia.gpus if nvidia else ()) if g.compute_capability]
     driver_cuda = view.driver_cuda
     return variant_advice(labels_of(release, plan.platform), ccs, driver_cuda, torch.variant, torch.index_url)
+
+
+def _jetson_advice(kb: KnowledgeBase, machine: Machine, torch: Optional[PackagePin]) -> Tuple[str, ...]:
+    """On a Jetson the NVIDIA provider sees a CUDA driver and an sm_87 GPU like any server: a variant
+    installer takes the server-ARM (SBSA) build, built for the desktop driver stack, not L4T's."""
+    jetson = machine.jetson
+    assert jetson is not None
+    newest = next((r for r in kb.releases if any(v.kind == "cuda" and "linux-aarch64" in v.platforms
+                                                 for v in r.variants)), None)
+    jetpack = kb.jetpack_for_l4t(jetson.l4t) if jetson.l4t else None
+    cuda = jetson.cuda or (jetpack.cuda if jetpack is not None else None)
+    cc = jetson.compute_capability
+    if newest is None or not cuda:
+        return ()
+    if cc:
+        pick = installer_pick(labels_of(newest, "linux-aarch64"), [cc], cuda)
+        taken = (f"the server-ARM (SBSA) build {newest.version} {pick.label}, made for the desktop "
+                 f"driver stack, not L4T's" if pick.label else "the CPU build")
+    else:
+        taken = "a server-ARM (SBSA) build made for the desktop driver stack, or the CPU build"
+    right = (f"install NVIDIA's wheel ({torch.wheel_url or torch.index_url})" if torch is not None
+             and (torch.wheel_url or torch.index_url) else "install NVIDIA's wheel for this JetPack")
+    return (f"a wheel-variant installer on this Jetson takes {taken}: its provider reports only the "
+            f"driver's CUDA ({cuda}) and the GPU's compute capability, not the JetPack; {right} instead",)
