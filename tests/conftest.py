@@ -17,7 +17,7 @@ def _isolated_from_the_users_setup(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("TORCHSMITH_CACHE_DIR", str(cache))
     # Human output is fitted to the terminal (80 columns when piped): a test reads whole lines
     # unless it asks for a width (tests/test_terminal_output.py deletes this).
-    monkeypatch.setenv("COLUMNS", "1000")
+    monkeypatch.setenv("TORCHSMITH_COLUMNS", "1000")
     for name in ("TORCHSMITH_KB", "TORCHSMITH_TORCH_INDEX", "TORCHSMITH_PLATFORM", "TORCHSMITH_DRIVER",
                  "TORCHSMITH_DRIVER_CUDA", "TORCHSMITH_GPUS", "TORCHSMITH_NO_GPU",
                  "TORCHSMITH_PYTHON_VERSION", "TORCHSMITH_JETSON", "TORCHSMITH_ROCM_GFX",

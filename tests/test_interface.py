@@ -186,6 +186,7 @@ def test_the_pip_config_warning_only_where_that_pip_runs(fmt: str, applies: bool
 
 def test_plan_answer_first_at_80_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
     monkeypatch.delenv("COLUMNS", raising=False)
     assert main(["plan", *_plan_flags(), "--python", "3.12"]) == 0
     lines = capsys.readouterr().out.splitlines()

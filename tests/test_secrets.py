@@ -108,6 +108,45 @@ def test_no_stream_carries_a_secret(planted: Path, capsys: pytest.CaptureFixture
         _assert_clean(str(path), path.read_text())
 
 
+# Tokens that carry no telling name, recognised by their shape: each planted in pip.conf or uv.toml.
+SHAPED_SECRETS = {
+    "a JWT as a path segment": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.dozjgNryP4J3jVmNHl0w5N",
+    "a UUID path token": "5f0c6a1e-3b2d-4c8a-9e7f-0a1b2c3d4e5f",
+    "a 15-character path token": "a8Kf93jdL0x2QpZ",
+    "?jwt=": "jwtValueQ7w8e9",
+    "?session=": "sessValue4r5t6y",
+    "a lowercase 40-hex path token": "3f9a0c7be21d4a5e6f7a8b9c0d1e2f3a4b5c6d7e",
+}
+
+
+def test_tokens_are_masked_by_their_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    s = SHAPED_SECRETS
+    pip_conf = tmp_path / "pip.conf"
+    pip_conf.write_text("[global]\nindex-url = https://one.example/" + s["a JWT as a path segment"]
+                        + "/simple\n"
+                        "extra-index-url =\n    https://two.example/" + s["a UUID path token"] + "/simple/\n"
+                        "    https://three.example/simple?jwt=" + s["?jwt="] + "\n")
+    (tmp_path / "uv.toml").write_text(
+        '[[index]]\nname = "a"\nurl = "https://four.example/' + s["a 15-character path token"]
+        + '/simple"\n'
+        '[[index]]\nname = "b"\nurl = "https://five.example/simple?session=' + s["?session="] + '"\n'
+        '[[index]]\nname = "c"\nurl = "https://six.example/' + s["a lowercase 40-hex path token"]
+        + '/simple"\n')
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(pip_conf))
+    monkeypatch.setenv("UV_CONFIG_FILE", str(tmp_path / "uv.toml"))
+    runs = (["probe"], ["probe", "--json"], ["summary", *GPU], ["probe", "--record", str(tmp_path / "rec")])
+    outputs = {" ".join(args): _run(args, capsys) for args in runs}
+    outputs.update({str(p): p.read_text() for p in (tmp_path / "rec").iterdir()})
+    # Named, the token alone masked (the temporary path's "tokens" does not hide the whole value).
+    assert "one.example" in outputs["probe --json"]
+    assert "six.example" in outputs["probe --json"]
+    for where, text in outputs.items():
+        leaked = [shape for shape, secret in s.items() if secret in text]
+        assert not leaked, f"{where} shows {', '.join(leaked)}"
+
+
 def test_kb_refresh_errors_carry_no_secret(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as closed:  # bound, never listening: connections are refused
         closed.bind(("127.0.0.1", 0))
@@ -161,6 +200,18 @@ def test_install_files_carry_no_secret(tmp_path: Path) -> None:
     ("https://h/simple/nvidia-cudnn-cu12/", "https://h/simple/nvidia-cudnn-cu12/"),
     ("https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md",
      "https://github.com/pytorch/pytorch/blob/00c7a380b8369d08e02dd400aa76dc6c0738b589/RELEASE.md"),
+    # A citation keeps its commit and the bracket or parenthesis that closes it.
+    ("[src](https://github.com/pytorch/builder/tree/3f9a0c7be21d4a5e6f7a8b9c0d1e2f3a4b5c6d7e)]",
+     "[src](https://github.com/pytorch/builder/tree/3f9a0c7be21d4a5e6f7a8b9c0d1e2f3a4b5c6d7e)]"),
+    ("https://files.example/packages/4a/5b/" + "c" * 60 + "/torch-2.6.0-cp311-none-any.whl",
+     "https://files.example/packages/4a/5b/" + "c" * 60 + "/torch-2.6.0-cp311-none-any.whl"),
+    ("https://h/whl/rocm6.2.4/ https://h/simple/manylinux2014-wheels/",
+     "https://h/whl/rocm6.2.4/ https://h/simple/manylinux2014-wheels/"),
+    # A path is no assignment: only the credential goes.
+    ("--python /etc/passwd: not found", "--python /etc/passwd: not found"),
+    ("global.password='hunter2'", "global.password='***'"),
+    ("https://h/simple?session=abc&jwt=x.y.z", "https://h/simple?session=***&jwt=***"),
+    ("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2ln in a log", "Bearer *** in a log"),
     # A citation keeps its commit and its closing bracket; a secret before the bracket still goes.
     ("[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]",
      "[source: https://github.com/pytorch/builder/tree/0b54a2374c385861828b1501f2696924abd53547]"),

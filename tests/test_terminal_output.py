@@ -58,6 +58,7 @@ def _too_wide(text: str) -> List[str]:
 @pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:2]) for a in COMMANDS])
 def test_piped_output_fits_80_columns(argv: List[str], capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
     monkeypatch.delenv("COLUMNS", raising=False)
     code = main(argv)
     captured = capsys.readouterr()
@@ -80,7 +81,8 @@ def tmux() -> Iterator[List[str]]:
 
 def _on_terminal(tmux: List[str], argv: List[str], tmp_path: Path) -> str:
     """The pane after the command ran in an 80-column terminal (lines the terminal wrapped joined)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")}
+    unset = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TORCHSMITH_COLUMNS")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     done = f"done-{uuid.uuid4().hex[:8]}"
     rc_file = tmp_path / "rc"
     command = (f"{shlex.quote(sys.executable)} -m torchsmith {' '.join(shlex.quote(a) for a in argv)}; "

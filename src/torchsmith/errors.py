@@ -7,7 +7,7 @@ exceptions. Exceptions mean torchsmith could not answer: bad input, invalid data
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 DOCS_BASE = "docs/errors"
 
@@ -84,13 +84,47 @@ JSON_FILE_LIMIT = 16 * 1024 * 1024
 
 
 def parse_json_bytes(raw: bytes) -> Any:
-    """JSON from UTF-8 bytes; ValueError for anything unusable, even nesting too deep to parse."""
+    """JSON from UTF-8 bytes; ValueError for anything unusable: nesting too deep to parse, a key
+    given twice in one object (the last would silently win), NaN or Infinity (not JSON), a number
+    of more digits than any fact of ours has."""
     import json  # here, so that importing the error types stays free
 
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys,
+                          parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float)
     except RecursionError as exc:
         raise ValueError("nested too deeply") from exc
+
+
+_MAX_NUMBER_CHARS = 40
+
+
+def _unique_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: Set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key[:80]!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > _MAX_NUMBER_CHARS:
+        raise ValueError(f"a number of {len(text)} digits")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text) if len(text) <= _MAX_NUMBER_CHARS else float("inf")
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"a number out of range ({text[:20]}…)")
+    return value
 
 
 def read_json_bytes(path: str, limit: int = JSON_FILE_LIMIT) -> bytes:

@@ -148,17 +148,42 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
         if not presentation.verbose:  # citations with -v (and always in --json)
             shown = strip_sources(shown)
         shown = fit(shown, terminal_columns())
-    out.write(redact(shown))
+    shown = redact(shown)
+    out.write(printable(shown, keep_colour=bool(_CONTROL.search(shown)) and use_color(text)))
     out.flush()
     if not presentation.quiet:
         width = terminal_columns()
         for warning in dict.fromkeys(result.warnings):  # each warning once
             shown = f"warning: {warning if presentation.verbose else strip_sources(warning)}"
-            err.write(redact("\n".join(textwrap.wrap(shown, width, subsequent_indent="  ",
-                                                     break_on_hyphens=False, break_long_words=False)
-                                       or [shown])) + "\n")
+            wrapped = textwrap.wrap(shown, width, subsequent_indent="  ", break_on_hyphens=False,
+                                    break_long_words=False) or [shown]
+            err.write(printable(redact("\n".join(wrapped))) + "\n")
     for error in result.errors:
-        err.write(redact(format_error(error)) + "\n")
+        err.write(printable(redact(format_error(error))) + "\n")
+
+
+# Control characters other than newline and tab, C1 controls included: printed raw, text from a
+# tool's output or a flag could move the cursor, retitle the terminal or hide lines.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and style only, as rich writes them
+
+
+def printable(text: str, keep_colour: bool = False) -> str:
+    """``text`` with every control character shown escaped (``\\x1b``), except our own colours."""
+    if not _CONTROL.search(text):
+        return text
+    if keep_colour:
+        parts = _SGR.split(text)
+        styles = _SGR.findall(text)
+        out = [_escape_controls(parts[0])]
+        for style, part in zip(styles, parts[1:]):
+            out.append(style + _escape_controls(part))
+        return "".join(out)
+    return _escape_controls(text)
+
+
+def _escape_controls(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def format_error(error: Dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
+    MAX_GPUS,
     PLATFORMS,
     AmdGpu,
     JetsonInfo,
@@ -46,18 +47,31 @@ _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
 
 
+# A product name has letters and a model number ("RTX 3090", "H100", "T4"), unlike "sm_" or a typo.
+_PRODUCT = re.compile(r"^(?!sm_|compute_)(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._()/-]{1,60}$",
+                      re.IGNORECASE)
+_OTHER_VENDOR = re.compile(r"\b(intel|arc|amd|radeon|instinct|gfx\d+)\b", re.IGNORECASE)
+
+
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
-    """``8.6``, ``sm_86``, ``86``, ``8.6:RTX 3090`` or ``nvidia`` (model unknown) -> an NvidiaGpu."""
+    """``8.6``, ``sm_86``, ``86``, ``8.6:RTX 3090``, a product name (``RTX 3090``) or ``nvidia``
+    (model unknown) -> an NvidiaGpu."""
     cc_text, _, name = spec.partition(":")
     if cc_text.strip().lower() == "nvidia":
         return NvidiaGpu(index=index, name=name.strip() or UNKNOWN_MODEL, compute_capability=None,
                          source="override (model not given)")
     match = _CC.match(cc_text.strip().lower())
+    if not match and _PRODUCT.match(spec.strip()) and not _OTHER_VENDOR.search(spec):
+        # A product name ("RTX 3090", "H100"): the GPU table gives its compute capability; a
+        # family or unknown name plans for every architecture of the driver's era, and says so.
+        return NvidiaGpu(index=index, name=spec.strip(), compute_capability=None,
+                         source="override (by name)")
     # Majors run 1..12 today; leave room for the future but refuse nonsense like 99.9.
     if not match or not 1 <= int(match.group(1)) <= 20:
         raise UsageError(
             f"not a compute capability: {cc_text.strip()!r}",
-            hint="write it as 8.6, sm_86, 8.6:NAME, or nvidia for a GPU of unknown model",
+            hint="write it as 8.6, sm_86, 8.6:NAME, a product name (RTX 3090), or nvidia for a GPU "
+                 "of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
@@ -101,9 +115,14 @@ def build_overrides(**values: object) -> Overrides:
         if isinstance(value, str):
             free_threaded = key == "python_version" and value.endswith("t")  # 3.13t
             _check_version(value[:-1] if free_threaded else value, what)
+    for key, what in (("gpus", "GPUs"), ("rocm_gfx", "gfx targets")):
+        described = values.get(key)
+        if isinstance(described, tuple) and len(described) > MAX_GPUS:  # as many as a probe keeps
+            raise UsageError(f"{len(described)} {what} described: at most {MAX_GPUS} are planned for",
+                             hint="describe one node's GPUs; `torchsmith fleet` plans for many nodes")
     for gfx in values.get("rocm_gfx") or ():  # type: ignore[attr-defined]
         if not re.match(r"^gfx[0-9a-f]{3,4}$", str(gfx)):
-            raise UsageError(f"not a gfx target: {gfx!r}", hint="e.g. gfx1100 or gfx90a")
+            raise UsageError(f"not a gfx target: {str(gfx)[:40]!r}", hint="e.g. gfx1100 or gfx90a")
     return Overrides(**values)  # type: ignore[arg-type]
 
 

@@ -37,17 +37,27 @@ _AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
 # A value ends where a citation's bracket closes (unescaped brackets are not URL characters).
 _QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"'\])]*)")
 _QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
-                         r"credentials?)s?$", re.I)
+                         r"credentials?|jwt|session|sessionid|sid|ticket)s?$", re.I)
+# Credentials recognised by their shape wherever they stand: a JSON Web Token (three base64url
+# parts, the first two JSON objects, so "eyJ"), a UUID used as a path token.
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_CLASS_CHANGE = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_CODE_HOSTS = frozenset({"github.com", "raw.githubusercontent.com", "codeload.github.com", "gitlab.com",
+                         "bitbucket.org", "huggingface.co"})
+_DIGEST_PARENTS = frozenset({"tree", "blob", "commit", "commits", "raw", "blame", "archive", "compare",
+                             "src", "packages"})
 # In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
-_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
+_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_/\\-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
                        r"([^\s\"',;}]+)")
 _ASSIGNED_NAME = re.compile(r"(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
                             r"(?:api|access|private|secret)[_-]?key)s?$", re.I)
 # The shell's working directories, whose names end like "pwd" (password).
 _NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
-_NETRC = re.compile(r"(\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
+_NETRC = re.compile(r"((?<![/\\])\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
 _AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
                           r"(?!\*\*\*)\S+", re.I)
+_NOT_A_NAME = re.compile(r"[\s/\\]")
 _SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
 _DIGEST = re.compile(r"^[0-9a-f]+$")
 # A whole word of the name: HF_TOKEN, UV_INDEX_X_PASSWORD; not "tokenizers" or "author".
@@ -55,16 +65,26 @@ _SECRET_ENV = re.compile(r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS
                          r"(?:$|[_-])", re.I)
 
 
-def _token_like(segment: str) -> bool:
-    if "." in segment or segment == MASK:
+def _token_like(segment: str, previous: str = "", host: str = "") -> bool:
+    """Whether a URL path segment looks like a credential by its shape alone."""
+    if segment == MASK:
+        return False
+    if _JWT.search(segment) or _UUID.fullmatch(segment):
+        return True
+    if "." in segment:
         return False  # file names, versions, hosts
     if len(segment) >= 40 and _DIGEST.match(segment):
-        return False  # a content address: a git commit, a sha256, PyPI's blake2b file paths
+        # A content address where code hosts and package indexes put one (a commit after
+        # tree/blob, PyPI's /packages/ab/cd/<digest>/); anywhere else 40 hex digits are a token.
+        return not (host.lower() in _CODE_HOSTS or previous in _DIGEST_PARENTS
+                    or bool(re.fullmatch(r"[0-9a-f]{2}", previous)))
     for run in _SEGMENT_RUN.findall(segment):
         if len(run) >= 32:
             return True
         if len(run) >= 16 and re.search(r"\d", run) and re.search(r"[A-Za-z]", run):
             return True
+        if len(run) >= 12 and len(_CLASS_CHANGE.findall(run)) >= 4:
+            return True  # letters and digits interleaved like random text, not "manylinux2014"
     return False
 
 
@@ -100,13 +120,17 @@ def _redact_url(url: str) -> str:
     path, sep, tail = rest.partition("?") if "?" in rest else rest.partition("#")
     if not sep:
         path, tail = rest, ""
-    path = "/".join(MASK if _token_like(part) else part for part in path.split("/"))
+    host = authority.rsplit("@", 1)[-1].split(":", 1)[0]
+    parts = path.split("/")
+    path = "/".join(MASK if _token_like(part, parts[i - 1] if i else "", host) else part
+                    for i, part in enumerate(parts))
     return _QUERY.sub(_query_value, scheme + authority + path + sep + tail)
 
 
 def _query_value(match: re.Match[str]) -> str:
-    name = match.group(2)
-    return f"{match.group(1)}{name}={MASK if _QUERY_NAME.search(name) else match.group(3)}"
+    name, value = match.group(2), match.group(3)
+    secret = _QUERY_NAME.search(name) or (value != MASK and _token_like(value))
+    return f"{match.group(1)}{name}={MASK if secret else value}"
 
 
 def _assigned_value(match: re.Match[str]) -> str:
@@ -124,12 +148,14 @@ def redact(text: str) -> str:
     text = _QUERY.sub(_query_value, text)
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
     text = _ASSIGNED.sub(_assigned_value, text)
+    text = _JWT.sub(MASK, text)
     return _NETRC.sub(lambda m: m.group(1) + MASK, text)
 
 
 def secret_name(name: str) -> bool:
-    """Whether an environment variable's (or setting's) name says its value is a secret."""
-    return bool(_SECRET_ENV.search(name))
+    """Whether an environment variable's (or setting's) name says its value is a secret; a key
+    holding a path or several words (``pip /home/tokens/pip.conf [global] index-url``) is no name."""
+    return not _NOT_A_NAME.search(name) and bool(_SECRET_ENV.search(name))
 
 
 def redact_data(value: Any) -> Any:

@@ -91,3 +91,23 @@ def test_no_conda_gcc_no_flag() -> None:
                     environ={"ROCM_PATH": "/opt/rocm"})
     pre = preflight(host, _rocm_machine(), "rocm", prefix="/opt/conda/envs/rocm", kb=KB)
     assert "HIPCC_COMPILE_FLAGS_APPEND" not in dict(pre.exports)
+
+
+def test_shadowed_rocm_headers_get_the_reports_route_and_a_rocm_clean_rebuild(tmp_path: Path) -> None:
+    prefix = "/opt/conda/envs/rocm"
+    host = recorded(commands={"hipcc --version": {"returncode": 0, "stdout": "HIP version: 6.2.41133\n"}},
+                    dirs={f"{prefix}/include": ["thrust", "omp.h"], "/opt/rocm/include": ["hip", "thrust"],
+                          "/opt/rocm/include/thrust": ["version.h"]},
+                    environ={"ROCM_PATH": "/opt/rocm"})
+    pre = preflight(host, _rocm_machine(), "rocm", prefix=prefix, kb=KB)
+    shadow = next(f for f in pre.findings if f.code == "hip-include-order")
+    assert f"cp -r /opt/rocm/include {prefix}/rocm-include" in (shadow.fix or "")
+    script = build_script(pre)
+    assert f'export ROCM_INCLUDE="{prefix}/rocm-include"' in script
+    assert f'export HIPCC_COMPILE_FLAGS_APPEND="-I{prefix}/rocm-include' in script
+    assert "python tools/amd_build/build_amd.py" in script.split("Rebuilding", 1)[1]
+    path = tmp_path / "rocm.sh"
+    path.write_text(script)
+    flags = subprocess.run(["bash", "-c", f'source "{path}"; echo "$HIPCC_COMPILE_FLAGS_APPEND"'],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert flags == f"-I{prefix}/rocm-include"

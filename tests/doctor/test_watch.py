@@ -191,3 +191,19 @@ def test_watch_needs_exactly_one_job(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["watch"]) == 2
     assert main(["watch", "--pid", "1", "--", "true"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_live_line_and_the_summary_show_the_numbers() -> None:
+    import io
+
+    from torchsmith.cli.watch import _live_line, summary_lines
+
+    watch = folded(as_lines(RECORDED["samples"]), {480}, {480})
+    out = io.StringIO()
+    _live_line(out, watch, 12.0)
+    assert out.getvalue() == "\r     12 s  GPU 0: busy 2% · 828/81559 MiB\033[K"
+    lines = summary_lines(dict(watch.to_json(), exit_status=0))
+    assert lines[1] == ("  GPU 0 NVIDIA H100 80GB HBM3: busy 0.8% on average, at most 2% (job processes); "
+                        "memory at most 828 of 81559 MiB, 7.0 s")
+    assert any(line.startswith("! warning[gpu-underused]") for line in lines)
+    assert lines[-1] == "the job exited with 0"

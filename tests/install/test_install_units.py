@@ -11,7 +11,7 @@ from tests.support.envtools import tree_digest
 
 from torchsmith.errors import InstallError, UsageError
 from torchsmith.install.check import parse_user_command, parse_uv_dry_run
-from torchsmith.install.installers import Installer, command
+from torchsmith.install.installers import Installer, command, installer_kind
 from torchsmith.install.lock import (
     Lock,
     LockedPackage,
@@ -67,10 +67,12 @@ def test_pinned_pip_step_switches_off_every_other_source(tmp_path: Path) -> None
                                 constraints=str(tmp_path / "c.txt"))
     assert argv[argv.index("--index-url") + 1] == CU126
     assert "--extra-index-url" not in argv and "-c" not in argv  # no inherited pins for the torch step
-    # Environment variables outrank every pip config file (global, user, site).
-    assert env["PIP_EXTRA_INDEX_URL"] == CU126
-    assert os.path.isdir(str(env["PIP_FIND_LINKS"])) and not os.listdir(str(env["PIP_FIND_LINKS"]))
-    assert Path(str(env["PIP_CONSTRAINT"])).read_text() == ""
+    assert env == {}
+    # No config file, and of the user's PIP_* settings only the network ones.
+    user = {"PIP_EXTRA_INDEX_URL": "http://evil/", "PIP_REQUIREMENT": "/r.txt", "PIP_PROXY": "http://proxy:3128",
+            "PIP_CERT": "/ca.pem", "PIP_CONFIG_FILE": "/u.conf", "PIP_PYTHON": "/other/python", "HOME": "/h"}
+    assert installer_kind("pip").isolated_env(user) == {"PIP_EXTRA_INDEX_URL": None, "PIP_REQUIREMENT": None,
+                                                        "PIP_PYTHON": None, "PIP_CONFIG_FILE": os.devnull}
     assert report and argv[argv.index("--report") + 1] == report
     assert Path(argv[argv.index("-r") + 1]).read_text() == "torch==2.6.0+cu126\n"
 
@@ -88,9 +90,11 @@ def test_default_index_step_is_constrained_and_keeps_user_config(tmp_path: Path)
 def test_pinned_uv_step_ignores_uv_config_and_index_variables(tmp_path: Path) -> None:
     group = Group("torch", ("torch==2.6.0+cu126",), index_url=CU126, pinned=True)
     argv, env, _ = command(Installer("uv", ("uv", "pip", "install")), group, StepFiles(str(tmp_path)), 1)
-    assert "--no-config" in argv and argv[argv.index("--index-strategy") + 1] == "first-index"
-    for name in ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_DEFAULT_INDEX", "UV_CONSTRAINT"):
-        assert name in env and env[name] is None
+    assert "--no-config" in argv and argv[argv.index("--index-strategy") + 1] == "first-index" and env == {}
+    dropped = ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_DEFAULT_INDEX", "UV_CONSTRAINT",
+               "UV_OVERRIDE", "UV_CONFIG_FILE")
+    user = dict.fromkeys((*dropped, "UV_CACHE_DIR", "UV_NATIVE_TLS", "PATH"), "x")
+    assert installer_kind("uv").isolated_env(user) == {**dict.fromkeys(dropped), "UV_NO_CONFIG": "1"}
 
 
 def test_lock_round_trip_and_reproduction_groups(tmp_path: Path) -> None:

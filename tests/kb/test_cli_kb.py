@@ -32,7 +32,8 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("table", sorted(TABLE_FILES))
 def test_show_every_table(table: str, capsys: pytest.CaptureFixture[str],
                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("COLUMNS")  # 80 columns, as piped
+    monkeypatch.delenv("TORCHSMITH_COLUMNS")  # 80 columns, as piped
+    monkeypatch.delenv("COLUMNS", raising=False)
     assert main(["kb", "show", table, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["data"]["rows"]
     assert rows and all(row["sources"] for row in rows)

@@ -119,3 +119,12 @@ def test_every_packaged_companion_pin_is_confirmed_or_uncertain() -> None:
     rows = [r for name in names for r in kb.torch_requirements(name)]
     assert rows and all(r.confirmed_from or r.uncertain for r in rows)
     assert sum(1 for r in rows if r.confirmed_from) > len(rows) // 2
+
+
+def test_find_links_companion_rows_not_read_from_their_pages_are_uncertain(data_copy: Path) -> None:
+    kb = load_kb(packaged_only=True)
+    rows = kb.table("paired-wheels")
+    assert rows and all(r.confirmed_from or r.uncertain for r in rows)
+    edit_json(data_copy, "companions.json", lambda d: d["paired_wheels"][0].pop("uncertain"))
+    with pytest.raises(KnowledgeBaseError, match="paired_wheels row 1 field confirmed_from: missing"):
+        load_kb(packaged_dir=str(data_copy), packaged_only=True)

@@ -294,7 +294,7 @@ def _run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> str:
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
 def test_an_overlay_reaches_what_reads_it(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "1000")  # each reason on one line
+    monkeypatch.setenv("TORCHSMITH_COLUMNS", "1000")  # each reason on one line
     overlay = tmp_path / "overlay"
     overlay.mkdir()
     for name, content in case.overlay().items():

@@ -128,6 +128,9 @@ CASES = [
     (("torch", "torchvision"), {"platform": "windows-x86_64", "gpus": ["8.6:RTX 3090"],
                                 "driver": "570.86.10"}, "12.8", None),
     (("torch",), {"python": "3.12"}, "", None),
+    # An aarch64 server (GH200) and JetPack 7: the sbsa build, never the tegra one.
+    (("torch",), {"platform": "linux-aarch64", "gpus": ["9.0:GH200"], "driver": "580.65.06",
+                  "python": "3.12"}, "13.0", None),
     # JetPack 6.2 (L4T 36.4.3, CUDA 12.6): conda-forge's tegra build, never the sbsa one.
     (("torch",), {"platform": "linux-aarch64", "jetson": "36.4.3", "python": "3.10"}, "12.6", "2.13.0"),
 ]
@@ -149,6 +152,8 @@ def test_rendered_files_solve_against_the_feedstocks_builds(
             assert torch.startswith(f"pytorch={pytorch}="), (fmt, wanted, solved)
         if "jetson" in machine:
             assert torch.endswith("_tegra0") and "arm-variant=1.0=tegra" in solved, solved
+        elif machine.get("platform") == "linux-aarch64":
+            assert torch.endswith("_sbsa0") and "arm-variant=1.0=sbsa" in solved, solved
         for name in requirements[1:]:
             assert any(s.startswith(f"{'torch' + name[5:]}=") for s in solved), (name, solved)
 

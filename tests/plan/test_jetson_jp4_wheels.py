@@ -80,7 +80,7 @@ def test_an_older_wheel_only_where_nvidia_listed_it(capsys: pytest.CaptureFixtur
 
 def test_human_output_shows_the_file_and_the_two_steps(capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "200")  # each command on one line
+    monkeypatch.setenv("TORCHSMITH_COLUMNS", "200")  # each command on one line
     assert main(["plan", "--fresh", "--jetson", "32.6.1", "--python", "3.6", "-v"]) == 0
     out = capsys.readouterr().out
     assert "torch==1.10.0" in out and f"{FILE_110} from {BOX_110}" in out

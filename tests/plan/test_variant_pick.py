@@ -4,6 +4,7 @@ on described machines next to what runs there (R535/R550 hosts, mixed GPUs)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -71,8 +72,8 @@ def test_r535_and_r550_fall_back_to_cpu_silently_and_the_answer_says_so(driver_c
 
 
 def test_a_v100_next_to_a_b200_is_left_without_its_code() -> None:
-    ccs: List[str] = ["10.0", "7.0"]
-    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the first GPU
+    ccs: List[str] = ["7.0", "10.0"]
+    assert installer_pick(LABELS, ccs, "13.0").label == "cu130"  # the provider reports the highest GPU
     [warning] = variant_advice(LABELS, ccs, "13.0", "cu128", INDEX)
     assert "no code for compute capability 7.0" in warning and f"{FORCE_SM}=7.0" in warning
 
@@ -106,3 +107,14 @@ def test_without_the_flag_nothing_is_said(capsys: pytest.CaptureFixture[str]) ->
     assert main(["plan", "--fresh", "--json", "--python", "3.12", "--platform", "linux-x86_64",
                  "--gpu", "8.9", "--driver", "535.183.01"]) == 0
     assert not [w for w in json.loads(capsys.readouterr().out)["data"]["warnings"] if "wheel-variant" in w]
+
+
+def test_plan_variants_on_a_jetson_says_the_installer_takes_no_jetpack_build(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.cli import main
+
+    host = str(Path(__file__).resolve().parents[1] / "hosts" / "jetson-orin-jp6.2.json")
+    assert main(["plan", "--fresh", "--json", "--host", host, "--variants"]) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    [warning] = [w for w in data["warnings"] if "wheel-variant installer on this Jetson" in w]
+    assert "not the JetPack" in warning and data["packages"][0]["wheel_url"] in warning

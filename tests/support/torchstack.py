@@ -13,7 +13,8 @@ Layout under the root (each directory is one index of :func:`~tests.support.pkgi
   (``torch>=2.6``) and 6.3.0 (``torch>=2.7``: installing it would swap torch 2.6), ``wcwidth``, ``tqdm``,
   and ``tabulate``, ``colorama``, ``idna`` (plain packages no other test downloads: safe to stall).
 - ``evil``: everything in ``pypi`` plus a malicious ``torchtriton`` 9.9.9: dependency confusion, as
-  in the December 2022 attack on PyTorch nightly. Use it as "the user's configured index".
+  in the December 2022 attack on PyTorch nightly. Use it as "the user's configured index". Once
+  installed, every interpreter start appends "ran" to the file ``TORCHSMITH_TEST_EVIL_MARK`` names.
 """
 
 from __future__ import annotations
@@ -109,8 +110,11 @@ def build_standard_indexes(root: Path) -> TorchStack:
     evil.mkdir(parents=True, exist_ok=True)
     for wheel in pypi.glob("*.whl"):
         shutil.copy2(wheel, evil / wheel.name)
+    # Its code records that it ran: at every interpreter start (a .pth line) and on import.
+    mark = 'import os; p = os.environ.get("TORCHSMITH_TEST_EVIL_MARK"); p and open(p, "a").write("ran\\n")\n'
     build_wheel(evil, "torchtriton", EVIL_TRITON, files={
-        "torchtriton/__init__.py": 'import os\nEVIL = True\nos.environ["PWNED"] = "1"\n'})
+        "torchtriton/__init__.py": 'import os\nEVIL = True\nos.environ["PWNED"] = "1"\n' + mark,
+        "torchtriton-evil.pth": mark})
     return TorchStack(root)
 
 

@@ -370,6 +370,18 @@ def preflight(host: Host, machine: Machine, kind: str, prefix: Optional[str] = N
     return pre
 
 
+_REBUILD = (
+    "# Rebuilding after a failure or after changing these variables: CMake keeps what it found",
+    "# in build/CMakeCache.txt, so start clean first: python setup.py clean  (or rm -rf build)",
+)
+_REBUILD_ROCM = (
+    "# ROCm: build_amd.py rewrote the sources (hipify), so a clean rebuild also restores",
+    "# and re-hipifies them (this discards local edits): rm -rf build && python setup.py clean",
+    "#   && git reset --hard && git clean -fd && git submodule foreach --recursive git reset --hard",
+    "#   && python tools/amd_build/build_amd.py",
+)
+
+
 def build_script(pre: Preflight) -> str:
     """A bash script to source before ``pip install -e .`` in a PyTorch checkout."""
     cuda = pre.kind == "cuda"
@@ -410,8 +422,7 @@ def build_script(pre: Preflight) -> str:
     if not cuda:
         lines.append("#   python tools/amd_build/build_amd.py   # hipify the sources first")
     lines.append("#   python -m pip install --no-build-isolation -v -e .")
-    lines.append("# Rebuilding after a failure or after changing these variables: CMake keeps what it found")
-    lines.append("# in build/CMakeCache.txt, so start clean first: python setup.py clean  (or rm -rf build)")
+    lines.extend(_REBUILD if cuda else _REBUILD + _REBUILD_ROCM)
     lines.append("# Test:")
     check = "torch.cuda.is_available()"
     lines.append(f"#   python -c 'import torch; print(torch.__version__, {check})'")

@@ -97,13 +97,20 @@ def _check_shadows(host: Host, pre: Preflight, rocm_path: str) -> None:
         return
     ours = [n for n in shadows if host.list_dir(os.path.join(rocm_path, "include", n)) is not None
             or host.read_text(os.path.join(rocm_path, "include", n)) is not None]
+    # hipcc always puts ROCm's own include directory last, even after -I (ROCm/HIP#3587): a copy
+    # under another name, given with -I, comes first (the field report's working route).
+    copy = os.path.join(pre.prefix, "rocm-include")
+    pre.exports.append(("ROCM_INCLUDE", copy))
+    pre.exports.append(("HIPCC_COMPILE_FLAGS_APPEND", f"-I{copy}${{HIPCC_COMPILE_FLAGS_APPEND:+ "
+                                                      "$HIPCC_COMPILE_FLAGS_APPEND}"))
     pre.add("hip-include-order", "warning",
             f"{include} has {', '.join(shadows)}"
             + (f" (ROCm has its own: {', '.join(ours)})" if ours else "")
             + f"; hipcc puts {rocm_path}/include after the environment's, so those headers win "
-            "(thrust from CUDA, or another OpenMP's omp.h, break the HIP build)",
-            f"remove them from the environment, or put -isystem {rocm_path}/include first in "
-            "HIPCC_COMPILE_FLAGS_APPEND")
+            "(thrust from CUDA, or another OpenMP's omp.h, break the HIP build; "
+            "https://github.com/ROCm/HIP/issues/3587)",
+            f"once: cp -r {rocm_path}/include {copy}; the script puts it first "
+            f"(ROCM_INCLUDE, HIPCC_COMPILE_FLAGS_APPEND=-I{copy}); or remove them from the environment")
 
 
 def check_rocm(host: Host, machine: Machine, pre: Preflight) -> None:

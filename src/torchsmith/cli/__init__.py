@@ -165,6 +165,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command. Whatever happens, the answer is the command's output, or one line on
     stderr (the JSON envelope under --json) and a documented exit code: never a traceback."""
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with `>&-`: refuse before acting, as ls and cat do
+        _write_err("error[output-closed]: standard output is closed: nothing could be printed\n")
+        return 1
     try:
         _tolerant_streams()
         return _main(args_list)
@@ -190,8 +193,10 @@ def _tolerant_streams() -> None:
 
 
 def _write_err(text: str) -> None:
+    from torchsmith.output import printable
+
     try:
-        sys.stderr.write(text)
+        sys.stderr.write(printable(text))
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

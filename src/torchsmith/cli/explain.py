@@ -61,6 +61,8 @@ def _decode(raw: bytes) -> str:
 
 def _read_stdin() -> Tuple[str, int]:
     """Standard input, bounded like a file: (text, bytes left out of the middle)."""
+    if sys.stdin is None:  # started with `<&-`
+        raise UsageError("standard input is closed: give the message as an argument or with --file LOG")
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
         text = str(sys.stdin.read(HEAD_BYTES + TAIL_BYTES))

@@ -72,6 +72,8 @@ def _human_status(view: GuardView, out: IO[str]) -> None:
         out.write(f"No guard in {prefix} (install with `torchsmith install` to get one).\n")
         return
     state = "on" if status.on else "off"
+    if status.interrupted:
+        state = f"interrupted (`guard {status.interrupted}` was stopped part-way; run it again)"
     if status.on and status.bypassed:
         state = "on, but bypassed by this environment"
     out.write(f"Guard {state} in {prefix}\n")
@@ -85,9 +87,11 @@ def _human_status(view: GuardView, out: IO[str]) -> None:
     out.write(f"  uv: {uv} (only in an activated shell)\n")
     out.write("  pins: " + ", ".join(f"{n}=={v}" for n, v in sorted(status.pins.items())) + "\n")
     for name, versions in view.drift.items():
-        out.write(f"  drift: {name} pinned {versions['pinned']}, installed "
-                  f"{versions['installed'] or 'nothing'}: `torchsmith install` makes a new verified "
-                  "stack and guard\n")
+        imports = versions.get("imports")
+        installed = f"but `import {name}` loads {imports} from {versions.get('imported_from')}" if imports \
+            else f"installed {versions['installed'] or 'nothing'}"
+        out.write(f"  drift: {name} pinned {versions['pinned']}, {installed}: `torchsmith install` makes a "
+                  "new verified stack and guard\n")
 
 
 def _human_check(prediction: Prediction, out: IO[str]) -> None:

@@ -83,11 +83,10 @@ def inspect_kernels(host: Host, report: Dict[str, Any]) -> Optional[Dict[str, An
 
     None when there is no CUDA torch; ``{"error": ...}`` when its library cannot be read.
     """
-    from torchsmith.kb.fatbin import BinaryError, read_path
-
     torch = report.get("torch")
     if not isinstance(torch, dict) or not torch.get("cuda") or not torch.get("path"):
         return None
+    from torchsmith.kb.fatbin import BinaryError, read_path  # only for a CUDA torch: imports the kb
     lib_dir = os.path.join(str(torch["path"]), "lib")
     names = host.list_dir(lib_dir) or []
     name = next((n for n in KERNEL_LIBRARIES if n in names), None)

@@ -32,17 +32,27 @@ keeps the constraints file; ``guard on`` puts them back.
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from torchsmith.install import guard_hold
+from torchsmith.install.guard_files import (
+    constraint_reference,
+    names_guard,
+    pip_conf_with,
+    pip_conf_without,
+    read_bytes,
+    restore,
+    save_original,
+    write_atomic,
+)
 
 __all__ = ["GUARD_FILE", "GuardStatus", "guard_off", "guard_on", "guard_status", "write_guard_file"]
 
 GUARD_FILE = "torchsmith-guard.txt"
+JOURNAL_FILE = "torchsmith-guard-journal"  # "on" | "off" while that switch runs
 _BEGIN = "torchsmith guard >>>"
 _END = "<<< torchsmith guard"
 
@@ -56,6 +66,7 @@ _ACTIVATE: Dict[str, str] = {
 }
 _DEACTIVATE_BASH = re.compile(r"^deactivate \(\) \{[ \t]*$", re.M)
 _UNSET_BASH = "    unset UV_CONSTRAINT  # torchsmith guard"
+_CONSTRAINT_LINE = re.compile(r"^([ \t]*constraint[ \t]*[=:])([^\r\n]*)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -67,10 +78,11 @@ class GuardStatus:
     uv_hooks: List[str]  # activate scripts that export UV_CONSTRAINT
     held: List[str] = field(default_factory=list)  # distributions pip and uv cannot remove
     bypassed: List[str] = field(default_factory=list)  # settings now switching the constraints off
+    interrupted: Optional[str] = None  # "on" | "off": that switch was stopped part-way
 
     @property
     def on(self) -> bool:
-        return self.constraints_file is not None and self.pip_hook
+        return self.constraints_file is not None and self.pip_hook and self.interrupted is None
 
 
 def _pip_conf(prefix: str) -> str:
@@ -88,8 +100,7 @@ def write_guard_file(prefix: str, pins: Mapping[str, str], header: str) -> str:
     lines.extend(f"{name}=={version}" for name, version in sorted(pins.items()))
     from torchsmith.redact import redact
 
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(redact("\n".join(lines) + "\n"))
+    write_atomic(path, redact("\n".join(lines) + "\n").encode("utf-8"))
     return path
 
 
@@ -107,63 +118,96 @@ def read_pins(path: str) -> Dict[str, str]:
     return pins
 
 
-def _read_config(path: str) -> configparser.ConfigParser:
-    config = configparser.ConfigParser(interpolation=None)
-    config.optionxform = str  # type: ignore[assignment,method-assign]
-    if os.path.exists(path):
-        config.read(path, encoding="utf-8")
-    return config
+def _text(data: Optional[bytes]) -> str:
+    return (data or b"").decode("utf-8", "surrogateescape")  # any bytes survive a round trip
 
 
-def _write_config(path: str, config: configparser.ConfigParser) -> None:
-    if not config.sections():
-        if os.path.exists(path):
-            os.remove(path)
-        return
-    with open(path, "w", encoding="utf-8") as handle:
-        config.write(handle)
+def _pip_hook(path: str, guard: str) -> bool:
+    return any(names_guard(m.group(2), guard) for m in _CONSTRAINT_LINE.finditer(_text(read_bytes(path))))
 
 
 def guard_on(prefix: str) -> GuardStatus:
-    guard = os.path.join(prefix, GUARD_FILE)
-    if not os.path.exists(guard):
+    finish_interrupted(prefix)
+    if not os.path.exists(os.path.join(prefix, GUARD_FILE)):
         from torchsmith.errors import TorchsmithError
 
         raise TorchsmithError(f"{prefix} has no {GUARD_FILE}", code="no-guard",
                               hint="install with `torchsmith install`, which writes it")
-    path = _pip_conf(prefix)
-    config = _read_config(path)
-    if not config.has_section("install"):
-        config.add_section("install")
-    values = config.get("install", "constraint", fallback="").split()
-    if guard not in values:
-        config.set("install", "constraint", " ".join([*values, guard]))
-    _write_config(path, config)
-    for name, script in _activate_scripts(prefix):
-        _set_hook(script, _ACTIVATE[name].format(path=guard), "REM" if name.endswith(".bat") else "#",
-                  bash=name == "activate")
-    guard_hold.hold(prefix, read_pins(guard))
+    _journaled(prefix, "on", _switch_on)
     return guard_status(prefix)
 
 
 def guard_off(prefix: str) -> GuardStatus:
+    finish_interrupted(prefix)
+    _journaled(prefix, "off", _switch_off)
+    return guard_status(prefix)
+
+
+def finish_interrupted(prefix: str) -> Optional[str]:
+    """Finish a ``guard on``/``off`` that a kill stopped part-way (both are safe to run again),
+    as a database replays its log; the switch finished, or None. The caller holds the lock."""
+    _remove_strays(prefix)
+    action = _journal_action(prefix)
+    if action is None:
+        return None
+    if action == "on" and os.path.exists(os.path.join(prefix, GUARD_FILE)):
+        _switch_on(prefix)
+    else:
+        _switch_off(prefix)
+    os.remove(os.path.join(prefix, JOURNAL_FILE))
+    return action
+
+
+def _remove_strays(prefix: str) -> None:
+    """Temporary files a kill left before their rename: never read, so simply gone."""
+    import glob
+
+    for pattern in ("*", os.path.join("bin", "*"), os.path.join("Scripts", "*"),
+                    os.path.join("lib", "python*", "site-packages", "*.dist-info", "*"),
+                    os.path.join("lib", "python*", "site-packages", "*.dist-info", "RECORD", "*"),
+                    os.path.join("Lib", "site-packages", "*.dist-info", "*")):
+        for path in glob.glob(os.path.join(glob.escape(prefix), pattern + ".torchsmith-tmp")):
+            os.remove(path)
+
+
+def _journal_action(prefix: str) -> Optional[str]:
+    data = read_bytes(os.path.join(prefix, JOURNAL_FILE))
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace").strip()
+    return text if text in ("on", "off") else "off"  # a torn journal: switch off, the safe end
+
+
+def _journaled(prefix: str, action: str, work: Callable[[str], None]) -> None:
+    write_atomic(os.path.join(prefix, JOURNAL_FILE), action.encode("ascii"))
+    work(prefix)
+    os.remove(os.path.join(prefix, JOURNAL_FILE))
+
+
+def _switch_on(prefix: str) -> None:
     guard = os.path.join(prefix, GUARD_FILE)
     path = _pip_conf(prefix)
-    if os.path.exists(path):
-        config = _read_config(path)
-        if config.has_option("install", "constraint"):
-            values = [v for v in config.get("install", "constraint").split() if v != guard]
-            if values:
-                config.set("install", "constraint", " ".join(values))
-            else:
-                config.remove_option("install", "constraint")
-                if not config.items("install", raw=True) or not config.options("install"):
-                    config.remove_section("install")
-            _write_config(path, config)
+    if not _pip_hook(path, guard):  # a symlinked pip.conf is read, and replaced, never written through
+        text = pip_conf_with(_text(read_bytes(path)), constraint_reference(guard))
+        _write_saving(prefix, path, text.encode("utf-8", "surrogateescape"))
+    for name, script in _activate_scripts(prefix):
+        _set_hook(prefix, script, _ACTIVATE[name].format(path=constraint_reference(guard)),
+                  "REM" if name.endswith(".bat") else "#", bash=name == "activate")
+    guard_hold.hold(prefix, read_pins(guard))
+
+
+def _switch_off(prefix: str) -> None:
+    guard = os.path.join(prefix, GUARD_FILE)
+    path = _pip_conf(prefix)
+    if not restore(prefix, path) and os.path.isfile(path) and not os.path.islink(path):
+        text = _text(read_bytes(path))  # edited since `guard on`: only the guard's part goes
+        kept = pip_conf_without(text, guard)
+        if kept != text:
+            write_atomic(path, kept.encode("utf-8", "surrogateescape"))
     for _name, script in _activate_scripts(prefix):
-        _remove_hook(script)
+        if not restore(prefix, script):
+            _remove_hook(script)
     guard_hold.release(prefix)
-    return guard_status(prefix)
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -179,8 +223,7 @@ def guard_status(prefix: str, environ: Optional[Mapping[str, str]] = None,
     """The guard of ``prefix``; with ``environ``, also what in it switches the constraints off."""
     guard = os.path.join(prefix, GUARD_FILE)
     exists = os.path.exists(guard)
-    config = _read_config(_pip_conf(prefix))
-    pip_hook = guard in config.get("install", "constraint", fallback="").split()
+    pip_hook = _pip_hook(_pip_conf(prefix), guard)
     hooks = []
     for _name, script in _activate_scripts(prefix):
         try:
@@ -191,7 +234,7 @@ def guard_status(prefix: str, environ: Optional[Mapping[str, str]] = None,
             continue
     bypassed = guard_hold.bypasses(prefix, guard, environ, read) if environ is not None and exists else []
     return GuardStatus(prefix, guard if exists else None, read_pins(guard) if exists else {}, pip_hook, hooks,
-                       guard_hold.held(prefix), bypassed)
+                       guard_hold.held(prefix), bypassed, _journal_action(prefix))
 
 
 def _activate_scripts(prefix: str) -> Iterator[Tuple[str, str]]:
@@ -203,29 +246,39 @@ def _activate_scripts(prefix: str) -> Iterator[Tuple[str, str]]:
             yield name, script
 
 
-def _set_hook(script: str, line: str, comment: str, bash: bool) -> None:
-    _remove_hook(script)
-    with open(script, encoding="utf-8", newline="") as handle:
-        text = handle.read()
+def _write_saving(prefix: str, path: str, data: bytes) -> None:
+    save_original(prefix, path, data)
+    write_atomic(path, data)
+
+
+def _set_hook(prefix: str, script: str, line: str, comment: str, bash: bool) -> None:
+    with open(script, encoding="utf-8", errors="surrogateescape", newline="") as handle:
+        before = handle.read()
+    text = _without_hook(before)
     newline = "\r\n" if "\r\n" in text else "\n"
     if bash:  # deactivate forgets the constraint again
         text = _DEACTIVATE_BASH.sub(lambda m: m.group(0) + newline + _UNSET_BASH, text, count=1)
     if not text.endswith(newline):
         text += newline
     text += f"{comment} {_BEGIN}{newline}{line}{newline}{comment} {_END}{newline}"
-    with open(script, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    if text != before:
+        _write_saving(prefix, script, text.encode("utf-8", "surrogateescape"))
 
 
 def _remove_hook(script: str) -> None:
-    with open(script, encoding="utf-8", newline="") as handle:
+    with open(script, encoding="utf-8", errors="surrogateescape", newline="") as handle:
         text = handle.read()
+    kept = _without_hook(text)
+    if kept != text:
+        write_atomic(script, kept.encode("utf-8", "surrogateescape"))
+
+
+def _without_hook(text: str) -> str:
     if _BEGIN not in text and _UNSET_BASH not in text:
-        return
-    lines = text.splitlines(keepends=True)
+        return text
     kept: List[str] = []
     inside = False
-    for line in lines:
+    for line in text.splitlines(keepends=True):
         if _BEGIN in line:
             inside = True
             continue
@@ -236,5 +289,4 @@ def _remove_hook(script: str) -> None:
         if line.rstrip("\r\n") == _UNSET_BASH:
             continue
         kept.append(line)
-    with open(script, "w", encoding="utf-8", newline="") as handle:
-        handle.write("".join(kept))
+    return "".join(kept)

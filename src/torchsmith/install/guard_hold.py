@@ -23,6 +23,8 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from torchsmith.install.guard_files import names_guard
+
 __all__ = ["bypasses", "held", "hold", "release"]
 
 _HELD_RECORD = "RECORD.torchsmith-guard"
@@ -63,17 +65,35 @@ def hold(prefix: str, pins: Mapping[str, str]) -> List[str]:
         record = os.path.join(path, "RECORD")
         if os.path.isfile(record):  # a directory there: held already
             installer = os.path.join(path, "INSTALLER")
-            if os.path.exists(installer):
-                os.replace(installer, os.path.join(path, _HELD_INSTALLER))
-            with open(installer, "w", encoding="utf-8") as handle:
-                handle.write(INSTALLER_NOTE + "\n")
+            held_installer = os.path.join(path, _HELD_INSTALLER)
+            if os.path.exists(installer) and not os.path.exists(held_installer) and not _ours(installer):
+                os.replace(installer, held_installer)
+            _write_note(installer, INSTALLER_NOTE + "\n")
             os.replace(record, os.path.join(path, _HELD_RECORD))
-            os.mkdir(record)
-            with open(os.path.join(record, "README"), "w", encoding="utf-8") as handle:
-                handle.write(f"Held by {INSTALLER_NOTE}: the real RECORD is {_HELD_RECORD}.\n")
+        if os.path.exists(os.path.join(path, _HELD_RECORD)):  # also after a kill between these steps
+            if not os.path.isdir(record):
+                os.mkdir(record)  # a missing RECORD holds nothing
+            if not os.path.exists(os.path.join(record, "README")):
+                _write_note(os.path.join(record, "README"),
+                            f"Held by {INSTALLER_NOTE}: the real RECORD is {_HELD_RECORD}.\n")
         if os.path.exists(os.path.join(path, _HELD_RECORD)):
             done.append(name)
     return sorted(done)
+
+
+def _ours(installer: str) -> bool:
+    try:
+        with open(installer, encoding="utf-8", errors="replace") as handle:
+            return handle.read(200).strip() == INSTALLER_NOTE
+    except OSError:
+        return False
+
+
+def _write_note(path: str, text: str) -> None:
+    tmp = f"{path}.torchsmith-tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
 
 
 def release(prefix: str) -> List[str]:
@@ -81,15 +101,17 @@ def release(prefix: str) -> List[str]:
     done: List[str] = []
     for name, _version, path in _dist_infos(prefix):
         kept = os.path.join(path, _HELD_RECORD)
-        if not os.path.exists(kept):
-            continue
-        record = os.path.join(path, "RECORD")
-        if os.path.isdir(record):
-            shutil.rmtree(record)
-        os.replace(kept, record)
         installer = os.path.join(path, "INSTALLER")
-        if os.path.exists(os.path.join(path, _HELD_INSTALLER)):
-            os.replace(os.path.join(path, _HELD_INSTALLER), installer)
+        held_installer = os.path.join(path, _HELD_INSTALLER)
+        if not (os.path.exists(kept) or os.path.exists(held_installer) or _ours(installer)):
+            continue  # not held; a release a kill stopped half-way still has an INSTALLER to give back
+        record = os.path.join(path, "RECORD")
+        if os.path.exists(kept):
+            if os.path.isdir(record):
+                shutil.rmtree(record)
+            os.replace(kept, record)
+        if os.path.exists(held_installer):
+            os.replace(held_installer, installer)
         elif os.path.isfile(installer):  # there was none: ours goes again
             os.remove(installer)
         done.append(name)
@@ -125,11 +147,11 @@ def bypasses(prefix: str, guard_file: str, environ: Mapping[str, str],
                      f"{os.path.join(prefix, 'pip.conf')}")
     elif config_file:
         value = _file_constraint(read(config_file))
-        if value is not None and guard_file not in value.split():
+        if value is not None and not names_guard(value, guard_file):
             found.append(f"PIP_CONFIG_FILE={config_file} sets [install] constraint = {value}, which "
                          "replaces the guard's for pip")
     constraint = environ.get("PIP_CONSTRAINT")
-    if constraint is not None and guard_file not in constraint.split():
+    if constraint is not None and not names_guard(constraint, guard_file):
         found.append(f"PIP_CONSTRAINT={constraint or '(empty)'} replaces the guard's constraint for pip")
     active = environ.get("VIRTUAL_ENV") or environ.get("CONDA_PREFIX") or ""
     uv_constraint = environ.get("UV_CONSTRAINT")
@@ -137,7 +159,7 @@ def bypasses(prefix: str, guard_file: str, environ: Mapping[str, str],
         if uv_constraint is None:
             found.append("UV_CONSTRAINT is not set in this activated shell (activated before the guard "
                          "was put on?): uv does not apply the guard here")
-        elif guard_file not in uv_constraint.split():
+        elif not names_guard(uv_constraint, guard_file):
             found.append(f"UV_CONSTRAINT={uv_constraint or '(empty)'} in this shell replaces the guard's "
                          "constraint for uv")
     return found

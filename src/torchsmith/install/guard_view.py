@@ -17,6 +17,27 @@ __all__ = ["GUARD_ACTIONS", "GuardView", "check_against_guard", "guard_action"]
 
 GUARD_ACTIONS = ("status", "on", "off", "check")
 
+# Where `import torch` would load from, and the version written in those files, without importing
+# it: find_spec locates a top-level package without running it. Two copies can share one name
+# (`pip install --ignore-installed` writes over the files and leaves the old dist-info).
+_IMPORTED_TORCH = r"""
+import importlib.util, json, os, re
+spec = importlib.util.find_spec("torch")
+origin = getattr(spec, "origin", None) if spec else None
+version = None
+for name in ("version.py", "__init__.py") if origin else ():
+    try:
+        with open(os.path.join(os.path.dirname(origin), name), encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        continue
+    found = re.search(r"^__version__\s*(?::\s*str\s*)?=\s*['\"]([^'\"]+)['\"]", text, re.M)
+    if found:
+        version = found.group(1)
+        break
+print(json.dumps({"origin": origin, "version": version}))
+"""
+
 
 @dataclass
 class GuardView:
@@ -47,6 +68,7 @@ class GuardView:
             "held": status.held,
             "bypassed": status.bypassed,
             "effective": self.effective,
+            "interrupted": status.interrupted,
         }
 
 
@@ -59,6 +81,14 @@ def guard_action(host: Host, target: Target, action: str) -> GuardView:
             (guard.guard_on if action == "on" else guard.guard_off)(target.prefix)
     elif action != "status":
         raise UsageError(f"unknown guard action {action!r}")
+    elif guard.guard_status(target.prefix).interrupted:  # a killed switch: finish it unless one runs now
+        from torchsmith.install.exclusive import TargetBusy, exclusive
+
+        try:
+            with exclusive(target.prefix, what="guard status"):
+                guard.finish_interrupted(target.prefix)
+        except TargetBusy:
+            pass  # reported as interrupted; the running command finishes it
     status = guard.guard_status(target.prefix, host.environ())  # with what this environment switches off
     installed = installed_packages(host, target) if status.pins else {}
 
@@ -69,7 +99,26 @@ def guard_action(host: Host, target: Target, action: str) -> GuardView:
     # Pins that no longer match the environment (changed while the guard was off).
     drift = {name: {"pinned": pinned, "installed": version(name)}
              for name, pinned in sorted(status.pins.items()) if version(name) != pinned}
+    torch_pin = status.pins.get("torch")
+    imported = _imported_torch(host, target) if torch_pin else None
+    imports = imported.get("version") if imported else None
+    if imported and imports and imports != torch_pin and imports != version("torch"):
+        # The metadata may agree with the pin while another copy's files are what imports.
+        drift["torch"] = {"pinned": torch_pin, "installed": version("torch"),
+                          "imports": imports, "imported_from": imported.get("origin")}
     return GuardView(target, status, drift)
+
+
+def _imported_torch(host: Host, target: Target) -> Optional[Dict[str, Optional[str]]]:
+    """{"origin", "version"} of the torch ``import torch`` would load in the target; None: unknown."""
+    result = host.run([target.python, "-c", _IMPORTED_TORCH], timeout=30.0)
+    try:
+        data = result.last_json() if result.ok else None
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {key: str(data[key]) if data.get(key) is not None else None for key in ("origin", "version")}
 
 
 def check_against_guard(host: Host, target: Target, command: Sequence[str]) -> Prediction:

@@ -41,6 +41,7 @@ class LockedPackage:
     index: Optional[str] = None  # None: the user's configured index
     find_links: Optional[str] = None
     hashes: Tuple[str, ...] = ()  # "sha256:<hex>"
+    url: Optional[str] = None  # the file fetched, as checked against its index's listing
 
     def requirement_line(self) -> str:
         hashes = "".join(f" --hash={h}" for h in self.hashes)
@@ -68,7 +69,8 @@ class Lock:
             "accelerator": self.accelerator,
             "packages": [
                 {"name": p.name, "version": p.version, "index": storable_url(p.index),
-                 "find_links": storable_url(p.find_links), "hashes": list(p.hashes)}
+                 "find_links": storable_url(p.find_links), "hashes": list(p.hashes),
+                 **({"url": storable_url(p.url)} if p.url else {})}
                 for p in sorted(self.packages, key=lambda p: p.name)
             ],
         }
@@ -140,7 +142,8 @@ def read_lock(path: str) -> Lock:
                 raise ValueError(f"{entry.get('name')}: hashes must be sha256:<64 hex digits>")
             packages.append(LockedPackage(
                 name=canonicalize_name(str(entry["name"])), version=str(entry["version"]),
-                index=entry.get("index"), find_links=entry.get("find_links"), hashes=hashes))
+                index=entry.get("index"), find_links=entry.get("find_links"), hashes=hashes,
+                url=str(entry["url"]) if entry.get("url") else None))
     except (KeyError, TypeError, ValueError) as exc:
         raise InstallError(f"the lock {path} has an unusable package entry: {exc}",
                            code="lock-invalid") from exc
@@ -194,7 +197,9 @@ def parse_compiled_hashes(text: str) -> Dict[str, Tuple[str, ...]]:
 
 
 def locked_packages(versions: Mapping[str, str], sources: Mapping[str, Tuple[Optional[str], Optional[str]]],
-                    hashes: Mapping[str, Sequence[str]]) -> List[LockedPackage]:
+                    hashes: Mapping[str, Sequence[str]],
+                    urls: Optional[Mapping[str, str]] = None) -> List[LockedPackage]:
     return [LockedPackage(name, versions[name], sources.get(name, (None, None))[0],
-                          sources.get(name, (None, None))[1], tuple(hashes.get(name, ())))
+                          sources.get(name, (None, None))[1], tuple(hashes.get(name, ())),
+                          (urls or {}).get(name))
             for name in sorted(versions)]

@@ -26,6 +26,7 @@ from torchsmith.install.export import LOCK_NAME, write_export
 from torchsmith.install.installers import Installer, installer_kind
 from torchsmith.install.installers.base import Hashes, Source
 from torchsmith.install.lock import Lock, locked_packages, read_lock, storable_url
+from torchsmith.install.provenance import check_fetched, fetched_from_report
 from torchsmith.install.snapshot import Snapshot, remove_tree
 from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, installed_packages
@@ -182,6 +183,7 @@ class _Installed:
     sources: Dict[str, Source] = field(default_factory=dict)  # name -> where it came from
     pinned: Set[str] = field(default_factory=set)  # came from a pinned source
     hashes: Hashes = field(default_factory=dict)
+    urls: Dict[str, str] = field(default_factory=dict)  # the file each pinned package came from
 
     def took(self, name: str, group: Group) -> None:
         self.sources.setdefault(name, (group.index_url, group.find_links))
@@ -207,7 +209,7 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
         roots = {requirement_name(line) for g in job.groups for line in g.requirements} - {""}
         whole = closure(roots | locked_before, done.info)
         versions = {n: done.current[n] for n in whole if n in done.current}
-        kept = _from_previous_lock(outcome.lock_path, versions, done.sources, done.pinned)
+        kept = _from_previous_lock(outcome.lock_path, versions, done.sources, done.pinned, done.urls)
         _verify(host, job, outcome, say, done,
                 read_hashes=lambda: _lock_hashes(host, job, files, versions, done))
         _write_lock(job, outcome, versions, done, kept)
@@ -226,6 +228,8 @@ def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: Ste
         say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
         argv, env, report = kind.command(job.installer, group, files, number, constraints)
         env.update(_drop_guard_env(host))
+        if group.pinned:  # no index, requirement or constraint but torchsmith's
+            env = {**kind.isolated_env(host.environ()), **env}
         step_start = time.monotonic()
         result = host.run(argv, timeout=job.timeout, env=env)
         seconds = time.monotonic() - step_start
@@ -234,7 +238,12 @@ def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: Ste
             raise _installer_error(job.installer.name, group, result, job.timeout)
         if report and os.path.exists(report):
             with open(report, encoding="utf-8") as handle:
-                done.hashes.update(kind.step_hashes(handle.read()))
+                report_text = handle.read()
+            done.hashes.update(kind.step_hashes(report_text))
+            if group.pinned and group.index_url:  # before anything it fetched is imported
+                fetched = fetched_from_report(report_text)
+                check_fetched(host, group.index_url, fetched)
+                done.urls.update({name: url for name, (url, _digest) in fetched.items()})
         done.info = installed_packages(host, job.target)
         now = _versions(done.info)
         for name, version in now.items():
@@ -299,7 +308,7 @@ def _write_lock(job: InstallJob, outcome: InstallOutcome, versions: Dict[str, st
     lock = job.lock
     for name, digests in kept.items():
         done.hashes.setdefault(name, digests)  # unchanged packages: pip downloaded nothing to hash
-    lock.packages = locked_packages(versions, done.sources, done.hashes)
+    lock.packages = locked_packages(versions, done.sources, done.hashes, done.urls)
     missing = sorted(n for n in versions if n not in done.hashes)
     if missing:
         outcome.warnings.append(f"no hash recorded for {', '.join(missing)}: the lock pins their "
@@ -374,7 +383,7 @@ def _previous_lock_names(path: str) -> Set[str]:
 
 def _from_previous_lock(path: str, versions: Dict[str, str],
                        sources: Dict[str, Tuple[Optional[str], Optional[str]]],
-                       pinned: Set[str]) -> Dict[str, Tuple[str, ...]]:
+                       pinned: Set[str], urls: Dict[str, str]) -> Dict[str, Tuple[str, ...]]:
     """What the lock already at ``path`` knows of packages this install left as they were: their
     source (and pin) when this run has none, and their hashes when the source is the same. A
     re-run that changes nothing keeps a fully hashed lock and the same guard."""
@@ -396,4 +405,6 @@ def _from_previous_lock(path: str, versions: Dict[str, str],
         same_source = (storable_url(index), storable_url(links)) == (package.index, package.find_links)
         if package.hashes and same_source:
             kept[package.name] = package.hashes
+            if package.url:  # nothing was fetched for it this time
+                urls.setdefault(package.name, package.url)
     return kept

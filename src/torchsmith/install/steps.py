@@ -35,23 +35,9 @@ class Group:
 
 @dataclass(frozen=True)
 class StepFiles:
-    """Scratch files of one install: requirement files, reports, the neutral pip settings."""
+    """Scratch files of one install: requirement files, reports, hash inputs."""
 
     workdir: str
-
-    @property
-    def empty_dir(self) -> str:  # PIP_FIND_LINKS for pinned groups: no extra local wheels
-        path = os.path.join(self.workdir, "no-links")
-        os.makedirs(path, exist_ok=True)
-        return path
-
-    @property
-    def empty_file(self) -> str:  # PIP_CONSTRAINT for pinned groups: no inherited constraints
-        path = os.path.join(self.workdir, "no-constraints.txt")
-        if not os.path.exists(path):
-            with open(path, "w", encoding="utf-8"):
-                pass
-        return path
 
     def write(self, name: str, lines: Sequence[str]) -> str:
         path = os.path.join(self.workdir, name)

@@ -33,6 +33,21 @@ def _sourced_rows(data: Document) -> None:
             raise ValueError(f"row {number} field source: missing or unknown source id")
 
 
+class _RowsWith:
+    """A ``_sourced_rows`` check that also needs ``fields`` (name -> type) in every row: what the
+    commands read from the rows, so a missing field is the file's error, not a crash later."""
+
+    def __init__(self, **fields: type) -> None:
+        self.fields = fields
+
+    def __call__(self, data: Document) -> None:
+        _sourced_rows(data)
+        for number, row in enumerate(data["rows"]):
+            for name, kind in self.fields.items():
+                if not isinstance(row.get(name), kind):
+                    raise ValueError(f"row {number} field {name}: missing or not a {kind.__name__}")
+
+
 def _hsa_override(data: Document) -> None:
     _sourced_rows(data)
     for number, row in enumerate(data["rows"]):
@@ -107,11 +122,12 @@ def _error_vocab(data: Document) -> None:
 
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
-    "companion_limits": ("companion_limits.json", "companion limits", _sourced_rows),
-    "downstream": ("downstream.json", "downstream pins", _sourced_rows),
+    "companion_limits": ("companion_limits.json", "companion limits", _RowsWith(package=str)),
+    "downstream": ("downstream.json", "downstream pins", _RowsWith(package=str, version=str)),
     "hsa_override": ("hsa_override.json", "HSA override table", _hsa_override),
-    "manylinux": ("manylinux.json", "manylinux glibc table", _sourced_rows),
-    "xpu": ("xpu.json", "Intel XPU table", _sourced_rows),
+    "manylinux": ("manylinux.json", "manylinux glibc table",
+                  _RowsWith(platform=str, first=str, last=str, tag=str, min_glibc=str)),
+    "xpu": ("xpu.json", "Intel XPU table", _RowsWith(family=str, patterns=list, first_torch=str)),
     "formats": ("formats.json", "installer format data", _formats),
     "containers": ("containers.json", "container image data", _containers),
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
@@ -149,7 +165,7 @@ def _read(path: str, what: str, check: Callable[[Document], None]) -> Document:
                                  hint=_HINT) from exc
     try:
         if not isinstance(data, dict):
-            rows = " with a 'rows' list" if check is _sourced_rows else ""
+            rows = " with a 'rows' list" if check is _sourced_rows or isinstance(check, _RowsWith) else ""
             raise ValueError(f"expected an object{rows}, got {type(data).__name__}")
         check(data)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

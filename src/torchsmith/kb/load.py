@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, cast
 
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb import invariants, loader
@@ -98,7 +98,31 @@ def _read_refresh(overlay: str) -> Dict[str, Any]:
         raise KnowledgeBaseError(
             f"{REFRESH_FILE}: cannot read ({exc})", context=[f"file: {path}"],
             hint="delete the overlay and run `torchsmith kb refresh` again") from exc
-    return loaded if isinstance(loaded, dict) else {}
+    problem = _refresh_problem(loaded)
+    if problem:
+        raise KnowledgeBaseError(
+            f"{REFRESH_FILE}: {problem}", context=[f"file: {path}"],
+            hint="delete the overlay and run `torchsmith kb refresh` again")
+    return cast(Dict[str, Any], loaded)
+
+
+# What `kb refresh` writes in its provenance record, and the type of each field.
+_REFRESH_FIELDS = {"refreshed": str, "newest_seen": str, "torch_index_base": str, "packaged_kb_version": str,
+                   "package_indexes": list, "read": list, "new_releases": list, "changed_releases": list}
+
+
+def _refresh_problem(loaded: Any) -> str:
+    if not isinstance(loaded, dict):
+        return f"expected an object, got {type(loaded).__name__}"
+    if "refreshed" not in loaded:
+        return "the field 'refreshed' is missing"
+    for name, value in loaded.items():  # a field a newer refresh added is left alone
+        if name in _REFRESH_FIELDS and not isinstance(value, _REFRESH_FIELDS[name]):
+            return f"the field {name!r} is not a {_REFRESH_FIELDS[name].__name__}"
+    for name in ("new_releases", "changed_releases", "package_indexes"):
+        if not all(isinstance(item, str) for item in loaded.get(name, ())):
+            return f"the field {name!r} holds something other than text"
+    return ""
 
 
 def _load(base_dir: str, overlay: Optional[str]) -> KnowledgeBase:

@@ -224,7 +224,10 @@ def _build_rows(label: str, raw: Sequence[object], spec: _Section[T], ctx: rb.Co
         seen[key] = number
         if spec.order is not None:
             group = spec.group(row)
-            value = spec.order(row)
+            try:
+                value = spec.order(row)
+            except ValueError as exc:  # the field that orders the rows is no version
+                raise reader.error("", str(exc)) from None
             if group in last and _after(value, last[group]):
                 raise reader.error("", f"out of order: {' '.join(key)} must come before the rows "
                                        "older than it (rows are newest first)")

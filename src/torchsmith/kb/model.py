@@ -266,6 +266,7 @@ class PairedWheels:
     sources: Tuple[str, ...]
     uncertain: bool = False
     packages: Tuple[str, ...] = ()  # the distributions on the page when not just ``package``
+    confirmed_from: Tuple[str, ...] = ()  # wheel files read on the find-links page
 
 
 @dataclass(frozen=True)

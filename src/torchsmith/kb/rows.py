@@ -74,11 +74,16 @@ def version_key(text: str) -> Version:
 
     stripped = text.strip()
     if _LONG_NUMBER.search(stripped.split("+", 1)[0]):
-        raise ValueError(f"not a version: {text!r}")
+        raise ValueError(f"not a version: {_shown(text)}")
     try:
         return Version(stripped)
     except InvalidVersion:
-        raise ValueError(f"not a version: {text!r}") from None
+        raise ValueError(f"not a version: {_shown(text)}") from None
+
+
+def _shown(text: str) -> str:
+    """A value quoted in an error: bounded, so a 5,000-digit field gives one short line."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f"… ({len(text)} characters)"
 
 
 def is_version(text: str) -> bool:
@@ -375,6 +380,7 @@ def paired(row: RowReader, _ctx: Context) -> m.PairedWheels:
         package=row.text("package"), torch=row.version("torch"), variant=row.text("variant"),
         find_links=row.text("find_links"), versions=row.texts("versions"),
         sources=row.sources(), uncertain=row.flag("uncertain"), packages=row.texts("packages"),
+        confirmed_from=_confirmed_from(row),
     )
 
 

@@ -108,6 +108,8 @@ def _torch_packages(plan: Plan, kind: str, fmt: str, forge: Optional[ForgeReleas
         if forge is not None:
             cuda, why = forge.cuda_for(cuda)
             notes.extend([why] if why else [])
+        if plan.platform == "linux-aarch64":  # servers and JetPack 7's Thor: the SBSA builds, never tegra
+            return cuda, [(data["gpu_package"], version), ("arm-variant", "*=sbsa")]
         return cuda, [(data["gpu_package"], version)]
     if plan.platform.startswith("macos"):
         return None, [("pytorch", version)]

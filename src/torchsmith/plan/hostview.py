@@ -8,7 +8,7 @@ the probe or the data), and the driver. Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.compat import Arch, parse_cc
 from torchsmith.machine import Machine
@@ -80,11 +80,14 @@ def host_view(machine: Machine, kb: KnowledgeBase) -> HostView:
             model = kb.gpu_by_name(gpu.name) if gpu.name else None
             cc = parse_cc(getattr(model, "compute_capability", None))
             source = "torchsmith data (by name)"
-        if cc is None:
+        family = _family(kb, gpu.index, gpu.name) if cc is None and gpu.name else ()
+        if family:
+            gpus.extend(family)
+        elif cc is None:
             unknown.append(gpu.name or f"GPU {gpu.index}")
         else:
             gpus.append(GpuView(gpu.index, gpu.name or f"GPU {gpu.index}", cc, source))
-    notes: List[str] = []
+    notes: List[str] = [_family_note(g) for g in gpus if g.source == FAMILY_SOURCE][:1]
     driver = nvidia.driver_version if nvidia else None
     if driver and not version_tuple(driver):
         notes.append(f"NVIDIA driver version {driver!r} is not a version number; treated as unknown")
@@ -111,6 +114,33 @@ def host_view(machine: Machine, kb: KnowledgeBase) -> HostView:
         driver_cuda_source=driver_cuda_source,
         notes=tuple(notes),
     )
+
+
+FAMILY_SOURCE = "torchsmith data (every model of a family)"
+
+
+def _family(kb: KnowledgeBase, index: int, name: str) -> Tuple[GpuView, ...]:
+    """A name that is a family in the GPU table ("RTX 30", "A"): one view per compute capability
+    of its models, so the plan covers each of them."""
+    from torchsmith.kb.rows import normalize_gpu_name
+
+    prefix = normalize_gpu_name(name)
+    if len(prefix) < 2:
+        return ()
+    models: Dict[Tuple[int, int], List[str]] = {}
+    for model in kb.gpus:
+        cc = parse_cc(model.compute_capability)
+        if cc is not None and normalize_gpu_name(model.name).startswith(prefix):
+            models.setdefault(cc, []).append(model.name)
+    return tuple(GpuView(index, f"{name} ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})", cc,
+                         FAMILY_SOURCE) for cc, names in sorted(models.items()))
+
+
+def _family_note(gpu: GpuView) -> str:
+    family = gpu.name.split(" (", 1)[0]
+    return (f"{family} names a family of GPUs, not one model: planned a build that runs on every model "
+            f"of it in the GPU table; give the exact model (--gpu 'RTX 3090') or its compute capability "
+            f"(--gpu 8.6) for an exact plan")
 
 
 def driver_max_cuda(machine: Machine, kb: KnowledgeBase) -> Optional[str]:

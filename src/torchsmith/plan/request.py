@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
+from torchsmith.host.files import NotAFileError, read_whole
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -144,29 +145,53 @@ def constrained(wanted: Sequence[Wanted], constraints: Sequence[Tuple[str, str]]
 _OPTION_WITH_VALUE = re.compile(r"^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$")
 
 
+# A requirements file or pyproject is a few kilobytes; a FIFO, a device or a huge file is a mistake,
+# and reading it whole would hang or exhaust memory.
+MAX_REQUIREMENTS_BYTES = 4 * 1024 * 1024
+MAX_REQUIREMENTS_DEPTH = 32  # -r inside -r inside ... (pip has no limit; a loop or a bomb is an error here)
+MAX_REQUIREMENT_LINES = 10_000
+MAX_REQUIREMENTS_FILES = 256
+
+
 def _read_text(path: str, label: str) -> str:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        raw = read_whole(path, MAX_REQUIREMENTS_BYTES)
+    except NotAFileError:
+        raise RequirementError(f"cannot read {label}: not a regular file (a FIFO, device or socket)") \
+            from None
     except OSError as exc:
-        raise RequirementError(f"cannot read {label}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise RequirementError(f"{label} is not UTF-8 text") from exc
+        reason = exc.strerror or str(exc)
+        raise RequirementError(f"cannot read {label}: {reason}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequirementError(f"{label} is not UTF-8 text") from None
 
 
-def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None,
-                           origins: Optional[Dict[str, str]] = None) -> List[str]:
+def read_requirements_file(path: str, origins: Optional[Dict[str, str]] = None) -> List[str]:
     """The requirement lines of a pip requirements file (``-r`` includes followed); ``origins``
     gets the file and line of each (``reqs.txt:3``), which a cap's reason names.
 
     Index options (``--index-url``...) are dropped: the plan decides where torch comes from.
+    Bounded: each file's size, the nesting depth, the files read and the lines kept.
     """
-    seen = _seen or frozenset()
-    real = os.path.realpath(path)
-    if real in seen:
-        return []
-    raw = _read_text(path, f"requirements file {path}")
     lines: List[str] = []
+    _read_requirements_into(lines, path, frozenset(), [0], origins)
+    return lines
+
+
+def _read_requirements_into(lines: List[str], path: str, chain: FrozenSet[str], files_read: List[int],
+                            origins: Optional[Dict[str, str]]) -> None:
+    real = os.path.realpath(path)
+    if real in chain:
+        return
+    if len(chain) >= MAX_REQUIREMENTS_DEPTH:
+        raise RequirementError(f"requirements file {path}: -r files nested more than "
+                               f"{MAX_REQUIREMENTS_DEPTH} deep")
+    files_read[0] += 1
+    if files_read[0] > MAX_REQUIREMENTS_FILES:
+        raise RequirementError(f"requirements file {path}: more than {MAX_REQUIREMENTS_FILES} -r files")
+    raw = _read_text(path, f"requirements file {path}")
     for number, line in enumerate(raw.replace("\\\n", "").splitlines(), start=1):
         text = re.sub(r"(^|\s)#.*$", "", line).strip()
         if not text:
@@ -175,7 +200,7 @@ def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None,
         if option:
             if option.group(1) in ("-r", "--requirement"):
                 nested = os.path.join(os.path.dirname(path), option.group(2))
-                lines.extend(read_requirements_file(nested, seen | {real}, origins))
+                _read_requirements_into(lines, nested, chain | {real}, files_read, origins)
             continue  # constraints files narrow, they do not ask for packages
         if text.startswith("-"):
             continue
@@ -183,7 +208,9 @@ def read_requirements_file(path: str, _seen: Optional[FrozenSet[str]] = None,
         lines.append(text)
         if origins is not None:
             origins.setdefault(text, f"{path}:{number}")
-    return lines
+        if len(lines) > MAX_REQUIREMENT_LINES:
+            raise RequirementError(f"requirements file {path}: more than {MAX_REQUIREMENT_LINES} "
+                                   "requirements")
 
 
 def read_pyproject(path: str) -> List[str]:

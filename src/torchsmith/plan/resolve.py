@@ -42,6 +42,7 @@ from torchsmith.plan.cuda import plan_cuda
 from torchsmith.plan.dead_end import requirement_dead_end
 from torchsmith.plan.described import detection_dead_end, unknown_model_gpus, wsl_gaps
 from torchsmith.plan.draft import Draft
+from torchsmith.plan.driver_assumption import assumed_driver_line, state_assumption
 from torchsmith.plan.extra import Extra
 from torchsmith.plan.hostview import HostView, host_view
 from torchsmith.plan.index import index_of, torch_index_url
@@ -140,6 +141,12 @@ def _plan_torch(job: Job, asked: Dict[str, Wanted], extra: Extra, view: HostView
     hard = family_constraints(asked, job.request) + list(extra.constraints) + ([glibc] if glibc else [])
     hard += _preferred(job, hard, extra.preferred)
     draft = _solve_with_preferences(job, hard, extra.soft)
+    assumed_driver = assumed_driver_line(job)
+    if assumed_driver is not None and draft.status == "ok":
+        assumed = _solve_with_preferences(job, [*hard, assumed_driver[0]], extra.soft)
+        if assumed.status == "ok":
+            state_assumption(job, assumed, assumed_driver[1], draft)
+            draft = assumed
     keep = companions.installed_torch(job.request, asked)
     if draft.status != "ok" and keep is not None:
         draft = _replace_installed(job, hard, extra, draft, keep)

@@ -1,7 +1,8 @@
 """What a wheel-variant installer (uv's preview ``wheel-variants``, pip with variantlib) will pick on
 a machine, next to what runs there, and the command that is right when they differ.
 
-The NVIDIA provider (wheelnext/nvidia-variant-provider) reports one GPU's compute capability and
+The NVIDIA provider (wheelnext/nvidia-variant-provider, plugin.py ``get_sm_architectures``:
+``sorted(architectures, reverse=True)[0]``) reports the highest compute capability among the GPUs and
 the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` is at most that CUDA
 version (no minor-version compatibility: each build's exact CUDA version is its driver floor) and
 the reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
@@ -20,7 +21,7 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease
     from torchsmith.machine import Machine
-    from torchsmith.plan.model import Plan
+    from torchsmith.plan.model import PackagePin, Plan
 
 __all__ = ["VariantPick", "installer_pick", "labels_of", "plan_variant_advice", "runs_on_every_gpu",
            "variant_advice"]
@@ -55,13 +56,13 @@ def _cc(text: str) -> Tuple[int, int]:
     return parse_cc(text) or (0, 0)  # unreadable: runs nothing, so the advice names it
 
 
-def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   *, reported_gpu: int = 0) -> VariantPick:
+def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str],
+                   driver_cuda: Optional[str]) -> VariantPick:
     """The label the installer takes: the newest CUDA whose floor and targets fit what the
-    provider reports (one GPU, the driver's CUDA), else the null variant."""
+    provider reports (the highest GPU, the driver's CUDA), else the null variant."""
     if not ccs or not driver_cuda:
         return VariantPick(None, "the provider reports no NVIDIA GPU or driver: the CPU variant")
-    cc = _cc(ccs[min(reported_gpu, len(ccs) - 1)])
+    cc = max(_cc(text) for text in ccs)
     fitting = [f for f in labels.values() if f.cuda_lower
                and version_tuple(f.cuda_lower) <= version_tuple(driver_cuda)
                and (not f.cuda_upper or version_tuple(driver_cuda) < version_tuple(f.cuda_upper))
@@ -77,10 +78,10 @@ def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
 
 
 def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_cuda: Optional[str],
-                   planned: str, planned_index: str, *, reported_gpu: int = 0) -> Tuple[str, ...]:
+                   planned: str, planned_index: str) -> Tuple[str, ...]:
     """Warnings when a variant-aware installer would take another build than the one planned:
     a silent CPU fallback, a build missing one GPU's architecture; each with the right command."""
-    pick = installer_pick(labels, ccs, driver_cuda, reported_gpu=reported_gpu)
+    pick = installer_pick(labels, ccs, driver_cuda)
     explicit = f"uv pip install --index-url {planned_index} torch"
     out = []
     if pick.label is None and planned != "cpu":
@@ -90,7 +91,8 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
     elif pick.label is not None and not runs_on_every_gpu(labels[pick.label], ccs):
         missing = [cc for cc in ccs if not _runs(labels[pick.label], _cc(cc))]
         lowest = min(ccs, key=_cc)
-        out.append(f"a wheel-variant installer takes {pick.label} for the GPU its provider reports, but "
+        out.append(f"a wheel-variant installer takes {pick.label} for the newest GPU (its provider reports "
+                   f"only the highest compute capability), but "
                    f"{pick.label} has no code for compute capability {', '.join(missing)} on this machine: "
                    f"install {planned} from its index ({explicit}), or set {FORCE_SM}={lowest}")
     elif pick.label is not None and pick.label != planned:
@@ -121,6 +123,8 @@ def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tupl
     """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
     where it is not the planned build (CPU fallback, a GPU without code)."""
     torch = next((p for p in plan.packages if p.name == "torch"), None)
+    if plan.ok and plan.accelerator == "jetson" and machine.jetson is not None:
+        return _jetson_advice(kb, machine, torch)
     release = kb.release(torch.version) if torch is not None and torch.version else None
     if not plan.ok or torch is None or release is None or not torch.index_url or not torch.variant:
         return ()
@@ -131,3 +135,27 @@ def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tupl
     ccs = [g.compute_capability for g in (nvidia.gpus if nvidia else ()) if g.compute_capability]
     driver_cuda = view.driver_cuda
     return variant_advice(labels_of(release, plan.platform), ccs, driver_cuda, torch.variant, torch.index_url)
+
+
+def _jetson_advice(kb: KnowledgeBase, machine: Machine, torch: Optional[PackagePin]) -> Tuple[str, ...]:
+    """On a Jetson the NVIDIA provider sees a CUDA driver and an sm_87 GPU like any server: a variant
+    installer takes the server-ARM (SBSA) build, built for the desktop driver stack, not L4T's."""
+    jetson = machine.jetson
+    assert jetson is not None
+    newest = next((r for r in kb.releases if any(v.kind == "cuda" and "linux-aarch64" in v.platforms
+                                                 for v in r.variants)), None)
+    jetpack = kb.jetpack_for_l4t(jetson.l4t) if jetson.l4t else None
+    cuda = jetson.cuda or (jetpack.cuda if jetpack is not None else None)
+    cc = jetson.compute_capability
+    if newest is None or not cuda:
+        return ()
+    if cc:
+        pick = installer_pick(labels_of(newest, "linux-aarch64"), [cc], cuda)
+        taken = (f"the server-ARM (SBSA) build {newest.version} {pick.label}, made for the desktop "
+                 f"driver stack, not L4T's" if pick.label else "the CPU build")
+    else:
+        taken = "a server-ARM (SBSA) build made for the desktop driver stack, or the CPU build"
+    right = (f"install NVIDIA's wheel ({torch.wheel_url or torch.index_url})" if torch is not None
+             and (torch.wheel_url or torch.index_url) else "install NVIDIA's wheel for this JetPack")
+    return (f"a wheel-variant installer on this Jetson takes {taken}: its provider reports only the "
+            f"driver's CUDA ({cuda}) and the GPU's compute capability, not the JetPack; {right} instead",)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import List, NamedTuple
 
 from torchsmith.host import Host
+from torchsmith.machine import MAX_GPUS
 
 __all__ = ["PciDevice", "display_devices"]
 
 _SYSFS = "/sys/bus/pci/devices"
+# The largest real servers expose a few hundred PCI functions; a sysfs (or a capture) listing
+# thousands is not a machine to read file by file.
+MAX_SLOTS = 2048
 
 
 class PciDevice(NamedTuple):
@@ -25,7 +29,9 @@ def _hex_id(text: str) -> str:
 def display_devices(host: Host, vendor: str) -> List[PciDevice]:
     """Devices of ``vendor`` (``"8086"``) whose PCI class is a display controller (0x03xxxx)."""
     found: List[PciDevice] = []
-    for slot in host.list_dir(_SYSFS) or []:
+    for slot in (host.list_dir(_SYSFS) or [])[:MAX_SLOTS]:
+        if len(found) >= MAX_GPUS:
+            break
         base = f"{_SYSFS}/{slot}"
         vendor_text = host.read_text(f"{base}/vendor")
         if vendor_text is None or _hex_id(vendor_text) != vendor:

@@ -70,12 +70,16 @@ def normalise_arch(system: str, machine: str) -> str:
     return arch
 
 
+# An os-release value is a name or a URL; a longer one is kept only in part.
+_OS_RELEASE_VALUE = 256
+
+
 def parse_os_release(text: str) -> Dict[str, str]:
     values: Dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.splitlines()[:200]:
         key, sep, value = line.partition("=")
-        if sep and key.strip() and not key.startswith("#"):
-            values[key.strip()] = value.strip().strip('"').strip("'")
+        if sep and key.strip() and not key.startswith("#") and len(key) <= 64:
+            values[key.strip()] = value.strip().strip('"').strip("'")[:_OS_RELEASE_VALUE]
     return values
 
 

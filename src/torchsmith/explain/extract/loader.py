@@ -12,7 +12,9 @@ from torchsmith.explain.extract.model import MissingLibrary, UndefinedSymbol
 
 __all__ = ["demangle", "missing_libraries", "symbol_owner", "undefined_symbols"]
 
-_LIB = r"(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
+# Each name starts where a word starts (the look-behind): a megabyte-long word is scanned once,
+# not once per position.
+_LIB = r"(?<![\w.+-])(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
     re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
     re.compile(
@@ -27,7 +29,8 @@ _MISSING = (
     re.compile(r"ld(?:\.lld)?: cannot find -l(?P<link>[\w+-]+)"),
 )
 _UNDEFINED = re.compile(
-    r"(?:(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?undefined symbol:?\s*(?P<symbol>[\w@.$]+)"
+    r"(?:(?<![^\s:'\"])(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?"
+    r"undefined symbol:?\s*(?P<symbol>[\w@.$]+)"
 )
 _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<symbol>[^'`\n]+)'")
 

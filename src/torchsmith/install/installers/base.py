@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Tuple
 
 from torchsmith.host import Host
 from torchsmith.install.steps import Group, StepFiles
@@ -58,6 +58,12 @@ class InstallerKind(abc.ABC):
     name: str = ""
     missing_hint: str = ""
     hashes_after_install: bool = False  # lock_hashes has work to do (the steps report no hashes)
+    # A pinned step runs with torchsmith's settings only: every environment variable with this
+    # prefix is dropped (each one is a command-line option, so any may add an index, a
+    # requirement or a constraint) but the network ones, and config files are switched off.
+    setting_prefix: str = ""
+    kept_settings: FrozenSet[str] = frozenset()
+    no_config: Tuple[Tuple[str, str], ...] = ()
 
     @abc.abstractmethod
     def present(self, host: Host) -> bool:
@@ -75,6 +81,15 @@ class InstallerKind(abc.ABC):
     def command(self, installer: Installer, group: Group, files: StepFiles, step: int,
                 constraints: Optional[str] = None) -> StepCommand:
         """The command installing ``group`` (step number ``step``) into the target."""
+
+    def isolated_env(self, environ: Mapping[str, str]) -> Dict[str, Optional[str]]:
+        """Environment changes that leave a pinned step no configuration but torchsmith's."""
+        env: Dict[str, Optional[str]] = {
+            name: None for name in environ
+            if self.setting_prefix and name.upper().startswith(self.setting_prefix)
+            and name.upper() not in self.kept_settings}
+        env.update(self.no_config)
+        return env
 
     def step_hashes(self, report_text: str) -> Hashes:
         """Hashes recorded in a step's report."""

@@ -1,7 +1,10 @@
 """pip: the target's own pip when recent, else torchsmith's pip with ``--python``.
 
-A pinned group switches every other source off through environment variables, which beat
-every pip configuration file. pip >= 22.2 writes ``--report``: the lock's hashes come from it.
+A pinned group runs with no pip configuration file (``PIP_CONFIG_FILE=os.devnull``: "disables
+the loading of all configuration files", https://pip.pypa.io/en/stable/topics/configuration/) and
+none of the user's ``PIP_*`` variables but network ones (each is an option: ``PIP_REQUIREMENT``,
+``PIP_EXTRA_INDEX_URL``, ``PIP_CONSTRAINT``...). pip >= 22.2 writes ``--report``: the lock's hashes
+and the URLs actually fetched come from it.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ def pip_command(host: Host, target: Target) -> Tuple[List[str], bool]:
 class PipInstaller(InstallerKind):
     name = "pip"
     missing_hint = "python -m ensurepip, or use --installer uv"
+    setting_prefix = "PIP_"
+    kept_settings = frozenset({"PIP_PROXY", "PIP_CERT", "PIP_CLIENT_CERT", "PIP_TRUSTED_HOST", "PIP_TIMEOUT",
+                               "PIP_RETRIES", "PIP_CACHE_DIR", "PIP_NO_CACHE_DIR", "PIP_KEYRING_PROVIDER"})
+    no_config = (("PIP_CONFIG_FILE", os.devnull),)
 
     def present(self, host: Host) -> bool:
         return True  # a venv brings its own pip; find() says when the target has none
@@ -69,13 +76,7 @@ class PipInstaller(InstallerKind):
         if installer.reports:
             report = os.path.join(files.workdir, f"step{step}-report.json")
             argv += ["--report", report]
-        env = {}
-        if group.pinned:
-            # The extra index becomes the pinned index itself, find-links an empty directory,
-            # constraints nothing.
-            env = {"PIP_EXTRA_INDEX_URL": group.index_url or "", "PIP_FIND_LINKS": files.empty_dir,
-                   "PIP_CONSTRAINT": files.empty_file, "PIP_NO_INDEX": "0", "PIP_INDEX_URL": None}
-        return StepCommand(argv, env, report)
+        return StepCommand(argv, {}, report)
 
     def step_hashes(self, report_text: str) -> Hashes:
         return hashes_from_pip_report(report_text)

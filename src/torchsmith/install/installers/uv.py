@@ -25,10 +25,6 @@ from torchsmith.install.target import Target
 
 __all__ = ["UvInstaller", "find_uv"]
 
-# Settings the user's environment may carry that would add a source to a pinned group.
-_UV_SOURCES = ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_DEFAULT_INDEX", "UV_INDEX_URL",
-               "UV_NO_INDEX", "UV_INDEX_STRATEGY", "UV_CONSTRAINT", "UV_OVERRIDE")
-_HASH_SOURCES = ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_DEFAULT_INDEX", "UV_CONSTRAINT")
 
 
 def find_uv(host: Host) -> Optional[str]:
@@ -48,6 +44,16 @@ class UvInstaller(InstallerKind):
     name = "uv"
     missing_hint = "pip install uv, or use --installer pip"
     hashes_after_install = True
+    # --no-config does not stop UV_CONFIG_FILE ("this file will replace any discovered
+    # configuration files", https://docs.astral.sh/uv/concepts/configuration-files/): dropped with
+    # every other UV_* setting but the network and cache ones.
+    setting_prefix = "UV_"
+    kept_settings = frozenset({"UV_CACHE_DIR", "UV_NO_CACHE", "UV_NATIVE_TLS", "UV_HTTP_TIMEOUT",
+                               "UV_REQUEST_TIMEOUT", "UV_HTTP_RETRIES", "UV_CONCURRENT_DOWNLOADS",
+                               "UV_CONCURRENT_INSTALLS", "UV_CONCURRENT_BUILDS", "UV_LINK_MODE",
+                               "UV_INSECURE_HOST", "UV_OFFLINE", "UV_NO_PROGRESS", "UV_KEYRING_PROVIDER",
+                               "UV_PYTHON_DOWNLOADS"})
+    no_config = (("UV_NO_CONFIG", "1"),)
 
     def present(self, host: Host) -> bool:
         return find_uv(host) is not None
@@ -66,11 +72,9 @@ class UvInstaller(InstallerKind):
     def command(self, installer: Installer, group: Group, files: StepFiles, step: int,
                 constraints: Optional[str] = None) -> StepCommand:
         argv = requirement_argv(installer, group, files, step, constraints)
-        env: Dict[str, Optional[str]] = {}
         if group.pinned:
             argv += ["--no-config", "--index-strategy", "first-index"]
-            env = dict.fromkeys(_UV_SOURCES)
-        return StepCommand(argv, env, None)
+        return StepCommand(argv, {}, None)
 
     def lock_hashes(self, host: Host, installer: Installer, target: Target, files: StepFiles,
                     pins: Dict[Source, List[str]]) -> Hashes:
@@ -84,7 +88,7 @@ class UvInstaller(InstallerKind):
             env: Dict[str, Optional[str]] = {}
             if index:
                 argv += ["--index-url", index, "--no-config", "--index-strategy", "first-index"]
-                env = dict.fromkeys(_HASH_SOURCES)
+                env = self.isolated_env(host.environ())
             if links:
                 argv += ["--find-links", links]
             result = host.run(argv, timeout=300.0, env=env)
