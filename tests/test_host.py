@@ -209,3 +209,21 @@ def test_a_read_that_never_returns_is_given_up_at_the_read_timeout(monkeypatch: 
         released.set()
     monkeypatch.setattr(live, "read_bounded", lambda path, head, tail=0: (b"535.104.05\n", 0))
     assert host.read_text(str(tmp_path / "version")) == "535.104.05\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in interpreter is a sh script")
+def test_a_command_that_hung_on_a_question_is_not_asked_again(tmp_path: Path) -> None:
+    """`--python` naming an interpreter that hangs costs one wait, not one per question; long work
+    (an install, a rollback) with the same interpreter still runs."""
+    marker = tmp_path / "asked"
+    python = tmp_path / "python3"
+    python.write_text(f"#!/bin/sh\nif [ -e '{marker}' ]; then echo answered; exit 0; fi\n"
+                      f": > '{marker}'\nexec sleep 30\n")
+    python.chmod(python.stat().st_mode | stat.S_IEXEC)
+    host = LiveHost(environ={"PATH": "/usr/bin:/bin"})
+    first = host.run([str(python), "-c", "1"], timeout=1.0)
+    assert first.timed_out and marker.exists()
+    again = host.run([str(python), "-c", "2"], timeout=15.0)
+    assert again.timed_out and "did not answer an earlier call" in again.problem()
+    work = host.run([str(python), "-m", "pip", "install", "x"], timeout=600.0)
+    assert work.ok and work.stdout.strip() == "answered"

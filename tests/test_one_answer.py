@@ -1,4 +1,4 @@
-"""One answer: the summary, `plan`, doctor's fix and `fleet` recommend the same stack, over a
+"""One answer: the summary, `plan`, doctor's fix, `install` and `fleet` give the same stack, over a
 matrix of machines and pip/uv configurations, each test building its own configuration (this
 machine's own pip.conf never reaches it)."""
 
@@ -95,8 +95,10 @@ def test_summary_plan_and_doctor_give_one_answer(machine: str, config: str, isol
     summary = _json(["summary", *where], capsys)
     plan = _json(["plan", *where], capsys)
     doctor = _json(["doctor", "--quick", *where], capsys)
+    install = _json(["install", "--dry-run", *where], capsys)
     stack = _pins(plan["data"]["packages"])
     assert stack and _pins(summary["data"]["plan"]["packages"]) == stack
+    assert _pins(install["data"]["packages"]) == stack and install["data"]["target"]["new"] is False
     assert summary["data"]["plan"]["choices"] == plan["data"]["choices"]
     fix = next(f["fix"] for f in doctor["data"]["findings"] if f["code"] == "no-torch")
     # The fix runs where it points: this venv has no pip, so uv installs into it.

@@ -107,3 +107,10 @@ def test_torchsmiths_own_guard_is_lifted_by_install_not_switched_off(
     warning = next(w for w in data["warnings"] if "guard pins torch==2.1.0+cpu" in w)
     assert f"torchsmith install torch==2.2.0 --python {env / 'bin' / 'python'}" in warning
     assert "CONSTRAINT=" not in warning and "UV_NO_CONFIG" not in warning
+
+    # `install` lifts the guard and writes it anew: its pin is no limit there, and no warning.
+    code = main(["install", "--dry-run", "--json", "--no-gpu", "--python", str(env / "bin" / "python"),
+                 "torch==2.2.0"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and str(_torch(data)) == "2.2.0" and data["data"]["target"]["new"] is False
+    assert not any("guard" in w for w in data["warnings"])

@@ -72,6 +72,8 @@ def _human_status(view: GuardView, out: IO[str]) -> None:
         out.write(f"No guard in {prefix} (install with `torchsmith install` to get one).\n")
         return
     state = "on" if status.on else "off"
+    if status.interrupted:
+        state = f"interrupted (`guard {status.interrupted}` was stopped part-way; run it again)"
     if status.on and status.bypassed:
         state = "on, but bypassed by this environment"
     out.write(f"Guard {state} in {prefix}\n")

@@ -205,9 +205,9 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
 
     machine = ctx.machine()
     request = with_published(build_request(args, ctx, None if target["new"] else target["python"]), ctx)
-    # Installed here: pip and uv will apply this machine's constraints whatever the flags say.
-    plan, request = make_plan(machine, request, ctx.kb(), read=ctx.host().read_text,
-                              described=ctx.described_by_flags())
+    # Installed here: pip and uv will apply this machine's constraints whatever the flags say
+    # (the flags describe this machine's GPU), except the guard, which the install lifts.
+    plan, request = make_plan(machine, request, ctx.kb(), read=ctx.host().read_text, lifting_guard=True)
     if not plan.ok:
         return plan_result("install", args, plan, request, kb=ctx.kb())
     prepared = prepare_from_plan(plan, request.requirements)

@@ -14,7 +14,7 @@ import sys
 import sysconfig
 import threading
 import time
-from typing import IO, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
 
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
@@ -102,11 +102,16 @@ def process_environ() -> Dict[str, str]:
     return dict(os.environ)
 
 
+# A command given at most this long is a question (a probe, an inspection), not work.
+QUESTION_SECONDS = 60.0
+
+
 class LiveHost:
     def __init__(self, environ: Optional[Mapping[str, str]] = None,
                  read_timeout: float = READ_TIMEOUT) -> None:
         self._environ = process_environ() if environ is None else dict(environ)
         self._guard = _ReadGuard(read_timeout)
+        self._hung: Set[str] = set()
 
     def read_text(self, path: str) -> Optional[str]:
         data = self._guard.call(path, lambda: read_bounded(path, READ_LIMIT)[0])
@@ -135,6 +140,10 @@ class LiveHost:
     def run(self, argv: Sequence[str], timeout: float = 5.0,
             env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
         args = list(argv)
+        if args and args[0] in self._hung and timeout <= QUESTION_SECONDS:
+            # An interpreter (or tool) that hung on one question will not answer the next either:
+            # asking again would only multiply the wait. Long work (an install, a rollback) still runs.
+            return CommandResult(args, timed_out=True, skipped="it did not answer an earlier call in time")
         child_env = dict(self._environ)
         for name, value in (env or {}).items():
             if value is None:
@@ -155,7 +164,10 @@ class LiveHost:
             return CommandResult(args, not_found=True)
         except OSError as exc:
             return CommandResult(args, stderr=str(exc))
-        return _collect(proc, args, timeout)
+        result = _collect(proc, args, timeout)
+        if result.timed_out and args and timeout <= QUESTION_SECONDS:
+            self._hung.add(args[0])
+        return result
 
     def environ(self) -> Mapping[str, str]:
         return self._environ
@@ -280,7 +292,37 @@ class _LineStream:
             self._proc.stdout.close()
 
 
+# A whole fetch (connect, headers, body) may take this many times the per-operation timeout: a
+# server that sends one byte every few seconds never trips a socket timeout.
+FETCH_DEADLINE_FACTOR = 3.0
+
+
 def fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:
+    """GET ``url`` within a total deadline; one-line errors (:func:`_fetch_url`)."""
+    from torchsmith.redact import redact
+
+    deadline = timeout * FETCH_DEADLINE_FACTOR
+    outcome: List[Any] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(_fetch_url(url, timeout, max_bytes, environ))
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    # A daemon thread: one that outlives its deadline holds at most max_bytes and ends with us.
+    worker = threading.Thread(target=attempt, name="torchsmith-fetch", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if not outcome:
+        raise FetchError(f"cannot read {redact(url)}: no complete answer within {deadline:g} s",
+                         hint="the server answers too slowly; try again, or raise --timeout")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return str(outcome[0])
+
+
+def _fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:
     """GET ``url`` through urllib (proxies from the environment); one-line errors."""
     import urllib.error
     import urllib.request

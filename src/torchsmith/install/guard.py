@@ -52,6 +52,7 @@ from torchsmith.install.guard_files import (
 __all__ = ["GUARD_FILE", "GuardStatus", "guard_off", "guard_on", "guard_status", "write_guard_file"]
 
 GUARD_FILE = "torchsmith-guard.txt"
+JOURNAL_FILE = "torchsmith-guard-journal"  # "on" | "off" while that switch runs
 _BEGIN = "torchsmith guard >>>"
 _END = "<<< torchsmith guard"
 
@@ -77,10 +78,11 @@ class GuardStatus:
     uv_hooks: List[str]  # activate scripts that export UV_CONSTRAINT
     held: List[str] = field(default_factory=list)  # distributions pip and uv cannot remove
     bypassed: List[str] = field(default_factory=list)  # settings now switching the constraints off
+    interrupted: Optional[str] = None  # "on" | "off": that switch was stopped part-way
 
     @property
     def on(self) -> bool:
-        return self.constraints_file is not None and self.pip_hook
+        return self.constraints_file is not None and self.pip_hook and self.interrupted is None
 
 
 def _pip_conf(prefix: str) -> str:
@@ -125,12 +127,65 @@ def _pip_hook(path: str, guard: str) -> bool:
 
 
 def guard_on(prefix: str) -> GuardStatus:
-    guard = os.path.join(prefix, GUARD_FILE)
-    if not os.path.exists(guard):
+    finish_interrupted(prefix)
+    if not os.path.exists(os.path.join(prefix, GUARD_FILE)):
         from torchsmith.errors import TorchsmithError
 
         raise TorchsmithError(f"{prefix} has no {GUARD_FILE}", code="no-guard",
                               hint="install with `torchsmith install`, which writes it")
+    _journaled(prefix, "on", _switch_on)
+    return guard_status(prefix)
+
+
+def guard_off(prefix: str) -> GuardStatus:
+    finish_interrupted(prefix)
+    _journaled(prefix, "off", _switch_off)
+    return guard_status(prefix)
+
+
+def finish_interrupted(prefix: str) -> Optional[str]:
+    """Finish a ``guard on``/``off`` that a kill stopped part-way (both are safe to run again),
+    as a database replays its log; the switch finished, or None. The caller holds the lock."""
+    _remove_strays(prefix)
+    action = _journal_action(prefix)
+    if action is None:
+        return None
+    if action == "on" and os.path.exists(os.path.join(prefix, GUARD_FILE)):
+        _switch_on(prefix)
+    else:
+        _switch_off(prefix)
+    os.remove(os.path.join(prefix, JOURNAL_FILE))
+    return action
+
+
+def _remove_strays(prefix: str) -> None:
+    """Temporary files a kill left before their rename: never read, so simply gone."""
+    import glob
+
+    for pattern in ("*", os.path.join("bin", "*"), os.path.join("Scripts", "*"),
+                    os.path.join("lib", "python*", "site-packages", "*.dist-info", "*"),
+                    os.path.join("lib", "python*", "site-packages", "*.dist-info", "RECORD", "*"),
+                    os.path.join("Lib", "site-packages", "*.dist-info", "*")):
+        for path in glob.glob(os.path.join(glob.escape(prefix), pattern + ".torchsmith-tmp")):
+            os.remove(path)
+
+
+def _journal_action(prefix: str) -> Optional[str]:
+    data = read_bytes(os.path.join(prefix, JOURNAL_FILE))
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace").strip()
+    return text if text in ("on", "off") else "off"  # a torn journal: switch off, the safe end
+
+
+def _journaled(prefix: str, action: str, work: Callable[[str], None]) -> None:
+    write_atomic(os.path.join(prefix, JOURNAL_FILE), action.encode("ascii"))
+    work(prefix)
+    os.remove(os.path.join(prefix, JOURNAL_FILE))
+
+
+def _switch_on(prefix: str) -> None:
+    guard = os.path.join(prefix, GUARD_FILE)
     path = _pip_conf(prefix)
     if not _pip_hook(path, guard):  # a symlinked pip.conf is read, and replaced, never written through
         text = pip_conf_with(_text(read_bytes(path)), constraint_reference(guard))
@@ -139,10 +194,9 @@ def guard_on(prefix: str) -> GuardStatus:
         _set_hook(prefix, script, _ACTIVATE[name].format(path=constraint_reference(guard)),
                   "REM" if name.endswith(".bat") else "#", bash=name == "activate")
     guard_hold.hold(prefix, read_pins(guard))
-    return guard_status(prefix)
 
 
-def guard_off(prefix: str) -> GuardStatus:
+def _switch_off(prefix: str) -> None:
     guard = os.path.join(prefix, GUARD_FILE)
     path = _pip_conf(prefix)
     if not restore(prefix, path) and os.path.isfile(path) and not os.path.islink(path):
@@ -154,7 +208,6 @@ def guard_off(prefix: str) -> GuardStatus:
         if not restore(prefix, script):
             _remove_hook(script)
     guard_hold.release(prefix)
-    return guard_status(prefix)
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -181,7 +234,7 @@ def guard_status(prefix: str, environ: Optional[Mapping[str, str]] = None,
             continue
     bypassed = guard_hold.bypasses(prefix, guard, environ, read) if environ is not None and exists else []
     return GuardStatus(prefix, guard if exists else None, read_pins(guard) if exists else {}, pip_hook, hooks,
-                       guard_hold.held(prefix), bypassed)
+                       guard_hold.held(prefix), bypassed, _journal_action(prefix))
 
 
 def _activate_scripts(prefix: str) -> Iterator[Tuple[str, str]]:

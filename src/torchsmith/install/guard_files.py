@@ -73,6 +73,8 @@ def write_atomic(path: str, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+    if os.path.isfile(path) and not os.path.islink(path):
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777)  # the file keeps its permissions
     os.replace(tmp, path)
 
 

@@ -65,17 +65,35 @@ def hold(prefix: str, pins: Mapping[str, str]) -> List[str]:
         record = os.path.join(path, "RECORD")
         if os.path.isfile(record):  # a directory there: held already
             installer = os.path.join(path, "INSTALLER")
-            if os.path.exists(installer):
-                os.replace(installer, os.path.join(path, _HELD_INSTALLER))
-            with open(installer, "w", encoding="utf-8") as handle:
-                handle.write(INSTALLER_NOTE + "\n")
+            held_installer = os.path.join(path, _HELD_INSTALLER)
+            if os.path.exists(installer) and not os.path.exists(held_installer) and not _ours(installer):
+                os.replace(installer, held_installer)
+            _write_note(installer, INSTALLER_NOTE + "\n")
             os.replace(record, os.path.join(path, _HELD_RECORD))
-            os.mkdir(record)
-            with open(os.path.join(record, "README"), "w", encoding="utf-8") as handle:
-                handle.write(f"Held by {INSTALLER_NOTE}: the real RECORD is {_HELD_RECORD}.\n")
+        if os.path.exists(os.path.join(path, _HELD_RECORD)):  # also after a kill between these steps
+            if not os.path.isdir(record):
+                os.mkdir(record)  # a missing RECORD holds nothing
+            if not os.path.exists(os.path.join(record, "README")):
+                _write_note(os.path.join(record, "README"),
+                            f"Held by {INSTALLER_NOTE}: the real RECORD is {_HELD_RECORD}.\n")
         if os.path.exists(os.path.join(path, _HELD_RECORD)):
             done.append(name)
     return sorted(done)
+
+
+def _ours(installer: str) -> bool:
+    try:
+        with open(installer, encoding="utf-8", errors="replace") as handle:
+            return handle.read(200).strip() == INSTALLER_NOTE
+    except OSError:
+        return False
+
+
+def _write_note(path: str, text: str) -> None:
+    tmp = f"{path}.torchsmith-tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
 
 
 def release(prefix: str) -> List[str]:
@@ -83,15 +101,17 @@ def release(prefix: str) -> List[str]:
     done: List[str] = []
     for name, _version, path in _dist_infos(prefix):
         kept = os.path.join(path, _HELD_RECORD)
-        if not os.path.exists(kept):
-            continue
-        record = os.path.join(path, "RECORD")
-        if os.path.isdir(record):
-            shutil.rmtree(record)
-        os.replace(kept, record)
         installer = os.path.join(path, "INSTALLER")
-        if os.path.exists(os.path.join(path, _HELD_INSTALLER)):
-            os.replace(os.path.join(path, _HELD_INSTALLER), installer)
+        held_installer = os.path.join(path, _HELD_INSTALLER)
+        if not (os.path.exists(kept) or os.path.exists(held_installer) or _ours(installer)):
+            continue  # not held; a release a kill stopped half-way still has an INSTALLER to give back
+        record = os.path.join(path, "RECORD")
+        if os.path.exists(kept):
+            if os.path.isdir(record):
+                shutil.rmtree(record)
+            os.replace(kept, record)
+        if os.path.exists(held_installer):
+            os.replace(held_installer, installer)
         elif os.path.isfile(installer):  # there was none: ours goes again
             os.remove(installer)
         done.append(name)

@@ -68,6 +68,7 @@ class GuardView:
             "held": status.held,
             "bypassed": status.bypassed,
             "effective": self.effective,
+            "interrupted": status.interrupted,
         }
 
 
@@ -80,6 +81,14 @@ def guard_action(host: Host, target: Target, action: str) -> GuardView:
             (guard.guard_on if action == "on" else guard.guard_off)(target.prefix)
     elif action != "status":
         raise UsageError(f"unknown guard action {action!r}")
+    elif guard.guard_status(target.prefix).interrupted:  # a killed switch: finish it unless one runs now
+        from torchsmith.install.exclusive import TargetBusy, exclusive
+
+        try:
+            with exclusive(target.prefix, what="guard status"):
+                guard.finish_interrupted(target.prefix)
+        except TargetBusy:
+            pass  # reported as interrupted; the running command finishes it
     status = guard.guard_status(target.prefix, host.environ())  # with what this environment switches off
     installed = installed_packages(host, target) if status.pins else {}
 

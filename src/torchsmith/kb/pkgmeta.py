@@ -22,6 +22,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 from email.parser import HeaderParser
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
@@ -305,18 +306,7 @@ class ReleaseRecord:
 
     def requirement(self, name: str) -> str:
         """The specifier of Requires-Dist on ``name`` outside any extra ("" when none)."""
-        from packaging.requirements import InvalidRequirement, Requirement
-
-        specs: List[str] = []
-        for text in self.requires:
-            try:
-                req = Requirement(text)
-            except InvalidRequirement:
-                continue
-            if canonical(req.name) != name or (req.marker is not None and "extra" in str(req.marker)):
-                continue
-            specs.append(str(req.specifier) or "*")
-        return ",".join(s for s in specs if s != "*") or ("*" if specs else "")
+        return _requirement(self.requires, name)
 
     def applied(self, environment: Dict[str, str], extras: Sequence[str]) -> ReleaseRecord:
         """This release with only the requirements that apply on ``environment`` (PEP 508 marker
@@ -324,39 +314,13 @@ class ReleaseRecord:
         pins torch only for ``sglang[srt]``. A marker that cannot be evaluated is kept."""
         from dataclasses import replace
 
-        from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-        from packaging.requirements import InvalidRequirement, Requirement
-
-        kept: List[str] = []
-        for text in self.requires:
-            try:
-                req = Requirement(text)
-            except InvalidRequirement:
-                continue
-            if req.marker is not None:
-                try:
-                    applies = any(req.marker.evaluate({**environment, "extra": extra})
-                                  for extra in (*extras, ""))
-                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                    applies = True
-                if not applies:
-                    continue
-            kept.append(f"{req.name}{req.specifier}")
-        return replace(self, requires=tuple(kept))
+        env = tuple(sorted(environment.items()))
+        kept = [_applied(text, env, tuple(extras)) for text in self.requires]
+        return replace(self, requires=tuple(k for k in kept if k))
 
     def installs_on(self, platform: str, python: str, glibc: Optional[Tuple[int, int]] = None) -> bool:
         """A wheel of this release installs on ``platform`` + ``python`` (and glibc)."""
-        for tag in self.wheels:
-            py, abi, plat = tag.split("-", 2)
-            platforms = tag_platforms(plat)
-            if "any" not in platforms and platform not in platforms:
-                continue
-            floor = glibc_of(plat)
-            if glibc is not None and floor is not None and floor > glibc:
-                continue
-            if python_fits(py, abi, python):
-                return True
-        return False
+        return _installs_on(self.wheels, platform, python, glibc)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"version": self.version}
@@ -398,6 +362,58 @@ class PackageRecord:
         name = canonical(str(data["name"]))
         return PackageRecord(name, str(data["source"]), str(data["retrieved"]),
                              tuple(_named(ReleaseRecord.from_json(r), name) for r in data["releases"]), live)
+
+
+@lru_cache(maxsize=8192)
+def _applied(text: str, environment: Tuple[Tuple[str, str], ...], extras: Tuple[str, ...]) -> str:
+    """``text`` without its marker when the marker holds here (or cannot be evaluated), else ""."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return ""
+    if req.marker is not None:
+        env = dict(environment)
+        try:
+            if not any(req.marker.evaluate({**env, "extra": extra}) for extra in (*extras, "")):
+                return ""
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            pass
+    return f"{req.name}{req.specifier}"
+
+
+@lru_cache(maxsize=4096)
+def _installs_on(wheels: Tuple[str, ...], platform: str, python: str,
+                 glibc: Optional[Tuple[int, int]]) -> bool:
+    for tag in wheels:
+        py, abi, plat = tag.split("-", 2)
+        platforms = tag_platforms(plat)
+        if "any" not in platforms and platform not in platforms:
+            continue
+        floor = glibc_of(plat)
+        if glibc is not None and floor is not None and floor > glibc:
+            continue
+        if python_fits(py, abi, python):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _requirement(requires: Tuple[str, ...], name: str) -> str:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    specs: List[str] = []
+    for text in requires:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if canonical(req.name) != name or (req.marker is not None and "extra" in str(req.marker)):
+            continue
+        specs.append(str(req.specifier) or "*")
+    return ",".join(s for s in specs if s != "*") or ("*" if specs else "")
 
 
 def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:

@@ -56,7 +56,7 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
 
 
 def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Optional[Read],
-              described: bool = False) -> Tuple[Plan, Request]:
+              described: bool = False, lifting_guard: bool = False) -> Tuple[Plan, Request]:
     """The one answer to "which stack to install": the summary, ``plan``, doctor's fixes,
     ``fleet`` and ``install`` all ask here.
 
@@ -64,10 +64,13 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
     machine that is not this one), the choice an optional package of the default stack leaves
     (:func:`optional_choices`), and a warning where the user's pip/uv settings add sources next
     to the PyTorch index. ``described``: flags or a profile describe another machine, so this
-    one's constraints, CPU count and configured sources say nothing of it.
+    one's constraints, CPU count and configured sources say nothing of it. ``lifting_guard``:
+    the caller is ``install``, which lifts torchsmith's guard, so its pins are no limit.
     """
     if described:
         read = None
+    elif lifting_guard and read is not None:  # `install` lifts torchsmith's guard and writes it anew
+        read = _without_guard(read)
     plan, request = user_constrained(machine, request, resolve(machine, request, kb), kb, read)
     choices = optional_choices(machine, request, plan, kb, read)
     if choices:  # they say it, with the way to keep torchaudio
@@ -80,6 +83,12 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
     if leak:
         plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
     return plan, request
+
+
+def _without_guard(read: Read) -> Read:
+    from torchsmith.plan.user_constraints import is_guard_file
+
+    return lambda path: None if is_guard_file(path) else read(path)
 
 
 def optional_choices(machine: Machine, request: Request, plan: Plan, kb: KnowledgeBase,

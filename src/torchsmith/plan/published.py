@@ -13,6 +13,7 @@ snapshot (``package_meta.json``). What it says decides the plan, not a table of 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
@@ -243,6 +244,7 @@ def _torch_fits(release: ReleaseRecord, torch: str, build: Optional[VariantBuild
     return True
 
 
+@lru_cache(maxsize=8192)
 def _meets(spec: str, version: str, series: bool) -> bool:
     """``version`` meets ``spec``; with ``series``, an exact pin only needs the same major.minor
     (torchvision 0.29.0 and 0.29.1 pair with the same torch)."""

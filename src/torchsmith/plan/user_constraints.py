@@ -21,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
 
-__all__ = ["UserConstraint", "apply_user_constraints", "read_user_constraints"]
+__all__ = ["UserConstraint", "apply_user_constraints", "is_guard_file", "read_user_constraints"]
 
 Read = Callable[[str], Optional[str]]
 _CONSTRAINT_DEPS = re.compile(r"^\s*constraint-dependencies\s*=\s*\[(.*?)\]", re.S | re.M)
@@ -47,11 +47,12 @@ def _file_lines(path: str, via: str, read: Read) -> List[UserConstraint]:
         if not line or line.startswith(("#", "-")):
             continue  # comments, options (-c other.txt, --hash ...)
         found.extend(dataclasses.replace(c, file=path)
-                     for c in _parsed(line, f"{path}:{number} ({via})", _is_guard(path)))
+                     for c in _parsed(line, f"{path}:{number} ({via})", is_guard_file(path)))
     return found
 
 
-def _is_guard(path: str) -> bool:
+def is_guard_file(path: str) -> bool:
+    """The file is torchsmith's guard (its constraints file), by its name."""
     from torchsmith.install.guard import GUARD_FILE
 
     return path.replace("\\", "/").rsplit("/", 1)[-1] == GUARD_FILE
