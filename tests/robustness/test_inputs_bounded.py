@@ -4,12 +4,15 @@ JSON that is not quite JSON (NaN, keys given twice); overlays whose rows lack wh
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, Iterator, List
 
 import pytest
 from tests.robustness.corpus import base_profile
@@ -175,3 +178,55 @@ def test_a_pci_bus_of_thousands_of_display_devices_and_a_huge_os_release() -> No
     assert machine.rocm is not None and 0 < len(machine.rocm.gpus) <= MAX_GPUS
     assert len(machine.os.distro_name or "") <= 256
     assert len(json.dumps(machine.to_json())) < 200_000
+
+
+class _HostileIndex(http.server.BaseHTTPRequestHandler):
+    """``/drip/…``: headers, then one byte every half second, for ever; anything else: a page of
+    more links than any torch index has."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        if self.path.startswith("/drip/"):
+            try:
+                for _ in range(600):  # bounded: 5 minutes at most, long after the client left
+                    self.wfile.write(b"<")
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                return
+            return
+        self.wfile.write(b"".join(b'<a href="torch-2.0.%d-cp311-cp311-linux_x86_64.whl">x</a>\n' % n
+                                  for n in range(60_000)))
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def hostile_index() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HostileIndex)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_kb_refresh_against_an_index_that_drips_or_floods(hostile_index: str, tmp_path: Path) -> None:
+    env = {"TORCHSMITH_CACHE_DIR": str(tmp_path / "cache")}
+    dripped = run_cli(["kb", "refresh", "--json", "--torch-index", f"{hostile_index}/drip/whl", "--variant",
+                       "cpu", "--timeout", "1"], env=env,
+                      label="kb refresh <an index that drips a byte a time>")
+    check(dripped)
+    assert dripped.exit_code == 1 and dripped.envelope is not None
+    assert "no complete answer within 3 s" in dripped.envelope["errors"][0]["message"]
+    flooded = run_cli(["kb", "refresh", "--json", "--torch-index", f"{hostile_index}/whl", "--variant", "cpu",
+                       "--timeout", "10"], env=env, label="kb refresh <a page of 60,000 links>")
+    check(flooded)
+    assert flooded.exit_code == 1 and flooded.envelope is not None
+    assert "more than a torch index has" in flooded.envelope["errors"][0]["message"]

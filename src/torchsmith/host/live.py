@@ -14,7 +14,7 @@ import sys
 import sysconfig
 import threading
 import time
-from typing import IO, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
 
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
@@ -292,7 +292,37 @@ class _LineStream:
             self._proc.stdout.close()
 
 
+# A whole fetch (connect, headers, body) may take this many times the per-operation timeout: a
+# server that sends one byte every few seconds never trips a socket timeout.
+FETCH_DEADLINE_FACTOR = 3.0
+
+
 def fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:
+    """GET ``url`` within a total deadline; one-line errors (:func:`_fetch_url`)."""
+    from torchsmith.redact import redact
+
+    deadline = timeout * FETCH_DEADLINE_FACTOR
+    outcome: List[Any] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(_fetch_url(url, timeout, max_bytes, environ))
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    # A daemon thread: one that outlives its deadline holds at most max_bytes and ends with us.
+    worker = threading.Thread(target=attempt, name="torchsmith-fetch", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if not outcome:
+        raise FetchError(f"cannot read {redact(url)}: no complete answer within {deadline:g} s",
+                         hint="the server answers too slowly; try again, or raise --timeout")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return str(outcome[0])
+
+
+def _fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, str]) -> str:
     """GET ``url`` through urllib (proxies from the environment); one-line errors."""
     import urllib.error
     import urllib.request

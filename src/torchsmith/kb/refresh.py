@@ -37,6 +37,7 @@ __all__ = ["Fetch", "RefreshError", "configured_indexes", "parse_simple_page", "
 Fetch = Callable[[str, float], str]
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>([^<]*)</a>", re.IGNORECASE)
+_ANCHOR_START = re.compile(r"<a\b", re.IGNORECASE)
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _WHEEL = re.compile(r"^torch-([^-]+)-(cp\d+|py3)-([^-]+)-([^-]+)\.whl$")
 
@@ -137,8 +138,18 @@ def _python(tag: str, abi: str) -> Optional[str]:
     return f"{match.group(1)}.{match.group(2)}" + ("t" if abi.endswith("t") else "")
 
 
+# PyTorch's own pages list a few thousand files; a page of far more is no torch index, and
+# reading it link by link would take minutes.
+MAX_PAGE_LINKS = 50_000
+
+
 def parse_simple_page(text: str) -> Dict[str, Dict[str, Dict[str, Set[str]]]]:
-    """``{version: {local tag or "": {platform: {python tags}}}}`` from a PEP 503 page of torch."""
+    """``{version: {local tag or "": {platform: {python tags}}}}`` from a PEP 503 page of torch.
+
+    Raises ValueError for a page of more than :data:`MAX_PAGE_LINKS` links."""
+    links = len(_ANCHOR_START.findall(text))
+    if links > MAX_PAGE_LINKS:
+        raise ValueError(f"it lists {links} links, more than a torch index has ({MAX_PAGE_LINKS})")
     out: Dict[str, Dict[str, Dict[str, Set[str]]]] = {}
     import html
     import urllib.parse
@@ -194,7 +205,10 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
             "`kb refresh` needs the network (set https_proxy if you use a proxy); "
             "every other command works offline from packaged data")
         raise RefreshError(exc.message, hint=hint) from None
-    return parse_simple_page(page)
+    try:
+        return parse_simple_page(page)
+    except ValueError as exc:
+        raise RefreshError(f"{redact(url)} is not read: {exc}") from None
 
 
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
