@@ -183,8 +183,8 @@ def _pe_with_sections(payload: bytes, count: int) -> bytes:
     dos = b"MZ" + b"\0" * 58 + struct.pack("<I", 64)
     coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, count, 0, 0, 0, 0, 0x2022)
     data_offset = 64 + len(coff) + 40 * count
-    section = struct.pack("<8sIIIIIIHHI", b".nv_fatb", len(payload), 0x1000, len(payload), data_offset, 0, 0, 0,
-                          0, 0x40000040)
+    size = len(payload)
+    section = struct.pack("<8sIIIIIIHHI", b".nv_fatb", size, 0x1000, size, data_offset, 0, 0, 0, 0, 0x40000040)
     return dos + coff + section * count + payload
 
 
