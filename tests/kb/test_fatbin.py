@@ -184,7 +184,8 @@ def _pe_with_sections(payload: bytes, count: int) -> bytes:
     coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, count, 0, 0, 0, 0, 0x2022)
     data_offset = 64 + len(coff) + 40 * count
     size = len(payload)
-    section = struct.pack("<8sIIIIIIHHI", b".nv_fatb", size, 0x1000, size, data_offset, 0, 0, 0, 0, 0x40000040)
+    flags = 0x40000040  # initialised data, readable
+    section = struct.pack("<8sIIIIIIHHI", b".nv_fatb", size, 0x1000, size, data_offset, 0, 0, 0, 0, flags)
     return dos + coff + section * count + payload
 
 
