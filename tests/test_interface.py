@@ -199,3 +199,16 @@ def test_plan_answer_first_at_80_columns(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["plan", *_plan_flags(), "--python", "3.12", "-v"]) == 0
     verbose = capsys.readouterr().out
     assert "[source:" in verbose and "Packages:" in verbose
+
+
+@pytest.mark.parametrize("argv", [["plan"], ["install", "--dry-run"]])
+def test_a_plan_that_works_is_never_called_no_solution(argv: List[str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    venv = ["--venv", str(tmp_path / "venv")] if argv[0] == "install" else []
+    assert main([*argv, *venv, "--gpu", "8.6", "--driver", "570.86.10", "--python", "3.12"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith(("Install torch", "Target: ")) and "Install torch" in shown
+    assert "No working torch stack" not in shown
+    blocked = ["plan", "--gpu", "8.6", "--driver", "570.86.10", "--python", "3.12", "torch==1.0.0"]
+    assert main(blocked) == ExitCode.NO_SOLUTION
+    assert "No working torch stack" in capsys.readouterr().out

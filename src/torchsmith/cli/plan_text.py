@@ -105,11 +105,11 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         lines.append(paint(f"Install {_title(plan)} ({installer}):", "1", color))
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
         lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
-    if environment:
-        lines.append(f"Environment: {environment}")
     else:
         lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}.", "1;31",
                            color))
+    if environment:
+        lines.append(f"Environment: {environment}")
     if plan.blocker is not None:
         lines.append(f"Blocked by {plan.blocker.constraint} [{plan.blocker.code}]")
         if not any(plan.blocker.detail in reason for reason in plan.reasons):  # else Why says it
