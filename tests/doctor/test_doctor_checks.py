@@ -292,6 +292,9 @@ def test_guard_states() -> None:
     assert finding(run_checks(rep, gpu_host(), None), "guard-off").fix == (
         "torchsmith guard on --python /env/bin/python",
     )
+    rep["guard"].update(pip_conf_uses_guard=True, guard_interrupted="off")  # a kill during `guard off`
+    hit = finding(run_checks(rep, gpu_host(), None), "guard-interrupted")
+    assert hit.severity == "warning" and hit.fix == ("torchsmith guard off --python /env/bin/python",)
 
 
 def test_tf32_on() -> None:

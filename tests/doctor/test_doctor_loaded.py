@@ -175,3 +175,18 @@ def test_the_snippet_runs_without_cuda(tmp_path: Path) -> None:
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert data["imported"] and data["loaded"]["libraries"] == []
     assert "small_model" not in result.stdout
+
+
+def test_windows_names_and_paths() -> None:
+    # cuDNN and cuBLAS as torch's Windows wheels ship them, loaded from another toolkit.
+    site = "C:\\Users\\me\\env\\Lib\\site-packages"
+    loaded = {"source": "EnumProcessModules", "libraries": [
+        {"path": f"{site}\\torch\\lib\\cudnn64_9.dll", "symbol": "cudnnGetVersion", "reported": 90100},
+        {"path": "C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\cudnn64_9.dll",
+         "symbol": "cudnnGetVersion", "reported": 90100},
+        {"path": "C:\\Windows\\System32\\nvcuda.dll", "symbol": "cuDriverGetVersion", "reported": 12080}]}
+    rep = h100_report(loaded)
+    rep["torch"]["path"] = f"{site}\\torch"
+    found = shadowing(rep)
+    assert [lib.path for lib, _, _ in found] == ["C:\\Program Files\\NVIDIA\\CUDNN\\v9.1\\bin\\cudnn64_9.dll"]
+    assert found[0][0].version == (9, 1, 0) and found[0][1] == (9, 19, 0)

@@ -169,7 +169,9 @@ def test_watch_a_failing_command_without_nvml(monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PYTHONPATH", str(FAKE_NVML))
     monkeypatch.setenv("FAKE_NVML_FAIL", "1")
-    data = run_watch(capsys, "--", sys.executable, "-c", "raise SystemExit(3)")
+    # The job's own "--" reaches it: only the first one separates it from watch's options.
+    script = "import sys; raise SystemExit(3 if sys.argv[1:] == ['--', 'x'] else 9)"
+    data = run_watch(capsys, "--", sys.executable, "-c", script, "--", "x")
     assert data["exit_status"] == 3 and data["exit_code"] == 1
     assert data["error"] == "NVML cannot start: Driver Not Loaded" and data["devices"] == []
 

@@ -169,3 +169,69 @@ def test_build_list_is_the_most_common_container_set() -> None:
     assert code.build_targets() == (["sm_37", "sm_50", "sm_60", "sm_70"], [])
     code.target_sets[(("sm_80",), ("compute_80",))] = 481  # a tie: both sets
     assert code.build_targets() == (["sm_37", "sm_50", "sm_60", "sm_70", "sm_80"], ["compute_80"])
+
+
+# --- crafted files: bounded work whatever the headers say --------------------------------------
+def _container(arch: int = 89) -> bytes:
+    """One fatbin container holding one SASS entry for ``sm_<arch>`` (a 48-byte header, no payload)."""
+    entry = struct.pack("<HHIQ", 2, 0, 48, 0) + b"\0" * 12 + struct.pack("<I", arch) + b"\0" * 16
+    return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entry)) + entry
+
+
+def _pe_with_sections(payload: bytes, count: int) -> bytes:
+    """A PE32+ image with ``count`` .nv_fatb section headers, all naming the same bytes."""
+    dos = b"MZ" + b"\0" * 58 + struct.pack("<I", 64)
+    coff = b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, count, 0, 0, 0, 0, 0x2022)
+    data_offset = 64 + len(coff) + 40 * count
+    size = len(payload)
+    flags = 0x40000040  # initialised data, readable
+    section = struct.pack("<8sIIIIIIHHI", b".nv_fatb", size, 0x1000, size, data_offset, 0, 0, 0, 0, flags)
+    return dos + coff + section * count + payload
+
+
+def test_many_section_headers_naming_one_fatbin_are_read_once() -> None:
+    image = _pe_with_sections(_container(), 40_000)
+    code = read_gpu_code(io.BytesIO(image), len(image), "crafted.dll")
+    assert code.targets() == (["sm_89"], []) and code.containers == 1
+
+
+def test_a_fatbin_padded_with_a_gigabyte_is_refused_early() -> None:
+    class Zeros(io.RawIOBase):
+        """A 1 GiB section of zeros after one container, without holding it in memory."""
+
+        def __init__(self, head: bytes, size: int) -> None:
+            self.head, self.size, self.at = head, size, 0
+
+        def seekable(self) -> bool:
+            return True
+
+        def seek(self, offset: int, whence: int = 0) -> int:
+            self.at = offset if whence == 0 else self.size + offset
+            return self.at
+
+        def read(self, n: int = -1) -> bytes:
+            n = self.size - self.at if n < 0 else min(n, self.size - self.at)
+            data = self.head[self.at:self.at + n].ljust(n, b"\0")
+            self.at += n
+            return data
+
+    head = _pe_with_sections(_container(), 1)
+    size = len(head) + (1 << 30)
+    image = bytearray(head)
+    struct.pack_into("<II", image, 64 + 24 + 8, len(_container()) + (1 << 30), 0x1000)  # virtual size
+    struct.pack_into("<I", image, 64 + 24 + 16, len(_container()) + (1 << 30))  # raw size
+    with pytest.raises(BinaryError, match="padding"):
+        read_gpu_code(Zeros(bytes(image), size), size, "padded.dll")  # type: ignore[arg-type]
+
+
+def test_an_encrypted_wheel_member_is_a_one_line_error(tmp_path: Path) -> None:
+    wheel = tmp_path / "torch-9.9.9-cp312-cp312-win_amd64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("torch/lib/torch_cuda.dll", _pe_with_sections(_container(), 1))
+    data = bytearray(wheel.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    data[central + 8] |= 1  # the "encrypted" flag, as a password-protected zip sets it
+    wheel.write_bytes(bytes(data))
+    with pytest.raises(BinaryError, match="encrypted") as caught:
+        read_path(LiveHost(), str(wheel))
+    assert "\n" not in str(caught.value)

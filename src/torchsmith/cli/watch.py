@@ -86,7 +86,7 @@ def descendants(host: Host, roots: List[int]) -> Set[int]:
 
 
 def _target(host: JobHost, args: argparse.Namespace) -> _Target:
-    command = [word for word in args.command if word != "--"] if args.command[:1] == ["--"] else args.command
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command  # the user's own -- stay
     chosen = [bool(command), args.pid is not None, args.slurm_job is not None]
     if sum(chosen) != 1:
         raise UsageError("give one job to watch: `-- COMMAND ...`, --pid PID or --slurm-job ID")

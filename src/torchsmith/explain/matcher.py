@@ -176,6 +176,7 @@ def _search(pattern: Pattern[str], needle: str, text: str, pos: int,
     return pattern.search(text, pos)
 
 
+_WRAPPED_CHARS = 256 * 1024  # of a log's end searched again with its messages joined
 _BEFORE_CHARS = 400  # of the match's line that `before` / `not_before` regexes see
 
 
@@ -228,14 +229,17 @@ def _wrapped_hits(text: str, signatures: List[Signature]) -> List[_Hit]:
     original positions; a match over more than ``MAX_LINES`` lines is not one message."""
     if not signatures:
         return []
-    joined = unwrap(text)
+    base = max(0, len(text) - _WRAPPED_CHARS)  # a big log's wrapped message is its last one
+    base = text.find("\n", base) + 1 if base else 0
+    joined = unwrap(text[base:])
     seen: Dict[str, int] = {}
     hits: List[_Hit] = []
     for sig in signatures:
         hit = _first_hit(sig, joined.text, 0, seen)
         if hit is None:
             continue
-        start, end = joined.original(hit[1]), joined.original(max(hit[2] - 1, hit[1])) + 1
+        start = base + joined.original(hit[1])
+        end = base + joined.original(max(hit[2] - 1, hit[1])) + 1
         window = _detail_window(text, start) if sig.near else ""
         if sig.near and not any(pattern.search(window) for pattern in sig.near):
             continue  # `near` means near in the original lines

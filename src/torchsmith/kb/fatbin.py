@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 
 from torchsmith.errors import TorchsmithError
 
@@ -37,6 +37,10 @@ _FLAG_FAMILY = 0x200000  # sm_100f, compute_120f
 _FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin", ".nv_fatb")
 _MAX_TABLE = 16 << 20  # section header tables and name tables are far smaller
 _MAX_ENTRY_HEADER = 4096
+# A real library has one or two fatbin sections and aligns containers to a few bytes; more is a
+# crafted file that would make the reader walk the same bytes, or nothing, for ever.
+_MAX_FATBIN_SECTIONS = 64
+_MAX_PADDING = 64 * 1024
 
 
 class BinaryError(TorchsmithError):
@@ -163,12 +167,19 @@ def _sweep(reader: _Reader, sections: List[_Section], names: Optional[_Section],
     """
     table = b""
     walked: List[Tuple[_Section, GpuCode]] = []
+    ranges: Set[Tuple[int, int]] = set()
     for section in sorted(sections + ([names] if names else []), key=lambda s: s.offset):
         if section is names:
             table = reader.read(section.offset, section.size, "the section names") if section.size else b""
         elif section.size >= 16 and section.name in (None, *_FATBIN_SECTIONS):
+            if (section.offset, section.size) in ranges:
+                continue  # headers naming the same bytes twice: one fatbin, read once
+            ranges.add((section.offset, section.size))
             magic, = struct.unpack("<I", reader.read(section.offset, 4, "a section"))
             if magic == FATBIN_MAGIC:
+                if len(walked) >= _MAX_FATBIN_SECTIONS:
+                    raise BinaryError(f"{reader.name}: more than {_MAX_FATBIN_SECTIONS} fatbin sections: "
+                                      "not a library as nvcc and the linker write it")
                 found = GpuCode(code.file, code.fmt)
                 _walk_section(reader, section.offset, section.size, found)
                 walked.append((section, found))
@@ -261,11 +272,16 @@ def _pe_sections(reader: _Reader, head: bytes) -> List[_Section]:
 def _walk_section(reader: _Reader, offset: int, length: int, code: GpuCode) -> None:
     """Every container in one fatbin section, in file order (forward reads only)."""
     position, end = offset, offset + length
+    padding = 0
     while position + 16 <= end:
         header = reader.read(position, 16, "a fatbin header")
         magic, _version, header_size, body = struct.unpack("<IHHQ", header)
         if magic != FATBIN_MAGIC:
-            if magic == 0:  # padding between containers
+            if magic == 0:  # padding between containers: alignment, a few bytes
+                padding += 8
+                if padding > _MAX_PADDING:
+                    raise BinaryError(f"{reader.name}: corrupt fatbin (more than {_MAX_PADDING} bytes of "
+                                      f"padding at offset {position})")
                 position += 8
                 continue
             raise BinaryError(f"{reader.name}: corrupt fatbin (bad magic {magic:#x} at offset {position})")
@@ -275,7 +291,7 @@ def _walk_section(reader: _Reader, offset: int, length: int, code: GpuCode) -> N
                               f"runs past its section)")
         _walk_container(reader, position + header_size, stop, code)
         code.containers += 1
-        position = stop
+        position, padding = stop, 0
 
 
 def _walk_container(reader: _Reader, position: int, stop: int, code: GpuCode) -> None:
@@ -327,6 +343,8 @@ def read_wheel(handle: IO[bytes], name: str) -> List[GpuCode]:
                                   code="wheel-no-cuda-lib")
             codes = []
             for info in members:
+                if info.flag_bits & 0x1:  # pip cannot install it either
+                    raise BinaryError(f"{name}: {info.filename} is encrypted: not a wheel pip can install")
                 with archive.open(info) as member:
                     label = f"{name}:{info.filename}"
                     try:

@@ -27,6 +27,7 @@ GLIBCXX = re.compile(br"GLIBCXX_(\d+)\.(\d+)(?:\.(\d+))?\b")
 CONDA_TORCH = ("pytorch", "pytorch-gpu", "pytorch-cpu", "pytorch-mutex", "_pytorch_select",
                "pytorch-cuda", "cpuonly", "libtorch", "torchvision", "torchaudio")
 GUARD_FILE = "torchsmith-guard.txt"
+GUARD_JOURNAL = "torchsmith-guard-journal"
 
 
 def canonical(name):
@@ -286,6 +287,15 @@ def python_facts(prefix, conda_prefix):
     }
 
 
+def _file_url(path):
+    try:
+        import pathlib
+
+        return pathlib.Path(path).as_uri()
+    except ValueError:
+        return path
+
+
 def guard_facts(prefix, environ):
     guard_path = os.path.join(prefix, GUARD_FILE)
     pip_conf = os.path.join(prefix, "pip.ini" if os.name == "nt" else "pip.conf")
@@ -296,7 +306,11 @@ def guard_facts(prefix, environ):
         "guard_text": guard_text,
         "pip_conf": pip_conf if pip_conf_text is not None else None,
         # The guard is on when the environment's pip.conf makes the guard file a constraint.
-        "pip_conf_uses_guard": bool(pip_conf_text and guard_path in pip_conf_text),
+        # (a path with a space is written as its file: URL: pip splits the value on whitespace)
+        "pip_conf_uses_guard": bool(pip_conf_text and (guard_path in pip_conf_text
+                                                       or _file_url(guard_path) in pip_conf_text)),
+        # "on" or "off" while that switch runs, or after a kill stopped it part-way
+        "guard_interrupted": (read(os.path.join(prefix, GUARD_JOURNAL), 64) or "").strip() or None,
         # A PIP_CONFIG_FILE's [install] constraint outranks the site pip.conf.
         "env_pip_conf_text": read(environ["PIP_CONFIG_FILE"], 64 * 1024)
         if environ.get("PIP_CONFIG_FILE") and environ["PIP_CONFIG_FILE"] != os.devnull else None,

@@ -265,9 +265,18 @@ def check_guard(report: Report, machine: Machine, kb: KbSource) -> Optional[Find
     if not report.get("torch"):
         return None
     guard = report.get("guard") or {}
+    python = quoted(python_of(report))
+    interrupted = guard.get("guard_interrupted")
+    if interrupted:
+        switch = "on" if interrupted == "on" else "off"
+        return Finding("guard-interrupted", "warning", f"`guard {switch}` was stopped part-way",
+                       (Fact(f"its journal says {switch}", os.path.join(str(
+                           (report.get("python") or {}).get("prefix") or ""), "torchsmith-guard-journal")),),
+                       (f"torchsmith guard {switch} --python {python}",),
+                       note="until it is finished, pip and uv may or may not honour the pins; the "
+                            "next guard command or install finishes it")
     if guard.get("pip_conf_uses_guard"):
         return _guard_bypassed(report, guard)
-    python = quoted(python_of(report))
     prefix = str((report.get("python") or {}).get("prefix") or "")
     if guard.get("guard_file"):
         facts: Tuple[Fact, ...] = (
@@ -286,6 +295,7 @@ def check_guard(report: Report, machine: Machine, kb: KbSource) -> Optional[Find
 
 def _guard_bypassed(report: Report, guard: Dict[str, Any]) -> Optional[Finding]:
     """The guard is on, but a setting of this environment switches its constraints off."""
+    from torchsmith.install.guard_files import constraint_reference
     from torchsmith.install.guard_hold import bypasses
 
     environ = {str(k): str(v) for k, v in (report.get("environ") or {}).items()}
@@ -300,8 +310,8 @@ def _guard_bypassed(report: Report, guard: Dict[str, Any]) -> Optional[Finding]:
     if not reasons:
         return None
     fixes = {"PIP_CONFIG_FILE": "unset PIP_CONFIG_FILE",
-             "PIP_CONSTRAINT": f'export PIP_CONSTRAINT="$PIP_CONSTRAINT {guard_file}"',
-             "UV_CONSTRAINT": f'export UV_CONSTRAINT="{guard_file}"'}
+             "PIP_CONSTRAINT": f'export PIP_CONSTRAINT="$PIP_CONSTRAINT {constraint_reference(guard_file)}"',
+             "UV_CONSTRAINT": f'export UV_CONSTRAINT="{constraint_reference(guard_file)}"'}
     fix = tuple(dict.fromkeys(command for name, command in fixes.items()
                               if any(r.startswith(name) for r in reasons)))
     return Finding("guard-bypassed", "warning",

@@ -45,7 +45,7 @@ __all__ = [
     "vocabulary",
 ]
 
-_MAX_CHARS = 2_000_000  # a larger log is read at its last 2 MB, where the final error is
+_MAX_CHARS = 128 * 1024  # a larger log is read at its last 128 KiB, where the final error is
 
 
 def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str, Any]]]:

@@ -19,26 +19,26 @@ _MESSAGES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"#error\s+--\s*(?P<text>unsupported (?:GNU|clang|Microsoft Visual Studio)[^\n]{0,200})"),
     ),
     ("clang", re.compile(r"clang(?:\+\+)?(?:-\d+)?: (?:fatal )?error: (?P<text>[^\n]{3,200})")),
-    ("gcc", re.compile(r"\b(?:gcc|g\+\+|cc1plus|c\+\+)(?:-\d+)?: (?:fatal )?error: (?P<text>[^\n]{3,200})")),
+    ("gcc", re.compile(r"(?:gcc|g\+\+|cc1plus|c\+\+)(?:-\d+)?: (?:fatal )?error: (?P<text>[^\n]{3,200})")),
     ("hipcc", re.compile(r"hipcc[^\n]{0,40}?(?:error|fatal)[: ]+(?P<text>[^\n]{3,200})")),
-    ("cl", re.compile(r"\berror (?P<text>C\d{4}: [^\n]{3,200})")),
+    ("cl", re.compile(r"error (?P<text>C\d{4}: [^\n]{3,200})")),
     (
         "ld",
-        re.compile(r"\b(?:/usr/bin/)?ld(?:\.lld|\.gold)?: (?:error: )?(?P<text>cannot find [^\n]{1,160})"),
+        re.compile(r"(?:/usr/bin/)?ld(?:\.lld|\.gold)?: (?:error: )?(?P<text>cannot find [^\n]{1,160})"),
     ),
     ("compiler", re.compile(r"fatal error: (?P<text>[^\n]{3,200})")),
     ("compiler", re.compile(r"error: (?P<text>'[^'\n]+' file not found)")),
 )
-_TARGET = re.compile(r"\b(?:compute|sm|gfx)_?\d{2,4}[a-z]?\b")
+_TARGET = re.compile(r"(?:compute|sm|gfx)_?\d{2,4}[a-z]?\b")
 _HEADER = re.compile(r"(?:fatal error: |')(?P<header>[\w./+-]+\.(?:h|hpp|cuh|hxx))'?(?::| file not found)")
 _VERSIONS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("nvcc", re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")),
-    ("nvcc", re.compile(r"\bnvcc(?: version)?\s*[:=]?\s*(?:V|release )?(?P<v>\d+\.\d+)\.\d+")),
-    ("gcc", re.compile(r"\bgcc version (?P<v>\d+\.\d+(?:\.\d+)?)")),
-    ("gcc", re.compile(r"\b(?:gcc|g\+\+|c\+\+) \([^)\n]{1,60}\) (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("nvcc", re.compile(r"nvcc(?: version)?\s*[:=]?\s*(?:V|release )?(?P<v>\d+\.\d+)\.\d+")),
+    ("gcc", re.compile(r"gcc version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("gcc", re.compile(r"(?:gcc|g\+\+|c\+\+) \([^)\n]{1,60}\) (?P<v>\d+\.\d+(?:\.\d+)?)")),
     ("gcc", re.compile(r"GCC version: \([^)\n]*\) (?P<v>\d+\.\d+(?:\.\d+)?)")),
-    ("clang", re.compile(r"\bclang version (?P<v>\d+\.\d+(?:\.\d+)?)")),
-    ("cmake", re.compile(r"\bcmake version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("clang", re.compile(r"clang version (?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("cmake", re.compile(r"cmake version (?P<v>\d+\.\d+(?:\.\d+)?)")),
     ("msvc", re.compile(r"Microsoft \(R\) C/C\+\+ Optimizing Compiler Version (?P<v>\d+\.\d+)")),
 )
 

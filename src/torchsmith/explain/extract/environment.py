@@ -43,7 +43,7 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
             r"(?:[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
     ),
-    ("torch", re.compile(r"\btorch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
+    ("torch", re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -55,12 +55,12 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ),
     ("cuda", re.compile(r"/usr/local/cuda-(?P<v>\d{1,2}\.\d)")),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
-    ("python", re.compile(r"\bcp3(?P<v>\d{1,2})-cp3")),
+    ("python", re.compile(r"cp3(?P<v>\d{1,2})-cp3")),
     (
         "rocm",
         re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
     ),
-    ("gfx", re.compile(r"\b(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    ("gfx", re.compile(r"(?P<v>gfx\d{3,4}[a-z]?)\b")),
     (
         "jetson",
         re.compile(
@@ -87,7 +87,7 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_MACHINE = re.compile(r"\b(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
+_MACHINE = re.compile(r"(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
 
 
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
