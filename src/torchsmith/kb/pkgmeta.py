@@ -21,7 +21,6 @@ import json
 import re
 import urllib.parse
 from dataclasses import dataclass
-from email.parser import HeaderParser
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -243,6 +242,8 @@ def _parse_json_page(data: Dict[str, Any], page_url: str) -> List[IndexFile]:
 
 def parse_core_metadata(text: str) -> Tuple[Tuple[str, ...], str]:
     """(Requires-Dist lines on the torch stack, Requires-Python) of a METADATA file."""
+    from email.parser import HeaderParser  # ~90 ms of imports: only when metadata is read
+
     headers = HeaderParser().parsestr(text, headersonly=True)
     kept = tuple(r.strip() for r in headers.get_all("Requires-Dist") or () if _on_stack(r))
     return kept, (headers.get("Requires-Python") or "").strip()

@@ -8,11 +8,13 @@ Plan with ``status == "no-solution"`` and its rejections, not an exception.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
-from torchsmith.kb.pkgmeta import PackageRecord
 from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb.pkgmeta import PackageRecord
 
 __all__ = ["BaseImage", "Blocker", "CondaStack", "Door", "HostGpu", "HostSummary", "PackagePin", "Plan",
            "Refusal", "Rejection", "Request"]
