@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 import yaml
@@ -68,14 +68,29 @@ def _channel(root: Path) -> Path:
     return root
 
 
-def _solve(channel: Path, specs: List[str], cuda: str) -> List[str]:
+def _virtual(name: str, version: str) -> Any:
+    return rattler.GenericVirtualPackage(rattler.PackageName(name), rattler.Version(version),
+                                         rattler.BuildString("0"))
+
+
+def _pixi_virtual(text: str) -> Dict[str, str]:
+    """The virtual packages pixi's platform entry declares (``cuda`` is ``__cuda``, ``__x`` as is)."""
+    entry = tomllib.loads(text)["workspace"]["platforms"][0]
+    if isinstance(entry, str):
+        return {}
+    return {("__" + k if k == "cuda" else k): v for k, v in entry.items()
+            if k == "cuda" or k.startswith("__")}
+
+
+def _solve(channel: Path, specs: List[str], cuda: str,
+           declared: Optional[Dict[str, str]] = None) -> List[str]:
     sparse = [rattler.SparseRepoData(rattler.Channel(channel.as_uri()), subdir, str(channel / subdir /
                                      "repodata.json")) for subdir in ("linux-64", "noarch")]
-    virtual = [rattler.GenericVirtualPackage(rattler.PackageName("__glibc"), rattler.Version("2.35"),
-                                             rattler.BuildString("0"))]
-    if cuda:
-        virtual.append(rattler.GenericVirtualPackage(rattler.PackageName("__cuda"), rattler.Version(cuda),
-                                                     rattler.BuildString("0")))
+    virtual = [_virtual("__glibc", "2.35")]
+    if declared is not None:  # what the manifest itself declares
+        virtual.extend(_virtual(name, version) for name, version in declared.items())
+    elif cuda:
+        virtual.append(_virtual("__cuda", cuda))
     records = asyncio.run(rattler.solve_with_sparse_repodata(specs, sparse, virtual_packages=virtual))
     return sorted(f"{r.name.normalized}={r.version}={r.build}" for r in records)
 
@@ -127,10 +142,13 @@ def test_rendered_files_solve_against_conda_forges_recorded_builds(
     plan = resolve(target, Request(requirements=requirements), KB)
     assert plan.ok
     for fmt, specs in (("conda", _conda_specs), ("pixi", _pixi_specs)):
-        wanted = specs(render(plan, fmt, target))
-        solved = _solve(channel, wanted, cuda)
+        text = render(plan, fmt, target)
+        declared = _pixi_virtual(text) if fmt == "pixi" else None
+        if declared:
+            assert declared["__cuda_arch"] == machine["gpus"][0].split(":")[0]
+        solved = _solve(channel, specs(text), cuda, declared)
         torch = next(s for s in solved if s.startswith("pytorch="))
-        assert ("=cuda" in torch) == bool(cuda), (fmt, wanted, solved)
+        assert ("=cuda" in torch) == bool(cuda), (fmt, specs(text), solved)
 
 
 def test_the_solver_refuses_a_build_conda_forge_never_made(channel: Path) -> None:

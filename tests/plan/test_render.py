@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 from packaging.version import Version
+from tests.plan.plan_hosts import host
 from tests.support.render import packaged_kb, render, render_commands
 
 from torchsmith.errors import TorchsmithError
@@ -381,12 +382,13 @@ def test_pixi_refuses_jetson_plans() -> None:
 
 # ---- pixi ----
 
-def test_pixi_declares_cuda_system_requirement_and_conda_forge() -> None:
+def test_pixi_declares_cuda_on_the_platform_and_conda_forge() -> None:
     plan = cuda_plan(PackagePin("mmcv", "2.2.0", find_links=MMCV_LINKS), PackagePin("ftfy", "6.2.0"))
     doc = tomllib.loads(render(plan, "pixi", machine()))
     assert doc["workspace"]["channels"] == ["conda-forge"]
-    assert doc["workspace"]["platforms"] == ["linux-64"]
-    assert doc["system-requirements"] == {"cuda": "12"}
+    # pixi 0.71: the virtual packages go on the platform; [system-requirements] is deprecated
+    assert doc["workspace"]["platforms"] == [{"platform": "linux-64", "cuda": "12"}]
+    assert "system-requirements" not in doc
     deps = doc["dependencies"]
     assert deps["pytorch-gpu"] == "==2.7.1" and deps["cuda-version"] == "12.6.*"
     assert deps["python"] == "3.11.*" and deps["torchvision"] == "==0.22.1"
@@ -394,9 +396,17 @@ def test_pixi_declares_cuda_system_requirement_and_conda_forge() -> None:
     assert doc["dependencies"]["mmcv"] == "*" and "pypi-options" not in doc
 
 
+def test_pixi_platform_carries_the_oldest_gpus_cuda_arch() -> None:
+    mixed = host(gpus=["7.0:Tesla V100", "10.0:B200"], driver="580.65.06")
+    doc = tomllib.loads(render(cuda_plan(), "pixi", mixed))
+    assert doc["workspace"]["platforms"] == [{"platform": "linux-64", "cuda": "12", "__cuda_arch": "7.0"}]
+    add = shlex.split(render_commands(cuda_plan(), mixed)["pixi"][0])
+    assert add == ["pixi", "workspace", "platform", "add", "linux-64", "--cuda", "12", "__cuda_arch=7.0"]
+
+
 def test_pixi_rocm_uses_pypi_dependencies_pinned_to_their_index() -> None:
     doc = tomllib.loads(render(rocm_plan(), "pixi"))
-    assert "system-requirements" not in doc
+    assert "system-requirements" not in doc and doc["workspace"]["platforms"] == ["linux-64"]
     torch = doc["pypi-dependencies"]["torch"]
     assert torch == {"version": "==2.5.1+rocm6.2", "index": "https://download.pytorch.org/whl/rocm6.2"}
     assert doc["activation"]["env"] == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
@@ -407,7 +417,7 @@ def test_pixi_cpu_build_spec_and_commands() -> None:
     assert doc["dependencies"]["pytorch"] == {"version": "==2.9.1", "build": "cpu*"}
     assert render_commands(cpu_plan())["pixi"] == ["pixi add 'pytorch=2.9.1=cpu*'"]
     cuda = render_commands(cuda_plan(PackagePin("ftfy", "6.2.0")))["pixi"]
-    assert cuda[0] == "pixi workspace system-requirements add cuda 12"
+    assert cuda[0] == "pixi workspace platform add linux-64 --cuda 12"
     assert shlex.split(cuda[1])[:4] == ["pixi", "add", "pytorch-gpu==2.7.1", "cuda-version==12.6"]
     assert cuda[2] == "pixi add --pypi ftfy==6.2.0"
 

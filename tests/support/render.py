@@ -40,8 +40,8 @@ def render_files(plan: Plan, fmt: str, machine: Optional[Machine] = None,
     return api.render_files(attached(plan, machine), fmt, kb=packaged_kb(), options=options)
 
 
-def render_commands(plan: Plan) -> Dict[str, List[str]]:
-    return api.render_commands(attached(plan), kb=packaged_kb())
+def render_commands(plan: Plan, machine: Optional[Machine] = None) -> Dict[str, List[str]]:
+    return api.render_commands(attached(plan, machine), kb=packaged_kb())
 
 
 def slurm_scripts(plan: Plan, machine: Optional[Machine] = None,

@@ -188,7 +188,8 @@ def render_commands(plan: Plan, *, kb: KnowledgeBase) -> Dict[str, List[str]]:
     plan = _attached(plan, kb)
     commands["pip"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "pip")]
     commands["uv"] = [shell_join(a, plan.platform) for a in install_argvs(plan, "uv")]
-    for name, build in (("conda", conda_argvs), ("pixi", pixi_argvs)):
+    builds = (("conda", conda_argvs), ("pixi", lambda p: pixi_argvs(p, kb.document("formats"))))
+    for name, build in builds:
         try:
             commands[name] = [shell_join(a, plan.platform) for a in build(plan)]
         except TorchsmithError as exc:

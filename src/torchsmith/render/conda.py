@@ -3,13 +3,15 @@
 conda-forge only (``nodefaults``): the ``pytorch`` channel published nothing after 2.5. The
 conda-forge stack is the plan's (:mod:`torchsmith.plan.conda_env`, decided by the resolver).
 A CUDA plan's solver needs the ``__cuda`` virtual package, which a machine without a GPU (a
-login node) only has with ``CONDA_OVERRIDE_CUDA``; pixi declares it in ``[system-requirements]``.
+login node) only has with ``CONDA_OVERRIDE_CUDA``; pixi (0.71 on) declares it on the platform
+itself (``[workspace].platforms`` inline tables; ``[system-requirements]`` is deprecated), with the
+CEP 46 ``__cuda_arch`` virtual package: the oldest compute capability among the machine's GPUs.
 """
 
 from __future__ import annotations
 
 import json
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.plan.model import CondaStack, PackagePin, Plan
@@ -101,19 +103,32 @@ def render_conda(plan: Plan, inputs: RenderInputs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pixi_platform(plan: Plan, inputs: RenderInputs) -> str:
+def _pixi_platform(plan: Plan, formats: Dict[str, Any]) -> str:
     platform = plan.platform or host_of(plan).platform
-    mapped = inputs.formats["pixi"]["platforms"].get(platform)
+    mapped = formats["pixi"]["platforms"].get(platform)
     if mapped is None:
         raise TorchsmithError(f"no pixi platform for {platform or 'an unknown platform'!r}",
                               code="format-not-applicable", hint="use --format pip")
     return str(mapped)
 
 
+def _pixi_virtual_packages(plan: Plan, stack: Optional[CondaStack]) -> List[Tuple[str, str]]:
+    """The platform's keys: the driver's CUDA major (``cuda``), and ``__cuda_arch``, the oldest
+    compute capability among the described GPUs (CEP 46), so a lock made for this machine does not
+    match a host whose GPU is older."""
+    if stack is None or not stack.cuda:
+        return []
+    keys = [("cuda", stack.cuda.split(".")[0])]
+    arch = host_of(plan).arch_list
+    if arch:
+        keys.append(("__cuda_arch", arch[0].rstrip("af")))  # CEP 46: {major}.{minor}, no suffix
+    return keys
+
+
 def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
     """A pixi workspace: conda-forge builds where they exist, else PyPI pins with their own index."""
     require_ok(plan, "pixi")
-    platform = _pixi_platform(plan, inputs)
+    platform = _pixi_platform(plan, inputs.formats)
     lines = header_lines(plan, "pixi.toml")
     try:
         stack: Optional[CondaStack] = conda_stack(plan, "pixi")
@@ -123,11 +138,16 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
         stack = None  # ROCm/XPU: the PyTorch index, pinned per package
     lines.extend(f"# see {url}" for url in source_urls(inputs.formats, "pixi"))
     channels = stack.channels if stack is not None else (inputs.formats["conda"]["channel"],)
+    keys = _pixi_virtual_packages(plan, stack)
+    if keys:
+        lines.append("# The platform's virtual packages: the CUDA the driver provides (__cuda) and the "
+                     "oldest GPU's compute capability (__cuda_arch); needs pixi >= 0.71.")
+        entry = ", ".join([f"platform = {toml_str(platform)}", *(f"{k} = {toml_str(v)}" for k, v in keys)])
+        platforms = f"{{ {entry} }}"
+    else:
+        platforms = toml_str(platform)
     lines += ["[workspace]", 'name = "torch"', f"channels = [{', '.join(toml_str(c) for c in channels)}]",
-              f"platforms = [{toml_str(platform)}]"]
-    if stack is not None and stack.cuda:
-        lines += ["", "# The CUDA the host's driver provides (the __cuda virtual package).",
-                  "[system-requirements]", f"cuda = {toml_str(stack.cuda.split('.')[0])}"]
+              f"platforms = [{platforms}]"]
     lines += ["", "[dependencies]"]
     if plan.python:
         lines.append(f"python = {toml_str(plan.python + '.*')}")
@@ -203,8 +223,8 @@ def _pixi_add_spec(name: str, version: str) -> str:
     return f"{name}=={number}" if number else name
 
 
-def pixi_argvs(plan: Plan) -> List[List[str]]:
-    """``pixi add`` for a workspace; CUDA needs its system requirement declared first."""
+def pixi_argvs(plan: Plan, formats: Dict[str, Any]) -> List[List[str]]:
+    """``pixi add`` for a workspace; CUDA needs its platform's virtual packages declared first."""
     require_ok(plan, "pixi")
     try:
         stack = conda_stack(plan, "pixi")
@@ -213,8 +233,11 @@ def pixi_argvs(plan: Plan) -> List[List[str]]:
             return []
         raise
     steps: List[List[str]] = []
-    if stack.cuda:
-        steps.append(["pixi", "workspace", "system-requirements", "add", "cuda", stack.cuda.split(".")[0]])
+    keys = _pixi_virtual_packages(plan, stack)
+    if keys:
+        flags = [arg for key, value in keys if not key.startswith("__") for arg in (f"--{key}", value)]
+        raw = [f"{key}={value}" for key, value in keys if key.startswith("__")]
+        steps.append(["pixi", "workspace", "platform", "add", _pixi_platform(plan, formats), *flags, *raw])
     specs = [_pixi_add_spec(n, v) for n, v in stack.packages]
     if stack.cuda:
         specs.insert(1, f"cuda-version=={stack.cuda}")
