@@ -486,6 +486,19 @@ def test_unknown_driver_prefers_the_widest_driver_range(kb: Any) -> None:
     assert any("needs driver ≥" in w and "cu130" in w for w in plan.warnings)
 
 
+@pytest.mark.parametrize("package", ["vllm", "flash-attn"])
+def test_a_cuda_only_package_is_never_planned_on_the_cpu_fallback(package: str, kb: Any) -> None:
+    """An NVIDIA GPU no CUDA build can use with this driver: the CPU torch planned instead cannot
+    load a CUDA-only package, so the plan is a dead end that names the driver, not a CPU stack."""
+    request = Request(requirements=("torch", package), explicit=True)
+    old_driver = resolve(host(gpus=["12.0:NVIDIA GeForce RTX 5090"], driver="535.104.05"), request, kb)
+    assert not old_driver.ok and old_driver.blocker is not None
+    assert old_driver.blocker.code == "no-gpu-support" and "570" in old_driver.blocker.detail
+    assert not any(p.name == package for p in old_driver.packages)
+    new_driver = resolve(host(gpus=["12.0:NVIDIA GeForce RTX 5090"], driver="580.65.06"), request, kb)
+    assert new_driver.ok and new_driver.accelerator == "cuda"
+
+
 def test_failed_detection_is_refused_by_doctor_too() -> None:
     from torchsmith.doctor.checks import check_gpu_build_on_cpu_host, check_gpu_detection_failed
 

@@ -9,7 +9,7 @@ with ``--no-build-isolation``; CUDA-only packages are never planned on a CPU tor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.core import Constraint, Job
 from torchsmith.plan.extra import NOTHING, Addition, Extra
@@ -80,6 +80,17 @@ def cuda_only_blocker(job: Job) -> Optional[Blocker]:
     return Blocker("no-gpu-support", "no NVIDIA GPU",
                    f"{', '.join(asked)} runs only on a CUDA torch, and this machine has no NVIDIA GPU "
                    f"(a CPU torch cannot build or load it)")
+
+
+def cuda_only_on_cpu(job: Job, chosen_accelerator: Optional[str], why: Sequence[str]) -> Optional[Blocker]:
+    """A CUDA-only package on a machine whose NVIDIA GPUs no CUDA build can use (a driver too old,
+    a GPU too new or too old): the CPU torch planned instead cannot load it either."""
+    asked = [n for n in CUDA_ONLY if n in job.wanted]
+    if not asked or chosen_accelerator not in (None, "cpu") or not job.view.has_cuda_gpu:
+        return None
+    reason = why[0] if why else "no CUDA build of torch runs on these GPUs with this driver"
+    return Blocker("no-gpu-support", "no CUDA build runs here",
+                   f"{', '.join(asked)} runs only on a CUDA torch, and none runs here: {reason}")
 
 
 def plan_downstream(job: Job, name: str, want: Wanted, extra: Extra) -> None:

@@ -118,7 +118,14 @@ def _plan_job(job: Job) -> Draft:
         draft.unplanned.extend(extra.unplanned)
         draft.assumptions.extend(job.request.assumptions)
         return draft
-    return _plan_torch(job, asked, extra, view)
+    draft = _plan_torch(job, asked, extra, view)
+    if draft.status == "ok":
+        blocker = downstream.cuda_only_on_cpu(job, draft.accelerator, draft.warnings)
+        if blocker is not None:
+            stopped = requirement_dead_end(job, blocker)
+            stopped.warnings.extend(draft.warnings)
+            return stopped
+    return draft
 
 
 def _companion_dead_end(job: Job, extra: Extra) -> Draft:
