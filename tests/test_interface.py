@@ -212,3 +212,9 @@ def test_a_plan_that_works_is_never_called_no_solution(argv: List[str], tmp_path
     blocked = ["plan", "--gpu", "8.6", "--driver", "570.86.10", "--python", "3.12", "torch==1.0.0"]
     assert main(blocked) == ExitCode.NO_SOLUTION
     assert "No working torch stack" in capsys.readouterr().out
+
+
+def test_an_unpinned_torch_is_titled_without_a_blank_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--platform", "windows-x86_64", "--rocm-gfx", "gfx1100", "--python", "3.12"]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    assert title.startswith("Install torch (") and "  " not in title

@@ -64,7 +64,10 @@ def _wrapped(items: Sequence[str], width: int, bullet: str = "  - ") -> List[str
 def _title(plan: Plan) -> str:
     torch = next((p for p in plan.packages if p.name == "torch"), None)
     build = plan.variant or plan.accelerator
-    what = f"torch {torch.version} ({build})" if torch else f"a {build} stack"
+    if torch is None:
+        what = f"a {build} stack"
+    else:  # an unpinned torch (a nightly index) has no version to name
+        what = " ".join(part for part in ("torch", torch.version, f"({build})") if part)
     return f"{what} for {plan.platform}, Python {plan.python}"
 
 
