@@ -136,7 +136,16 @@ def _wait(cluster: SlurmCluster, job: str, timeout: float = 900) -> str:
 
 
 def _results(text: str) -> List[Dict[str, object]]:
-    return [json.loads(line[len("RESULT "):]) for line in text.splitlines() if line.startswith("RESULT ")]
+    """Every ``RESULT {json}`` in a job's output. Workers of one node share the output file, so two
+    results can land on one line: each is read where it starts, not line by line."""
+    decoder = json.JSONDecoder()
+    found: List[Dict[str, object]] = []
+    at = text.find("RESULT ")
+    while at >= 0:
+        value, end = decoder.raw_decode(text, at + len("RESULT "))
+        found.append(value)
+        at = text.find("RESULT ", end)
+    return found
 
 
 def test_rendered_jobs_install_with_torchsmith_and_train_on_one_and_two_nodes(

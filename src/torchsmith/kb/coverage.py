@@ -29,7 +29,7 @@ def _base(version: str) -> Tuple[int, ...]:
 
     try:
         return Version(version).release
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number too long for int()
         return ()
 
 
@@ -38,7 +38,7 @@ def _final(version: str) -> bool:
 
     try:
         return not Version(version).is_prerelease
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):
         return False
 
 

@@ -10,6 +10,7 @@ checked before use, so ``--kb DIR`` reaches every table and a corrupt file is on
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from torchsmith.errors import KnowledgeBaseError, parse_json_bytes, read_json_bytes
@@ -92,6 +93,9 @@ def _signatures(data: Document) -> None:
         raise ValueError("expected an object with a 'signatures' list")
 
 
+_LONG_NUMBER = re.compile(r"\d{10,}")
+
+
 def _package_meta(data: Document) -> None:
     """The published-metadata snapshot: each package with its page, date and releases."""
     for key in ("retrieved", "torch_newest", "index"):
@@ -103,6 +107,11 @@ def _package_meta(data: Document) -> None:
                 raise ValueError(f"package {number}: missing {key!r}")
         if any(not isinstance(r.get("version"), str) for r in package["releases"]):
             raise ValueError(f"package {package['name']}: a release without a version")
+        # A release number of 10 digits or more is no version (and int() of thousands raises).
+        if any(_LONG_NUMBER.search(r["version"]) for r in package["releases"]):
+            raise ValueError(f"package {package['name']}: a release version with a 10-digit number")
+    if _LONG_NUMBER.search(data["torch_newest"]):
+        raise ValueError("torch_newest is not a version")
 
 
 def _error_vocab(data: Document) -> None:
