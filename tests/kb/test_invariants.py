@@ -61,13 +61,15 @@ def test_point_releases_get_the_wheels_built_for_their_l4t_line(kb: KnowledgeBas
     for l4t in ("35.5.0", "35.6.0", "35.6.4"):  # JetPack 5.1.3-5.1.6
         jetpack = kb.jetpack_for_l4t(l4t)
         assert jetpack is not None and [w.torch for w in jetpack.wheels][:1] == ["2.1.0a0+41361538.nv23.06"]
-    # JetPack 6.1-6.2.1 (L4T 36.4.x-36.5, CUDA 12.6): the jp6/cu126 wheels are built on 36.4 and run on
-    # every 36.4+ release (jetson-containers' l4t_version_compatible); 6.0 (CUDA 12.2) does not get them
-    for l4t in ("36.4.2", "36.4.4", "36.4.7", "36.5.0"):
+    # JetPack 6.2.1 (L4T 36.4.4-36.5): the jp6/cu126 wheels listed for 6.2 (L4T 36.4.3) run on the
+    # later releases of that line (jetson-containers' l4t_version_compatible); 6.1 keeps NVIDIA's own
+    # 2.5 wheel, and 6.0 (CUDA 12.2) gets none of them
+    for l4t in ("36.4.4", "36.4.7", "36.5.0"):
         jetpack = kb.jetpack_for_l4t(l4t)
         assert jetpack is not None and "2.9.1" in [w.torch for w in jetpack.wheels], l4t
-    jp60 = kb.jetpack_for_l4t("36.2.0")
-    assert jp60 is not None and "2.9.1" not in [w.torch for w in jp60.wheels]
+    for l4t in ("36.4.0", "36.2.0"):
+        jetpack = kb.jetpack_for_l4t(l4t)
+        assert jetpack is not None and "2.9.1" not in [w.torch for w in jetpack.wheels], l4t
     # 5.0.2 ships cuDNN 8.4, the JetPack 5.1 wheels link 8.6: the range alone does not carry them there
     old = kb.jetpack_for_l4t("35.1.0")
     assert old is not None and not any(w.listed_for for w in old.wheels)
