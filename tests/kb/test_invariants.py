@@ -70,6 +70,9 @@ def test_point_releases_get_the_wheels_built_for_their_l4t_line(kb: KnowledgeBas
     for l4t in ("36.4.0", "36.2.0"):
         jetpack = kb.jetpack_for_l4t(l4t)
         assert jetpack is not None and "2.9.1" not in [w.torch for w in jetpack.wheels], l4t
+    jp611 = kb.jetpack_for_l4t("36.4.2")  # 6.1.1 lists none of its own: 6.1's wheel, built for 36.4+
+    assert jp611 is not None
+    assert [w.torch for w in jp611.wheels][:1] == ["2.5.0a0+872d972e41.nv24.08.17622132"]
     # 5.0.2 ships cuDNN 8.4, the JetPack 5.1 wheels link 8.6: the range alone does not carry them there
     old = kb.jetpack_for_l4t("35.1.0")
     assert old is not None and not any(w.listed_for for w in old.wheels)

@@ -329,7 +329,7 @@ def jetson_dead_end(job: Job, draft: Draft, jetpack: Optional[JetPack], pythons:
     draft.blocker = Blocker("no-jetpack-wheel", f"JetPack {jetpack.jetpack if jetpack else '?'}"
                             + (f", Python {python}" if python else ""), why)
     reqs = list(job.request.requirements)
-    if pythons and python not in pythons:
+    if pythons and python and python not in pythons:  # not stated: the JetPack's own, already right
         target = pythons[-1]
         draft.alternatives.append(Door(
             "python", f"NVIDIA's wheels for this JetPack are built for Python {', '.join(pythons)}: "

@@ -83,6 +83,7 @@ def _plan_wheel(job: Job, draft: Draft, jp: JetPack) -> bool:
     variant = jetson_variant(jp.jetpack)
     index = getattr(jp, "index_url", None)
     if not usable and not (index and user_python == jp.python and wanted.get("torch") is None):
+        draft.python = user_python or str(jp.python)
         _no_jetpack_wheel(job, draft, jp, wheels, user_python=user_python, variant=variant)
         return False
     draft.variant = variant
