@@ -223,3 +223,25 @@ def test_stated_facts_do_not_claim_absence() -> None:
         "GPU 0: RTX 5090 (sm_120)", "No NVIDIA driver found", "No CUDA toolkit (nvcc) found"]
     assert host_facts(["gpus", "driver", "toolkits"], {}, stated, looked=False) == [
         "GPU 0: RTX 5090 (sm_120)"]
+
+
+def test_a_long_repetitive_log_is_read_for_its_distinct_lines_with_the_same_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Needles missing from a long log's distinct lines are missing from the log: the same
+    signatures fire with the shortcut as without it, at the same places."""
+    from torchsmith.explain import matcher
+    from torchsmith.kb import load_kb
+
+    catalog = catalog_of(load_kb(None))
+    noise = ("Epoch 3/90: 100%|##########| 391/391 [00:41<00:00, loss=1.532]\n"
+             "Requirement already satisfied: numpy in ./.venv/lib/python3.12/site-packages (2.3.5)\n")
+    log = (noise * 9000 + "ImportError: libcudart.so.11.0: cannot open shared object file: No such file\n"
+           + noise * 9000 + "RuntimeError: CUDA error: no kernel image is available for execution on "
+           "the device\n")
+    assert len(log) > matcher._REPEATS_FROM
+    assert matcher._absent_needles(log, catalog)  # the shortcut is taken
+    with_shortcut = [(f.signature.id, f.offset, f.facts) for f in matcher.find_signatures(log, catalog)]
+    monkeypatch.setattr(matcher, "_REPEATS_FROM", len(log) + 1)
+    assert not matcher._absent_needles(log, catalog)
+    without = [(f.signature.id, f.offset, f.facts) for f in matcher.find_signatures(log, catalog)]
+    assert with_shortcut == without and len(without) >= 2

@@ -248,12 +248,30 @@ def _wrapped_hits(text: str, signatures: List[Signature]) -> List[_Hit]:
     return hits
 
 
+_REPEATS_FROM = 1 << 20  # a log this long is read for its distinct lines first
+
+
+def _absent_needles(text: str, catalog: Catalog) -> Dict[str, int]:
+    """The needles (literal prefixes) a long log cannot hold, found in its distinct lines: a big
+    log repeats its progress lines, and each needle is otherwise one scan of the whole log.
+    A needle without a newline occurs in the log exactly when it occurs in one of its lines."""
+    if len(text) < _REPEATS_FROM:
+        return {}
+    parts = text.split("\n")
+    lines = dict.fromkeys(parts)
+    if len(lines) * 4 > len(parts):  # few repeats: the digest would cost more than it saves
+        return {}
+    digest = "\n".join(lines)
+    needles = {n for sig in catalog.signatures for n in sig.needles if n and "\n" not in n}
+    return {needle: -1 for needle in needles if needle not in digest}
+
+
 def find_signatures(text: str, catalog: Catalog) -> List[Found]:
     """Every signature that occurs in ``text``, most fundamental first, then by position.
 
     A signature not found line by line is looked for again in the text with its messages joined
     (:mod:`.messages`): a message wrapped by a terminal or a logger is one message."""
-    seen: Dict[str, int] = {}  # needle -> its first position in text (-1: absent)
+    seen = _absent_needles(text, catalog)  # needle -> its first position in text (-1: absent)
     hits: List[_Hit] = [hit for hit in (_first_hit(sig, text, 0, seen) for sig in catalog.signatures) if hit]
     found_ids = {hit[0].id for hit in hits}
     hits.extend(_wrapped_hits(text, [sig for sig in catalog.signatures if sig.id not in found_ids]))
