@@ -154,14 +154,15 @@ def read_lock(path: str) -> Lock:
                 kb_version=str(data.get("kb_version", "")))
 
 
-def hashes_from_pip_report(text: str) -> Dict[str, Tuple[str, ...]]:
-    """canonical name -> ("sha256:...",) for every download in a ``pip install --report``."""
-    out: Dict[str, Tuple[str, ...]] = {}
+def report_downloads(text: str) -> Dict[str, Tuple[str, str]]:
+    """canonical name -> (URL or "", sha256 hex or "") of every file a ``pip install --report``
+    lists: what pip says it fetched."""
+    out: Dict[str, Tuple[str, str]] = {}
     try:
         data = json.loads(text)
     except ValueError:
         return out
-    for item in data.get("install") or ():
+    for item in (data.get("install") or ()) if isinstance(data, dict) else ():
         try:
             name = canonicalize_name(item["metadata"]["name"])
             info = item.get("download_info") or {}
@@ -169,11 +170,16 @@ def hashes_from_pip_report(text: str) -> Dict[str, Tuple[str, ...]]:
             digest = (archive.get("hashes") or {}).get("sha256")
             if not digest and str(archive.get("hash", "")).startswith("sha256="):
                 digest = str(archive["hash"]).split("=", 1)[1]
-        except (KeyError, TypeError):
+            url = str(info.get("url") or "")
+        except (AttributeError, KeyError, TypeError):
             continue
-        if digest:
-            out[name] = (f"sha256:{digest}",)
+        out[name] = (url, str(digest or ""))
     return out
+
+
+def hashes_from_pip_report(text: str) -> Dict[str, Tuple[str, ...]]:
+    """canonical name -> ("sha256:...",) for every download in a ``pip install --report``."""
+    return {name: (f"sha256:{digest}",) for name, (_url, digest) in report_downloads(text).items() if digest}
 
 
 def parse_compiled_hashes(text: str) -> Dict[str, Tuple[str, ...]]:

@@ -11,15 +11,13 @@ step's interpreter), so a file from anywhere else stops the install and is rolle
 from __future__ import annotations
 
 import html
-import json
 import re
 import urllib.parse
 from typing import Dict, Mapping, Optional, Tuple
 
-from packaging.utils import canonicalize_name
-
 from torchsmith.errors import FetchError, InstallError
 from torchsmith.host import Host
+from torchsmith.install.lock import report_downloads
 from torchsmith.redact import redact, strip_credentials
 
 __all__ = ["Fetched", "check_fetched", "fetched_from_report"]
@@ -32,25 +30,8 @@ _PAGE_SECONDS = 30.0
 
 def fetched_from_report(text: str) -> Fetched:
     """canonical name -> (URL, sha256) of every file a ``pip install --report`` downloaded."""
-    out: Fetched = {}
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return out
-    for item in (data.get("install") or ()) if isinstance(data, dict) else ():
-        try:
-            name = canonicalize_name(item["metadata"]["name"])
-            info = item.get("download_info") or {}
-            archive = info.get("archive_info") or {}
-            digest = (archive.get("hashes") or {}).get("sha256")
-            if not digest and str(archive.get("hash", "")).startswith("sha256="):
-                digest = str(archive["hash"]).split("=", 1)[1]
-            url = str(info.get("url") or "")
-        except (AttributeError, KeyError, TypeError):
-            continue
-        if url:
-            out[name] = (strip_credentials(url), str(digest or ""))
-    return out
+    return {name: (strip_credentials(url), digest)
+            for name, (url, digest) in report_downloads(text).items() if url}
 
 
 def _same_file(url: str) -> str:
