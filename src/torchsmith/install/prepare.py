@@ -14,6 +14,7 @@ from torchsmith.install.lock import Lock, read_lock
 from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
+from torchsmith.plan.conflict_words import Pairing
 from torchsmith.plan.model import Plan
 
 __all__ = ["Prepared", "prepare_from_lock", "prepare_from_plan", "unplanned"]
@@ -25,6 +26,8 @@ class Prepared:
     expect: str  # the device verify must find: cpu | cuda | rocm | mps
     lock: Lock  # the metadata of the lock the install writes
     warnings: List[str] = field(default_factory=list)
+    # (package, torch, range) -> the release that pairs: names the way out of a resolver's refusal.
+    pairing: Optional[Pairing] = None
 
 
 def unplanned(requirements: Sequence[str], plan: Plan) -> List[str]:
