@@ -26,7 +26,8 @@ _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]+\])?"
 _SPEC = r"(?:(?:===|[<>=!~]=?)[^\s,;]+(?:,(?:===|[<>=!~]=?)[^\s,;]+)*)"
 # uv: "beta>=2.0 depends on torch==2.4.0", "all versions of alpha depend on beta>=2",
 # "alpha==1.0 depends on beta", "only alpha<=1.0 is available and alpha==1.0 depends on ...".
-_UV_NEED = re.compile(rf"(?:all versions of |all of:?\s*)?(?P<who>{_NAME})(?P<whospec>{_SPEC})?\s+"
+_UV_NEED = re.compile(r"(?:all versions of |all of:?\s*)?(?<![\w.-])(?P<who>[A-Za-z][A-Za-z0-9._-]*"
+                      rf"(?:\[[^\]]+\])?)(?P<whospec>{_SPEC})?\s+"
                       rf"depends? on (?P<what>{_NAME})(?P<whatspec>{_SPEC})?")
 _UV_REQUIRE = re.compile(r"you require (?P<list>.+?)(?:, we can conclude|\.\s|\.$|$)", re.MULTILINE)
 _UV_MISSING = re.compile(rf"(?P<name>{_NAME}) was not found in the (?:package registry|provided package "
@@ -89,6 +90,7 @@ def unreachable_line(text: str) -> str:
 def parse_failure(text: str) -> ResolverFailure:
     """The facts of a uv or pip refusal (their words differ; the facts do not)."""
     flat = re.sub(r"\s*\n\s*(?:cause:|╰─▶|│)?\s*", " ", text)  # uv wraps its sentences
+    flat = re.sub(r"\{[^{}]*\}", "", flat)  # and marks a requirement's markers in braces
     needs: List[Need] = []
     for match in _UV_NEED.finditer(flat):
         if "conclude that" in flat[max(0, match.start() - 40):match.start()]:
