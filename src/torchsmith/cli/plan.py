@@ -5,6 +5,7 @@
   torchsmith plan xformers --python .venv/bin/python   keep the installed torch
   torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06 --no-gpu ...
   torchsmith plan --format pyproject            a file for uv (see --format choices)
+  torchsmith plan whisperx --confirm            also check the whole plan with uv's resolver
   torchsmith plan --format slurm --out jobs/ --account def-lab --module python/3.11
                                                 train.sbatch and train-ddp.sbatch in jobs/
 

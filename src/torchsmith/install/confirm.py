@@ -11,24 +11,17 @@ one deadline. A refusal is read by :mod:`torchsmith.plan.conflict_words` and sai
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.host import CommandResult, Host
-from torchsmith.plan.conflict_words import (
-    Need,
-    Pair,
-    Pairing,
-    conflict_lines,
-    pairs,
-    parse_failure,
-    unreachable_line,
-)
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.steps import exact_pin, install_steps, requirement
 from torchsmith.redact import redact
+
+if TYPE_CHECKING:  # the refusal's reader (packaging's parsers) is imported only for a refusal
+    from torchsmith.plan.conflict_words import Need, Pair, Pairing
 
 __all__ = ["CONFIRM_SECONDS", "Confirmation", "confirm_plan", "skip_reason"]
 
@@ -41,6 +34,15 @@ CONFIRM_SECONDS = 60.0  # the whole dry run, however many indexes it reads
 _UV_TARGETS = {"linux-x86_64": "x86_64", "wsl-x86_64": "x86_64", "linux-aarch64": "aarch64",
                "windows-x86_64": "x86_64-pc-windows-msvc", "windows-arm64": "aarch64-pc-windows-msvc",
                "macos-arm64": "aarch64-apple-darwin", "macos-x86_64": "x86_64-apple-darwin"}
+
+
+# pip's --platform tags for a described machine of another platform (pip does not widen them).
+_PIP_PLATFORMS = {"linux-x86_64": ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "linux_x86_64"),
+                  "wsl-x86_64": ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "linux_x86_64"),
+                  "linux-aarch64": ("manylinux2014_aarch64", "manylinux_2_28_aarch64", "linux_aarch64"),
+                  "windows-x86_64": ("win_amd64",), "windows-arm64": ("win_arm64",),
+                  "macos-arm64": ("macosx_11_0_arm64", "macosx_14_0_arm64"),
+                  "macos-x86_64": ("macosx_10_15_x86_64", "macosx_11_0_x86_64")}
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ def confirm_plan(host: Host, plan: Plan, request: Request, *, glibc: str = "",
         result = host.run(argv, timeout=timeout, env=env, stdin="".join(f"{line}\n" for line in given.lines))
         by = "uv pip compile"
     else:
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="torchsmith-confirm-") as scratch:
             argv = _pip_argv(host, given, scratch)
             result = host.run(argv, timeout=timeout)
@@ -196,11 +200,16 @@ def _pip_argv(host: Host, given: _Inputs, scratch: str) -> List[str]:
     info = host.platform()
     argv = [info.python_executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-input",
             "--disable-pip-version-check", "--progress-bar", "off"]
-    same = plan.python.rstrip("t") == ".".join(info.python_version.split(".")[:2])
-    if not same or not plan.platform.endswith(info.machine.lower().replace("amd64", "x86_64")):
-        # Another machine: pip resolves for its tags from wheels only, into a scratch --target.
+    system = {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}.get(info.system, info.system)
+    here = f"{system}-{info.machine.lower().replace('amd64', 'x86_64')}"
+    same_python = plan.python.rstrip("t") == ".".join(info.python_version.split(".")[:2])
+    if not same_python or plan.platform.replace("wsl-", "linux-") != here:
+        # Another machine: pip resolves for its tags, from wheels only, into a scratch --target.
         argv += ["--target", os.path.join(scratch, "target"), "--python-version", plan.python.rstrip("t"),
                  "--only-binary", ":all:"]
+        if plan.platform.replace("wsl-", "linux-") != here:
+            for tag in _PIP_PLATFORMS.get(plan.platform, ()):
+                argv += ["--platform", tag]
     for url in given.indexes:
         argv += ["--extra-index-url", url]
     for url in given.links:
@@ -213,6 +222,8 @@ def _pip_argv(host: Host, given: _Inputs, scratch: str) -> List[str]:
 
 
 def _outcome(result: CommandResult, said: _Said, plan: Plan, pairing: Optional[Pairing]) -> Confirmation:
+    from torchsmith.plan.conflict_words import conflict_lines, pairs, parse_failure, unreachable_line
+
     by = said.by
 
     def answer(status: str, reason: str, **more: Any) -> Confirmation:
