@@ -123,7 +123,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
     if args.dry_run:
         return Result(command="install", data={**data, "dry_run": True}, human=shown,
-                      warnings=list(prepared.warnings))
+                      warnings=list(prepared.warnings), cautions_shown=True)
     _show_before_changing(shown, sys.stderr if args.json else sys.stdout)
     if not args.yes and not _confirm("Install this?"):
         return Result(command="install", data={**data, "installed": False}, status="cancelled",
@@ -142,7 +142,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     finally:
         progress.stop()
     return Result(command="install", data={**data, **outcome.to_json(), "installed": True},
-                  human=lambda out: _human(outcome, out), warnings=prepared.warnings + outcome.warnings)
+                  human=lambda out: _human(outcome, out), warnings=prepared.warnings + outcome.warnings,
+                  cautions_shown=True)  # shown with the plan, before the install
 
 
 def _show_before_changing(shown: Shown, out: IO[str]) -> None:
@@ -224,6 +225,7 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
 
 
 def _from_lock(args: argparse.Namespace, ctx: Context) -> Ready:
+    from torchsmith.cli.layout import cautions_of
     from torchsmith.cli.plan import TORCH_INDEX_ENV
     from torchsmith.install.prepare import prepare_from_lock
 
@@ -240,5 +242,7 @@ def _from_lock(args: argparse.Namespace, ctx: Context) -> Ready:
                   f"{lock.variant or 'no variant'}, Python {lock.python or '?'}):\n")
         for group in groups:
             out.write(f"  {group.label}\n")
+        for caution in cautions_of(prepared.warnings):  # part of the answer, before anything changes
+            out.write(f"  ! {caution}\n")
 
     return prepared, data, shown
