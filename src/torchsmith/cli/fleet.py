@@ -55,7 +55,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         if not probe:
             raise UsageError("--probe-command is empty")
         slurm = SlurmGather(probe, tuple(args.partition or ()), args.timeout, args.save_profiles)
-    survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
+    from torchsmith.cli.progress import waiting
+
+    what = "probing every node through Slurm (srun)" if slurm else "planning for each node type"
+    with waiting(args, f"fleet: {what}"):
+        survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
     report = survey.report
     warnings = [f"node {node} did not answer: {why}" for node, why in report.unreachable]
     ok = report.shared is not None and report.shared.ok

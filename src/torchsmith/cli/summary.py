@@ -47,7 +47,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     environment = ctx.environment()
     data: Dict[str, Any] = {"machine": machine.to_json(), "environment": dict(environment.to_json())}
     # The environment the summary talks about is the one select_target chose for the probe.
-    verdict: List[str] = quick_verdict(machine, python=ctx.environment_python(), host=ctx.host(), kb=None)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "reading the environment"):  # runs its interpreter, without importing torch
+        verdict: List[str] = quick_verdict(machine, python=ctx.environment_python(), host=ctx.host(),
+                                           kb=None)
     data["doctor"] = verdict
     plan: Optional[Plan] = None
     installed: Tuple[Tuple[str, str], ...] = ()
