@@ -14,6 +14,7 @@ import textwrap
 from typing import List, Sequence
 
 from torchsmith.output import Caution, paint, strip_sources
+from torchsmith.textwidth import comment_lines, split_comment
 
 __all__ = ["WHY_LINES", "bullets", "cautions_of", "why_lines", "wrap_command"]
 
@@ -27,6 +28,9 @@ def wrap_command(command: str, width: int, indent: str = "  ", windows: bool = F
     first = f"{indent}$ "
     if windows or len(first) + len(command) <= width:
         return [first + command]
+    command, comment = split_comment(command)
+    if comment:
+        return comment_lines(wrap_command(command, width, indent), comment, indent + "    ", width)
     words = _units(_WORD.findall(command))
     lines: List[str] = []
     current = first
