@@ -48,17 +48,36 @@ def failing_package(extracted: Extracted) -> Optional[str]:
     return packages[-1] if packages else None
 
 
+def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
+    """A CUDA the text names (the toolkit, torch's build) of another major than ``major``."""
+    env = extracted.environment
+    for cuda in (env.cuda, env.torch_cuda):
+        if major and cuda and cuda.split(".")[0] != major.split(".")[0]:
+            return cuda
+    return None
+
+
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    kind = arguments[0]
+    """``library:KIND`` a missing library of that kind; ``:extension`` asked for by a compiled
+    extension, ``:torch`` by torch; ``:mixed`` of another CUDA major than the one the text names;
+    ``:incompatible`` found, but of another release than the one asked for."""
+    kind, qualifier = arguments[0], (arguments[1:] or [""])[0]
     package = failing_package(extracted)
     extension = package is not None and package not in _NOT_EXTENSIONS
-    if arguments[1:] == ["extension"] and not extension:
+    if qualifier == "extension" and not extension:
         return None  # "extension": loaded by a compiled extension, not by torch
-    if arguments[1:] == ["torch"] and (extension or not extracted.mentions_torch):
+    if qualifier == "torch" and (extension or not extracted.mentions_torch):
         return None  # a cause about torch's own libraries: torch must be in the text
+    wanted = "incompatible" if qualifier == "incompatible" else None
     for library in extracted.libraries:
-        if library.kind == kind:
-            return [library.soname], {"lib": library.soname}
+        if library.kind != kind or library.problem != wanted:
+            continue
+        if qualifier == "mixed":
+            other = _other_cuda(library.major, extracted)
+            if other is None:
+                continue
+            return [library.soname], {"lib": library.soname, "toolkit_cuda": other}
+        return [library.soname], {"lib": library.soname}
     return None
 
 
