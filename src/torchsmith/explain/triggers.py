@@ -95,12 +95,33 @@ def _compiler(tool: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return None
 
 
+# torch's compiled core missing, as Python says it ("No module named 'torch._C'", "name '_C' is
+# not defined" from torch/__init__.py before 0.4, "cannot import name '_C'")
+_NO_TORCH_C = re.compile(r"No module named '?torch\._C'?|name '_C' is not defined|cannot import name '_C'")
+# An installed package lives under site-/dist-packages, an egg or a frozen app's bundle.
+_INSTALLED = re.compile(r"(?:site|dist)-packages|\.egg\b|[\\/]_MEI\w+[\\/]|\.zip[\\/]", re.IGNORECASE)
+
+
+def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """torch imported from a directory that is not an installation (its torch/__init__.py is in
+    no site-packages) and its compiled core not there: a source checkout shadows the install."""
+    if not any(_NO_TORCH_C.search(e.message) for e in extracted.exceptions):
+        return None
+    for frame in extracted.frames:
+        path = frame.path.replace("\\", "/")
+        if path.endswith("torch/__init__.py") and not _INSTALLED.search(path):
+            return [frame.path], {"path": frame.path}
+    return None
+
+
 def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
-    whose builds are CPU/MPS by design)."""
+    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
         return [env.torch or "cpu"], {}
+    if name == "source-tree":
+        return _source_tree(extracted)
     return None
 
 
