@@ -91,7 +91,7 @@ def test_a_platform_declaring_an_older_driver_does_not_solve_a_newer_cuda(
     doc = json.loads(json.dumps(manifest))
     cpu = next(p["name"] for p in doc["workspace"]["platforms"] if "cuda" not in p)
     doc["feature"]["shared"]["platforms"].append(cpu)
-    with pytest.raises(Exception, match="__cuda|pytorch"):
+    with pytest.raises(Exception, match=r"__cuda|pytorch"):
         solve_environment(channel, doc, "shared")
 
 
@@ -139,4 +139,5 @@ def test_fleet_variants_predicts_per_node_type(tmp_path: Path, capsys: pytest.Ca
     expected = predict_variants(_planner(v100, False), v100, KB)
     assert expected is not None and by_gpu["7.0"] == expected.to_json()
     assert main(["fleet", *profiles, "--variants"]) == 0
-    assert "wheel-variant install: uv pip install --preview-features wheel-variants" in capsys.readouterr().out
+    human = capsys.readouterr().out
+    assert "wheel-variant install: uv pip install --preview-features wheel-variants" in human
