@@ -3,7 +3,7 @@ find, and the lock's metadata; from a plan or from a lock to reproduce."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional, Sequence
 
 from packaging.requirements import Requirement
@@ -15,6 +15,7 @@ from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 
 __all__ = ["Prepared", "prepare_from_lock", "prepare_from_plan", "unplanned"]
 
