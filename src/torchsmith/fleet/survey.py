@@ -135,7 +135,8 @@ def report_json(report: FleetReport) -> Dict[str, Any]:
     return {
         "nodes": report.node_count,
         "node_types": [
-            {**g.node_type.to_json(), "nodes": sorted(g.nodes), "plan": _plan_json(g.plan)}
+            {**g.node_type.to_json(), "nodes": sorted(g.nodes), "plan": _plan_json(g.plan),
+             **({"variants": g.variants.to_json()} if g.variants is not None else {})}
             for g in report.groups
         ],
         "shared": {
