@@ -28,7 +28,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["newer_than_table", "plan_published", "record_for", "relates_to_torch", "unread_warning"]
+__all__ = ["from_wheel_pages", "newer_than_table", "plan_published", "record_for", "relates_to_torch",
+           "unread_warning"]
 
 FAMILY_SPECS = ("torch", "torchvision", "torchaudio")
 # Planned from their own tables (companions.py): never read live.
@@ -73,6 +74,12 @@ def relates_to_torch(record: Optional[PackageRecord]) -> bool:
     their requirements are unread (so torch is planned, and the plan says what was not checked)."""
     return record is not None and any(r.build is not None or r.metadata == "none"
                                       or any(r.requirement(n) for n in FAMILY_SPECS) for r in record.releases)
+
+
+def from_wheel_pages(record: Optional[PackageRecord]) -> bool:
+    """Some releases were read from the project's own wheel pages (``kb refresh --wheel-pages``):
+    they are the prebuilt wheels, so the record, not a hand-kept table, plans the package."""
+    return record is not None and any(r.url for r in record.releases)
 
 
 def newer_than_table(record: Optional[PackageRecord], newest_in_table: str) -> bool:

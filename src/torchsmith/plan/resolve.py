@@ -242,7 +242,9 @@ def _solve(job: Job, constraints: Sequence[Constraint]) -> Draft:
 
         return plan_jetson(job, constraints)
     if machine.os.system == "macos":
-        return plan_macos(job, constraints)
+        from torchsmith.plan.vendor_described import described_vendor_dead_end  # lazy: start-up time
+
+        return described_vendor_dead_end(job) or plan_macos(job, constraints)
     if job.view.has_cuda_gpu:
         gaps = wsl_gaps(job)
         return Draft(prerequisites=list(gaps), warnings=list(gaps)).then(plan_cuda(job, constraints))
