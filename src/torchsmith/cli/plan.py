@@ -209,7 +209,7 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
     warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
                   exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
-                  preformatted=output.text is not None,
+                  preformatted=output.text is not None, cautions_shown=output.text is None,
                   kb_version=plan.kb_version or None, human=human)
 
 

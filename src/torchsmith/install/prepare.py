@@ -14,6 +14,7 @@ from torchsmith.install.lock import Lock, read_lock
 from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
 from torchsmith.plan.model import Plan
 from torchsmith.records import dataclass
 
@@ -59,7 +60,7 @@ def prepare_from_lock(path: str, torch_index: Optional[str], machine: Machine) -
         expect = "cpu"  # a GPU build on a machine without the GPU: import and compute on the CPU
     warnings: List[str] = []
     if lock.platform and lock.platform != machine.platform:
-        warnings.append(f"the lock was made for {lock.platform}; this machine is {machine.platform}")
+        warnings.append(Caution(f"the lock was made for {lock.platform}; this machine is {machine.platform}"))
     return Prepared(groups, expect, lock, warnings)
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
+from torchsmith.output import Caution
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
 from torchsmith.plan.extra import Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
@@ -105,9 +106,10 @@ def _cite(record: PackageRecord) -> str:
 
 
 def unread_warning(names: List[str], reason: str) -> str:
-    return (f"could not check {', '.join(names)}: {reason}; torch was planned without what "
-            f"{'they ask' if len(names) > 1 else 'it asks'} of torch; installed last from your configured "
-            f"index, with the torch pins kept")
+    # Unchecked, the package may pull another torch over the planned one: part of the answer.
+    return Caution(f"could not check {', '.join(names)}: {reason}; torch was planned without what "
+                   f"{'they ask' if len(names) > 1 else 'it asks'} of torch; installed last from your "
+                   f"configured index, with the torch pins kept")
 
 
 class _Fit:
