@@ -8,8 +8,10 @@ the tests stand in for GPUs this machine does not have, and how users send bug r
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
+
+from torchsmith.records import dataclass
 
 __all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "JobHost", "LineStream",
            "PlatformInfo", "Spawned", "bound_output", "command_key"]

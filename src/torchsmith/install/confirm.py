@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.host import CommandResult, Host
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.steps import exact_pin, install_steps, requirement
+from torchsmith.records import dataclass
 from torchsmith.redact import redact
 
 if TYPE_CHECKING:  # the refusal's reader (packaging's parsers) is imported only for a refusal

@@ -3,7 +3,7 @@ find, and the lock's metadata; from a plan or from a lock to reproduce."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional, Sequence
 
 from packaging.requirements import Requirement
@@ -17,6 +17,7 @@ from torchsmith.machine import Machine
 from torchsmith.output import Caution
 from torchsmith.plan.conflict_words import Pairing
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 
 __all__ = ["Prepared", "prepare_from_lock", "prepare_from_plan", "unplanned"]
 

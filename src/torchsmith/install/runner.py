@@ -14,7 +14,7 @@ import signal
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from torchsmith import __version__
@@ -32,6 +32,7 @@ from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, installed_packages
 from torchsmith.install.verify import companion_imports, expected_device, verify
 from torchsmith.plan.conflict_words import Pairing, conflict_lines, parse_failure
+from torchsmith.records import dataclass
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
 

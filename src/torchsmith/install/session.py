@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from torchsmith.errors import InstallError, TorchsmithError
@@ -17,6 +16,7 @@ from torchsmith.install.runner import InstallJob, InstallOutcome, run_install
 from torchsmith.install.snapshot import remove_tree
 from torchsmith.install.target import Target, create_venv, inspect_target, venv_python
 from torchsmith.install.target_choice import TargetChoice
+from torchsmith.records import dataclass
 
 __all__ = ["InstallOptions", "install_prepared", "open_target"]
 

@@ -11,10 +11,10 @@ metadata is known) which release of it pairs with the planned torch. Pure: no I/
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import canonical
+from torchsmith.records import dataclass
 
 __all__ = ["Need", "Pair", "Pairing", "ResolverFailure", "clashes", "conflict_lines", "pairs",
            "parse_failure", "unreachable_line"]
