@@ -15,10 +15,11 @@ import json
 import re
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
+from torchsmith.records import dataclass
 
 __all__ = ["ENVELOPE_SCHEMA", "Caution", "ExitCode", "Presentation", "Result", "emit", "hidden_hint",
            "paint", "strip_sources", "terminal_columns", "use_color"]
@@ -92,6 +93,9 @@ class Presentation:
     color: str = "auto"
 
 
+_PLAIN = Presentation()
+
+
 def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool:
     """``--color always|never`` when given; else never under NO_COLOR, always under FORCE_COLOR,
     and on a terminal only."""
@@ -144,7 +148,7 @@ class _Buffer(io.StringIO):
 
 
 def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
-         err: Optional[IO[str]] = None, presentation: Presentation = Presentation()) -> None:
+         err: Optional[IO[str]] = None, presentation: Presentation = _PLAIN) -> None:
     from torchsmith.redact import redact, redact_data
 
     out = out or sys.stdout

@@ -3,7 +3,7 @@ find, and the lock's metadata; from a plan or from a lock to reproduce."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional, Sequence
 
 from packaging.requirements import Requirement
@@ -15,7 +15,9 @@ from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
 from torchsmith.output import Caution
+from torchsmith.plan.conflict_words import Pairing
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 
 __all__ = ["Prepared", "prepare_from_lock", "prepare_from_plan", "unplanned"]
 
@@ -26,6 +28,8 @@ class Prepared:
     expect: str  # the device verify must find: cpu | cuda | rocm | mps
     lock: Lock  # the metadata of the lock the install writes
     warnings: List[str] = field(default_factory=list)
+    # (package, torch, range) -> the release that pairs: names the way out of a resolver's refusal.
+    pairing: Optional[Pairing] = None
 
 
 def unplanned(requirements: Sequence[str], plan: Plan) -> List[str]:
