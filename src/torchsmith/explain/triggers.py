@@ -86,7 +86,7 @@ def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str,
 
 
 def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """``conda:platform|channel|version``: a package no channel had, for a cause the data proves."""
+    """``conda:platform|version``: a package no channel had, for a cause the data proves."""
     for missing in extracted.conda_missing:
         if missing.kind != kind:
             continue
@@ -95,8 +95,6 @@ def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[st
                  "why": missing.why, "channels": ", ".join(search.channels) if search else ""}
         if missing.subdir:
             facts["subdir"] = missing.subdir
-        if missing.channel:
-            facts["channel"] = missing.channel
         if missing.versions:
             facts["versions"] = ", ".join(missing.versions)
         return [missing.package], facts

@@ -71,7 +71,8 @@ def extract(
     joined = unwrap(text).text  # messages split over lines, joined
     found_frames = python.frames(text)
     missing = resolver.not_found(text)
-    search = channels.conda_search(text)
+    rows = words.get("conda_packages", ())
+    search = channels.conda_checks(missing, channels.conda_search(text), rows)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
         frames=found_frames,
@@ -85,7 +86,7 @@ def extract(
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
         conda_search=search,
-        conda_missing=channels.conda_missing(missing, search, words.get("conda_packages", ())),
+        conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ())),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )

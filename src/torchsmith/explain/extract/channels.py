@@ -2,20 +2,21 @@
 with its subdir: the platform conda solved for), and what the data proves about each package.
 
 A cause is stated only when the text and the data together prove it (``error_vocab.json``
-``conda_packages``, each row with its source): the package's only channels are absent from the
-searched list; the subdir searched is one its publisher never builds for; the version asked for was
-never published. Anything else stays a fact read, with the check that tells it apart. Pure.
+``conda_packages``, each row with its source): the subdir searched is one its publisher never
+builds for; the version asked for was never published on the channels that publish the package.
+Anything else stays a fact read, with the check that tells it apart. Pure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import CondaSearch, MissingPackage
 from torchsmith.versions import version_tuple
 
-__all__ = ["conda_missing", "conda_search"]
+__all__ = ["conda_checks", "conda_missing", "conda_search"]
 
 _BLOCK = re.compile(r"PackagesNotFoundError|packages are not available from current channels")
 _CURRENT = re.compile(r"^\s*Current channels:\s*\n(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,60})",
@@ -99,15 +100,33 @@ def _cause(name: str, version: Optional[str], rows: Sequence[Mapping[str, Any]],
         if subdir is not None:
             return MissingPackage(name, version, "platform", str(row["why"]), subdir=subdir, sources=sources)
         published = list(row.get("channels", ()))
-        if published and search.listed and search.channels and not set(search.channels) & set(published):
-            return MissingPackage(name, version, "channel", str(row["why"]), channel=published[0],
-                                  sources=sources)
         versions = list(row.get("versions", ()))
         if version and versions and (not search.channels or set(search.channels) & set(published)) \
                 and _major_minor(version) not in {_major_minor(v) for v in versions}:
             return MissingPackage(name, version, "version", str(row["why"]), versions=tuple(versions),
                                   sources=sources)
     return None
+
+
+def conda_checks(not_found: Sequence[str], search: Optional[CondaSearch],
+                 rows: Sequence[Mapping[str, Any]]) -> Optional[CondaSearch]:
+    """The search with the commands that tell, for each missing package, who publishes it where."""
+    if search is None:
+        return None
+    checks: List[str] = []
+    subdir = search.subdirs[0] if search.subdirs else None
+    for requirement in not_found[:3]:
+        name, _ = _spec(requirement)
+        own = [str(row["check"]) for row in rows if name in row.get("packages", ()) and row.get("check")]
+        if own:
+            checks.extend(own)
+        elif "conda-forge" not in search.channels:
+            where = f" --platform {subdir}" if subdir else ""
+            checks.append(f"conda search -c conda-forge '{name}'{where}  (whether conda-forge, not searched, "
+                          "has it)")
+        else:
+            checks.append(f"conda search '{name}' --info  (the versions and platforms the channels have)")
+    return dataclasses.replace(search, checks=tuple(dict.fromkeys(checks)))
 
 
 def conda_missing(not_found: Sequence[str], search: Optional[CondaSearch],

@@ -107,6 +107,7 @@ class CondaSearch:
     channels: Tuple[str, ...]  # "pytorch", "nvidia", "pkgs/main"
     subdirs: Tuple[str, ...]  # the platforms solved for: "win-32", "osx-arm64" (noarch left out)
     listed: bool  # the text holds conda's "Current channels:" list
+    checks: Tuple[str, ...] = ()  # commands that tell which channel and platform has each package
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,9 @@ class MissingPackage:
 
     package: str
     version: Optional[str]
-    kind: str  # platform | channel | version
+    kind: str  # platform | version
     why: str
     subdir: Optional[str] = None  # platform: the subdir its publisher never builds for
-    channel: Optional[str] = None  # channel: where it is published
     versions: Tuple[str, ...] = ()  # version: the versions that exist
     sources: Tuple[str, ...] = ()
 
