@@ -186,6 +186,10 @@ def _variant_devices(data: Dict[str, Any]) -> None:
             row["devices"] = {f"{MARK}-g10": ["99.9.9"]}
 
 
+def _wheel_page(data: Dict[str, Any]) -> None:
+    data["rows"][0]["url"] = f"https://{MARK}.example/whl/torch-{{torch}}+{{variant}}.html"
+
+
 def _signature(data: Dict[str, Any]) -> None:
     sig = copy.deepcopy(data["signatures"][0])
     sig.update(id=f"{MARK}-failure", title=f"the {MARK} failure", patterns=["SMITHTEST-E42 happened"])
@@ -285,6 +289,9 @@ CASES: Dict[str, Any] = {
     "formats": Case(_document("formats.json", _pixi), _plan("--format", "pixi"), _has(f"{MARK}-64")),
     "containers": Case(_document("containers.json", _containers), _plan("--format", "dockerfile"),
                        _has(f"FROM {MARK}/cuda:")),
+    # what `kb refresh --wheel-pages` would read, as `kb info` lists it
+    "wheel_pages": Case(_document("wheel_pages.json", _wheel_page), lambda _tmp: ["kb", "info", "--json"],
+                        _has(f"https://{MARK}.example/whl/")),
 }
 
 

@@ -38,8 +38,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
     prefix = ctx.target("build-prefix").prefix  # --prefix, else the active conda env or venv
-    pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
-                    source=args.source, kb=ctx.kb())
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "build-env: checking the compilers, the toolkit and the prefix"):
+        pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
+                        source=args.source, kb=ctx.kb())
     script = build_script(pre)
     if args.write:
         try:

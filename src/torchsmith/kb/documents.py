@@ -164,6 +164,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
     "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, sonames)", _error_vocab),
     "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),
+    "wheel_pages": ("wheel_pages.json", "projects' own wheel pages", _RowsWith(id=str, url=str, lists=str)),
 }
 
 

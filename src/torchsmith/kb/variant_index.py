@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.errors import KnowledgeBaseError
+from torchsmith.records import dataclass
 
 __all__ = ["LabelFacts", "label_disagreements", "parse_variants_data", "parse_variants_json"]
 

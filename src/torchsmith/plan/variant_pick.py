@@ -11,12 +11,12 @@ torchsmith's own verdict uses every GPU and minor-version compatibility (``compa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
 from torchsmith.plan.variant_labels import build_name, labels_of
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
