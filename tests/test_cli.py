@@ -183,3 +183,26 @@ def test_plan_warns_when_the_users_config_adds_package_sources(
         warnings = json.loads(capsys.readouterr().out)["data"]["warnings"]
         assert any("extra-index-url" in w and "PIP_EXTRA_INDEX_URL=" in w for w in warnings) is expect
     assert EnvInfo().index_settings == {}
+
+
+def test_summary_says_nothing_to_install_when_the_environment_has_the_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.doctor.envs import write_dist, write_torch
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], check=True)
+    python = str(tmp_path / "env" / "bin" / "python")
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert main(["summary", "--python", python]) == 0
+    before = capsys.readouterr().out
+    assert before.startswith("Install torch ")
+    assert main(["plan", "--python", python, "--json"]) == 0
+    pins = {p["name"]: p["version"] + (p["local_version"] or "")
+            for p in json.loads(capsys.readouterr().out)["data"]["packages"]}
+    write_torch(site, pins["torch"])
+    for name, version in pins.items():
+        if name != "torch":
+            write_dist(site, name, version, requires=[f"torch=={pins['torch'].split('+')[0]}"])
+    assert main(["summary", "--python", python]) == 0
+    after = capsys.readouterr().out
+    assert after.startswith("Nothing to install: this environment has torch "), after
+    assert "$ " not in after  # no command to run

@@ -85,3 +85,13 @@ def test_labels_are_redacted() -> None:
     with Waiting("reading https://bob:s3cret@mirror.example/simple", stream, delay=0.0) as wait:
         assert wait.shown.wait(10)
     assert "s3cret" not in stream.getvalue()
+
+
+def test_one_spinner_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wait inside another (the probe within the doctor's torch import) shows no second one."""
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    args = argparse.Namespace(quiet=False)
+    with waiting(args, "outer") as outer:
+        assert isinstance(outer, Waiting)
+        assert not isinstance(waiting(args, "inner"), Waiting)
+    assert isinstance(waiting(args, "after"), Waiting)

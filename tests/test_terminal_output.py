@@ -43,6 +43,8 @@ COMMANDS: List[List[str]] = [
     ["kb", "show", "releases"],
     ["fleet", H100, RTX5090],
     ["build-env", "--cuda", "--host", H100],
+    ["guard", "status", "--python", sys.executable],
+    ["explain", "--no-probe", "ImportError: libcudnn.so.9: cannot open shared object file"],
 ]
 
 
@@ -68,7 +70,10 @@ def test_piped_output_fits_80_columns(argv: List[str], capsys: pytest.CaptureFix
     assert code in (0, 3, 4), captured.err
     assert captured.out.strip()
     assert "\x1b[" not in captured.out  # no colour into a pipe
-    assert _too_wide(captured.out) == []
+    shown, _, script = captured.out.partition("#!/usr/bin/env bash\n")  # a script is printed as it is
+    assert _too_wide(shown) == []
+    if script:
+        subprocess.run(["bash", "-n"], input=script, text=True, check=True)  # still a script
     assert _too_wide(captured.err) == []
     if "-v" not in argv:
         assert "warning:" not in captured.err  # notes with -v; a caution is part of the answer
@@ -194,7 +199,9 @@ def _on_terminal(tmux: List[str], argv: List[str], tmp_path: Path) -> str:
 
 TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "--no-probe", KERNEL_IMAGE],
             ["kb", "show", "gpus"], ["summary", "--host", H100], ["doctor", "--quick"],
-            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"]]
+            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"],
+            ["fleet", H100, RTX5090], ["build-env", "--cuda", "--host", H100],
+            ["guard", "status", "--python", sys.executable]]
 
 
 @pytest.mark.slow
@@ -202,7 +209,9 @@ TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "-
 def test_terminal_output_fits_80_columns(argv: List[str], tmux: List[str], tmp_path: Path) -> None:
     pane = _on_terminal(tmux, argv, tmp_path)
     assert "Traceback" not in pane
-    assert _too_wide(pane) == []
+    shown = pane.partition("#!/usr/bin/env bash\n")[0]  # a script is printed as it is
+    assert _too_wide(shown) == []
+    assert "warning:" not in shown  # notes with -v; a caution is part of the answer
     if argv[0] in ("plan", "matrix", "explain") or argv[:2] == ["kb", "show"]:  # coloured on a terminal
         assert pane.endswith("[colour]")
 
@@ -226,3 +235,19 @@ def test_terminal_answer_first(name: str, tmux: List[str], tmp_path: Path,
     assert len(_why(lines)) <= 5
     assert "warning:" not in pane and "[source:" not in pane
     assert ("hidden; -v shows" in pane) is bool(notes), pane
+
+
+def test_an_exported_file_is_printed_as_it_is(capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export` prints files to save: never wrapped to the terminal (a wrapped comment or pin
+    would no longer be a requirements file)."""
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("export reads a venv or conda prefix; these tests run outside one")
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
+    monkeypatch.setenv("COLUMNS", "40")
+    assert main(["export", "--python", sys.executable, "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["data"]["text"]
+    assert main(["export", "--python", sys.executable]) == 0
+    shown = capsys.readouterr().out
+    for name, text in files.items():  # (the JSON's keys are sorted; the files come in their order)
+        assert f"# ---- {name} ----\n{text}" in shown

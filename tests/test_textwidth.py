@@ -72,3 +72,11 @@ def test_a_comment_never_follows_a_continuation() -> None:
         shown = subprocess.run(["bash", "-c", script.replace("torchsmith", "echo", 1)],
                                capture_output=True, text=True, check=True).stdout
         assert shown.split() == ["install", "--python", "/work/envs/a-rather-long-name/bin/python"]
+
+
+def test_a_comment_continues_as_a_comment() -> None:
+    """A script's comment, wrapped, is still a comment (its words are never run)."""
+    line = "  # Environment for building PyTorch from source (CUDA), written by torchsmith build-env."
+    lines = fit(line, 40).split("\n")
+    assert len(lines) > 1 and all(item.lstrip().startswith("#") for item in lines)
+    assert " ".join(item.strip().lstrip("#") for item in lines).split() == line.strip().lstrip("#").split()

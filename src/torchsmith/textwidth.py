@@ -27,7 +27,11 @@ def visible_length(text: str) -> int:
 
 
 def _continuation_indent(line: str) -> str:
-    """Under the text of a bullet (``- ``, ``$ ``, ``1. ``), an aligned column or a short label."""
+    """Under the text of a bullet (``- ``, ``$ ``, ``1. ``), an aligned column or a short label;
+    a comment (``# ...``) continues as a comment, so a script stays a script."""
+    plain = _ANSI.sub("", line)
+    if plain.lstrip(" ").startswith("#"):
+        return plain[:len(plain) - len(plain.lstrip(" "))] + "#   "
     bullet = _BULLET.match(line)
     if bullet:
         extra = "    " if bullet.group(2).strip() == "$" else " " * len(bullet.group(2))

@@ -210,6 +210,9 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
     if not plan.ok:
         return plan_result("install", args, plan, request, kb=ctx.kb())
     prepared = prepare_from_plan(plan, request.requirements)
+    from torchsmith.cli.plan_confirm import pairing_from
+
+    prepared.pairing = pairing_from(request, ctx.kb(), ctx)
     commands = render_commands(plan, kb=ctx.kb())
     data = plan.to_json(commands)
     data["warnings"] = prepared.warnings

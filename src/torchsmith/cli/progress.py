@@ -8,7 +8,7 @@ rich is imported only when a spinner is actually shown.
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any, ContextManager, Optional, Type
+from typing import IO, TYPE_CHECKING, Any, ContextManager, List, Optional, Type
 
 if TYPE_CHECKING:
     import argparse
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["DELAY", "Waiting", "waiting"]
 
 DELAY = 1.0  # seconds before a wait is worth a spinner
+_ACTIVE: List[Waiting] = []  # the waits now shown or about to be: one spinner at a time
 
 
 class Waiting:
@@ -40,6 +41,7 @@ class Waiting:
 
     def __enter__(self) -> Waiting:
         if self.enabled:
+            _ACTIVE.append(self)
             import threading
 
             self._timer = threading.Timer(self.delay, self._show)
@@ -77,6 +79,8 @@ class Waiting:
                 self._progress.reset(self._task, description=self._label(text))
 
     def stop(self) -> None:
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
         with self._lock:
             self._stopped = True
             if self._timer is not None:
@@ -93,8 +97,8 @@ class Waiting:
 def waiting(args: argparse.Namespace, text: str) -> ContextManager[object]:
     """A :class:`Waiting` on stderr when it is a terminal and ``-q`` was not given; else nothing
     (the probe's path stays as fast as without it)."""
-    if getattr(args, "quiet", False) or not getattr(sys.stderr, "isatty", lambda: False)():
-        return _Silent()
+    if getattr(args, "quiet", False) or not getattr(sys.stderr, "isatty", lambda: False)() or _ACTIVE:
+        return _Silent()  # (inside another wait, e.g. the probe within the doctor's: that one shows)
     return Waiting(text, delay=DELAY)
 
 

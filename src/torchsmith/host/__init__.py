@@ -129,11 +129,13 @@ class Host(Protocol):
         reached through several links (/usr/local/cuda -> cuda-13 -> cuda-13.0) is one."""
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
         """Run a command without a shell; never raises, never waits past ``timeout``.
 
         ``env`` changes the child's environment only: a value sets a variable, None removes it
         (installers must not inherit e.g. ``PIP_EXTRA_INDEX_URL`` where torchsmith pins indexes).
+        ``stdin``: text given to the child's standard input (``uv pip compile -``); else none.
         """
 
     def environ(self) -> Mapping[str, str]:

@@ -15,6 +15,7 @@ from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
 from torchsmith.output import Caution
+from torchsmith.plan.conflict_words import Pairing
 from torchsmith.plan.model import Plan
 from torchsmith.records import dataclass
 
@@ -27,6 +28,8 @@ class Prepared:
     expect: str  # the device verify must find: cpu | cuda | rocm | mps
     lock: Lock  # the metadata of the lock the install writes
     warnings: List[str] = field(default_factory=list)
+    # (package, torch, range) -> the release that pairs: names the way out of a resolver's refusal.
+    pairing: Optional[Pairing] = None
 
 
 def unplanned(requirements: Sequence[str], plan: Plan) -> List[str]:

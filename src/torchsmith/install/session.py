@@ -50,7 +50,7 @@ def install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, optio
         job = InstallJob(target=target, installer=installer, groups=list(prepared.groups),
                          expect=prepared.expect, lock=prepared.lock,
                          lock_path=os.path.abspath(options.lock_out) if options.lock_out else None,
-                         guard=options.guard, timeout=options.timeout)
+                         guard=options.guard, timeout=options.timeout, pairing=prepared.pairing)
         outcome = run_install(host, job, progress)
         outcome.seconds["environment"] = made  # inspecting the target, or making the venv
         return outcome

@@ -29,8 +29,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["from_wheel_pages", "newer_than_table", "plan_published", "record_for", "relates_to_torch",
-           "unread_warning"]
+__all__ = ["from_wheel_pages", "newer_than_table", "pairing_release", "plan_published", "record_for",
+           "relates_to_torch", "spec_allows", "unread_warning"]
 
 FAMILY_SPECS = ("torch", "torchvision", "torchaudio")
 # Planned from their own tables (companions.py): never read live.
@@ -269,6 +269,27 @@ def _meets(spec: str, version: str, series: bool) -> bool:
     if series and exact:
         return all(pin.split(".")[:2] == version.split(".")[:2] for pin in exact)
     return specifier.contains(version, prereleases=True)
+
+
+def spec_allows(spec: str, version: str) -> bool:
+    """``version`` (``2.6.0+cu126``) meets a requirement's specifier (``>=2.4``, ``==2.6.0``)."""
+    return _meets(spec, version, series=False) or _meets(spec, version.split("+", 1)[0], series=False)
+
+
+def pairing_release(record: PackageRecord, torch: str, kb: KnowledgeBase,
+                    allowed: str = "") -> Optional[ReleaseRecord]:
+    """The newest final release of ``record`` (within ``allowed``, a specifier) that installs
+    beside torch ``torch`` by its published pins; None when none does."""
+    row = kb.release(torch)
+    tv = (row.torchvision or "") if row is not None else ""
+    ta = (row.torchaudio or "") if row is not None else ""
+    for release in record.releases:
+        if _pre(release.public) or (allowed and not spec_allows(allowed, release.version)):
+            continue
+        read = release.metadata != "none" or release.build is not None
+        if read and _torch_fits(release, torch, None, tv, ta):
+            return release
+    return None
 
 
 def _torch_check(want: Wanted, releases: List[ReleaseRecord]) -> ConstraintCheck:
