@@ -22,7 +22,7 @@ from typing import Dict, List, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explain_field import GITHUB, PARTS, part_of  # noqa: E402
+from explain_field import GITHUB, PARTS, part_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "plan" / "scenarios"
