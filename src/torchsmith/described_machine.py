@@ -9,10 +9,10 @@ The facts stated by hand are :class:`Overrides` (parsed and applied by ``torchsm
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from torchsmith.machine import AmdGpu, IntelGpu, Machine, NvidiaGpu, ProbeNote
+from torchsmith.records import dataclass
 
 __all__ = ["ASSUMED", "Overrides", "forget_local_facts", "forget_local_python", "state_local_facts"]
 

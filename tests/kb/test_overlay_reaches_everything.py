@@ -179,6 +179,13 @@ def _xpu(data: Dict[str, Any]) -> None:
         row["family"] = f"{MARK} {row['family']}"
 
 
+def _variant_devices(data: Dict[str, Any]) -> None:
+    # The Arc A770 now reports a device IP torch's xpu label does not list: the installer takes CPU.
+    for row in data["intel_families"]["rows"]:
+        if "Alchemist" in row["family"]:
+            row["devices"] = {f"{MARK}-g10": ["99.9.9"]}
+
+
 def _wheel_page(data: Dict[str, Any]) -> None:
     data["rows"][0]["url"] = f"https://{MARK}.example/whl/torch-{{torch}}+{{variant}}.html"
 
@@ -268,6 +275,8 @@ CASES: Dict[str, Any] = {
     "manylinux": Case(_document("manylinux.json", _glibc), _plan("--glibc", "2.28"),
                       _has(f"manylinux_2_99_{MARK}")),
     "xpu": Case(_document("xpu.json", _xpu), _plan(path=ARC), _has(f"{MARK} Intel Arc A-Series")),
+    "variant_labels": Case(_document("variant_labels.json", _variant_devices), _plan("--variants", path=ARC),
+                           _has(f"{MARK}-g10 (device IP 99.9.9)")),
     "signatures": Case(_document("signatures.json", _signature),
                        lambda _tmp: ["explain", "--no-probe", "SMITHTEST-E42 happened"],
                        _has(f"the {MARK} failure")),

@@ -176,9 +176,11 @@ class Context:
 
                 base = load_machine(host_file)
             else:
+                from torchsmith.cli.progress import waiting
                 from torchsmith.probe import probe
 
-                base = probe(self.host(), python=self.environment_python())
+                with waiting(self.args, "probing this machine"):  # a hung mount, a slow nvidia-smi
+                    base = probe(self.host(), python=self.environment_python())
                 require_inspected(base, self.python_path())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase

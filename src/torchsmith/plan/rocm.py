@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from torchsmith.output import Caution
 from torchsmith.plan.adopt import adopt, reject_pypi_default
 from torchsmith.plan.core import ARCH, PLATFORM, PYTHON, Check, Constraint, Job
 from torchsmith.plan.cpu import plan_cpu
@@ -52,7 +53,7 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
     draft = Draft(reasons=list(described.notes))
     if described.vague and not gfxs and not any(g.source.startswith("override") for g in rocm.gpus):
         # Probed without ROCm (an AMD display controller on the PCI bus): maybe only an iGPU.
-        draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass {GFX_HINT}")
+        draft.warnings.append(Caution(f"AMD GPU {names}: gfx target unknown; pass {GFX_HINT}"))
         return draft.then(plan_cpu(job, constraints, "AMD GPU with an unknown gfx target"))
     if described.vague and not gfxs:
         if machine.os.system == "windows":
@@ -61,8 +62,8 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
                 "TheRock's Windows wheels are built per gfx target, which was not given")
         return draft.then(_plan_family(job, constraints, described, names))
     if described.vague:
-        draft.warnings.append(f"{', '.join(described.vague)}: gfx target not known, so the plan covers "
-                              f"{', '.join(gfxs)} only; give {GFX_HINT} for each card")
+        draft.warnings.append(Caution(f"{', '.join(described.vague)}: gfx target not known, so the plan "
+                                      f"covers {', '.join(gfxs)} only; give {GFX_HINT} for each card"))
     if machine.os.system == "windows":
         return draft.then(plan_windows_amd(job, constraints, gfxs, names))
 
@@ -94,8 +95,8 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
         return platform_doors(job, draft, "amd")
     for rejection in walk.rejected:
         draft.reject(rejection)
-    draft.warnings.append(f"no ROCm build of torch in the data supports {names}, and no documented "
-                          f"override applies; planned the CPU build")
+    draft.warnings.append(Caution(f"no ROCm build of torch in the data supports {names}, and no "
+                                  f"documented override applies; planned the CPU build"))
     return draft.then(plan_cpu(job, constraints, f"no ROCm build supports {names}"))
 
 
@@ -159,7 +160,7 @@ def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, w
     draft.reasons.append(f"no ROCm build the request allows lists {', '.join(gfxs)}; with "
                          f"HSA_OVERRIDE_GFX_VERSION={value} the card runs {runs_as} kernels "
                          f"[source: {'; '.join(urls)}]")
-    draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
+    draft.warnings.append(Caution(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]"))
     return True
 
 
@@ -185,6 +186,7 @@ def _finish(job: Job, draft: Draft, chosen: Check, rejected: List[Rejection], na
                          f"/dev/kfd and /dev/dri{idx.cite(chosen.variant.sources, 1) if sdk else ''}")
     rocm = job.machine.rocm
     if rocm is not None and rocm.kfd_access is False:
-        draft.warnings.append("this user cannot open /dev/kfd: add it to the render and video groups "
-                              "(sudo usermod -aG render,video $USER, then log in again) or torch sees no GPU")
+        draft.warnings.append(Caution("this user cannot open /dev/kfd: add it to the render and video "
+                                      "groups (sudo usermod -aG render,video $USER, then log in again) "
+                                      "or torch sees no GPU"))
     reject_pypi_default(draft, idx, job.view, chosen)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import Any, Dict, List, Optional, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = [
     "CompilerMessage",
