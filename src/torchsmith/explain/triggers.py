@@ -15,7 +15,7 @@ from torchsmith.explain.extract.model import Extracted
 
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
-TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$")
+TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -125,6 +125,33 @@ def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str,
     return None
 
 
+def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``conda:platform|version``: a package no channel had, for a cause the data proves."""
+    for missing in extracted.conda_missing:
+        if missing.kind != kind:
+            continue
+        search = extracted.conda_search
+        facts = {"package": missing.package + (f" {missing.version}" if missing.version else ""),
+                 "why": missing.why, "channels": ", ".join(search.channels) if search else ""}
+        if missing.subdir:
+            facts["subdir"] = missing.subdir
+        if missing.versions:
+            facts["versions"] = ", ".join(missing.versions)
+        return [missing.package], facts
+    return None
+
+
+def _installer(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``installer:KIND``: a wheel-variant installer's own message of that kind."""
+    for error in extracted.installer_errors:
+        if error.kind == kind:
+            facts = {"message": error.text, "meaning": error.meaning}
+            if error.package:
+                facts["package"] = error.package
+            return [error.text], facts
+    return None
+
+
 def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """(texts to locate the evidence by, facts it carries) of the first trigger that holds."""
     for trigger in triggers:
@@ -138,6 +165,10 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
             hit = _env(arguments[0], extracted)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
+        elif kind == "conda":
+            hit = _conda(arguments[0], extracted)
+        elif kind == "installer":
+            hit = _installer(arguments[0], extracted)
         else:
             hit = _compiler(arguments[0], extracted)
         if hit is not None:

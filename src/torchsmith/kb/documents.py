@@ -127,6 +127,14 @@ def _error_vocab(data: Document) -> None:
                 re.compile(row["regex"])
             elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
                 raise ValueError(f"{table} row {number}: needs an integer code and a name")
+    for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
+        for number, row in enumerate(data.get(table, [])):
+            if not row.get("source") or any(s not in sources for s in row["source"]):
+                raise ValueError(f"{table} row {number}: missing or unknown source id")
+            if table == "installer_messages":
+                re.compile(row["regex"])
+            elif not row.get("packages") or not row.get("why"):
+                raise ValueError(f"{table} row {number}: needs packages and why")
 
 
 def _variant_labels(data: Document) -> None:
