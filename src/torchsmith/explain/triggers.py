@@ -114,6 +114,41 @@ def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, st
     return None
 
 
+# PyTorch publishes no 32-bit build (pip wheels or conda packages) of any release, and no CUDA
+# build for macOS (NVIDIA's last macOS CUDA was 10.2): sources in docs/explain.md.
+_SUBDIRS_32 = frozenset({"win-32", "linux-32", "linux-armv6l", "linux-armv7l"})
+_TORCH_PACKAGE = re.compile(r"^(?:py)?torch(?:vision|audio|text)?(?:-cpu|-gpu)?(?![\w.-])", re.IGNORECASE)
+# CUDA itself as a conda package (not the pytorch channel's CUDA selectors: pytorch-cuda, cudaNN)
+_CUDA_PACKAGE = re.compile(r"^(?:cudatoolkit|cuda-toolkit|cuda-(?:runtime|nvcc|cudart|libraries)|cudnn|nccl)"
+                           r"(?![\w-])", re.IGNORECASE)
+
+
+def _no_build_for_platform(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """A conda error for a package no channel builds for the platform its channels are for: a
+    torch package on a 32-bit platform, CUDA on macOS."""
+    subdirs = extracted.conda_subdirs
+    if not subdirs:
+        return None
+    for package in extracted.not_found:
+        cuda = _CUDA_PACKAGE.match(package) is not None
+        if ((cuda or _TORCH_PACKAGE.match(package)) and all(s in _SUBDIRS_32 for s in subdirs)) or (
+                cuda and all(s.startswith("osx-") for s in subdirs)):
+            return [subdirs[0]], {"package": package, "subdir": subdirs[0]}
+    return None
+
+
+def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """pip on a 32-bit Python, asked for torch: no wheel exists (it finds none, or builds the
+    placeholder sdist)."""
+    if extracted.environment.machine not in ("x86", "armv7l"):
+        return None
+    wanted = extracted.not_found + extracted.source_builds
+    torch = next((w for w in wanted if _TORCH_PACKAGE.match(w)), None)
+    if torch is None:
+        return None
+    return [torch], {"requirement": torch}
+
+
 def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
     whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
@@ -122,6 +157,10 @@ def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str,
         return [env.torch or "cpu"], {}
     if name == "source-tree":
         return _source_tree(extracted)
+    if name == "no-conda-build":
+        return _no_build_for_platform(extracted)
+    if name == "no-wheel-for-python":
+        return _no_wheel_for_python(extracted)
     return None
 
 

@@ -79,6 +79,8 @@ def extract(
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text),
         not_found=resolver.not_found(text),
+        conda_subdirs=resolver.conda_subdirs(text),
+        source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),

@@ -90,6 +90,10 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _MACHINE = re.compile(r"(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
+# A 32-bit Python: Windows' "python38-32" folder, sys.version's "[MSC v.1916 32 bit (Intel)]",
+# a win32 wheel tag; a 32-bit ARM board.
+_MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-cp3\d+m?-win32\b)"
+                         r"|(?P<arm>\barmv[67]l\b)")
 
 
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
@@ -182,4 +186,7 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     machine = _MACHINE.search(text)
     if machine:
         env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))
+    bits32 = _MACHINE_32.search(text)
+    if bits32 and env.machine is None:
+        env.machine = "x86" if bits32.group("x86") else "armv7l"
     return env

@@ -123,7 +123,7 @@ class Environment:
     torch_cpu_only: Optional[bool] = None  # the text shows a CPU-only build (+cpu, torch.version.cuda None)
     python: Optional[str] = None
     platform: Optional[str] = None  # linux | windows | macos | wsl
-    machine: Optional[str] = None  # x86_64 | aarch64 | arm64
+    machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
@@ -141,6 +141,8 @@ class Extracted:
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
+    conda_subdirs: List[str] = field(default_factory=list)  # platforms of the channels listed: "win-32"
+    source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
     mentions_torch: bool = False  # the text names torch / PyTorch at all
