@@ -123,3 +123,27 @@ def test_pip_on_a_32_bit_python_finds_no_torch_wheel() -> None:
     assert (read.environment.machine, read.source_builds) == ("x86", ["torch"])
     assert causes(text) == ["no-matching-distribution"]
     assert causes(text.replace("python38-32", "python38")) == []
+
+
+def test_a_cxx11_abi_name_is_not_read_as_an_old_libstdcxx() -> None:
+    # rusty1s/pytorch_scatter#234: std::__cxx11 names exist in every libstdc++ since GCC 5
+    text = ("OSError: */_version.so: undefined symbol: "
+            "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev")
+    assert extract(text, KB).symbols[0].owner_kind == "libstdcxx-abi"
+    assert "glibcxx-not-found" not in causes(text)
+
+
+def test_cublas_and_cudnn_statuses_are_read_from_their_enums() -> None:
+    # opendatalab/MinerU#1508: a bf16 GEMM refused on a GPU without bf16 (Tesla M40)
+    text = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx("
+            "handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea)`")
+    read = extract(text, KB)
+    status = next(e for e in read.gpu_errors if e.api == "cublas")
+    assert (status.name, status.code, status.kind) == ("CUBLAS_STATUS_NOT_SUPPORTED", 15, "unsupported")
+    assert read.dtypes == ["bf16"]
+    assert causes(text) == ["bf16-unsupported-gpu"]
+    # the same refusal on a GPU with bf16 (an A100, 8.0) is not about bf16
+    assert "bf16-unsupported-gpu" not in causes(text + "\nGPU 0: NVIDIA A100-SXM4-80GB")
+    assert "bf16-unsupported-gpu" not in causes(text.replace("CUDA_R_16BF", "CUDA_R_32F"))
+    cudnn = extract("cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", KB).gpu_errors[0]
+    assert (cudnn.api, cudnn.code, cudnn.kind) == ("cudnn", 1, "init")

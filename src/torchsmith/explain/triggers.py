@@ -9,9 +9,12 @@ library of that kind), ``symbol:mkl`` (an undefined symbol of that owner), ``com
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
 
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
@@ -149,7 +152,35 @@ def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [torch], {"requirement": torch}
 
 
-def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[int, int]]:
+    """The compute capabilities of the GPUs the text states or names (names through the data)."""
+    env = extracted.environment
+    found = [env.capability] if env.capability else []
+    if kb is not None:
+        found += [model.compute_capability for model in map(kb.gpu_by_name, env.gpus) if model is not None]
+    out = []
+    for cc in found:
+        parts = cc.split(".")
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            out.append((int(parts[0]), int(parts[1])))
+    return out
+
+
+def _bf16_unsupported(extracted: Extracted,
+                      kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """cuBLAS / cuDNN refuse a call on bfloat16 data as unsupported (or absent from the
+    architecture): bf16 math needs compute capability 8.0; not when the GPU shown has it."""
+    if "bf16" not in extracted.dtypes:
+        return None
+    refused = next((e for e in extracted.gpu_errors
+                    if e.api in ("cublas", "cudnn") and e.kind in ("unsupported", "arch")), None)
+    if refused is None or any(cc >= (8, 0) for cc in _capabilities(extracted, kb)):
+        return None
+    return [refused.name or ""], {"error": refused.name or ""}
+
+
+def _env(name: str, extracted: Extracted,
+         kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
     whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
     env = extracted.environment
@@ -161,10 +192,13 @@ def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str,
         return _no_build_for_platform(extracted)
     if name == "no-wheel-for-python":
         return _no_wheel_for_python(extracted)
+    if name == "bf16-unsupported":
+        return _bf16_unsupported(extracted, kb)
     return None
 
 
-def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+def fired(triggers: Sequence[str], extracted: Extracted,
+          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """(texts to locate the evidence by, facts it carries) of the first trigger that holds."""
     for trigger in triggers:
         kind, _, rest = trigger.partition(":")
@@ -174,7 +208,7 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
         elif kind == "library":
             hit = _library(arguments, extracted)
         elif kind == "env":
-            hit = _env(arguments[0], extracted)
+            hit = _env(arguments[0], extracted, kb)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
         else:

@@ -55,7 +55,7 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "sonames")}
+    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "cublas", "cudnn", "sonames")}
 
 
 def extract(
@@ -76,6 +76,7 @@ def extract(
         symbols=loader.undefined_symbols(joined),
         gpu_errors=gpu.gpu_errors(text, joined, words),
         nccl=gpu.nccl_facts(text),
+        dtypes=gpu.dtypes(text),
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text),
         not_found=resolver.not_found(text),

@@ -76,7 +76,7 @@ class UndefinedSymbol:
 
 @dataclass(frozen=True)
 class GpuError:
-    api: str  # cuda | cuda-driver | hip | nccl
+    api: str  # cuda | cuda-driver | hip | nccl | cublas | cudnn
     name: Optional[str] = None
     code: Optional[int] = None
     message: Optional[str] = None
@@ -138,6 +138,7 @@ class Extracted:
     symbols: List[UndefinedSymbol] = field(default_factory=list)
     gpu_errors: List[GpuError] = field(default_factory=list)
     nccl: Dict[str, Any] = field(default_factory=dict)  # version, interfaces, warnings
+    dtypes: List[str] = field(default_factory=list)  # reduced-precision types the calls name: bf16, fp16
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
