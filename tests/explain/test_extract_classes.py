@@ -147,3 +147,27 @@ def test_cublas_and_cudnn_statuses_are_read_from_their_enums() -> None:
     assert "bf16-unsupported-gpu" not in causes(text.replace("CUDA_R_16BF", "CUDA_R_32F"))
     cudnn = extract("cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", KB).gpu_errors[0]
     assert (cudnn.api, cudnn.code, cudnn.kind) == ("cudnn", 1, "init")
+
+
+def test_float32_results_that_differ_on_an_ampere_gpu_read_as_tf32() -> None:
+    # pytorch/pytorch#58434 (RTX 3090), pytorch/pytorch#75778 ("A4000" is the RTX A4000)
+    text = ("- RTX 3090 + PyTorch 1.8.1 with CUDA 11.1\n- GTX 1080 Ti + PyTorch 1.8.1 with CUDA 10.2\n"
+            "The results from the last 3 were the same, whereas that from RTX 3090 were totally different.\n")
+    assert "discrepancy" in extract(text, KB).symptoms
+    assert causes(text) == ["tf32-precision"]
+    a4000 = ("`torch.matmul` produces wrong result for matrices (n*m) with large m and small n.\n"
+             "This bug is only seen on my A4000 devices but not on 2070 devices.\n")
+    assert causes(a4000) == ["tf32-precision"]
+    # no TF32 before Ampere; differing runs are nondeterminism; an error is not a precision surprise
+    assert causes(text.replace("RTX 3090", "RTX 2080")) == []
+    assert causes(text + "The results are different between runs.\n") == []
+    assert causes(text + "RuntimeError: CUDA error: an illegal memory access was encountered\n") != [
+        "tf32-precision"]
+
+
+def test_nan_in_a_float16_run_reads_as_float16_overflow() -> None:
+    # Lightning-AI/pytorch-lightning#12600
+    text = "Using autograd.grad twice with 16bit mixed-precision always returns NaN values."
+    assert {"nan", "fp16"} <= set(extract(text, KB).symptoms)
+    assert causes(text) == ["fp16-overflow"]
+    assert causes(text.replace("16bit mixed-precision", "bf16")) == []

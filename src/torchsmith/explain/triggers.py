@@ -152,17 +152,21 @@ def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [torch], {"requirement": torch}
 
 
-def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[int, int]]:
-    """The compute capabilities of the GPUs the text states or names (names through the data)."""
+def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
+    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
     env = extracted.environment
-    found = [env.capability] if env.capability else []
+    found = [("GPU", env.capability)] if env.capability else []
     if kb is not None:
-        found += [model.compute_capability for model in map(kb.gpu_by_name, env.gpus) if model is not None]
+        for name in env.gpus:
+            # "A4000" is NVIDIA's "RTX A4000" (the workstation cards carry RTX in their full name)
+            model = kb.gpu_by_name(name) or kb.gpu_by_name(f"RTX {name}")
+            if model is not None:
+                found.append((name, model.compute_capability))
     out = []
-    for cc in found:
+    for name, cc in found:
         parts = cc.split(".")
         if len(parts) == 2 and all(p.isdigit() for p in parts):
-            out.append((int(parts[0]), int(parts[1])))
+            out.append((name, (int(parts[0]), int(parts[1]))))
     return out
 
 
@@ -174,9 +178,35 @@ def _bf16_unsupported(extracted: Extracted,
         return None
     refused = next((e for e in extracted.gpu_errors
                     if e.api in ("cublas", "cudnn") and e.kind in ("unsupported", "arch")), None)
-    if refused is None or any(cc >= (8, 0) for cc in _capabilities(extracted, kb)):
+    if refused is None or any(cc >= (8, 0) for _, cc in _capabilities(extracted, kb)):
         return None
     return [refused.name or ""], {"error": refused.name or ""}
+
+
+def _no_error(extracted: Extracted) -> bool:
+    """The text reports a behaviour, not a failure: no exception ended it, no GPU error."""
+    return not extracted.gpu_errors and not any(
+        e.type.endswith(("Error", "Exception", "Failure")) for e in extracted.exceptions)
+
+
+def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """float32 results that differ from another device or the expected value, on a GPU of compute
+    capability 8.0 or newer (Ampere on), where cuBLAS/cuDNN may compute float32 in TF32: not when
+    the same run varies (nondeterminism) or the text is about float16/bfloat16."""
+    said = extracted.symptoms
+    if "discrepancy" not in said or "nondeterminism" in said or "fp16" in said or extracted.dtypes:
+        return None
+    if not _no_error(extracted):
+        return None
+    newer = [name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)]
+    return ([newer[0]], {"gpu": newer[0]}) if newer else None
+
+
+def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """NaN or inf values in a run that uses float16, without an error: float16's range."""
+    if {"nan", "fp16"} <= set(extracted.symptoms) and _no_error(extracted):
+        return ["NaN"], {}
+    return None
 
 
 def _env(name: str, extracted: Extracted,
@@ -194,6 +224,10 @@ def _env(name: str, extracted: Extracted,
         return _no_wheel_for_python(extracted)
     if name == "bf16-unsupported":
         return _bf16_unsupported(extracted, kb)
+    if name == "tf32":
+        return _tf32(extracted, kb)
+    if name == "fp16-overflow":
+        return _fp16_overflow(extracted)
     return None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 
-from torchsmith.explain.extract import build, environment, gpu, loader, python, resolver
+from torchsmith.explain.extract import build, environment, gpu, loader, python, resolver, symptoms
 from torchsmith.explain.extract.model import (
     CompilerMessage,
     Conflict,
@@ -77,6 +77,7 @@ def extract(
         gpu_errors=gpu.gpu_errors(text, joined, words),
         nccl=gpu.nccl_facts(text),
         dtypes=gpu.dtypes(text),
+        symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text),
         not_found=resolver.not_found(text),

@@ -13,11 +13,13 @@ __all__ = ["environment"]
 _GPU = re.compile(
     r"\b(?:NVIDIA |Nvidia )?(?:GeForce (?:RTX |GTX |GT |MX)?\d{2,4}[A-Za-z ]{0,12}?(?:Ti|SUPER|Super)?|"
     r"(?:Tesla|Quadro) [A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}|RTX (?:PRO )?[A-Z]?\d{3,4}(?: Ada)?|TITAN [A-Z]{1,2}|"
-    r"(?:A|H|B|L|T|V|P)\d{1,3}(?:[- ](?:SXM\d?|PCIe|NVL|\d+GB))*|GH200|GB200|GB10|"
+    r"(?:A|H|B|L|T|V|P)\d{1,3}(?:[- ](?:SXM\d?|PCIe|NVL|\d+GB))*|A\d{4}|GH200|GB200|GB10|"
     r"Jetson (?:AGX |Orin |Xavier |Nano|TX\d)[A-Za-z ]{0,12}|"
     r"(?:AMD )?Radeon (?:RX |Pro |PRO )?[A-Z]?\d{3,4}[A-Z ]{0,4}|Instinct MI\d{2,3}[A-Z]?|MI\d{3}X?)\b"
 )
 _GPU_CONTEXT = re.compile(r"GPU|Device|device|NVIDIA|Radeon|Instinct|nvidia-smi|CUDA|cuda|gfx")
+# A name with its brand ("RTX 3090", "GeForce GTX 1080", "Tesla V100") is a GPU wherever it stands.
+_BRANDED = re.compile(r"(?:NVIDIA |Nvidia )?(?:GeForce|RTX|Quadro|Tesla|TITAN|Radeon|Instinct|Jetson)\b")
 _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
@@ -129,7 +131,7 @@ def _gpus(text: str) -> List[str]:
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
-        if not _GPU_CONTEXT.search(line):
+        if not _BRANDED.match(match.group()) and not _GPU_CONTEXT.search(line):
             continue
         name = re.sub(r"\s+", " ", match.group()).strip()
         if name not in found:

@@ -139,6 +139,7 @@ class Extracted:
     gpu_errors: List[GpuError] = field(default_factory=list)
     nccl: Dict[str, Any] = field(default_factory=dict)  # version, interfaces, warnings
     dtypes: List[str] = field(default_factory=list)  # reduced-precision types the calls name: bf16, fp16
+    symptoms: List[str] = field(default_factory=list)  # what happened without an error: discrepancy, nan
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
