@@ -97,23 +97,6 @@ def test_torch_imported_from_a_directory_that_is_no_installation() -> None:
     assert "source-tree-shadows-install" not in causes(installed)
 
 
-def test_a_conda_error_names_the_platform_of_its_channels() -> None:
-    # pytorch/pytorch#21254 (a 32-bit conda), vt-vl-lab/3d-photo-inpainting#120 (CUDA on macOS)
-    win32 = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
-             "  - pytorch-cpu\n\nCurrent channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
-             "  - https://conda.anaconda.org/pytorch/noarch\n  - https://repo.anaconda.com/pkgs/main/win-32\n")
-    read = extract(win32, KB)
-    assert (read.conda_subdirs, read.not_found) == (["win-32"], ["pytorch-cpu"])
-    assert "conda-no-build-for-platform" in causes(win32)
-    mac = win32.replace("pytorch-cpu", "cudatoolkit==10.1.243").replace("win-32", "osx-64")
-    assert causes(mac) == ["conda-no-build-for-platform"]
-    # a torch package missing from a 64-bit platform's channels proves no missing platform
-    assert causes(win32.replace("win-32", "win-64")) == []
-    # old conda: "Package missing in current osx-64 channels"
-    assert extract("PackageNotFoundError: Package missing in current osx-64 channels:\n  - cuda80\n",
-                   KB).conda_subdirs == ["osx-64"]
-
-
 def test_pip_on_a_32_bit_python_finds_no_torch_wheel() -> None:
     # pytorch/pytorch#37379: pip fell back to building the placeholder sdist
     text = ("ERROR: Command errored out with exit status 1:\n     command: 'c:\\program files (x86)\\"

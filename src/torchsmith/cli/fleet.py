@@ -64,7 +64,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         slurm = SlurmGather(probe, tuple(args.partition or ()), args.timeout, args.save_profiles)
     if args.out and not args.fmt:
         raise UsageError("--out needs --format", hint="e.g. --format pixi --out fleet/")
-    survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
+    from torchsmith.cli.progress import waiting
+
+    what = "probing every node through Slurm (srun)" if slurm else "planning for each node type"
+    with waiting(args, f"fleet: {what}"):
+        survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
     report = survey.report
     if args.fmt == "pixi":
         return _pixi_result(report, ctx, args.out)

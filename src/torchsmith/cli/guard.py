@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
-from torchsmith.output import ExitCode, Result
+from torchsmith.output import Caution, ExitCode, Result
 
 if TYPE_CHECKING:
     from torchsmith.install.check import Prediction
@@ -62,8 +62,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                       human=lambda out: _human_check(prediction, out))
     view = guard_action(ctx.host(), target, args.action)
     bypassed = view.status.on and bool(view.status.bypassed)
+    # A bypassed guard does not keep torch from being replaced: the status says it, in full.
     return Result(command="guard", data=view.to_json(), human=lambda out: _human_status(view, out),
-                  warnings=view.warnings(), status="bypassed" if bypassed else "ok")
+                  warnings=[Caution(w) for w in view.warnings()], cautions_shown=True,
+                  status="bypassed" if bypassed else "ok")
 
 
 def _human_status(view: GuardView, out: IO[str]) -> None:

@@ -10,7 +10,7 @@ first match.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
@@ -20,6 +20,7 @@ from torchsmith.explain.reason import capability, conclusions, contradiction, pl
 from torchsmith.explain.triggers import fired
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
+from torchsmith.records import dataclass
 
 __all__ = ["Explanation", "Found", "Report", "explain", "explain_report", "find_signatures", "normalise_fact",
            "render_text"]

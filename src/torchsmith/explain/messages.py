@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import List, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = ["MAX_LINES", "Unwrapped", "plain_quotes", "unwrap"]
 

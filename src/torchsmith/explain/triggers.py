@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
-TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$")
+TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -117,27 +117,7 @@ def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, st
     return None
 
 
-# PyTorch publishes no 32-bit build (pip wheels or conda packages) of any release, and no CUDA
-# build for macOS (NVIDIA's last macOS CUDA was 10.2): sources in docs/explain.md.
-_SUBDIRS_32 = frozenset({"win-32", "linux-32", "linux-armv6l", "linux-armv7l"})
 _TORCH_PACKAGE = re.compile(r"^(?:py)?torch(?:vision|audio|text)?(?:-cpu|-gpu)?(?![\w.-])", re.IGNORECASE)
-# CUDA itself as a conda package (not the pytorch channel's CUDA selectors: pytorch-cuda, cudaNN)
-_CUDA_PACKAGE = re.compile(r"^(?:cudatoolkit|cuda-toolkit|cuda-(?:runtime|nvcc|cudart|libraries)|cudnn|nccl)"
-                           r"(?![\w-])", re.IGNORECASE)
-
-
-def _no_build_for_platform(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """A conda error for a package no channel builds for the platform its channels are for: a
-    torch package on a 32-bit platform, CUDA on macOS."""
-    subdirs = extracted.conda_subdirs
-    if not subdirs:
-        return None
-    for package in extracted.not_found:
-        cuda = _CUDA_PACKAGE.match(package) is not None
-        if ((cuda or _TORCH_PACKAGE.match(package)) and all(s in _SUBDIRS_32 for s in subdirs)) or (
-                cuda and all(s.startswith("osx-") for s in subdirs)):
-            return [subdirs[0]], {"package": package, "subdir": subdirs[0]}
-    return None
 
 
 def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -218,8 +198,6 @@ def _env(name: str, extracted: Extracted,
         return [env.torch or "cpu"], {}
     if name == "source-tree":
         return _source_tree(extracted)
-    if name == "no-conda-build":
-        return _no_build_for_platform(extracted)
     if name == "no-wheel-for-python":
         return _no_wheel_for_python(extracted)
     if name == "bf16-unsupported":
@@ -228,6 +206,33 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    return None
+
+
+def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``conda:platform|version``: a package no channel had, for a cause the data proves."""
+    for missing in extracted.conda_missing:
+        if missing.kind != kind:
+            continue
+        search = extracted.conda_search
+        facts = {"package": missing.package + (f" {missing.version}" if missing.version else ""),
+                 "why": missing.why, "channels": ", ".join(search.channels) if search else ""}
+        if missing.subdir:
+            facts["subdir"] = missing.subdir
+        if missing.versions:
+            facts["versions"] = ", ".join(missing.versions)
+        return [missing.package], facts
+    return None
+
+
+def _installer(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``installer:KIND``: a wheel-variant installer's own message of that kind."""
+    for error in extracted.installer_errors:
+        if error.kind == kind:
+            facts = {"message": error.text, "meaning": error.meaning}
+            if error.package:
+                facts["package"] = error.package
+            return [error.text], facts
     return None
 
 
@@ -245,6 +250,10 @@ def fired(triggers: Sequence[str], extracted: Extracted,
             hit = _env(arguments[0], extracted, kb)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
+        elif kind == "conda":
+            hit = _conda(arguments[0], extracted)
+        elif kind == "installer":
+            hit = _installer(arguments[0], extracted)
         else:
             hit = _compiler(arguments[0], extracted)
         if hit is not None:

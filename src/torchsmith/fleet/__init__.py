@@ -9,12 +9,12 @@ and its oldest driver: whatever runs there runs on every node.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import DriverVersion, sm_arch
 from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:

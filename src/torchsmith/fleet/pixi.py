@@ -10,10 +10,10 @@ stack; the shared environment, where one exists, is solved for every node type t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.records import dataclass
 from torchsmith.render._common import toml_str
 from torchsmith.render.conda import (
     pixi_dependency_lines,

@@ -8,7 +8,7 @@ import json
 import os
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import ProfileError
@@ -16,6 +16,7 @@ from torchsmith.fleet import FleetReport, Planner, node_name, plan_fleet
 from torchsmith.host import Host
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase

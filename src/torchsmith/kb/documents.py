@@ -128,6 +128,34 @@ def _error_vocab(data: Document) -> None:
                 re.compile(row["regex"])
             elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
                 raise ValueError(f"{table} row {number}: needs an integer code and a name")
+    for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
+        for number, row in enumerate(data.get(table, [])):
+            if not row.get("source") or any(s not in sources for s in row["source"]):
+                raise ValueError(f"{table} row {number}: missing or unknown source id")
+            if table == "installer_messages":
+                re.compile(row["regex"])
+            elif not row.get("packages") or not row.get("why"):
+                raise ValueError(f"{table} row {number}: needs packages and why")
+
+
+def _variant_labels(data: Document) -> None:
+    """Recorded variants.json per release (labels -> namespace -> feature -> values) and the Intel
+    provider's device table per family: every part cites known sources."""
+    sources = data["sources"]
+    for row in data["releases"]:
+        ids = row.get("source") or [None]
+        if not isinstance(row.get("torch"), str) or any(s not in sources for s in ids):
+            raise ValueError("a release without torch or with an unknown source id")
+        for label, props in row["variants"].items():
+            if not isinstance(props, dict) or any(not isinstance(f, dict) for f in props.values()):
+                raise ValueError(f"torch {row['torch']} label {label}: expected namespace -> feature "
+                                 "-> values")
+    families = data["intel_families"]
+    if any(s not in sources for s in families["source"]):
+        raise ValueError("intel_families: unknown source id")
+    for row in families["rows"]:
+        if not (row.get("label_ips") and row.get("devices")):
+            raise ValueError(f"intel family {row.get('family')}: needs label_ips and devices")
 
 
 # name -> (file in kb/data or the overlay, what it is, its check)
@@ -145,6 +173,8 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
     "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, cuBLAS, cuDNN, sonames)",
                     _error_vocab),
+    "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),
+    "wheel_pages": ("wheel_pages.json", "projects' own wheel pages", _RowsWith(id=str, url=str, lists=str)),
 }
 
 

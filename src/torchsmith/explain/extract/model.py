@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import Any, Dict, List, Optional, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = [
     "CompilerMessage",
+    "CondaSearch",
     "Conflict",
     "Environment",
     "Extracted",
     "Frame",
     "GpuError",
     "HttpFailure",
+    "InstallerError",
     "MissingLibrary",
+    "MissingPackage",
     "PyException",
     "UndefinedSymbol",
 ]
@@ -102,6 +107,41 @@ class Conflict:
 
 
 @dataclass(frozen=True)
+class CondaSearch:
+    """What a conda PackagesNotFoundError says was searched."""
+
+    channels: Tuple[str, ...]  # "pytorch", "nvidia", "pkgs/main"
+    subdirs: Tuple[str, ...]  # the platforms solved for: "win-32", "osx-arm64" (noarch left out)
+    listed: bool  # the text holds conda's "Current channels:" list
+    checks: Tuple[str, ...] = ()  # commands that tell which channel and platform has each package
+
+
+@dataclass(frozen=True)
+class MissingPackage:
+    """A package no searched channel had, and the cause the data proves (see extract.channels)."""
+
+    package: str
+    version: Optional[str]
+    kind: str  # platform | version
+    why: str
+    subdir: Optional[str] = None  # platform: the subdir its publisher never builds for
+    versions: Tuple[str, ...] = ()  # version: the versions that exist
+    sources: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InstallerError:
+    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary."""
+
+    installer: str  # uv | variantlib
+    kind: str  # no-variant | preview-off | lock | pylock | provider | metadata
+    text: str
+    meaning: str
+    package: Optional[str] = None
+    sources: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class HttpFailure:
     url: Optional[str]
     status: Optional[str]  # "404", "403", "000" (conda: no connection), "ssl"
@@ -143,10 +183,12 @@ class Extracted:
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
-    conda_subdirs: List[str] = field(default_factory=list)  # platforms of the channels listed: "win-32"
     source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
+    conda_search: Optional[CondaSearch] = None
+    conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
+    installer_errors: List[InstallerError] = field(default_factory=list)
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:

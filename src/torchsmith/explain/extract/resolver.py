@@ -8,7 +8,7 @@ from typing import List, Tuple
 
 from torchsmith.explain.extract.model import Conflict, HttpFailure
 
-__all__ = ["conda_subdirs", "conflicts", "http_failures", "not_found", "source_builds"]
+__all__ = ["conflicts", "http_failures", "not_found", "source_builds"]
 
 _REQ = r"[A-Za-z_][\w.\-\[\],]*\s*(?:[<>=!~]=?|===?)\s*[^\s,;)'\"]+(?:\s*,\s*[<>=!~]=?\s*[^\s,;)'\"]+)*"
 _PIP_DEPENDS = re.compile(
@@ -128,23 +128,6 @@ def not_found(text: str) -> List[str]:
             if line.strip().startswith("-")
         )
     return list(dict.fromkeys(r for r in found if r))[:20]
-
-
-# A channel URL ends in its subdir (conda's platform name): ".../pytorch/win-32", and old conda
-# says "Package missing in current osx-64 channels".
-_SUBDIR = r"(?P<subdir>(?:linux|osx|win)-(?:64|32|aarch64|arm64|ppc64le|armv6l|armv7l|s390x))"
-_CHANNEL_SUBDIR = re.compile(r"https?://[^\s/]{1,100}(?:/[^\s/]{1,100}){0,6}/" + _SUBDIR + r"/?(?=\s|$)",
-                             re.MULTILINE)
-_MISSING_IN = re.compile(r"missing in current " + _SUBDIR + r" channels")
-
-
-def conda_subdirs(text: str) -> List[str]:
-    """The platforms (conda subdirs) of the channels a conda error lists, noarch left out."""
-    if "channels" not in text:
-        return []
-    found = [m.group("subdir") for m in _MISSING_IN.finditer(text)]
-    found += [m.group("subdir") for m in _CHANNEL_SUBDIR.finditer(text)]
-    return list(dict.fromkeys(found))[:8]
 
 
 # pip building a package from its source distribution: "...pip-install-abc123/torch/setup.py",
