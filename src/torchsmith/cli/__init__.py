@@ -88,9 +88,11 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """The flags every command takes, anywhere on its command line (read by :func:`take_output_flags`)."""
     group = parser.add_argument_group("output (any command, anywhere on the line)")
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="results and errors only: no warnings, no progress")
+                       help="results and errors only: no notes, no progress (a warning that "
+                            "decides whether the command is safe still shows)")
     group.add_argument("-v", "--verbose", action="count", default=0,
-                       help="also the reasons with their sources, what was turned down, every warning")
+                       help="also the reasons with their sources, what was turned down, every note "
+                            "(warnings that do not change the answer)")
     group.add_argument("--color", choices=COLOR_CHOICES, default="auto",
                        help="colour: auto (a terminal, unless NO_COLOR), always or never")
     group.add_argument("-V", "--version", action="version", version=f"torchsmith {__version__}")

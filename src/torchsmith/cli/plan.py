@@ -174,10 +174,15 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if getattr(args, "variants", False):
         import dataclasses
 
-        from torchsmith.plan.variant_pick import plan_variant_advice
+        from torchsmith.plan.variant_pick import predict_variants
 
-        advice = plan_variant_advice(plan, machine, ctx.kb())
-        plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
+        prediction = predict_variants(plan, machine, ctx.kb())
+        if prediction is not None:  # the variant install as another way, and where it goes wrong
+            taken = prediction.label or "the CPU (null) variant"
+            plan = dataclasses.replace(
+                plan, warnings=plan.warnings + prediction.advice,
+                choices=(*plan.choices, f"with a wheel-variant installer: {prediction.command} (it takes "
+                                        f"{taken} here)"))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     from torchsmith.cli.plan_confirm import confirmed
