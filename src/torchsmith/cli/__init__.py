@@ -7,6 +7,7 @@ Each command lives in its own module with ``add_arguments(parser)`` and
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple
@@ -170,6 +171,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if sys.stdout is None:  # started with `>&-`: refuse before acting, as ls and cat do
         _write_err("error[output-closed]: standard output is closed: nothing could be printed\n")
         return 1
+    program = argv is None  # the process is this command (not a test calling main)
+    if program:  # collecting while modules load only walks what stays loaded: see _run_command
+        gc.disable()
     try:
         _tolerant_streams()
         return _main(args_list)
@@ -182,6 +186,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if process_environ().get("TORCHSMITH_DEBUG"):
             raise
         return _internal_error(exc, _wants_json(args_list))
+    finally:
+        if program:  # all that is left is exit: no collecting the whole heap on the way out
+            gc.freeze()
 
 
 def _tolerant_streams() -> None:
@@ -295,6 +302,9 @@ def _run_command(name: str, module: object, args: argparse.Namespace, flags: Out
     # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
     as_json = bool(getattr(args, "json", False)) or json_written
     ctx = Context(args)
+    if not gc.isenabled():  # the command may run long (watch): collect again, but not the imports
+        gc.freeze()
+        gc.enable()
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]
     except TorchsmithError as exc:

@@ -16,10 +16,8 @@ tags, whether a source distribution exists, and where and when it was read.
 
 from __future__ import annotations
 
-import html
 import json
 import re
-import urllib.parse
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -211,6 +209,9 @@ _ATTR = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 def parse_index_page(text: str, page_url: str) -> List[IndexFile]:
     """The files of a project page: PEP 691 JSON when the body is JSON, else PEP 503 HTML."""
+    import html  # here, as pages are read only live: not on plan's start
+    import urllib.parse
+
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return _parse_json_page(json.loads(stripped), page_url)
@@ -230,6 +231,8 @@ def parse_index_page(text: str, page_url: str) -> List[IndexFile]:
 
 
 def _parse_json_page(data: Dict[str, Any], page_url: str) -> List[IndexFile]:
+    import urllib.parse
+
     files: List[IndexFile] = []
     for entry in data.get("files", ()):
         if not isinstance(entry, dict) or not entry.get("filename") or not entry.get("url"):
