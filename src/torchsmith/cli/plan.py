@@ -146,6 +146,11 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
         records, unread = read_unknown(names, (), host.fetch_url, indexes)
+        if records:  # what they depend on may pin torch too (whisperx -> pyannote-audio -> torch)
+            from torchsmith.kb.metaread import follow_dependencies
+            from torchsmith.plan.published import covered_names
+
+            records += follow_dependencies(records, covered_names(ctx.kb()), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
 
 
