@@ -113,8 +113,8 @@ class LiveHost:
         self._guard = _ReadGuard(read_timeout)
         self._hung: Set[str] = set()
 
-    def read_text(self, path: str) -> Optional[str]:
-        data = self._guard.call(path, lambda: read_bounded(path, READ_LIMIT)[0])
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
+        data = self._guard.call(path, lambda: read_bounded(path, min(limit, READ_LIMIT))[0])
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
