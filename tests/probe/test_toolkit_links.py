@@ -51,7 +51,8 @@ def test_only_the_head_of_cuda_h_is_read(tmp_path: Path) -> None:
     live and from a capture, and a recording keeps only what was read."""
     include = tmp_path / "cuda-13.0" / "include"
     include.mkdir(parents=True)
-    header = "/* licence */\n" * 1000 + "#define CUDA_VERSION 13000\n" + "CUresult cuInit(unsigned);\n" * 40000
+    header = ("/* licence */\n" * 1000 + "#define CUDA_VERSION 13000\n"
+              + "CUresult cuInit(unsigned);\n" * 40000)
     (include / "cuda.h").write_text(header, encoding="utf-8")
     assert len(header) > 1_000_000
     recorder = RecordingHost(LiveHost({}))
