@@ -19,16 +19,18 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from torchsmith.records import dataclass
 
 __all__ = [
     "STACK",
     "IndexFile",
+    "Inherited",
     "PackageRecord",
     "ReleaseRecord",
     "TorchBuild",
+    "core_dependencies",
     "parse_core_metadata",
     "parse_index_page",
     "tag_platforms",
@@ -253,6 +255,14 @@ def parse_core_metadata(text: str) -> Tuple[Tuple[str, ...], str]:
     return kept, (headers.get("Requires-Python") or "").strip()
 
 
+def core_dependencies(text: str) -> Tuple[str, ...]:
+    """The Requires-Dist lines of a METADATA file off the torch stack (followed transitively)."""
+    from email.parser import HeaderParser
+
+    headers = HeaderParser().parsestr(text, headersonly=True)
+    return tuple(r.strip() for r in headers.get_all("Requires-Dist") or () if not _on_stack(r))
+
+
 def _on_stack(requirement: str) -> bool:
     match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
     return match is not None and canonical(match.group(1)) in STACK
@@ -279,6 +289,14 @@ def split_filename(filename: str) -> Optional[Tuple[str, str, str]]:
 
 
 @dataclass(frozen=True)
+class Inherited:
+    """What a release asks of torch through a dependency (whisperx -> pyannote-audio -> torch)."""
+
+    chain: str  # "pyannote-audio>=4.0.0 (4.0.7), which needs torch>=2.8.0"
+    allowed: FrozenSet[str]  # the torch releases (public versions) some release in range allows
+
+
+@dataclass(frozen=True)
 class ReleaseRecord:
     """One published version (its local label kept: ``2.1.2+pt28cu128`` is its own release)."""
 
@@ -291,6 +309,8 @@ class ReleaseRecord:
     uploaded: str = ""
     url: str = ""  # where its files are listed, when not the package's page (a find-links page)
     project: str = ""  # the project's name, which may encode the build too (spconv-cu120)
+    depends: Tuple[str, ...] = ()  # Requires-Dist off the torch stack (read live; followed)
+    inherited: Tuple[Inherited, ...] = ()  # the planner's: torch limits reached through ``depends``
 
     @property
     def public(self) -> str:
@@ -321,7 +341,8 @@ class ReleaseRecord:
 
         env = tuple(sorted(environment.items()))
         kept = [_applied(text, env, tuple(extras)) for text in self.requires]
-        return replace(self, requires=tuple(k for k in kept if k))
+        depends = [_applied(text, env, tuple(extras)) for text in self.depends]
+        return replace(self, requires=tuple(k for k in kept if k), depends=tuple(d for d in depends if d))
 
     def installs_on(self, platform: str, python: str, glibc: Optional[Tuple[int, int]] = None) -> bool:
         """A wheel of this release installs on ``platform`` + ``python`` (and glibc)."""
@@ -329,7 +350,8 @@ class ReleaseRecord:
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"version": self.version}
-        for key in ("requires", "requires_python", "wheels", "sdist", "metadata", "uploaded", "url"):
+        for key in ("requires", "requires_python", "wheels", "sdist", "metadata", "uploaded", "url",
+                    "depends"):
             value = getattr(self, key)
             if value:
                 out[key] = list(value) if isinstance(value, tuple) else value
@@ -340,7 +362,8 @@ class ReleaseRecord:
         return ReleaseRecord(str(data["version"]), tuple(data.get("requires", ())),
                              str(data.get("requires_python", "")), tuple(data.get("wheels", ())),
                              bool(data.get("sdist", False)), str(data.get("metadata", "none")),
-                             str(data.get("uploaded", "")), str(data.get("url", "")))
+                             str(data.get("uploaded", "")), str(data.get("url", "")),
+                             depends=tuple(data.get("depends", ())))
 
 
 @dataclass(frozen=True)
@@ -428,9 +451,10 @@ def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
 
 
 def records_from_files(name: str, files: Sequence[IndexFile], source: str, retrieved: str,
-                       metadata: Dict[str, Tuple[Tuple[str, ...], str, str]]) -> PackageRecord:
+                       metadata: Dict[str, Tuple[Tuple[str, ...], str, str]], *,
+                       depends: Optional[Dict[str, Tuple[str, ...]]] = None) -> PackageRecord:
     """Group a page's files by version (local label kept); ``metadata``: version ->
-    (requires, requires_python, how it was read)."""
+    (requires, requires_python, how it was read); ``depends``: version -> the other requirements."""
     from packaging.version import InvalidVersion, Version
 
     by_version: Dict[str, Dict[str, Any]] = {}
@@ -455,7 +479,8 @@ def records_from_files(name: str, files: Sequence[IndexFile], source: str, retri
             continue
         requires, requires_python, how = metadata.get(version, ((), "", "none"))
         releases.append(_named(ReleaseRecord(version, requires, requires_python or row["rp"],
-                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"]),
+                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"],
+                                             depends=(depends or {}).get(version, ())),
                                canonical(name)))
     releases.sort(key=lambda r: Version(r.version), reverse=True)
     return PackageRecord(canonical(name), source, retrieved, tuple(releases))
