@@ -184,8 +184,9 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         prediction = predict_variants(plan, machine, ctx.kb())
         if prediction is not None:  # the variant install as another way, and where it goes wrong
             taken = prediction.label or "the CPU (null) variant"
+            caveat = (prediction.caveat,) if prediction.caveat else ()
             plan = dataclasses.replace(
-                plan, warnings=plan.warnings + prediction.advice,
+                plan, warnings=plan.warnings + prediction.advice + caveat,
                 choices=(*plan.choices, f"with a wheel-variant installer: {prediction.command} (it takes "
                                         f"{taken} here)"))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):

@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 
-from torchsmith.explain.extract import build, channels, environment, gpu, installers, loader, python, resolver
+from torchsmith.explain.extract import (
+    build,
+    channels,
+    environment,
+    gpu,
+    installers,
+    loader,
+    python,
+    resolver,
+    symptoms,
+)
 from torchsmith.explain.extract.model import (
     CompilerMessage,
     Conflict,
@@ -55,8 +65,8 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "sonames", "conda_packages",
-                                                      "installer_messages")}
+    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "cublas", "cudnn", "sonames",
+                                                      "conda_packages", "installer_messages")}
 
 
 def extract(
@@ -80,9 +90,12 @@ def extract(
         symbols=loader.undefined_symbols(joined),
         gpu_errors=gpu.gpu_errors(text, joined, words),
         nccl=gpu.nccl_facts(text),
+        dtypes=gpu.dtypes(text),
+        symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text),
         not_found=missing,
+        source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
         conda_search=search,

@@ -81,7 +81,7 @@ class UndefinedSymbol:
 
 @dataclass(frozen=True)
 class GpuError:
-    api: str  # cuda | cuda-driver | hip | nccl
+    api: str  # cuda | cuda-driver | hip | nccl | cublas | cudnn
     name: Optional[str] = None
     code: Optional[int] = None
     message: Optional[str] = None
@@ -163,7 +163,7 @@ class Environment:
     torch_cpu_only: Optional[bool] = None  # the text shows a CPU-only build (+cpu, torch.version.cuda None)
     python: Optional[str] = None
     platform: Optional[str] = None  # linux | windows | macos | wsl
-    machine: Optional[str] = None  # x86_64 | aarch64 | arm64
+    machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
@@ -178,9 +178,12 @@ class Extracted:
     symbols: List[UndefinedSymbol] = field(default_factory=list)
     gpu_errors: List[GpuError] = field(default_factory=list)
     nccl: Dict[str, Any] = field(default_factory=dict)  # version, interfaces, warnings
+    dtypes: List[str] = field(default_factory=list)  # reduced-precision types the calls name: bf16, fp16
+    symptoms: List[str] = field(default_factory=list)  # what happened without an error: discrepancy, nan
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
+    source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
     conda_search: Optional[CondaSearch] = None
