@@ -49,7 +49,8 @@ class RefreshError(TorchsmithError):
 # --- the user's package index ---------------------------------------------------------------
 
 
-def _pip_config_files(env: Mapping[str, str]) -> List[str]:
+def pip_config_files(env: Mapping[str, str]) -> List[str]:
+    """pip's configuration files, in the order pip reads them (a later one wins)."""
     if env.get("PIP_CONFIG_FILE"):
         return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
     home = env.get("HOME") or os.path.expanduser("~")
@@ -89,7 +90,7 @@ def configured_indexes(environ: Mapping[str, str], read: Callable[[str], Optiona
         if env.get(name):
             found.append((env[name].strip(), f"${name}"))
     pip_url: Optional[Tuple[str, str]] = None
-    for path in _pip_config_files(env):
+    for path in pip_config_files(env):
         parser = configparser.RawConfigParser()
         try:
             parser.read_string(read(path) or "", source=path)
