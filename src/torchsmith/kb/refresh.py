@@ -278,8 +278,8 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     files = {"manifest.json": manifest, "torch_releases.json": {"releases": rows},
              "cuda.json": {"toolkits": toolkits}, REFRESH_FILE: provenance}
     if package_indexes:  # the packages' own metadata, re-read from the user's index
-        files["package_meta.json"] = _package_snapshot(packaged, fetch, package_indexes[0], pypi,
-                                                       newest=newest, date=date, timeout=timeout, read=read)
+        files.update(_package_snapshot(packaged, fetch, package_indexes[0], pypi,  # and package_deps.json
+                                       newest=newest, date=date, timeout=timeout, read=read))
     if wheel_pages:  # projects' own pages (wheel_pages.json): packages named by the files they list
         from torchsmith.kb.wheel_pages import apply_wheel_pages
 
@@ -350,12 +350,13 @@ def _apply_variant_index(packaged: KnowledgeBase, fetch: Fetch, base: str, *, ro
 
 def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: Mapping[str, object], *,
                       newest: str, date: str, timeout: float, read: List[Dict[str, Any]]
-                      ) -> Dict[str, object]:
+                      ) -> Dict[str, Dict[str, object]]:
     from torchsmith.kb.metaread import refresh_snapshot
 
     finals = [v for v in pypi if not re.search(r"(a|b|rc|dev)\d*", v)] or [newest]
     return refresh_snapshot(packaged.document("package_meta"), fetch, index,
-                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read)
+                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read,
+                            packaged_deps=packaged.document("package_deps"))
 
 
 def _recent_variants(kb: KnowledgeBase) -> List[str]:

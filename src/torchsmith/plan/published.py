@@ -47,6 +47,15 @@ def snapshot_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
     return None
 
 
+def dependency_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
+    """A package the snapshot's requirements lead to torch through (``package_deps.json``, read
+    only here: when a chain is followed offline)."""
+    for package in kb.document("package_deps")["packages"]:
+        if canonical(package["name"]) == name:
+            return PackageRecord.from_json(package)
+    return None
+
+
 def covered_names(kb: KnowledgeBase) -> List[str]:
     """Every package the shipped snapshot or a hand-kept table covers (never read live)."""
     snapshot = [canonical(str(p["name"])) for p in kb.document("package_meta")["packages"]]
@@ -86,7 +95,8 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
     environment = marker_environment(job.view)
 
     def lookup(name: str) -> Optional[PackageRecord]:
-        return next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+        return (next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+                or dependency_record(kb, name))
 
     def fits(release: ReleaseRecord, torch: str) -> bool:
         row = kb.release(torch)

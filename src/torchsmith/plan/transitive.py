@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.kb.pkgmeta import Inherited, PackageRecord, ReleaseRecord, canonical
 
@@ -46,11 +46,13 @@ class _Walk:
         self.every = frozenset(torches)
         self.python = ""
         self.memo: Dict[Tuple[str, str, int], Optional[Inherited]] = {}
+        self.varied: Set[str] = set()  # chains whose dependency's releases need different torches
 
     def inherited(self, release: ReleaseRecord, depth: int, path: Tuple[str, ...]) -> Tuple[Inherited, ...]:
         """One Inherited per dependency of ``release`` that narrows torch."""
         if depth <= 0:
             return ()
+        own: Optional[FrozenSet[str]] = None  # the torches the release's own pins allow
         found: List[Inherited] = []
         for line in release.depends:
             parsed = _NAME.match(line)
@@ -62,8 +64,15 @@ class _Walk:
             key = (name, spec, depth)
             if key not in self.memo:
                 self.memo[key] = self._through(name, spec, depth, path)
-            if self.memo[key] is not None:
-                found.append(self.memo[key])  # type: ignore[arg-type]
+            through = self.memo[key]
+            if through is None:
+                continue
+            if own is None:
+                own = frozenset(t for t in self.torches if self.fits(release, t))
+            # Said where it narrows what the release allows, or where which release of the
+            # dependency installs depends on the torch chosen.
+            if not own <= through.allowed or through.chain in self.varied:
+                found.append(through)
         return tuple(found)
 
     def _through(self, name: str, spec: str, depth: int, path: Tuple[str, ...]) -> Optional[Inherited]:
@@ -91,6 +100,7 @@ class _Walk:
             only = next(iter(needs))
             return Inherited(f"{name}{spec} ({candidates[0].version}), which needs {only}", allowed)
         said = " or ".join(f"{need} ({version})" for need, version in list(needs.items())[:3])
+        self.varied.add(f"{name}{spec}, whose releases need {said}")
         return Inherited(f"{name}{spec}, whose releases need {said}", allowed)
 
     def _python_ok(self, release: ReleaseRecord) -> bool:
