@@ -159,6 +159,8 @@ class LiveHost:
                 env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
+                # (it only calls prctl: no lock another thread could hold at the fork)
+                preexec_fn=_die_with_parent() if timeout > QUESTION_SECONDS else None,  # noqa: PLW1509
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
             return CommandResult(args, not_found=True)
@@ -448,6 +450,28 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
             except OSError:
                 pass
     return CommandResult(args, returncode=proc.returncode, stdout=out.text(), stderr=err.text())
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """Long work (an installer changing an environment) must not outlive torchsmith: after a
+    kill -9 the next command rolls the environment back, and an orphaned pip would go on writing
+    into it. Linux's PR_SET_PDEATHSIG sends the child SIGKILL when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the line above: no signal will come
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return arm
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
