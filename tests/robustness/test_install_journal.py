@@ -21,17 +21,19 @@ import subprocess
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 from tests.robustness.harness import FAILURES, TALLY
 from tests.support.envtools import tree_digest
 from tests.support.faketorch import fake_torch_files
 
+from torchsmith.cli import main
 from torchsmith.errors import InstallError
 from torchsmith.host import CommandResult, Host
 from torchsmith.host.live import LiveHost
 from torchsmith.install import guard
+from torchsmith.install.exclusive import exclusive
 from torchsmith.install.installers import Installer
 from torchsmith.install.lock import Lock
 from torchsmith.install.runner import InstallJob, run_install
@@ -245,3 +247,38 @@ def test_an_install_stopped_at_any_file_operation_leaves_old_or_new_never_mixed(
             FAILURES.append(f"install {how} at file operation {at}: {problems}")
         assert not problems, f"{how} at operation {at} ({trace[at - 1]}): {problems}; recovery said {said}"
     assert len(points) > 20 and runs["old"] and runs["new"], runs  # both ends were reached
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Tuple[int, Dict[str, Any]]:
+    code = main(list(argv))
+    return code, dict(json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.slow
+def test_after_a_kill_doctor_reports_it_while_locked_and_the_next_command_rolls_back(
+        installed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prefix = tmp_path / "env"
+    shutil.copytree(installed, prefix, symlinks=True)
+    before = tree_digest(prefix)
+    target = inspect_target(LiveHost(), str(prefix / "bin" / "python"))
+    site = Path(site_packages(LiveHost(), target)[0])
+    _ended, trace = _run_child(target, site, "kill", 0)
+    shutil.rmtree(prefix)
+    shutil.copytree(installed, prefix, symlinks=True)
+    # Killed half-way through the installer's work: torch 2.6.0's files gone, 2.7.1's not all there.
+    halfway = [n for n, step in enumerate(trace, 1) if step.endswith(":run")]
+    assert _run_child(target, site, "kill", halfway[len(halfway) // 2])[0] == -signal.SIGKILL
+    assert tree_digest(prefix) != before
+    python = str(prefix / "bin" / "python")
+    with exclusive(str(prefix), what="test"):  # as if the install still ran
+        code, doctor = _cli(capsys, "doctor", "--quick", "--json", "--python", python)
+    assert code == 4 and doctor["data"]["recovered"] == []
+    errors = [f["code"] for f in doctor["data"]["findings"] if f["severity"] == "error"]
+    assert "install-interrupted" in errors
+    code, status = _cli(capsys, "guard", "status", "--json", "--python", python)
+    assert code == 0 and status["data"]["interrupted"] is None, status
+    [said] = status["warnings"]
+    assert "was stopped part-way: rolled back" in said and "(torch 2.6.0+cpu)" in said and "\n" not in said
+    assert tree_digest(prefix) == before and not pending(str(prefix))
+    code, doctor = _cli(capsys, "doctor", "--quick", "--json", "--python", python)
+    assert "install-interrupted" not in [f["code"] for f in doctor["data"]["findings"]]

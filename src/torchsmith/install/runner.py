@@ -104,7 +104,9 @@ def _signals_as_interrupt() -> Iterator[None]:
     def raise_interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
-    names = [n for n in _STOPPING[1:] if hasattr(signal, n)]
+    # An ignored signal stays ignored: `nohup torchsmith install` must survive a closed terminal.
+    names = [name for name in _STOPPING[1:]
+             if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) != signal.SIG_IGN]
     previous = {n: signal.signal(getattr(signal, n), raise_interrupt) for n in names}
     try:
         yield
