@@ -100,26 +100,32 @@ def test_console_entry_points_run_as_a_user_would(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "torchsmith"], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    # The three parts, about this interpreter: the machine, the environment's verdict, the install.
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert re.search(rf"^  Python +CPython {re.escape(version)}\.\d+ .*{re.escape(sys.executable)}$",
-                     done.stdout, re.M), done.stdout
-    assert re.search(rf"^  Doctor +.*{re.escape(sys.executable)}", done.stdout, re.M), done.stdout
-    assert re.search(r"^Recommended install\n  torch==\d+\.\d+", done.stdout, re.M), done.stdout
+    # The answer first (the install, or nothing to install), then the environment it judged.
+    first = done.stdout.splitlines()[0]
+    assert first.startswith(("Install torch ", "Nothing to install: ")), done.stdout
+    assert re.search(rf"^Environment: {re.escape(sys.executable)}", done.stdout, re.M), done.stdout
+    if first.startswith("Install"):
+        assert re.search(r"^  \$ python -m pip install .*torch==\d+\.\d+", done.stdout, re.M), done.stdout
 
 
 def test_no_arguments_gives_machine_verdict_and_recommendation(
         capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["--gpu", "6.1:GeForce GTX 1080", "--driver", "580.65.06",
-                 "--platform", "linux-x86_64", "--python", "3.12"])
+    argv = ["--gpu", "6.1:GeForce GTX 1080", "--driver", "580.65.06", "--platform", "linux-x86_64",
+            "--python", "3.12"]
+    code = main(argv)
     out = capsys.readouterr().out
     assert code == 0
-    assert "GeForce GTX 1080 (sm_61)" in out
+    answer, why = out.split("\nWhy:\n", 1)
+    # Pascal is only in the cu126 builds (no sm_6x in cu128+): the command comes first.
+    assert answer.startswith("Install torch ") and "(cu126)" in answer.splitlines()[0]
+    assert "+cu126" in answer and "--index-url" in answer
+    assert len(why.splitlines()) <= 5 + 1  # at most five lines of why, then where to read more
+    assert "GeForce GTX 1080 (sm_61)" not in out  # the machine in full: -v
+    assert main([*argv, "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert "GeForce GTX 1080 (sm_61)" in verbose.split("This machine:", 1)[1]
     # The quick verdict names the interpreter it looked at: this one (no environment is activated).
-    assert re.search(rf"^  Doctor +.*{re.escape(sys.executable)}", out, re.M), out
-    recommended = out.split("Recommended install", 1)[1]
-    # Pascal is only in the cu126 builds (no sm_6x in cu128+).
-    assert "+cu126" in recommended and "--index-url" in recommended
+    assert re.search(rf"^  .*{re.escape(sys.executable)}", verbose, re.M), verbose
 
 
 def test_summary_json_carries_all_three_parts(capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,3 +183,26 @@ def test_plan_warns_when_the_users_config_adds_package_sources(
         warnings = json.loads(capsys.readouterr().out)["data"]["warnings"]
         assert any("extra-index-url" in w and "PIP_EXTRA_INDEX_URL=" in w for w in warnings) is expect
     assert EnvInfo().index_settings == {}
+
+
+def test_summary_says_nothing_to_install_when_the_environment_has_the_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.doctor.envs import write_dist, write_torch
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], check=True)
+    python = str(tmp_path / "env" / "bin" / "python")
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert main(["summary", "--python", python]) == 0
+    before = capsys.readouterr().out
+    assert before.startswith("Install torch ")
+    assert main(["plan", "--python", python, "--json"]) == 0
+    pins = {p["name"]: p["version"] + (p["local_version"] or "")
+            for p in json.loads(capsys.readouterr().out)["data"]["packages"]}
+    write_torch(site, pins["torch"])
+    for name, version in pins.items():
+        if name != "torch":
+            write_dist(site, name, version, requires=[f"torch=={pins['torch'].split('+')[0]}"])
+    assert main(["summary", "--python", python]) == 0
+    after = capsys.readouterr().out
+    assert after.startswith("Nothing to install: this environment has torch "), after
+    assert "$ " not in after  # no command to run

@@ -7,7 +7,9 @@ relied on the terminal to wrap it fails here too.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,6 +21,7 @@ from typing import Iterator, List
 import pytest
 
 from torchsmith.cli import main
+from torchsmith.output import Caution, strip_sources
 
 HOSTS = Path(__file__).resolve().parent / "hosts"
 H100 = str(HOSTS / "linux-x86_64-h100-drv535.json")
@@ -40,6 +43,8 @@ COMMANDS: List[List[str]] = [
     ["kb", "show", "releases"],
     ["fleet", H100, RTX5090],
     ["build-env", "--cuda", "--host", H100],
+    ["guard", "status", "--python", sys.executable],
+    ["explain", "--no-probe", "ImportError: libcudnn.so.9: cannot open shared object file"],
 ]
 
 
@@ -65,8 +70,98 @@ def test_piped_output_fits_80_columns(argv: List[str], capsys: pytest.CaptureFix
     assert code in (0, 3, 4), captured.err
     assert captured.out.strip()
     assert "\x1b[" not in captured.out  # no colour into a pipe
-    assert _too_wide(captured.out) == []
+    shown, _, script = captured.out.partition("#!/usr/bin/env bash\n")  # a script is printed as it is
+    assert _too_wide(shown) == []
+    if script:
+        subprocess.run(["bash", "-n"], input=script, text=True, check=True)  # still a script
     assert _too_wide(captured.err) == []
+    if "-v" not in argv:
+        assert "warning:" not in captured.err  # notes with -v; a caution is part of the answer
+
+
+# The answer-first commands: the first line is the answer, then at most five lines of why.
+ANSWER_FIRST = {
+    "plan": (["plan", "--host", H100], r"Install torch \S+ \(cu\d+\) for linux-x86_64, Python 3\.10 \(pip\)"),
+    "plan blocked": (["plan", "torch==1.13.1", "--python", "3.12", "--host", H100],
+                     r"No working torch stack for linux-x86_64, Python 3\.12\.$"),
+    "summary": (["summary", "--host", H100], r"Install torch \S+ \(cu\d+\) for linux-x86_64, Python 3\.10"),
+    "install": (["install", "--dry-run", "--host", H100], r"Install torch \S+ \(cu\d+\) .*\(uv|pip\):$"),
+    "doctor": (["doctor", "--quick"], r"[✓!✗] "),
+}
+LINES = {"plan": 20, "plan blocked": 25, "summary": 16, "install": 20, "doctor": 16}
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _why(lines: List[str]) -> List[str]:
+    if "Why:" not in lines:
+        return []
+    after = lines[lines.index("Why:") + 1:]
+    return after[:next((i for i, line in enumerate(after) if not line.startswith(" ")), len(after))]
+
+
+def _notes(argv: List[str], capsys: pytest.CaptureFixture[str]) -> List[str]:
+    """The warnings the JSON carries that are not part of the answer (in the Python objects)."""
+    from torchsmith import output
+
+    seen: List[str] = []
+    real = output.emit
+
+    def keep(result: output.Result, *args: object, **kwargs: object) -> None:
+        seen.extend(result.warnings)
+        real(result, *args, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(output, "emit", keep)
+        main([*argv, "--json"])
+    assert len(json.loads(capsys.readouterr().out)["warnings"]) == len(seen)  # JSON carries them all
+    return list(dict.fromkeys(w for w in seen if not isinstance(w, Caution)))
+
+
+@pytest.mark.parametrize("name", list(ANSWER_FIRST))
+def test_piped_answer_first(name: str, capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """First line the answer, at most five lines of why, no warning without -v but a line saying
+    how many notes were hidden; -v shows every one, and --json always carries them."""
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    argv, first = ANSWER_FIRST[name]
+    notes = _notes(argv, capsys)
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code in (0, 3, 4), captured.err
+    lines = captured.out.splitlines()
+    assert re.match(first, lines[0]), captured.out
+    assert len(_why(lines)) <= 5 and len(lines) <= LINES[name], captured.out
+    assert "warning:" not in captured.err and "[source:" not in captured.out
+    for note in notes:
+        assert _flat(strip_sources(note))[:60] not in _flat(captured.out + captured.err)
+    hint = f"{len(notes)} note{'s' if len(notes) != 1 else ''} hidden; -v shows"
+    assert (hint in captured.err) is bool(notes), captured.err
+    assert main([*argv, "-v"]) in (0, 3, 4)
+    verbose = capsys.readouterr()
+    assert "hidden; -v shows" not in verbose.err
+    for note in notes:
+        assert _flat(note)[:60] in _flat(verbose.out + verbose.err)
+
+
+def test_a_caution_is_part_of_the_answer(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A driver older than the GPU: the CPU build is the answer, and why is said with it (not
+    hidden, not repeated on stderr)."""
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
+    argv = ["plan", "--gpu", "12.0:RTX 5090", "--driver", "535.54.03", "--platform", "linux-x86_64",
+            "--python", "3.12"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert re.match(r"Install torch \S+ \(cpu\)", lines[0])
+    why = _why(lines)
+    assert why[0].startswith("  ! driver 535.54.03 is older than sm_120")
+    assert "no CUDA build of torch can use these GPUs with driver 535.54.03" in _flat("\n".join(why))
+    assert "warning:" not in captured.err and "older than sm_120" not in captured.err
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +199,9 @@ def _on_terminal(tmux: List[str], argv: List[str], tmp_path: Path) -> str:
 
 TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "--no-probe", KERNEL_IMAGE],
             ["kb", "show", "gpus"], ["summary", "--host", H100], ["doctor", "--quick"],
-            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"]]
+            ["probe", "--host", H100], ["install", "--dry-run", "--host", H100], ["kb", "info"],
+            ["fleet", H100, RTX5090], ["build-env", "--cuda", "--host", H100],
+            ["guard", "status", "--python", sys.executable]]
 
 
 @pytest.mark.slow
@@ -112,7 +209,9 @@ TERMINAL = [["plan", "--host", H100], ["matrix", "--host", H100], ["explain", "-
 def test_terminal_output_fits_80_columns(argv: List[str], tmux: List[str], tmp_path: Path) -> None:
     pane = _on_terminal(tmux, argv, tmp_path)
     assert "Traceback" not in pane
-    assert _too_wide(pane) == []
+    shown = pane.partition("#!/usr/bin/env bash\n")[0]  # a script is printed as it is
+    assert _too_wide(shown) == []
+    assert "warning:" not in shown  # notes with -v; a caution is part of the answer
     if argv[0] in ("plan", "matrix", "explain") or argv[:2] == ["kb", "show"]:  # coloured on a terminal
         assert pane.endswith("[colour]")
 
@@ -120,3 +219,35 @@ def test_terminal_output_fits_80_columns(argv: List[str], tmux: List[str], tmp_p
 @pytest.mark.slow
 def test_no_color_and_color_never_are_plain_on_a_terminal(tmux: List[str], tmp_path: Path) -> None:
     assert not _on_terminal(tmux, ["plan", "--host", H100, "--color", "never"], tmp_path).endswith("[colour]")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ANSWER_FIRST))
+def test_terminal_answer_first(name: str, tmux: List[str], tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """On a real 80-column terminal (stdout and stderr on one screen): the answer on the first
+    line, no warning without -v, and the hint when notes were hidden."""
+    argv, first = ANSWER_FIRST[name]
+    notes = _notes(argv, capsys)
+    pane = _on_terminal(tmux, argv, tmp_path)
+    lines = pane.splitlines()
+    assert re.match(first, lines[0]), pane
+    assert len(_why(lines)) <= 5
+    assert "warning:" not in pane and "[source:" not in pane
+    assert ("hidden; -v shows" in pane) is bool(notes), pane
+
+
+def test_an_exported_file_is_printed_as_it_is(capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export` prints files to save: never wrapped to the terminal (a wrapped comment or pin
+    would no longer be a requirements file)."""
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("export reads a venv or conda prefix; these tests run outside one")
+    monkeypatch.delenv("TORCHSMITH_COLUMNS", raising=False)
+    monkeypatch.setenv("COLUMNS", "40")
+    assert main(["export", "--python", sys.executable, "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["data"]["text"]
+    assert main(["export", "--python", sys.executable]) == 0
+    shown = capsys.readouterr().out
+    for name, text in files.items():  # (the JSON's keys are sorted; the files come in their order)
+        assert f"# ---- {name} ----\n{text}" in shown

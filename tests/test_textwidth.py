@@ -52,3 +52,31 @@ def test_colour_takes_no_width() -> None:
 def test_a_url_longer_than_the_line_stays_whole() -> None:
     url = "https://example.org/" + "x" * 100
     assert url in fit(f"  see {url} for more", 40).split("\n")[1]
+
+
+def test_a_comment_never_follows_a_continuation() -> None:
+    """`` \\`` then ``# remark`` would make the shell run the remark's words: a comment that
+    does not fit goes on lines of its own, each a comment."""
+    import subprocess
+
+    from torchsmith.cli.layout import wrap_command
+
+    command = ("torchsmith install --python /work/envs/a-rather-long-name/bin/python"
+               "  # writes the guard, then keeps it on")
+    for lines in (fit(f"      $ {command}", 60).split("\n"), wrap_command(command, 60, "      ")):
+        assert all(len(line) <= 60 for line in lines)
+        assert not any("#" in line and line.endswith("\\") for line in lines), lines
+        assert [line.strip() for line in lines if line.strip().startswith("#")] == \
+            ["# writes the guard, then keeps it on"]
+        script = "\n".join(line.strip().lstrip("$ ") for line in lines)
+        shown = subprocess.run(["bash", "-c", script.replace("torchsmith", "echo", 1)],
+                               capture_output=True, text=True, check=True).stdout
+        assert shown.split() == ["install", "--python", "/work/envs/a-rather-long-name/bin/python"]
+
+
+def test_a_comment_continues_as_a_comment() -> None:
+    """A script's comment, wrapped, is still a comment (its words are never run)."""
+    line = "  # Environment for building PyTorch from source (CUDA), written by torchsmith build-env."
+    lines = fit(line, 40).split("\n")
+    assert len(lines) > 1 and all(item.lstrip().startswith("#") for item in lines)
+    assert " ".join(item.strip().lstrip("#") for item in lines).split() == line.strip().lstrip("#").split()

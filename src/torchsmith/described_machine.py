@@ -9,10 +9,10 @@ The facts stated by hand are :class:`Overrides` (parsed and applied by ``torchsm
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from torchsmith.machine import Machine, NvidiaGpu, ProbeNote
+from torchsmith.machine import AmdGpu, IntelGpu, Machine, NvidiaGpu, ProbeNote
+from torchsmith.records import dataclass
 
 __all__ = ["ASSUMED", "Overrides", "forget_local_facts", "forget_local_python", "state_local_facts"]
 
@@ -25,6 +25,8 @@ class Overrides:
     driver: Optional[str] = None  # "" = no driver
     driver_cuda: Optional[str] = None
     gpus: Optional[Tuple[NvidiaGpu, ...]] = None
+    amd_gpus: Optional[Tuple[AmdGpu, ...]] = None  # --gpu amd / 'Radeon RX 7900 XTX' / MI300X
+    intel_gpus: Optional[Tuple[IntelGpu, ...]] = None  # --gpu intel / 'Arc A770'
     no_gpu: bool = False
     python_version: Optional[str] = None
     jetson: Optional[str] = None  # L4T release
@@ -49,7 +51,8 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
     """The probed machine without the facts that belong to it, not to the described one."""
     notes: List[ProbeNote] = []
     gpu_stated = bool(overrides.gpus is not None or overrides.driver is not None
-                      or overrides.driver_cuda or overrides.no_gpu or overrides.jetson)
+                      or overrides.driver_cuda or overrides.no_gpu or overrides.jetson
+                      or overrides.amd_gpus or overrides.intel_gpus)
     m = machine
     if not gpu_stated:
         if m.nvidia is not None or m.rocm is not None or m.intel_gpus:

@@ -8,11 +8,12 @@ described by ``schema/host-profile.schema.json`` shipped in the package.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
 from torchsmith.compat import sm_arch
 from torchsmith.errors import ProfileError
+from torchsmith.records import dataclass
 
 __all__ = [
     "MAX_GPUS",

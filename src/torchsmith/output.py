@@ -15,13 +15,14 @@ import json
 import re
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
+from torchsmith.records import dataclass
 
-__all__ = ["ENVELOPE_SCHEMA", "ExitCode", "Presentation", "Result", "emit", "paint", "strip_sources",
-           "terminal_columns", "use_color"]
+__all__ = ["ENVELOPE_SCHEMA", "Caution", "ExitCode", "Presentation", "Result", "emit", "hidden_hint",
+           "paint", "strip_sources", "terminal_columns", "use_color"]
 
 ENVELOPE_SCHEMA = 1
 
@@ -39,6 +40,20 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130
 
 
+class Caution(str):
+    """A warning that decides whether the answer's command is safe to run here: it would replace
+    a working torch, or what it installs cannot (fully) run on this machine. It is part of the
+    answer: shown without ``-v`` (with the answer's why where the command has one), never hidden.
+    Every other warning is a note: ``-v`` shows it; ``--json`` always carries both, as strings."""
+
+    __slots__ = ()
+
+
+def hidden_hint(count: int) -> str:
+    """The line that says notes were left out: ``2 notes hidden; -v shows them``."""
+    return f"{count} note{'s' if count != 1 else ''} hidden; -v shows {'them' if count != 1 else 'it'}"
+
+
 @dataclass
 class Result:
     command: str
@@ -52,6 +67,8 @@ class Result:
     human: Optional[Callable[[IO[str]], None]] = None
     # The human form is a file's text (a rendered Dockerfile): printed as it is, never re-wrapped.
     preformatted: bool = False
+    # The human form already shows the cautions (in its why): stderr does not repeat them.
+    cautions_shown: bool = False
 
     def envelope(self) -> Dict[str, Any]:
         return {
@@ -74,6 +91,9 @@ class Presentation:
     quiet: bool = False
     verbose: int = 0
     color: str = "auto"
+
+
+_PLAIN = Presentation()
 
 
 def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool:
@@ -128,7 +148,7 @@ class _Buffer(io.StringIO):
 
 
 def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
-         err: Optional[IO[str]] = None, presentation: Presentation = Presentation()) -> None:
+         err: Optional[IO[str]] = None, presentation: Presentation = _PLAIN) -> None:
     from torchsmith.redact import redact, redact_data
 
     out = out or sys.stdout
@@ -152,14 +172,29 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
     out.write(printable(shown, keep_colour=bool(_CONTROL.search(shown)) and use_color(text)))
     out.flush()
     if not presentation.quiet:
-        width = terminal_columns()
-        for warning in dict.fromkeys(result.warnings):  # each warning once
-            shown = f"warning: {warning if presentation.verbose else strip_sources(warning)}"
-            wrapped = textwrap.wrap(shown, width, subsequent_indent="  ", break_on_hyphens=False,
-                                    break_long_words=False) or [shown]
-            err.write(printable(redact("\n".join(wrapped))) + "\n")
+        _warn(result, presentation, err)
     for error in result.errors:
         err.write(printable(redact(format_error(error))) + "\n")
+
+
+def _warn(result: Result, presentation: Presentation, err: IO[str]) -> None:
+    """Each warning once: cautions always (unless the answer showed them), notes with ``-v``,
+    else one line saying how many were left out."""
+    from torchsmith.redact import redact
+
+    unique = list(dict.fromkeys(result.warnings))
+    shown: List[str] = [] if result.cautions_shown else [w for w in unique if isinstance(w, Caution)]
+    notes = [w for w in unique if not isinstance(w, Caution)]
+    if presentation.verbose:
+        shown = [w for w in unique if w in shown or w in notes]
+    width = terminal_columns()
+    for warning in shown:
+        line = f"warning: {warning if presentation.verbose else strip_sources(warning)}"
+        wrapped = textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
+                                break_long_words=False) or [line]
+        err.write(printable(redact("\n".join(wrapped))) + "\n")
+    if notes and not presentation.verbose:
+        err.write(hidden_hint(len(notes)) + "\n")
 
 
 # Control characters other than newline and tab, C1 controls included: printed raw, text from a

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
@@ -18,6 +18,7 @@ from torchsmith.machine import (
     MAX_GPUS,
     PLATFORMS,
     AmdGpu,
+    IntelGpu,
     JetsonInfo,
     Machine,
     NvidiaGpu,
@@ -25,7 +26,8 @@ from torchsmith.machine import (
     RocmInfo,
 )
 
-__all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_gpu_spec"]
+__all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_described_gpu",
+           "parse_gpu_spec"]
 
 # flag destination -> environment variable
 ENV_VARS: Dict[str, str] = {
@@ -42,6 +44,9 @@ ENV_VARS: Dict[str, str] = {
 }
 # --gpu nvidia: an NVIDIA GPU whose model (compute capability) is not known.
 UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
+UNKNOWN_AMD = "AMD GPU (model not given)"
+UNKNOWN_INTEL = "Intel GPU (model not given)"
+DescribedGpu = Union[NvidiaGpu, AmdGpu, IntelGpu]
 
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
 _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
@@ -51,6 +56,29 @@ _VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string l
 _PRODUCT = re.compile(r"^(?!sm_|compute_)(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._()/-]{1,60}$",
                       re.IGNORECASE)
 _OTHER_VENDOR = re.compile(r"\b(intel|arc|amd|radeon|instinct|gfx\d+)\b", re.IGNORECASE)
+# Words that say which vendor a described GPU is from; the product itself is matched at plan
+# time against the GPU tables (an AMD product -> its gfx target, an Intel one -> its xpu family).
+_AMD = re.compile(r"^(amd|ati)$|\b(amd|radeon|instinct|firepro)\b|\bmi\d{2,3}[a-z]?\b|\brx ?\d{3,4}\b"
+                  r"|^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
+_INTEL = re.compile(r"\b(intel|arc|iris|uhd|xe|ponte vecchio|battlemage|alchemist|data center gpu max)\b",
+                    re.IGNORECASE)
+
+
+def parse_described_gpu(spec: str, index: int = 0) -> DescribedGpu:
+    """A ``--gpu`` value of any vendor: an NVIDIA one as :func:`parse_gpu_spec`; ``amd``,
+    ``Radeon RX 7900 XTX``, ``MI300X`` or ``gfx1100`` an AMD GPU; ``intel``, ``Arc A770`` or
+    ``Data Center GPU Max`` an Intel GPU (model resolved through the data when planning)."""
+    text = spec.strip()
+    if len(text) <= 80 and _AMD.search(text) and not _INTEL.search(text):
+        gfx = text.lower() if re.match(r"^gfx[0-9a-f]{3,4}$", text, re.IGNORECASE) else None
+        bare = text.lower() in ("amd", "ati")
+        return AmdGpu(name=UNKNOWN_AMD if bare else text, gfx=gfx,
+                      source="override (model not given)" if bare else "override (by name)")
+    if len(text) <= 80 and _INTEL.search(text):
+        bare = text.lower() == "intel"
+        return IntelGpu(name=UNKNOWN_INTEL if bare else text,
+                        source="override (model not given)" if bare else "override (by name)")
+    return parse_gpu_spec(spec, index)
 
 
 def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
@@ -70,8 +98,8 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
     if not match or not 1 <= int(match.group(1)) <= 20:
         raise UsageError(
             f"not a compute capability: {cc_text.strip()!r}",
-            hint="write it as 8.6, sm_86, 8.6:NAME, a product name (RTX 3090), or nvidia for a GPU "
-                 "of unknown model",
+            hint="write it as 8.6, sm_86, 8.6:NAME, a product name (RTX 3090, Radeon RX 7900 XTX, "
+                 "Arc A770), or nvidia / amd / intel for a GPU of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
@@ -92,7 +120,7 @@ def overrides_from_env(environ: Mapping[str, str]) -> Overrides:
         raw = environ[var].strip()
         if key == "gpus":
             values[key] = tuple(
-                parse_gpu_spec(s, i) for i, s in enumerate(p for p in raw.split(",") if p.strip())
+                parse_described_gpu(s, i) for i, s in enumerate(p for p in raw.split(",") if p.strip())
             )
         elif key == "no_gpu":
             values[key] = raw.lower() not in ("", "0", "false", "no")
@@ -105,6 +133,7 @@ def overrides_from_env(environ: Mapping[str, str]) -> Overrides:
 
 def build_overrides(**values: object) -> Overrides:
     """Validate raw override values (from flags or env) into :class:`Overrides`."""
+    values = {**values, **_split_vendors(values.get("gpus"))}
     platform = values.get("platform")
     if platform and platform not in PLATFORMS:
         raise UsageError(f"unknown platform {platform!r}", hint="one of: " + ", ".join(PLATFORMS))
@@ -126,10 +155,23 @@ def build_overrides(**values: object) -> Overrides:
     return Overrides(**values)  # type: ignore[arg-type]
 
 
+def _split_vendors(gpus: object) -> Dict[str, object]:
+    """``gpus`` of every vendor -> NVIDIA ``gpus``, ``amd_gpus``, ``intel_gpus``."""
+    if not isinstance(gpus, tuple):
+        return {}
+    amd = tuple(g for g in gpus if isinstance(g, AmdGpu))
+    intel = tuple(g for g in gpus if isinstance(g, IntelGpu))
+    nvidia: Tuple[NvidiaGpu, ...] = tuple(g for g in gpus if isinstance(g, NvidiaGpu))
+    if not amd and not intel:
+        return {}
+    return {"gpus": nvidia or None, "amd_gpus": amd or None, "intel_gpus": intel or None}
+
+
 def _describes_hardware(overrides: Overrides) -> bool:
     """GPU facts given by hand: perhaps of another machine of this platform, perhaps of this one."""
     return bool(overrides.gpus is not None or overrides.driver or overrides.driver_cuda
-                or overrides.rocm_gfx is not None or overrides.jetson)
+                or overrides.rocm_gfx is not None or overrides.jetson or overrides.amd_gpus
+                or overrides.intel_gpus)
 
 
 def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
@@ -157,6 +199,7 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     if overrides.no_gpu:
         m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
         changed.append("no-gpu")
+    m = _other_vendors(m, overrides, changed)
     nvidia = _nvidia_overridden(m, overrides, changed)
     if nvidia is not m.nvidia:
         m = dataclasses.replace(m, nvidia=nvidia)
@@ -177,6 +220,20 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     if not changed:
         return m
     return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+
+
+def _other_vendors(m: Machine, overrides: Overrides, changed: List[str]) -> Machine:
+    """``--gpu amd`` / ``--gpu 'Arc A770'``: the machine's GPUs are the ones described, so a
+    probed GPU of another vendor is not kept unless described too."""
+    if not overrides.amd_gpus and not overrides.intel_gpus:
+        return m
+    nvidia = m.nvidia if overrides.gpus is not None or overrides.driver else None
+    rocm = m.rocm if overrides.amd_gpus is None else dataclasses.replace(
+        m.rocm or RocmInfo(source="override"), gpus=overrides.amd_gpus)
+    intel = overrides.intel_gpus or ()
+    changed.append("gpus")
+    return dataclasses.replace(m, nvidia=nvidia, rocm=None if rocm is not None and not rocm.gpus else rocm,
+                               intel_gpus=intel)
 
 
 def _nvidia_overridden(m: Machine, overrides: Overrides, changed: List[str]) -> Optional[NvidiaInfo]:

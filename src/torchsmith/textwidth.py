@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import List, Tuple
 
-__all__ = ["fit", "visible_length"]
+__all__ = ["comment_lines", "fit", "split_comment", "visible_length"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+""")
@@ -27,7 +27,11 @@ def visible_length(text: str) -> int:
 
 
 def _continuation_indent(line: str) -> str:
-    """Under the text of a bullet (``- ``, ``$ ``, ``1. ``), an aligned column or a short label."""
+    """Under the text of a bullet (``- ``, ``$ ``, ``1. ``), an aligned column or a short label;
+    a comment (``# ...``) continues as a comment, so a script stays a script."""
+    plain = _ANSI.sub("", line)
+    if plain.lstrip(" ").startswith("#"):
+        return plain[:len(plain) - len(plain.lstrip(" "))] + "#   "
     bullet = _BULLET.match(line)
     if bullet:
         extra = "    " if bullet.group(2).strip() == "$" else " " * len(bullet.group(2))
@@ -50,11 +54,41 @@ def _pieces(line: str, command: bool) -> List[Tuple[str, str]]:
     return pieces
 
 
+def split_comment(command: str) -> Tuple[str, str]:
+    """``(command, "# remark")``: a shell comment (`` #`` outside quotes) split off, or ``""``."""
+    for match in _WORD.finditer(command):
+        if match.group(0).startswith("#") and match.start() > 0 and command[match.start() - 1].isspace():
+            return command[:match.start()].rstrip(), command[match.start():]
+    return command, ""
+
+
+def comment_lines(lines: List[str], comment: str, indent: str, width: int) -> List[str]:
+    """``lines`` (a command) with its comment: after the last line where it fits, else on lines
+    of its own under it -- never after a `` \\`` (the shell would run the comment's words)."""
+    if not comment:
+        return lines
+    if visible_length(f"{lines[-1]}  {comment}") <= width:
+        return [*lines[:-1], f"{lines[-1]}  {comment}"]
+    text = comment.lstrip("#").strip()
+    out: List[str] = []
+    current = f"{indent}#"
+    for word in text.split():
+        if current != f"{indent}#" and visible_length(f"{current} {word}") > width:
+            out.append(current)
+            current = f"{indent}#"
+        current = f"{current} {word}"
+    return [*lines, *out, current]
+
+
 def _fit_line(line: str, width: int) -> List[str]:
     if visible_length(line) <= width:
         return [line]
     indent = _continuation_indent(line)
     command = line.lstrip(" ").startswith("$ ")
+    if command:
+        body, comment = split_comment(line)
+        if comment:
+            return comment_lines(_fit_line(body, width), comment, indent, width)
     suffix = 2 if command else 0  # room for " \"
     lines: List[str] = []
     current = ""

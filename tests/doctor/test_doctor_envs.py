@@ -143,20 +143,33 @@ def test_human_output_worst_first_with_fix(
     for key, value in path_env(site, NO_COLOR="1").items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
-    code = main(
-        ["doctor", "--python", sys.executable, "--quick", "--gpu", "8.6:RTX 3090", "--driver", "550.54.14"]
-    )
+    argv = ["doctor", "--python", sys.executable, "--quick", "--gpu", "8.6:RTX 3090", "--driver", "550.54.14"]
+    code = main(argv)
     out = capsys.readouterr().out
     assert code == ExitCode.PROBLEMS_FOUND
+    # The answer first: the verdict with the worst finding, then its fix, then why.
     lines = out.splitlines()
-    assert lines[1].startswith("  torch 2.13.0+cpu · CPU build · ")
-    first = next(i for i, line in enumerate(lines) if line.startswith(("✗", "!", "i ")))
+    assert lines[0].startswith("✗ 1 error (exit code 4); fix the first one first: torch 2.13.0+cpu is a "
+                               "CPU-only build, but this host has 1 NVIDIA GPU(s):"), out
+    assert lines[1].startswith(f"  $ {sys.executable} -m pip install ")
+    assert next(line for line in lines if line.startswith("Environment: ")).endswith(
+        "· torch 2.13.0+cpu · CPU build")
+    why = lines[lines.index("Why:") + 1:]
+    why = why[:next((i for i, line in enumerate(why) if not line.startswith(" ")), len(why))]
+    assert 1 <= len(why) <= 5 and "[" not in "".join(why)  # sources: -v
+    assert len(lines) <= 20
+    # -v: every finding, worst first, with its facts, their sources and its fix.
+    assert main([*argv, "-v"]) == ExitCode.PROBLEMS_FOUND
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("✗ 1 error")
+    found = next(i for i, line in enumerate(lines) if line.startswith("torchsmith doctor: "))
+    assert lines[found + 1].startswith("  torch 2.13.0+cpu · CPU build · ")
+    first = next(i for i, line in enumerate(lines) if line.startswith(("✗ error", "! warning", "i info")))
     assert (
         lines[first] == "✗ error[cpu-build-on-gpu-host] torch 2.13.0+cpu is a CPU-only build, "
         "but this host has 1 NVIDIA GPU(s)"
     )
     assert "    fix:" in lines
-    assert lines[-2].startswith("1 error(s)")
     assert len(lines) < 40  # one screen
 
 
@@ -408,7 +421,8 @@ def test_human_output_names_a_repeated_fix_once(
     for key, value in path_env(site, NO_COLOR="1").items():
         monkeypatch.setenv(key, value)
     assert (
-        main(["doctor", "--python", sys.executable, "--quick", "--gpu", "8.6", "--driver", "550.54.14"]) == 4
+        main(["doctor", "--python", sys.executable, "--quick", "--gpu", "8.6", "--driver", "550.54.14", "-v"])
+        == 4
     )
     out = capsys.readouterr().out
     assert out.count("    fix:\n") == 2  # cpu-build's install, and the guard

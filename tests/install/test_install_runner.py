@@ -96,6 +96,29 @@ def test_a_full_disk_mid_install_restores_the_environment(target: Target) -> Non
     assert tree_digest(Path(target.prefix)) == before
 
 
+def test_a_resolvers_refusal_is_said_in_the_words_plan_confirm_uses(target: Target) -> None:
+    """pip's refusal (the form of tests/explain/corpus/torch-pin-conflict--1.txt) on the second step."""
+    refusal = ("ERROR: Cannot install mmcv==2.2.0 and torch==2.6.0+cpu because these package versions have "
+               "conflicting dependencies.\n\nThe conflict is caused by:\n"
+               "    The user requested torch==2.6.0+cpu\n"
+               "    mmcv 2.2.0 depends on torch==2.4.0\n\nERROR: ResolutionImpossible: for help visit "
+               "https://pip.pypa.io/en/latest/topics/dependency-resolution/\n")
+
+    def installer(argv: List[str]) -> CommandResult:
+        if "torch==2.6.0+cpu" in Path(argv[argv.index("-r") + 1]).read_text().split("\n")[0]:
+            return CommandResult(argv, returncode=0)
+        return CommandResult(argv, returncode=1, stdout=refusal)
+
+    job = _job(target, [TORCH, REST])
+    job.pairing = lambda name, torch, within: ("2.1.0", "a test table") if name == "mmcv" else None
+    with pytest.raises(InstallError) as caught:
+        run_install(ScriptedInstallerHost(installer), job)
+    assert caught.value.message.startswith(
+        "pip refused the whole request: mmcv 2.2.0 requires torch==2.4.0, but the plan installs torch "
+        "2.6.0+cpu; the newest mmcv that pairs with torch 2.6.0 is mmcv==2.1.0 [source: a test table]. "
+        "(installing mmcv")
+
+
 def test_an_installer_that_hangs_is_stopped_and_undone(target: Target) -> None:
     before = tree_digest(Path(target.prefix))
 

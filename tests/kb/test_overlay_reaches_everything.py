@@ -179,6 +179,17 @@ def _xpu(data: Dict[str, Any]) -> None:
         row["family"] = f"{MARK} {row['family']}"
 
 
+def _variant_devices(data: Dict[str, Any]) -> None:
+    # The Arc A770 now reports a device IP torch's xpu label does not list: the installer takes CPU.
+    for row in data["intel_families"]["rows"]:
+        if "Alchemist" in row["family"]:
+            row["devices"] = {f"{MARK}-g10": ["99.9.9"]}
+
+
+def _wheel_page(data: Dict[str, Any]) -> None:
+    data["rows"][0]["url"] = f"https://{MARK}.example/whl/torch-{{torch}}+{{variant}}.html"
+
+
 def _signature(data: Dict[str, Any]) -> None:
     sig = copy.deepcopy(data["signatures"][0])
     sig.update(id=f"{MARK}-failure", title=f"the {MARK} failure", patterns=["SMITHTEST-E42 happened"])
@@ -264,6 +275,8 @@ CASES: Dict[str, Any] = {
     "manylinux": Case(_document("manylinux.json", _glibc), _plan("--glibc", "2.28"),
                       _has(f"manylinux_2_99_{MARK}")),
     "xpu": Case(_document("xpu.json", _xpu), _plan(path=ARC), _has(f"{MARK} Intel Arc A-Series")),
+    "variant_labels": Case(_document("variant_labels.json", _variant_devices), _plan("--variants", path=ARC),
+                           _has(f"{MARK}-g10 (device IP 99.9.9)")),
     "signatures": Case(_document("signatures.json", _signature),
                        lambda _tmp: ["explain", "--no-probe", "SMITHTEST-E42 happened"],
                        _has(f"the {MARK} failure")),
@@ -276,6 +289,9 @@ CASES: Dict[str, Any] = {
     "formats": Case(_document("formats.json", _pixi), _plan("--format", "pixi"), _has(f"{MARK}-64")),
     "containers": Case(_document("containers.json", _containers), _plan("--format", "dockerfile"),
                        _has(f"FROM {MARK}/cuda:")),
+    # what `kb refresh --wheel-pages` would read, as `kb info` lists it
+    "wheel_pages": Case(_document("wheel_pages.json", _wheel_page), lambda _tmp: ["kb", "info", "--json"],
+                        _has(f"https://{MARK}.example/whl/")),
 }
 
 

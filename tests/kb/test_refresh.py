@@ -121,7 +121,9 @@ def test_refresh_writes_an_overlay_later_commands_use(
     captured = capsys.readouterr()
     first_row = captured.out.splitlines()[2]  # under the table's header and rule
     assert first_row.split()[:2] == ["?", "2.16.0"]  # newest first, marked unverified
-    assert "warning: data is older than torch 2.16.0 seen by `kb refresh`" in captured.err
+    assert "hidden; -v shows" in captured.err  # the data's age is a note
+    assert main(["kb", "info", "-v"]) == 0
+    assert "warning: data is older than torch 2.16.0 seen by `kb refresh`" in capsys.readouterr().err
 
 
 @pytest.mark.slow

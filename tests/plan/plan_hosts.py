@@ -6,7 +6,7 @@ import dataclasses
 from typing import Optional, Sequence, Tuple
 
 from torchsmith.machine import AppleInfo, IntelGpu, Machine, NvidiaGpu, OsInfo, PythonInfo
-from torchsmith.overrides import apply_overrides, build_overrides, parse_gpu_spec
+from torchsmith.overrides import apply_overrides, build_overrides, parse_described_gpu
 
 
 def host(platform: str = "linux-x86_64", python: str = "3.11", gpus: Sequence[str] = (),
@@ -27,7 +27,7 @@ def host(platform: str = "linux-x86_64", python: str = "3.11", gpus: Sequence[st
         base = dataclasses.replace(base, apple=AppleInfo(
             apple_silicon=arch == "arm64" or rosetta, rosetta=rosetta, mps_capable=arch == "arm64"))
     overrides = build_overrides(
-        gpus=tuple(parse_gpu_spec(s, i) for i, s in enumerate(gpus)) if gpus else None,
+        gpus=tuple(parse_described_gpu(s, i) for i, s in enumerate(gpus)) if gpus else None,
         driver=driver, driver_cuda=driver_cuda, jetson=jetson,
         rocm_gfx=tuple(rocm_gfx) or None,
     )

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pytest
 import yaml
 from tests.plan.plan_hosts import host
+from tests.support.pixi import pixi_virtual_packages
 from tests.support.render import render
 
 from torchsmith.kb import load_kb
@@ -74,12 +75,8 @@ def _virtual(name: str, version: str) -> Any:
 
 
 def _pixi_virtual(text: str) -> Dict[str, str]:
-    """The virtual packages pixi's platform entry declares (``cuda`` is ``__cuda``, ``__x`` as is)."""
-    entry = tomllib.loads(text)["workspace"]["platforms"][0]
-    if isinstance(entry, str):
-        return {}
-    return {("__" + k if k == "cuda" else k): v for k, v in entry.items()
-            if k == "cuda" or k.startswith("__")}
+    """The virtual packages the manifest's first platform entry declares."""
+    return pixi_virtual_packages(tomllib.loads(text)["workspace"]["platforms"][0])
 
 
 def _solve(channel: Path, specs: List[str], cuda: str,

@@ -247,7 +247,7 @@ def test_unknown_packages_are_read_from_the_configured_index_never_their_wheels(
         records, unread = read_unknown(["liger-kernel", "no-such-thing"], (), fetch, [(index, "test")])
         assert [r.name for r in records] == ["liger-kernel"] and unread[0][0] == "no-such-thing"
         monkeypatch.setenv("PIP_INDEX_URL", index)
-        code = main(["plan", "--json", "--host", H100_HOST, "torch-tensorrt", "liger-kernel"])
+        code = main(["plan", "--json", "--no-confirm", "--host", H100_HOST, "torch-tensorrt", "liger-kernel"])
         out = capsys.readouterr().out
         assert code == 0, out
         plan = json.loads(out)["data"]

@@ -399,9 +399,11 @@ def test_pixi_declares_cuda_on_the_platform_and_conda_forge() -> None:
 def test_pixi_platform_carries_the_oldest_gpus_cuda_arch() -> None:
     mixed = host(gpus=["7.0:Tesla V100", "10.0:B200"], driver="580.65.06")
     doc = tomllib.loads(render(cuda_plan(), "pixi", mixed))
-    assert doc["workspace"]["platforms"] == [{"platform": "linux-64", "cuda": "12", "__cuda_arch": "7.0"}]
+    # pixi's own spelling of __cuda with __cuda_arch (pixi v0.71.0 toml/platform.rs; CLI --cuda-arch)
+    entry = {"platform": "linux-64", "cuda": {"driver": "12", "arch": "7.0"}}
+    assert doc["workspace"]["platforms"] == [entry]
     add = shlex.split(render_commands(cuda_plan(), mixed)["pixi"][0])
-    assert add == ["pixi", "workspace", "platform", "add", "linux-64", "--cuda", "12", "__cuda_arch=7.0"]
+    assert add == ["pixi", "workspace", "platform", "add", "linux-64", "--cuda", "12", "--cuda-arch", "7.0"]
 
 
 def test_pixi_rocm_uses_pypi_dependencies_pinned_to_their_index() -> None:

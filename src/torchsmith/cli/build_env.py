@@ -38,8 +38,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     kind = "cuda" if args.cuda else "rocm"
     machine = ctx.machine()
     prefix = ctx.target("build-prefix").prefix  # --prefix, else the active conda env or venv
-    pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
-                    source=args.source, kb=ctx.kb())
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "build-env: checking the compilers, the toolkit and the prefix"):
+        pre = preflight(ctx.host(), machine, kind, prefix=prefix, workdir=args.workdir,
+                        source=args.source, kb=ctx.kb())
     script = build_script(pre)
     if args.write:
         try:
@@ -59,18 +62,23 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     }
 
     def human(out: IO[str]) -> None:
+        from torchsmith.output import strip_sources, terminal_columns
+        from torchsmith.textwidth import fit
+
         marks = {"ok": "ok  ", "warning": "warn", "error": "FAIL"}
-        out.write(f"PyTorch source build preflight ({kind.upper()})"
-                  + (f", environment {pre.prefix}" if pre.prefix else ", no environment given") + "\n")
+        lines = [f"PyTorch source build preflight ({kind.upper()})"
+                 + (f", environment {pre.prefix}" if pre.prefix else ", no environment given")]
         for f in pre.findings:
-            out.write(f"  {marks[f.severity]}  {f.message}\n")
+            lines.append(f"  {marks[f.severity]}  {f.message}")
             if f.fix:
-                out.write(f"        fix: {f.fix}\n")
-        if args.write:
+                lines.append(f"        fix: {f.fix}")
+        shown = "\n".join(lines) if getattr(args, "verbose", 0) else strip_sources("\n".join(lines))
+        out.write(fit(shown, terminal_columns()) + "\n")  # the findings fit the terminal; the script
+        if args.write:                                    # is printed as it is (it is sourced)
             out.write(f"\nEnvironment script written to {args.write}: source it, then build.\n")
         else:
             out.write("\n" + script)
 
     code = ExitCode.PROBLEMS_FOUND if errors else ExitCode.OK
     return Result(command="build-env", data=data, exit_code=code,
-                  status="problems" if errors else "ok", human=human)
+                  status="problems" if errors else "ok", human=human, preformatted=True)

@@ -14,7 +14,7 @@ from torchsmith.install.target_choice import (
     select_target,
 )
 from torchsmith.machine import PLATFORMS, Machine
-from torchsmith.overrides import Overrides, build_overrides, parse_gpu_spec
+from torchsmith.overrides import Overrides, build_overrides, parse_described_gpu
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -38,8 +38,9 @@ def add_host_options(parser: argparse.ArgumentParser, *, python_flag: bool = Tru
     group.add_argument("--driver-cuda", metavar="X.Y",
                        help="highest CUDA the driver supports (nvidia-smi's 'CUDA Version')")
     group.add_argument("--gpu", action="append", metavar="CC[:NAME]", default=None,
-                       help="an NVIDIA GPU by compute capability, e.g. 8.6 or 12.0:RTX 5090, or "
-                            "'nvidia' when the model is not known (repeat for each GPU)")
+                       help="a GPU by compute capability (8.6, 12.0:RTX 5090) or product name "
+                            "('RTX 3090', 'Radeon RX 7900 XTX', MI300X, 'Arc A770'), or nvidia / "
+                            "amd / intel when the model is not known (repeat for each GPU)")
     group.add_argument("--no-gpu", action="store_true", help="plan for a machine with no GPU")
     if python_flag:
         group.add_argument("--python", metavar="X.Y|PATH",
@@ -154,7 +155,7 @@ class Context:
             platform=getattr(a, "platform", None),
             driver=getattr(a, "driver", None),
             driver_cuda=getattr(a, "driver_cuda", None),
-            gpus=tuple(parse_gpu_spec(s, i) for i, s in enumerate(gpus)) if gpus else None,
+            gpus=tuple(parse_described_gpu(s, i) for i, s in enumerate(gpus)) if gpus else None,
             no_gpu=bool(getattr(a, "no_gpu", False)),
             python_version=self.python_version(),
             jetson=getattr(a, "jetson", None),
@@ -175,9 +176,11 @@ class Context:
 
                 base = load_machine(host_file)
             else:
+                from torchsmith.cli.progress import waiting
                 from torchsmith.probe import probe
 
-                base = probe(self.host(), python=self.environment_python())
+                with waiting(self.args, "probing this machine"):  # a hung mount, a slow nvidia-smi
+                    base = probe(self.host(), python=self.environment_python())
                 require_inspected(base, self.python_path())
             self._machine = apply_overrides(base, self.overrides())
         return self._machine

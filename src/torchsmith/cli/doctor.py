@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
 from torchsmith.machine import Machine
-from torchsmith.output import ExitCode, Result, use_color
+from torchsmith.output import Caution, ExitCode, Result, use_color
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -73,24 +74,82 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     healthy = diagnosis.healthy
 
     def human(out: IO[str]) -> None:
-        out.write("\n".join(_human_lines(data, use_color(out, ctx.environ))) + "\n")
+        verbose = int(getattr(args, "verbose", 0) or 0)
+        out.write("\n".join(answer_first(data, use_color(out, ctx.environ), verbose)) + "\n")
 
-    return Result(command="doctor", data=data, human=human, warnings=recovered,
+    return Result(command="doctor", data=data, human=human, warnings=[Caution(line) for line in recovered],
                   status="ok" if healthy else "problems",
                   exit_code=ExitCode.OK if healthy else ExitCode.PROBLEMS_FOUND)
 
 
-def _human_lines(data: Dict[str, Any], color: bool) -> List[str]:
+def answer_first(data: Dict[str, Any], color: bool, verbose: int) -> List[str]:
+    """The verdict and the fix to run first, then at most five lines of why (the facts behind
+    the worst finding); with ``verbose`` every finding, its facts with their sources, and its fix."""
+    from torchsmith.cli.layout import why_lines, wrap_command
+    from torchsmith.output import paint, terminal_columns
+
+    width = terminal_columns()
+    findings = data["findings"]
+    first = findings[0] if findings and findings[0]["severity"] != "info" else None
+    lines = [paint(_verdict(data, first), "1;32" if first is None else _MARKS[first["severity"]][1], color)]
+    for command in first["fix"] if first else ():
+        lines.extend(paint(line, "1", color) for line in wrap_command(command, width))
+    if not verbose:  # else the details open with it
+        lines.append(f"Environment: {_environment(data)}")
+    if first is not None and not verbose:
+        facts = [fact["text"] for fact in first["facts"]] + ([first["note"]] if first.get("note") else [])
+        lines.append("Why:")
+        lines.extend(why_lines(facts, width, verbose, more="every finding"))
+    others = [f for f in findings if f is not first]
+    if others and not verbose:
+        lines.extend(textwrap.wrap("Also: " + ", ".join(f"{f['severity']}[{f['code']}]" for f in others)
+                                   + " (`-v` shows each with its facts and fix)", width,
+                                   subsequent_indent="  ", break_on_hyphens=False))
+    if verbose:
+        lines.append("")
+        lines.extend(_details(data, color))
+    if data["environment"].get("inspected") == "static" and data["environment"].get("torch"):
+        lines.append("Quick check: torch was not imported (drop --quick to exercise the devices).")
+    return lines
+
+
+def _verdict(data: Dict[str, Any], first: Optional[Dict[str, Any]]) -> str:
+    findings = data["findings"]
+    counts = ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for word in ("error", "warning")
+                       for n in [sum(1 for f in findings if f["severity"] == word)] if n)
+    if first is None:
+        return "✓ Healthy: nothing to fix."
+    mark = _MARKS[first["severity"]][0]
+    end = ":" if first["fix"] else "."
+    if data["healthy"]:
+        return f"{mark} {counts} (no errors); the first: {first['title']}{end}"
+    return (f"{mark} {counts} (exit code {int(ExitCode.PROBLEMS_FOUND)}); fix the first one first: "
+            f"{first['title']}{end}")
+
+
+def _environment(data: Dict[str, Any]) -> str:
+    env = data["environment"]
+    found = f"; {data['target']['source']}" if data.get("target") else ""
+    line = f"{env['python']} (Python {env['python_version']}, {env['kind']}{found})"
+    torch = env.get("torch")
+    return f"{line} · torch {torch['version']} · {_build(torch)}" if torch else f"{line} · no torch"
+
+
+def _build(torch: Dict[str, Any]) -> str:
+    return (f"CUDA {torch['cuda']} build" if torch["accelerator"] == "cuda"
+            else f"ROCm {torch['hip']} build" if torch["accelerator"] == "rocm"
+            else f"{torch['accelerator'].upper()} build")
+
+
+def _details(data: Dict[str, Any], color: bool) -> List[str]:
+    """The environment in two lines, then every finding with its facts (and where each was read)."""
     env = data["environment"]
     paint = (lambda text, code: f"\033[{code}m{text}\033[0m") if color else (lambda text, code: text)
     found = f"; {data['target']['source']}" if data.get("target") else ""
     lines = [f"torchsmith doctor: {env['python']} (Python {env['python_version']}, {env['kind']}{found})"]
     torch = env.get("torch")
     if torch:
-        build = (f"CUDA {torch['cuda']} build" if torch["accelerator"] == "cuda"
-                 else f"ROCm {torch['hip']} build" if torch["accelerator"] == "rocm"
-                 else f"{torch['accelerator'].upper()} build")
-        line = f"  torch {torch['version']} · {build} · {torch.get('path')}"
+        line = f"  torch {torch['version']} · {_build(torch)} · {torch.get('path')}"
         imported = env.get("import") or {}
         if imported.get("status") == "ok":
             line += f" · imports in {imported.get('import_seconds')} s"
@@ -126,15 +185,4 @@ def _human_lines(data: Dict[str, Any], color: bool) -> List[str]:
             fixes_shown[fix] = finding["code"]
             lines.append("    fix:")
             lines.extend(f"      $ {command}" for command in fix)
-    errors = sum(1 for f in findings if f["severity"] == "error")
-    warnings = sum(1 for f in findings if f["severity"] == "warning")
-    lines.append("")
-    if data["healthy"]:
-        extra = f" ({warnings} warning(s))" if warnings else ""
-        lines.append(paint(f"Healthy{extra}.", "32"))
-    else:
-        lines.append(paint(f"{errors} error(s), {warnings} warning(s): fix the first one first "
-                           f"(exit code {int(ExitCode.PROBLEMS_FOUND)}).", "31"))
-    if env.get("inspected") == "static":
-        lines.append("Quick check: torch was not imported (drop --quick to exercise the devices).")
     return lines

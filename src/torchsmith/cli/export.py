@@ -51,4 +51,5 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         for name, text in files.items():
             out.write(f"# ---- {name} ----\n{text}")
 
-    return Result(command="export", data=data, human=human)
+    # The files are printed as they are (a wrapped line would break them), as `plan --format` does.
+    return Result(command="export", data=data, human=human, preformatted=not written)

@@ -27,6 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="host profiles from `torchsmith probe --json`, one per node")
     parser.add_argument("--require", action="append", metavar="SPEC", default=None,
                         help="a requirement for every node (repeat), e.g. 'torch>=2.4'")
+    parser.add_argument("--format", dest="fmt", choices=("pixi",), default=None,
+                        help="pixi: one pixi.toml with a named hardware platform per node type "
+                             "(pixi >= 0.71), locked once")
+    parser.add_argument("--out", metavar="DIR", help="write the --format file into DIR instead of printing")
+    parser.add_argument("--variants", action="store_true",
+                        help="per node type: the wheel-variant install and what a variant-aware "
+                             "installer (uv's preview wheel-variants) picks there")
     slurm = parser.add_argument_group("gather the profiles through Slurm")
     slurm.add_argument("--slurm", action="store_true",
                        help="run `torchsmith probe --json` on every node with srun")
@@ -55,8 +62,22 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         if not probe:
             raise UsageError("--probe-command is empty")
         slurm = SlurmGather(probe, tuple(args.partition or ()), args.timeout, args.save_profiles)
-    survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
+    if args.out and not args.fmt:
+        raise UsageError("--out needs --format", hint="e.g. --format pixi --out fleet/")
+    from torchsmith.cli.progress import waiting
+
+    what = "probing every node through Slurm (srun)" if slurm else "planning for each node type"
+    with waiting(args, f"fleet: {what}"):
+        survey = survey_fleet(ctx.host(), fleet_planner(ctx.kb, args.require), args.profiles, slurm)
     report = survey.report
+    if args.fmt == "pixi":
+        return _pixi_result(report, ctx, args.out)
+    if args.variants:
+        from torchsmith.plan.variant_pick import predict_variants
+
+        for group in report.groups:
+            if group.plan is not None:
+                group.variants = predict_variants(group.plan, group.machine, ctx.kb())
     warnings = [f"node {node} did not answer: {why}" for node, why in report.unreachable]
     ok = report.shared is not None and report.shared.ok
     any_ok = any(g.plan is not None and g.plan.ok for g in report.groups)
@@ -64,6 +85,20 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     return Result(command="fleet", data=survey.to_json(), exit_code=code,
                   status="ok" if code == ExitCode.OK else "no-solution",
                   warnings=warnings, human=lambda out: _human(report, survey.gather, out))
+
+
+def _pixi_result(report: FleetReport, ctx: Context, out: Optional[str]) -> Result:
+    from torchsmith.fleet.pixi import render_fleet_pixi
+    from torchsmith.render.output import write_files
+
+    text = render_fleet_pixi(report, ctx.kb())
+    written = write_files(out, {"pixi.toml": text}) if out else []
+
+    def human(stream: IO[str]) -> None:
+        stream.write("".join(f"wrote {path}\n" for path in written) if out else text)
+
+    data: Dict[str, Any] = {"files": written} if out else {"format": "pixi", "text": text}
+    return Result(command="fleet", data=data, human=human, preformatted=not out)
 
 
 def _stack(plan: Optional[Plan]) -> str:
@@ -93,6 +128,13 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
         w(f"  own environment: {_stack(group.plan)}\n")
         for line in group.plan.choices if group.plan is not None else ():
             w(f"    - {line}\n")
+        if group.variants is not None:
+            picked = group.variants.label or "the CPU (null) variant"
+            w(f"  wheel-variant install: {group.variants.command}\n")
+            w(f"    a variant-aware installer picks {picked}"
+              + ("\n" if group.variants.advice else f": {group.variants.reason}\n"))
+            for line in group.variants.advice:
+                w(f"    ! {line}\n")
     w("\nOne environment for every node")
     if report.shared is not None and report.shared.ok:
         w(f": {_stack(report.shared)}\n")

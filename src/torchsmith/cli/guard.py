@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
-from torchsmith.output import ExitCode, Result
+from torchsmith.output import Caution, ExitCode, Result
 
 if TYPE_CHECKING:
     from torchsmith.install.check import Prediction
@@ -65,13 +65,17 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                       human=lambda out: _human_check(prediction, out))
     view = guard_action(ctx.host(), target, args.action)
     bypassed = view.status.on and bool(view.status.bypassed)
+    # A bypassed guard does not keep torch from being replaced: the status says it, in full.
     return Result(command="guard", data={**view.to_json(), "recovered": recovered},
-                  human=lambda out: _human_status(view, out),
-                  warnings=[*recovered, *view.warnings()], status="bypassed" if bypassed else "ok")
+                  human=lambda out: _human_status(view, out, recovered),
+                  warnings=[Caution(w) for w in [*recovered, *view.warnings()]], cautions_shown=True,
+                  status="bypassed" if bypassed else "ok")
 
 
-def _human_status(view: GuardView, out: IO[str]) -> None:
+def _human_status(view: GuardView, out: IO[str], recovered: Sequence[str] = ()) -> None:
     status, prefix = view.status, view.target.prefix
+    for line in recovered:  # what a kill -9 had left, finished or rolled back first
+        out.write(f"{line}\n")
     if status.constraints_file is None:
         out.write(f"No guard in {prefix} (install with `torchsmith install` to get one).\n")
         return

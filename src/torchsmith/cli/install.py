@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from torchsmith.install.prepare import Prepared
     from torchsmith.install.runner import InstallOutcome
 
-Shown = Callable[[IO[str]], None]  # writes what the install will do
+Shown = Callable[[IO[str], str], None]  # writes what the install will do, in the environment named
 Ready = Tuple["Prepared", Dict[str, Any], Shown]
 
 
@@ -116,14 +116,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     prepared, data, plan_shown = ready
     data = {**data, "target": target}
 
-    def shown(out: IO[str]) -> None:
-        out.write(f"Target: {target['prefix']} ({'new' if target['new'] else 'existing'}; "
-                  f"{target['source']})\n")
-        plan_shown(out)
+    def shown(out: IO[str]) -> None:  # the answer first, then the environment it acts on
+        plan_shown(out, f"{target['prefix']} ({'new' if target['new'] else 'existing'}; {target['source']})")
 
     if args.dry_run:
         return Result(command="install", data={**data, "dry_run": True}, human=shown,
-                      warnings=list(prepared.warnings))
+                      warnings=list(prepared.warnings), cautions_shown=True)
     _show_before_changing(shown, sys.stderr if args.json else sys.stdout)
     if not args.yes and not _confirm("Install this?"):
         return Result(command="install", data={**data, "installed": False}, status="cancelled",
@@ -142,10 +140,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     finally:
         progress.stop()
     return Result(command="install", data={**data, **outcome.to_json(), "installed": True},
-                  human=lambda out: _human(outcome, out), warnings=prepared.warnings + outcome.warnings)
+                  human=lambda out: _human(outcome, out), warnings=prepared.warnings + outcome.warnings,
+                  cautions_shown=True)  # shown with the plan, before the install
 
 
-def _show_before_changing(shown: Shown, out: IO[str]) -> None:
+def _show_before_changing(shown: Callable[[IO[str]], None], out: IO[str]) -> None:
     """The plan, shown before anything changes; outside the Result, so redacted here."""
     from torchsmith.redact import redact
 
@@ -165,6 +164,8 @@ def _waiting(text: str) -> None:
 def _human(outcome: InstallOutcome, stream: IO[str]) -> None:
     result = outcome.to_json()
     verify = outcome.verify
+    for notice in outcome.notices:  # a stopped install finished first, a stop during cleanup
+        stream.write(f"note: {notice}\n")
     stream.write(f"Installed into {outcome.target.prefix} with {outcome.installer} "
                  f"({result['seconds'].get('total', 0):.1f} s):\n")
     for name, (old, new) in sorted(outcome.changed.items()):
@@ -211,19 +212,23 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
     if not plan.ok:
         return plan_result("install", args, plan, request, kb=ctx.kb())
     prepared = prepare_from_plan(plan, request.requirements)
+    from torchsmith.cli.plan_confirm import pairing_from
+
+    prepared.pairing = pairing_from(request, ctx.kb(), ctx)
     commands = render_commands(plan, kb=ctx.kb())
     data = plan.to_json(commands)
     data["warnings"] = prepared.warnings
     installer = args.installer or choose_installer(ctx.host(), None).name
 
-    def shown(out: IO[str]) -> None:
+    def shown(out: IO[str], where: str) -> None:
         describe(plan, commands, installer if installer in commands else "pip", out,
-                 verbose=getattr(args, "verbose", 0))
+                 verbose=getattr(args, "verbose", 0), environment=where)
 
     return prepared, data, shown
 
 
 def _from_lock(args: argparse.Namespace, ctx: Context) -> Ready:
+    from torchsmith.cli.layout import cautions_of
     from torchsmith.cli.plan import TORCH_INDEX_ENV
     from torchsmith.install.prepare import prepare_from_lock
 
@@ -235,10 +240,13 @@ def _from_lock(args: argparse.Namespace, ctx: Context) -> Ready:
                             "packages": [{"name": p.name, "version": p.version, "index": p.index}
                                          for p in lock.packages]}
 
-    def shown(out: IO[str]) -> None:
+    def shown(out: IO[str], where: str) -> None:
         out.write(f"Reproduce {args.lock} ({len(lock.packages)} packages, "
                   f"{lock.variant or 'no variant'}, Python {lock.python or '?'}):\n")
         for group in groups:
             out.write(f"  {group.label}\n")
+        out.write(f"Environment: {where}\n")
+        for caution in cautions_of(prepared.warnings):  # part of the answer, before anything changes
+            out.write(f"  ! {caution}\n")
 
     return prepared, data, shown

@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--variant-index", action="store_true",
                          help="also read the wheel-variant index (<torch-index>/variant/torch/) and each "
                               "release's torch-<version>-variants.json (PEP 825): CUDA floors, arch lists")
+    refresh.add_argument("--wheel-pages", action="store_true",
+                         help="also read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, "
+                              "GitHub release assets...) into the package snapshot")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
@@ -130,6 +133,7 @@ def _info(ctx: Context) -> Result:
     data = {"kb_version": kb.kb_version, "schema": kb.schema, "age_days": _age_days(kb.kb_version),
             "packaged": DATA_DIR, "overlay": kb.overlay, "refresh": dict(kb.refresh), "tables": counts,
             "sources": len(kb.sources), "newest_release": kb.newest_release.version,
+            "wheel_pages": [str(r["url"]) for r in kb.document("wheel_pages")["rows"]],
             "oldest_release": kb.releases[-1].version}
 
     def human(out: IO[str]) -> None:
@@ -264,7 +268,8 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     with waiting(args, "kb refresh: reading the wheel indexes"):
         result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
                          variants=args.variant, package_indexes=indexes, timeout=args.timeout,
-                         wait=args.wait, variant_index=args.variant_index)
+                         wait=args.wait, variant_index=args.variant_index,
+                         wheel_pages=ctx.kb().document("wheel_pages")["rows"] if args.wheel_pages else ())
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:

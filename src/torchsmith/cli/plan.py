@@ -5,6 +5,7 @@
   torchsmith plan xformers --python .venv/bin/python   keep the installed torch
   torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06 --no-gpu ...
   torchsmith plan --format pyproject            a file for uv (see --format choices)
+  torchsmith plan whisperx --confirm            also check the whole plan with uv's resolver
   torchsmith plan --format slurm --out jobs/ --account def-lab --module python/3.11
                                                 train.sbatch and train-ddp.sbatch in jobs/
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.cli.plan_text import describe
@@ -84,6 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        "default), or srun, one task per GPU (scripts reading SLURM_PROCID work too)")
     slurm.add_argument("--workers-per-node", type=int, metavar="N",
                        help="slurm-ddp: workers per node (default: the node's GPUs, 1 on CPU)")
+    from torchsmith.cli.plan_confirm import add_confirm_options
+
+    add_confirm_options(parser)
     add_json_option(parser)
     add_host_options(parser)
 
@@ -176,13 +180,17 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
+    from torchsmith.cli.plan_confirm import confirmed
+
+    plan, confirmation = confirmed(args, ctx, plan, request, machine)
     return plan_result("plan", args, plan, request, kb=ctx.kb(), environment=ctx.environment(),
-                       list_dir=ctx.host().list_dir)
+                       list_dir=ctx.host().list_dir, confirmation=confirmation)
 
 
 def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Request, *,
                 kb: KnowledgeBase, environment: Optional[TargetChoice] = None,
-                list_dir: Optional[Callable[[str], Optional[List[str]]]] = None) -> Result:
+                list_dir: Optional[Callable[[str], Optional[List[str]]]] = None,
+                confirmation: Optional[Dict[str, Any]] = None) -> Result:
     """The plan as one result: described for people, as JSON, or in the asked format;
     ``environment``: the one it is for, named in the header and the JSON."""
     from torchsmith.cli.door_commands import with_machine_flags
@@ -197,6 +205,8 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
     data = output.data
     if environment is not None:
         data = {**data, "environment": dict(environment.to_json())}
+    if confirmation is not None:  # what the installer's resolver said of the whole plan
+        data = {**data, "confirmation": confirmation}
 
     def human(out: IO[str]) -> None:
         if output.text is not None:
@@ -209,7 +219,7 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
     warnings = [w for w in plan.warnings if output.text is None or f"# warning: {w}" not in output.text]
     return Result(command=command, data=data, status="ok" if plan.ok else "no-solution",
                   exit_code=ExitCode.OK if plan.ok else ExitCode.NO_SOLUTION, warnings=warnings,
-                  preformatted=output.text is not None,
+                  preformatted=output.text is not None, cautions_shown=output.text is None,
                   kb_version=plan.kb_version or None, human=human)
 
 

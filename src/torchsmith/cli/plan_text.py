@@ -7,61 +7,19 @@ piped); a long command is continued with `` \\`` where a shell would take it.
 
 from __future__ import annotations
 
-import re
 import textwrap
-from typing import IO, Dict, List, Sequence
+from typing import IO, Dict, List
 
+from torchsmith.cli.layout import WHY_LINES, bullets, cautions_of, why_lines, wrap_command
 from torchsmith.output import paint, strip_sources, terminal_columns
 from torchsmith.plan.model import Plan
 
-__all__ = ["WHY_LINES", "describe", "wrap_command"]
+__all__ = ["WHY_LINES", "answer_lines", "describe", "title", "wrap_command"]
 
-WHY_LINES = 5  # the why, shown without -v
-_WORD = re.compile(r"""(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+""")
-
-
-def wrap_command(command: str, width: int, indent: str = "  ", windows: bool = False) -> List[str]:
-    """``$ command`` in lines of at most ``width``, continued with `` \\`` between words (never
-    inside a quoted one). PowerShell and cmd continue differently: a Windows command stays one line."""
-    first = f"{indent}$ "
-    if windows or len(first) + len(command) <= width:
-        return [first + command]
-    words = _units(_WORD.findall(command))
-    lines: List[str] = []
-    current = first
-    follow = indent + "    "
-    for word in words:
-        if current.strip() not in ("", "$") and len(current) + 1 + len(word) + 2 > width:
-            lines.append(current + " \\")
-            current = follow + word
-        else:
-            current = current + word if current in (first, follow) else f"{current} {word}"
-    lines.append(current)
-    return lines
+_wrapped = bullets
 
 
-def _units(words: List[str]) -> List[str]:
-    """Words that stay on one line: an option and its value (``--gpu 8.6``)."""
-    units: List[str] = []
-    for word in words:
-        if units and units[-1].startswith("-") and " " not in units[-1] and "=" not in units[-1] \
-                and not word.startswith("-"):
-            units[-1] = f"{units[-1]} {word}"
-        else:
-            units.append(word)
-    return units
-
-
-def _wrapped(items: Sequence[str], width: int, bullet: str = "  - ") -> List[str]:
-    out: List[str] = []
-    for item in items:
-        out.extend(textwrap.wrap(item, width, initial_indent=bullet,
-                                 subsequent_indent=" " * len(bullet), break_on_hyphens=False,
-                                 break_long_words=False) or [bullet.rstrip()])
-    return out
-
-
-def _title(plan: Plan) -> str:
+def title(plan: Plan) -> str:
     torch = next((p for p in plan.packages if p.name == "torch"), None)
     build = plan.variant or plan.accelerator
     if torch is None:
@@ -71,7 +29,7 @@ def _title(plan: Plan) -> str:
     return f"{what} for {plan.platform}, Python {plan.python}"
 
 
-def _answer(plan: Plan, commands: Dict[str, List[str]], installer: str, width: int,
+def answer_lines(plan: Plan, commands: Dict[str, List[str]], installer: str, width: int,
             color: bool) -> List[str]:
     """The lines to run, in order: system prerequisites, the environment, the install."""
     windows = plan.platform.startswith("windows")
@@ -85,15 +43,6 @@ def _answer(plan: Plan, commands: Dict[str, List[str]], installer: str, width: i
     return [paint(line, "1", color) for line in lines]
 
 
-def _why(plan: Plan, width: int, verbose: int) -> List[str]:
-    if verbose:
-        return _wrapped(plan.reasons, width)
-    lines = _wrapped([strip_sources(r) for r in plan.reasons], width)
-    if len(lines) <= WHY_LINES:
-        return lines
-    return [*lines[:WHY_LINES - 1], f"  ... `-v` for all {len(plan.reasons)} reasons and their sources"]
-
-
 def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO[str],
              *, verbose: int = 0, environment: str = "") -> None:
     """The plan for people: the command first, the environment it is for, then why; with
@@ -103,9 +52,9 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
     color = use_color(out)
     width = terminal_columns()
     lines: List[str] = []
-    answer = _answer(plan, commands, installer, width, color) if plan.ok else []
+    answer = answer_lines(plan, commands, installer, width, color) if plan.ok else []
     if plan.ok:
-        lines.append(paint(f"Install {_title(plan)} ({installer}):", "1", color))
+        lines.append(paint(f"Install {title(plan)} ({installer}):", "1", color))
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
         lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
     else:
@@ -123,9 +72,10 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         for door in plan.alternatives:
             lines.extend(_wrapped([door.summary], width))
             lines.extend(wrap_command(door.command, width, indent="    "))
-    if plan.reasons:
+    cautions = cautions_of(plan.warnings)
+    if plan.reasons or cautions:
         lines.append("Why:")
-        lines.extend(_why(plan, width, verbose))
+        lines.extend(why_lines(plan.reasons, width, verbose, cautions=cautions, color=color))
     if plan.assumptions:
         lines.append("Assumed (not stated):")
         lines.extend(_wrapped(list(plan.assumptions), width))

@@ -7,15 +7,18 @@ rich is imported only when a spinner is actually shown.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import threading
-from types import TracebackType
-from typing import IO, Any, Optional, Type
+from typing import IO, TYPE_CHECKING, Any, ContextManager, List, Optional, Type
+
+if TYPE_CHECKING:
+    import argparse
+    import threading
+    from types import TracebackType
 
 __all__ = ["DELAY", "Waiting", "waiting"]
 
 DELAY = 1.0  # seconds before a wait is worth a spinner
+_ACTIVE: List[Waiting] = []  # the waits now shown or about to be: one spinner at a time
 
 
 class Waiting:
@@ -27,6 +30,8 @@ class Waiting:
         self.text = text
         self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
         self.delay = delay
+        import threading  # here: a command that waits on nothing does not pay for it
+
         self._lock = threading.Lock()
         self._timer: Optional[threading.Timer] = None
         self._progress: Any = None
@@ -36,6 +41,9 @@ class Waiting:
 
     def __enter__(self) -> Waiting:
         if self.enabled:
+            _ACTIVE.append(self)
+            import threading
+
             self._timer = threading.Timer(self.delay, self._show)
             self._timer.daemon = True
             self._timer.start()
@@ -71,6 +79,8 @@ class Waiting:
                 self._progress.reset(self._task, description=self._label(text))
 
     def stop(self) -> None:
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
         with self._lock:
             self._stopped = True
             if self._timer is not None:
@@ -84,6 +94,19 @@ class Waiting:
         self.stop()
 
 
-def waiting(args: argparse.Namespace, text: str) -> Waiting:
-    """A :class:`Waiting` on stderr unless ``-q`` was given."""
-    return Waiting(text, enabled=not getattr(args, "quiet", False))
+def waiting(args: argparse.Namespace, text: str) -> ContextManager[object]:
+    """A :class:`Waiting` on stderr when it is a terminal and ``-q`` was not given; else nothing
+    (the probe's path stays as fast as without it)."""
+    if getattr(args, "quiet", False) or not getattr(sys.stderr, "isatty", lambda: False)() or _ACTIVE:
+        return _Silent()  # (inside another wait, e.g. the probe within the doctor's: that one shows)
+    return Waiting(text, delay=DELAY)
+
+
+class _Silent:
+    enabled = False
+
+    def __enter__(self) -> _Silent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -1,4 +1,5 @@
-"""What `torchsmith` alone prints: this machine, this environment's verdict, the install to use.
+"""What `torchsmith` alone prints: the install to use here first, then at most five lines of
+why; this machine and the environment's verdict in full with ``-v`` (and always in ``--json``).
 
 The summary never fails as a whole: a part that cannot be computed (unreadable data, a broken
 interpreter) becomes one line saying so, and the other parts still show.
@@ -7,13 +8,18 @@ interpreter) becomes one line saying so, and the other parts still show.
 from __future__ import annotations
 
 import argparse
-from typing import IO, Any, Dict, List
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from torchsmith.cli.common import Context, add_host_options, add_json_option
+from torchsmith.cli.common import DESCRIBED, Context, add_host_options, add_json_option
 from torchsmith.cli.plan import installed_packages
 from torchsmith.errors import TorchsmithError
 from torchsmith.output import Result
-from torchsmith.report import machine_lines
+
+if TYPE_CHECKING:
+    from torchsmith.machine import Machine
+    from torchsmith.plan.model import Plan
+
+_DOCTOR = "Doctor   "  # how quick_verdict opens its first line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,16 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_host_options(parser)
 
 
-def _recommendation(ctx: Context) -> Dict[str, Any]:
-    """The answer `plan` gives for the default stack: the one policy (``make_plan``)."""
+def _recommendation(ctx: Context) -> Tuple[Plan, Dict[str, Any], Tuple[Tuple[str, str], ...]]:
+    """The answer `plan` gives for the default stack (the one policy, ``make_plan``), as JSON,
+    and what the environment has installed."""
     from torchsmith.plan.api import make_plan
     from torchsmith.plan.model import Request
     from torchsmith.render.output import commands_of
 
-    request = Request(installed=installed_packages(ctx.args, ctx))
-    plan, _request = make_plan(ctx.machine(), request, ctx.kb(), read=ctx.constraint_reader(),
-                               described=ctx.described_by_flags())
-    return plan.to_json(commands_of(plan, ctx.kb()))
+    installed = installed_packages(ctx.args, ctx)
+    plan, _request = make_plan(ctx.machine(), Request(installed=installed), ctx.kb(),
+                               read=ctx.constraint_reader(), described=ctx.described_by_flags())
+    return plan, plan.to_json(commands_of(plan, ctx.kb())), installed
 
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
@@ -40,36 +47,71 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     environment = ctx.environment()
     data: Dict[str, Any] = {"machine": machine.to_json(), "environment": dict(environment.to_json())}
     # The environment the summary talks about is the one select_target chose for the probe.
-    verdict: List[str] = quick_verdict(machine, python=ctx.environment_python(), host=ctx.host(), kb=None)
+    from torchsmith.cli.progress import waiting
+
+    with waiting(args, "reading the environment"):  # runs its interpreter, without importing torch
+        verdict: List[str] = quick_verdict(machine, python=ctx.environment_python(), host=ctx.host(),
+                                           kb=None)
     data["doctor"] = verdict
+    plan: Optional[Plan] = None
+    installed: Tuple[Tuple[str, str], ...] = ()
     try:
-        data["plan"] = plan = _recommendation(ctx)
+        plan, data["plan"], installed = _recommendation(ctx)
     except TorchsmithError as exc:
-        plan = None
         data["plan_error"] = exc.to_json()
 
     def human(out: IO[str]) -> None:
-        out.write("This machine\n")
-        out.write("".join(f"  {line}\n" for line in machine_lines(machine)))
-        out.write("\nThis environment\n")
-        out.write(f"  Python   {environment.label()}\n")
-        out.write("".join(f"  {line}\n" for line in verdict))
-        out.write("\nRecommended install\n")
-        if plan is None:
-            out.write(f"  cannot plan: {data['plan_error']['message']}\n")
-        elif plan["status"] != "ok":
-            out.write("  no torch stack works here; `torchsmith plan` says why\n")
-        else:
-            for pkg in plan["packages"]:
-                out.write(f"  {pkg['requirement']}\n")
-            caps = [r for r in plan["reasons"][1:] if " caps it " in r]  # the user's own limits, named
-            for reason in plan["reasons"][:1] + caps:
-                out.write(f"  why: {reason}\n")
-            for line in plan["choices"]:
-                out.write(f"  - {line}\n")
-            for line in plan["commands"].get("pip", []):
-                out.write(f"  $ {line}\n")
-        out.write("\nMore: `torchsmith plan` (why, and the alternatives), `torchsmith doctor`, "
-                  "`torchsmith install`, `torchsmith --help`.\n")
+        out.write("\n".join(_human_lines(data, machine, plan, installed=installed, where=environment.label(),
+                                         out=out, verbose=int(getattr(args, "verbose", 0) or 0))) + "\n")
 
-    return Result(command="summary", data=data, human=human)
+    return Result(command="summary", data=data, human=human, cautions_shown=True,
+                  warnings=list(plan.warnings) if plan is not None else [])
+
+
+def _installed_is_planned(plan: Plan, installed: Tuple[Tuple[str, str], ...], verdict: List[str]) -> bool:
+    """The environment already has the planned torch, and the quick check found nothing wrong."""
+    have = dict(installed).get("torch")
+    pin = next((p for p in plan.packages if p.name == "torch"), None)
+    return (pin is not None and have is not None and have == pin.version + (pin.local_version or "")
+            and "no problems found" in verdict[0])
+
+
+def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *,
+                 installed: Tuple[Tuple[str, str], ...], where: str, out: IO[str], verbose: int) -> List[str]:
+    from torchsmith.cli.layout import bullets, cautions_of, why_lines
+    from torchsmith.cli.plan_text import answer_lines, title
+    from torchsmith.output import paint, terminal_columns, use_color
+    from torchsmith.report import machine_lines
+
+    color, width = use_color(out), terminal_columns()
+    verdict: List[str] = data["doctor"]
+    lines: List[str] = []
+    commands = data.get("plan", {}).get("commands", {})
+    if plan is None:
+        lines.append(paint(f"Cannot plan an install here: {data['plan_error']['message']}", "1;31", color))
+    elif not plan.ok:
+        lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}: "
+                           "`torchsmith plan` says why.", "1;31", color))
+    elif _installed_is_planned(plan, installed, verdict) and not verbose:
+        lines.append(paint(f"Nothing to install: this environment has {title(plan)}, the one to use.",
+                           "1;32", color))
+    else:
+        lines.append(paint(f"Install {title(plan)} (pip):", "1", color))
+        lines.extend(answer_lines(plan, commands, "pip", width, color))
+    lines.append(f"Environment: {where}")
+    if where != DESCRIBED or verbose:  # a described machine has no environment here to judge
+        first = verdict[0][len(_DOCTOR):] if verdict[0].startswith(_DOCTOR) else verdict[0]
+        lines.extend(bullets([first], width, "  "))
+        lines.extend(f"  {line.strip()}" for line in verdict[1:])
+    if plan is not None and plan.ok:
+        caps = [r for r in plan.reasons[1:] if " caps it " in r]  # the user's own limits, named
+        reasons = list(plan.reasons) if verbose else [*plan.reasons[:1], *caps]
+        lines.append("Why:")
+        lines.extend(why_lines([*reasons, *plan.choices], width, verbose,
+                               cautions=cautions_of(plan.warnings), color=color,
+                               more="this machine"))
+    if verbose:
+        lines.append("This machine:")
+        lines.extend(f"  {line}" for line in machine_lines(machine))
+    lines.append("More: `torchsmith plan -v` (sources, alternatives), `torchsmith doctor`.")
+    return lines

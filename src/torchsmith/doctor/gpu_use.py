@@ -9,10 +9,11 @@ device's own numbers stand in for the job's, saying so.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.doctor.model import Fact, Finding
+from torchsmith.records import dataclass
 
 __all__ = ["IDLE_BELOW", "DeviceUse", "Watch", "gpu_indexes_of_slurm_job", "pids_of_slurm_job"]
 

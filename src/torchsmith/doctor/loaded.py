@@ -11,10 +11,10 @@ evidence either way.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.doctor.build import torch_build
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 __all__ = ["LoadedLibrary", "expected_versions", "loaded_libraries", "shadowing", "trusted_dirs"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -54,7 +54,7 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 
 
 # Facts a signature fired by an extracted fact carries (explain.triggers).
-TRIGGER_FACTS = frozenset({"lib", "error", "symbol"})
+TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl"})

@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import sm_arch
 from torchsmith.kb import JetPack, KnowledgeBase
 from torchsmith.machine import Machine
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 __all__ = ["JetsonContext", "adapt_fix_for_jetson", "jetson_context", "kb_facts"]

@@ -10,16 +10,17 @@ first match.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tuple
 
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
-from torchsmith.explain.messages import MAX_LINES, unwrap
+from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
 from torchsmith.explain.reason import capability, conclusions, contradiction, plan_flags
 from torchsmith.explain.triggers import fired
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
+from torchsmith.records import dataclass
 
 __all__ = ["Explanation", "Found", "Report", "explain", "explain_report", "find_signatures", "normalise_fact",
            "render_text"]
@@ -401,6 +402,7 @@ def explain_report(
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
     from torchsmith.explain.host import host_facts
 
+    text = plain_quotes(text)
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
     found_list = find_signatures(text, catalog)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import List, Tuple
 
-__all__ = ["MAX_LINES", "Unwrapped", "unwrap"]
+from torchsmith.records import dataclass
+
+__all__ = ["MAX_LINES", "Unwrapped", "plain_quotes", "unwrap"]
 
 # A wrapped message spans at most this many original lines; a match over more is two messages.
 MAX_LINES = 4
@@ -31,6 +32,18 @@ _PREFIX = re.compile(
     r"|\s*(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL)\s*[:|]"
     r")?[ \t]*"
 )
+
+
+# Typographic quotes a word processor, a chat client or an input method puts in a pasted message
+# ("couldn‘t", “libcudnn.so”): read as the ASCII quotes every message is written with.
+_QUOTES = re.compile("[\u2018\u2019\u201a\u201b\u2032\uff07\u201c\u201d\u201e\u2033\uff02]")
+_PLAIN = {"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\uff02": '"'}
+
+
+def plain_quotes(text: str) -> str:
+    """``text`` with typographic quotes as ASCII ones; one character for one, so every position
+    in it is the same position in the original."""
+    return _QUOTES.sub(lambda m: _PLAIN.get(m.group(), "'"), text)
 
 
 @dataclass(frozen=True)

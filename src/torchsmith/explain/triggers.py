@@ -48,17 +48,36 @@ def failing_package(extracted: Extracted) -> Optional[str]:
     return packages[-1] if packages else None
 
 
+def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
+    """A CUDA the text names (the toolkit, torch's build) of another major than ``major``."""
+    env = extracted.environment
+    for cuda in (env.cuda, env.torch_cuda):
+        if major and cuda and cuda.split(".")[0] != major.split(".")[0]:
+            return cuda
+    return None
+
+
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    kind = arguments[0]
+    """``library:KIND`` a missing library of that kind; ``:extension`` asked for by a compiled
+    extension, ``:torch`` by torch; ``:mixed`` of another CUDA major than the one the text names;
+    ``:incompatible`` found, but of another release than the one asked for."""
+    kind, qualifier = arguments[0], (arguments[1:] or [""])[0]
     package = failing_package(extracted)
     extension = package is not None and package not in _NOT_EXTENSIONS
-    if arguments[1:] == ["extension"] and not extension:
+    if qualifier == "extension" and not extension:
         return None  # "extension": loaded by a compiled extension, not by torch
-    if arguments[1:] == ["torch"] and (extension or not extracted.mentions_torch):
+    if qualifier == "torch" and (extension or not extracted.mentions_torch):
         return None  # a cause about torch's own libraries: torch must be in the text
+    wanted = "incompatible" if qualifier == "incompatible" else None
     for library in extracted.libraries:
-        if library.kind == kind:
-            return [library.soname], {"lib": library.soname}
+        if library.kind != kind or library.problem != wanted:
+            continue
+        if qualifier == "mixed":
+            other = _other_cuda(library.major, extracted)
+            if other is None:
+                continue
+            return [library.soname], {"lib": library.soname, "toolkit_cuda": other}
+        return [library.soname], {"lib": library.soname}
     return None
 
 
@@ -76,12 +95,33 @@ def _compiler(tool: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return None
 
 
+# torch's compiled core missing, as Python says it ("No module named 'torch._C'", "name '_C' is
+# not defined" from torch/__init__.py before 0.4, "cannot import name '_C'")
+_NO_TORCH_C = re.compile(r"No module named '?torch\._C'?|name '_C' is not defined|cannot import name '_C'")
+# An installed package lives under site-/dist-packages, an egg or a frozen app's bundle.
+_INSTALLED = re.compile(r"(?:site|dist)-packages|\.egg\b|[\\/]_MEI\w+[\\/]|\.zip[\\/]", re.IGNORECASE)
+
+
+def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """torch imported from a directory that is not an installation (its torch/__init__.py is in
+    no site-packages) and its compiled core not there: a source checkout shadows the install."""
+    if not any(_NO_TORCH_C.search(e.message) for e in extracted.exceptions):
+        return None
+    for frame in extracted.frames:
+        path = frame.path.replace("\\", "/")
+        if path.endswith("torch/__init__.py") and not _INSTALLED.search(path):
+            return [frame.path], {"path": frame.path}
+    return None
+
+
 def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
-    whose builds are CPU/MPS by design)."""
+    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
         return [env.torch or "cpu"], {}
+    if name == "source-tree":
+        return _source_tree(extracted)
     return None
 
 

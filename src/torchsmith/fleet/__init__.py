@@ -9,13 +9,16 @@ and its oldest driver: whatever runs there runs on every node.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import DriverVersion, sm_arch
 from torchsmith.machine import Machine, NvidiaGpu, NvidiaInfo
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.plan.variant_pick import VariantPrediction
 
 __all__ = [
     "FleetReport",
@@ -80,6 +83,7 @@ class NodeGroup:
     nodes: List[str]
     machine: Machine  # the first node's profile stands for the group
     plan: Optional[Plan] = None
+    variants: Optional[VariantPrediction] = None  # fleet --variants: what a variant installer picks
 
 
 @dataclass

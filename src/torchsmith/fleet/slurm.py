@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import ProfileError, TorchsmithError
 from torchsmith.host import Host
 from torchsmith.machine import Machine
+from torchsmith.records import dataclass
 
 __all__ = ["DEFAULT_PROBE", "GatherResult", "gather_profiles", "list_nodes", "parse_labelled"]
 

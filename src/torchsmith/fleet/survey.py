@@ -8,7 +8,7 @@ import json
 import os
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import ProfileError
@@ -16,6 +16,7 @@ from torchsmith.fleet import FleetReport, Planner, node_name, plan_fleet
 from torchsmith.host import Host
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -134,7 +135,8 @@ def report_json(report: FleetReport) -> Dict[str, Any]:
     return {
         "nodes": report.node_count,
         "node_types": [
-            {**g.node_type.to_json(), "nodes": sorted(g.nodes), "plan": _plan_json(g.plan)}
+            {**g.node_type.to_json(), "nodes": sorted(g.nodes), "plan": _plan_json(g.plan),
+             **({"variants": g.variants.to_json()} if g.variants is not None else {})}
             for g in report.groups
         ],
         "shared": {

@@ -8,8 +8,10 @@ the tests stand in for GPUs this machine does not have, and how users send bug r
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
+
+from torchsmith.records import dataclass
 
 __all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "JobHost", "LineStream",
            "PlatformInfo", "Spawned", "bound_output", "command_key"]
@@ -127,11 +129,13 @@ class Host(Protocol):
         reached through several links (/usr/local/cuda -> cuda-13 -> cuda-13.0) is one."""
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
         """Run a command without a shell; never raises, never waits past ``timeout``.
 
         ``env`` changes the child's environment only: a value sets a variable, None removes it
         (installers must not inherit e.g. ``PIP_EXTRA_INDEX_URL`` where torchsmith pins indexes).
+        ``stdin``: text given to the child's standard input (``uv pip compile -``); else none.
         """
 
     def environ(self) -> Mapping[str, str]:

@@ -47,13 +47,14 @@ class BudgetHost:
         return max(0.0, self._deadline - self._clock())
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
         left = self.remaining()
         if left < _SMALLEST:
             self.skipped.append(" ".join(argv[:1]))
             return CommandResult(list(argv), skipped=f"the probe's {self._seconds:g} s time budget "
                                                     f"was spent ({BUDGET_ENV} sets it)")
-        return self._inner.run(argv, min(timeout, left), env)
+        return self._inner.run(argv, min(timeout, left), env, stdin)
 
     def read_text(self, path: str) -> Optional[str]:
         return self._inner.read_text(path)

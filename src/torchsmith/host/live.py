@@ -138,7 +138,8 @@ class LiveHost:
         return shutil.which(name, path=self._environ.get("PATH"))
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
         args = list(argv)
         if args and args[0] in self._hung and timeout <= QUESTION_SECONDS:
             # An interpreter (or tool) that hung on one question will not answer the next either:
@@ -153,7 +154,7 @@ class LiveHost:
         try:
             proc = subprocess.Popen(
                 args,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=child_env,
@@ -166,6 +167,8 @@ class LiveHost:
             return CommandResult(args, not_found=True)
         except OSError as exc:
             return CommandResult(args, stderr=str(exc))
+        if stdin is not None:
+            _feed(proc, stdin)
         result = _collect(proc, args, timeout)
         if result.timed_out and args and timeout <= QUESTION_SECONDS:
             self._hung.add(args[0])
@@ -418,6 +421,26 @@ class _Capture:
         if self.dropped:
             data += f"\n[torchsmith: {self.dropped} bytes of output not kept]\n".encode()
         return (data + bytes(self.tail)).decode("utf-8", errors="replace")
+
+
+def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
+    """Write ``text`` to the child's stdin from a thread (a child that reads nothing cannot block
+    us on a full pipe), then close it."""
+    assert proc.stdin is not None
+    pipe = proc.stdin
+
+    def write() -> None:
+        try:
+            pipe.write(text.encode("utf-8"))
+        except OSError:  # it exited without reading: its output says why
+            pass
+        finally:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    threading.Thread(target=write, name="torchsmith-stdin", daemon=True).start()
 
 
 def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> CommandResult:

@@ -77,7 +77,8 @@ class RecordedHost:
         return found if isinstance(found, str) and found else path
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
         answer = self._commands.get(command_key(argv))
         if not isinstance(answer, Mapping):
             return CommandResult(list(argv), not_found=True)
@@ -168,8 +169,9 @@ class RecordingHost:
         return resolved
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
-            env: Optional[Mapping[str, Optional[str]]] = None) -> CommandResult:
-        result = self._inner.run(argv, timeout, env)
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None
+            ) -> CommandResult:
+        result = self._inner.run(argv, timeout, env, stdin)
         self.commands[command_key(argv)] = {
             "returncode": result.returncode,
             "stdout": result.stdout,

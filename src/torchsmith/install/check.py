@@ -12,7 +12,7 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -23,6 +23,7 @@ from torchsmith.host import CommandResult, Host
 from torchsmith.install.installers.pip import pip_command
 from torchsmith.install.installers.uv import find_uv
 from torchsmith.install.target import Target, installed_packages
+from torchsmith.records import dataclass
 
 __all__ = ["Prediction", "parse_user_command", "parse_uv_dry_run", "predict"]
 

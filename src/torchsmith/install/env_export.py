@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith import __version__
@@ -21,6 +20,7 @@ from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
 from torchsmith.plan.index import torch_index_url
 from torchsmith.plan.model import PackagePin, Plan
+from torchsmith.records import dataclass
 from torchsmith.render.pip import requirement_files
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from torchsmith.install import guard_hold, journal
@@ -48,6 +48,7 @@ from torchsmith.install.guard_files import (
     save_original,
     write_atomic,
 )
+from torchsmith.records import dataclass
 
 __all__ = ["GUARD_FILE", "GuardStatus", "guard_off", "guard_on", "guard_status", "write_guard_file"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from packaging.utils import canonicalize_name
@@ -12,6 +11,7 @@ from torchsmith.host import Host
 from torchsmith.install import guard
 from torchsmith.install.check import Prediction, parse_user_command, predict
 from torchsmith.install.target import Target, installed_packages
+from torchsmith.records import dataclass
 
 __all__ = ["GUARD_ACTIONS", "GuardView", "check_against_guard", "guard_action"]
 

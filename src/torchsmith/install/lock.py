@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.utils import canonicalize_name
@@ -25,6 +25,7 @@ from packaging.utils import canonicalize_name
 from torchsmith import __version__
 from torchsmith.errors import InstallError, load_json_file
 from torchsmith.install.steps import Group
+from torchsmith.records import dataclass
 from torchsmith.redact import redact, strip_credentials
 
 __all__ = ["LOCK_VERSION", "Lock", "LockedPackage", "hashes_from_pip_report", "parse_compiled_hashes",

@@ -3,7 +3,7 @@ find, and the lock's metadata; from a plan or from a lock to reproduce."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional, Sequence
 
 from packaging.requirements import Requirement
@@ -14,7 +14,10 @@ from torchsmith.install.lock import Lock, read_lock
 from torchsmith.install.steps import Group, groups_from_plan
 from torchsmith.install.verify import expected_device
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
+from torchsmith.plan.conflict_words import Pairing
 from torchsmith.plan.model import Plan
+from torchsmith.records import dataclass
 
 __all__ = ["Prepared", "prepare_from_lock", "prepare_from_plan", "unplanned"]
 
@@ -25,6 +28,8 @@ class Prepared:
     expect: str  # the device verify must find: cpu | cuda | rocm | mps
     lock: Lock  # the metadata of the lock the install writes
     warnings: List[str] = field(default_factory=list)
+    # (package, torch, range) -> the release that pairs: names the way out of a resolver's refusal.
+    pairing: Optional[Pairing] = None
 
 
 def unplanned(requirements: Sequence[str], plan: Plan) -> List[str]:
@@ -58,7 +63,7 @@ def prepare_from_lock(path: str, torch_index: Optional[str], machine: Machine) -
         expect = "cpu"  # a GPU build on a machine without the GPU: import and compute on the CPU
     warnings: List[str] = []
     if lock.platform and lock.platform != machine.platform:
-        warnings.append(f"the lock was made for {lock.platform}; this machine is {machine.platform}")
+        warnings.append(Caution(f"the lock was made for {lock.platform}; this machine is {machine.platform}"))
     return Prepared(groups, expect, lock, warnings)
 
 

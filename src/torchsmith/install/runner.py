@@ -17,7 +17,7 @@ import signal
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Set, Tuple
 
 from torchsmith import __version__
@@ -35,6 +35,8 @@ from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, installed_packages
 from torchsmith.install.transaction import Transaction
 from torchsmith.install.verify import companion_imports, expected_device, verify
+from torchsmith.plan.conflict_words import Pairing, conflict_lines, parse_failure
+from torchsmith.records import dataclass
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
 
@@ -58,6 +60,7 @@ class InstallJob:
     guard: bool = True
     timeout: float = 3600.0
     verify_timeout: float = 300.0
+    pairing: Optional[Pairing] = None  # names the release that pairs when a resolver refuses
 
 
 @dataclass
@@ -72,6 +75,11 @@ class InstallOutcome:
     export_path: Optional[str] = None
     seconds: Dict[str, float] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
+    notices: List[str] = field(default_factory=list)  # of the warnings, those shown without -v
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+        self.warnings.append(text)
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -168,12 +176,12 @@ def _finish(transaction: Transaction, outcome: InstallOutcome,
         try:
             transaction.finish()
         except OSError as exc:  # the install stands; the next command removes what is left
-            outcome.warnings.append(f"the install is complete, but cleaning up failed: {reason(exc)}")
+            outcome.notice(f"the install is complete, but cleaning up failed: {reason(exc)}")
     if isinstance(stopped, KeyboardInterrupt):
-        outcome.warnings.append("stopped while cleaning up after the install had completed: the "
-                                "install stands, and the cleanup was finished")
+        outcome.notice("stopped while cleaning up after the install had completed: the install "
+                       "stands, and the cleanup was finished")
     elif isinstance(stopped, Exception):
-        outcome.warnings.append(f"the install is complete, but cleaning up failed: {stopped}")
+        outcome.notice(f"the install is complete, but cleaning up failed: {stopped}")
 
 
 def _fail(exc: BaseException, undone: str) -> NoReturn:
@@ -278,7 +286,7 @@ def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: Ste
         seconds = time.monotonic() - step_start
         outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
         if not result.ok:
-            raise _installer_error(job.installer.name, group, result, job.timeout)
+            raise _installer_error(job, group, result)
         if report and os.path.exists(report):
             with open(report, encoding="utf-8") as handle:
                 report_text = handle.read()
@@ -390,7 +398,8 @@ def _drop_guard_env(host: Host) -> Dict[str, Optional[str]]:
             if guard_mod.GUARD_FILE in environ.get(name, "")}
 
 
-def _installer_error(name: str, group: Group, result: CommandResult, timeout: float) -> InstallError:
+def _installer_error(job: InstallJob, group: Group, result: CommandResult) -> InstallError:
+    name, timeout = job.installer.name, job.timeout
     tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-6:]
     if result.timed_out:
         message = f"{name} did not finish installing {group.label} in {timeout:.0f} s and was stopped"
@@ -411,7 +420,23 @@ def _installer_error(name: str, group: Group, result: CommandResult, timeout: fl
         hint = "free disk space on the environment's filesystem and retry"
     elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
         hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
+        failure = parse_failure(text)
+        said = conflict_lines(failure, _planned(job), name, job.pairing) if failure.needs else []
+        if said:  # the words `plan --confirm` uses: who pins what, the release that pairs
+            message = f"{said[0]} (installing {group.label})"
+            tail = said[1:] + tail
     return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
+
+
+def _planned(job: InstallJob) -> Dict[str, str]:
+    """name -> version of every exact pin the install's groups carry (torch==2.6.0+cu126)."""
+    planned: Dict[str, str] = {}
+    for group in job.groups:
+        for line in group.requirements:
+            name, sep, version = line.partition("==")
+            if sep and " " not in version.strip() and ";" not in version:
+                planned.setdefault(requirement_name(name), version.strip())
+    return planned
 
 
 def _previous_lock_names(path: str) -> Set[str]:

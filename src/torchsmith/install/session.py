@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from torchsmith.errors import InstallError, TorchsmithError
@@ -18,6 +17,7 @@ from torchsmith.install.snapshot import remove_tree
 from torchsmith.install.target import Target, create_venv, inspect_target, venv_python
 from torchsmith.install.target_choice import TargetChoice
 from torchsmith.install.transaction import journaled_prefix, recover
+from torchsmith.records import dataclass
 
 __all__ = ["InstallOptions", "install_prepared", "open_target"]
 
@@ -55,9 +55,10 @@ def install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, optio
         job = InstallJob(target=target, installer=installer, groups=list(prepared.groups),
                          expect=prepared.expect, lock=prepared.lock,
                          lock_path=os.path.abspath(options.lock_out) if options.lock_out else None,
-                         guard=options.guard, timeout=options.timeout)
+                         guard=options.guard, timeout=options.timeout, pairing=prepared.pairing)
         outcome = run_install(host, job, progress)
         outcome.warnings[:0] = recovered
+        outcome.notices[:0] = recovered
         outcome.seconds["environment"] = made  # inspecting the target, or making the venv
         return outcome
 

@@ -11,12 +11,12 @@ from another index.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from torchsmith.errors import InstallError
 from torchsmith.plan.model import Plan
 from torchsmith.plan.steps import install_steps
+from torchsmith.records import dataclass
 
 __all__ = ["Group", "StepFiles", "groups_from_plan"]
 

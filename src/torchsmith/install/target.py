@@ -7,7 +7,6 @@ Everything runs through a :class:`~torchsmith.host.Host`: the interpreter is ins
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from packaging.utils import canonicalize_name
@@ -15,6 +14,7 @@ from packaging.utils import canonicalize_name
 from torchsmith.errors import InstallError
 from torchsmith.host import Host
 from torchsmith.machine import ProbeNote
+from torchsmith.records import dataclass
 from torchsmith.versions import minor_version
 
 __all__ = [

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import Literal, Mapping, Optional, Tuple, get_args
 
 from torchsmith.errors import UsageError
 from torchsmith.host import Host
+from torchsmith.records import dataclass
 
 __all__ = ["DEFAULT_VENV", "OWN", "TargetChoice", "TargetDefault", "discover", "looks_like_version",
            "select_target"]

@@ -129,6 +129,26 @@ def _error_vocab(data: Document) -> None:
                 raise ValueError(f"{table} row {number}: needs an integer code and a name")
 
 
+def _variant_labels(data: Document) -> None:
+    """Recorded variants.json per release (labels -> namespace -> feature -> values) and the Intel
+    provider's device table per family: every part cites known sources."""
+    sources = data["sources"]
+    for row in data["releases"]:
+        ids = row.get("source") or [None]
+        if not isinstance(row.get("torch"), str) or any(s not in sources for s in ids):
+            raise ValueError("a release without torch or with an unknown source id")
+        for label, props in row["variants"].items():
+            if not isinstance(props, dict) or any(not isinstance(f, dict) for f in props.values()):
+                raise ValueError(f"torch {row['torch']} label {label}: expected namespace -> feature "
+                                 "-> values")
+    families = data["intel_families"]
+    if any(s not in sources for s in families["source"]):
+        raise ValueError("intel_families: unknown source id")
+    for row in families["rows"]:
+        if not (row.get("label_ips") and row.get("devices")):
+            raise ValueError(f"intel family {row.get('family')}: needs label_ips and devices")
+
+
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _RowsWith(package=str)),
@@ -143,6 +163,8 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "signatures": ("signatures.json", "failure signatures", _signatures),
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
     "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, sonames)", _error_vocab),
+    "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),
+    "wheel_pages": ("wheel_pages.json", "projects' own wheel pages", _RowsWith(id=str, url=str, lists=str)),
 }
 
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import IO, TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.host import Host

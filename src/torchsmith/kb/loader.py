@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -36,6 +35,7 @@ import torchsmith.kb.rows as rb
 import torchsmith.kb.rows_amd as amd
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.rows import is_version, normalize_gpu_name, version_key
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from packaging.version import Version

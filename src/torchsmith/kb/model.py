@@ -7,10 +7,11 @@ not checked against a primary source). Platform keys are the tokens of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Dict, Mapping, Optional, Tuple, Union
 
 from torchsmith.compat import sm_arch
+from torchsmith.records import dataclass
 
 __all__ = [
     "SECTION_OF",

@@ -20,9 +20,10 @@ import html
 import json
 import re
 import urllib.parse
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = [
     "STACK",

@@ -214,7 +214,7 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
             variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
             timeout: float = 20.0, today: Optional[str] = None, wait: float = 0.0,
-            variant_index: bool = False) -> Dict[str, Any]:
+            variant_index: bool = False, wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
     """Read the indexes and (re)write ``overlay_dir``; returns what was read and found.
 
     One refresh of an overlay at a time (a second waits up to ``wait`` seconds, else is
@@ -224,12 +224,12 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
     with exclusive(overlay_dir, wait=wait, what="kb refresh"):
         return _refresh(overlay_dir=overlay_dir, fetch=fetch, index_base=index_base, variants=variants,
                         package_indexes=package_indexes, timeout=timeout, today=today,
-                        variant_index=variant_index)
+                        variant_index=variant_index, wheel_pages=wheel_pages)
 
 
 def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], variants: Optional[Sequence[str]],
              package_indexes: Sequence[str], timeout: float, today: Optional[str],
-             variant_index: bool = False) -> Dict[str, Any]:
+             variant_index: bool = False, wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
     packaged = load_kb(packaged_only=True)
     base = (index_base or str(packaged.manifest["torch_index_base"])).rstrip("/")
     date = today or datetime.date.today().isoformat()
@@ -279,6 +279,11 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
     if package_indexes:  # the packages' own metadata, re-read from the user's index
         files["package_meta.json"] = _package_snapshot(packaged, fetch, package_indexes[0], pypi,
                                                        newest=newest, date=date, timeout=timeout, read=read)
+    if wheel_pages:  # projects' own pages (wheel_pages.json): packages named by the files they list
+        from torchsmith.kb.wheel_pages import apply_wheel_pages
+
+        provenance["wheel_pages"] = apply_wheel_pages(packaged, files, wheel_pages, fetch, timeout=timeout,
+                                                      date=date, read=read)
     _write(overlay_dir, redact_data(files))
     return provenance
 

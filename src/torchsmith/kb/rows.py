@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import torchsmith.kb.model as m
 from torchsmith.errors import KnowledgeBaseError
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from packaging.version import Version

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.errors import KnowledgeBaseError
+from torchsmith.records import dataclass
 
-__all__ = ["LabelFacts", "label_disagreements", "parse_variants_json"]
+__all__ = ["LabelFacts", "label_disagreements", "parse_variants_data", "parse_variants_json"]
 
 _SM_ARCH = re.compile(r"^(\d+)([af]?)_(real|virtual)$")
 _NAME = re.compile(r"^[a-z0-9_]+$")
@@ -38,6 +38,15 @@ class LabelFacts:
     @property
     def is_null(self) -> bool:
         return not self.properties
+
+    def values(self, namespace: str, feature: str) -> Tuple[str, ...]:
+        return tuple(self.properties.get(namespace, {}).get(feature, ()))
+
+    @property
+    def priority(self) -> int:
+        """The static ``priority :: order`` PyTorch gives its CUDA labels (1 first); 99 without."""
+        order = self.values("priority", "order")
+        return int(order[0]) if order and order[0].isdigit() else 99
 
 
 def _values(where: str, value: Any) -> Tuple[str, ...]:
@@ -77,6 +86,11 @@ def parse_variants_json(text: str, where: str = "variants.json") -> Dict[str, La
         data = json.loads(text)
     except ValueError as exc:
         raise KnowledgeBaseError(f"{where}: not valid JSON ({exc})") from exc
+    return parse_variants_data(data, where)
+
+
+def parse_variants_data(data: Any, where: str = "variants.json") -> Dict[str, LabelFacts]:
+    """label -> facts from the file's parsed JSON (a recorded copy is read the same way)."""
     variants = data.get("variants") if isinstance(data, dict) else None
     if not isinstance(variants, dict):
         raise KnowledgeBaseError(f"{where}: no 'variants' object (label -> properties)")

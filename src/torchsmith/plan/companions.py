@@ -90,7 +90,7 @@ def prepare(job: Job) -> Extra:
             continue
         record = records.get(name)
         if record is not None and (published.newer_than_table(record, _table_newest(job, name))
-                                   or _unversioned_row(job, name)):
+                                   or _unversioned_row(job, name) or published.from_wheel_pages(record)):
             published.plan_published(job, name, want, record, extra)  # the table stops short
         elif name in TORCH_BOUND:
             _torch_bound(job, name, want, extra)

@@ -5,11 +5,11 @@ PyPI's torch (which conda-forge's pytorch cannot load: a different C++ ABI).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.plan.model import PackagePin
+from torchsmith.records import dataclass
 from torchsmith.versions import minor_version, version_tuple
 
 if TYPE_CHECKING:

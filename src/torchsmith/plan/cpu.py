@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
 from torchsmith.plan.adopt import adopt, conda_specs, headline, reject_pypi_default
 from torchsmith.plan.core import Constraint, Job
 from torchsmith.plan.dead_end import no_solution
@@ -39,7 +40,7 @@ def plan_cpu(job: Job, constraints: Sequence[Constraint], why: str) -> Draft:
     reject_pypi_default(draft, idx, view, chosen)
     draft.conda.update(conda_specs(idx, view, chosen))
     if machine.os.system == "windows" and machine.rocm and machine.rocm.gpus:
-        draft.warnings.append(_WINDOWS_AMD)
+        draft.warnings.append(Caution(_WINDOWS_AMD))
     return draft
 
 
@@ -64,11 +65,11 @@ def plan_macos(job: Job, constraints: Sequence[Constraint]) -> Draft:
         draft.conda.update(conda_specs(idx, view, chosen))
     if machine.os.arch == "x86_64":
         if apple is not None and (apple.rosetta or apple.apple_silicon):
-            draft.warnings.append(
+            draft.warnings.append(Caution(
                 "this Python is an x86_64 build running under Rosetta on Apple silicon: torch for "
                 "macOS x86_64 stopped at 2.2.2 and has no MPS; install an arm64 Python (python.org "
                 "universal2 installer, `uv python install`, or Homebrew in /opt/homebrew) for current "
-                "torch with MPS")
+                "torch with MPS"))
         else:
             draft.warnings.append("torch publishes no macOS x86_64 (Intel Mac) wheels after 2.2.2")
     return draft

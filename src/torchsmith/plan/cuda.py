@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 from packaging.version import Version
 
 from torchsmith.compat import DriverVersion, full_support_floor
+from torchsmith.output import Caution
 from torchsmith.plan.adopt import adopt, conda_specs, headline, reject_pypi_default
 from torchsmith.plan.check import driver_cite, driver_mode, driver_name
 from torchsmith.plan.core import ARCH, DRIVER, PLATFORM, PYTHON, Check, Constraint, Job
@@ -39,9 +40,9 @@ def plan_cuda(job: Job, constraints: Sequence[Constraint]) -> Draft:
     if not job.request.gpus_on_separate_nodes:
         job = _drop_gpus_the_driver_cannot_drive(job, draft)
     if not job.view.gpus and not job.view.unknown_gpus:
-        draft.warnings.append(f"no CUDA build of torch can use these GPUs with "
+        draft.warnings.append(Caution(f"no CUDA build of torch can use these GPUs with "
                               f"{driver_name(job.view)}; planned the CPU build until the driver "
-                              f"is upgraded")
+                              f"is upgraded"))
         return draft.then(plan_cpu(job, constraints, "the NVIDIA driver is too old for every GPU here"))
     walk, gpus_used = _walk_gpus(job, constraints, draft)
     draft.warnings.extend(job.view.notes)
@@ -64,12 +65,12 @@ def _walk_gpus(job: Job, constraints: Sequence[Constraint], draft: Draft
     walk, gpus_used, left_out = split
     indexes = ",".join(str(g.index) for g in gpus_used)
     draft.environment.append(("CUDA_VISIBLE_DEVICES", indexes))
-    draft.warnings.append(
+    draft.warnings.append(Caution(
         "no torch build covers every GPU here; this plan uses "
         + ", ".join(g.label for g in gpus_used)
         + f" (CUDA_VISIBLE_DEVICES={indexes}); left out: "
         + ", ".join(g.label for g in left_out)
-        + " (plan for them separately with CUDA_VISIBLE_DEVICES set to their indexes)")
+        + " (plan for them separately with CUDA_VISIBLE_DEVICES set to their indexes)"))
     return walk, gpus_used
 
 
@@ -84,13 +85,13 @@ def _no_cuda_build(job: Job, constraints: Sequence[Constraint], draft: Draft, wa
     gpu_names = ", ".join(g.label for g in view.gpus) or ", ".join(view.unknown_gpus)
     for gpu in view.gpus:
         if gpu.cc in idx.tegra:
-            draft.warnings.append(
+            draft.warnings.append(Caution(
                 f"{gpu.label} is an integrated Jetson GPU ({idx.tegra[gpu.cc]}): desktop and server "
                 f"wheels do not run on it; describe the machine with --jetson L4T_RELEASE "
-                f"(from /etc/nv_tegra_release) to get the JetPack's wheel")
-    draft.warnings.append(f"no CUDA build of torch in the data runs on {gpu_names} with this "
+                f"(from /etc/nv_tegra_release) to get the JetPack's wheel"))
+    draft.warnings.append(Caution(f"no CUDA build of torch in the data runs on {gpu_names} with this "
                           f"driver; planned the CPU build instead (see `rejected` for what "
-                          f"each CUDA build lacks, and `alternatives` for the ways to the GPU)")
+                          f"each CUDA build lacks, and `alternatives` for the ways to the GPU)"))
     draft.alternatives.extend(arch_doors(job, cpu=False) if ARCH in walk.failures else [])
     return draft.then(plan_cpu(job, constraints, "no CUDA build runs on this GPU and driver"))
 
@@ -113,9 +114,9 @@ def _plan_chosen(job: Job, draft: Draft, walk: Walk, chosen: Check, gpus_used: S
                          f"wheels for it{idx.cite(rel.sources, 1)}")
     draft.warnings.extend(_driver_warnings(job, chosen))
     for name in view.unknown_gpus:
-        draft.warnings.append(f"GPU {name!r}: compute capability unknown (not reported and not in "
+        draft.warnings.append(Caution(f"GPU {name!r}: compute capability unknown (not reported and not in "
                               f"the data); planned for the other facts only. Check "
-                              f"torch.cuda.get_arch_list() after installing.")
+                              f"torch.cuda.get_arch_list() after installing."))
     reject_pypi_default(draft, idx, view, chosen)
     draft.conda.update(conda_specs(idx, view, chosen))
 
@@ -205,7 +206,7 @@ def _drop_gpus_the_driver_cannot_drive(job: Job, draft: Draft) -> Job:
                f"CUDA {cuda}, whose driver is ≥ {need}; upgrade the NVIDIA driver to ≥ {need} "
                f"to use {gpu.name}{driver_cite(idx, cuda)}")
         draft.reject(Rejection(f"every CUDA build on {gpu.label}", why, DRIVER))
-        draft.warnings.append(why)
+        draft.warnings.append(Caution(why))
     if len(usable) == len(view.gpus):
         return job
     if usable:

@@ -7,11 +7,11 @@ the probe or the data), and the driver. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.compat import Arch, parse_cc
 from torchsmith.machine import Machine
+from torchsmith.records import dataclass
 from torchsmith.versions import driver_tuple, version_tuple
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ import os
 from typing import Any, List, Tuple
 
 from torchsmith.host import Host
+from torchsmith.output import Caution
 
 __all__ = ["parse_installed", "read_installed"]
 
@@ -46,6 +47,7 @@ def read_installed(host: Host, python: str, warnings: List[str]) -> Tuple[Tuple[
     """Installed torch-family packages of ``python``; () with a warning when it cannot tell."""
     result = host.run([python, _SNIPPET], 30.0)
     if not result.ok:
-        warnings.append(f"could not read what is installed in {python}: {result.problem()}")
+        # The install could then replace a torch that works.
+        warnings.append(Caution(f"could not read what is installed in {python}: {result.problem()}"))
         return ()
     return parse_installed(result.stdout)

@@ -14,6 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import sm_arch
+from torchsmith.output import Caution
 from torchsmith.plan.core import CONFLICT, PYTHON, Constraint, Job, is_default
 from torchsmith.plan.cuda import plan_cuda
 from torchsmith.plan.doors import jetson_dead_end
@@ -176,11 +177,11 @@ def _pin_torchvision(draft: Draft, jp: JetPack, paired: Optional[str], torch_ver
         draft.packages.append(PackagePin("torchvision", paired, "source" if not vision_url else variant,
                                          wheel_url=vision_url))
         if not vision_url:
-            draft.warnings.append(
+            draft.warnings.append(Caution(
                 f"torchvision {paired} pairs with torch {torch_version}; NVIDIA publishes no "
                 f"torchvision wheel for JetPack {jp.jetpack}: build it from source (git clone "
                 f"--branch v{paired} https://github.com/pytorch/vision; python setup.py install) "
-                f"— `pip install torchvision` would pull a PyPI torch and replace NVIDIA's")
+                f"— `pip install torchvision` would pull a PyPI torch and replace NVIDIA's"))
     elif index:
         draft.packages.append(PackagePin("torchvision", "", variant, index_url=index))
     else:

@@ -7,10 +7,11 @@ Plan with ``status == "no-solution"`` and its rejections, not an exception.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:

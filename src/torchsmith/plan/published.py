@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
+from torchsmith.output import Caution
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
 from torchsmith.plan.extra import Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
@@ -28,7 +29,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["newer_than_table", "plan_published", "record_for", "relates_to_torch", "unread_warning"]
+__all__ = ["from_wheel_pages", "newer_than_table", "pairing_release", "plan_published", "record_for",
+           "relates_to_torch", "spec_allows", "unread_warning"]
 
 FAMILY_SPECS = ("torch", "torchvision", "torchaudio")
 # Planned from their own tables (companions.py): never read live.
@@ -75,6 +77,12 @@ def relates_to_torch(record: Optional[PackageRecord]) -> bool:
                                       or any(r.requirement(n) for n in FAMILY_SPECS) for r in record.releases)
 
 
+def from_wheel_pages(record: Optional[PackageRecord]) -> bool:
+    """Some releases were read from the project's own wheel pages (``kb refresh --wheel-pages``):
+    they are the prebuilt wheels, so the record, not a hand-kept table, plans the package."""
+    return record is not None and any(r.url for r in record.releases)
+
+
 def newer_than_table(record: Optional[PackageRecord], newest_in_table: str) -> bool:
     """The index has a final release newer than the table's newest row: the table is stale."""
     if record is None or not newest_in_table:
@@ -98,9 +106,10 @@ def _cite(record: PackageRecord) -> str:
 
 
 def unread_warning(names: List[str], reason: str) -> str:
-    return (f"could not check {', '.join(names)}: {reason}; torch was planned without what "
-            f"{'they ask' if len(names) > 1 else 'it asks'} of torch; installed last from your configured "
-            f"index, with the torch pins kept")
+    # Unchecked, the package may pull another torch over the planned one: part of the answer.
+    return Caution(f"could not check {', '.join(names)}: {reason}; torch was planned without what "
+                   f"{'they ask' if len(names) > 1 else 'it asks'} of torch; installed last from your "
+                   f"configured index, with the torch pins kept")
 
 
 class _Fit:
@@ -260,6 +269,27 @@ def _meets(spec: str, version: str, series: bool) -> bool:
     if series and exact:
         return all(pin.split(".")[:2] == version.split(".")[:2] for pin in exact)
     return specifier.contains(version, prereleases=True)
+
+
+def spec_allows(spec: str, version: str) -> bool:
+    """``version`` (``2.6.0+cu126``) meets a requirement's specifier (``>=2.4``, ``==2.6.0``)."""
+    return _meets(spec, version, series=False) or _meets(spec, version.split("+", 1)[0], series=False)
+
+
+def pairing_release(record: PackageRecord, torch: str, kb: KnowledgeBase,
+                    allowed: str = "") -> Optional[ReleaseRecord]:
+    """The newest final release of ``record`` (within ``allowed``, a specifier) that installs
+    beside torch ``torch`` by its published pins; None when none does."""
+    row = kb.release(torch)
+    tv = (row.torchvision or "") if row is not None else ""
+    ta = (row.torchaudio or "") if row is not None else ""
+    for release in record.releases:
+        if _pre(release.public) or (allowed and not spec_allows(allowed, release.version)):
+            continue
+        read = release.metadata != "none" or release.build is not None
+        if read and _torch_fits(release, torch, None, tv, ta):
+            return release
+    return None
 
 
 def _torch_check(want: Wanted, releases: List[ReleaseRecord]) -> ConstraintCheck:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import RequirementError
 from torchsmith.host.files import NotAFileError, read_whole
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet

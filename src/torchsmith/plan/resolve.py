@@ -21,6 +21,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
 from torchsmith.plan import companions, downstream
 from torchsmith.plan.artifacts import attach_artifacts
 from torchsmith.plan.check import check_variant
@@ -183,8 +184,8 @@ def _replace_installed(job: Job, hard: Sequence[Constraint], extra: Extra, draft
         return draft
     new = next(p for p in retry.packages if p.name == "torch")
     why = _installed_problem(job, keep) or "; ".join(draft.reasons) or "it does not fit the request"
-    retry.warnings.insert(0, f"the installed torch {keep[0]}{'+' + keep[1] if keep[1] else ''} "
-                             f"must change to {new.version}{new.local_version or ''}: {why}")
+    retry.warnings.insert(0, Caution(f"the installed torch {keep[0]}{'+' + keep[1] if keep[1] else ''} "
+                                     f"must change to {new.version}{new.local_version or ''}: {why}"))
     return retry
 
 
@@ -242,7 +243,9 @@ def _solve(job: Job, constraints: Sequence[Constraint]) -> Draft:
 
         return plan_jetson(job, constraints)
     if machine.os.system == "macos":
-        return plan_macos(job, constraints)
+        from torchsmith.plan.vendor_described import described_vendor_dead_end  # lazy: start-up time
+
+        return described_vendor_dead_end(job) or plan_macos(job, constraints)
     if job.view.has_cuda_gpu:
         gaps = wsl_gaps(job)
         return Draft(prerequisites=list(gaps), warnings=list(gaps)).then(plan_cuda(job, constraints))

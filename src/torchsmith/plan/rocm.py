@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from torchsmith.output import Caution
 from torchsmith.plan.adopt import adopt, reject_pypi_default
 from torchsmith.plan.core import ARCH, PLATFORM, PYTHON, Check, Constraint, Job
 from torchsmith.plan.cpu import plan_cpu
@@ -18,6 +19,13 @@ from torchsmith.plan.doors import capped_by
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Rejection
 from torchsmith.plan.therock import plan_windows_amd
+from torchsmith.plan.vendor_described import (
+    GFX_HINT,
+    AmdDescribed,
+    describe_amd,
+    platform_doors,
+    vendor_platform_dead_end,
+)
 from torchsmith.plan.walk import Walk, walk_releases
 
 if TYPE_CHECKING:
@@ -39,14 +47,25 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
     machine, idx = job.machine, job.idx
     rocm = machine.rocm
     assert rocm is not None
-    gfxs = [g.gfx for g in rocm.gpus if g.gfx]
-    names = ", ".join(f"{g.name} ({g.gfx or 'gfx unknown'})" for g in rocm.gpus)
-    if machine.os.system == "windows":
-        return plan_windows_amd(job, constraints, gfxs, names)
-    draft = Draft()
-    if not gfxs:
-        draft.warnings.append(f"AMD GPU {names}: gfx target unknown; pass --rocm-gfx gfxNNNN")
+    described = describe_amd(idx.kb, rocm.gpus)
+    gfxs = described.gfxs
+    names = ", ".join(described.labels)
+    draft = Draft(reasons=list(described.notes))
+    if described.vague and not gfxs and not any(g.source.startswith("override") for g in rocm.gpus):
+        # Probed without ROCm (an AMD display controller on the PCI bus): maybe only an iGPU.
+        draft.warnings.append(Caution(f"AMD GPU {names}: gfx target unknown; pass {GFX_HINT}"))
         return draft.then(plan_cpu(job, constraints, "AMD GPU with an unknown gfx target"))
+    if described.vague and not gfxs:
+        if machine.os.system == "windows":
+            return vendor_platform_dead_end(
+                job, "amd", f"AMD GPU {names}", "PyTorch publishes no ROCm wheels for Windows and AMD "
+                "TheRock's Windows wheels are built per gfx target, which was not given")
+        return draft.then(_plan_family(job, constraints, described, names))
+    if described.vague:
+        draft.warnings.append(Caution(f"{', '.join(described.vague)}: gfx target not known, so the plan "
+                                      f"covers {', '.join(gfxs)} only; give {GFX_HINT} for each card"))
+    if machine.os.system == "windows":
+        return draft.then(plan_windows_amd(job, constraints, gfxs, names))
 
     def lists_every_card(check: Check) -> Optional[Tuple[str, str]]:
         compiled = tuple(check.variant.gfx or ())
@@ -73,12 +92,45 @@ def plan_rocm(job: Job, constraints: Sequence[Constraint]) -> Draft:
         return draft
     if walk.blocked is not None or (walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}):
         no_solution(job, draft, walk, constraints, f"runs on {names}")
-        return draft
+        return platform_doors(job, draft, "amd")
     for rejection in walk.rejected:
         draft.reject(rejection)
-    draft.warnings.append(f"no ROCm build of torch in the data supports {names}, and no documented "
-                          f"override applies; planned the CPU build")
+    draft.warnings.append(Caution(f"no ROCm build of torch in the data supports {names}, and no "
+                                  f"documented override applies; planned the CPU build"))
     return draft.then(plan_cpu(job, constraints, f"no ROCm build supports {names}"))
+
+
+def _plan_family(job: Job, constraints: Sequence[Constraint], described: AmdDescribed, names: str) -> Draft:
+    """AMD GPUs without a gfx target: the newest ROCm build compiled for some card of the family
+    (any card, for the vendor alone), planned and said so with the flag that makes it exact."""
+    family = described.family
+    draft = Draft()
+
+    def lists_one_of_family(check: Check) -> Optional[Tuple[str, str]]:
+        compiled = tuple(check.variant.gfx or ())
+        if family is None or any(g in compiled for g in family):
+            return None
+        return ARCH, f"{check.label} is compiled for none of {', '.join(family)}"
+
+    walk = walk_releases(job, ("rocm",), constraints, accept=lists_one_of_family)
+    if walk.chosen is None:
+        no_solution(job, draft, walk, constraints, f"runs on {names}")
+        return platform_doors(job, draft, "amd")
+    _finish(job, draft, walk.chosen, walk.rejected, names)
+    compiled = tuple(walk.chosen.variant.gfx or ())
+    build = f"torch {walk.chosen.release.text} {walk.chosen.variant.name}"
+    if family is None:
+        what = (f"AMD GPU whose gfx target is not known ({', '.join(described.vague)}): planned {build}, the "
+                f"newest ROCm build, compiled for {' '.join(compiled) or 'the gfx targets in its notes'}; "
+                f"a card outside that list needs another build or an HSA override")
+    else:
+        covered = [g for g in family if g in compiled]
+        missing = [g for g in family if g not in compiled]
+        what = (f"{', '.join(described.vague)} names a family of AMD GPUs ({', '.join(family)}), not one "
+                f"model: planned {build}, compiled for {', '.join(covered)}"
+                + (f"; not for {', '.join(missing)}" if missing else ""))
+    draft.warnings.append(f"{what}; give {GFX_HINT} for an exact plan")
+    return draft
 
 
 def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, walk: Walk, *,
@@ -108,7 +160,7 @@ def _override_route(job: Job, constraints: Sequence[Constraint], draft: Draft, w
     draft.reasons.append(f"no ROCm build the request allows lists {', '.join(gfxs)}; with "
                          f"HSA_OVERRIDE_GFX_VERSION={value} the card runs {runs_as} kernels "
                          f"[source: {'; '.join(urls)}]")
-    draft.warnings.append(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]")
+    draft.warnings.append(Caution(f"HSA_OVERRIDE_GFX_VERSION={value} is {risk} [source: {risk_urls}]"))
     return True
 
 
@@ -134,6 +186,7 @@ def _finish(job: Job, draft: Draft, chosen: Check, rejected: List[Rejection], na
                          f"/dev/kfd and /dev/dri{idx.cite(chosen.variant.sources, 1) if sdk else ''}")
     rocm = job.machine.rocm
     if rocm is not None and rocm.kfd_access is False:
-        draft.warnings.append("this user cannot open /dev/kfd: add it to the render and video groups "
-                              "(sudo usermod -aG render,video $USER, then log in again) or torch sees no GPU")
+        draft.warnings.append(Caution("this user cannot open /dev/kfd: add it to the render and video "
+                                      "groups (sudo usermod -aG render,video $USER, then log in again) "
+                                      "or torch sees no GPU"))
     reject_pypi_default(draft, idx, job.view, chosen)

@@ -13,10 +13,10 @@ repeats the torch pins exactly so a companion can never swap torch for another b
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.model import PackagePin, Plan
+from torchsmith.records import dataclass
 
 __all__ = [
     "InstallStep",

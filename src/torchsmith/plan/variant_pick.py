@@ -11,20 +11,21 @@ torchsmith's own verdict uses every GPU and minor-version compatibility (``compa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
+from torchsmith.plan.variant_labels import build_name, labels_of
+from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
-    from torchsmith.kb import KnowledgeBase, TorchRelease
+    from torchsmith.kb import KnowledgeBase
     from torchsmith.machine import Machine
     from torchsmith.plan.model import PackagePin, Plan
 
-__all__ = ["VariantPick", "installer_pick", "labels_of", "plan_variant_advice", "runs_on_every_gpu",
-           "variant_advice"]
+__all__ = ["VariantPick", "VariantPrediction", "installer_pick", "plan_variant_advice", "predict_variants",
+           "runs_on_every_gpu", "variant_advice", "variant_command"]
 
 # The provider's own override variables (nvidia-variant-provider's tests set them), so a user can
 # make the installer see the machine torchsmith planned for.
@@ -72,7 +73,9 @@ def installer_pick(labels: Mapping[str, LabelFacts], ccs: Sequence[str],
                                   key=version_tuple))
         return VariantPick(None, f"no label's CUDA floor ({floors}) is at or below the driver's CUDA "
                                  f"{driver_cuda} for sm_{cc[0]}{cc[1]}: the CPU variant, silently")
-    best = max(fitting, key=lambda f: version_tuple(f.cuda_lower or "0"))
+    # the newest floor; between equal floors (2.9/2.10 declare 12.0 for both 12.x labels) the label
+    # PyTorch ranks first with its static priority property
+    best = max(fitting, key=lambda f: (version_tuple(f.cuda_lower or "0"), -f.priority))
     return VariantPick(best.label, f"the newest CUDA label whose floor ({best.cuda_lower}) the driver's "
                                    f"CUDA {driver_cuda} meets and whose targets sm_{cc[0]}{cc[1]} runs")
 
@@ -95,49 +98,81 @@ def variant_advice(labels: Mapping[str, LabelFacts], ccs: Sequence[str], driver_
                    f"only the highest compute capability), but "
                    f"{pick.label} has no code for compute capability {', '.join(missing)} on this machine: "
                    f"install {planned} from its index ({explicit}), or set {FORCE_SM}={lowest}")
-    elif pick.label is not None and pick.label != planned:
+    elif pick.label is not None and build_name(pick.label) != planned:
         out.append(f"a wheel-variant installer would take {pick.label} ({pick.reason}); torchsmith "
                    f"planned {planned}: {explicit} installs exactly that")
     return tuple(out)
 
 
-def _floor(labels: Mapping[str, LabelFacts], label: str) -> Optional[str]:
-    facts = labels.get(label)
+def _floor(labels: Mapping[str, LabelFacts], planned: str) -> Optional[str]:
+    facts = next((f for label, f in labels.items() if build_name(label) == planned), None)
     return facts.cuda_lower if facts is not None else None
 
 
-def labels_of(release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
-    """The labels a variant index of this release declares, as the data records the builds (offline:
-    `kb refresh --variant-index` checks them against the index's own file)."""
-    out: Dict[str, LabelFacts] = {}
-    for build in release.variants:
-        if build.kind == "cuda" and build.cuda and platform in build.platforms:
-            out[build.name] = LabelFacts(build.name, {"nvidia": {}}, cuda_lower=build.cuda,
-                                         sass=build.sass(platform), ptx=build.ptx(platform))
-        elif build.kind == "cpu":
-            out[build.name] = LabelFacts(build.name, {})
-    return out
+@dataclass(frozen=True)
+class VariantPrediction:
+    """What a wheel-variant installer does on a planned machine: the label it takes (None: the
+    CPU/null variant), why, the variant install itself, and the warnings where that is not the plan."""
+
+    label: Optional[str]
+    reason: str
+    command: str
+    advice: Tuple[str, ...] = ()
+
+    def to_json(self) -> Dict[str, object]:
+        return {"label": self.label, "reason": self.reason, "command": self.command,
+                "advice": list(self.advice)}
 
 
-def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:
-    """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
-    where it is not the planned build (CPU fallback, a GPU without code)."""
+def variant_command(kb: KnowledgeBase, version: Optional[str]) -> str:
+    """The variant install: uv's preview wheel-variants against PyTorch's variant index."""
+    base = str(kb.manifest["torch_index_base"]).rstrip("/")
+    pin = f"torch=={version}" if version else "torch"
+    return f"uv pip install --preview-features wheel-variants --index-url {base}/variant {pin}"
+
+
+def predict_variants(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[VariantPrediction]:
+    """The one prediction `plan --variants` and `fleet --variants` give; None without a plan."""
     torch = next((p for p in plan.packages if p.name == "torch"), None)
-    if plan.ok and plan.accelerator == "jetson" and machine.jetson is not None:
-        return _jetson_advice(kb, machine, torch)
-    release = kb.release(torch.version) if torch is not None and torch.version else None
-    if not plan.ok or torch is None or release is None or not torch.index_url or not torch.variant:
-        return ()
+    if not plan.ok or torch is None:
+        return None
+    command = variant_command(kb, torch.version)
+    if plan.accelerator == "jetson" and machine.jetson is not None:
+        return _jetson_prediction(kb, machine, torch, command)
+    release = kb.release(torch.version) if torch.version else None
+    labels = labels_of(kb, release, plan.platform) if release is not None else {}
+    from torchsmith.plan.variant_vendors import planned_kind, vendor_prediction
+
+    if planned_kind(plan) in ("rocm", "xpu"):  # TheRock's unpinned nightly too: the provider is Linux-only
+        vendor = vendor_prediction(plan, machine, kb, labels)
+        return VariantPrediction(*vendor[:2], command, vendor[2]) if vendor is not None else None
+    if release is None:
+        return None
     from torchsmith.plan.hostview import host_view
 
     view = host_view(machine, kb)  # the driver's CUDA as the resolver reads it (nvidia-smi or the table)
     nvidia = machine.nvidia
     ccs = [g.compute_capability for g in (nvidia.gpus if nvidia else ()) if g.compute_capability]
-    driver_cuda = view.driver_cuda
-    return variant_advice(labels_of(release, plan.platform), ccs, driver_cuda, torch.variant, torch.index_url)
+    pick = installer_pick(labels, ccs, view.driver_cuda)
+    advice: Tuple[str, ...] = ()
+    if torch.index_url and torch.variant:
+        advice = variant_advice(labels, ccs, view.driver_cuda, torch.variant, torch.index_url)
+    if pick.label is None and plan.accelerator == "cpu":
+        other = vendor_prediction(plan, machine, kb, labels)  # an AMD/Intel GPU the plan left out
+        if other is not None and other[0] is not None:
+            return VariantPrediction(*other[:2], command, other[2])
+    return VariantPrediction(pick.label, pick.reason, command, advice)
 
 
-def _jetson_advice(kb: KnowledgeBase, machine: Machine, torch: Optional[PackagePin]) -> Tuple[str, ...]:
+def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:
+    """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
+    where it is not the planned build (CPU fallback, a GPU without code)."""
+    prediction = predict_variants(plan, machine, kb)
+    return prediction.advice if prediction is not None else ()
+
+
+def _jetson_prediction(kb: KnowledgeBase, machine: Machine, torch: PackagePin,
+                       command: str) -> Optional[VariantPrediction]:
     """On a Jetson the NVIDIA provider sees a CUDA driver and an sm_87 GPU like any server: a variant
     installer takes the server-ARM (SBSA) build, built for the desktop driver stack, not L4T's."""
     jetson = machine.jetson
@@ -148,14 +183,17 @@ def _jetson_advice(kb: KnowledgeBase, machine: Machine, torch: Optional[PackageP
     cuda = jetson.cuda or (jetpack.cuda if jetpack is not None else None)
     cc = jetson.compute_capability
     if newest is None or not cuda:
-        return ()
+        return None
+    label: Optional[str] = None
     if cc:
-        pick = installer_pick(labels_of(newest, "linux-aarch64"), [cc], cuda)
-        taken = (f"the server-ARM (SBSA) build {newest.version} {pick.label}, made for the desktop "
-                 f"driver stack, not L4T's" if pick.label else "the CPU build")
+        label = installer_pick(labels_of(kb, newest, "linux-aarch64"), [cc], cuda).label
+        taken = (f"the server-ARM (SBSA) build {newest.version} {label}, made for the desktop "
+                 f"driver stack, not L4T's" if label else "the CPU build")
     else:
         taken = "a server-ARM (SBSA) build made for the desktop driver stack, or the CPU build"
-    right = (f"install NVIDIA's wheel ({torch.wheel_url or torch.index_url})" if torch is not None
-             and (torch.wheel_url or torch.index_url) else "install NVIDIA's wheel for this JetPack")
-    return (f"a wheel-variant installer on this Jetson takes {taken}: its provider reports only the "
-            f"driver's CUDA ({cuda}) and the GPU's compute capability, not the JetPack; {right} instead",)
+    right = (f"install NVIDIA's wheel ({torch.wheel_url or torch.index_url})" if torch.wheel_url
+             or torch.index_url else "install NVIDIA's wheel for this JetPack")
+    advice = (f"a wheel-variant installer on this Jetson takes {taken}: its provider reports only the "
+              f"driver's CUDA ({cuda}) and the GPU's compute capability, not the JetPack; {right} instead",)
+    return VariantPrediction(label, "its provider sees a CUDA driver and a GPU, not the JetPack",
+                             variant_command(kb, newest.version), advice)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.adopt import adopt, headline
-from torchsmith.plan.core import ARCH, Check, Constraint, Job
+from torchsmith.plan.core import ARCH, PLATFORM, PYTHON, Check, Constraint, Job
+from torchsmith.plan.dead_end import no_solution
 from torchsmith.plan.draft import Draft
+from torchsmith.plan.vendor_described import intel_family_rows, platform_doors
 from torchsmith.plan.walk import walk_releases
 from torchsmith.versions import version_tuple
 
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["plan_xpu", "supported_family"]
+
+UNKNOWN_INTEL = "Intel GPU (model not given)"  # what `--gpu intel` names (overrides.UNKNOWN_INTEL)
 
 
 def supported_family(kb: KnowledgeBase, name: str) -> Optional[Dict[str, Any]]:
@@ -32,12 +36,24 @@ def supported_family(kb: KnowledgeBase, name: str) -> Optional[Dict[str, Any]]:
 
 def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
     """Plan the xpu build; None (nothing planned) when no listed device or no release fits."""
-    table = job.idx.kb.document("xpu")
-    rows = [(gpu.name, supported_family(job.idx.kb, gpu.name)) for gpu in job.machine.intel_gpus]
-    known: List[Tuple[str, Dict[str, Any]]] = [(n, r) for n, r in rows if r is not None]
-    if not known:
+    kb = job.idx.kb
+    table = kb.document("xpu")
+    known: List[Tuple[str, Dict[str, Any]]] = []
+    vague: List[Tuple[str, List[Dict[str, Any]]]] = []  # a family or the vendor alone
+    for gpu in job.machine.intel_gpus:
+        row = supported_family(kb, gpu.name)
+        if row is not None:
+            known.append((gpu.name, row))
+            continue
+        match, rows = intel_family_rows(kb, gpu.name)
+        if match.kind in ("vendor", "family") and rows:
+            vague.append((gpu.name, rows))
+    if not known and not vague:
         return None
-    first = max((r["first_torch"] for _, r in known), key=version_tuple)
+    # A model is planned from its own first release; a family from its earliest member's.
+    firsts = [r["first_torch"] for _, r in known]
+    firsts += [min((r["first_torch"] for r in rows), key=version_tuple) for _, rows in vague]
+    first = max(firsts, key=version_tuple)
 
     def lists_device(check: Check) -> Optional[Tuple[str, str]]:
         if version_tuple(check.release.text) >= version_tuple(first):
@@ -46,6 +62,11 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
 
     walk = walk_releases(job, ("xpu",), constraints, accept=lists_device)
     if walk.chosen is None:
+        if walk.failures and set(walk.failures) <= {PYTHON, PLATFORM}:
+            names = ", ".join(g.name for g in job.machine.intel_gpus)
+            dead_end = Draft()
+            no_solution(job, dead_end, walk, constraints, f"runs on Intel GPU {names}")
+            return platform_doors(job, dead_end, "intel")
         return None
     chosen = walk.chosen
     draft = Draft()
@@ -56,6 +77,13 @@ def plan_xpu(job: Job, constraints: Sequence[Constraint]) -> Optional[Draft]:
         draft.reasons.append(f"{name}: {row['family']}, supported by torch's xpu builds from "
                              f"{row['first_torch']}" + (" (uncertain)" if row.get("uncertain") else "")
                              + f" [source: {cite}]")
+    for name, rows in vague:
+        supported = "; ".join(f"{r['family']} from torch {r['first_torch']}" for r in rows)
+        what = ("an Intel GPU of unknown model" if name == UNKNOWN_INTEL
+                else f"{name} names a family of Intel GPUs, not one model")
+        draft.warnings.append(f"{what}: planned torch {chosen.release.text} xpu, whose builds support "
+                              f"{supported}; an Intel GPU outside these (UHD, Iris Xe) has no xpu build. "
+                              f"Give the model (--gpu 'Arc A770') for an exact plan")
     draft.reasons.append(headline(walk, f"torch {chosen.release.text} xpu",
                                   f"with an xpu wheel for Python {job.view.python} on "
                                   f"{job.view.platform}"))

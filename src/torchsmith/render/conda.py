@@ -11,7 +11,7 @@ CEP 46 ``__cuda_arch`` virtual package: the oldest compute capability among the 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.plan.model import CondaStack, PackagePin, Plan
@@ -28,7 +28,8 @@ from torchsmith.render._common import (
     toml_str,
 )
 
-__all__ = ["conda_argvs", "pixi_argvs", "render_conda", "render_pixi"]
+__all__ = ["conda_argvs", "pixi_argvs", "pixi_dependency_lines", "pixi_find_links", "pixi_platform_entry",
+           "pixi_stack", "pixi_subdir", "pixi_virtual_packages", "render_conda", "render_pixi"]
 
 
 _RANGE = ("<", ">", "!", "~", "=")  # a version range (mkl<2024.1), written after the name as is
@@ -103,7 +104,7 @@ def render_conda(plan: Plan, inputs: RenderInputs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pixi_platform(plan: Plan, formats: Dict[str, Any]) -> str:
+def pixi_subdir(plan: Plan, formats: Dict[str, Any]) -> str:
     platform = plan.platform or host_of(plan).platform
     mapped = formats["pixi"]["platforms"].get(platform)
     if mapped is None:
@@ -112,67 +113,58 @@ def _pixi_platform(plan: Plan, formats: Dict[str, Any]) -> str:
     return str(mapped)
 
 
-def _pixi_virtual_packages(plan: Plan, stack: Optional[CondaStack]) -> List[Tuple[str, str]]:
-    """The platform's keys: the driver's CUDA major (``cuda``), and ``__cuda_arch``, the oldest
-    compute capability among the described GPUs (CEP 46), so a lock made for this machine does not
-    match a host whose GPU is older."""
+def pixi_virtual_packages(plan: Plan, stack: Optional[CondaStack]) -> List[Tuple[str, str]]:
+    """The platform's virtual packages: the driver's CUDA major (``__cuda``), and ``__cuda_arch``,
+    the oldest compute capability among the described GPUs (CEP 46), so a lock made for this machine
+    does not match a host whose GPU is older."""
     if stack is None or not stack.cuda:
         return []
-    keys = [("cuda", stack.cuda.split(".")[0])]
+    keys = [("__cuda", stack.cuda.split(".")[0])]
     arch = host_of(plan).arch_list
     if arch:
         keys.append(("__cuda_arch", arch[0].rstrip("af")))  # CEP 46: {major}.{minor}, no suffix
     return keys
 
 
+def pixi_platform_entry(subdir: str, keys: Sequence[Tuple[str, str]], name: Optional[str] = None) -> str:
+    """One ``[workspace].platforms`` entry (pixi >= 0.71): a bare subdir, or an inline table with the
+    virtual packages in pixi's own spelling: ``cuda = { driver, arch }`` for ``__cuda`` with
+    ``__cuda_arch``, friendly ``glibc``, raw ``__name`` for the rest (prefix-dev/pixi v0.71.0
+    crates/pixi_manifest/src/toml/platform.rs)."""
+    if not keys and name is None:
+        return toml_str(subdir)
+    values = dict(keys)
+    parts = [f"name = {toml_str(name)}"] if name is not None else []
+    parts.append(f"platform = {toml_str(subdir)}")
+    driver, arch = values.pop("__cuda", None), values.pop("__cuda_arch", None)
+    if driver and arch:
+        parts.append(f"cuda = {{ driver = {toml_str(driver)}, arch = {toml_str(arch)} }}")
+    elif driver:
+        parts.append(f"cuda = {toml_str(driver)}")
+    friendly = {"__glibc": "glibc", "__archspec": "archspec", "__linux": "linux"}
+    parts.extend(f"{friendly.get(k, k)} = {toml_str(v)}" for k, v in values.items())
+    return "{ " + ", ".join(parts) + " }"
+
+
 def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
     """A pixi workspace: conda-forge builds where they exist, else PyPI pins with their own index."""
     require_ok(plan, "pixi")
-    platform = _pixi_platform(plan, inputs.formats)
+    platform = pixi_subdir(plan, inputs.formats)
     lines = header_lines(plan, "pixi.toml")
-    try:
-        stack: Optional[CondaStack] = conda_stack(plan, "pixi")
-    except TorchsmithError as exc:
-        if plan.accelerator == "jetson" or exc.code != "format-not-applicable":
-            raise
-        stack = None  # ROCm/XPU: the PyTorch index, pinned per package
+    stack = pixi_stack(plan)
     lines.extend(f"# see {url}" for url in source_urls(inputs.formats, "pixi"))
     channels = stack.channels if stack is not None else (inputs.formats["conda"]["channel"],)
-    keys = _pixi_virtual_packages(plan, stack)
+    keys = pixi_virtual_packages(plan, stack)
     if keys:
         lines.append("# The platform's virtual packages: the CUDA the driver provides (__cuda) and the "
                      "oldest GPU's compute capability (__cuda_arch); needs pixi >= 0.71.")
-        entry = ", ".join([f"platform = {toml_str(platform)}", *(f"{k} = {toml_str(v)}" for k, v in keys)])
-        platforms = f"{{ {entry} }}"
-    else:
-        platforms = toml_str(platform)
     lines += ["[workspace]", 'name = "torch"', f"channels = [{', '.join(toml_str(c) for c in channels)}]",
-              f"platforms = [{platforms}]"]
-    lines += ["", "[dependencies]"]
-    if plan.python:
-        lines.append(f"python = {toml_str(plan.python + '.*')}")
-    pypi = list(plan.packages)
-    if stack is not None:
-        for name, version in stack.packages:
-            lines.append(f"{name} = {_pixi_toml_spec(version)}")
-        if stack.cuda:
-            lines.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
-        if stack.derived:
-            lines.append("# Derived from the pip plan: check conda-forge carries these builds.")
-        lines.extend(f"# {note}" for note in (*stack.notes, *stack.data_notes))
-        pypi = list(stack.pip)
-    links = sorted({p.find_links for p in pypi if p.find_links and not p.index_url and not p.wheel_url})
-    if pypi or plan.unplanned:
-        lines += ["", "[pypi-dependencies]"]
-        for pin in pypi:
-            if pin.wheel_url:
-                value = f"{{ url = {toml_str(pin.wheel_url)} }}"
-            elif pin.index_url:
-                value = (f"{{ version = {toml_str(_pep440(pin))}, index = {toml_str(pin.index_url)} }}")
-            else:
-                value = toml_str(_pep440(pin))
-            lines.append(f"{toml_str(pin.name)} = {value}")
-        lines.extend(_pixi_pypi_line(text) for text in plan.unplanned)
+              f"platforms = [{pixi_platform_entry(platform, keys)}]"]
+    deps, pypi = pixi_dependency_lines(plan, stack)
+    lines += ["", "[dependencies]", *deps]
+    if pypi:
+        lines += ["", "[pypi-dependencies]", *pypi]
+    links = pixi_find_links(plan, stack)
     if links:
         lines += ["", "[pypi-options]",
                   "find-links = [" + ", ".join(f"{{ url = {toml_str(u)} }}" for u in links) + "]"]
@@ -180,6 +172,48 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
         lines += ["", "[activation.env]"]
         lines.extend(f"{name} = {toml_str(value)}" for name, value in plan.environment)
     return "\n".join(lines) + "\n"
+
+
+def pixi_stack(plan: Plan) -> Optional[CondaStack]:
+    """The conda-forge stack pixi installs; None where the PyTorch index serves it all (ROCm/XPU)."""
+    try:
+        return conda_stack(plan, "pixi")
+    except TorchsmithError as exc:
+        if plan.accelerator == "jetson" or exc.code != "format-not-applicable":
+            raise
+        return None
+
+
+def _pypi_pins(plan: Plan, stack: Optional[CondaStack]) -> List[PackagePin]:
+    return list(stack.pip) if stack is not None else list(plan.packages)
+
+
+def pixi_dependency_lines(plan: Plan, stack: Optional[CondaStack]) -> Tuple[List[str], List[str]]:
+    """The lines of ``[dependencies]`` and of ``[pypi-dependencies]`` (empty: no such table)."""
+    deps = [f"python = {toml_str(plan.python + '.*')}"] if plan.python else []
+    if stack is not None:
+        deps.extend(f"{name} = {_pixi_toml_spec(version)}" for name, version in stack.packages)
+        if stack.cuda:
+            deps.append(f"cuda-version = {toml_str(stack.cuda + '.*')}")
+        if stack.derived:
+            deps.append("# Derived from the pip plan: check conda-forge carries these builds.")
+        deps.extend(f"# {note}" for note in (*stack.notes, *stack.data_notes))
+    pypi: List[str] = []
+    for pin in _pypi_pins(plan, stack):
+        if pin.wheel_url:
+            value = f"{{ url = {toml_str(pin.wheel_url)} }}"
+        elif pin.index_url:
+            value = (f"{{ version = {toml_str(_pep440(pin))}, index = {toml_str(pin.index_url)} }}")
+        else:
+            value = toml_str(_pep440(pin))
+        pypi.append(f"{toml_str(pin.name)} = {value}")
+    pypi.extend(_pixi_pypi_line(text) for text in plan.unplanned)
+    return deps, pypi
+
+
+def pixi_find_links(plan: Plan, stack: Optional[CondaStack]) -> List[str]:
+    return sorted({p.find_links for p in _pypi_pins(plan, stack)
+                   if p.find_links and not p.index_url and not p.wheel_url})
 
 
 def _pixi_pypi_line(text: str) -> str:
@@ -233,11 +267,11 @@ def pixi_argvs(plan: Plan, formats: Dict[str, Any]) -> List[List[str]]:
             return []
         raise
     steps: List[List[str]] = []
-    keys = _pixi_virtual_packages(plan, stack)
+    keys = pixi_virtual_packages(plan, stack)
     if keys:
-        flags = [arg for key, value in keys if not key.startswith("__") for arg in (f"--{key}", value)]
-        raw = [f"{key}={value}" for key, value in keys if key.startswith("__")]
-        steps.append(["pixi", "workspace", "platform", "add", _pixi_platform(plan, formats), *flags, *raw])
+        flags = {"__cuda": "--cuda", "__cuda_arch": "--cuda-arch"}  # pixi_cli workspace/platform.rs
+        args = [arg for key, value in keys for arg in (flags[key], value)]
+        steps.append(["pixi", "workspace", "platform", "add", pixi_subdir(plan, formats), *args])
     specs = [_pixi_add_spec(n, v) for n, v in stack.packages]
     if stack.cuda:
         specs.insert(1, f"cuda-version=={stack.cuda}")

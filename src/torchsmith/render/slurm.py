@@ -8,10 +8,10 @@ often have no internet). :func:`slurm_scripts` returns both files for ``plan --o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import HostSummary, Plan
+from torchsmith.records import dataclass
 from torchsmith.render._common import RenderInputs, SlurmOptions, header_lines, host_of, quote, require_ok
 from torchsmith.render.wheelhouse import wheelhouse_pins
 from torchsmith.versions import version_tuple

@@ -54,6 +54,8 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("cuda", re.compile(r"/usr/local/cuda-(?P<v>\d{1,2}\.\d)")),
+    # "cuda12.1", "CUDA 11.8", "CUDA-12.4" in words (not nvidia-smi's "CUDA Version: 12.2")
+    ("cuda", re.compile(r"\b(?:CUDA|[Cc]uda)[ -]?(?P<v>\d{1,2}\.\d)\b")),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
     ("python", re.compile(r"cp3(?P<v>\d{1,2})-cp3")),
     (

@@ -16,10 +16,18 @@ __all__ = ["demangle", "missing_libraries", "symbol_owner", "undefined_symbols"]
 # not once per position.
 _LIB = r"(?<![\w.+-])(?P<lib>[\w.+-]+\.(?:so(?:\.[\d.]+)?|dll|dylib)|lib[\w+-]+\.so[\w.]*)"
 _MISSING = (
-    re.compile(_LIB + r"\s*:\s*cannot open shared object file"),
+    re.compile(_LIB + r"\s*:\s*cannot open shared(?: object file)?"),  # a pasted message may stop there
     re.compile(
         r"(?:Could not (?:load (?:dynamic )?library|locate)|Unable to load|cannot load|error loading)"
         r"\s+['\"`]?"
+        r"(?:[^'\"`\s]*[\\/])?" + _LIB,
+        re.IGNORECASE,
+    ),
+    # The loader's complaint in words: "Couldn't open CUDA library X", "could not load `X`",
+    # "failed to find the shared library X".
+    re.compile(
+        r"(?:couldn't|could not|can't|cannot|unable to|failed to) (?:open|load|find|locate)"
+        r"(?: the)?(?: CUDA| dynamic| shared| DLL)?(?: library| module| file)?:?\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
     ),
@@ -27,12 +35,20 @@ _MISSING = (
     re.compile(r"Library not loaded:\s*(?:@rpath/|\S*/)?" + _LIB),
     re.compile(_LIB + r"\s*=>\s*not found"),
     re.compile(r"ld(?:\.lld)?: cannot find -l(?P<link>[\w+-]+)"),
+    # make / ninja: a library the link step needs is not there
+    re.compile(r"No rule to make target ['`](?:[^'`\n]*/)?" + _LIB + r"'"),
+    re.compile(r"ninja: error: '(?:[^'\n]*/)?" + _LIB + r"', needed by"),
 )
 _UNDEFINED = re.compile(
     r"(?:(?<![^\s:'\"])(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?"
-    r"undefined symbol:?\s*(?P<symbol>[\w@.$]+)"
+    r"undefined symbol:?\s*(?P<symbol>[\w@.$]+)(?:, version (?P<version>[A-Z]+_[\d.]*\d))?"
 )
 _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<symbol>[^'`\n]+)'")
+# The version a symbol asks for ("hypot@GLIBC_2.35", "..., version GLIBCXX_3.4.29"): whose it is.
+_VERSIONED = re.compile(r"@@?(?P<version>[A-Z]+_[\d.]*\d)$")
+_VERSION_OWNERS = (("GLIBC_", "glibc", "glibc (the C library)"),
+                   ("GLIBCXX_", "libstdcxx", "libstdc++ (the C++ standard library)"),
+                   ("CXXABI_", "libstdcxx", "libstdc++ (the C++ standard library)"))
 
 
 def _soname_row(
@@ -69,21 +85,24 @@ def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> Missing
     )
 
 
-_BECAUSE = re.compile(r"\.?\s*Error: " + _LIB + r": cannot open shared object file")
-_NOT_MISSING = re.compile(r"WinError (?!126)\d+|paging file")
+_BECAUSE = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*" + _LIB + r"\s*:\s*cannot open shared")
+_NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file")
+_PROCEDURE = re.compile(r"WinError 127|procedure could not be found")
 
 
-def _is_missing(text: str, match: re.Match[str]) -> bool:
-    """Whether the library itself is missing: not when the loader names another one it needed
-    ("Could not load library A. Error: B: cannot open ...": B is), nor when Windows failed for
-    another reason (WinError 1455, the paging file) while loading it."""
-    if re.match(r"[.\s]*Error code 127\b", text[match.end():match.end() + 40]):
-        return False  # Windows: the DLL was found, a procedure in it was not (a version mismatch)
+def _problem(text: str, match: re.Match[str]) -> Optional[str]:
+    """What is wrong with the library matched: None when it is not this library's fault (the
+    loader names another one it needed: "Could not load library A. Error: B: cannot open ...";
+    Windows failed for another reason, WinError 1455, the paging file); "incompatible" when it
+    was found but a procedure in it was not (Windows error 127); else "missing"."""
+    after = text[match.end():match.end() + 40]
+    before = text[max(0, match.start() - 300):match.start()]
+    if re.match(r"['\"`]?[.\s]*Error code 127\b", after) or _PROCEDURE.search(before + after):
+        return "incompatible"
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):
-        return False
-    before = text[max(0, match.start() - 300):match.start()]
-    return not _NOT_MISSING.search(before)
+        return None
+    return None if _NOT_MISSING.search(before) else "missing"
 
 
 # "Failed to load library A with error: B: cannot open ...", "Could not load library A. Error: B: ..."
@@ -106,10 +125,12 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
             groups = match.groupdict()
             soname = groups.get("lib") or f"lib{groups.get('link')}.so"
             soname = soname.rstrip(".")
-            if not _is_missing(text, match):
+            problem = _problem(text, match)
+            if problem is None:
                 continue
             if soname not in found and len(found) < 20:
-                found[soname] = describe_library(soname, table)
+                found[soname] = dataclasses.replace(
+                    describe_library(soname, table), problem=None if problem == "missing" else problem)
     asked_by = _needed_by(text)
     return [dataclasses.replace(lib, needed_by=asked_by.get(lib.soname)) for lib in found.values()]
 
@@ -178,12 +199,20 @@ _OWNERS: Tuple[Tuple[str, str, str], ...] = (
     (r"^(?:iJIT_\w+|mkl_\w+|MKL_\w+)", "mkl", "Intel MKL / ittnotify"),
     (r"^(?:GOMP_\w+|omp_\w+|__kmpc_\w+)", "openmp", "the OpenMP runtime"),
     (r"^(?:Py\w+|_Py\w+)", "python", "the Python C API"),
-    (r"^(?:std|__cxx11|__gnu_cxx)(?:::|$)", "compiler", "the C++ standard library"),
+    (r"^(?:std|__cxx11|__gnu_cxx)(?:::|$)", "libstdcxx", "libstdc++ (the C++ standard library)"),
 )
+# A std:: name made of torch's types (std::vector<at::Tensor>) is torch's interface, not libstdc++'s.
+_TORCH_TYPES = re.compile(r"\d(?:at|c10|torch|caffe2)\d|N2at|N3c10|N5torch")
 
 
-def symbol_owner(symbol: str, demangled: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
-    """(kind, who) of a symbol, from its namespace or prefix."""
+def symbol_owner(symbol: str, demangled: Optional[str],
+                 version: Optional[str] = None) -> Tuple[Optional[str], Optional[str]]:
+    """(kind, who) of a symbol, from the version it asks for, its namespace or its prefix."""
+    for prefix, kind, who in _VERSION_OWNERS:
+        if version and version.startswith(prefix):
+            return kind, who
+    if _TORCH_TYPES.search(symbol) and symbol.startswith("_ZNS"):
+        return "torch", "PyTorch (c10/ATen/torch)"
     for name in (demangled, symbol):
         if not name:
             continue
@@ -197,14 +226,17 @@ def undefined_symbols(text: str) -> List[UndefinedSymbol]:
     found: Dict[str, UndefinedSymbol] = {}
     for pattern in (_UNDEFINED, _UNDEFINED_REF):
         for match in pattern.finditer(text):
-            symbol = match.group("symbol").split("@")[0].rstrip(".,")
+            raw = match.group("symbol").rstrip(".,")
+            versioned = _VERSIONED.search(raw)
+            version = match.groupdict().get("version") or (versioned.group("version") if versioned else None)
+            symbol = raw.split("@")[0]
             if symbol in found or len(found) >= 20:
                 continue
             if pattern is _UNDEFINED_REF:
                 demangled: Optional[str] = re.sub(r"\(.*", "", symbol) if "(" in symbol else symbol
             else:
                 demangled = demangle(symbol)
-            kind, who = symbol_owner(symbol, demangled)
+            kind, who = symbol_owner(symbol, demangled, version)
             library = match.groupdict().get("lib")
             found[symbol] = UndefinedSymbol(
                 symbol,
@@ -212,5 +244,6 @@ def undefined_symbols(text: str) -> List[UndefinedSymbol]:
                 who,
                 kind,
                 library.rsplit("/", 1)[-1] if library else None,
+                version,
             )
     return list(found.values())

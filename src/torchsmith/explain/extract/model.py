@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import Any, Dict, List, Optional, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = [
     "CompilerMessage",
@@ -59,6 +61,9 @@ class MissingLibrary:
     pip: Optional[str] = None
     conda: Optional[str] = None
     needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
+    # None: not found; "incompatible": found, but not a procedure in it (Windows error 127):
+    # another release of the library than the one asked for
+    problem: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class UndefinedSymbol:
     owner: Optional[str] = None  # whose symbol: "PyTorch (c10)", "CUDA runtime", "NCCL"
     owner_kind: Optional[str] = None
     library: Optional[str] = None  # the library that asked for it
+    version: Optional[str] = None  # the symbol version it needs: "GLIBC_2.35", "GLIBCXX_3.4.29"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,13 @@ from torchsmith.explain.extract.model import Frame, PyException
 
 __all__ = ["exceptions", "frames"]
 
-_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line \d+')
+_FRAME = re.compile(
+    r'File "(?P<path>[^"\n]+)", line \d+'
+    # IPython / Jupyter: "/opt/x/torch/__init__.py in <module>()", "File ~/x/torch/__init__.py:84"
+    r"|^(?P<ipython>[^\s\"'<>]{1,400}\.py) in <?[\w.]{1,80}>?\("
+    r"|^File (?P<ipython2>[^\s\"'<>:]{1,400}\.py):\d+",
+    re.MULTILINE,
+)
 _SITE = re.compile(
     r"[\\/](?:python(?P<python>\d\.\d+)[\\/])?(?:site|dist)-packages[\\/](?P<package>[A-Za-z_][\w.-]*)"
 )
@@ -29,7 +35,7 @@ def frames(text: str) -> List[Frame]:
     found: List[Frame] = []
     seen = set()
     for match in _FRAME.finditer(text):
-        path = match.group("path")
+        path = match.group("path") or match.group("ipython") or match.group("ipython2")
         if path in seen:
             continue
         seen.add(path)

@@ -26,12 +26,12 @@ Adding conda or pixi is one module in this package defining a subclass, and one 
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Tuple
 
 from torchsmith.host import Host
 from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target
+from torchsmith.records import dataclass
 
 __all__ = ["Hashes", "Installer", "InstallerKind", "Source", "StepCommand"]
 

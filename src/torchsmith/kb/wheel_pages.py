@@ -1,0 +1,177 @@
+"""Projects' own wheel pages, read by ``kb refresh --wheel-pages`` into the package snapshot.
+
+Projects that publish CUDA builds outside the package index (PyG's ``data.pyg.org/whl``,
+OpenMMLab's ``download.openmmlab.com/mmcv/dist``, GitHub release assets) are listed as pages in
+``wheel_pages.json``: an entry page or a URL template over the torch builds in the data, how deep
+to follow the links it lists, and its source. Which packages they hold is read from the pages:
+every wheel or source file they list is parsed by ``kb.pkgmeta`` (name, version, local label,
+tags), and the page that lists a file is the find-links page a plan passes to pip. Nothing here
+names a package. All I/O goes through the ``fetch`` callable (``Host.fetch_url``).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, Set, Tuple
+
+from torchsmith.errors import FetchError
+from torchsmith.kb.pkgmeta import IndexFile, PackageRecord, ReleaseRecord, parse_index_page, split_filename
+
+__all__ = ["Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
+           "records_from_listed"]
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+Fetch = Callable[[str, float], str]
+Listed = Tuple[str, IndexFile]  # (the page that lists the file, the file)
+MAX_PAGES = 400  # per table row: a runaway page (a link loop, a huge tree) stops here
+
+
+def expand(template: str, builds: Sequence[Tuple[str, str]]) -> List[str]:
+    """A URL template over ``(torch release, variant)`` builds: ``{torch}`` (2.5.0), ``{series}``
+    (2.5) and ``{variant}`` (cu124); a URL without fields is itself."""
+    if "{" not in template:
+        return [template]
+    urls: List[str] = []
+    for torch, variant in builds:
+        series = ".".join(torch.split(".")[:2])
+        url = template.format(torch=torch, series=series, variant=variant)
+        if url not in urls:
+            urls.append(url)
+    return urls
+
+
+def _github_assets(text: str, api_url: str) -> List[Listed]:
+    """GitHub's "list releases" JSON: each asset with the release's expanded-assets page, which
+    pip takes as a find-links page (the API URL itself is not one)."""
+    parts = urllib.parse.urlparse(api_url).path.split("/")  # .../repos/{owner}/{repo}/releases
+    at = parts.index("repos") if "repos" in parts else 1
+    owner_repo = "/".join(parts[at + 1:at + 3])
+    found: List[Listed] = []
+    releases = json.loads(text)
+    for release in releases if isinstance(releases, list) else ():
+        if not isinstance(release, dict) or release.get("draft"):
+            continue
+        page = f"https://github.com/{owner_repo}/releases/expanded_assets/{release.get('tag_name', '')}"
+        for asset in release.get("assets") or ():
+            name, url = asset.get("name"), asset.get("browser_download_url")
+            if isinstance(name, str) and isinstance(url, str) and split_filename(name) is not None:
+                found.append((page, IndexFile(name, url, "", False, str(asset.get("updated_at") or "")[:10])))
+    return found
+
+
+def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
+    """The files listed on ``entry`` and on the pages it links to, ``follow`` levels down and
+    never above the entry's own directory."""
+    root = entry.rsplit("/", 1)[0] + "/"
+    queue: List[Tuple[str, int]] = [(entry, 0)]
+    seen: Set[str] = {entry}
+    found: List[Listed] = []
+    while queue and len(seen) <= MAX_PAGES:
+        url, depth = queue.pop(0)
+        try:
+            text = fetch(url, timeout)
+        except FetchError as exc:
+            read.append({"url": url, "status": "not found" if exc.status == 404 else "failed"})
+            continue
+        try:
+            files = parse_index_page(text, url)
+        except ValueError:
+            read.append({"url": url, "status": "not a page"})
+            continue
+        read.append({"url": url, "status": "ok", "files": sum(split_filename(f.filename) is not None
+                                                             for f in files)})
+        for item in files:
+            if split_filename(item.filename) is not None:
+                found.append((url, item))
+            elif depth < follow and item.url.startswith(root) and item.url not in seen:
+                seen.add(item.url)
+                queue.append((item.url, depth + 1))
+    return found
+
+
+def read_wheel_pages(rows: Sequence[Mapping[str, Any]], fetch: Fetch, *, builds: Sequence[Tuple[str, str]],
+                     timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
+    """Every file the table's pages list. A page that fails is noted in ``read``, never fatal."""
+    found: List[Listed] = []
+    for row in rows:
+        for url in expand(str(row["url"]), builds):
+            if row.get("shape") == "github-releases":
+                try:
+                    found.extend(_github_assets(fetch(url, timeout), url))
+                    read.append({"url": url, "status": "ok"})
+                except (FetchError, ValueError) as exc:
+                    read.append({"url": url, "status": "not found" if getattr(exc, "status", None) == 404
+                                 else "failed"})
+                continue
+            found.extend(_crawl(url, int(row.get("follow", 0)), fetch, timeout, read))
+    return found
+
+
+def records_from_listed(listed: Sequence[Listed], retrieved: str) -> List[PackageRecord]:
+    """One record per package the pages list; one release per version and listing page (the same
+    version on a cu121 and a cu124 page are two builds)."""
+    from packaging.version import InvalidVersion, Version
+
+    grouped: Dict[str, Dict[Tuple[str, str], Dict[str, Any]]] = {}
+    for page, item in listed:
+        split = split_filename(item.filename)
+        if split is None or item.yanked:
+            continue
+        name, version, tag = split
+        try:
+            Version(version)
+        except InvalidVersion:
+            continue
+        entry = grouped.setdefault(name, {}).setdefault((version, page), {"wheels": set(), "sdist": False,
+                                                                          "up": ""})
+        if tag:
+            entry["wheels"].add(tag)
+        else:
+            entry["sdist"] = True
+        entry["up"] = max(entry["up"], item.uploaded)
+    records: List[PackageRecord] = []
+    for name, releases in sorted(grouped.items()):
+        rows = [ReleaseRecord(version, (), "", tuple(sorted(e["wheels"])), e["sdist"], "none", e["up"], page,
+                              name) for (version, page), e in releases.items()]
+        rows.sort(key=lambda r: (Version(r.version), r.url), reverse=True)
+        records.append(PackageRecord(name, rows[0].url, retrieved, tuple(rows)))
+    return records
+
+
+def merge_records(document: Mapping[str, Any], records: Sequence[PackageRecord]) -> Dict[str, Any]:
+    """The snapshot with each page-read release added to its package (a package the snapshot
+    lacks is added whole); a release already there (same version and page) is kept as it was."""
+    out = dict(document)
+    packages = [dict(p) for p in document.get("packages", ())]
+    by_name = {str(p["name"]): p for p in packages}
+    for record in records:
+        data = record.to_json()
+        known = by_name.get(record.name)
+        if known is None:
+            data["from_wheel_pages"] = True
+            packages.append(data)
+            continue
+        have = {(str(r["version"]), str(r.get("url", ""))) for r in known["releases"]}
+        extra = [r for r in data["releases"] if (r["version"], r.get("url", "")) not in have]
+        known["releases"] = list(known["releases"]) + extra
+    out["packages"] = packages
+    return out
+
+
+def apply_wheel_pages(packaged: KnowledgeBase, files: Dict[str, Any], rows: Sequence[Mapping[str, Any]],
+                      fetch: Fetch, *, timeout: float, date: str, read: List[Dict[str, Any]]
+                      ) -> Dict[str, int]:
+    """Read the pages into ``files["package_meta.json"]`` (the refreshed snapshot, else the
+    packaged one); returns how many page-read releases each package got."""
+    from torchsmith.versions import version_tuple
+
+    builds = [(release.version, variant.name) for release in packaged.releases
+              if version_tuple(release.version) >= (2, 0) for variant in release.variants]
+    listed = read_wheel_pages(rows, fetch, builds=builds, timeout=timeout, read=read)
+    records = records_from_listed(listed, date)
+    base = files.get("package_meta.json") or packaged.document("package_meta")
+    files["package_meta.json"] = merge_records(base, records)
+    return {record.name: len(record.releases) for record in records}

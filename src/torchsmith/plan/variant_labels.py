@@ -1,0 +1,105 @@
+"""The wheel-variant labels a torch release's variant index declares (PEP 825 draft), per platform.
+
+Recorded where the release's ``torch-<version>-variants.json`` was read (``variant_labels.json``:
+the configs PyTorch's release workflow repacks the variant wheels with); else derived from the
+builds by the rules those recorded files follow: a CUDA build's label declares its CUDA version as
+``cuda_version_lower_bound`` and its SASS/PTX as ``sm_arch``; a ROCm build's declares its gfx list
+and its ROCm ``major.minor`` as ``rocm_version``; the xpu build's declares the device IPs of the
+Intel families the release supports; the CPU build is the null variant. Recorded files differ from
+the derivation where PyTorch chose so (2.9 and 2.10 declare CUDA 12.0 as the floor of both 12.x
+labels), which is why a recorded file wins.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+
+from torchsmith.kb.variant_index import LabelFacts, parse_variants_data
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
+
+__all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "namespace_order", "recorded"]
+
+# The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
+# whose GPUs fit labels of two vendors gets the first vendor's.
+NAMESPACE_ORDER = ("nvidia", "intel", "amd")
+_CUDA_LABEL = re.compile(r"^cuda(\d+)\.(\d+)$")
+
+
+def build_name(label: str) -> str:
+    """The build a label stands for in torchsmith's data: ``cuda12.8`` -> ``cu128``; the null label
+    (``null``, ``00000000``) -> ``cpu``; ``rocm7.1``, ``xpu``, ``cu126`` as they are."""
+    match = _CUDA_LABEL.match(label)
+    if match:
+        return f"cu{match.group(1)}{match.group(2)}"
+    return "cpu" if label in ("null", "00000000") else label
+
+
+def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
+    """The recorded variants.json of a release (with its source), or None."""
+    return next((row for row in kb.document("variant_labels")["releases"] if row["torch"] == version), None)
+
+
+def namespace_order(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
+    row = recorded(kb, version)
+    order = (row or {}).get("default-priorities", {}).get("namespace", NAMESPACE_ORDER)
+    return tuple(n for n in order if n in NAMESPACE_ORDER)
+
+
+def labels_of(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
+    """label -> facts for the labels whose wheels exist for ``platform`` (the null label always)."""
+    row = recorded(kb, release.version)
+    if row is None:
+        return _derived(kb, release, platform)
+    out: Dict[str, LabelFacts] = {}
+    for label, facts in parse_variants_data(row, f"variant_labels.json torch {release.version}").items():
+        build = release.variant(build_name(label))
+        if facts.is_null or (build is not None and platform in build.platforms):
+            out[label] = facts
+    return out
+
+
+def intel_families(kb: KnowledgeBase) -> List[Mapping[str, Any]]:
+    rows: List[Mapping[str, Any]] = kb.document("variant_labels")["intel_families"]["rows"]
+    return rows
+
+
+def _xpu_ips(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
+    """The device IPs of the Intel families xpu.json says this release supports."""
+    first = {row["family"]: row["first_torch"] for row in kb.document("xpu")["rows"]}
+    ips = [ip for family in intel_families(kb)
+           if version_tuple(first.get(family["family"], "999")) <= version_tuple(version)
+           for ip in family["label_ips"]]
+    return tuple(sorted(set(ips), key=version_tuple))
+
+
+def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str,
+                   platform: str) -> Optional[LabelFacts]:
+    if build.kind == "cuda" and build.cuda:
+        sass, ptx = build.sass(platform), build.ptx(platform)
+        arch = tuple(a.split("_", 1)[1] + "_real" for a in sass) + tuple(a.split("_", 1)[1] + "_virtual"
+                                                                        for a in ptx)
+        nvidia = {"cuda_version_lower_bound": (build.cuda,), "sm_arch": arch}
+        return LabelFacts(build.name, {"nvidia": nvidia}, cuda_lower=build.cuda, sass=sass, ptx=ptx)
+    if build.kind == "rocm" and build.rocm and build.gfx:
+        rocm = ".".join(build.rocm.split(".")[:2])
+        return LabelFacts(build.name, {"amd": {"gfx_arch": tuple(build.gfx), "rocm_version": (rocm,)}})
+    if build.kind == "xpu":
+        ips = _xpu_ips(kb, version)
+        return LabelFacts(build.name, {"intel": {"device_ip": ips}}) if ips else None
+    if build.kind == "cpu":
+        return LabelFacts(build.name, {})
+    return None
+
+
+def _derived(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
+    out: Dict[str, LabelFacts] = {}
+    for build in release.variants:
+        if platform in build.platforms or build.kind == "cpu":
+            facts = _derived_label(kb, build, release.version, platform)
+            if facts is not None:
+                out[build.name] = facts
+    return out

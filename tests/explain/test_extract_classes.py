@@ -1,0 +1,97 @@
+"""Whole classes of messages read by the extractors, and the causes reasoned from what they read.
+
+Each text is quoted from the public thread named beside it (the development part of the field
+corpus); each test asserts the class, not the one text: the same reading serves every member.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.explain.messages import plain_quotes
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def causes(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_typographic_quotes_read_as_ascii_one_for_one() -> None:
+    text = "NVIDIA-SMI has failed because it couldn\u2018t communicate \u201clibcuda.so\u201d"
+    plain = plain_quotes(text)
+    assert plain == "NVIDIA-SMI has failed because it couldn't communicate \"libcuda.so\""
+    assert len(plain) == len(text)
+
+
+def test_the_loader_is_read_in_its_wordings() -> None:
+    # tensorflow/tensorflow#5591, meta-pytorch/torchcodec#1257, pyg-team/pytorch_geometric#8365
+    for text, soname in (
+        ("I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcudnn.so. "
+         "LD_LIBRARY_PATH: ", "libcudnn.so"),
+        ("the root cause turned out to be that I couldn't load `libnppicc.so`, even though", "libnppicc.so"),
+        ("OSError: libtorch_cuda_cu.so: cannot open shared", "libtorch_cuda_cu.so"),
+        ("make[2]: *** No rule to make target '/usr/local/cuda/lib64/libnvToolsExt.so', needed by "
+         "'foreach_cuda'.  Stop.", "libnvToolsExt.so"),
+    ):
+        assert [lib.soname for lib in extract(text, KB).libraries] == [soname], text
+    # a line saying the library was opened is not a failure
+    assert not extract("successfully opened CUDA library libcublas.so locally", KB).libraries
+
+
+def test_the_library_that_asked_is_not_the_missing_one() -> None:
+    # microsoft/onnxruntime#12540
+    text = ("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublas.so.11: "
+            "cannot open shared object file: No such file or directory")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.needed_by) == ("libcublas.so.11", "libonnxruntime_providers_cuda.so")
+
+
+def test_a_library_found_without_the_procedure_asked_for_is_another_release() -> None:
+    # PaddlePaddle/PaddleDetection#8265: Windows error 127 is "the specified procedure could not be found"
+    text = "推理的时候出现：Could not load library cudnn_cnn_infer64_8.dll. Error code 127"
+    (library,) = extract(text, KB).libraries
+    assert (library.kind, library.problem) == ("cudnn", "incompatible")
+    assert causes(text) == ["cudnn-version-incompatible"]
+    assert "cudnn-library-missing" not in causes(text)
+
+
+def test_a_symbol_version_names_whose_symbol_it_is() -> None:
+    # pytorch/pytorch#166101; pyg-team/pytorch_geometric#506
+    glibc = "/usr/bin/ld: libtorch_cpu.so: undefined reference to `hypot@GLIBC_2.35'"
+    (symbol,) = extract(glibc, KB).symbols
+    assert (symbol.symbol, symbol.version, symbol.owner_kind) == ("hypot", "GLIBC_2.35", "glibc")
+    assert causes(glibc) == ["glibc-too-old"]
+    std = 'I still met the problem that "undefined symbol: _ZNSt13runtime_errorC2EPKc"'
+    assert extract(std, KB).symbols[0].owner_kind == "libstdcxx"
+    assert "glibcxx-not-found" in causes(std)
+    # a std:: container of torch's types is torch's interface, not libstdc++'s
+    torch_vector = "undefined symbol: _ZNSt6vectorIN2at6TensorESaIS1_EE17_M_realloc_insertEv"
+    assert extract(torch_vector, KB).symbols[0].owner_kind == "torch"
+
+
+def test_a_cuda_library_of_another_major_than_the_cuda_named_is_mixed_cuda() -> None:
+    # iSEE-Laboratory/LLMDet#32
+    text = ("ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n"
+            "我的系统ubuntu20.04+nvidia530.30+cuda12.1+cudnn12.X")
+    assert extract(text, KB).environment.cuda == "12.1"
+    assert "extension-cuda-mismatch" in causes(text)
+    same_major = text.replace("cuda12.1", "cuda10.2")
+    assert "extension-cuda-mismatch" not in causes(same_major)
+
+
+def test_torch_imported_from_a_directory_that_is_no_installation() -> None:
+    # pytorch/pytorch#26526 (a traceback), pytorch/pytorch#11222 (IPython's frames)
+    windows = ('  File "D:\\Gaurav\\pytorch-master\\torch\\__init__.py", line 81, in <module>\n'
+               "    from torch._C import *\nModuleNotFoundError: No module named 'torch._C'\n")
+    ipython = ("----> 1 import torch\n\n/opt/pytorch/torch/__init__.py in <module>()\n     82     pass\n\n"
+               "ModuleNotFoundError: No module named 'torch._C'\n")
+    for text in (windows, ipython):
+        assert causes(text) == ["source-tree-shadows-install"], text
+    installed = windows.replace("D:\\Gaurav\\pytorch-master", "C:\\Python38\\Lib\\site-packages")
+    assert "source-tree-shadows-install" not in causes(installed)

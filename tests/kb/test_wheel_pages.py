@@ -1,0 +1,149 @@
+"""Projects' own wheel pages as `kb refresh --wheel-pages` sources: pages shaped like PyG's,
+OpenMMLab's, GitHub's release JSON and FlashInfer's simple index (tests/kb/data/wheel_pages,
+sources in its SOURCES.txt), served on 127.0.0.1. Package names come from what the pages list."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import threading
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from torchsmith.cli import main
+from torchsmith.errors import FetchError
+from torchsmith.kb.wheel_pages import expand, merge_records, read_wheel_pages, records_from_listed
+
+DATA = Path(__file__).parent / "data"
+PAGES = DATA / "wheel_pages"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(DATA))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def _rows(base: str) -> List[Dict[str, Any]]:
+    root = f"{base}/wheel_pages"
+    return [
+        {"id": "pyg", "url": root + "/whl/torch-{torch}+{variant}.html", "follow": 0, "lists": "x",
+         "source": ["S"]},
+        {"id": "mm", "url": root + "/mmcv/dist/{variant}/torch{series}.0/index.html", "follow": 0,
+         "lists": "x", "source": ["S"]},
+        {"id": "fa", "url": root + "/repos/Dao-AILab/flash-attention/releases?per_page=100",
+         "shape": "github-releases", "lists": "x", "source": ["S"]},
+        {"id": "fi", "url": root + "/flashinfer/whl/{variant}/torch{series}/", "follow": 1, "lists": "x",
+         "source": ["S"]},
+    ]
+
+
+def _fetch_files(url: str, _timeout: float) -> str:
+    """The fixture pages by URL path, as the server would give them (no socket: fast)."""
+    path = PAGES / url.split("/wheel_pages/", 1)[1].split("?")[0].split("#")[0]
+    path = path / "index.html" if url.endswith("/") else path
+    if not path.is_file():
+        raise FetchError(f"{url}: 404", status=404)
+    return path.read_text("utf-8")
+
+
+BUILDS = [("2.5.0", "cu124"), ("2.1.0", "cu121"), ("2.6.0", "cu124"), ("2.6.0", "cpu")]
+
+
+def test_the_pages_name_the_packages_and_their_builds() -> None:
+    read: List[Dict[str, Any]] = []
+    listed = read_wheel_pages(_rows("http://pages.test"), _fetch_files, builds=BUILDS, timeout=1, read=read)
+    records = {r.name: r for r in records_from_listed(listed, "2026-11-26")}
+    # Every package is read from a page's files: none is named by the table or the test.
+    assert set(records) == {"pyg-lib", "torch-scatter", "torch-sparse", "torch-smithgraph", "mmcv",
+                            "flash-attn", "flashinfer-python"}
+    scatter = records["torch-scatter"].releases[0]
+    assert scatter.version == "2.1.2+pt25cu124" and scatter.url.endswith("/whl/torch-2.5.0+cu124.html")
+    assert scatter.build is not None and scatter.build.label.startswith("torch 2.5")
+    assert set(scatter.wheels) == {"cp311-cp311-linux_x86_64", "cp311-cp311-win_amd64"}
+    mmcv = records["mmcv"].releases[0]  # no local label: the page's URL names the build
+    assert mmcv.version == "2.1.0" and mmcv.build is not None and mmcv.build.cuda == "12.1"
+    flash = {r.version: r.url for r in records["flash-attn"].releases}
+    page = "https://github.com/Dao-AILab/flash-attention/releases/expanded_assets/v2.8.3"
+    assert flash == dict.fromkeys(("2.8.3+cu12torch2.8cxx11abiTRUE", "2.8.3+cu12torch2.5cxx11abiFALSE"), page)
+    infer = records["flashinfer-python"].releases[0]  # found one link below the entry page
+    assert infer.version == "0.2.2.post1+cu124torch2.6"
+    assert {r["status"] for r in read} >= {"ok", "not found"}  # absent builds are noted, not fatal
+    assert not any(r["url"].endswith("/cu124/") for r in read)  # "../../" is above the entry: not followed
+
+
+def test_templates_expand_over_builds_once_per_page() -> None:
+    assert expand("https://x/{variant}/torch{series}.0/", BUILDS) == [
+        "https://x/cu124/torch2.5.0/", "https://x/cu121/torch2.1.0/", "https://x/cu124/torch2.6.0/",
+        "https://x/cpu/torch2.6.0/"]
+    assert expand("https://x/releases", BUILDS) == ["https://x/releases"]
+
+
+def test_merge_keeps_the_snapshot_and_adds_page_builds() -> None:
+    listed = read_wheel_pages(_rows("http://pages.test")[:2], _fetch_files, builds=BUILDS, timeout=1, read=[])
+    records = records_from_listed(listed, "2026-11-26")
+    snapshot = {"packages": [{"name": "mmcv", "source": "https://pypi.org/simple/mmcv/", "retrieved": "d",
+                              "releases": [{"version": "2.1.0", "sdist": True}]}]}
+    merged = merge_records(snapshot, records)
+    mmcv = next(p for p in merged["packages"] if p["name"] == "mmcv")
+    assert [(r["version"], bool(r.get("url"))) for r in mmcv["releases"]] == [("2.1.0", False),
+                                                                                ("2.1.0", True)]
+    new = next(p for p in merged["packages"] if p["name"] == "torch-smithgraph")
+    assert new["from_wheel_pages"] and new["source"].endswith("torch-2.5.0+cu124.html")
+    assert merge_records(merged, records) == merged  # a second read adds nothing
+
+
+@pytest.mark.slow
+def test_refresh_reads_the_pages_and_plan_uses_their_wheels(
+        server: str, tmp_path: Path, _own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "table"
+    table.mkdir()
+    (table / "wheel_pages.json").write_text(json.dumps({"about": "local", "sources": {"S": "fixture"},
+                                                        "rows": _rows(server)}))
+    overlay = tmp_path / "overlay"
+    args = ["kb", "refresh", "--torch-index", f"{server}/whl", "--variant", "cu132", "--index-url",
+            f"{server}/simple", "--wheel-pages", "--kb", str(table), "--overlay", str(overlay), "--json"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["wheel_pages"]["torch-smithgraph"] == 1 and data["wheel_pages"]["torch-scatter"] == 1
+    machine = ["--gpu", "8.6", "--driver", "550.54.14", "--python", "3.11", "--platform", "linux-x86_64",
+               "--kb", str(overlay)]
+    # A package in no table, named only by a page: planned with the torch build its wheel encodes.
+    assert main(["plan", "--json", "torch-smithgraph", *machine]) == 0
+    plan = json.loads(capsys.readouterr().out)["data"]
+    pins = {p["name"]: p for p in plan["packages"]}
+    assert pins["torch"]["version"].startswith("2.5.") and plan["variant"] == "cu124"
+    assert pins["torch-smithgraph"]["find_links"].endswith("/whl/torch-2.5.0+cu124.html")
+    # A table package: the page's prebuilt wheel is used, from the page that lists it.
+    assert main(["plan", "--json", "torch-scatter", "torch<2.6", *machine]) == 0
+    pins = {p["name"]: p for p in json.loads(capsys.readouterr().out)["data"]["packages"]}
+    assert pins["torch-scatter"]["local_version"] == "+pt25cu124"
+    # mmcv: the index has 2.2.0 as a source distribution only; the page has 2.1.0 wheels for
+    # torch 2.1 + cu121. With source builds forbidden, the wheel decides the whole stack...
+    assert main(["plan", "--json", "mmcv", "--only-binary", ":all:", *machine]) == 0
+    plan = json.loads(capsys.readouterr().out)["data"]
+    pins = {p["name"]: p for p in plan["packages"]}
+    assert pins["mmcv"]["version"] == "2.1.0"
+    assert pins["mmcv"]["find_links"].endswith("/torch2.1.0/index.html")
+    assert pins["torch"]["version"].startswith("2.1.") and plan["variant"] == "cu121"
+    # ...and a release with no wheel is a no-solution naming the nearest release that has one.
+    assert main(["plan", "--json", "mmcv==2.2.0", "--only-binary", ":all:", *machine]) != 0
+    plan = json.loads(capsys.readouterr().out)["data"]
+    assert plan["status"] == "no-solution"
+    assert any("mmcv==2.1.0" in r for r in plan["reasons"])
