@@ -155,12 +155,9 @@ class LiveHost:
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
-                # (it only calls prctl: no lock another thread could hold at the fork)
                 preexec_fn=_die_with_parent() if timeout > QUESTION_SECONDS else None,  # noqa: PLW1509
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
@@ -476,24 +473,15 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
 
 
 def _die_with_parent() -> Optional[Callable[[], None]]:
-    """Long work (an installer changing an environment) must not outlive torchsmith: after a
-    kill -9 the next command rolls the environment back, and an orphaned pip would go on writing
-    into it. Linux's PR_SET_PDEATHSIG sends the child SIGKILL when its parent dies."""
+    """Linux PR_SET_PDEATHSIG (1): a killed torchsmith's installer dies too, never writing on."""
+    import ctypes
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
+    prctl, parent = ctypes.CDLL(None).prctl, os.getpid()  # looked up before the fork: prctl only after
 
     def arm() -> None:
-        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the parent died before the line above: no signal will come
+        if prctl(1, signal.SIGKILL) == 0 and os.getppid() != parent:  # else the parent died already
             os.kill(os.getpid(), signal.SIGKILL)
-
     return arm
 
 
