@@ -224,3 +224,28 @@ def test_an_unpinned_torch_is_titled_without_a_blank_version(capsys: pytest.Capt
     assert main(["plan", "--platform", "windows-x86_64", "--rocm-gfx", "gfx1100", "--python", "3.12"]) == 0
     title = capsys.readouterr().out.splitlines()[0]
     assert title.startswith("Install torch (") and "  " not in title
+
+
+@pytest.mark.parametrize(("quiet", "verbose", "expected"), [
+    (False, 0, ["warning: the installed torch must change", "1 note hidden; -v shows it"]),
+    (False, 1, ["warning: the installed torch must change", "warning: built from source"]),
+    (True, 0, ["warning: the installed torch must change"]),  # -q keeps what decides safety
+])
+def test_notes_with_v_cautions_always(quiet: bool, verbose: int, expected: List[str]) -> None:
+    import io
+
+    from torchsmith.output import Caution, Presentation, Result, emit
+
+    result = Result(command="plan", warnings=[Caution("the installed torch must change"), "built from source",
+                                              "built from source"])
+    out, err = io.StringIO(), io.StringIO()
+    emit(result, False, out, err, Presentation(quiet=quiet, verbose=verbose))
+    assert err.getvalue().splitlines() == expected
+    # Shown with the answer: not again on stderr.
+    result.cautions_shown = True
+    err = io.StringIO()
+    emit(result, False, out, err, Presentation(quiet=quiet, verbose=verbose))
+    assert err.getvalue().splitlines() == [line for line in expected if "installed torch" not in line]
+    emit(result, True, out, err)
+    assert json.loads(out.getvalue())["warnings"] == ["the installed torch must change", "built from source",
+                                                      "built from source"]

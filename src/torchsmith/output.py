@@ -171,21 +171,20 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
     shown = redact(shown)
     out.write(printable(shown, keep_colour=bool(_CONTROL.search(shown)) and use_color(text)))
     out.flush()
-    if not presentation.quiet:
-        _warn(result, presentation, err)
+    _warn(result, presentation, err)
     for error in result.errors:
         err.write(printable(redact(format_error(error))) + "\n")
 
 
 def _warn(result: Result, presentation: Presentation, err: IO[str]) -> None:
-    """Each warning once: cautions always (unless the answer showed them), notes with ``-v``,
-    else one line saying how many were left out."""
+    """Each warning once: cautions always, ``-q`` too (unless the answer showed them); notes with
+    ``-v``, else one line saying how many were left out (none under ``-q``)."""
     from torchsmith.redact import redact
 
     unique = list(dict.fromkeys(result.warnings))
     shown: List[str] = [] if result.cautions_shown else [w for w in unique if isinstance(w, Caution)]
     notes = [w for w in unique if not isinstance(w, Caution)]
-    if presentation.verbose:
+    if presentation.verbose and not presentation.quiet:
         shown = [w for w in unique if w in shown or w in notes]
     width = terminal_columns()
     for warning in shown:
@@ -193,7 +192,7 @@ def _warn(result: Result, presentation: Presentation, err: IO[str]) -> None:
         wrapped = textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
                                 break_long_words=False) or [line]
         err.write(printable(redact("\n".join(wrapped))) + "\n")
-    if notes and not presentation.verbose:
+    if notes and not presentation.verbose and not presentation.quiet:
         err.write(hidden_hint(len(notes)) + "\n")
 
 

@@ -18,7 +18,7 @@ from torchsmith.cli import main
 from torchsmith.fleet import plan_fleet
 from torchsmith.fleet.pixi import fleet_pixi_platforms, render_fleet_pixi
 from torchsmith.kb import load_kb
-from torchsmith.machine import JetsonInfo, Machine
+from torchsmith.machine import AmdGpu, JetsonInfo, Machine, RocmInfo
 from torchsmith.plan.model import Request
 from torchsmith.plan.resolve import DEFAULT_REQUIREMENTS, resolve
 
@@ -111,6 +111,18 @@ def test_a_jetson_type_gets_its_own_platform_and_a_type_without_torch_is_named()
     assert orin["cuda"]["arch"] == "8.7" and len(platforms) == 2
     # the Orin on Python 3.11 has no working torch: left out, and the file says so
     assert skipped == ["type 3: no working torch to lock"] and f"# left out: {skipped[0]}" in text
+
+
+def test_a_rocm_node_type_takes_torch_from_its_index_as_a_pypi_dependency() -> None:
+    amd = dataclasses.replace(node(None), rocm=RocmInfo(version="6.3.3", gpus=(AmdGpu("MI300X", "gfx942"),)))
+    report = plan_fleet([("a", node(A100)), ("mi300", amd)], _planner)
+    doc = tomllib.loads(render_fleet_pixi(report, KB))
+    [rocm] = [n for n, f in doc["feature"].items() if "pypi-dependencies" in f]
+    torch = doc["feature"][rocm]["pypi-dependencies"]["torch"]
+    assert torch["index"].startswith("https://download.pytorch.org/whl/rocm") and "+rocm" in torch["version"]
+    [entry] = [p for p in doc["workspace"]["platforms"] if p["name"] == doc["feature"][rocm]["platforms"][0]]
+    assert "cuda" not in entry and entry["glibc"] == "2.35"
+    assert "shared" not in doc["environments"]  # NVIDIA and AMD nodes share no build
 
 
 def test_fleet_format_pixi_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -149,8 +149,8 @@ def test_human_output_worst_first_with_fix(
     assert code == ExitCode.PROBLEMS_FOUND
     # The answer first: the verdict with the worst finding, then its fix, then why.
     lines = out.splitlines()
-    assert lines[0].startswith("✗ 1 error (exit code 4); fix the first one first: torch 2.13.0+cpu is a "
-                               "CPU-only build, but this host has 1 NVIDIA GPU(s):"), out
+    assert lines[0].startswith("✗ 1 error (exit code 4): torch 2.13.0+cpu is a CPU-only build, but this "
+                               "host has 1 NVIDIA GPU(s):"), out
     assert lines[1].startswith(f"  $ {sys.executable} -m pip install ")
     assert next(line for line in lines if line.startswith("Environment: ")).endswith(
         "· torch 2.13.0+cpu · CPU build")

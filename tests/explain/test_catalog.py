@@ -58,7 +58,7 @@ def test_the_packaged_file_validates() -> None:
     (one_signature(id="Not Kebab"), "kebab-case"),
     (one_signature(patterns=["(unclosed"]), "does not compile"),
     (one_signature(patterns=[r"(?P<x>a)(?P=x)"]), "backreference"),
-    (one_signature(patterns=[]), "'patterns' must be a non-empty list"),
+    (one_signature(patterns=[], extracted=[]), "'patterns' must be a non-empty list"),
     (one_signature(cause="see {nothing}"), "placeholder {nothing}"),
     (one_signature(sources=["github issue 5"]), "is not a URL"),
     (one_signature(priority=7), "'priority' must be 1, 2 or 3"),
@@ -245,3 +245,9 @@ def test_a_long_repetitive_log_is_read_for_its_distinct_lines_with_the_same_answ
     assert not matcher._absent_needles(log, catalog)
     without = [(f.signature.id, f.offset, f.facts) for f in matcher.find_signatures(log, catalog)]
     assert with_shortcut == without and len(without) >= 2
+
+
+def test_a_signature_fired_only_by_extracted_facts_needs_no_pattern() -> None:
+    doc = one_signature(patterns=[], extracted=["conda:platform"], cause="{package|x} on {subdir|y}")
+    (sig,) = parse_catalog(doc).signatures
+    assert sig.patterns == () and sig.triggers == ("conda:platform",)

@@ -95,3 +95,62 @@ def test_torch_imported_from_a_directory_that_is_no_installation() -> None:
         assert causes(text) == ["source-tree-shadows-install"], text
     installed = windows.replace("D:\\Gaurav\\pytorch-master", "C:\\Python38\\Lib\\site-packages")
     assert "source-tree-shadows-install" not in causes(installed)
+
+
+def test_pip_on_a_32_bit_python_finds_no_torch_wheel() -> None:
+    # pytorch/pytorch#37379: pip fell back to building the placeholder sdist
+    text = ("ERROR: Command errored out with exit status 1:\n     command: 'c:\\program files (x86)\\"
+            "python38-32\\python.exe' -u -c 'import sys; sys.argv[0] = '\"'\"'C:\\\\Users\\\\lucky\\\\AppData"
+            "\\\\Local\\\\Temp\\\\pip-install-_fpxa43a\\\\torch\\\\setup.py'\"'\"'\n")
+    read = extract(text, KB)
+    assert (read.environment.machine, read.source_builds) == ("x86", ["torch"])
+    assert causes(text) == ["no-matching-distribution"]
+    assert causes(text.replace("python38-32", "python38")) == []
+
+
+def test_a_cxx11_abi_name_is_not_read_as_an_old_libstdcxx() -> None:
+    # rusty1s/pytorch_scatter#234: std::__cxx11 names exist in every libstdc++ since GCC 5
+    text = ("OSError: */_version.so: undefined symbol: "
+            "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev")
+    assert extract(text, KB).symbols[0].owner_kind == "libstdcxx-abi"
+    assert "glibcxx-not-found" not in causes(text)
+
+
+def test_cublas_and_cudnn_statuses_are_read_from_their_enums() -> None:
+    # opendatalab/MinerU#1508: a bf16 GEMM refused on a GPU without bf16 (Tesla M40)
+    text = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx("
+            "handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea)`")
+    read = extract(text, KB)
+    status = next(e for e in read.gpu_errors if e.api == "cublas")
+    assert (status.name, status.code, status.kind) == ("CUBLAS_STATUS_NOT_SUPPORTED", 15, "unsupported")
+    assert read.dtypes == ["bf16"]
+    assert causes(text) == ["bf16-unsupported-gpu"]
+    # the same refusal on a GPU with bf16 (an A100, 8.0) is not about bf16
+    assert "bf16-unsupported-gpu" not in causes(text + "\nGPU 0: NVIDIA A100-SXM4-80GB")
+    assert "bf16-unsupported-gpu" not in causes(text.replace("CUDA_R_16BF", "CUDA_R_32F"))
+    cudnn = extract("cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", KB).gpu_errors[0]
+    assert (cudnn.api, cudnn.code, cudnn.kind) == ("cudnn", 1, "init")
+
+
+def test_float32_results_that_differ_on_an_ampere_gpu_read_as_tf32() -> None:
+    # pytorch/pytorch#58434 (RTX 3090), pytorch/pytorch#75778 ("A4000" is the RTX A4000)
+    text = ("- RTX 3090 + PyTorch 1.8.1 with CUDA 11.1\n- GTX 1080 Ti + PyTorch 1.8.1 with CUDA 10.2\n"
+            "The results from the last 3 were the same, whereas that from RTX 3090 were totally different.\n")
+    assert "discrepancy" in extract(text, KB).symptoms
+    assert causes(text) == ["tf32-precision"]
+    a4000 = ("`torch.matmul` produces wrong result for matrices (n*m) with large m and small n.\n"
+             "This bug is only seen on my A4000 devices but not on 2070 devices.\n")
+    assert causes(a4000) == ["tf32-precision"]
+    # no TF32 before Ampere; differing runs are nondeterminism; an error is not a precision surprise
+    assert causes(text.replace("RTX 3090", "RTX 2080")) == []
+    assert causes(text + "The results are different between runs.\n") == []
+    assert causes(text + "RuntimeError: CUDA error: an illegal memory access was encountered\n") != [
+        "tf32-precision"]
+
+
+def test_nan_in_a_float16_run_reads_as_float16_overflow() -> None:
+    # Lightning-AI/pytorch-lightning#12600
+    text = "Using autograd.grad twice with 16bit mixed-precision always returns NaN values."
+    assert {"nan", "fp16"} <= set(extract(text, KB).symptoms)
+    assert causes(text) == ["fp16-overflow"]
+    assert causes(text.replace("16bit mixed-precision", "bf16")) == []

@@ -16,9 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Set
 
-from tests.explain.test_signatures import CATALOG, read_sample
-
-from torchsmith.explain import find_signatures
+from tests.explain.test_signatures import CATALOG, read_sample, recognised
 
 HERE = Path(__file__).parent
 PUBLIC = sorted((HERE / "public").glob("*.txt"))
@@ -47,7 +45,7 @@ def evaluate() -> List[Outcome]:
         headers, text = read_sample(path)
         accepted = accepted_cause(path)
         allowed: Set[str] = {accepted, *headers.get("also", [])}
-        found = [f.signature.id for f in find_signatures(text, CATALOG)]
+        found = [f.signature.id for f in recognised(text)]
         outcomes.append(Outcome(path, accepted, found, [sig for sig in found if sig not in allowed]))
     return outcomes
 

@@ -201,6 +201,12 @@ def test_plan_json_of_the_torch_stack_says_it_was_not_confirmed_and_why(capsys: 
     assert "--confirm" in confirmation["reason"]
 
 
+def test_a_bad_confirm_timeout_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--host", H100_HOST, "--confirm-timeout", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--confirm-timeout must be more than 0 seconds, not -1" in err and "Traceback" not in err
+
+
 def test_an_unreachable_index_is_a_could_not_confirm_without_starting_a_resolver(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")  # the discard port: refused

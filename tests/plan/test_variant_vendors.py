@@ -91,6 +91,10 @@ def test_amd_with_an_older_system_rocm_falls_back_to_cpu_and_says_how_not_to(
     assert f"uv pip install --index-url {index} torch==2.10.0+rocm7.1" in warning
     # three parts: the plugin asserts X.Y.Z
     assert f"{AMD_FORCE_GFX}=gfx942 {AMD_FORCE_ROCM}=7.1.0" in warning
+    # the variant install itself is offered as another way, with what it takes here
+    [choice] = [c for c in data["choices"] if "wheel-variant installer" in c]
+    assert "--preview-features wheel-variants --index-url https://download.pytorch.org/whl/variant " \
+           "torch==2.10.0" in choice and "CPU (null) variant here" in choice
 
 
 def test_amd_with_another_rocm_label_installed_gets_that_label(capsys: pytest.CaptureFixture[str]) -> None:

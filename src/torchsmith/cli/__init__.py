@@ -7,6 +7,7 @@ Each command lives in its own module with ``add_arguments(parser)`` and
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple
@@ -88,9 +89,11 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
     """The flags every command takes, anywhere on its command line (read by :func:`take_output_flags`)."""
     group = parser.add_argument_group("output (any command, anywhere on the line)")
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="results and errors only: no warnings, no progress")
+                       help="results and errors only: no notes, no progress (a warning that "
+                            "decides whether the command is safe still shows)")
     group.add_argument("-v", "--verbose", action="count", default=0,
-                       help="also the reasons with their sources, what was turned down, every warning")
+                       help="also the reasons with their sources, what was turned down, every note "
+                            "(warnings that do not change the answer)")
     group.add_argument("--color", choices=COLOR_CHOICES, default="auto",
                        help="colour: auto (a terminal, unless NO_COLOR), always or never")
     group.add_argument("-V", "--version", action="version", version=f"torchsmith {__version__}")
@@ -168,6 +171,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if sys.stdout is None:  # started with `>&-`: refuse before acting, as ls and cat do
         _write_err("error[output-closed]: standard output is closed: nothing could be printed\n")
         return 1
+    program = argv is None  # the process is this command (not a test calling main)
+    if program:  # collecting while modules load only walks what stays loaded: see _run_command
+        gc.disable()
     try:
         _tolerant_streams()
         return _main(args_list)
@@ -180,6 +186,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if process_environ().get("TORCHSMITH_DEBUG"):
             raise
         return _internal_error(exc, _wants_json(args_list))
+    finally:
+        if program:  # all that is left is exit: no collecting the whole heap on the way out
+            gc.freeze()
 
 
 def _tolerant_streams() -> None:
@@ -293,6 +302,9 @@ def _run_command(name: str, module: object, args: argparse.Namespace, flags: Out
     # --json wherever it was written (even where the command refuses it) gets its answer in JSON.
     as_json = bool(getattr(args, "json", False)) or json_written
     ctx = Context(args)
+    if not gc.isenabled():  # the command may run long (watch): collect again, but not the imports
+        gc.freeze()
+        gc.enable()
     try:
         result = module.run(args, ctx)  # type: ignore[attr-defined]
     except TorchsmithError as exc:

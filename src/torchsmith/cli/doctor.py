@@ -114,17 +114,17 @@ def answer_first(data: Dict[str, Any], color: bool, verbose: int) -> List[str]:
 
 
 def _verdict(data: Dict[str, Any], first: Optional[Dict[str, Any]]) -> str:
-    findings = data["findings"]
-    counts = ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for word in ("error", "warning")
-                       for n in [sum(1 for f in findings if f["severity"] == word)] if n)
+    """``✗ 2 errors, 1 warning (exit code 4); fix the first one first: TITLE:``, shorter for one."""
     if first is None:
         return "✓ Healthy: nothing to fix."
-    mark = _MARKS[first["severity"]][0]
+    tally = [(sum(1 for f in data["findings"] if f["severity"] == word), word)
+             for word in ("error", "warning")]
+    counts = ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in tally if n)
+    code = "" if data["healthy"] else f" (exit code {int(ExitCode.PROBLEMS_FOUND)})"
+    which = "" if sum(n for n, _ in tally) == 1 else (
+        "; the first" if data["healthy"] else "; fix the first one first")
     end = ":" if first["fix"] else "."
-    if data["healthy"]:
-        return f"{mark} {counts} (no errors); the first: {first['title']}{end}"
-    return (f"{mark} {counts} (exit code {int(ExitCode.PROBLEMS_FOUND)}); fix the first one first: "
-            f"{first['title']}{end}")
+    return f"{_MARKS[first['severity']][0]} {counts}{code}{which}: {first['title']}{end}"
 
 
 def _environment(data: Dict[str, Any]) -> str:

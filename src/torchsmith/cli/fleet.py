@@ -135,6 +135,8 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
               + ("\n" if group.variants.advice else f": {group.variants.reason}\n"))
             for line in group.variants.advice:
                 w(f"    ! {line}\n")
+            if group.variants.caveat:
+                w(f"    note: {group.variants.caveat}\n")
     w("\nOne environment for every node")
     if report.shared is not None and report.shared.ok:
         w(f": {_stack(report.shared)}\n")

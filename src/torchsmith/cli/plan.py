@@ -146,6 +146,11 @@ def with_published(request: Request, ctx: Context) -> Request:
 
     with waiting(ctx.args, f"reading the published metadata of {', '.join(names)}"):
         records, unread = read_unknown(names, (), host.fetch_url, indexes)
+        if records:  # what they depend on may pin torch too (whisperx -> pyannote-audio -> torch)
+            from torchsmith.kb.metaread import follow_dependencies
+            from torchsmith.plan.published import covered_names
+
+            records += follow_dependencies(records, covered_names(ctx.kb()), host.fetch_url, indexes)
     return dataclasses.replace(request, published=records, unread=unread)
 
 
@@ -174,10 +179,16 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if getattr(args, "variants", False):
         import dataclasses
 
-        from torchsmith.plan.variant_pick import plan_variant_advice
+        from torchsmith.plan.variant_pick import predict_variants
 
-        advice = plan_variant_advice(plan, machine, ctx.kb())
-        plan = dataclasses.replace(plan, warnings=plan.warnings + advice)
+        prediction = predict_variants(plan, machine, ctx.kb())
+        if prediction is not None:  # the variant install as another way, and where it goes wrong
+            taken = prediction.label or "the CPU (null) variant"
+            caveat = (prediction.caveat,) if prediction.caveat else ()
+            plan = dataclasses.replace(
+                plan, warnings=plan.warnings + prediction.advice + caveat,
+                choices=(*plan.choices, f"with a wheel-variant installer: {prediction.command} (it takes "
+                                        f"{taken} here)"))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     from torchsmith.cli.plan_confirm import confirmed

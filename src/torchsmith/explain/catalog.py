@@ -54,7 +54,8 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 
 
 # Facts a signature fired by an extracted fact carries (explain.triggers).
-TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path"})
+TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
+                           "subdir", "versions", "message", "meaning", "requirement", "gpu"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl"})
@@ -213,7 +214,7 @@ def _compile(texts: Sequence[str], where: str, field: str) -> Tuple[Pattern[str]
 
 def _check_placeholders(sig: Signature, where: str) -> None:
     """Every ``{name}`` must be a fact the signature can extract; optional facts need a default."""
-    in_every_pattern = set(sig.patterns[0].groupindex)
+    in_every_pattern = set(sig.patterns[0].groupindex) if sig.patterns else set()
     for pattern in sig.patterns[1:]:
         in_every_pattern &= set(pattern.groupindex)
     known = set(sig.groups) | set(sig.kb_facts) | (TRIGGER_FACTS if sig.triggers else set())
@@ -270,9 +271,11 @@ def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
 
 def _triggers(value: Any, where: str) -> Tuple[str, ...]:
     names = _strings(value, where, "extracted", allow_empty=True)
-    bad = [n for n in names if not re.match(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$", n)]
+    bad = [n for n in names
+           if not re.match(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$", n)]
     if bad:
-        raise _invalid(where, f"'extracted' entry {bad[0]!r} is not gpu:/library:/symbol:/compiler:NAME")
+        raise _invalid(where, f"'extracted' entry {bad[0]!r} is not KIND:NAME "
+                              "(gpu, library, symbol, compiler, env, conda, installer)")
     return names
 
 
@@ -317,7 +320,10 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     if unknown_kinds:
         raise _invalid(where, f"unknown host_facts {', '.join(unknown_kinds)} "
                               f"(known: {', '.join(sorted(HOST_FACT_KINDS))})")
-    patterns = _compile(_strings(raw["patterns"], where, "patterns"), where, "pattern")
+    # A signature fired only by extracted facts may have no pattern of its own.
+    only_extracted = bool(raw.get("extracted"))
+    patterns = _compile(_strings(raw["patterns"], where, "patterns", allow_empty=only_extracted),
+                        where, "pattern")
     sig = Signature(
         id=sig_id,
         title=raw["title"].strip(),

@@ -358,13 +358,14 @@ class Report:
     contradicted: List[Tuple[str, str]] = field(default_factory=list)
 
 
-def _triggered(text: str, catalog: Catalog, read: Extracted, found: Set[str]) -> List[Found]:
+def _triggered(text: str, catalog: Catalog, read: Extracted, found: Set[str],
+               kb: Optional[KnowledgeBase] = None) -> List[Found]:
     """Signatures whose failure an extracted fact states, where no pattern found them."""
     out: List[Found] = []
     for sig in catalog.signatures:
         if not sig.triggers or sig.id in found:
             continue
-        hit = fired(sig.triggers, read)
+        hit = fired(sig.triggers, read, kb)
         if hit is None:
             continue
         needles, facts = hit
@@ -406,8 +407,8 @@ def explain_report(
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
     found_list = find_signatures(text, catalog)
-    found_list = sorted(found_list + _triggered(text, catalog, read, {f.signature.id for f in found_list}),
-                        key=lambda f: (f.signature.priority, f.offset))
+    triggered = _triggered(text, catalog, read, {f.signature.id for f in found_list}, kb)
+    found_list = sorted(found_list + triggered, key=lambda f: (f.signature.priority, f.offset))
     if not found_list:
         return report
     explained = {other for found in found_list for other in found.signature.explains

@@ -59,6 +59,11 @@ def read_lines(extracted: Extracted) -> List[str]:
     lines.extend(f"{m.tool}: {m.text}" for m in extracted.compiler[:5])
     lines.extend(f"{c.installer}: {c.who} needs {c.wants}" for c in extracted.conflicts[:8])
     lines.extend(f"No index or channel has {req}" for req in extracted.not_found[:5])
+    search = extracted.conda_search
+    if search is not None and search.channels:
+        platform = f" for {', '.join(search.subdirs)}" if search.subdirs else ""
+        lines.append(f"conda searched the channels {', '.join(search.channels)}{platform}")
+    lines.extend(f"{m.package}: {m.why}" for m in extracted.conda_missing)
     lines.extend(
         f"Request failed: {h.status or ''} {h.url or h.text}".replace("  ", " ") for h in extracted.http[:5]
     )
@@ -100,7 +105,9 @@ def next_checks(extracted: Extracted) -> List[str]:
     for failure in extracted.http[:2]:
         if failure.url:
             checks.append(f"curl -sSI {failure.url}  (what the server answers now)")
-    for requirement in extracted.not_found[:2]:
+    if extracted.conda_search is not None:
+        checks.extend(extracted.conda_search.checks)
+    for requirement in extracted.not_found[:2] if extracted.conda_search is None else ():
         checks.append(
             f"pip index versions {requirement.split('=')[0].split('<')[0].split('>')[0]}  "
             f"(which versions the configured index has)"

@@ -9,13 +9,16 @@ library of that kind), ``symbol:mkl`` (an undefined symbol of that owner), ``com
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted
 
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
-TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env):[\w.-]+(?::[\w-]+)?$")
+TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -114,7 +117,80 @@ def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, st
     return None
 
 
-def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+_TORCH_PACKAGE = re.compile(r"^(?:py)?torch(?:vision|audio|text)?(?:-cpu|-gpu)?(?![\w.-])", re.IGNORECASE)
+
+
+def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """pip on a 32-bit Python, asked for torch: no wheel exists (it finds none, or builds the
+    placeholder sdist)."""
+    if extracted.environment.machine not in ("x86", "armv7l"):
+        return None
+    wanted = extracted.not_found + extracted.source_builds
+    torch = next((w for w in wanted if _TORCH_PACKAGE.match(w)), None)
+    if torch is None:
+        return None
+    return [torch], {"requirement": torch}
+
+
+def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
+    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
+    env = extracted.environment
+    found = [("GPU", env.capability)] if env.capability else []
+    if kb is not None:
+        for name in env.gpus:
+            # "A4000" is NVIDIA's "RTX A4000" (the workstation cards carry RTX in their full name)
+            model = kb.gpu_by_name(name) or kb.gpu_by_name(f"RTX {name}")
+            if model is not None:
+                found.append((name, model.compute_capability))
+    out = []
+    for name, cc in found:
+        parts = cc.split(".")
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            out.append((name, (int(parts[0]), int(parts[1]))))
+    return out
+
+
+def _bf16_unsupported(extracted: Extracted,
+                      kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """cuBLAS / cuDNN refuse a call on bfloat16 data as unsupported (or absent from the
+    architecture): bf16 math needs compute capability 8.0; not when the GPU shown has it."""
+    if "bf16" not in extracted.dtypes:
+        return None
+    refused = next((e for e in extracted.gpu_errors
+                    if e.api in ("cublas", "cudnn") and e.kind in ("unsupported", "arch")), None)
+    if refused is None or any(cc >= (8, 0) for _, cc in _capabilities(extracted, kb)):
+        return None
+    return [refused.name or ""], {"error": refused.name or ""}
+
+
+def _no_error(extracted: Extracted) -> bool:
+    """The text reports a behaviour, not a failure: no exception ended it, no GPU error."""
+    return not extracted.gpu_errors and not any(
+        e.type.endswith(("Error", "Exception", "Failure")) for e in extracted.exceptions)
+
+
+def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """float32 results that differ from another device or the expected value, on a GPU of compute
+    capability 8.0 or newer (Ampere on), where cuBLAS/cuDNN may compute float32 in TF32: not when
+    the same run varies (nondeterminism) or the text is about float16/bfloat16."""
+    said = extracted.symptoms
+    if "discrepancy" not in said or "nondeterminism" in said or "fp16" in said or extracted.dtypes:
+        return None
+    if not _no_error(extracted):
+        return None
+    newer = [name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)]
+    return ([newer[0]], {"gpu": newer[0]}) if newer else None
+
+
+def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """NaN or inf values in a run that uses float16, without an error: float16's range."""
+    if {"nan", "fp16"} <= set(extracted.symptoms) and _no_error(extracted):
+        return ["NaN"], {}
+    return None
+
+
+def _env(name: str, extracted: Extracted,
+         kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
     whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
     env = extracted.environment
@@ -122,10 +198,46 @@ def _env(name: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str,
         return [env.torch or "cpu"], {}
     if name == "source-tree":
         return _source_tree(extracted)
+    if name == "no-wheel-for-python":
+        return _no_wheel_for_python(extracted)
+    if name == "bf16-unsupported":
+        return _bf16_unsupported(extracted, kb)
+    if name == "tf32":
+        return _tf32(extracted, kb)
+    if name == "fp16-overflow":
+        return _fp16_overflow(extracted)
     return None
 
 
-def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``conda:platform|version``: a package no channel had, for a cause the data proves."""
+    for missing in extracted.conda_missing:
+        if missing.kind != kind:
+            continue
+        search = extracted.conda_search
+        facts = {"package": missing.package + (f" {missing.version}" if missing.version else ""),
+                 "why": missing.why, "channels": ", ".join(search.channels) if search else ""}
+        if missing.subdir:
+            facts["subdir"] = missing.subdir
+        if missing.versions:
+            facts["versions"] = ", ".join(missing.versions)
+        return [missing.package], facts
+    return None
+
+
+def _installer(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``installer:KIND``: a wheel-variant installer's own message of that kind."""
+    for error in extracted.installer_errors:
+        if error.kind == kind:
+            facts = {"message": error.text, "meaning": error.meaning}
+            if error.package:
+                facts["package"] = error.package
+            return [error.text], facts
+    return None
+
+
+def fired(triggers: Sequence[str], extracted: Extracted,
+          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """(texts to locate the evidence by, facts it carries) of the first trigger that holds."""
     for trigger in triggers:
         kind, _, rest = trigger.partition(":")
@@ -135,9 +247,13 @@ def fired(triggers: Sequence[str], extracted: Extracted) -> Optional[Tuple[List[
         elif kind == "library":
             hit = _library(arguments, extracted)
         elif kind == "env":
-            hit = _env(arguments[0], extracted)
+            hit = _env(arguments[0], extracted, kb)
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
+        elif kind == "conda":
+            hit = _conda(arguments[0], extracted)
+        elif kind == "installer":
+            hit = _installer(arguments[0], extracted)
         else:
             hit = _compiler(arguments[0], extracted)
         if hit is not None:

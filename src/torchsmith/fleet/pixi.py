@@ -147,6 +147,10 @@ def render_fleet_pixi(report: FleetReport, kb: KnowledgeBase) -> str:
         environments.append(f"{platform.feature} = [{toml_str(platform.feature)}]")
     shared_on = _shared_platforms(report, platforms)
     if report.shared is not None and shared_on and len(report.groups) > 1:
+        others = [f"type {p.number}" for p in platforms if p.name not in shared_on]
+        if others:
+            lines += ["", f"# the shared environment is not locked for {', '.join(others)}: their own plans "
+                          "use another kind of build (a CPU-only node has no __cuda for a CUDA conda build)"]
         lines += _feature_lines(SHARED, report.shared, shared_on)
         environments.append(f"{SHARED} = [{toml_str(SHARED)}]")
     lines += ["", "[environments]", *environments]

@@ -115,18 +115,27 @@ def _package_meta(data: Document) -> None:
 
 
 def _error_vocab(data: Document) -> None:
-    """Vendor error enums (CUDA, HIP, NCCL) and sonames: every row names known sources."""
+    """Vendor error enums (CUDA, HIP, NCCL, cuBLAS, cuDNN) and sonames: every row names known sources."""
     import re
 
     sources = data["sources"]
-    for table in ("cuda", "hip", "nccl", "sonames"):
-        for number, row in enumerate(data[table]):
+    for table in ("cuda", "hip", "nccl", "sonames", "cublas", "cudnn"):
+        rows = data.get(table, []) if table in ("cublas", "cudnn") else data[table]  # optional: newer
+        for number, row in enumerate(rows):
             if not row.get("source") or any(s not in sources for s in row["source"]):
                 raise ValueError(f"{table} row {number}: missing or unknown source id")
             if table == "sonames":
                 re.compile(row["regex"])
             elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
                 raise ValueError(f"{table} row {number}: needs an integer code and a name")
+    for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
+        for number, row in enumerate(data.get(table, [])):
+            if not row.get("source") or any(s not in sources for s in row["source"]):
+                raise ValueError(f"{table} row {number}: missing or unknown source id")
+            if table == "installer_messages":
+                re.compile(row["regex"])
+            elif not row.get("packages") or not row.get("why"):
+                raise ValueError(f"{table} row {number}: needs packages and why")
 
 
 def _variant_labels(data: Document) -> None:
@@ -162,7 +171,8 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
-    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, sonames)", _error_vocab),
+    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, cuBLAS, cuDNN, sonames)",
+                    _error_vocab),
     "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),
     "wheel_pages": ("wheel_pages.json", "projects' own wheel pages", _RowsWith(id=str, url=str, lists=str)),
 }

@@ -16,6 +16,7 @@ from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import (
     PackageRecord,
     canonical,
+    core_dependencies,
     parse_core_metadata,
     parse_index_page,
     records_from_files,
@@ -23,7 +24,7 @@ from torchsmith.kb.pkgmeta import (
 )
 from torchsmith.redact import redact, strip_credentials
 
-__all__ = ["read_package", "read_unknown"]
+__all__ = ["follow_dependencies", "read_package", "read_unknown"]
 
 Fetch = Callable[[str, float], str]
 SKIP = ("torch", "torchvision", "torchaudio", "tensorflow", "jax")
@@ -60,19 +61,23 @@ def read_package(fetch: Fetch, index: str, name: str, *, timeout: float = 5.0, t
             return Version("0")
 
     metadata: Dict[str, Tuple[Tuple[str, ...], str, str]] = {}
+    depends: Dict[str, Tuple[str, ...]] = {}
     for version in sorted(newest, key=order, reverse=True)[:most]:
         try:
-            requires, requires_python = parse_core_metadata(fetch(newest[version], timeout))
+            text = fetch(newest[version], timeout)
         except FetchError:
             continue  # the page promised a file the server does not give: the release stays unread
+        requires, requires_python = parse_core_metadata(text)
         metadata[version] = (requires, requires_python, "pep658")
+        depends[version] = core_dependencies(text)
     date = today or datetime.date.today().isoformat()
-    record = records_from_files(name, files, redact(strip_credentials(page)), date, metadata)
+    record = records_from_files(name, files, redact(strip_credentials(page)), date, metadata, depends=depends)
     return PackageRecord(record.name, record.source, record.retrieved, record.releases, live=True)
 
 
 def read_unknown(names: Sequence[str], known: Sequence[str], fetch: Fetch, indexes: Sequence[Tuple[str, str]],
-                 *, timeout: float = 5.0) -> Tuple[Tuple[PackageRecord, ...], Tuple[Tuple[str, str], ...]]:
+                 *, timeout: float = 5.0, most: int = 8
+                 ) -> Tuple[Tuple[PackageRecord, ...], Tuple[Tuple[str, str], ...]]:
     """(records read, (name, why not) for the rest) for the names no shipped data covers.
 
     ``indexes``: (url, where it is configured), as ``configured_indexes`` returns them."""
@@ -94,7 +99,7 @@ def read_unknown(names: Sequence[str], known: Sequence[str], fetch: Fetch, index
                 misses.append(down[url])
                 continue
             try:
-                found = read_package(fetch, url, name, timeout=timeout)
+                found = read_package(fetch, url, name, timeout=timeout, most=most)
             except FetchError as exc:
                 down[url] = f"{redact(strip_credentials(url))} could not be read ({exc.message})"
                 misses.append(down[url])
@@ -108,6 +113,62 @@ def read_unknown(names: Sequence[str], known: Sequence[str], fetch: Fetch, index
             unread.append((name, "its published metadata is not in the shipped snapshot, and "
                            + "; ".join(misses)))
     return tuple(records), tuple(unread)
+
+
+# Following Requires-Dist (whisperx -> pyannote-audio -> lightning -> torch): how far and how wide.
+FOLLOW_DEPTH = 3
+FOLLOW_MOST = 24  # packages read in all, beyond the requested ones
+FOLLOW_SECONDS = 20.0
+
+
+def follow_dependencies(records: Sequence[PackageRecord], known: Sequence[str], fetch: Fetch,
+                        indexes: Sequence[Tuple[str, str]], *, depth: int = FOLLOW_DEPTH,
+                        most: int = FOLLOW_MOST, seconds: float = FOLLOW_SECONDS,
+                        timeout: float = 5.0) -> Tuple[PackageRecord, ...]:
+    """The records of what ``records`` depend on (their newest releases' Requires-Dist off the torch
+    stack), read level by level from the configured index: ``depth`` levels, ``most`` packages,
+    within ``seconds``; ``known`` names (the snapshot's, the tables') and cycles are not read.
+    What cannot be read is left out: the plan then does not see through it."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not indexes:
+        return ()
+    seen = {r.name for r in records} | {canonical(n) for n in known} | set(SKIP)
+    frontier: List[PackageRecord] = list(records)
+    found: List[PackageRecord] = []
+    start = time.monotonic()
+    for _level in range(depth):
+        names: List[str] = []
+        for record in frontier:
+            for name in _dependency_names(record):
+                if name not in seen:
+                    seen.add(name)
+                    names.append(name)
+        names = names[:max(0, most - len(found))]
+        if not names or time.monotonic() - start > seconds:
+            break
+        with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
+            read = list(pool.map(lambda n: read_unknown([n], (), fetch, indexes, timeout=timeout, most=4)[0],
+                                 names))
+        frontier = [r for rs in read for r in rs]
+        found.extend(frontier)
+    return tuple(found)
+
+
+def _dependency_names(record: PackageRecord, newest: int = 3) -> List[str]:
+    """Names the newest read releases require outside any extra."""
+    import re
+
+    names: List[str] = []
+    for release in [r for r in record.releases if r.metadata != "none"][:newest]:
+        for line in release.depends:
+            if "extra" in line.partition(";")[2]:
+                continue
+            match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+            if match and canonical(match.group(1)) not in names:
+                names.append(canonical(match.group(1)))
+    return names
 
 
 def snapshot_names(document: Mapping[str, object]) -> List[str]:

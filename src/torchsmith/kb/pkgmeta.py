@@ -16,21 +16,21 @@ tags, whether a source distribution exists, and where and when it was read.
 
 from __future__ import annotations
 
-import html
 import json
 import re
-import urllib.parse
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from torchsmith.records import dataclass
 
 __all__ = [
     "STACK",
     "IndexFile",
+    "Inherited",
     "PackageRecord",
     "ReleaseRecord",
     "TorchBuild",
+    "core_dependencies",
     "parse_core_metadata",
     "parse_index_page",
     "tag_platforms",
@@ -56,6 +56,7 @@ class TorchBuild:
     cuda: str = ""  # "12.8", or "12" when only the major is named (flash-attn's cu12)
     rocm: str = ""
     cpu: bool = False
+    cxx11abi: Optional[bool] = None  # flash-attn's cxx11abiTRUE/FALSE: the C++ ABI torch must have
 
     def fits(self, torch_version: str, variant_kind: str, cuda: Optional[str], rocm: Optional[str]) -> bool:
         """Whether a torch release (public version) of that build can load this wheel."""
@@ -88,6 +89,7 @@ _TORCH_PACKED = re.compile(r"(?:^|[^a-z])(?:pt|torch)(\d)(\d{1,2})(?!\d)", re.IG
 _CUDA = re.compile(r"(?:^|[^a-z])cu(?:da)?[-_]?(\d{1,3})(?:\.(\d))?(?!\d)", re.IGNORECASE)
 _ROCM = re.compile(r"rocm[-_]?(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
 _CPU = re.compile(r"(?:^|[^a-z])cpu(?:$|[^a-z])", re.IGNORECASE)
+_ABI = re.compile(r"cxx11abi(true|false)", re.IGNORECASE)
 
 
 def torch_build(label: str) -> Optional[TorchBuild]:
@@ -122,7 +124,8 @@ def torch_build(label: str) -> Optional[TorchBuild]:
     cpu = bool(_CPU.search(text)) and not cuda and not rocm
     if not (torch or cuda or rocm or cpu):
         return None
-    return TorchBuild(torch, cuda, rocm, cpu)
+    abi = _ABI.search(text)
+    return TorchBuild(torch, cuda, rocm, cpu, abi.group(1).lower() == "true" if abi else None)
 
 
 # --- wheel tags ---------------------------------------------------------------------------
@@ -211,6 +214,9 @@ _ATTR = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 def parse_index_page(text: str, page_url: str) -> List[IndexFile]:
     """The files of a project page: PEP 691 JSON when the body is JSON, else PEP 503 HTML."""
+    import html  # here, as pages are read only live: not on plan's start
+    import urllib.parse
+
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return _parse_json_page(json.loads(stripped), page_url)
@@ -230,6 +236,8 @@ def parse_index_page(text: str, page_url: str) -> List[IndexFile]:
 
 
 def _parse_json_page(data: Dict[str, Any], page_url: str) -> List[IndexFile]:
+    import urllib.parse
+
     files: List[IndexFile] = []
     for entry in data.get("files", ()):
         if not isinstance(entry, dict) or not entry.get("filename") or not entry.get("url"):
@@ -248,6 +256,14 @@ def parse_core_metadata(text: str) -> Tuple[Tuple[str, ...], str]:
     headers = HeaderParser().parsestr(text, headersonly=True)
     kept = tuple(r.strip() for r in headers.get_all("Requires-Dist") or () if _on_stack(r))
     return kept, (headers.get("Requires-Python") or "").strip()
+
+
+def core_dependencies(text: str) -> Tuple[str, ...]:
+    """The Requires-Dist lines of a METADATA file off the torch stack (followed transitively)."""
+    from email.parser import HeaderParser
+
+    headers = HeaderParser().parsestr(text, headersonly=True)
+    return tuple(r.strip() for r in headers.get_all("Requires-Dist") or () if not _on_stack(r))
 
 
 def _on_stack(requirement: str) -> bool:
@@ -276,6 +292,14 @@ def split_filename(filename: str) -> Optional[Tuple[str, str, str]]:
 
 
 @dataclass(frozen=True)
+class Inherited:
+    """What a release asks of torch through a dependency (whisperx -> pyannote-audio -> torch)."""
+
+    chain: str  # "pyannote-audio>=4.0.0 (4.0.7), which needs torch>=2.8.0"
+    allowed: FrozenSet[str]  # the torch releases (public versions) some release in range allows
+
+
+@dataclass(frozen=True)
 class ReleaseRecord:
     """One published version (its local label kept: ``2.1.2+pt28cu128`` is its own release)."""
 
@@ -288,6 +312,8 @@ class ReleaseRecord:
     uploaded: str = ""
     url: str = ""  # where its files are listed, when not the package's page (a find-links page)
     project: str = ""  # the project's name, which may encode the build too (spconv-cu120)
+    depends: Tuple[str, ...] = ()  # Requires-Dist off the torch stack (read live; followed)
+    inherited: Tuple[Inherited, ...] = ()  # the planner's: torch limits reached through ``depends``
 
     @property
     def public(self) -> str:
@@ -318,7 +344,8 @@ class ReleaseRecord:
 
         env = tuple(sorted(environment.items()))
         kept = [_applied(text, env, tuple(extras)) for text in self.requires]
-        return replace(self, requires=tuple(k for k in kept if k))
+        depends = [_applied(text, env, tuple(extras)) for text in self.depends]
+        return replace(self, requires=tuple(k for k in kept if k), depends=tuple(d for d in depends if d))
 
     def installs_on(self, platform: str, python: str, glibc: Optional[Tuple[int, int]] = None) -> bool:
         """A wheel of this release installs on ``platform`` + ``python`` (and glibc)."""
@@ -326,7 +353,8 @@ class ReleaseRecord:
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"version": self.version}
-        for key in ("requires", "requires_python", "wheels", "sdist", "metadata", "uploaded", "url"):
+        for key in ("requires", "requires_python", "wheels", "sdist", "metadata", "uploaded", "url",
+                    "depends"):
             value = getattr(self, key)
             if value:
                 out[key] = list(value) if isinstance(value, tuple) else value
@@ -337,7 +365,8 @@ class ReleaseRecord:
         return ReleaseRecord(str(data["version"]), tuple(data.get("requires", ())),
                              str(data.get("requires_python", "")), tuple(data.get("wheels", ())),
                              bool(data.get("sdist", False)), str(data.get("metadata", "none")),
-                             str(data.get("uploaded", "")), str(data.get("url", "")))
+                             str(data.get("uploaded", "")), str(data.get("url", "")),
+                             depends=tuple(data.get("depends", ())))
 
 
 @dataclass(frozen=True)
@@ -425,9 +454,10 @@ def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
 
 
 def records_from_files(name: str, files: Sequence[IndexFile], source: str, retrieved: str,
-                       metadata: Dict[str, Tuple[Tuple[str, ...], str, str]]) -> PackageRecord:
+                       metadata: Dict[str, Tuple[Tuple[str, ...], str, str]], *,
+                       depends: Optional[Dict[str, Tuple[str, ...]]] = None) -> PackageRecord:
     """Group a page's files by version (local label kept); ``metadata``: version ->
-    (requires, requires_python, how it was read)."""
+    (requires, requires_python, how it was read); ``depends``: version -> the other requirements."""
     from packaging.version import InvalidVersion, Version
 
     by_version: Dict[str, Dict[str, Any]] = {}
@@ -452,7 +482,8 @@ def records_from_files(name: str, files: Sequence[IndexFile], source: str, retri
             continue
         requires, requires_python, how = metadata.get(version, ((), "", "none"))
         releases.append(_named(ReleaseRecord(version, requires, requires_python or row["rp"],
-                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"]),
+                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"],
+                                             depends=(depends or {}).get(version, ())),
                                canonical(name)))
     releases.sort(key=lambda r: Version(r.version), reverse=True)
     return PackageRecord(canonical(name), source, retrieved, tuple(releases))

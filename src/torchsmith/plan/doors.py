@@ -151,11 +151,34 @@ def blocker_of(job: Job, walk: Walk, constraints: Sequence[Constraint]) -> Optio
         check, constraint, why = walk.pinned_conflicts[0]
         return Blocker(CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
     if user and _pinned_release(job, constraints) is None:
+        clash = _family_pins_clash(job, user)
+        if clash is not None:
+            return clash
         labels = ", ".join(c.label for c in user)
         return Blocker("no-such-release", labels, f"no torch release in the data matches {labels}")
     if walk.blocked is not None:
         check, constraint, why = walk.blocked
         return Blocker(CONFLICT, constraint.label, f"{check.label} runs here, but {why}")
+    return None
+
+
+def _pairs_with(job: Job, pin: Constraint) -> List[str]:
+    """The torch releases in the data a pin allows (any build)."""
+    return [r.text for r in job.idx.releases if pin.check(r.data, None) is None]
+
+
+def _family_pins_clash(job: Job, user: Sequence[Constraint]) -> Optional[Blocker]:
+    """Each pin alone is met, but a torchvision/torchaudio pin pairs only with torches the torch
+    pin excludes: name the pin and the torch it pairs with."""
+    torch_pins = [c for c in user if _is_torch_pin(c.label)]
+    for pin in (c for c in user if c.label.startswith(("torchvision", "torchaudio"))):
+        paired = _pairs_with(job, pin)
+        if paired and torch_pins and _pairs_with(job, torch_pins[0]):
+            allowed = set(_pairs_with(job, torch_pins[0]))
+            if not allowed & set(paired):
+                return Blocker(CONFLICT, pin.label, f"{pin.label.split(' ')[0]} pairs with torch "
+                                                    f"{' or '.join(paired[:3])}, which {torch_pins[0].label} "
+                                                    f"excludes")
     return None
 
 
@@ -262,6 +285,12 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
         package = parse_requirement(name).name
     except Exception:
         return doors
+    if package in ("torchvision", "torchaudio") and any(c.label == blocker.constraint for c in user):
+        paired = _pairs_with(job, next(c for c in user if c.label == blocker.constraint))
+        if paired:
+            doors.append(Door("release", f"torch {paired[0]} pairs with {job.wanted[package].text}",
+                              f"{_torch_text(job)} -> torch=={paired[0]}",
+                              plan_command(_with_torch(job, f"torch=={paired[0]}"))))
     if package in job.wanted and package != "torch":
         doors.append(Door("requirement", f"drop or relax {blocker.constraint} (the torch that runs here "
                                          f"is newer than it allows)", f"remove {job.wanted[package].text}",

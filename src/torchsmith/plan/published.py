@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.output import Caution
+from torchsmith.plan.constraints import cxx11_abi
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
 from torchsmith.plan.extra import Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
@@ -29,8 +30,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["from_wheel_pages", "newer_than_table", "pairing_release", "plan_published", "record_for",
-           "relates_to_torch", "spec_allows", "unread_warning"]
+__all__ = ["covered_names", "from_wheel_pages", "newer_than_table", "pairing_release", "plan_published",
+           "record_for", "relates_to_torch", "spec_allows", "unread_warning"]
 
 FAMILY_SPECS = ("torch", "torchvision", "torchaudio")
 # Planned from their own tables (companions.py): never read live.
@@ -44,6 +45,12 @@ def snapshot_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
         if canonical(package["name"]) == name:
             return PackageRecord.from_json(package)
     return None
+
+
+def covered_names(kb: KnowledgeBase) -> List[str]:
+    """Every package the shipped snapshot or a hand-kept table covers (never read live)."""
+    snapshot = [canonical(str(p["name"])) for p in kb.document("package_meta")["packages"]]
+    return [*KNOWN_ELSEWHERE, *snapshot, *(r["package"] for r in kb.document("downstream")["rows"])]
 
 
 def names_to_read(request: Request, kb: KnowledgeBase) -> List[str]:
@@ -67,13 +74,33 @@ def record_for(job: Job, name: str) -> Optional[PackageRecord]:
     if found is None or not found.releases:
         return None
     want = job.wanted.get(name)
-    return applied(job.view, want, found) if want is not None else found
+    record = applied(job.view, want, found) if want is not None else found
+    return _through_dependencies(job, record) if any(r.depends for r in record.releases) else record
+
+
+def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
+    """``record`` with what its dependencies ask of torch (plan/transitive.py)."""
+    from torchsmith.plan.transitive import with_inherited
+
+    kb = job.idx.kb
+    environment = marker_environment(job.view)
+
+    def lookup(name: str) -> Optional[PackageRecord]:
+        return next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+
+    def fits(release: ReleaseRecord, torch: str) -> bool:
+        row = kb.release(torch)
+        return _torch_fits(release, torch, None, (row.torchvision or "") if row else "",
+                           (row.torchaudio or "") if row else "")
+
+    return with_inherited(record, [r.version for r in kb.releases], lookup, fits,
+                          lambda r: r.applied(environment, ()), python=job.view.python.rstrip("t"))
 
 
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:
     """Its releases pin part of the torch family, or encode the torch/CUDA build they need, or
     their requirements are unread (so torch is planned, and the plan says what was not checked)."""
-    return record is not None and any(r.build is not None or r.metadata == "none"
+    return record is not None and any(r.build is not None or r.metadata == "none" or r.inherited
                                       or any(r.requirement(n) for n in FAMILY_SPECS) for r in record.releases)
 
 
@@ -197,7 +224,8 @@ def plan_published(job: Job, name: str, want: Wanted, record: PackageRecord, ext
     if not usable:
         _none_installs(fit, name, asked, extra)
         return
-    constraining = [r for r in usable if r.build is not None or any(r.requirement(n) for n in FAMILY_SPECS)]
+    constraining = [r for r in usable if r.build is not None or r.inherited
+                    or any(r.requirement(n) for n in FAMILY_SPECS)]
     if constraining and len(constraining) == len(usable):
         extra.constraints.append(Constraint(f"{want.text} ({want.origin})", _torch_check(want, usable)))
     elif constraining:  # some releases leave torch free: a preference, not a rule
@@ -238,6 +266,8 @@ def _torch_fits(release: ReleaseRecord, torch: str, build: Optional[VariantBuild
     """Whether ``release`` installs beside this torch. A pin on torch decides; without one, a pin
     on torchvision/torchaudio is compared with the series paired with this torch (its data row)."""
 
+    if any(torch.split("+", 1)[0] not in through.allowed for through in release.inherited):
+        return False  # a dependency's pin on torch (whisperx -> pyannote-audio -> torch)
     if release.requirement("torch") not in ("", "*"):
         if not _meets(release.requirement("torch"), torch, series=False):
             return False
@@ -306,7 +336,11 @@ def _needs(release: ReleaseRecord) -> str:
     parts = [f"{n}{release.requirement(n)}" for n in FAMILY_SPECS if release.requirement(n) not in ("", "*")]
     if release.build is not None:
         parts.append(f"a {release.build.label} build")
-    return f"{' '.join(parts) or 'any torch'} ({release.version})"
+    said = " ".join(parts)
+    through = "; ".join(f"{chain.chain}" for chain in release.inherited)
+    if through:
+        said = f"{said}, and {through}" if said else through
+    return f"{said or 'any torch'} ({release.version})"
 
 
 def _finisher(fit: _Fit, name: str, usable: List[ReleaseRecord]) -> Finisher:
@@ -321,6 +355,9 @@ def _finisher(fit: _Fit, name: str, usable: List[ReleaseRecord]) -> Finisher:
         tv = (release_row.torchvision or "") if release_row is not None else ""
         ta = (release_row.torchaudio or "") if release_row is not None else ""
         fitting = [r for r in usable if _torch_fits(r, torch.version, build, tv, ta)]
+        abi = cxx11_abi(idx.kb, view.platform, torch.version, torch.variant)
+        same_abi = [r for r in fitting if r.build is None or r.build.cxx11abi in (None, abi) or abi is None]
+        fitting = same_abi or fitting  # a wheel of the other C++ ABI fails to load: never preferred
         fitting.sort(key=lambda r: (fit.has_wheel(r),), reverse=True)  # stable: newest wheel first
         if not fitting:
             return Addition(warnings=(f"{name}: no release on its index fits torch {torch.version}"
@@ -341,8 +378,9 @@ def _addition(fit: _Fit, name: str, chosen: ReleaseRecord, torch: Optional[Packa
     said = [f"{n}{chosen.requirement(n)}" for n in FAMILY_SPECS if chosen.requirement(n) not in ("", "*")]
     if chosen.build is not None:
         what = f"its wheel is built for {chosen.build.label}"
-    elif said:
-        what = "Requires-Dist " + ", ".join(said)
+    elif said or chosen.inherited:
+        what = "; ".join([*(["Requires-Dist " + ", ".join(said)] if said else []),
+                          *(f"needs {through.chain}" for through in chosen.inherited)])
     elif chosen.metadata == "none":
         what = "its Requires-Dist was not published as a metadata file: not checked against torch"
     else:

@@ -14,12 +14,10 @@ import dataclasses
 import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
-
 from torchsmith.machine import Machine
 from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.request import canonical_name
+from torchsmith.records import dataclass
 
 __all__ = ["UserConstraint", "apply_user_constraints", "is_guard_file", "read_user_constraints"]
 
@@ -28,7 +26,7 @@ _CONSTRAINT_DEPS = re.compile(r"^\s*constraint-dependencies\s*=\s*\[(.*?)\]", re
 _QUOTED = re.compile(r"""["']([^"']+)["']""")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class UserConstraint:
     name: str  # canonical
     specifier: str  # ">=2.5,<2.6"
@@ -59,13 +57,15 @@ def is_guard_file(path: str) -> bool:
 
 
 def _parsed(text: str, where: str, guard: bool = False) -> List[UserConstraint]:
+    from packaging.requirements import InvalidRequirement, Requirement  # only where a constraint is set
+
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return []
     if not str(req.specifier):
         return []
-    return [UserConstraint(canonicalize_name(req.name), str(req.specifier), where, guard)]
+    return [UserConstraint(canonical_name(req.name), str(req.specifier), where, guard)]
 
 
 def read_user_constraints(machine: Machine, read: Read) -> List[UserConstraint]:
@@ -94,7 +94,10 @@ def read_user_constraints(machine: Machine, read: Read) -> List[UserConstraint]:
 
 def _broken(plan: Plan, constraints: Sequence[UserConstraint]) -> List[Tuple[UserConstraint, str]]:
     """(constraint, pinned version) for each pin of the plan a constraint forbids."""
+    if not constraints:
+        return []
     from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
 
     out: List[Tuple[UserConstraint, str]] = []
     for constraint in constraints:
@@ -114,10 +117,12 @@ def _broken(plan: Plan, constraints: Sequence[UserConstraint]) -> List[Tuple[Use
 def _narrowed(request: Request, constraints: Sequence[UserConstraint]) -> Optional[Request]:
     """The request with the constraints on what it asks for added, each with where it is written
     (the cap's reason names it); None when none applies."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     asked = set()
     for text in request.requirements:
         try:
-            asked.add(canonicalize_name(Requirement(text).name))
+            asked.add(canonical_name(Requirement(text).name))
         except InvalidRequirement:
             continue
     extra = tuple((f"{c.name}{c.specifier}", c.where) for c in constraints if c.name in asked)

@@ -21,7 +21,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "namespace_order", "recorded"]
+__all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "mainline_uv_caveat",
+           "namespace_order", "recorded", "uv_unparsed"]
 
 # The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
 # whose GPUs fit labels of two vendors gets the first vendor's.
@@ -41,6 +42,41 @@ def build_name(label: str) -> str:
 def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
     """The recorded variants.json of a release (with its source), or None."""
     return next((row for row in kb.document("variant_labels")["releases"] if row["torch"] == version), None)
+
+
+# What uv's own preview (0.13.9, run by tests/plan/test_variant_index_uv.py) does with these files:
+# it parses none of 2.8-2.10's (a provider's ``enable-if``, ``default-priorities.property``,
+# ``static-properties``: "torch has invalid metadata", no solution), and runs only its built-in
+# providers (NVIDIA, x86-64, aarch64, TPU), skipping AMD's and Intel's. PyTorch's own validation
+# installs the WheelNext build of uv, which runs the providers' plugins (pytorch/test-infra
+# .github/scripts/validate_binaries.sh, INSTALLER_DOWNLOAD_URL).
+UV_REJECTS = ("uv 0.13.9's own preview cannot parse this release's variants.json ({fields}: 'torch has "
+              "invalid metadata', no solution); the pick above is what a uv that runs the providers (the "
+              "WheelNext build PyTorch validates with) takes")
+UV_SKIPS = ("uv 0.13.9's own preview runs only its built-in providers (NVIDIA, x86-64, aarch64, TPU) and "
+            "skips AMD's and Intel's, so it takes the CPU build on this machine; the pick above is what a uv "
+            "that runs the providers (the WheelNext build PyTorch validates with) takes")
+
+
+def mainline_uv_caveat(kb: KnowledgeBase, version: str, vendor: bool) -> Optional[str]:
+    """Where uv's own preview differs from a provider-running installer: a recorded file it cannot
+    parse, or (``vendor``) an AMD/Intel machine whose providers it does not run."""
+    fields = uv_unparsed(recorded(kb, version) or {})
+    if fields:
+        return UV_REJECTS.format(fields=", ".join(fields))
+    return UV_SKIPS if vendor else None
+
+
+def uv_unparsed(row: Mapping[str, Any]) -> List[str]:
+    """The fields of a variants.json uv 0.13.9's preview does not parse."""
+    fields = []
+    if any("enable-if" in p for p in row.get("providers", {}).values()):
+        fields.append("a provider's enable-if")
+    if set(row.get("default-priorities", {})) - {"namespace"}:
+        fields.append("default-priorities.property")
+    if "static-properties" in row:
+        fields.append("static-properties")
+    return fields
 
 
 def namespace_order(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:

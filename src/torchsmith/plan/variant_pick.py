@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
-from torchsmith.plan.variant_labels import build_name, labels_of
+from torchsmith.plan.variant_labels import build_name, labels_of, mainline_uv_caveat
 from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
@@ -118,10 +118,11 @@ class VariantPrediction:
     reason: str
     command: str
     advice: Tuple[str, ...] = ()
+    caveat: Optional[str] = None  # where uv's own preview does otherwise (variant_labels.UV_*)
 
     def to_json(self) -> Dict[str, object]:
         return {"label": self.label, "reason": self.reason, "command": self.command,
-                "advice": list(self.advice)}
+                "advice": list(self.advice), "caveat": self.caveat}
 
 
 def variant_command(kb: KnowledgeBase, version: Optional[str]) -> str:
@@ -145,7 +146,8 @@ def predict_variants(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optiona
 
     if planned_kind(plan) in ("rocm", "xpu"):  # TheRock's unpinned nightly too: the provider is Linux-only
         vendor = vendor_prediction(plan, machine, kb, labels)
-        return VariantPrediction(*vendor[:2], command, vendor[2]) if vendor is not None else None
+        caveat = mainline_uv_caveat(kb, torch.version or "", vendor=True)
+        return VariantPrediction(*vendor[:2], command, vendor[2], caveat) if vendor is not None else None
     if release is None:
         return None
     from torchsmith.plan.hostview import host_view
@@ -160,8 +162,10 @@ def predict_variants(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optiona
     if pick.label is None and plan.accelerator == "cpu":
         other = vendor_prediction(plan, machine, kb, labels)  # an AMD/Intel GPU the plan left out
         if other is not None and other[0] is not None:
-            return VariantPrediction(*other[:2], command, other[2])
-    return VariantPrediction(pick.label, pick.reason, command, advice)
+            caveat = mainline_uv_caveat(kb, release.version, vendor=True)
+            return VariantPrediction(*other[:2], command, other[2], caveat)
+    return VariantPrediction(pick.label, pick.reason, command, advice,
+                             mainline_uv_caveat(kb, release.version, vendor=False))
 
 
 def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:

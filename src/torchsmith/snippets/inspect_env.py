@@ -231,6 +231,22 @@ def companion_facts(dist, fields, installer):
             "url": url, "installer": installer}
 
 
+def variant_facts(metadata_dir):
+    """The wheel variant a variant-aware installer put here (PEP 825 draft: dist-info/variant.json,
+    one label with its properties), or None."""
+    text = read(os.path.join(metadata_dir, "variant.json"), 256 * 1024)
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {"error": "unreadable variant.json"}
+    variants = data.get("variants") if isinstance(data, dict) else None
+    if not isinstance(variants, dict) or len(variants) != 1:
+        return {"error": "variant.json names no single variant"}
+    return {"file": os.path.join(metadata_dir, "variant.json"), "variants": variants}
+
+
 def distribution_facts(dists):
     """(torch installs, companions, NVIDIA runtime wheels) among the installed distributions."""
     installs = []
@@ -245,7 +261,8 @@ def distribution_facts(dists):
                              "metadata": dist["metadata_dir"],
                              # The CUDA runtime wheels this build was released with (exact pins).
                              "nvidia_requires": [r for r in fields.get("requires-dist", [])
-                                                 if r.lower().startswith("nvidia-")]})
+                                                 if r.lower().startswith("nvidia-")],
+                             "variant": variant_facts(dist["metadata_dir"])})
         elif dist["name"] in COMPANIONS:
             companions.append(companion_facts(dist, fields, installer))
         elif NVIDIA_RUNTIME.match(dist["name"]):

@@ -41,6 +41,7 @@ from torchsmith.doctor.checks.torch_import import (
     check_torch_import_fails,
     check_torch_import_hangs,
 )
+from torchsmith.doctor.checks.variant import check_variant_install
 from torchsmith.doctor.fixes import KbSource
 from torchsmith.doctor.model import Fact, Finding
 from torchsmith.machine import Machine
@@ -60,6 +61,7 @@ CHECKS: Tuple[Check, ...] = (
     check_wrong_gpu_build,
     check_driver_too_old,
     check_arch_not_compiled,
+    check_variant_install,
     check_gpus_hidden,
     check_cuda_unavailable,
     check_device_ops_fail,

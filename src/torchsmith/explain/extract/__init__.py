@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 
-from torchsmith.explain.extract import build, environment, gpu, loader, python, resolver
+from torchsmith.explain.extract import (
+    build,
+    channels,
+    environment,
+    gpu,
+    installers,
+    loader,
+    python,
+    resolver,
+    symptoms,
+)
 from torchsmith.explain.extract.model import (
     CompilerMessage,
     Conflict,
@@ -55,7 +65,8 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "sonames")}
+    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "cublas", "cudnn", "sonames",
+                                                      "conda_packages", "installer_messages")}
 
 
 def extract(
@@ -69,6 +80,9 @@ def extract(
     words = vocab if vocab is not None else vocabulary(kb)
     joined = unwrap(text).text  # messages split over lines, joined
     found_frames = python.frames(text)
+    missing = resolver.not_found(text)
+    rows = words.get("conda_packages", ())
+    search = channels.conda_checks(missing, channels.conda_search(text), rows)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
         frames=found_frames,
@@ -76,11 +90,17 @@ def extract(
         symbols=loader.undefined_symbols(joined),
         gpu_errors=gpu.gpu_errors(text, joined, words),
         nccl=gpu.nccl_facts(text),
+        dtypes=gpu.dtypes(text),
+        symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text),
-        not_found=resolver.not_found(text),
+        not_found=missing,
+        source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
+        conda_search=search,
+        conda_missing=channels.conda_missing(missing, search, rows),
+        installer_errors=installers.installer_errors(joined, words.get("installer_messages", ())),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 

@@ -13,11 +13,13 @@ __all__ = ["environment"]
 _GPU = re.compile(
     r"\b(?:NVIDIA |Nvidia )?(?:GeForce (?:RTX |GTX |GT |MX)?\d{2,4}[A-Za-z ]{0,12}?(?:Ti|SUPER|Super)?|"
     r"(?:Tesla|Quadro) [A-Z]{0,3}\d{1,4}[A-Za-z]{0,3}|RTX (?:PRO )?[A-Z]?\d{3,4}(?: Ada)?|TITAN [A-Z]{1,2}|"
-    r"(?:A|H|B|L|T|V|P)\d{1,3}(?:[- ](?:SXM\d?|PCIe|NVL|\d+GB))*|GH200|GB200|GB10|"
+    r"(?:A|H|B|L|T|V|P)\d{1,3}(?:[- ](?:SXM\d?|PCIe|NVL|\d+GB))*|A\d{4}|GH200|GB200|GB10|"
     r"Jetson (?:AGX |Orin |Xavier |Nano|TX\d)[A-Za-z ]{0,12}|"
     r"(?:AMD )?Radeon (?:RX |Pro |PRO )?[A-Z]?\d{3,4}[A-Z ]{0,4}|Instinct MI\d{2,3}[A-Z]?|MI\d{3}X?)\b"
 )
 _GPU_CONTEXT = re.compile(r"GPU|Device|device|NVIDIA|Radeon|Instinct|nvidia-smi|CUDA|cuda|gfx")
+# A name with its brand ("RTX 3090", "GeForce GTX 1080", "Tesla V100") is a GPU wherever it stands.
+_BRANDED = re.compile(r"(?:NVIDIA |Nvidia )?(?:GeForce|RTX|Quadro|Tesla|TITAN|Radeon|Instinct|Jetson)\b")
 _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
@@ -90,6 +92,10 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _MACHINE = re.compile(r"(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
+# A 32-bit Python: Windows' "python38-32" folder, sys.version's "[MSC v.1916 32 bit (Intel)]",
+# a win32 wheel tag; a 32-bit ARM board.
+_MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-cp3\d+m?-win32\b)"
+                         r"|(?P<arm>\barmv[67]l\b)")
 
 
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
@@ -125,7 +131,7 @@ def _gpus(text: str) -> List[str]:
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
-        if not _GPU_CONTEXT.search(line):
+        if not _BRANDED.match(match.group()) and not _GPU_CONTEXT.search(line):
             continue
         name = re.sub(r"\s+", " ", match.group()).strip()
         if name not in found:
@@ -182,4 +188,7 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     machine = _MACHINE.search(text)
     if machine:
         env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))
+    bits32 = _MACHINE_32.search(text)
+    if bits32 and env.machine is None:
+        env.machine = "x86" if bits32.group("x86") else "armv7l"
     return env

@@ -8,11 +8,17 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import GpuError
 
-__all__ = ["gpu_errors", "nccl_facts"]
+__all__ = ["dtypes", "gpu_errors", "nccl_facts"]
 
 _NAMES = re.compile(
     r"\b(?P<name>cudaError[A-Z]\w+|CUDA_ERROR_[A-Z_]+|hipError[A-Z]\w+|nccl(?:Unhandled\w+|"
-    r"SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout))\b"
+    r"SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout)|"
+    r"CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+)\b"
+)
+# The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
+_DTYPES = (
+    ("bf16", re.compile(r"\bCUDA_R_16BF\b|\bCUDNN_DATA_BFLOAT16\b|\btorch\.bfloat16\b|\bBFloat16\b")),
+    ("fp16", re.compile(r"\bCUDA_R_16F\b|\bCUDNN_DATA_HALF\b|\btorch\.(?:float16|half)\b|\bHalf\b")),
 )
 _CODES = (
     # "CUDA error: no kernel image ..." / "HIP error: invalid device function"
@@ -53,7 +59,8 @@ def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> GpuEr
     if name.startswith("CUDA_ERROR_"):
         row = _by(vocab.get("cuda", ()), "driver_name", name)
         return _from_row("cuda-driver", row, name) if row else GpuError("cuda-driver", name)
-    api = "hip" if name.startswith("hip") else "nccl" if name.startswith("nccl") else "cuda"
+    api = ("hip" if name.startswith("hip") else "nccl" if name.startswith("nccl") else
+           "cublas" if name.startswith("CUBLAS") else "cudnn" if name.startswith("CUDNN") else "cuda")
     named = _by(vocab.get(api, ()), "name", name)
     return _from_row(api, named) if named else GpuError(api, name)
 
@@ -104,6 +111,11 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         error = _by_message("nccl", match.group("message"), None, vocab)
         add(error or GpuError("nccl", None, None, match.group("message").strip()))
     return list(found.values())
+
+
+def dtypes(text: str) -> List[str]:
+    """The reduced-precision data types the text's calls name (bf16, fp16)."""
+    return [name for name, pattern in _DTYPES if pattern.search(text)]
 
 
 def nccl_facts(text: str) -> Dict[str, Any]:

@@ -213,6 +213,8 @@ def symbol_owner(symbol: str, demangled: Optional[str],
             return kind, who
     if _TORCH_TYPES.search(symbol) and symbol.startswith("_ZNS"):
         return "torch", "PyTorch (c10/ATen/torch)"
+    if "__cxx11" in symbol:  # in either ABI's libstdc++ since GCC 5: the two sides chose different ABIs
+        return "libstdcxx-abi", "libstdc++'s C++11 ABI (_GLIBCXX_USE_CXX11_ABI)"
     for name in (demangled, symbol):
         if not name:
             continue

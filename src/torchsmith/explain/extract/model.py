@@ -9,13 +9,16 @@ from torchsmith.records import dataclass
 
 __all__ = [
     "CompilerMessage",
+    "CondaSearch",
     "Conflict",
     "Environment",
     "Extracted",
     "Frame",
     "GpuError",
     "HttpFailure",
+    "InstallerError",
     "MissingLibrary",
+    "MissingPackage",
     "PyException",
     "UndefinedSymbol",
 ]
@@ -78,7 +81,7 @@ class UndefinedSymbol:
 
 @dataclass(frozen=True)
 class GpuError:
-    api: str  # cuda | cuda-driver | hip | nccl
+    api: str  # cuda | cuda-driver | hip | nccl | cublas | cudnn
     name: Optional[str] = None
     code: Optional[int] = None
     message: Optional[str] = None
@@ -104,6 +107,41 @@ class Conflict:
 
 
 @dataclass(frozen=True)
+class CondaSearch:
+    """What a conda PackagesNotFoundError says was searched."""
+
+    channels: Tuple[str, ...]  # "pytorch", "nvidia", "pkgs/main"
+    subdirs: Tuple[str, ...]  # the platforms solved for: "win-32", "osx-arm64" (noarch left out)
+    listed: bool  # the text holds conda's "Current channels:" list
+    checks: Tuple[str, ...] = ()  # commands that tell which channel and platform has each package
+
+
+@dataclass(frozen=True)
+class MissingPackage:
+    """A package no searched channel had, and the cause the data proves (see extract.channels)."""
+
+    package: str
+    version: Optional[str]
+    kind: str  # platform | version
+    why: str
+    subdir: Optional[str] = None  # platform: the subdir its publisher never builds for
+    versions: Tuple[str, ...] = ()  # version: the versions that exist
+    sources: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InstallerError:
+    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary."""
+
+    installer: str  # uv | variantlib
+    kind: str  # no-variant | preview-off | lock | pylock | provider | metadata
+    text: str
+    meaning: str
+    package: Optional[str] = None
+    sources: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class HttpFailure:
     url: Optional[str]
     status: Optional[str]  # "404", "403", "000" (conda: no connection), "ssl"
@@ -125,7 +163,7 @@ class Environment:
     torch_cpu_only: Optional[bool] = None  # the text shows a CPU-only build (+cpu, torch.version.cuda None)
     python: Optional[str] = None
     platform: Optional[str] = None  # linux | windows | macos | wsl
-    machine: Optional[str] = None  # x86_64 | aarch64 | arm64
+    machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
@@ -140,11 +178,17 @@ class Extracted:
     symbols: List[UndefinedSymbol] = field(default_factory=list)
     gpu_errors: List[GpuError] = field(default_factory=list)
     nccl: Dict[str, Any] = field(default_factory=dict)  # version, interfaces, warnings
+    dtypes: List[str] = field(default_factory=list)  # reduced-precision types the calls name: bf16, fp16
+    symptoms: List[str] = field(default_factory=list)  # what happened without an error: discrepancy, nan
     compiler: List[CompilerMessage] = field(default_factory=list)
     conflicts: List[Conflict] = field(default_factory=list)
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
+    source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
+    conda_search: Optional[CondaSearch] = None
+    conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
+    installer_errors: List[InstallerError] = field(default_factory=list)
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:

@@ -8,7 +8,7 @@ from typing import List, Tuple
 
 from torchsmith.explain.extract.model import Conflict, HttpFailure
 
-__all__ = ["conflicts", "http_failures", "not_found"]
+__all__ = ["conflicts", "http_failures", "not_found", "source_builds"]
 
 _REQ = r"[A-Za-z_][\w.\-\[\],]*\s*(?:[<>=!~]=?|===?)\s*[^\s,;)'\"]+(?:\s*,\s*[<>=!~]=?\s*[^\s,;)'\"]+)*"
 _PIP_DEPENDS = re.compile(
@@ -128,6 +128,20 @@ def not_found(text: str) -> List[str]:
             if line.strip().startswith("-")
         )
     return list(dict.fromkeys(r for r in found if r))[:20]
+
+
+# pip building a package from its source distribution: "...pip-install-abc123/torch/setup.py",
+# "Building wheel for torch (setup.py)", "Running setup.py install for torch".
+_SOURCE_BUILD = (
+    re.compile(r"pip-install-\w{1,40}[\\/]+(?P<pkg>[A-Za-z][\w.-]{0,80}?)(?:_[0-9a-f]{32})?[\\/]+setup\.py"),
+    re.compile(r"(?:Building wheel for|Running setup\.py install for) (?P<pkg>[A-Za-z][\w.-]{0,80})"),
+)
+
+
+def source_builds(text: str) -> List[str]:
+    """The packages pip builds from source (no wheel it could use)."""
+    found = [m.group("pkg").lower() for pattern in _SOURCE_BUILD for m in pattern.finditer(text)]
+    return list(dict.fromkeys(found))[:10]
 
 
 def http_failures(text: str) -> List[HttpFailure]:

@@ -1,0 +1,71 @@
+"""The wheel-variant installers' own messages (uv's preview ``wheel-variants``, variantlib), read
+through the vocabulary in ``error_vocab.json`` (``installer_messages``: each message's regex, kind
+and meaning, with the source it was read from). Pure: no I/O.
+
+Kinds: ``no-variant`` (no variant fits the machine), ``preview-off`` (uv reads variants only with
+the preview flag), ``pylock`` (pylock.toml cannot hold a variant wheel), ``provider`` (a provider
+plugin failed), ``provider-skipped`` (a provider never ran), ``metadata`` (variants.json unreadable).
+The text also says how uv resolved: ``your project`` means ``uv lock``/``sync`` (a universal
+resolution), whose answer for variants differs from ``uv pip install``'s.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List, Mapping, Optional, Sequence
+
+from torchsmith.explain.extract.model import InstallerError
+
+__all__ = ["installer_errors", "preview_flag", "project_resolution"]
+
+_PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview\b|UV_PREVIEW(?:_FEATURES)?=")
+_COMMAND = re.compile(r"\buv (?:pip (?:install|compile|sync)|lock|sync|add|run|export)\b[^\n]*")
+
+
+def installer_errors(text: str, rows: Sequence[Mapping[str, Any]]) -> List[InstallerError]:
+    """Each variant-installer message the text holds, first occurrence per row."""
+    if "variant" not in text and "Plugin invocation failed" not in text \
+            and "plugin has been loaded" not in text:
+        return []  # every message names variants or a provider plugin
+    found: List[InstallerError] = []
+    for row in rows:
+        match = re.search(str(row["regex"]), text)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        meaning = _why_no_variant(text) if row["kind"] == "no-variant" else str(row["meaning"])
+        found.append(InstallerError(str(row["installer"]), str(row["kind"]), match.group(0).strip()[:240],
+                                    meaning, groups.get("package") or groups.get("provider"),
+                                    tuple(row.get("source", ()))))
+    return found
+
+
+def _why_no_variant(text: str) -> str:
+    """Why no variant was chosen, as far as the text shows how uv was run."""
+    if project_resolution(text):
+        return ("uv resolved a project (uv lock / sync / add), which resolves for every machine at once "
+                "and cannot choose among variants: it treats them all as unsupported; a variant install "
+                "works only with `uv pip install`")
+    preview = preview_flag(text)
+    if preview is False:
+        return ("the uv command shown has no --preview-features wheel-variants, and without it uv treats "
+                "every variant wheel as unsupported")
+    if preview:
+        return ("none of the published variants fits what uv's variant providers report on this machine, "
+                "and no null (CPU) variant was published to fall back to: e.g. a driver whose CUDA is below "
+                "every label's CUDA floor, a GPU outside every label's sm list, or a non-NVIDIA GPU, whose "
+                "provider uv does not run")
+    return ("either the wheel-variants preview was off (uv then treats every variant wheel as unsupported) "
+            "or none of the variants fits what uv's providers report here (the command is not shown)")
+
+
+def preview_flag(text: str) -> Optional[bool]:
+    """Whether the text's uv command enabled the wheel-variants preview (None: no command shown)."""
+    if _PREVIEW.search(text) or "preview features are enabled: wheel-variants" in text:
+        return True
+    return False if _COMMAND.search(text) else None
+
+
+def project_resolution(text: str) -> bool:
+    """uv resolved a project (``uv lock``/``sync``/``add``: for every platform at once)."""
+    return bool(re.search(r"your project(?:'s)? (?:depends on|requires)|\buv (?:lock|sync|add)\b", text))

@@ -1,0 +1,40 @@
+"""What a report says happened when nothing raised an error: results that differ from another
+device or from the expected value, NaN or inf values, a reduced-precision mode in use. Pure.
+
+These are statements, not causes: the rules (``explain.triggers``) pair them with facts the text
+also states (the GPU's architecture, the data type) before any cause is named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Tuple
+
+__all__ = ["symptoms"]
+
+_RESULT = r"(?:results?|outputs?|values?|answers?|numbers?|products?)"
+_SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
+    # numbers that differ from another device or from the expected value
+    ("discrepancy", re.compile(
+        r"\b(?:wrong|incorrect|inaccurate|different|inconsistent|rounded)\s+" + _RESULT + r"\b"
+        r"|\b" + _RESULT + r"\b[^\n.]{0,100}?\b(?:differ|differs|different|wrong|incorrect|inaccurate|"
+        r"inconsistent|not (?:the same|equal|close|correct))\b"
+        r"|\b(?:numerical|precision)\s+(?:errors?|issues?|problems?|differences?|discrepanc\w+|inconsistenc\w+)\b"
+        r"|\b(?:absolute|relative|abs|rel)\s+(?:difference|diff|error)\b"
+        r"|\b(?:can't|cannot|can not|doesn't|does not|don't) (?:get|give|produce|return) (?:the )?"
+        r"(?:correct|right|expected|same) " + _RESULT,
+        re.IGNORECASE)),
+    # the same run giving different numbers: nondeterminism, not a number format
+    ("nondeterminism", re.compile(
+        r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+",
+        re.IGNORECASE)),
+    ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b")),
+    # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
+    ("fp16", re.compile(r"\b(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]precision|"
+                        r"precision\s*=\s*['\"]?16)\b", re.IGNORECASE)),
+)
+
+
+def symptoms(text: str) -> List[str]:
+    """The kinds of behaviour the text reports (see the module's docstring), once each."""
+    return [name for name, pattern in _SYMPTOMS if pattern.search(text)]

@@ -1,0 +1,116 @@
+"""conda's PackagesNotFoundError and the wheel-variant installers' own messages, read as facts.
+
+A cause is stated only where the text and the data prove it; otherwise explain says what was
+searched and how to check. Each text is verbatim from the thread cited next to it, or was printed
+by the real tool (uv 0.13.9, the tests' uv) as described there.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain.catalog import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.explain.readout import next_checks, read_lines
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def causes(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def channel_list(*urls: str) -> str:
+    return "Current channels:\n\n" + "".join(f"  - {url}\n" for url in urls)
+
+
+NOT_FOUND = "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+
+# https://github.com/pytorch/pytorch/issues/49330 (32-bit Anaconda on Windows)
+WIN32 = (NOT_FOUND + "  - cudatoolkit=10.2\n  - pytorch\n  - torchaudio\n\n"
+         + channel_list("https://conda.anaconda.org/pytorch/win-32", "https://conda.anaconda.org/pytorch/noarch",
+                        "https://repo.anaconda.com/pkgs/main/win-32", "https://repo.anaconda.com/pkgs/main/noarch"))
+# https://github.com/vt-vl-lab/3d-photo-inpainting/issues/120 (a Mac, CUDA 10.1: once supported there)
+MAC_CUDA_10 = (NOT_FOUND + "  - cudatoolkit==10.1.243\n\n"
+               + channel_list("https://conda.anaconda.org/pytorch/osx-64", "https://conda.anaconda.org/pytorch/noarch",
+                              "https://repo.anaconda.com/pkgs/main/osx-64"))
+# https://github.com/yisol/IDM-VTON/issues/135 (an exported Linux environment on Windows)
+EXPORTED = ("Channels:\n - pytorch\n - nvidia\n - defaults\nPlatform: win-64\n" + NOT_FOUND
+            + "  - torchtriton==2.0.0=py310\n  - pytorch-cuda==11.8=h7e8668a_5\n"
+            + "  - pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0\n\n"
+            + channel_list("https://conda.anaconda.org/pytorch/win-64", "https://conda.anaconda.org/nvidia/win-64",
+                           "https://repo.anaconda.com/pkgs/main/win-64"))
+
+
+def test_a_32_bit_conda_is_the_proven_cause_for_the_torch_packages_only() -> None:
+    read = extract(WIN32, KB)
+    assert read.conda_search is not None and read.conda_search.subdirs == ("win-32",)
+    assert read.conda_search.channels == ("pytorch", "pkgs/main")
+    assert [(m.package, m.kind) for m in read.conda_missing] == [("pytorch", "platform"),
+                                                                 ("torchaudio", "platform")]
+    (explanation,) = explain_report(WIN32, CATALOG, kb=KB).explanations
+    assert explanation.signature.id == "conda-no-build-for-platform"
+    assert "win-32" in explanation.cause and "32-bit" in explanation.cause
+
+
+def test_cuda_10_on_a_mac_is_not_claimed_because_cuda_10_once_supported_macos() -> None:
+    read = extract(MAC_CUDA_10, KB)
+    assert read.conda_search is not None and read.conda_search.subdirs == ("osx-64",)
+    assert read.conda_missing == []
+    assert causes(MAC_CUDA_10) == []
+    assert any("osx-64" in line for line in read_lines(read))
+    assert any(check.startswith("conda search -c conda-forge 'cudatoolkit' --platform osx-64")
+               for check in next_checks(read))
+
+
+def test_a_published_pytorch_cuda_with_a_foreign_build_string_states_no_cause() -> None:
+    read = extract(EXPORTED, KB)
+    assert read.conda_search is not None and read.conda_search.subdirs == ("win-64",)
+    assert read.conda_missing == [] and causes(EXPORTED) == []
+    assert any(c.startswith("conda search -c pytorch -c nvidia pytorch-cuda") for c in next_checks(read))
+    assert not any(c.startswith("pip index") for c in next_checks(read))
+
+
+def test_a_pytorch_cuda_version_the_recipe_never_had_is_named_with_those_that_exist() -> None:
+    # https://github.com/ultralytics/ultralytics/issues/22030
+    text = ("Channels:\n - pytorch\n - nvidia\n - conda-forge\n - defaults\nPlatform: win-64\n" + NOT_FOUND
+            + "  - pytorch-cuda=12.8*\n\n" + channel_list("https://conda.anaconda.org/pytorch",
+                                                          "https://conda.anaconda.org/nvidia", "defaults"))
+    (explanation,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert explanation.signature.id == "conda-version-never-published"
+    assert "pytorch-cuda 12.8" in explanation.cause and "11.8, 12.1, 12.4" in explanation.cause
+    # 12.4 was published: the same text asking for it proves nothing.
+    assert causes(text.replace("12.8*", "12.4")) == []
+
+
+# Printed by uv 0.13.9 here: `uv lock --preview-features wheel-variants` in a project whose only torch
+# wheels are variants (find-links directory with torch-2.9.0-variants.json).
+UV_LOCK = """error: No solution found when resolving dependencies
+  cause: Because torch==2.9.0 has only unsupported wheel variants and only torch==2.9.0 is available, we can conclude that all versions of torch cannot be used.
+         And because your project depends on torch, we can conclude that your project's requirements are unsatisfiable.
+"""  # noqa: E501
+
+
+def test_a_project_lock_is_named_as_why_no_variant_was_chosen() -> None:
+    (error,) = extract(UV_LOCK, KB).installer_errors
+    assert (error.installer, error.kind, error.package) == ("uv", "no-variant", "torch")
+    assert "uv lock" in error.meaning and "uv pip install" in error.meaning
+    (explanation,) = explain_report(UV_LOCK, CATALOG, kb=KB).explanations
+    assert explanation.signature.id == "wheel-variant-none-matched"
+    assert any("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION" in step for step in explanation.fix)
+    assert any("--index-url https://download.pytorch.org/whl/" in step for step in explanation.fix)
+
+
+def test_without_the_command_both_readings_of_no_variant_are_given() -> None:
+    text = UV_LOCK.replace("your project depends on", "you require").replace("your project's", "your")
+    (error,) = extract(text, KB).installer_errors
+    assert error.meaning.startswith("either the wheel-variants preview was off")
+    without = "$ uv pip install --find-links ./links torch\n" + text
+    assert "has no --preview-features wheel-variants" in extract(without, KB).installer_errors[0].meaning
+
+
+def test_texts_without_variant_words_read_no_installer_error() -> None:
+    assert extract("error: No solution found when resolving dependencies\n", KB).installer_errors == []
