@@ -151,6 +151,9 @@ class LiveHost:
             else:
                 child_env[name] = value
         import subprocess
+        # An installer dies with a killed torchsmith, writing no more: Linux's PR_SET_PDEATHSIG (1).
+        linux = sys.platform == "linux" and timeout > QUESTION_SECONDS
+        prctl = __import__("ctypes").CDLL(None).prctl if linux else None  # looked up before the fork
         try:
             proc = subprocess.Popen(
                 args,
@@ -158,7 +161,7 @@ class LiveHost:
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
-                preexec_fn=_die_with_parent() if timeout > QUESTION_SECONDS else None,  # noqa: PLW1509
+                preexec_fn=(lambda: prctl(1, 9)) if prctl else None,  # noqa: PLW1509
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
             return CommandResult(args, not_found=True)
@@ -478,19 +481,6 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
             except OSError:
                 pass
     return CommandResult(args, returncode=proc.returncode, stdout=out.text(), stderr=err.text())
-
-
-def _die_with_parent() -> Optional[Callable[[], None]]:
-    """Linux PR_SET_PDEATHSIG (1): a killed torchsmith's installer dies too, never writing on."""
-    import ctypes
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl, parent = ctypes.CDLL(None).prctl, os.getpid()  # looked up before the fork: prctl only after
-
-    def arm() -> None:
-        if prctl(1, signal.SIGKILL) == 0 and os.getppid() != parent:  # else the parent died already
-            os.kill(os.getpid(), signal.SIGKILL)
-    return arm
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
