@@ -74,7 +74,8 @@ def check_variant_install(report: Report, machine: Machine, kb: KbSource) -> Opt
     misfits = _misfits(label, [cc for _, cc, _ in gpus], driver_cuda)
     if not misfits and "nvidia" in label.properties and not gpus:
         return Finding("variant-install", "info",
-                       f"torch is wheel variant {label.label}, built for NVIDIA GPUs; this machine shows none",
+                       f"torch is wheel variant {label.label}, built for NVIDIA GPUs; this machine shows "
+                       "none",
                        tuple(facts))
     if not misfits:
         return Finding("variant-install", "info",
