@@ -174,9 +174,10 @@ def _no_error(extracted: Extracted) -> bool:
 def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """float32 results that differ from another device or the expected value, on a GPU of compute
     capability 8.0 or newer (Ampere on), where cuBLAS/cuDNN may compute float32 in TF32: not when
-    the same run varies (nondeterminism) or the text is about float16/bfloat16."""
+    the numbers vary for another reason (the same run repeated, a compiler's kernels) or the text
+    is about float16/bfloat16."""
     said = extracted.symptoms
-    if "discrepancy" not in said or "nondeterminism" in said or "fp16" in said or extracted.dtypes:
+    if "discrepancy" not in said or "other-variation" in said or "fp16" in said or extracted.dtypes:
         return None
     if not _no_error(extracted):
         return None
