@@ -154,3 +154,14 @@ def test_nan_in_a_float16_run_reads_as_float16_overflow() -> None:
     assert {"nan", "fp16"} <= set(extract(text, KB).symptoms)
     assert causes(text) == ["fp16-overflow"]
     assert causes(text.replace("16bit mixed-precision", "bf16")) == []
+
+
+def test_a_torch_dll_windows_could_not_load_reads_as_a_dll_load_failure() -> None:
+    # pytorch/pytorch#138986: torch's own message, cut before its WinError
+    text = 'Error loading ".venv\\Lib\\site-packages\\torch\\lib\\c10_xpu.dll" or one of its dependencies'
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind) == ("c10_xpu.dll", "torch")
+    assert causes(text) == ["windows-dll-load-failed"]
+    # the paging file (WinError 1455) is another failure, with its own family
+    paging = "OSError: [WinError 1455] The paging file is too small for this operation to complete.\n" + text
+    assert "windows-dll-load-failed" not in causes(paging)
