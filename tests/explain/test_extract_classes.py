@@ -180,12 +180,13 @@ def test_installer_messages_of_rust_tools_are_read_like_pips() -> None:
         ("error: invalid peer certificate: UnknownIssuer", "ssl-certificates-untrusted"),
         ("  ╰─▶ Failed to download distribution due to network timeout. Try increasing UV_HTTP_TIMEOUT "
          "(current value: 30s).", "download-timeout"),
-        ("error: failed to write to file `/tmp/x`: No space left on device (os error 28)", "pip-no-space-left"),
+        ("error: failed to write to file `/tmp/x`: No space left on device (os error 28)",
+         "pip-no-space-left"),
     ):
         assert causes(text) == [cause], text
 
 
 def test_cublas_and_cudnn_statuses_name_their_families() -> None:
-    assert causes("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`") \
-        == ["cuda-out-of-memory"]
+    alloc = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
+    assert causes(alloc) == ["cuda-out-of-memory"]
     assert "cudnn-version-incompatible" in causes("cuDNN error: CUDNN_STATUS_VERSION_MISMATCH")
