@@ -442,7 +442,7 @@ class _ReplayHost:
         self.calls.append(list(argv))
         return CommandResult(list(argv), returncode=self.returncode, stdout=self.stdout)
 
-    def read_text(self, path: str) -> None:
+    def read_text(self, path: str, limit: int = 0) -> None:
         return None
 
     def list_dir(self, path: str) -> None:

@@ -147,3 +147,28 @@ def test_refresh_reads_the_pages_and_plan_uses_their_wheels(
     plan = json.loads(capsys.readouterr().out)["data"]
     assert plan["status"] == "no-solution"
     assert any("mmcv==2.1.0" in r for r in plan["reasons"])
+
+
+@pytest.mark.parametrize("torch, abi", [("2.5.1", "FALSE"), ("2.8.0", "TRUE")])
+def test_a_page_wheel_with_the_c_abi_of_the_planned_torch_is_chosen(torch: str, abi: str) -> None:
+    # flash-attention publishes each build twice (cxx11abiTRUE / FALSE); torch's own wheels use the
+    # C++11 ABI from the manylinux 2.28 builds on (manylinux.json), so the other one fails to load.
+    from tests.plan.plan_hosts import host
+
+    from torchsmith.kb import load_kb
+    from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord
+    from torchsmith.plan.model import Request
+    from torchsmith.plan.resolve import resolve
+
+    page = "https://github.com/Dao-AILab/flash-attention/releases/expanded_assets/v2.8.3"
+    tags = ("cp311-cp311-linux_x86_64",)
+    releases = tuple(ReleaseRecord(f"2.8.3+cu12torch{series}cxx11abi{flag}", (), "", tags, False, "none", "",
+                                   page)
+                     for series in ("2.8", "2.5") for flag in ("TRUE", "FALSE"))
+    record = PackageRecord("flash-attn", page, "2026-11-26", releases, live=True)
+    plan = resolve(host(python="3.11", gpus=["8.6"], driver="570.86.10"),
+                   Request(requirements=(f"torch=={torch}", "flash-attn"), explicit=True,
+                           published=(record,)),
+                   load_kb(packaged_only=True))
+    pins = {p.name: p for p in plan.packages}
+    assert plan.ok and (pins["flash-attn"].local_version or "").endswith(f"cxx11abi{abi}")

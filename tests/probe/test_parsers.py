@@ -170,7 +170,7 @@ class _Host:
         self.env = environ or {}
         self.system = system
 
-    def read_text(self, path: str) -> Optional[str]:
+    def read_text(self, path: str, limit: int = 1 << 22) -> Optional[str]:
         return self.files.get(path)
 
     def list_dir(self, path: str) -> Optional[List[str]]:

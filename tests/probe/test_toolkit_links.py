@@ -44,3 +44,24 @@ def test_a_recording_keeps_the_links_it_resolved(tmp_path: Path) -> None:
     assert recorder.real_path(str(tmp_path / "cuda")) == str(real)
     assert recorder.real_path(str(real)) == str(real)
     assert recorder.capture()["links"] == {str(tmp_path / "cuda"): str(real)}
+
+
+def test_only_the_head_of_cuda_h_is_read(tmp_path: Path) -> None:
+    """CUDA 13's cuda.h is 1.1 MB and its version line is ~15 KB in: the probe reads the head,
+    live and from a capture, and a recording keeps only what was read."""
+    include = tmp_path / "cuda-13.0" / "include"
+    include.mkdir(parents=True)
+    header = ("/* licence */\n" * 1000 + "#define CUDA_VERSION 13000\n"
+              + "CUresult cuInit(unsigned);\n" * 40000)
+    (include / "cuda.h").write_text(header, encoding="utf-8")
+    assert len(header) > 1_000_000
+    recorder = RecordingHost(LiveHost({}))
+    toolkit = str(tmp_path / "cuda-13.0")
+    from torchsmith.probe.system import toolkit_version
+
+    assert toolkit_version(recorder, toolkit) == ("13.0", "include/cuda.h")
+    kept = recorder.capture()["files"][str(include / "cuda.h")]
+    assert kept.startswith("/* licence */") and "CUDA_VERSION 13000" in kept and len(kept) <= 128 * 1024
+    replay = RecordedHost({**_capture({}), "files": {str(include / "cuda.h"): header, "/f": "é" * 10}})
+    assert toolkit_version(replay, toolkit) == ("13.0", "include/cuda.h")
+    assert replay.read_text("/f", 5) == "éé\ufffd"  # bytes, as a live read counts them

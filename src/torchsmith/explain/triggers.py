@@ -212,10 +212,10 @@ def _env(name: str, extracted: Extracted,
     return None
 
 
-def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """``conda:platform|version``: a package no channel had, for a cause the data proves."""
+def _conda(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``conda:platform|version|ended[:PACKAGE]``: a package no channel had, for a cause the data proves."""
     for missing in extracted.conda_missing:
-        if missing.kind != kind:
+        if missing.kind != arguments[0] or arguments[1:] not in ([], [missing.package]):
             continue
         search = extracted.conda_search
         facts = {"package": missing.package + (f" {missing.version}" if missing.version else ""),
@@ -224,6 +224,8 @@ def _conda(kind: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[st
             facts["subdir"] = missing.subdir
         if missing.versions:
             facts["versions"] = ", ".join(missing.versions)
+        if missing.version:
+            facts["what"], facts["requested"] = missing.package, missing.version
         return [missing.package], facts
     return None
 
@@ -254,7 +256,7 @@ def fired(triggers: Sequence[str], extracted: Extracted,
         elif kind == "symbol":
             hit = _symbol(arguments[0], extracted)
         elif kind == "conda":
-            hit = _conda(arguments[0], extracted)
+            hit = _conda(arguments, extracted)
         elif kind == "installer":
             hit = _installer(arguments[0], extracted)
         else:

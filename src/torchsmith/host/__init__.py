@@ -110,8 +110,9 @@ class PlatformInfo:
 class Host(Protocol):
     """Small on purpose: everything above it is pure and testable from captures."""
 
-    def read_text(self, path: str) -> Optional[str]:
-        """The file's text, or None when it is absent or unreadable."""
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
+        """The file's text, at most its first ``limit`` bytes (a version line near the top of
+        a 1 MB header needs no more), or None when it is absent or unreadable."""
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
         """The file opened for binary reads (the caller closes it), or None when unreadable.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import IO, Callable, List, Mapping, Optional, Sequence
 
-from torchsmith.host import FETCH_LIMIT, CommandResult, Host, PlatformInfo
+from torchsmith.host import FETCH_LIMIT, READ_LIMIT, CommandResult, Host, PlatformInfo
 
 __all__ = ["BUDGET_ENV", "DEFAULT_PROBE_BUDGET", "BudgetHost", "probe_budget"]
 
@@ -56,8 +56,8 @@ class BudgetHost:
                                                     f"was spent ({BUDGET_ENV} sets it)")
         return self._inner.run(argv, min(timeout, left), env, stdin)
 
-    def read_text(self, path: str) -> Optional[str]:
-        return self._inner.read_text(path)
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
+        return self._inner.read_text(path, limit)
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
         return self._inner.open_binary(path)

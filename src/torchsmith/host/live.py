@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import queue
 import shutil
-import signal
 import stat
-import subprocess
 import sys
-import sysconfig
 import threading
 import time
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
 
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
 from torchsmith.host.files import NotAFileError, read_bounded, read_whole
+
+if TYPE_CHECKING:  # subprocess, signal, platform: imported where used, off a start that runs nothing
+    import subprocess
 
 __all__ = ["LiveHost", "NotAFileError", "process_environ", "read_bounded", "read_whole"]
 
@@ -113,8 +112,8 @@ class LiveHost:
         self._guard = _ReadGuard(read_timeout)
         self._hung: Set[str] = set()
 
-    def read_text(self, path: str) -> Optional[str]:
-        data = self._guard.call(path, lambda: read_bounded(path, READ_LIMIT)[0])
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
+        data = self._guard.call(path, lambda: read_bounded(path, min(limit, READ_LIMIT))[0])
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
@@ -151,6 +150,7 @@ class LiveHost:
                 child_env.pop(name, None)
             else:
                 child_env[name] = value
+        import subprocess
         try:
             proc = subprocess.Popen(
                 args,
@@ -176,6 +176,7 @@ class LiveHost:
         return self._environ
 
     def spawn(self, argv: Sequence[str]) -> Optional[_Spawned]:
+        import subprocess
         try:
             return _Spawned(subprocess.Popen(list(argv), env=dict(self._environ)))
         except OSError:  # not found, not executable
@@ -202,6 +203,8 @@ class LiveHost:
         return fetch_url(url, timeout, max_bytes, self._environ)
 
     def platform(self) -> PlatformInfo:
+        import platform
+        import sysconfig
         libc_name, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
         return PlatformInfo(
             system=platform.system(),
@@ -227,12 +230,14 @@ class _Spawned:
         self.pid = proc.pid
 
     def wait(self, timeout: Optional[float]) -> Optional[int]:
+        import subprocess
         try:
             return self._proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
 
     def interrupt(self) -> None:
+        import signal
         try:
             self._proc.send_signal(signal.SIGINT)
         except OSError:
@@ -247,6 +252,7 @@ class _LineStream:
     def __init__(self, argv: List[str], environ: Dict[str, str]) -> None:
         self._lines: queue.SimpleQueue[Optional[str]] = queue.SimpleQueue()
         self._ended = False
+        import subprocess
         try:
             self._proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -285,6 +291,7 @@ class _LineStream:
     def close(self) -> None:
         if self._proc is None:
             return
+        import subprocess
         try:
             if self._proc.stdin is not None:
                 self._proc.stdin.close()  # the helper stops at the end of its input
@@ -443,6 +450,7 @@ def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
 
 def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> CommandResult:
     """Wait for ``proc`` at most ``timeout`` seconds, keeping a bounded part of its output."""
+    import subprocess
     assert proc.stdout is not None and proc.stderr is not None
     deadline = time.monotonic() + timeout
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)
@@ -474,6 +482,8 @@ def _collect(proc: subprocess.Popen[bytes], args: List[str], timeout: float) -> 
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    import signal
+    import subprocess
     try:
         if sys.platform != "win32":
             os.killpg(proc.pid, signal.SIGKILL)

@@ -54,10 +54,14 @@ class RecordedHost:
         }
 
     # A capture may come from anyone (a bug report): a value of the wrong type reads as absent.
-    def read_text(self, path: str) -> Optional[str]:
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
         text = self._files.get(path)
+        if not isinstance(text, str):
+            return None
         # Bounded as LiveHost bounds it, so a capture replays what a live read would give.
-        return text[:READ_LIMIT] if isinstance(text, str) else None
+        if limit >= READ_LIMIT or len(text) <= limit // 4:  # (a character is at most 4 bytes)
+            return text[:READ_LIMIT]
+        return text.encode("utf-8")[:limit].decode("utf-8", errors="replace")
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:
         return None  # a capture holds text only: binaries are too large to share
@@ -147,8 +151,10 @@ class RecordingHost:
         self.read_environ: Dict[str, str] = {}
         self._read_keys: Set[str] = set()
 
-    def read_text(self, path: str) -> Optional[str]:
-        self.files[path] = text = self._inner.read_text(path)
+    def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
+        text = self._inner.read_text(path, limit)
+        if len(text or "") >= len(self.files.get(path) or ""):  # a head read after a whole one keeps it
+            self.files[path] = text
         return text
 
     def open_binary(self, path: str) -> Optional[IO[bytes]]:

@@ -56,6 +56,7 @@ class TorchBuild:
     cuda: str = ""  # "12.8", or "12" when only the major is named (flash-attn's cu12)
     rocm: str = ""
     cpu: bool = False
+    cxx11abi: Optional[bool] = None  # flash-attn's cxx11abiTRUE/FALSE: the C++ ABI torch must have
 
     def fits(self, torch_version: str, variant_kind: str, cuda: Optional[str], rocm: Optional[str]) -> bool:
         """Whether a torch release (public version) of that build can load this wheel."""
@@ -88,6 +89,7 @@ _TORCH_PACKED = re.compile(r"(?:^|[^a-z])(?:pt|torch)(\d)(\d{1,2})(?!\d)", re.IG
 _CUDA = re.compile(r"(?:^|[^a-z])cu(?:da)?[-_]?(\d{1,3})(?:\.(\d))?(?!\d)", re.IGNORECASE)
 _ROCM = re.compile(r"rocm[-_]?(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
 _CPU = re.compile(r"(?:^|[^a-z])cpu(?:$|[^a-z])", re.IGNORECASE)
+_ABI = re.compile(r"cxx11abi(true|false)", re.IGNORECASE)
 
 
 def torch_build(label: str) -> Optional[TorchBuild]:
@@ -122,7 +124,8 @@ def torch_build(label: str) -> Optional[TorchBuild]:
     cpu = bool(_CPU.search(text)) and not cuda and not rocm
     if not (torch or cuda or rocm or cpu):
         return None
-    return TorchBuild(torch, cuda, rocm, cpu)
+    abi = _ABI.search(text)
+    return TorchBuild(torch, cuda, rocm, cpu, abi.group(1).lower() == "true" if abi else None)
 
 
 # --- wheel tags ---------------------------------------------------------------------------

@@ -68,6 +68,19 @@ def glibc_constraint(machine: Machine, view: HostView, kb: KnowledgeBase) -> Opt
     return Constraint(f"glibc {have}", fits, code="glibc-too-old")
 
 
+def cxx11_abi(kb: KnowledgeBase, platform: str, version: str, variant: Optional[str]) -> Optional[bool]:
+    """Whether torch's own Linux wheels of this build use the C++11 ABI: those built on manylinux
+    2.28 do, the older manylinux1/2014 ones do not (manylinux.json's sources); None off Linux."""
+    if not platform.startswith("linux-"):
+        return None
+    rows = [r for r in kb.document("manylinux")["rows"] if r["platform"] == platform]
+    row = _manylinux_row(rows, version, variant)
+    if row is None:
+        return None
+    glibc = re.search(r"manylinux_(\d+)_(\d+)", str(row["tag"]))
+    return glibc is not None and (int(glibc.group(1)), int(glibc.group(2))) >= (2, 28)
+
+
 def _manylinux_row(rows: List[Dict[str, Any]], version: str,
                    variant: Optional[str]) -> Optional[Dict[str, Any]]:
     """The row for this build: one naming its variant first, else its release range's."""

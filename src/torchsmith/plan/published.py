@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.output import Caution
+from torchsmith.plan.constraints import cxx11_abi
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
 from torchsmith.plan.extra import Addition, Extra, Finisher
 from torchsmith.plan.hostview import HostView
@@ -93,7 +94,7 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
                            (row.torchaudio or "") if row else "")
 
     return with_inherited(record, [r.version for r in kb.releases], lookup, fits,
-                          lambda r: r.applied(environment, ()))
+                          lambda r: r.applied(environment, ()), python=job.view.python.rstrip("t"))
 
 
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:
@@ -354,6 +355,9 @@ def _finisher(fit: _Fit, name: str, usable: List[ReleaseRecord]) -> Finisher:
         tv = (release_row.torchvision or "") if release_row is not None else ""
         ta = (release_row.torchaudio or "") if release_row is not None else ""
         fitting = [r for r in usable if _torch_fits(r, torch.version, build, tv, ta)]
+        abi = cxx11_abi(idx.kb, view.platform, torch.version, torch.variant)
+        same_abi = [r for r in fitting if r.build is None or r.build.cxx11abi in (None, abi) or abi is None]
+        fitting = same_abi or fitting  # a wheel of the other C++ ABI fails to load: never preferred
         fitting.sort(key=lambda r: (fit.has_wheel(r),), reverse=True)  # stable: newest wheel first
         if not fitting:
             return Addition(warnings=(f"{name}: no release on its index fits torch {torch.version}"

@@ -164,6 +164,7 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
 
 
 _CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d{1,9})\b", re.M)
+_CUDA_H_HEAD = 128 * 1024
 
 
 def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
@@ -180,8 +181,9 @@ def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
         match = re.search(r"CUDA Version\s+(\d+\.\d+)", text)
         if match:
             return match.group(1), "version.txt"
-    # Toolkits installed from wheels or conda have neither file, but always the driver API header.
-    text = host.read_text(os.path.join(path, "include", "cuda.h"))
+    # Toolkits installed from wheels or conda have neither file, but always the driver API header,
+    # whose version line is in its first ~15 KB (of 1.1 MB in CUDA 13).
+    text = host.read_text(os.path.join(path, "include", "cuda.h"), _CUDA_H_HEAD)
     match = _CUDA_H_VERSION.search(text) if text else None
     if match:
         number = int(match.group(1))
