@@ -118,3 +118,15 @@ def test_plan_variants_on_a_jetson_says_the_installer_takes_no_jetpack_build(
     data = json.loads(capsys.readouterr().out)["data"]
     [warning] = [w for w in data["warnings"] if "wheel-variant installer on this Jetson" in w]
     assert "not the JetPack" in warning and data["packages"][0]["wheel_url"] in warning
+
+
+def test_plan_variants_shows_the_cpu_fallback_without_v(capsys: pytest.CaptureFixture[str]) -> None:
+    """The advice decides whether the variant install is safe here: a caution, shown by default."""
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 "--gpu", "8.9", "--driver", "535.183.01"]) == 0
+    captured = capsys.readouterr()
+    shown = " ".join((captured.out + captured.err).split())
+    assert "a wheel-variant installer takes the CPU build here" in shown
+    assert f"{FORCE_DRIVER}=" in shown

@@ -133,7 +133,22 @@ def variant_command(kb: KnowledgeBase, version: Optional[str]) -> str:
 
 
 def predict_variants(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[VariantPrediction]:
-    """The one prediction `plan --variants` and `fleet --variants` give; None without a plan."""
+    """The one prediction `plan --variants` and `fleet --variants` give; None without a plan.
+
+    Its advice and caveat are cautions (shown without ``-v``): they say whether the variant install
+    takes a build that runs here (a silent CPU fallback, a GPU left without code, a file uv refuses)."""
+    import dataclasses
+
+    from torchsmith.output import Caution
+
+    prediction = _predict(plan, machine, kb)
+    if prediction is None:
+        return None
+    return dataclasses.replace(prediction, advice=tuple(Caution(a) for a in prediction.advice),
+                               caveat=Caution(prediction.caveat) if prediction.caveat else None)
+
+
+def _predict(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[VariantPrediction]:
     torch = next((p for p in plan.packages if p.name == "torch"), None)
     if not plan.ok or torch is None:
         return None
