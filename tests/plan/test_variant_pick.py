@@ -87,12 +87,14 @@ def _plan(capsys: pytest.CaptureFixture[str], *flags: str) -> Dict[str, Any]:
     return data
 
 
-def test_plan_variants_on_an_r535_host_says_the_installer_falls_back_to_cpu(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_variants_on_an_r535_host_takes_a_12x_build(capsys: pytest.CaptureFixture[str]) -> None:
+    """PyTorch's recorded 2.9/2.10 files declare CUDA 12.0 as the floor of every 12.x label, and
+    labels derived for later releases follow them: an R535 host (CUDA 12.2) gets the 12.x build,
+    not the CPU build that an exact-version floor (last round's assumption) gave."""
     data = _plan(capsys, "--gpu", "8.9", "--driver", "535.183.01")
-    [warning] = [w for w in data["warnings"] if "wheel-variant installer" in w]
-    assert "takes the CPU build here" in warning
-    assert f"--index-url https://download.pytorch.org/whl/{data['variant']}" in warning
+    assert not [w for w in data["warnings"] if "wheel-variant installer takes the CPU" in w]
+    choice = next(c for c in data["choices"] if "wheel-variant installer" in c)
+    assert f"it takes {data['variant']} here" in choice
 
 
 def test_plan_variants_on_a_v100_b200_host_names_the_missing_code(capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,13 +122,12 @@ def test_plan_variants_on_a_jetson_says_the_installer_takes_no_jetpack_build(
     assert "not the JetPack" in warning and data["packages"][0]["wheel_url"] in warning
 
 
-def test_plan_variants_shows_the_cpu_fallback_without_v(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_variants_shows_a_gpu_left_without_code_without_v(capsys: pytest.CaptureFixture[str]) -> None:
     """The advice decides whether the variant install is safe here: a caution, shown by default."""
     from torchsmith.cli import main
 
     assert main(["plan", "--fresh", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
-                 "--gpu", "8.9", "--driver", "535.183.01"]) == 0
+                 "--gpu", "10.0", "--gpu", "7.0", "--driver", "580.65.06"]) == 0
     captured = capsys.readouterr()
     shown = " ".join((captured.out + captured.err).split())
-    assert "a wheel-variant installer takes the CPU build here" in shown
-    assert f"{FORCE_DRIVER}=" in shown
+    assert "no code for compute capability 7.0" in shown and f"{FORCE_SM}=7.0" in shown

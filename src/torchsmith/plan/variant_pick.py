@@ -3,9 +3,9 @@ a machine, next to what runs there, and the command that is right when they diff
 
 The NVIDIA provider (wheelnext/nvidia-variant-provider, plugin.py ``get_sm_architectures``:
 ``sorted(architectures, reverse=True)[0]``) reports the highest compute capability among the GPUs and
-the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` is at most that CUDA
-version (no minor-version compatibility: each build's exact CUDA version is its driver floor) and
-the reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
+the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` (the driver floor the
+file declares: 2.8's cu128 12.8, 2.9/2.10's 12.x labels 12.0) is at most that CUDA version and the
+reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
 torchsmith's own verdict uses every GPU and minor-version compatibility (``compat``).
 """
 
