@@ -21,8 +21,9 @@ def _label(lower: str, *archs: str) -> Dict[str, Any]:
 
 
 def _variants_json() -> str:
-    """The shape of a {name}-{version}-variants.json (PEP 825 draft, variantlib 0.2.2)."""
-    data = {"$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+    """A {name}-{version}-variants.json with exact-version floors, as torch 2.8's recorded file declares
+    for cu128/cu129 (2.9/2.10 declare {major}.0); labels and null label as 2.8's shape (``cu126``)."""
+    data = {"$schema": "https://variants-schema.wheelnext.dev/",
             "default-priorities": {"namespace": ["nvidia"]},
             "providers": {"nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
                                      "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"}},
@@ -32,7 +33,7 @@ def _variants_json() -> str:
                 "cu128": _label("12.8", "70_real", "75_real", "80_real", "86_real", "90_real", "100_real",
                                 "120_real"),
                 "cu130": _label("13.0", "75_real", "80_real", "86_real", "90_real", "100_real", "120_real"),
-                "cpu": {}}}
+                "00000000": {}}}
     return json.dumps(data)
 
 
@@ -43,8 +44,8 @@ def test_the_labels_are_read_as_cuda_floors_and_arch_lists() -> None:
     cu126 = LABELS["cu126"]
     assert cu126.cuda_lower == "12.6" and cu126.sass[0] == "sm_50" and cu126.ptx == ("compute_90",)
     assert LABELS["cu130"].sass == ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
-    assert LABELS["cpu"].is_null
-    assert label_disagreements(LABELS["cu130"], "13.0", ("sm_75", "sm_80"), ()) == [
+    assert LABELS["00000000"].is_null
+    assert label_disagreements(LABELS["cu130"], ("sm_75", "sm_80"), ()) == [
         "SASS sm_75 sm_80: the label declares sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"]
 
 

@@ -12,10 +12,9 @@ labels), which is why a recorded file wins.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from torchsmith.kb.variant_index import LabelFacts, parse_variants_data
+from torchsmith.kb.variant_index import LabelFacts, build_name, parse_variants_data
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -27,17 +26,6 @@ __all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "main
 # The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
 # whose GPUs fit labels of two vendors gets the first vendor's.
 NAMESPACE_ORDER = ("nvidia", "intel", "amd")
-_CUDA_LABEL = re.compile(r"^cuda(\d+)\.(\d+)$")
-
-
-def build_name(label: str) -> str:
-    """The build a label stands for in torchsmith's data: ``cuda12.8`` -> ``cu128``; the null label
-    (``null``, ``00000000``) -> ``cpu``; ``rocm7.1``, ``xpu``, ``cu126`` as they are."""
-    match = _CUDA_LABEL.match(label)
-    if match:
-        return f"cu{match.group(1)}{match.group(2)}"
-    return "cpu" if label in ("null", "00000000") else label
-
 
 def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
     """The recorded variants.json of a release (with its source), or None."""
