@@ -171,6 +171,8 @@ def test_a_resolver_that_runs_too_long_or_cannot_reach_the_index_is_said() -> No
     assert slow.status == "not-confirmed" and "did not finish within 3 s" in slow.reason
     offline = confirm_plan(_Resolver(CommandResult([], 2, stderr=UV_REFUSED)), PLAN, Request())
     assert offline.status == "not-confirmed" and "could not be reached" in offline.reason
+    missing = confirm_plan(_Resolver(CommandResult([], 1, stderr=UV_10604)), PLAN, Request())
+    assert missing.status == "not-confirmed" and "is on none of the indexes given" in missing.reason
     refused = confirm_plan(_Resolver(CommandResult([], 1, stderr=UV_CHAIN)), PLAN, Request(),
                            pairing=_pairs({}))
     assert refused.status == "conflict" and refused.pairs[0].package == "beta"
@@ -199,6 +201,12 @@ def test_plan_json_of_the_torch_stack_says_it_was_not_confirmed_and_why(capsys: 
     confirmation = json.loads(capsys.readouterr().out)["data"]["confirmation"]
     assert confirmation["status"] == "skipped" and confirmation["command"] == []
     assert "--confirm" in confirmation["reason"]
+
+
+def test_a_bad_confirm_timeout_is_a_one_line_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--host", H100_HOST, "--confirm-timeout", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert "--confirm-timeout must be more than 0 seconds, not -1" in err and "Traceback" not in err
 
 
 def test_an_unreachable_index_is_a_could_not_confirm_without_starting_a_resolver(

@@ -75,6 +75,16 @@ def test_one_release_of_the_dependency_that_fits_is_enough() -> None:
     plan = _plan(["whisperx", "torch<2.8"], _real("whisperx-3.4.2"), both)
     assert plan.ok, plan.reasons
     assert _pins(plan)["torch"][:2] == (2, 7)
+    assert any("pyannote-audio>=3.3.2, whose releases need torch>=2.8.0, torchaudio>=2.8.0 (4.0.0) or "
+               "torch>=2.0.0, torchaudio>=2.2.0 (3.4.0)" in r for r in plan.reasons), plan.reasons
+
+
+def test_a_dependency_that_needs_a_newer_python_is_named() -> None:
+    plan = resolve(host(**{**H100, "python": "3.9"}),  # type: ignore[arg-type]
+                   Request(requirements=("whisperx",), explicit=True,
+                           published=(_real("whisperx-3.4.2"), _real("pyannote_audio-4.0.0"))), KB)
+    said = " ".join([*plan.reasons, *(r.reason for r in plan.rejected)])
+    assert not plan.ok and "pyannote-audio>=3.3.2 (4.0.0), which needs Python >=3.10" in said, said
 
 
 def _chain(name: str, version: str, requires: Sequence[str] = (),

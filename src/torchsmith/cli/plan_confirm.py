@@ -78,6 +78,11 @@ def confirmed(args: argparse.Namespace, ctx: Context, plan: Plan, request: Reque
     from torchsmith.install.confirm import CONFIRM_SECONDS, Confirmation, confirm_plan, skip_reason
 
     mode = confirm_mode(args)
+    timeout = getattr(args, "confirm_timeout", None)
+    if timeout is not None and not timeout > 0:
+        from torchsmith.errors import UsageError
+
+        raise UsageError(f"--confirm-timeout must be more than 0 seconds, not {timeout:g}")
     reached = bool(request.published) or any("has no project" in why for _n, why in request.unread)
     skipped = skip_reason(mode, request, reached) if plan.ok else "the plan found no working stack"
     if skipped:
@@ -91,7 +96,7 @@ def confirmed(args: argparse.Namespace, ctx: Context, plan: Plan, request: Reque
     configured = configured_indexes(host.environ(), host.read_text)
     uv_own = any(w.startswith("$UV_") or w.endswith("uv.toml") for _u, w in configured)
     index = configured[0] if configured and not uv_own else None
-    timeout = getattr(args, "confirm_timeout", None) or CONFIRM_SECONDS
+    timeout = timeout or CONFIRM_SECONDS
     with waiting(args, "checking the whole plan with the installer's resolver"):
         outcome = confirm_plan(host, plan, request, glibc=machine.os.glibc or "", index=index,
                                timeout=timeout, pairing=pairing_from(request, ctx.kb(), ctx))

@@ -94,7 +94,7 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
                            (row.torchaudio or "") if row else "")
 
     return with_inherited(record, [r.version for r in kb.releases], lookup, fits,
-                          lambda r: r.applied(environment, ()))
+                          lambda r: r.applied(environment, ()), python=job.view.python.rstrip("t"))
 
 
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:

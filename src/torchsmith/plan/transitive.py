@@ -30,10 +30,11 @@ Applied = Callable[[ReleaseRecord], ReleaseRecord]  # its requirements as they a
 
 
 def with_inherited(record: PackageRecord, torches: Sequence[str], lookup: Lookup, fits: Fits,
-                   applied: Applied) -> PackageRecord:
+                   applied: Applied, *, python: str = "") -> PackageRecord:
     """``record`` whose releases carry the torch limits their dependencies bring (``torches``: the
-    torch releases the data knows, newest first)."""
+    torch releases the data knows, newest first; ``python``: the planned one, "3.11")."""
     walk = _Walk(tuple(torches), lookup, fits, applied)
+    walk.python = python
     releases = tuple(dataclasses.replace(r, inherited=walk.inherited(r, DEPTH, (record.name,)))
                      if r.depends else r for r in record.releases)
     return dataclasses.replace(record, releases=releases)
@@ -43,6 +44,7 @@ class _Walk:
     def __init__(self, torches: Tuple[str, ...], lookup: Lookup, fits: Fits, applied: Applied) -> None:
         self.torches, self.lookup, self.fits, self.applied = torches, lookup, fits, applied
         self.every = frozenset(torches)
+        self.python = ""
         self.memo: Dict[Tuple[str, str, int], Optional[Inherited]] = {}
 
     def inherited(self, release: ReleaseRecord, depth: int, path: Tuple[str, ...]) -> Tuple[Inherited, ...]:
@@ -69,23 +71,37 @@ class _Walk:
         record = self.lookup(name)
         if record is None:
             return None
-        candidates = [self.applied(r) for r in record.releases
-                      if r.metadata != "none" and (not spec or _allows(spec, r.version))][:NEWEST]
-        if not candidates:
-            return None
+        in_range = [r for r in record.releases
+                    if r.metadata != "none" and (not spec or _allows(spec, r.version))][:NEWEST]
+        candidates = [self.applied(r) for r in in_range if self._python_ok(r)]
+        if in_range and not candidates:  # none of them installs on the planned Python
+            newest = in_range[0]
+            return Inherited(f"{name}{spec} ({newest.version}), which needs Python {newest.requires_python}",
+                             frozenset())
         allowed: FrozenSet[str] = frozenset()
-        words: List[str] = []
+        needs: Dict[str, str] = {}  # what a release needs -> the newest release that needs it
         for release in candidates:
             deeper = self.inherited(release, depth - 1, (*path, name))
-            own = frozenset(t for t in self.torches if self.fits(release, t)
-                            and all(t in i.allowed for i in deeper))
-            allowed |= own
-            if not words:
-                words.append(_needs(release, deeper))
-        if allowed >= self.every:
+            allowed |= frozenset(t for t in self.torches if self.fits(release, t)
+                                 and all(t in i.allowed for i in deeper))
+            needs.setdefault(_needs(release, deeper), release.version)
+        if not candidates or allowed >= self.every:
             return None
-        chain = f"{name}{spec} ({candidates[0].version}), which needs {words[0]}"
-        return Inherited(chain, allowed)
+        if len(needs) == 1:
+            only = next(iter(needs))
+            return Inherited(f"{name}{spec} ({candidates[0].version}), which needs {only}", allowed)
+        said = " or ".join(f"{need} ({version})" for need, version in list(needs.items())[:3])
+        return Inherited(f"{name}{spec}, whose releases need {said}", allowed)
+
+    def _python_ok(self, release: ReleaseRecord) -> bool:
+        if not self.python or not release.requires_python:
+            return True
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        try:
+            return SpecifierSet(release.requires_python).contains(self.python, prereleases=True)
+        except InvalidSpecifier:
+            return True
 
 
 @lru_cache(maxsize=4096)
@@ -101,5 +117,4 @@ def _allows(spec: str, version: str) -> bool:
 def _needs(release: ReleaseRecord, deeper: Sequence[Inherited]) -> str:
     parts = [f"{n}{release.requirement(n)}" for n in ("torch", "torchvision", "torchaudio")
              if release.requirement(n) not in ("", "*")]
-    parts.extend(i.chain for i in deeper)
-    return "; ".join(parts) or "any torch"
+    return "; ".join([p for p in (", ".join(parts),) if p] + [i.chain for i in deeper]) or "any torch"
