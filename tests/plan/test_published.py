@@ -34,6 +34,7 @@ from torchsmith.kb.pkgmeta import (
     torch_build,
 )
 from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.published import torch_releases
 from torchsmith.plan.resolve import resolve
 
 META = Path(__file__).resolve().parent / "published_meta"
@@ -58,7 +59,7 @@ H100_HOST = str(Path(__file__).resolve().parent.parent / "hosts" / "linux-x86_64
 ])
 def test_a_build_label_names_its_torch_and_accelerator(label: str, torch: str, cuda: str, rocm: str,
                                                       cpu: bool) -> None:
-    build = torch_build(label)
+    build = torch_build(label, torch_releases(load_kb(packaged_only=True)))  # packed digits: read vs the data
     assert build is not None
     assert (build.torch, build.cuda, build.rocm, build.cpu) == (torch, cuda, rocm, cpu)
 
@@ -275,7 +276,8 @@ def test_an_unreachable_index_is_said_not_raised(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("index", ["", "http://127.0.0.1:9/simple/"])  # none configured; one that refuses
 def test_an_unchecked_package_still_gets_the_torch_half_and_a_door(
-        index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_CONFIG_FILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))  # no pip.conf / uv.toml of this machine
