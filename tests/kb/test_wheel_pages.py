@@ -192,12 +192,12 @@ def test_natten_s_own_page_is_read_by_the_shipped_row_and_its_wheels_pair(server
     (record,) = records_from_listed(listed, "2026-11-26")
     assert record.name == "natten" and read == [{"url": local["url"], "status": "ok", "files": 8}]
     assert all(r.url == local["url"] for r in record.releases)  # the page pip is given with -f
-    plan = resolve(host(python="3.12", gpus=["9.0:NVIDIA H100"], driver="580.65.06"),
-                   Request(requirements=("natten",), explicit=True, published=(record,)), kb)
+    request = Request(requirements=("natten",), explicit=True, published=(record,))
+    plan = resolve(host(python="3.12", gpus=["9.0:NVIDIA H100"], driver="580.65.06"), request, kb)
     assert plan.ok, plan.reasons
     pins = {p.name: p for p in plan.packages}
     natten, torch = pins["natten"], pins["torch"]
     series = "".join(torch.version.split(".")[:2])
     assert natten.local_version == f"+torch{series}0{plan.variant}" and natten.find_links == local["url"]
-    cpu = resolve(host(python="3.11"), Request(requirements=("natten",), explicit=True, published=(record,)), kb)
+    cpu = resolve(host(python="3.11"), request, kb)
     assert {p.name: p.local_version for p in cpu.packages}["natten"] == "+torch250cpu"
