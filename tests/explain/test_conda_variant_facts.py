@@ -74,16 +74,23 @@ def test_a_published_pytorch_cuda_with_a_foreign_build_string_states_no_cause() 
     assert not any(c.startswith("pip index") for c in next_checks(read))
 
 
-def test_a_pytorch_cuda_version_the_recipe_never_had_is_named_with_those_that_exist() -> None:
+def test_a_pytorch_cuda_newer_than_the_recipe_ever_had_is_the_channel_ending() -> None:
     # https://github.com/ultralytics/ultralytics/issues/22030
     text = ("Channels:\n - pytorch\n - nvidia\n - conda-forge\n - defaults\nPlatform: win-64\n" + NOT_FOUND
             + "  - pytorch-cuda=12.8*\n\n" + channel_list("https://conda.anaconda.org/pytorch",
                                                           "https://conda.anaconda.org/nvidia", "defaults"))
     (explanation,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert explanation.signature.id == "conda-version-never-published"
-    assert "pytorch-cuda 12.8" in explanation.cause and "11.8, 12.1, 12.4" in explanation.cause
+    assert explanation.signature.id == "conda-pytorch-channel-ended"
+    assert explanation.cause.startswith("pytorch-cuda 12.8 was asked for")
     # 12.4 was published: the same text asking for it proves nothing.
     assert causes(text.replace("12.8*", "12.4")) == []
+    # A version between those published is said as read, not as a cause.
+    between = extract(text.replace("12.8*", "12.0"), KB)
+    assert [(m.package, m.kind) for m in between.conda_missing] == [("pytorch-cuda", "version")]
+    assert causes(text.replace("12.8*", "12.0")) == []
+    expected = "pytorch-cuda 12.0 was never published (published: 11.6, 11.7, 11.8, 12.1, 12.4)"
+    assert any(line.startswith(expected)
+               for line in read_lines(between))
 
 
 # Printed by uv 0.13.9 here: `uv lock --preview-features wheel-variants` in a project whose only torch
@@ -110,6 +117,8 @@ def test_without_the_command_both_readings_of_no_variant_are_given() -> None:
     assert error.meaning.startswith("either the wheel-variants preview was off")
     without = "$ uv pip install --find-links ./links torch\n" + text
     assert "has no --preview-features wheel-variants" in extract(without, KB).installer_errors[0].meaning
+    other = "$ uv pip install --preview-features json-output --find-links ./links torch\n" + text
+    assert "has no --preview-features wheel-variants" in extract(other, KB).installer_errors[0].meaning
 
 
 def test_texts_without_variant_words_read_no_installer_error() -> None:

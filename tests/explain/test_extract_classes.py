@@ -154,3 +154,39 @@ def test_nan_in_a_float16_run_reads_as_float16_overflow() -> None:
     assert {"nan", "fp16"} <= set(extract(text, KB).symptoms)
     assert causes(text) == ["fp16-overflow"]
     assert causes(text.replace("16bit mixed-precision", "bf16")) == []
+
+
+def test_a_torch_dll_windows_could_not_load_reads_as_a_dll_load_failure() -> None:
+    # pytorch/pytorch#138986: torch's own message, cut before its WinError
+    text = 'Error loading ".venv\\Lib\\site-packages\\torch\\lib\\c10_xpu.dll" or one of its dependencies'
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind) == ("c10_xpu.dll", "torch")
+    assert causes(text) == ["windows-dll-load-failed"]
+    # the paging file (WinError 1455) is another failure, with its own family
+    paging = "OSError: [WinError 1455] The paging file is too small for this operation to complete.\n" + text
+    assert "windows-dll-load-failed" not in causes(paging)
+
+
+def test_installer_messages_of_rust_tools_are_read_like_pips() -> None:
+    # uv prints reqwest's and rustls' errors and Rust's io errors (astral-sh/uv#1819, uv's own
+    # timeout message in crates/uv-distribution)
+    gone = ("  ╰─▶ HTTP status client error (404 Not Found) for url\n"
+            "      (https://download.pytorch.org/whl/nightly/cu121/torch-2.2.0.dev20231010%2Bcu121-cp310-cp310"
+            "-linux_x86_64.whl)")
+    read = extract(gone, KB)
+    assert [h.status for h in read.http] == ["404"]
+    assert "wheel-url-gone" in causes(gone)
+    for text, cause in (
+        ("error: invalid peer certificate: UnknownIssuer", "ssl-certificates-untrusted"),
+        ("  ╰─▶ Failed to download distribution due to network timeout. Try increasing UV_HTTP_TIMEOUT "
+         "(current value: 30s).", "download-timeout"),
+        ("error: failed to write to file `/tmp/x`: No space left on device (os error 28)",
+         "pip-no-space-left"),
+    ):
+        assert causes(text) == [cause], text
+
+
+def test_cublas_and_cudnn_statuses_name_their_families() -> None:
+    alloc = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
+    assert causes(alloc) == ["cuda-out-of-memory"]
+    assert "cudnn-version-incompatible" in causes("cuDNN error: CUDNN_STATUS_VERSION_MISMATCH")

@@ -24,16 +24,18 @@ CORPUS = sorted((HERE / "corpus").glob("*.txt"))
 NEGATIVE = sorted((HERE / "negative").glob("*.txt"))
 KB = load_kb(packaged_only=True)
 CATALOG = catalog_of(KB)
-# Signatures with no pattern of their own: only the facts extract() reads fire them.
-TRIGGERED_ONLY = {sig.id for sig in CATALOG.signatures if not sig.patterns}
+# Signatures the channel/installer facts extract() reads fire (some have no pattern of their own).
+TRIGGERED_ONLY = {sig.id for sig in CATALOG.signatures
+                  if not sig.patterns or any(t.startswith(("conda:", "installer:")) for t in sig.triggers)}
 
 
 def recognised(text: str) -> List[Found]:
     """What explain finds: the patterns, plus the signatures only extracted facts fire."""
     found = find_signatures(text, CATALOG)
+    seen = {f.signature.id for f in found}
     report = explain_report(text, CATALOG, kb=KB)
     found.extend(Found(e.signature, 0, 0, e.line, e.excerpt, dict(e.facts)) for e in report.explanations
-                 if e.signature.id in TRIGGERED_ONLY)
+                 if e.signature.id in TRIGGERED_ONLY and e.signature.id not in seen)
     return found
 
 

@@ -171,6 +171,8 @@ def test_a_resolver_that_runs_too_long_or_cannot_reach_the_index_is_said() -> No
     assert slow.status == "not-confirmed" and "did not finish within 3 s" in slow.reason
     offline = confirm_plan(_Resolver(CommandResult([], 2, stderr=UV_REFUSED)), PLAN, Request())
     assert offline.status == "not-confirmed" and "could not be reached" in offline.reason
+    missing = confirm_plan(_Resolver(CommandResult([], 1, stderr=UV_10604)), PLAN, Request())
+    assert missing.status == "not-confirmed" and "is on none of the indexes given" in missing.reason
     refused = confirm_plan(_Resolver(CommandResult([], 1, stderr=UV_CHAIN)), PLAN, Request(),
                            pairing=_pairs({}))
     assert refused.status == "conflict" and refused.pairs[0].package == "beta"

@@ -63,7 +63,11 @@ def read_lines(extracted: Extracted) -> List[str]:
     if search is not None and search.channels:
         platform = f" for {', '.join(search.subdirs)}" if search.subdirs else ""
         lines.append(f"conda searched the channels {', '.join(search.channels)}{platform}")
-    lines.extend(f"{m.package}: {m.why}" for m in extracted.conda_missing)
+    for missing in extracted.conda_missing:
+        published = f" (published: {', '.join(missing.versions)})" if missing.versions else ""
+        asked = f" {missing.version}" if missing.version else ""
+        never = " was never published" if missing.kind == "version" else ""
+        lines.append(f"{missing.package}{asked}{never}{published}: {missing.why}")
     lines.extend(
         f"Request failed: {h.status or ''} {h.url or h.text}".replace("  ", " ") for h in extracted.http[:5]
     )

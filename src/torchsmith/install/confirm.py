@@ -222,7 +222,7 @@ def _pip_argv(host: Host, given: _Inputs, scratch: str) -> List[str]:
 
 
 def _outcome(result: CommandResult, said: _Said, plan: Plan, pairing: Optional[Pairing]) -> Confirmation:
-    from torchsmith.plan.conflict_words import conflict_lines, pairs, parse_failure, unreachable_line
+    from torchsmith.plan.conflict_words import clashes, conflict_lines, pairs, parse_failure, unreachable_line
 
     by = said.by
 
@@ -247,6 +247,10 @@ def _outcome(result: CommandResult, said: _Said, plan: Plan, pairing: Optional[P
     lines = conflict_lines(failure, planned, by, pairing)
     if not lines:
         return answer("not-confirmed", f"{by} failed: {result.problem()}")
+    if failure.missing and not clashes(failure, planned):
+        # Something is on none of the indexes it was given (an index only pip's configuration
+        # adds, say): not a conflict of the plan's own.
+        return answer("not-confirmed", "; ".join(lines), lines=tuple(lines), needs=failure.needs)
     return answer("conflict", lines[0], lines=tuple(lines), needs=failure.needs,
                   pairs=tuple(pairs(failure, planned, pairing)))
 

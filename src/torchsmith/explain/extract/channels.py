@@ -103,8 +103,10 @@ def _cause(name: str, version: Optional[str], rows: Sequence[Mapping[str, Any]],
         versions = list(row.get("versions", ()))
         if version and versions and (not search.channels or set(search.channels) & set(published)) \
                 and _major_minor(version) not in {_major_minor(v) for v in versions}:
-            return MissingPackage(name, version, "version", str(row["why"]), versions=tuple(versions),
-                                  sources=sources)
+            # Newer than every version published: the channel stopped (its own family of causes).
+            newer = all(_major_minor(version) > _major_minor(v) for v in versions) and row.get("ended")
+            return MissingPackage(name, version, "ended" if newer else "version", str(row["why"]),
+                                  versions=tuple(versions), sources=sources)
     return None
 
 

@@ -122,7 +122,7 @@ class MissingPackage:
 
     package: str
     version: Optional[str]
-    kind: str  # platform | version
+    kind: str  # platform | version | ended (newer than the channel's last: it stopped publishing)
     why: str
     subdir: Optional[str] = None  # platform: the subdir its publisher never builds for
     versions: Tuple[str, ...] = ()  # version: the versions that exist
