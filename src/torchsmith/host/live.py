@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import stat
 import sys
 import threading
@@ -90,6 +89,7 @@ def terminal_columns() -> int:
     chosen = os.environ.get("TORCHSMITH_COLUMNS", "")
     if chosen.isdigit() and int(chosen) > 0:
         return max(40, int(chosen))
+    import shutil  # (here: shutil loads bz2 and lzma, which a command that asks nothing never needs)
     try:
         return max(40, shutil.get_terminal_size((80, 24)).columns)
     except (OSError, ValueError):
@@ -134,6 +134,7 @@ class LiveHost:
             return path
 
     def which(self, name: str) -> Optional[str]:
+        import shutil
         return shutil.which(name, path=self._environ.get("PATH"))
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
