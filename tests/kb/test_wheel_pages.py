@@ -172,3 +172,32 @@ def test_a_page_wheel_with_the_c_abi_of_the_planned_torch_is_chosen(torch: str, 
                    load_kb(packaged_only=True))
     pins = {p.name: p for p in plan.packages}
     assert plan.ok and (pins["flash-attn"].local_version or "").endswith(f"cxx11abi{abi}")
+
+
+def test_natten_s_own_page_is_read_by_the_shipped_row_and_its_wheels_pair(server: str) -> None:
+    """whl.natten.org (one find-links page of GitHub release assets), read by the shipped row on a
+    local copy of its shape: the packed digits (torch2100, torch250) name the torch each wheel needs."""
+    from tests.plan.plan_hosts import host
+
+    from torchsmith.host.live import LiveHost
+    from torchsmith.kb import load_kb
+    from torchsmith.plan.model import Request
+    from torchsmith.plan.resolve import resolve
+
+    kb = load_kb(packaged_only=True)
+    row = next(r for r in kb.document("wheel_pages")["rows"] if r["url"] == "https://whl.natten.org/")
+    local = dict(row, url=row["url"].replace("https://whl.natten.org", f"{server}/wheel_pages/natten"))
+    read: List[Dict[str, Any]] = []
+    listed = read_wheel_pages([local], LiveHost().fetch_url, builds=[], timeout=5, read=read)
+    (record,) = records_from_listed(listed, "2026-11-26")
+    assert record.name == "natten" and read == [{"url": local["url"], "status": "ok", "files": 8}]
+    assert all(r.url == local["url"] for r in record.releases)  # the page pip is given with -f
+    request = Request(requirements=("natten",), explicit=True, published=(record,))
+    plan = resolve(host(python="3.12", gpus=["9.0:NVIDIA H100"], driver="580.65.06"), request, kb)
+    assert plan.ok, plan.reasons
+    pins = {p.name: p for p in plan.packages}
+    natten, torch = pins["natten"], pins["torch"]
+    series = "".join(torch.version.split(".")[:2])
+    assert natten.local_version == f"+torch{series}0{plan.variant}" and natten.find_links == local["url"]
+    cpu = resolve(host(python="3.11"), request, kb)
+    assert {p.name: p.local_version for p in cpu.packages}["natten"] == "+torch250cpu"

@@ -49,9 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--index-url", action="append", metavar="URL",
                          help="package index to read torch from "
                               "(default: the one pip/uv are configured with)")
-    refresh.add_argument("--variant-index", action="store_true",
-                         help="also read the wheel-variant index (<torch-index>/variant/torch/) and each "
-                              "release's torch-<version>-variants.json (PEP 825): CUDA floors, arch lists")
+    refresh.add_argument("--variant-index", nargs="?", const=True, default=False, metavar="URL",
+                         help="also read the wheel-variant index (URL, default <torch-index>/variant) and "
+                              "each release's torch-<version>-variants.json (PEP 825 draft) into the labels "
+                              "`plan --variants` uses: CUDA/ROCm/XPU versions, arch lists, driver floors")
     refresh.add_argument("--wheel-pages", action="store_true",
                          help="also read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, "
                               "GitHub release assets...) into the package snapshot")

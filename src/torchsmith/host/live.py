@@ -105,15 +105,17 @@ class LiveHost:
             else:
                 child_env[name] = value
         import subprocess
+        # An installer dies with a killed torchsmith, writing no more: Linux's PR_SET_PDEATHSIG (1).
+        linux = sys.platform == "linux" and timeout > QUESTION_SECONDS
+        prctl = __import__("ctypes").CDLL(None).prctl if linux else None  # looked up before the fork
         try:
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
+                preexec_fn=(lambda: prctl(1, 9)) if prctl else None,  # noqa: PLW1509
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
             return CommandResult(args, not_found=True)

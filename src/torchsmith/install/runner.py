@@ -1,21 +1,24 @@
 """Carry out install groups in a target environment, verify, guard, lock; undo on any failure.
 
-The order is: snapshot (an existing environment) -> switch the old guard off -> each group, one
-installer command each -> the verify snippet in the target interpreter -> guard, lock (and a
-conda-style export for conda prefixes) -> drop the snapshot. Any failure, Ctrl-C or SIGTERM on
-the way puts an existing environment back exactly as it was, or removes a new one.
+The order is: journal -> snapshot (an existing environment) -> switch the old guard off -> each
+group, one installer command each -> the verify snippet in the target interpreter -> guard, lock
+(and a conda-style export for conda prefixes) -> commit -> drop the snapshot, close the journal
+(:mod:`.transaction`). Any failure, Ctrl-C, SIGTERM, SIGHUP or SIGQUIT before the commit puts an
+existing environment back exactly as it was, or removes a new one; after a kill -9 the next
+command does (:func:`~torchsmith.install.transaction.recover`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import tempfile
 import threading
 import time
 from dataclasses import field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Set, Tuple
 
 from torchsmith import __version__
 from torchsmith.errors import InstallError
@@ -27,9 +30,10 @@ from torchsmith.install.installers import Installer, installer_kind
 from torchsmith.install.installers.base import Hashes, Source
 from torchsmith.install.lock import Lock, locked_packages, read_lock, storable_url
 from torchsmith.install.provenance import check_fetched, fetched_from_report
-from torchsmith.install.snapshot import Snapshot, remove_tree
+from torchsmith.install.snapshot import reason
 from torchsmith.install.steps import Group, StepFiles
 from torchsmith.install.target import Target, installed_packages
+from torchsmith.install.transaction import Transaction
 from torchsmith.install.verify import companion_imports, expected_device, verify
 from torchsmith.plan.conflict_words import Pairing, conflict_lines, parse_failure
 from torchsmith.records import dataclass
@@ -71,6 +75,11 @@ class InstallOutcome:
     export_path: Optional[str] = None
     seconds: Dict[str, float] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
+    notices: List[str] = field(default_factory=list)  # of the warnings, those shown without -v
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+        self.warnings.append(text)
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -89,21 +98,29 @@ class InstallOutcome:
         }
 
 
+# A closed terminal or dropped ssh session (SIGHUP), SIGQUIT (Ctrl-\\) and SIGTERM roll back as
+# Ctrl-C does; a kill -9 cannot be caught: the journal lets the next command finish the job.
+_STOPPING = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """A SIGTERM (a killed terminal, a job scheduler) rolls back like Ctrl-C does."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+def _signals_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def raise_interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    # An ignored signal stays ignored: `nohup torchsmith install` must survive a closed terminal.
+    names = [name for name in _STOPPING[1:]
+             if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) != signal.SIG_IGN]
+    previous = {n: signal.signal(getattr(signal, n), raise_interrupt) for n in names}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler if handler is not None else signal.SIG_DFL)
 
 
 def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None) -> InstallOutcome:
@@ -111,44 +128,83 @@ def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None
     say = progress or (lambda _text: None)
     started = time.monotonic()
     outcome = InstallOutcome(job.target, job.installer.name)
-    snapshot: Optional[Snapshot] = None
+    # A conda prefix may be a base install holding every other environment (envs/) and the
+    # package cache (pkgs/): pip never writes there.
+    exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
+    transaction = Transaction(job.target.prefix, new=job.target.new, exclude=exclude)
     try:
-        with _sigterm_as_interrupt():
+        with _signals_as_interrupt():
+            transaction.begin(_intent(job))
             if not job.target.new:
                 say(f"snapshot of {job.target.prefix}")
-                # A conda prefix may be a base install holding every other environment (envs/)
-                # and the package cache (pkgs/): pip never writes there.
-                exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
-                taking = Snapshot(job.target.prefix, exclude)
-                taking.take()
-                snapshot = taking  # set only once complete: a partial one is never restored
+                transaction.take_snapshot()
                 outcome.seconds["snapshot"] = time.monotonic() - started
-            _install(host, job, outcome, say)
+            _install(host, job, outcome, say, transaction)
+            _finish(transaction, outcome)
     except BaseException as exc:
-        undone = _undo(job.target, snapshot)
-        if isinstance(exc, KeyboardInterrupt):
-            raise InstallInterrupted(f"install interrupted; {undone}",
-                                     hint="run the same command again to retry") from None
-        if isinstance(exc, InstallError):
-            exc.context = (*exc.context, undone)
-            raise
-        if isinstance(exc, OSError):
-            raise InstallError(f"install failed: {exc}; {undone}", code="install-failed",
-                               hint="free disk space" if getattr(exc, "errno", 0) == 28 else None) from exc
-        raise
-    if snapshot is not None:
-        snapshot.discard()
+        if transaction.committed:  # complete: only the cleanup was stopped
+            _finish(transaction, outcome, stopped=exc)
+        else:
+            _fail(exc, _undo(transaction))
     outcome.seconds["total"] = time.monotonic() - started
     return outcome
 
 
+def _intent(job: InstallJob) -> Dict[str, Any]:
+    """What the journal says this install is about to do, and to which files."""
+    prefix = job.target.prefix
+    touches = [job.lock_path or os.path.join(prefix, LOCK_NAME)]
+    if job.guard:
+        touches += [os.path.join(prefix, guard_mod.GUARD_FILE), os.path.join(prefix, "pip.conf"),
+                    os.path.join(prefix, "bin", "activate*"), "site-packages/*.dist-info/RECORD (held)"]
+    if job.target.kind == "conda":
+        touches.append(os.path.join(prefix, "torchsmith-environment.yml"))
+    return {"installer": job.installer.name, "touches": touches,
+            "requirements": [line for group in job.groups for line in group.requirements]}
+
+
+def _finish(transaction: Transaction, outcome: InstallOutcome,
+            stopped: Optional[BaseException] = None) -> None:
+    """Remove the snapshot and close the journal; a signal now no longer undoes the install."""
+    try:
+        if stopped is None:
+            transaction.finish()
+            return
+    except KeyboardInterrupt as exc:
+        stopped = exc
+    with _uninterruptible():
+        try:
+            transaction.finish()
+        except OSError as exc:  # the install stands; the next command removes what is left
+            outcome.notice(f"the install is complete, but cleaning up failed: {reason(exc)}")
+    if isinstance(stopped, KeyboardInterrupt):
+        outcome.notice("stopped while cleaning up after the install had completed: the install "
+                       "stands, and the cleanup was finished")
+    elif isinstance(stopped, Exception):
+        outcome.notice(f"the install is complete, but cleaning up failed: {stopped}")
+
+
+def _fail(exc: BaseException, undone: str) -> NoReturn:
+    if isinstance(exc, KeyboardInterrupt):
+        raise InstallInterrupted(f"install interrupted; {undone}",
+                                 hint="run the same command again to retry") from None
+    if isinstance(exc, InstallError):
+        exc.context = (*exc.context, undone)
+        raise exc
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise InstallError(f"install failed: {reason(exc)}{where}; {undone}", code="install-failed",
+                           hint="free disk space" if exc.errno == errno.ENOSPC else None) from None
+    raise exc
+
+
 @contextlib.contextmanager
 def _uninterruptible() -> Iterator[None]:
-    """A second Ctrl-C while the environment is being put back would leave it half-restored."""
+    """A second signal while the environment is being put back would leave it half-restored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
+    names = [n for n in _STOPPING if hasattr(signal, n)]
     previous = {n: signal.signal(getattr(signal, n), signal.SIG_IGN) for n in names}
     try:
         yield
@@ -157,23 +213,13 @@ def _uninterruptible() -> Iterator[None]:
             signal.signal(getattr(signal, name), handler if handler is not None else signal.SIG_DFL)
 
 
-def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
+def _undo(transaction: Transaction) -> str:
     with _uninterruptible():
-        return _restore(target, snapshot)
-
-
-def _restore(target: Target, snapshot: Optional[Snapshot]) -> str:
-    try:
-        if snapshot is not None:
-            snapshot.restore()
-            return f"{target.prefix} was restored exactly as it was"
-        if target.new:
-            remove_tree(target.prefix)
-            return f"the new environment {target.prefix} was removed"
-    except OSError as exc:
-        kept = f" (the snapshot is kept at {snapshot.path})" if snapshot and snapshot.path else ""
-        return f"restoring {target.prefix} failed: {exc}{kept}"
-    return "nothing was changed"
+        try:
+            return transaction.roll_back()
+        except OSError as exc:  # the journal stays: the next command tries again
+            return (f"restoring {transaction.prefix} failed: {reason(exc)}; the next torchsmith command "
+                    "on it finishes the rollback")
 
 
 @dataclass
@@ -194,7 +240,8 @@ class _Installed:
             self.pinned.add(name)
 
 
-def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
+def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress,
+             transaction: Transaction) -> None:
     target = job.target
     guarded_before: Set[str] = set()
     if not target.new:
@@ -218,6 +265,7 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
         _write_lock(job, outcome, versions, done, kept)
         if job.guard:
             _write_guard(job, outcome, done, guarded_before)
+        transaction.commit()
 
 
 def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: StepFiles,

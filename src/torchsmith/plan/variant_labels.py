@@ -12,10 +12,9 @@ labels), which is why a recorded file wins.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from torchsmith.kb.variant_index import LabelFacts, parse_variants_data
+from torchsmith.kb.variant_index import LabelFacts, build_name, parse_variants_data
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -27,17 +26,6 @@ __all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "main
 # The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
 # whose GPUs fit labels of two vendors gets the first vendor's.
 NAMESPACE_ORDER = ("nvidia", "intel", "amd")
-_CUDA_LABEL = re.compile(r"^cuda(\d+)\.(\d+)$")
-
-
-def build_name(label: str) -> str:
-    """The build a label stands for in torchsmith's data: ``cuda12.8`` -> ``cu128``; the null label
-    (``null``, ``00000000``) -> ``cpu``; ``rocm7.1``, ``xpu``, ``cu126`` as they are."""
-    match = _CUDA_LABEL.match(label)
-    if match:
-        return f"cu{match.group(1)}{match.group(2)}"
-    return "cpu" if label in ("null", "00000000") else label
-
 
 def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
     """The recorded variants.json of a release (with its source), or None."""
@@ -112,14 +100,30 @@ def _xpu_ips(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
     return tuple(sorted(set(ips), key=version_tuple))
 
 
-def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str,
-                   platform: str) -> Optional[LabelFacts]:
+def major_floors(kb: KnowledgeBase) -> bool:
+    """Whether the newest recorded file declares ``{major}.0`` as every CUDA label's driver floor
+    (2.9 and 2.10 do: cuda12.6 and cuda12.8 both 12.0), so derived labels follow it; else (2.8's
+    cu128 12.8) each build's own CUDA version is its floor."""
+    rows = sorted(kb.document("variant_labels")["releases"], key=lambda r: version_tuple(r["torch"]))
+    for row in reversed(rows):
+        facts = parse_variants_data(row, f"variant_labels.json torch {row['torch']}")
+        cuda = [(build_name(f.label), f.cuda_lower) for f in facts.values() if f.cuda_lower]
+        if cuda:
+            return all(lower == f"{name[2:-1]}.0" for name, lower in cuda if name.startswith("cu"))
+    return False
+
+
+def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str, platform: str,
+                   rank: int = 99) -> Optional[LabelFacts]:
     if build.kind == "cuda" and build.cuda:
         sass, ptx = build.sass(platform), build.ptx(platform)
         arch = tuple(a.split("_", 1)[1] + "_real" for a in sass) + tuple(a.split("_", 1)[1] + "_virtual"
                                                                         for a in ptx)
-        nvidia = {"cuda_version_lower_bound": (build.cuda,), "sm_arch": arch}
-        return LabelFacts(build.name, {"nvidia": nvidia}, cuda_lower=build.cuda, sass=sass, ptx=ptx)
+        floor = f"{build.cuda.split('.')[0]}.0" if major_floors(kb) else build.cuda
+        nvidia = {"cuda_version_lower_bound": (floor,), "sm_arch": arch}
+        # PyTorch's static priority: the newest CUDA first (the recorded 2.9/2.10 files)
+        return LabelFacts(build.name, {"nvidia": nvidia, "priority": {"order": (str(rank),)}},
+                          cuda_lower=floor, sass=sass, ptx=ptx)
     if build.kind == "rocm" and build.rocm and build.gfx:
         rocm = ".".join(build.rocm.split(".")[:2])
         return LabelFacts(build.name, {"amd": {"gfx_arch": tuple(build.gfx), "rocm_version": (rocm,)}})
@@ -133,9 +137,12 @@ def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str,
 
 def _derived(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
     out: Dict[str, LabelFacts] = {}
+    cudas = sorted({b.cuda for b in release.variants if b.kind == "cuda" and b.cuda}, key=version_tuple,
+                   reverse=True)
     for build in release.variants:
         if platform in build.platforms or build.kind == "cpu":
-            facts = _derived_label(kb, build, release.version, platform)
+            rank = cudas.index(build.cuda) + 1 if build.cuda in cudas else 99
+            facts = _derived_label(kb, build, release.version, platform, rank)
             if facts is not None:
                 out[build.name] = facts
     return out

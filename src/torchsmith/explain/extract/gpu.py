@@ -35,7 +35,9 @@ _CODES = (
     (re.compile(r"\b(?P<api>CUDA|cuda)(?: runtime)? error \(?(?P<code>\d{1,3})\)?"), ""),
 )
 _NCCL_ERROR = re.compile(
-    r"NCCL error in:? [^\n]*?, (?P<message>[^\n]+?)(?:, NCCL version (?P<version>[\d.]+))?$", re.MULTILINE
+    r"(?:NCCL error in:? [^\n]*?|ProcessGroupNCCL\.cpp:\d+), (?P<message>[^\n]+?)"
+    r"(?:, NCCL version (?P<version>[\d.]+))?$",
+    re.MULTILINE,
 )
 _NCCL_VERSION = re.compile(r"NCCL version (?P<version>\d+\.\d+\.\d+)")
 _NCCL_IFACE = re.compile(

@@ -24,9 +24,11 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:can't|cannot|can not|doesn't|does not|don't) (?:get|give|produce|return) (?:the )?"
         r"(?:correct|right|expected|same) " + _RESULT,
         re.IGNORECASE)),
-    # the same run giving different numbers: nondeterminism, not a number format
-    ("nondeterminism", re.compile(
-        r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+",
+    # numbers that vary for another reason than the number format: the same run repeated
+    # (nondeterminism), or a compiler generating other kernels (torch.compile, Inductor, Triton)
+    ("other-variation", re.compile(
+        r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+"
+        r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
     ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b")),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
