@@ -53,9 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="also read the wheel-variant index (URL, default <torch-index>/variant) and "
                               "each release's torch-<version>-variants.json (PEP 825 draft) into the labels "
                               "`plan --variants` uses: CUDA/ROCm/XPU versions, arch lists, driver floors")
-    refresh.add_argument("--wheel-pages", action="store_true",
-                         help="also read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, "
-                              "GitHub release assets...) into the package snapshot")
+    pages = refresh.add_mutually_exclusive_group()
+    pages.add_argument("--wheel-pages", dest="wheel_pages", action="store_true", default=None,
+                       help="read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, NATTEN, "
+                            "GitHub release assets...) into the package snapshot, within one deadline "
+                            "(default: on, unless --torch-index names a mirror)")
+    pages.add_argument("--no-wheel-pages", dest="wheel_pages", action="store_false",
+                       help="do not read the projects' wheel pages")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
@@ -245,6 +249,16 @@ def _validate(ctx: Context, path: Optional[str]) -> Result:
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
 
 
+def _read_pages(args: argparse.Namespace, notes: List[str]) -> bool:
+    """The projects' pages are read unless asked not to; behind a mirror (--torch-index) the
+    network may not reach their hosts, so only when asked for (--wheel-pages)."""
+    if args.wheel_pages is None and args.torch_index:
+        notes.append("projects' wheel pages not read: --torch-index names a mirror "
+                     "(--wheel-pages reads them)")
+        return False
+    return args.wheel_pages is not False
+
+
 def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.kb import default_overlay_dir
     from torchsmith.kb.refresh import configured_indexes, refresh
@@ -266,11 +280,12 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
     from torchsmith.cli.progress import waiting
 
+    pages = ctx.kb().document("wheel_pages")["rows"] if _read_pages(args, notes) else ()
     with waiting(args, "kb refresh: reading the wheel indexes"):
         result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
                          variants=args.variant, package_indexes=indexes, timeout=args.timeout,
                          wait=args.wait, variant_index=args.variant_index,
-                         wheel_pages=ctx.kb().document("wheel_pages")["rows"] if args.wheel_pages else ())
+                         wheel_pages=pages)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:
