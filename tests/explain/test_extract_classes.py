@@ -190,3 +190,29 @@ def test_cublas_and_cudnn_statuses_name_their_families() -> None:
     alloc = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
     assert causes(alloc) == ["cuda-out-of-memory"]
     assert "cudnn-version-incompatible" in causes("cuDNN error: CUDNN_STATUS_VERSION_MISMATCH")
+
+
+def test_a_cause_of_one_gpu_vendor_does_not_fire_on_the_others_gpu() -> None:
+    rocm_on_nvidia = ("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1b2c)\n"
+                      "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n")
+    report = explain_report(rocm_on_nvidia, CATALOG, kb=KB)
+    assert "hip-invalid-device-function" not in [e.signature.id for e in report.explanations]
+    assert "hip-invalid-device-function" in dict(report.contradicted)
+    assert "hip-invalid-device-function" in causes(rocm_on_nvidia.split("\n", 1)[1])
+    cuda_on_amd = ("AMD Radeon RX 6800 XT\nRuntimeError: Found no NVIDIA driver on your system. Please check "
+                   "that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert "no-nvidia-driver" not in causes(cuda_on_amd)
+    assert "no-nvidia-driver" in causes(cuda_on_amd.split("\n", 1)[1])
+
+
+def test_what_was_read_says_the_new_facts_when_nothing_is_recognised() -> None:
+    from torchsmith.explain.readout import next_checks, read_lines
+
+    read = extract("Could not load library foo64_8.dll. Error code 127\n"
+                   "The results are different on the GPU, NaN values\n", KB)
+    lines = read_lines(read)
+    assert any("found foo64_8.dll, but not a procedure in it" in line for line in lines)
+    assert any(line.startswith("The text reports, without an error:") for line in lines)
+    assert any(check.startswith("where foo64_8.dll") for check in next_checks(read))
+    glibc = extract("OSError: libfoo.so: undefined symbol: hypot, version GLIBC_2.35", KB)
+    assert any("version GLIBC_2.35" in line for line in read_lines(glibc))

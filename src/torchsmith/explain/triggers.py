@@ -89,7 +89,10 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
 def _symbol(owner: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     for symbol in extracted.symbols:
         if symbol.owner_kind == owner:
-            return [symbol.symbol], {"symbol": symbol.symbol}
+            facts = {"symbol": symbol.symbol}
+            if symbol.version:
+                facts["version"] = symbol.version
+            return [symbol.symbol], facts
     return None
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import IndexFile, PackageRecord, ReleaseRecord, parse_index_page, split_filename
 
-__all__ = ["Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
+__all__ = ["Budget", "Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
            "records_from_listed"]
 
 if TYPE_CHECKING:
@@ -27,6 +27,34 @@ if TYPE_CHECKING:
 Fetch = Callable[[str, float], str]
 Listed = Tuple[str, IndexFile]  # (the page that lists the file, the file)
 MAX_PAGES = 400  # per table row: a runaway page (a link loop, a huge tree) stops here
+SECONDS = 120.0  # all pages together: a refresh on a slow or closed network still ends
+
+
+class Budget:
+    """One deadline for every page, and the hosts that did not answer (their other pages are
+    skipped: a closed network costs one failed connection per host, not one per page)."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.deadline = clock() + seconds
+        self.down: Set[str] = set()
+        self.skipped: Dict[str, int] = {}  # why -> pages not read
+
+    def allows(self, url: str) -> bool:
+        host = urllib.parse.urlparse(url).netloc
+        why = ("its host did not answer" if host in self.down
+               else "past the deadline" if self.clock() >= self.deadline else "")
+        if why:
+            self.skipped[why] = self.skipped.get(why, 0) + 1
+        return not why
+
+    def timeout(self, timeout: float) -> float:
+        return max(0.1, min(timeout, self.deadline - self.clock()))
+
+    def failed(self, url: str, exc: FetchError) -> str:
+        if exc.status is None:  # no HTTP answer at all: the host is unreachable from here
+            self.down.add(urllib.parse.urlparse(url).netloc)
+        return "not found" if exc.status == 404 else "failed"
 
 
 def expand(template: str, builds: Sequence[Tuple[str, str]]) -> List[str]:
@@ -62,7 +90,8 @@ def _github_assets(text: str, api_url: str) -> List[Listed]:
     return found
 
 
-def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
+def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]], *,
+           budget: Budget) -> List[Listed]:
     """The files listed on ``entry`` and on the pages it links to, ``follow`` levels down and
     never above the entry's own directory."""
     root = entry.rsplit("/", 1)[0] + "/"
@@ -71,10 +100,12 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
     found: List[Listed] = []
     while queue and len(seen) <= MAX_PAGES:
         url, depth = queue.pop(0)
+        if not budget.allows(url):
+            continue
         try:
-            text = fetch(url, timeout)
+            text = fetch(url, budget.timeout(timeout))
         except FetchError as exc:
-            read.append({"url": url, "status": "not found" if exc.status == 404 else "failed"})
+            read.append({"url": url, "status": budget.failed(url, exc)})
             continue
         try:
             files = parse_index_page(text, url)
@@ -93,20 +124,30 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
 
 
 def read_wheel_pages(rows: Sequence[Mapping[str, Any]], fetch: Fetch, *, builds: Sequence[Tuple[str, str]],
-                     timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
-    """Every file the table's pages list. A page that fails is noted in ``read``, never fatal."""
+                     timeout: float, read: List[Dict[str, Any]], seconds: float = SECONDS,
+                     clock: Optional[Callable[[], float]] = None) -> List[Listed]:
+    """Every file the table's pages list, within ``seconds`` in all. A page that fails is noted
+    in ``read``, never fatal; pages left unread (deadline, a host that did not answer) are
+    counted there, one line per table row."""
+    import time
+
+    budget = Budget(seconds, clock or time.monotonic)
     found: List[Listed] = []
     for row in rows:
+        budget.skipped = {}
         for url in expand(str(row["url"]), builds):
-            if row.get("shape") == "github-releases":
+            if row.get("shape") != "github-releases":
+                found.extend(_crawl(url, int(row.get("follow", 0)), fetch, timeout, read, budget=budget))
+            elif budget.allows(url):
                 try:
-                    found.extend(_github_assets(fetch(url, timeout), url))
+                    found.extend(_github_assets(fetch(url, budget.timeout(timeout)), url))
                     read.append({"url": url, "status": "ok"})
-                except (FetchError, ValueError) as exc:
-                    read.append({"url": url, "status": "not found" if getattr(exc, "status", None) == 404
-                                 else "failed"})
-                continue
-            found.extend(_crawl(url, int(row.get("follow", 0)), fetch, timeout, read))
+                except FetchError as exc:
+                    read.append({"url": url, "status": budget.failed(url, exc)})
+                except ValueError:
+                    read.append({"url": url, "status": "not a page"})
+        read.extend({"url": str(row["url"]), "status": f"skipped {count} page(s): {why}"}
+                    for why, count in budget.skipped.items())
     return found
 
 
@@ -162,15 +203,15 @@ def merge_records(document: Mapping[str, Any], records: Sequence[PackageRecord])
 
 
 def apply_wheel_pages(packaged: KnowledgeBase, files: Dict[str, Any], rows: Sequence[Mapping[str, Any]],
-                      fetch: Fetch, *, timeout: float, date: str, read: List[Dict[str, Any]]
-                      ) -> Dict[str, int]:
+                      fetch: Fetch, *, timeout: float, date: str, read: List[Dict[str, Any]],
+                      seconds: float = SECONDS) -> Dict[str, int]:
     """Read the pages into ``files["package_meta.json"]`` (the refreshed snapshot, else the
     packaged one); returns how many page-read releases each package got."""
     from torchsmith.versions import version_tuple
 
     builds = [(release.version, variant.name) for release in packaged.releases
               if version_tuple(release.version) >= (2, 0) for variant in release.variants]
-    listed = read_wheel_pages(rows, fetch, builds=builds, timeout=timeout, read=read)
+    listed = read_wheel_pages(rows, fetch, builds=builds, timeout=timeout, read=read, seconds=seconds)
     records = records_from_listed(listed, date)
     base = files.get("package_meta.json") or packaged.document("package_meta")
     files["package_meta.json"] = merge_records(base, records)
