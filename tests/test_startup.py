@@ -29,8 +29,9 @@ NEVER = (
 )
 # The probe only describes the machine: no data, no planner, no renderer.
 NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check")
-# A described machine (a profile or a capture) is read, never asked: no command is run.
-NOT_IN_DESCRIBED = ("subprocess",)
+# A described machine (a profile or a capture) is read, never asked: no command is run, no file
+# is read through the live host (no hung-mount guard thread), no terminal is asked its width.
+NOT_IN_DESCRIBED = ("subprocess", "threading", "torchsmith.host.guard", "shutil")
 # A profile is read as it is: nothing is probed.
 NOT_FROM_A_PROFILE = ("torchsmith.probe.nvidia", "torchsmith.probe.jetson", "torchsmith.probe.system",
                       "torchsmith.host.budget")
