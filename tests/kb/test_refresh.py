@@ -208,6 +208,10 @@ def test_refresh_reads_the_variant_indexs_metadata_as_a_source(
     assert labels["2.15.0"]["cuda13.2"]["disagrees"] == [
         "linux-x86_64: PTX (none): the label declares compute_120"]
     assert labels["2.10.0"]["cuda12.8"]["cuda_floor"] == "12.0"
+    assert main(args[:-1]) == 0  # the same, for people
+    said = capsys.readouterr().out
+    assert "variant labels of torch 2.16.0: null, cuda13.2, cuda14.0, xpu, rocm7.2" in said
+    assert "cuda13.2 disagrees with the data: linux-x86_64: PTX (none): the label declares" in said
 
     # Written where `plan --variants` reads: variant_labels.json, each file with its URL and date.
     kb = load_kb()

@@ -132,3 +132,16 @@ def test_plan_variants_shows_a_gpu_left_without_code_without_v(capsys: pytest.Ca
     captured = capsys.readouterr()
     shown = " ".join((captured.out + captured.err).split())
     assert "no code for compute capability 7.0" in shown and f"{FORCE_SM}=7.0" in shown
+
+
+def test_plan_variants_says_uv_refuses_the_published_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch 2.10's published variants.json: uv 0.13.9's own preview refuses it (tests/plan/
+    test_variant_index_uv.py runs it); the answer says so by default, as a caution."""
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 "--gpu", "9.0", "--driver", "580.65.06", "torch==2.10.0"]) == 0
+    captured = capsys.readouterr()
+    shown = " ".join((captured.out + captured.err).split())
+    assert "'torch has invalid metadata', no solution" in shown
+    assert "skips the file's NVIDIA provider (nvidia-variant-provider>=0.0.2,<1.0.0" in shown

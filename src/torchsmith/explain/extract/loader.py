@@ -117,10 +117,19 @@ def _needed_by(text: str) -> Dict[str, str]:
             if m.group("lib") != m.group("by")}
 
 
+# The words the loader's complaint in words (_MISSING[2]) needs, lower-cased: a log with none of them
+# is not scanned for it.
+_PROSE_WORDS = ("couldn't", "could not", "can't", "cannot", "unable to", "failed to")
+
+
 def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[MissingLibrary]:
     """Each library the text says could not be loaded, once, with its provider when known."""
     found: Dict[str, MissingLibrary] = {}
+    lower = text.lower()
+    prose = any(word in lower for word in _PROSE_WORDS)
     for pattern in _MISSING:
+        if pattern is _MISSING[2] and not prose:
+            continue
         for match in pattern.finditer(text):
             groups = match.groupdict()
             soname = groups.get("lib") or f"lib{groups.get('link')}.so"

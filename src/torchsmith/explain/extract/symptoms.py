@@ -37,6 +37,24 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Words one of which each kind's text must hold (lower-cased): a log without any is not scanned.
+_WORDS = {
+    "discrepancy": ("wrong", "incorrect", "inaccura", "differ", "inconsisten", "rounded", "not the same",
+                    "not equal", "not close", "not correct", "numerical", "precision", "absolute",
+                    "relative", " abs ", " rel ", "correct", "right", "expected", "same"),
+    "other-variation": ("run", "determinis", "reproducib", "compile", "inductor", "triton"),
+    "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
+    "fp16": ("fp16", "float16", "half", "16"),
+}
+
+
 def symptoms(text: str) -> List[str]:
     """The kinds of behaviour the text reports (see the module's docstring), once each."""
-    return [name for name, pattern in _SYMPTOMS if pattern.search(text)]
+    lower = text.lower()
+    found: List[str] = []
+    for name, pattern in _SYMPTOMS:
+        if name == "other-variation" and "discrepancy" not in found:
+            continue  # it only qualifies a discrepancy
+        if any(word in lower for word in _WORDS[name]) and pattern.search(text):
+            found.append(name)
+    return found
