@@ -298,6 +298,10 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
         changed = result["changed_releases"]
         out.write(f"  newest torch seen: {result['newest_seen']}; new releases: {', '.join(new) or 'none'}; "
                   f"releases with new variants: {', '.join(changed) or 'none'}\n")
+        for version, labels in result.get("variant_labels", {}).items():  # now in variant_labels.json
+            out.write(f"  variant labels of torch {version}: {', '.join(labels)}\n")
+            for label, facts in labels.items():
+                out.writelines(f"    {label} disagrees with the data: {d}\n" for d in facts["disagrees"])
 
     from torchsmith.kb import load_kb
 
