@@ -31,7 +31,9 @@ NEVER = (
 NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check")
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file
 # is read through the live host (no hung-mount guard thread), no terminal is asked its width.
-NOT_IN_DESCRIBED = ("subprocess", "threading", "torchsmith.host.guard", "shutil")
+NOT_IN_DESCRIBED = ("subprocess", "torchsmith.host.guard",
+                    # (Python 3.8's argparse imports shutil, whose bz2 imports threading)
+                    *(("shutil", "threading") if sys.version_info >= (3, 9) else ()))
 # A profile is read as it is: nothing is probed.
 NOT_FROM_A_PROFILE = ("torchsmith.probe.nvidia", "torchsmith.probe.jetson", "torchsmith.probe.system",
                       "torchsmith.host.budget")
