@@ -29,8 +29,14 @@ NEVER = (
 )
 # The probe only describes the machine: no data, no planner, no renderer.
 NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check")
-# A described machine (a profile or a capture) is read, never asked: no command is run.
-NOT_IN_DESCRIBED = ("subprocess",)
+# A described machine (a profile or a capture) is read, never asked: no command is run, no file
+# is read through the live host (no hung-mount guard thread), no terminal is asked its width.
+NOT_IN_DESCRIBED = ("subprocess", "torchsmith.host.guard",
+                    # (Python 3.8's argparse imports shutil, whose bz2 imports threading)
+                    *(("shutil", "threading") if sys.version_info >= (3, 9) else ()))
+# A profile is read as it is: nothing is probed.
+NOT_FROM_A_PROFILE = ("torchsmith.probe.nvidia", "torchsmith.probe.jetson", "torchsmith.probe.system",
+                      "torchsmith.host.budget")
 
 _LOADED = """
 import json, runpy, sys
@@ -69,3 +75,5 @@ def test_plan_json_on_a_described_machine_loads_nothing_heavy(tmp_path: Path, ho
     loaded = _loaded(tmp_path, ["plan", "--json", "--host", str(HOSTS / host)])
     assert "torchsmith.plan.resolve" in loaded and "torchsmith.kb.loader" in loaded
     assert _heavy(loaded, NEVER + NOT_IN_DESCRIBED) == []
+    if host.endswith("profile.json"):
+        assert _heavy(loaded, NOT_FROM_A_PROFILE) == []

@@ -14,7 +14,6 @@ import io
 import json
 import re
 import sys
-import textwrap
 from dataclasses import field
 from typing import IO, Any, Callable, Dict, List, Optional
 
@@ -179,6 +178,8 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
 def _warn(result: Result, presentation: Presentation, err: IO[str]) -> None:
     """Each warning once: cautions always, ``-q`` too (unless the answer showed them); notes with
     ``-v``, else one line saying how many were left out (none under ``-q``)."""
+    import textwrap  # here: --json never wraps
+
     from torchsmith.redact import redact
 
     unique = list(dict.fromkeys(result.warnings))

@@ -297,6 +297,17 @@ def test_guard_states() -> None:
     assert hit.severity == "warning" and hit.fix == ("torchsmith guard off --python /env/bin/python",)
 
 
+def test_an_open_install_journal_is_an_error_even_without_torch() -> None:
+    journal = {"path": "/.env.torchsmith-install-journal", "phase": "changing"}
+    for torch in (True, False):  # a half-replaced torch may not be found at all
+        rep = report(guard={"install_journal": journal})
+        if not torch:
+            rep["torch"] = None
+        hit = finding(run_checks(rep, gpu_host(), None), "install-interrupted")
+        assert hit.severity == "error" and hit.facts[0].text == "its journal is open (phase: changing)"
+        assert hit.fix[0].startswith("torchsmith guard status --python /env/bin/python")
+
+
 def test_tf32_on() -> None:
     dyn = dynamic_ok(devices=[device(cc="9.0", name="H100")])
     dyn["tf32"] = {"matmul_allow_tf32": True, "cudnn_allow_tf32": True, "float32_matmul_precision": "high"}

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from tests.doctor.envs import gpu_host, report
+from tests.doctor.envs import cpu_host, gpu_host, report
 
 from torchsmith.doctor.checks import run_checks
 from torchsmith.doctor.checks.variant import check_variant_install
@@ -68,6 +68,11 @@ def test_a_floor_above_the_driver_and_a_cpu_variant_on_a_gpu_host_do_not_fit() -
     null = check_variant_install(variant_report("null", {}), old_driver, None)
     assert null is not None and null.code == "variant-mismatch"
     assert "the null variant" in null.facts[0].text and "CPU build" in null.title
+
+
+def test_a_cuda_variant_on_a_machine_without_nvidia_gpus_is_not_called_a_fit() -> None:
+    found = check_variant_install(variant_report("cu128", CU128), cpu_host(), None)
+    assert found is not None and found.severity == "info" and "shows none" in found.title
 
 
 def test_no_variant_metadata_means_no_finding_and_run_checks_includes_the_check() -> None:

@@ -117,6 +117,8 @@ def test_without_the_command_both_readings_of_no_variant_are_given() -> None:
     assert error.meaning.startswith("either the wheel-variants preview was off")
     without = "$ uv pip install --find-links ./links torch\n" + text
     assert "has no --preview-features wheel-variants" in extract(without, KB).installer_errors[0].meaning
+    other = "$ uv pip install --preview-features json-output --find-links ./links torch\n" + text
+    assert "has no --preview-features wheel-variants" in extract(other, KB).installer_errors[0].meaning
 
 
 def test_texts_without_variant_words_read_no_installer_error() -> None:

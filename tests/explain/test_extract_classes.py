@@ -154,3 +154,75 @@ def test_nan_in_a_float16_run_reads_as_float16_overflow() -> None:
     assert {"nan", "fp16"} <= set(extract(text, KB).symptoms)
     assert causes(text) == ["fp16-overflow"]
     assert causes(text.replace("16bit mixed-precision", "bf16")) == []
+
+
+def test_a_torch_dll_windows_could_not_load_reads_as_a_dll_load_failure() -> None:
+    # pytorch/pytorch#138986: torch's own message, cut before its WinError
+    text = 'Error loading ".venv\\Lib\\site-packages\\torch\\lib\\c10_xpu.dll" or one of its dependencies'
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind) == ("c10_xpu.dll", "torch")
+    assert causes(text) == ["windows-dll-load-failed"]
+    # the paging file (WinError 1455) is another failure, with its own family
+    paging = "OSError: [WinError 1455] The paging file is too small for this operation to complete.\n" + text
+    assert "windows-dll-load-failed" not in causes(paging)
+
+
+def test_installer_messages_of_rust_tools_are_read_like_pips() -> None:
+    # uv prints reqwest's and rustls' errors and Rust's io errors (astral-sh/uv#1819, uv's own
+    # timeout message in crates/uv-distribution)
+    gone = ("  ╰─▶ HTTP status client error (404 Not Found) for url\n"
+            "      (https://download.pytorch.org/whl/nightly/cu121/torch-2.2.0.dev20231010%2Bcu121-cp310-cp310"
+            "-linux_x86_64.whl)")
+    read = extract(gone, KB)
+    assert [h.status for h in read.http] == ["404"]
+    assert "wheel-url-gone" in causes(gone)
+    for text, cause in (
+        ("error: invalid peer certificate: UnknownIssuer", "ssl-certificates-untrusted"),
+        ("  ╰─▶ Failed to download distribution due to network timeout. Try increasing UV_HTTP_TIMEOUT "
+         "(current value: 30s).", "download-timeout"),
+        ("error: failed to write to file `/tmp/x`: No space left on device (os error 28)",
+         "pip-no-space-left"),
+    ):
+        assert causes(text) == [cause], text
+
+
+def test_cublas_and_cudnn_statuses_name_their_families() -> None:
+    alloc = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
+    assert causes(alloc) == ["cuda-out-of-memory"]
+    assert "cudnn-version-incompatible" in causes("cuDNN error: CUDNN_STATUS_VERSION_MISMATCH")
+
+
+def test_a_cause_of_one_gpu_vendor_does_not_fire_on_the_others_gpu() -> None:
+    rocm_on_nvidia = ("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1b2c)\n"
+                      "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n")
+    report = explain_report(rocm_on_nvidia, CATALOG, kb=KB)
+    assert "hip-invalid-device-function" not in [e.signature.id for e in report.explanations]
+    assert "hip-invalid-device-function" in dict(report.contradicted)
+    assert "hip-invalid-device-function" in causes(rocm_on_nvidia.split("\n", 1)[1])
+    cuda_on_amd = ("AMD Radeon RX 6800 XT\nRuntimeError: Found no NVIDIA driver on your system. Please check "
+                   "that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert "no-nvidia-driver" not in causes(cuda_on_amd)
+    assert "no-nvidia-driver" in causes(cuda_on_amd.split("\n", 1)[1])
+
+
+def test_what_was_read_says_the_new_facts_when_nothing_is_recognised() -> None:
+    from torchsmith.explain.readout import next_checks, read_lines
+
+    read = extract("Could not load library foo64_8.dll. Error code 127\n"
+                   "The results are different on the GPU, NaN values\n", KB)
+    lines = read_lines(read)
+    assert any("found foo64_8.dll, but not a procedure in it" in line for line in lines)
+    assert any(line.startswith("The text reports, without an error:") for line in lines)
+    assert any(check.startswith("where foo64_8.dll") for check in next_checks(read))
+    glibc = extract("OSError: libfoo.so: undefined symbol: hypot, version GLIBC_2.35", KB)
+    assert any("version GLIBC_2.35" in line for line in read_lines(glibc))
+
+
+def test_a_library_missing_at_link_time_is_not_a_loader_failure() -> None:
+    # a build's link step ("ld: cannot find -lcuda", make's "No rule to make target") is not the
+    # run-time loader: libcuda-missing and the other run-time causes do not apply
+    link = "/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status"
+    (library,) = extract(link, KB).libraries
+    assert (library.soname, library.problem) == ("libcuda.so", "link")
+    assert causes(link) == ["cuda-link-library-missing"]
+    assert "libcuda-missing" in causes("ImportError: libcuda.so.1: cannot open shared object file")

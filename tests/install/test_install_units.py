@@ -204,7 +204,7 @@ def test_snapshot_restores_the_tree_byte_for_byte(tmp_path: Path) -> None:
     env = tmp_path / "env"
     _tree(env)
     before = tree_digest(env)
-    snapshot = Snapshot(str(env))
+    snapshot = Snapshot(str(env), str(tmp_path / ".snapshot"))
     snapshot.take()
     site = env / "lib" / "site-packages"
     # What installers do: replace files (unlink + write), remove, add, write caches.
@@ -225,7 +225,7 @@ def test_snapshot_restores_the_tree_byte_for_byte(tmp_path: Path) -> None:
 def test_snapshot_discard_leaves_the_changes(tmp_path: Path) -> None:
     env = tmp_path / "env"
     _tree(env)
-    snapshot = Snapshot(str(env))
+    snapshot = Snapshot(str(env), str(tmp_path / ".snapshot"))
     snapshot.take()
     (env / "new.txt").write_text("kept")
     snapshot.discard()
@@ -276,7 +276,7 @@ def test_excluded_entries_are_not_copied_and_survive_a_restore(tmp_path: Path) -
     (env / "envs" / "other" / "bin" / "python").write_text("another environment")
     (env / "pkgs").mkdir()
     before = tree_digest(env)
-    snapshot = Snapshot(str(env), exclude=("pkgs", "envs"))
+    snapshot = Snapshot(str(env), str(tmp_path / ".snapshot"), exclude=("pkgs", "envs"))
     snapshot.take()
     assert snapshot.path and not os.path.exists(os.path.join(snapshot.path, "envs"))
     (env / "lib" / "site-packages" / "torch" / "__init__.py").write_text("x = 2\n")
@@ -301,7 +301,7 @@ def test_a_snapshot_interrupted_half_way_is_never_restored(tmp_path: Path,
         return real_copy(src, dst, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(shutil, "copy2", copy_then_ctrl_c)
-    snapshot = Snapshot(str(env))
+    snapshot = Snapshot(str(env), str(tmp_path / ".snapshot"))
     with pytest.raises(KeyboardInterrupt):
         snapshot.take()
     assert snapshot.path is None

@@ -185,18 +185,64 @@ def test_refresh_rereads_the_package_snapshot_from_the_index(
 
 def test_refresh_reads_the_variant_indexs_metadata_as_a_source(
         index_server: str, _own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["kb", "refresh", "--torch-index", f"{index_server}/whl", "--variant", "cu140", "--variant", "cpu",
-            "--index-url", f"{index_server}/simple", "--variant-index", "--json"]
+    """The variant index (tests/kb/data/whl/variant/torch/) in the shape PyTorch publishes: the
+    recorded torch-2.10.0-variants.json verbatim (wheelnext/variant-repack@e75a16d9
+    configs/torch-2.10), and 2.15.0/2.16.0 files in the same shape (labels ``cuda13.2``, ``null``;
+    ``{major}.0`` floors; providers with ``enable-if``; ``priority`` static properties)."""
+    from torchsmith.plan.variant_labels import labels_of, recorded
+
+    args = ["kb", "refresh", "--torch-index", f"{index_server}/whl", "--variant", "cu132",
+            "--variant", "cu140", "--variant", "cpu", "--index-url", f"{index_server}/simple",
+            "--variant-index", f"{index_server}/whl/variant", "--json"]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)["data"]
     labels = data["variant_labels"]
-    assert labels["2.16.0"]["cu140"]["platforms"] == ["linux-x86_64", "windows-x86_64"]
-    assert labels["2.16.0"]["cu140"]["ptx"] == ["compute_120"]
-    # the packaged 2.15.0 cu132 row, against what its label declares
-    disagrees = labels["2.15.0"]["cu132"]["disagrees"]
-    assert any(d.startswith("linux-x86_64: SASS sm_75 sm_80 sm_86") for d in disagrees)
-    cu140 = load_kb().release("2.16.0").variant("cu140")  # type: ignore[union-attr]
-    assert cu140 is not None and cu140.sass("linux-x86_64")[-1] == "sm_120"
-    assert cu140.ptx("linux-x86_64") == ("compute_120",)
-    assert cu140.sass("windows-x86_64") == ()  # the cu140 index itself lists no Windows wheel
-    assert "torch-2.16.0-variants.json" in cu140.note
+    cu140 = labels["2.16.0"]["cuda14.0"]
+    assert (cu140["build"], cu140["cuda_floor"], cu140["ptx"]) == ("cu140", "14.0", ["compute_120"])
+    assert cu140["platforms"] == ["linux-x86_64", "windows-x86_64"]
+    assert labels["2.16.0"]["cuda13.2"]["cuda_floor"] == "13.0"  # a driver floor, not the build's CUDA
+    assert (labels["2.16.0"]["rocm7.2"]["rocm"], labels["2.16.0"]["rocm7.2"]["gfx"][-1]) == ("7.2", "gfx950")
+    assert "12.55.8" in labels["2.16.0"]["xpu"]["device_ip"]
+    assert labels["2.16.0"]["null"]["build"] == "cpu"
+    # the packaged 2.15.0 cu132 row against what its label declares (its floor is not a disagreement)
+    assert labels["2.15.0"]["cuda13.2"]["disagrees"] == [
+        "linux-x86_64: PTX (none): the label declares compute_120"]
+    assert labels["2.10.0"]["cuda12.8"]["cuda_floor"] == "12.0"
+    assert main(args[:-1]) == 0  # the same, for people
+    said = capsys.readouterr().out
+    assert "variant labels of torch 2.16.0: null, cuda13.2, cuda14.0, xpu, rocm7.2" in said
+    assert "cuda13.2 disagrees with the data: linux-x86_64: PTX (none): the label declares" in said
+
+    # Written where `plan --variants` reads: variant_labels.json, each file with its URL and date.
+    kb = load_kb()
+    row = recorded(kb, "2.16.0")
+    assert row is not None and row["url"] == f"{index_server}/whl/variant/torch/torch-2.16.0-variants.json"
+    assert kb.document("variant_labels")["sources"][row["source"][0]]["retrieved"] == data["refreshed"]
+    assert row["published"]["cuda13.2"] == ["linux-x86_64", "linux-aarch64"]
+    release = kb.release("2.16.0")
+    assert release is not None and sorted(labels_of(kb, release, "linux-x86_64")) == [
+        "cuda13.2", "cuda14.0", "null", "rocm7.2", "xpu"]  # as the variant index lists their wheels
+    # the cu132 index has 2.16.0 Windows wheels, the variant index none: a variant installer cannot take it
+    assert "windows-x86_64" in release.variant("cu132").platforms  # type: ignore[union-attr]
+    assert sorted(labels_of(kb, release, "windows-x86_64")) == ["cuda14.0", "null"]
+    # the real 2.10.0 file, read from the index, is the row the packaged data recorded from its config
+    packaged = recorded(load_kb(packaged_only=True), "2.10.0")
+    read_back = recorded(kb, "2.10.0")
+    assert packaged is not None and read_back is not None
+    for key in ("variants", "providers", "default-priorities", "static-properties"):
+        assert read_back[key] == packaged[key], key
+
+    # A build refresh only inferred takes the targets its label declares.
+    build = release.variant("cu140")
+    assert build is not None and build.sass("linux-x86_64")[-1] == "sm_120"
+    assert build.ptx("linux-x86_64") == ("compute_120",)
+    assert build.sass("windows-x86_64") == ()  # the cu140 index itself lists no Windows wheel
+    assert "torch-2.16.0-variants.json" in build.note
+
+    # `plan --variants` picks among the labels read: cuda13.2 (floor 13.0) on a CUDA 13.0 driver, and
+    # says that uv's own preview refuses this file.
+    assert main(["plan", "--fresh", "--json", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 "--gpu", "9.0", "--driver", "580.65.06", "torch==2.16.0"]) == 0
+    plan = json.loads(capsys.readouterr().out)["data"]
+    assert any("it takes cuda13.2 here" in c for c in plan["choices"]), plan["choices"]
+    assert any("torch has invalid metadata" in w for w in plan["warnings"])

@@ -83,11 +83,12 @@ def _solve(channel: Path, specs: List[str], cuda: str,
            declared: Optional[Dict[str, str]] = None) -> List[str]:
     sparse = [rattler.SparseRepoData(rattler.Channel(channel.as_uri()), subdir, str(channel / subdir /
                                      "repodata.json")) for subdir in ("linux-64", "noarch")]
-    virtual = [_virtual("__glibc", "2.35")]
+    packages = {"__glibc": "2.35"}
     if declared is not None:  # what the manifest itself declares
-        virtual.extend(_virtual(name, version) for name, version in declared.items())
+        packages.update(declared)
     elif cuda:
-        virtual.append(_virtual("__cuda", cuda))
+        packages["__cuda"] = cuda
+    virtual = [_virtual(name, version) for name, version in packages.items()]
     records = asyncio.run(rattler.solve_with_sparse_repodata(specs, sparse, virtual_packages=virtual))
     return sorted(f"{r.name.normalized}={r.version}={r.build}" for r in records)
 
@@ -155,3 +156,31 @@ def test_the_solver_refuses_a_build_conda_forge_never_made(channel: Path) -> Non
         _solve(channel, ["python=3.11", "pytorch-gpu=2.7.1", "cuda-version=12.8"], "12.8")
     with pytest.raises(Exception, match="pytorch"):
         _solve(channel, ["python 3.11.*", "pytorch 2.5.0.* cpu*"], "")  # 2.5.0: never built
+
+
+def test_pixi_declares_the_glibc_of_the_pypi_torch_and_the_solver_holds_to_it(tmp_path: Path) -> None:
+    """A ROCm plan's torch comes from its index as a manylinux wheel: the platform declares that
+    wheel's glibc floor (pixi's friendly ``glibc`` key), and py-rattler, given the manifest's virtual
+    packages, picks only conda builds that run there (a python build needing glibc 2.34 is passed over)."""
+    target = host(rocm_gfx=["gfx942"])
+    plan = resolve(target, Request(requirements=("torch",)), KB)
+    assert plan.ok and plan.accelerator == "rocm"
+    text = render(plan, "pixi", target)
+    torch = next(p for p in plan.packages if p.name == "torch")
+    row = next(r for r in KB.document("manylinux")["rows"] if r["platform"] == "linux-x86_64"
+               and not r["last"] and not r.get("variants"))
+    declared = _pixi_virtual(text)
+    assert declared == {"__glibc": row["min_glibc"]}, (torch.version, declared)
+    (tmp_path / "linux-64").mkdir()
+    (tmp_path / "noarch").mkdir()
+    python = f"{plan.python}.0"
+    builds = {f"python-{python}-h{n}.conda": dict(_record("python", python, f"h{n}", [f"__glibc >={glibc}"]),
+                                                  build_number=n)
+              for n, glibc in ((0, row["min_glibc"]), (1, "2.34"))}
+    (tmp_path / "linux-64" / "repodata.json").write_text(json.dumps(
+        {"info": {"subdir": "linux-64"}, "packages": {}, "packages.conda": builds}))
+    (tmp_path / "noarch" / "repodata.json").write_text(json.dumps(
+        {"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}}))
+    specs = [f"python {tomllib.loads(text)['dependencies']['python']}"]
+    assert _solve(tmp_path, specs, "", declared) == [f"python={python}=h0"]
+    assert _solve(tmp_path, specs, "") == [f"python={python}=h1"]  # the test's own host default: glibc 2.35

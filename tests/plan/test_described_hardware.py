@@ -160,3 +160,19 @@ def test_a_described_amd_gpu_replaces_a_probed_nvidia_one() -> None:
     described = apply_overrides(local, build_overrides(gpus=(parse_described_gpu("MI300X"),)))
     assert described.nvidia is None and described.rocm is not None
     assert [g.name for g in described.rocm.gpus] == ["MI300X"]
+
+
+def test_a_prerequisite_said_in_words_is_never_shown_as_a_command() -> None:
+    from torchsmith.cli.plan_text import is_command
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["plan", "--gpu", "intel", "--platform", "linux-x86_64", "--python", "3.11"]) == 0
+    text = out.getvalue()
+    assert "Intel GPU driver" in text and not any(
+        line.lstrip().startswith("$") and "Intel GPU driver" in line for line in text.splitlines())
+    assert "$ python -m pip install" in text  # the install itself still is one
+    assert is_command("sudo apt-get install -y python3-pip libopenblas-dev")
+    assert is_command("DEBIAN_FRONTEND=noninteractive sudo apt-get install -y libopenblas-dev")
+    assert not is_command("WSL2: /usr/lib/wsl/lib/libcuda.so is missing, so the Windows driver is not seen")
+    assert not is_command("the Intel GPU driver and runtime")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -33,6 +34,7 @@ from torchsmith.kb.pkgmeta import (
     torch_build,
 )
 from torchsmith.plan.model import Plan, Request
+from torchsmith.plan.published import torch_releases
 from torchsmith.plan.resolve import resolve
 
 META = Path(__file__).resolve().parent / "published_meta"
@@ -57,7 +59,7 @@ H100_HOST = str(Path(__file__).resolve().parent.parent / "hosts" / "linux-x86_64
 ])
 def test_a_build_label_names_its_torch_and_accelerator(label: str, torch: str, cuda: str, rocm: str,
                                                       cpu: bool) -> None:
-    build = torch_build(label)
+    build = torch_build(label, torch_releases(load_kb(packaged_only=True)))  # packed digits: read vs the data
     assert build is not None
     assert (build.torch, build.cuda, build.rocm, build.cpu) == (torch, cuda, rocm, cpu)
 
@@ -210,6 +212,9 @@ def test_without_metadata_or_an_index_the_plan_says_it_could_not_check() -> None
                  unread=(("totally-unknown-pkg", "no package index is configured"),))
     assert plan.ok
     assert any("could not check totally-unknown-pkg" in w and "no package index" in w for w in plan.warnings)
+    # Unchecked is not torch-free: the torch half is planned, the package installed after it.
+    assert "torch" in _pins(plan) and plan.variant is not None and plan.variant.startswith("cu")
+    assert plan.unplanned == ("totally-unknown-pkg",)
 
 
 def test_a_stale_table_gives_way_to_the_snapshot() -> None:
@@ -267,6 +272,28 @@ def test_an_unreachable_index_is_said_not_raised(monkeypatch: pytest.MonkeyPatch
     assert code == 0 and "Traceback" not in captured.err
     assert "could not check some-unknown-kernels" in captured.err + captured.out
     assert "could not be read" in captured.err + captured.out
+
+
+@pytest.mark.parametrize("index", ["", "http://127.0.0.1:9/simple/"])  # none configured; one that refuses
+def test_an_unchecked_package_still_gets_the_torch_half_and_a_door(
+        index: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_CONFIG_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no pip.conf / uv.toml of this machine
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    if index:
+        monkeypatch.setenv("PIP_INDEX_URL", index)
+    code = main(["plan", "--json", "--host", H100_HOST, "some-unknown-kernels"])
+    plan = json.loads(capsys.readouterr().out)["data"]
+    assert code == 0 and plan["status"] == "ok"
+    pins = {p["name"]: p for p in plan["packages"]}
+    assert pins["torch"]["variant"].startswith("cu")  # the H100 host's CUDA build, as without the package
+    assert plan["unplanned"] == ["some-unknown-kernels"]
+    warning = next(w for w in plan["warnings"] if "could not check some-unknown-kernels" in w)
+    door = "reads it live once the index answers" if index else "set PIP_INDEX_URL"
+    assert door in warning
 
 
 def test_records_round_trip_through_the_snapshot_form() -> None:

@@ -408,7 +408,9 @@ def test_pixi_platform_carries_the_oldest_gpus_cuda_arch() -> None:
 
 def test_pixi_rocm_uses_pypi_dependencies_pinned_to_their_index() -> None:
     doc = tomllib.loads(render(rocm_plan(), "pixi"))
-    assert "system-requirements" not in doc and doc["workspace"]["platforms"] == ["linux-64"]
+    # the glibc floor of torch 2.5.1's manylinux wheels (manylinux.json), on the platform
+    assert "system-requirements" not in doc
+    assert doc["workspace"]["platforms"] == [{"platform": "linux-64", "glibc": "2.17"}]
     torch = doc["pypi-dependencies"]["torch"]
     assert torch == {"version": "==2.5.1+rocm6.2", "index": "https://download.pytorch.org/whl/rocm6.2"}
     assert doc["activation"]["env"] == {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}

@@ -21,8 +21,9 @@ def _label(lower: str, *archs: str) -> Dict[str, Any]:
 
 
 def _variants_json() -> str:
-    """The shape of a {name}-{version}-variants.json (PEP 825 draft, variantlib 0.2.2)."""
-    data = {"$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
+    """A {name}-{version}-variants.json with exact-version floors, as torch 2.8's recorded file declares
+    for cu128/cu129 (2.9/2.10 declare {major}.0); labels and null label as 2.8's shape (``cu126``)."""
+    data = {"$schema": "https://variants-schema.wheelnext.dev/",
             "default-priorities": {"namespace": ["nvidia"]},
             "providers": {"nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
                                      "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"}},
@@ -32,7 +33,7 @@ def _variants_json() -> str:
                 "cu128": _label("12.8", "70_real", "75_real", "80_real", "86_real", "90_real", "100_real",
                                 "120_real"),
                 "cu130": _label("13.0", "75_real", "80_real", "86_real", "90_real", "100_real", "120_real"),
-                "cpu": {}}}
+                "00000000": {}}}
     return json.dumps(data)
 
 
@@ -43,8 +44,8 @@ def test_the_labels_are_read_as_cuda_floors_and_arch_lists() -> None:
     cu126 = LABELS["cu126"]
     assert cu126.cuda_lower == "12.6" and cu126.sass[0] == "sm_50" and cu126.ptx == ("compute_90",)
     assert LABELS["cu130"].sass == ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
-    assert LABELS["cpu"].is_null
-    assert label_disagreements(LABELS["cu130"], "13.0", ("sm_75", "sm_80"), ()) == [
+    assert LABELS["00000000"].is_null
+    assert label_disagreements(LABELS["cu130"], ("sm_75", "sm_80"), ()) == [
         "SASS sm_75 sm_80: the label declares sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"]
 
 
@@ -87,12 +88,14 @@ def _plan(capsys: pytest.CaptureFixture[str], *flags: str) -> Dict[str, Any]:
     return data
 
 
-def test_plan_variants_on_an_r535_host_says_the_installer_falls_back_to_cpu(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_variants_on_an_r535_host_takes_a_12x_build(capsys: pytest.CaptureFixture[str]) -> None:
+    """PyTorch's recorded 2.9/2.10 files declare CUDA 12.0 as the floor of every 12.x label, and
+    labels derived for later releases follow them: an R535 host (CUDA 12.2) gets the 12.x build,
+    not the CPU build that an exact-version floor (last round's assumption) gave."""
     data = _plan(capsys, "--gpu", "8.9", "--driver", "535.183.01")
-    [warning] = [w for w in data["warnings"] if "wheel-variant installer" in w]
-    assert "takes the CPU build here" in warning
-    assert f"--index-url https://download.pytorch.org/whl/{data['variant']}" in warning
+    assert not [w for w in data["warnings"] if "wheel-variant installer takes the CPU" in w]
+    choice = next(c for c in data["choices"] if "wheel-variant installer" in c)
+    assert f"it takes {data['variant']} here" in choice
 
 
 def test_plan_variants_on_a_v100_b200_host_names_the_missing_code(capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,3 +121,27 @@ def test_plan_variants_on_a_jetson_says_the_installer_takes_no_jetpack_build(
     data = json.loads(capsys.readouterr().out)["data"]
     [warning] = [w for w in data["warnings"] if "wheel-variant installer on this Jetson" in w]
     assert "not the JetPack" in warning and data["packages"][0]["wheel_url"] in warning
+
+
+def test_plan_variants_shows_a_gpu_left_without_code_without_v(capsys: pytest.CaptureFixture[str]) -> None:
+    """The advice decides whether the variant install is safe here: a caution, shown by default."""
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 "--gpu", "10.0", "--gpu", "7.0", "--driver", "580.65.06"]) == 0
+    captured = capsys.readouterr()
+    shown = " ".join((captured.out + captured.err).split())
+    assert "no code for compute capability 7.0" in shown and f"{FORCE_SM}=7.0" in shown
+
+
+def test_plan_variants_says_uv_refuses_the_published_file(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch 2.10's published variants.json: uv 0.13.9's own preview refuses it (tests/plan/
+    test_variant_index_uv.py runs it); the answer says so by default, as a caution."""
+    from torchsmith.cli import main
+
+    assert main(["plan", "--fresh", "--python", "3.12", "--platform", "linux-x86_64", "--variants",
+                 "--gpu", "9.0", "--driver", "580.65.06", "torch==2.10.0"]) == 0
+    captured = capsys.readouterr()
+    shown = " ".join((captured.out + captured.err).split())
+    assert "'torch has invalid metadata', no solution" in shown
+    assert "skips the file's NVIDIA provider (nvidia-variant-provider>=0.0.2,<1.0.0" in shown

@@ -53,13 +53,19 @@ def test_the_derivation_rules_reproduce_the_published_amd_and_intel_labels(versi
                        {k: set(v) for k, v in facts.properties[namespace].items()}, label
 
 
-def test_a_recorded_floor_wins_over_the_derived_one() -> None:
+def test_derived_labels_follow_the_newest_recorded_files_floors() -> None:
     """2.10 declares CUDA 12.0 as the floor of both 12.x labels: an R535 host (CUDA 12.2) gets
-    cuda12.8 (PyTorch's priority 2 over cuda12.6's 3), not the CPU build the exact-version rule says."""
+    cuda12.8 (PyTorch's priority 2 over cuda12.6's 3), not the CPU build an exact-version floor gives.
+    Derived labels follow the newest recorded file's rule, and rank the newest CUDA first."""
     assert installer_pick(_labels("2.10.0"), ["9.0"], "12.2").label == "cuda12.8"
     release = KB.release("2.10.0")
     assert release is not None
-    assert installer_pick(_derived(KB, release, "linux-x86_64"), ["9.0"], "12.2").label is None
+    derived = _derived(KB, release, "linux-x86_64")
+    for label, facts in _labels("2.10.0").items():
+        if facts.cuda_lower:
+            assert derived[build_name(label)].cuda_lower == facts.cuda_lower, label
+            assert derived[build_name(label)].priority == facts.priority, label
+    assert installer_pick(derived, ["9.0"], "12.2").label == "cu128"
 
 
 def _plan(capsys: pytest.CaptureFixture[str], *flags: str) -> Dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple, Type
 
 from torchsmith import __version__
 
@@ -49,7 +49,7 @@ def _top_parser() -> argparse.ArgumentParser:
         prog="torchsmith",
         description="A PyTorch that works on your machine, and exactly why when it doesn't.",
         epilog="commands:\n" + _command_table() + "\n\nRun `torchsmith COMMAND --help` for more.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_formatter_class(),
     )
     parser.add_argument("--version", action="version", version=f"torchsmith {__version__}")
     return parser
@@ -62,6 +62,36 @@ class _ArgumentsRejected(Exception):
         super().__init__(message)
         self.parser = parser
         self.message = message
+
+
+def _formatter_class() -> Type[argparse.RawDescriptionHelpFormatter]:
+    import argparse
+
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        """argparse's, given the width shutil.get_terminal_size would give: argparse builds one to
+        check each option it is given, and would import shutil (with bz2 and lzma) to ask."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: Optional[int] = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position,
+                             _help_width() if width is None else width)
+
+    return Formatter
+
+
+def _help_width() -> int:
+    """COLUMNS, else the terminal's columns, else 80; less 2, as argparse takes it."""
+    import os
+
+    from torchsmith.host.live import process_environ
+
+    columns = process_environ().get("COLUMNS", "")
+    if not (columns.isdigit() and int(columns) > 0):
+        try:
+            columns = str(os.get_terminal_size(sys.__stdout__.fileno()).columns)  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = "80"
+    return (int(columns) or 80) - 2
 
 
 def _parser_class() -> type:
@@ -101,7 +131,6 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
     """The parser of one command, and its module."""
-    import argparse
     import importlib
 
     for command, module_name, text in COMMANDS:
@@ -110,7 +139,7 @@ def build_parser(name: str) -> Tuple[argparse.ArgumentParser, object]:
             parser = _parser_class()(
                 prog=f"torchsmith {name}",
                 description=(module.__doc__ or text).strip(),
-                formatter_class=argparse.RawDescriptionHelpFormatter,
+                formatter_class=_formatter_class(),
             )
             module.add_arguments(parser)
             _add_output_options(parser)

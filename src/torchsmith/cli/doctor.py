@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
 from torchsmith.machine import Machine
-from torchsmith.output import ExitCode, Result, use_color
+from torchsmith.output import Caution, ExitCode, Result, use_color
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -61,20 +61,23 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         raise UsageError(f"--timeout must be positive, not {timeout:g}")
     choice = ctx.target(interpreter_for="doctor")
     python = choice.python or sys.executable
+    from torchsmith.install.transaction import recover_if_stopped
+
+    recovered = recover_if_stopped(python, "doctor")  # what a kill -9 left half-changed, first
     from torchsmith.cli.progress import waiting
 
     what = f"reading {python}" if args.quick else f"importing torch in {python} and testing each device"
     with waiting(args, f"doctor: {what}"):
         diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
                             quick=args.quick, timeout=timeout)
-    data = {**diagnosis.to_json(), "target": dict(choice.to_json())}
+    data = {**diagnosis.to_json(), "target": dict(choice.to_json()), "recovered": recovered}
     healthy = diagnosis.healthy
 
     def human(out: IO[str]) -> None:
         verbose = int(getattr(args, "verbose", 0) or 0)
         out.write("\n".join(answer_first(data, use_color(out, ctx.environ), verbose)) + "\n")
 
-    return Result(command="doctor", data=data, human=human,
+    return Result(command="doctor", data=data, human=human, warnings=[Caution(line) for line in recovered],
                   status="ok" if healthy else "problems",
                   exit_code=ExitCode.OK if healthy else ExitCode.PROBLEMS_FOUND)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Sequence
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
@@ -44,11 +44,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.install.guard_view import check_against_guard, guard_action
     from torchsmith.install.target import inspect_target
+    from torchsmith.install.transaction import recover_if_stopped
 
     python, command = args.python, list(args.command)
     if args.action != "check" and command:
         raise UsageError(f"`guard {args.action}` takes no command; did you mean `guard check -- ...`?")
     choice = ctx.target("active-or-venv", python=python, interpreter_for="guard")
+    recovered = recover_if_stopped(choice.location or "", f"guard {args.action}")
     target = inspect_target(ctx.host(), choice.location or "")
     if args.action == "check":
         from torchsmith.cli.progress import waiting
@@ -57,19 +59,23 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             prediction = check_against_guard(ctx.host(), target, command)
         breaks = prediction.breaks
         return Result(command="guard", data={**prediction.to_json(), "prefix": target.prefix},
+                      warnings=recovered,
                       status="would-break" if breaks else "ok",
                       exit_code=ExitCode.WOULD_BREAK if breaks else ExitCode.OK,
                       human=lambda out: _human_check(prediction, out))
     view = guard_action(ctx.host(), target, args.action)
     bypassed = view.status.on and bool(view.status.bypassed)
     # A bypassed guard does not keep torch from being replaced: the status says it, in full.
-    return Result(command="guard", data=view.to_json(), human=lambda out: _human_status(view, out),
-                  warnings=[Caution(w) for w in view.warnings()], cautions_shown=True,
+    return Result(command="guard", data={**view.to_json(), "recovered": recovered},
+                  human=lambda out: _human_status(view, out, recovered),
+                  warnings=[Caution(w) for w in [*recovered, *view.warnings()]], cautions_shown=True,
                   status="bypassed" if bypassed else "ok")
 
 
-def _human_status(view: GuardView, out: IO[str]) -> None:
+def _human_status(view: GuardView, out: IO[str], recovered: Sequence[str] = ()) -> None:
     status, prefix = view.status, view.target.prefix
+    for line in recovered:  # what a kill -9 had left, finished or rolled back first
+        out.write(f"{line}\n")
     if status.constraints_file is None:
         out.write(f"No guard in {prefix} (install with `torchsmith install` to get one).\n")
         return

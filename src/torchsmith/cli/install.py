@@ -164,6 +164,8 @@ def _waiting(text: str) -> None:
 def _human(outcome: InstallOutcome, stream: IO[str]) -> None:
     result = outcome.to_json()
     verify = outcome.verify
+    for notice in outcome.notices:  # a stopped install finished first, a stop during cleanup
+        stream.write(f"note: {notice}\n")
     stream.write(f"Installed into {outcome.target.prefix} with {outcome.installer} "
                  f"({result['seconds'].get('total', 0):.1f} s):\n")
     for name, (old, new) in sorted(outcome.changed.items()):

@@ -49,12 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     refresh.add_argument("--index-url", action="append", metavar="URL",
                          help="package index to read torch from "
                               "(default: the one pip/uv are configured with)")
-    refresh.add_argument("--variant-index", action="store_true",
-                         help="also read the wheel-variant index (<torch-index>/variant/torch/) and each "
-                              "release's torch-<version>-variants.json (PEP 825): CUDA floors, arch lists")
-    refresh.add_argument("--wheel-pages", action="store_true",
-                         help="also read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, "
-                              "GitHub release assets...) into the package snapshot")
+    refresh.add_argument("--variant-index", nargs="?", const=True, default=False, metavar="URL",
+                         help="also read the wheel-variant index (URL, default <torch-index>/variant) and "
+                              "each release's torch-<version>-variants.json (PEP 825 draft) into the labels "
+                              "`plan --variants` uses: CUDA/ROCm/XPU versions, arch lists, driver floors")
+    pages = refresh.add_mutually_exclusive_group()
+    pages.add_argument("--wheel-pages", dest="wheel_pages", action="store_true", default=None,
+                       help="read the projects' own wheel pages (wheel_pages.json: PyG, OpenMMLab, NATTEN, "
+                            "GitHub release assets...) into the package snapshot, within one deadline "
+                            "(default: on, unless --torch-index names a mirror)")
+    pages.add_argument("--no-wheel-pages", dest="wheel_pages", action="store_false",
+                       help="do not read the projects' wheel pages")
     refresh.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     refresh.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                          help="when another refresh is writing the same overlay, wait this long for it")
@@ -244,9 +249,37 @@ def _validate(ctx: Context, path: Optional[str]) -> Result:
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
 
 
+def _pages_said(read: Sequence[Dict[str, Any]]) -> str:
+    """The projects' wheel pages in a few lines (hundreds are read): counts, then what failed."""
+    from torchsmith.kb.wheel_pages import PAGE
+
+    pages = [r for r in read if r.get("kind") == PAGE]
+    if not pages:
+        return ""
+    counts: Dict[str, int] = {}
+    for page in pages:
+        status = "skipped" if str(page["status"]).startswith("skipped") else str(page["status"])
+        counts[status] = counts.get(status, 0) + 1
+    lines = ["  projects' wheel pages: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
+    lines += [f"    {p['url']}: {p['status']}" for p in pages
+              if p["status"] not in ("ok", "not found")][:8]
+    return "\n".join(lines) + "\n"
+
+
+def _read_pages(args: argparse.Namespace, notes: List[str]) -> bool:
+    """The projects' pages are read unless asked not to; behind a mirror (--torch-index) the
+    network may not reach their hosts, so only when asked for (--wheel-pages)."""
+    if args.wheel_pages is None and args.torch_index:
+        notes.append("projects' wheel pages not read: --torch-index names a mirror "
+                     "(--wheel-pages reads them)")
+        return False
+    return args.wheel_pages is not False
+
+
 def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.kb import default_overlay_dir
     from torchsmith.kb.refresh import configured_indexes, refresh
+    from torchsmith.kb.wheel_pages import PAGE
 
     overlay = args.overlay or default_overlay_dir(ctx.environ)
     if os.path.exists(overlay) and not os.path.isdir(overlay):  # found before any download
@@ -265,23 +298,30 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
             notes.append("no package index configured for pip or uv: PyPI defaults stay as packaged")
     from torchsmith.cli.progress import waiting
 
+    pages = ctx.kb().document("wheel_pages")["rows"] if _read_pages(args, notes) else ()
     with waiting(args, "kb refresh: reading the wheel indexes"):
         result = refresh(overlay_dir=overlay, fetch=ctx.host().fetch_url, index_base=args.torch_index,
                          variants=args.variant, package_indexes=indexes, timeout=args.timeout,
                          wait=args.wait, variant_index=args.variant_index,
-                         wheel_pages=ctx.kb().document("wheel_pages")["rows"] if args.wheel_pages else ())
+                         wheel_pages=pages)
     data = {"overlay": overlay, **result, "notes": notes}
 
     def human(out: IO[str]) -> None:
         out.write(f"refreshed {overlay} ({result['refreshed']})\n")
         for item in result["read"]:
-            out.write(f"  read {item['url']}: {item['status']}\n")
+            if item.get("kind") != PAGE:
+                out.write(f"  read {item['url']}: {item['status']}\n")
+        out.write(_pages_said(result["read"]))
         for note in notes:
             out.write(f"  {note}\n")
         new = result["new_releases"]
         changed = result["changed_releases"]
         out.write(f"  newest torch seen: {result['newest_seen']}; new releases: {', '.join(new) or 'none'}; "
                   f"releases with new variants: {', '.join(changed) or 'none'}\n")
+        for version, labels in result.get("variant_labels", {}).items():  # now in variant_labels.json
+            out.write(f"  variant labels of torch {version}: {', '.join(labels)}\n")
+            for label, facts in labels.items():
+                out.writelines(f"    {label} disagrees with the data: {d}\n" for d in facts["disagrees"])
 
     from torchsmith.kb import load_kb
 

@@ -19,7 +19,6 @@ import dataclasses
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
-from torchsmith.cli.plan_text import describe
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
@@ -223,6 +222,8 @@ def plan_result(command: str, args: argparse.Namespace, plan: Plan, request: Req
         if output.text is not None:
             out.write(output.text if output.text.endswith("\n") else output.text + "\n")
             return
+        from torchsmith.cli.plan_text import describe  # people's form only: not under --json
+
         describe(plan, output.commands, request.installer, out, verbose=getattr(args, "verbose", 0),
                  environment=environment.label() if environment is not None else "")
 

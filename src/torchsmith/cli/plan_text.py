@@ -7,6 +7,7 @@ piped); a long command is continued with `` \\`` where a shell would take it.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import IO, Dict, List
 
@@ -14,9 +15,29 @@ from torchsmith.cli.layout import WHY_LINES, bullets, cautions_of, why_lines, wr
 from torchsmith.output import paint, strip_sources, terminal_columns
 from torchsmith.plan.model import Plan
 
-__all__ = ["WHY_LINES", "answer_lines", "describe", "title", "wrap_command"]
+__all__ = ["WHY_LINES", "answer_lines", "describe", "is_command", "title", "wrap_command"]
 
 _wrapped = bullets
+
+
+# The programs a plan's prerequisites are written for (package managers, the Python installers):
+# a line that starts with another word is a step said in words (install the Intel GPU driver).
+_PROGRAMS = frozenset(("apt", "apt-get", "dnf", "yum", "zypper", "pacman", "apk", "brew", "port", "winget",
+                       "choco", "conda", "mamba", "micromamba", "pixi", "pip", "pip3", "python", "python3",
+                       "py", "uv", "export", "set", "setx", "$env", "curl", "wget", "git"))
+
+
+def is_command(line: str) -> bool:
+    """Whether ``line`` is a shell command (its program first, quotes balanced), not prose."""
+    import shlex
+
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return False
+    while words and (words[0] in ("sudo", "$SUDO", "env") or re.match(r"^[A-Z_][A-Z0-9_]*=", words[0])):
+        words = words[1:]
+    return bool(words) and (words[0].rsplit("/", 1)[-1] in _PROGRAMS or words[0].startswith(("/", "./")))
 
 
 def title(plan: Plan) -> str:
@@ -34,8 +55,9 @@ def answer_lines(plan: Plan, commands: Dict[str, List[str]], installer: str, wid
     """The lines to run, in order: system prerequisites, the environment, the install."""
     windows = plan.platform.startswith("windows")
     lines: List[str] = []
-    for line in plan.system_prerequisites:
-        lines.extend(wrap_command(line, width, windows=windows))
+    for line in plan.system_prerequisites:  # a step said in words is a bullet, never after `$`
+        lines.extend(wrap_command(line, width, windows=windows) if is_command(line)
+                     else bullets([f"before installing: {line}"], width))
     for name, value in plan.environment:
         lines.extend(wrap_command(f"export {name}={value}", width, windows=windows))
     for command in commands.get(installer) or []:

@@ -59,7 +59,7 @@ TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "pa
                            "gpu"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
-                            "importer_not_torch", "on_wsl"})
+                            "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -51,11 +51,18 @@ def read_lines(extracted: Extracted) -> List[str]:
         lines.append(f"{error.api.upper()} error {name}{code}{meaning}")
     for library in extracted.libraries:
         who = f" ({library.library}, from {library.provider})" if library.library else ""
-        lines.append(f"The loader could not open {library.soname}{who}")
+        if library.problem == "link":
+            lines.append(f"The build's link step could not find {library.soname}{who}")
+        elif library.problem == "incompatible":
+            lines.append(f"The loader found {library.soname}{who}, but not a procedure in it: "
+                         f"another release")
+        else:
+            lines.append(f"The loader could not open {library.soname}{who}")
     for symbol in extracted.symbols:
         owner = f", a symbol of {symbol.owner}" if symbol.owner else ""
         where = f" (asked for by {symbol.library})" if symbol.library else ""
-        lines.append(f"Undefined symbol {symbol.demangled or symbol.symbol}{owner}{where}")
+        version = f", version {symbol.version}" if symbol.version else ""
+        lines.append(f"Undefined symbol {symbol.demangled or symbol.symbol}{version}{owner}{where}")
     lines.extend(f"{m.tool}: {m.text}" for m in extracted.compiler[:5])
     lines.extend(f"{c.installer}: {c.who} needs {c.wants}" for c in extracted.conflicts[:8])
     lines.extend(f"No index or channel has {req}" for req in extracted.not_found[:5])
@@ -71,6 +78,13 @@ def read_lines(extracted: Extracted) -> List[str]:
     lines.extend(
         f"Request failed: {h.status or ''} {h.url or h.text}".replace("  ", " ") for h in extracted.http[:5]
     )
+    lines.extend(f"pip builds {package} from source (no wheel it could use)"
+                 for package in extracted.source_builds[:3])
+    said = {"discrepancy": "results that differ from another device or the expected value",
+            "nan": "NaN or inf values", "fp16": "float16 in use"}
+    reported = [said[s] for s in extracted.symptoms if s in said]
+    if reported:
+        lines.append("The text reports, without an error: " + "; ".join(reported))
     if extracted.nccl.get("warnings"):
         lines.append("NCCL warns: " + "; ".join(extracted.nccl["warnings"][:3]))
     if extracted.exceptions:
@@ -89,10 +103,13 @@ def next_checks(extracted: Extracted) -> List[str]:
     """The commands that tell the next fact apart, from what the text states."""
     checks: List[str] = []
     for library in extracted.libraries[:3]:
-        checks.append(
-            f"ldconfig -p | grep {library.soname.split('.so')[0]}  (is {library.soname} on the "
-            f"loader's path?)"
-        )
+        if library.soname.lower().endswith(".dll"):  # Windows looks for DLLs on PATH
+            checks.append(f"where {library.soname}  (which copy of {library.soname} Windows finds first)")
+        else:
+            checks.append(
+                f"ldconfig -p | grep {library.soname.split('.so')[0]}  (is {library.soname} on the "
+                f"loader's path?)"
+            )
         if library.pip:
             checks.append(f"pip show {library.pip}  (the pip package that ships it)")
     for symbol in extracted.symbols[:2]:

@@ -292,6 +292,34 @@ def _on_wsl(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[Knowled
     return "the text comes from WSL, where the GPU belongs to the Windows driver"
 
 
+_AMD = re.compile(r"Radeon|Instinct|\bMI\d{2,3}|^gfx", re.IGNORECASE)
+
+
+def _vendors(extracted: Extracted) -> Tuple[List[str], List[str]]:
+    """(NVIDIA GPUs, AMD GPUs) the text names."""
+    gpus = extracted.environment.gpus
+    amd = [g for g in gpus if _AMD.search(g)]
+    return [g for g in gpus if g not in amd], amd
+
+
+def _nvidia_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
+                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text names NVIDIA GPUs and no AMD one: a ROCm (HIP) cause does not hold there."""
+    nvidia, amd = _vendors(extracted)
+    if not nvidia or amd or extracted.environment.gfx:
+        return None
+    return f"the text names an NVIDIA GPU ({nvidia[0]}) and no AMD one: a ROCm build on an NVIDIA machine"
+
+
+def _amd_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
+                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text names AMD GPUs and no NVIDIA one: an NVIDIA-driver cause does not hold there."""
+    nvidia, amd = _vendors(extracted)
+    if not amd or nvidia:
+        return None
+    return f"the text names an AMD GPU ({amd[0]}) and no NVIDIA one: a CUDA build on an AMD machine"
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -301,6 +329,8 @@ CONTRADICTION_CHECKS: Dict[
     "cuda_build_shown": _cuda_build_shown,
     "importer_not_torch": _importer_not_torch,
     "on_wsl": _on_wsl,
+    "nvidia_gpu_only": _nvidia_gpu_only,
+    "amd_gpu_only": _amd_gpu_only,
 }
 
 

@@ -63,7 +63,7 @@ def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``library:KIND`` a missing library of that kind; ``:extension`` asked for by a compiled
     extension, ``:torch`` by torch; ``:mixed`` of another CUDA major than the one the text names;
-    ``:incompatible`` found, but of another release than the one asked for."""
+    ``:incompatible`` found, but of another release than the one asked for; ``:dll`` a Windows DLL."""
     kind, qualifier = arguments[0], (arguments[1:] or [""])[0]
     package = failing_package(extracted)
     extension = package is not None and package not in _NOT_EXTENSIONS
@@ -74,6 +74,8 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
     wanted = "incompatible" if qualifier == "incompatible" else None
     for library in extracted.libraries:
         if library.kind != kind or library.problem != wanted:
+            continue
+        if qualifier == "dll" and not library.soname.lower().endswith(".dll"):
             continue
         if qualifier == "mixed":
             other = _other_cuda(library.major, extracted)
@@ -87,7 +89,10 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
 def _symbol(owner: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     for symbol in extracted.symbols:
         if symbol.owner_kind == owner:
-            return [symbol.symbol], {"symbol": symbol.symbol}
+            facts = {"symbol": symbol.symbol}
+            if symbol.version:
+                facts["version"] = symbol.version
+            return [symbol.symbol], facts
     return None
 
 
@@ -172,9 +177,10 @@ def _no_error(extracted: Extracted) -> bool:
 def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """float32 results that differ from another device or the expected value, on a GPU of compute
     capability 8.0 or newer (Ampere on), where cuBLAS/cuDNN may compute float32 in TF32: not when
-    the same run varies (nondeterminism) or the text is about float16/bfloat16."""
+    the numbers vary for another reason (the same run repeated, a compiler's kernels) or the text
+    is about float16/bfloat16."""
     said = extracted.symptoms
-    if "discrepancy" not in said or "nondeterminism" in said or "fp16" in said or extracted.dtypes:
+    if "discrepancy" not in said or "other-variation" in said or "fp16" in said or extracted.dtypes:
         return None
     if not _no_error(extracted):
         return None

@@ -4,84 +4,28 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import shutil
 import stat
 import sys
-import threading
 import time
-from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set
 
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
 from torchsmith.host.files import NotAFileError, read_bounded, read_whole
 
-if TYPE_CHECKING:  # subprocess, signal, platform: imported where used, off a start that runs nothing
+if TYPE_CHECKING:  # subprocess, signal, platform, threading: imported where used, off a start
+    import queue  # that runs nothing and reads nothing
     import subprocess
+
+    from torchsmith.host.guard import ReadGuard
 
 __all__ = ["LiveHost", "NotAFileError", "process_environ", "read_bounded", "read_whole"]
 
-_CHUNK = 64 * 1024
-_T = TypeVar("_T")
-
-
 # A file on a hung network mount blocks in the kernel, where no timeout reaches: such a read is
-# left to a daemon thread and the path counts as unreadable.
+# left to a daemon thread and the path counts as unreadable (host/guard.py).
 READ_TIMEOUT = 5.0
-# Kernel pseudo-filesystems answer from memory and are never network mounts: read directly.
-# /proc/driver/ is left guarded, as its files call into drivers that can wedge.
-_UNGUARDED = ("/proc/self/", "/proc/cpuinfo", "/proc/meminfo", "/proc/version", "/sys/")
 
-
-class _ReadGuard:
-    """One worker thread for every guarded read of a host, not one thread per read.
-
-    A read that does not return within the timeout leaves its worker stuck in the kernel; that
-    worker is abandoned (a daemon) and the next read starts a fresh one.
-    """
-
-    def __init__(self, seconds: float) -> None:
-        self._seconds = seconds
-        self._lock = threading.Lock()
-        self._jobs: Optional[queue.SimpleQueue[Callable[[], None]]] = None
-
-    def call(self, path: str, work: Callable[[], _T]) -> Optional[_T]:
-        """``work()``, or None when it raised OSError/ValueError or did not return in time."""
-        if path.startswith(_UNGUARDED) and sys.platform.startswith("linux"):
-            return _attempt(work)
-        with self._lock:
-            box: List[Optional[_T]] = []
-            done = threading.Event()
-
-            def job() -> None:
-                box.append(_attempt(work))
-                done.set()
-
-            if self._jobs is None:
-                self._jobs = _start_worker()
-            self._jobs.put(job)
-            if done.wait(self._seconds):
-                return box[0]
-            self._jobs = None  # its worker is stuck in the kernel: the next read gets a new one
-            return None
-
-
-def _attempt(work: Callable[[], _T]) -> Optional[_T]:
-    try:
-        return work()
-    except (OSError, ValueError):  # ValueError: a NUL byte in the path
-        return None
-
-
-def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
-    jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-
-    def serve() -> None:
-        while True:
-            jobs.get()()
-
-    threading.Thread(target=serve, name="torchsmith-read", daemon=True).start()
-    return jobs
+_CHUNK = 64 * 1024
 
 
 def terminal_columns() -> int:
@@ -90,6 +34,7 @@ def terminal_columns() -> int:
     chosen = os.environ.get("TORCHSMITH_COLUMNS", "")
     if chosen.isdigit() and int(chosen) > 0:
         return max(40, int(chosen))
+    import shutil  # (here: shutil loads bz2 and lzma, which a command that asks nothing never needs)
     try:
         return max(40, shutil.get_terminal_size((80, 24)).columns)
     except (OSError, ValueError):
@@ -109,8 +54,16 @@ class LiveHost:
     def __init__(self, environ: Optional[Mapping[str, str]] = None,
                  read_timeout: float = READ_TIMEOUT) -> None:
         self._environ = process_environ() if environ is None else dict(environ)
-        self._guard = _ReadGuard(read_timeout)
+        self._read_timeout = read_timeout
+        self._guard_made: Optional[ReadGuard] = None
         self._hung: Set[str] = set()
+
+    @property
+    def _guard(self) -> ReadGuard:  # made on the first read
+        if self._guard_made is None:
+            from torchsmith.host.guard import ReadGuard
+            self._guard_made = ReadGuard(self._read_timeout)
+        return self._guard_made
 
     def read_text(self, path: str, limit: int = READ_LIMIT) -> Optional[str]:
         data = self._guard.call(path, lambda: read_bounded(path, min(limit, READ_LIMIT))[0])
@@ -134,6 +87,7 @@ class LiveHost:
             return path
 
     def which(self, name: str) -> Optional[str]:
+        import shutil
         return shutil.which(name, path=self._environ.get("PATH"))
 
     def run(self, argv: Sequence[str], timeout: float = 5.0,
@@ -151,15 +105,17 @@ class LiveHost:
             else:
                 child_env[name] = value
         import subprocess
+        # An installer dies with a killed torchsmith, writing no more: Linux's PR_SET_PDEATHSIG (1).
+        linux = sys.platform == "linux" and timeout > QUESTION_SECONDS
+        prctl = __import__("ctypes").CDLL(None).prctl if linux else None  # looked up before the fork
         try:
             proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env,
                 # Own process group, so a hung nvidia-smi and its children can be killed whole.
                 start_new_session=sys.platform != "win32",
+                preexec_fn=(lambda: prctl(1, 9)) if prctl else None,  # noqa: PLW1509
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
             return CommandResult(args, not_found=True)
@@ -250,6 +206,8 @@ class _LineStream:
     _LONGEST = 1024 * 1024
 
     def __init__(self, argv: List[str], environ: Dict[str, str]) -> None:
+        import queue
+        import threading
         self._lines: queue.SimpleQueue[Optional[str]] = queue.SimpleQueue()
         self._ended = False
         import subprocess
@@ -276,6 +234,7 @@ class _LineStream:
     def read_line(self, timeout: float) -> Optional[str]:
         if self._ended:
             return None
+        import queue
         try:
             line = self._lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
@@ -321,6 +280,7 @@ def fetch_url(url: str, timeout: float, max_bytes: int, environ: Mapping[str, st
             outcome.append(exc)
 
     # A daemon thread: one that outlives its deadline holds at most max_bytes and ends with us.
+    import threading
     worker = threading.Thread(target=attempt, name="torchsmith-fetch", daemon=True)
     worker.start()
     worker.join(deadline)
@@ -396,6 +356,7 @@ class _Capture:
         self.tail = bytearray()
         self.dropped = 0
         self._limit = limit
+        import threading
         self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self._thread.start()
 
@@ -445,6 +406,7 @@ def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
             except OSError:
                 pass
 
+    import threading
     threading.Thread(target=write, name="torchsmith-stdin", daemon=True).start()
 
 

@@ -37,7 +37,7 @@ import re
 from dataclasses import field
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from torchsmith.install import guard_hold
+from torchsmith.install import guard_hold, journal
 from torchsmith.install.guard_files import (
     constraint_reference,
     names_guard,
@@ -155,7 +155,7 @@ def finish_interrupted(prefix: str) -> Optional[str]:
         _switch_on(prefix)
     else:
         _switch_off(prefix)
-    os.remove(os.path.join(prefix, JOURNAL_FILE))
+    journal.end(os.path.join(prefix, JOURNAL_FILE))
     return action
 
 
@@ -172,17 +172,17 @@ def _remove_strays(prefix: str) -> None:
 
 
 def _journal_action(prefix: str) -> Optional[str]:
-    data = read_bytes(os.path.join(prefix, JOURNAL_FILE))
-    if data is None:
+    text = journal.read(os.path.join(prefix, JOURNAL_FILE))
+    if text is None:
         return None
-    text = data.decode("utf-8", "replace").strip()
+    text = text.strip()
     return text if text in ("on", "off") else "off"  # a torn journal: switch off, the safe end
 
 
 def _journaled(prefix: str, action: str, work: Callable[[str], None]) -> None:
-    write_atomic(os.path.join(prefix, JOURNAL_FILE), action.encode("ascii"))
+    journal.begin(os.path.join(prefix, JOURNAL_FILE), action)
     work(prefix)
-    os.remove(os.path.join(prefix, JOURNAL_FILE))
+    journal.end(os.path.join(prefix, JOURNAL_FILE))
 
 
 def _switch_on(prefix: str) -> None:

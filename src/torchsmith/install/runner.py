@@ -1,37 +1,41 @@
 """Carry out install groups in a target environment, verify, guard, lock; undo on any failure.
 
-The order is: snapshot (an existing environment) -> switch the old guard off -> each group, one
-installer command each -> the verify snippet in the target interpreter -> guard, lock (and a
-conda-style export for conda prefixes) -> drop the snapshot. Any failure, Ctrl-C or SIGTERM on
-the way puts an existing environment back exactly as it was, or removes a new one.
+The order is: journal -> snapshot (an existing environment) -> switch the old guard off -> each
+group, one installer command each -> the verify snippet in the target interpreter -> guard, lock
+(and a conda-style export for conda prefixes) -> commit -> drop the snapshot, close the journal
+(:mod:`.transaction`). Any failure, Ctrl-C, SIGTERM, SIGHUP or SIGQUIT before the commit puts an
+existing environment back exactly as it was, or removes a new one; after a kill -9 the next
+command does (:func:`~torchsmith.install.transaction.recover`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import tempfile
 import threading
 import time
 from dataclasses import field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Set, Tuple
 
 from torchsmith import __version__
 from torchsmith.errors import InstallError
-from torchsmith.host import CommandResult, Host
+from torchsmith.host import Host
 from torchsmith.install import guard as guard_mod
 from torchsmith.install.closure import closure, guarded_names, requirement_name
 from torchsmith.install.export import LOCK_NAME, write_export
-from torchsmith.install.installers import Installer, installer_kind
+from torchsmith.install.installers import installer_kind
 from torchsmith.install.installers.base import Hashes, Source
-from torchsmith.install.lock import Lock, locked_packages, read_lock, storable_url
-from torchsmith.install.provenance import check_fetched, fetched_from_report
-from torchsmith.install.snapshot import Snapshot, remove_tree
+from torchsmith.install.job import InstallInterrupted, InstallJob, InstallOutcome
+from torchsmith.install.lock import locked_packages, read_lock, storable_url
+from torchsmith.install.snapshot import reason
+from torchsmith.install.step import run_step
 from torchsmith.install.steps import Group, StepFiles
-from torchsmith.install.target import Target, installed_packages
+from torchsmith.install.target import installed_packages
+from torchsmith.install.transaction import Transaction
 from torchsmith.install.verify import companion_imports, expected_device, verify
-from torchsmith.plan.conflict_words import Pairing, conflict_lines, parse_failure
 from torchsmith.records import dataclass
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
@@ -39,71 +43,29 @@ __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_devic
 Progress = Callable[[str], None]
 
 
-class InstallInterrupted(InstallError):
-    code = "install-interrupted"
-
-
-@dataclass
-class InstallJob:
-    """Everything one install needs, decided before anything changes."""
-
-    target: Target
-    installer: Installer
-    groups: List[Group]
-    expect: str = "cpu"  # the device verify must find: cpu | cuda | rocm | mps
-    lock: Lock = field(default_factory=lambda: Lock(packages=[]))  # metadata for the written lock
-    lock_path: Optional[str] = None  # default: <prefix>/torchsmith.lock.json
-    guard: bool = True
-    timeout: float = 3600.0
-    verify_timeout: float = 300.0
-    pairing: Optional[Pairing] = None  # names the release that pairs when a resolver refuses
-
-
-@dataclass
-class InstallOutcome:
-    target: Target
-    installer: str
-    steps: List[Dict[str, Any]] = field(default_factory=list)
-    changed: Dict[str, Tuple[Optional[str], str]] = field(default_factory=dict)  # name -> (old, new)
-    verify: Dict[str, Any] = field(default_factory=dict)
-    lock_path: Optional[str] = None
-    guard_file: Optional[str] = None
-    export_path: Optional[str] = None
-    seconds: Dict[str, float] = field(default_factory=dict)
-    warnings: List[str] = field(default_factory=list)
-
-    def to_json(self) -> Dict[str, Any]:
-        return {
-            "python": self.target.python,
-            "prefix": self.target.prefix,
-            "kind": self.target.kind,
-            "new_environment": self.target.new,
-            "installer": self.installer,
-            "steps": self.steps,
-            "changed": {k: {"from": old, "to": new} for k, (old, new) in sorted(self.changed.items())},
-            "verify": self.verify,
-            "lock": self.lock_path,
-            "guard": self.guard_file,
-            "export": self.export_path,
-            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-        }
+# A closed terminal or dropped ssh session (SIGHUP), SIGQUIT (Ctrl-\\) and SIGTERM roll back as
+# Ctrl-C does; a kill -9 cannot be caught: the journal lets the next command finish the job.
+_STOPPING = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """A SIGTERM (a killed terminal, a job scheduler) rolls back like Ctrl-C does."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+def _signals_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def raise_interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    # An ignored signal stays ignored: `nohup torchsmith install` must survive a closed terminal.
+    names = [name for name in _STOPPING[1:]
+             if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) != signal.SIG_IGN]
+    previous = {n: signal.signal(getattr(signal, n), raise_interrupt) for n in names}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler if handler is not None else signal.SIG_DFL)
 
 
 def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None) -> InstallOutcome:
@@ -111,44 +73,83 @@ def run_install(host: Host, job: InstallJob, progress: Optional[Progress] = None
     say = progress or (lambda _text: None)
     started = time.monotonic()
     outcome = InstallOutcome(job.target, job.installer.name)
-    snapshot: Optional[Snapshot] = None
+    # A conda prefix may be a base install holding every other environment (envs/) and the
+    # package cache (pkgs/): pip never writes there.
+    exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
+    transaction = Transaction(job.target.prefix, new=job.target.new, exclude=exclude)
     try:
-        with _sigterm_as_interrupt():
+        with _signals_as_interrupt():
+            transaction.begin(_intent(job))
             if not job.target.new:
                 say(f"snapshot of {job.target.prefix}")
-                # A conda prefix may be a base install holding every other environment (envs/)
-                # and the package cache (pkgs/): pip never writes there.
-                exclude = ("pkgs", "envs") if job.target.kind == "conda" else ()
-                taking = Snapshot(job.target.prefix, exclude)
-                taking.take()
-                snapshot = taking  # set only once complete: a partial one is never restored
+                transaction.take_snapshot()
                 outcome.seconds["snapshot"] = time.monotonic() - started
-            _install(host, job, outcome, say)
+            _install(host, job, outcome, say, transaction)
+            _finish(transaction, outcome)
     except BaseException as exc:
-        undone = _undo(job.target, snapshot)
-        if isinstance(exc, KeyboardInterrupt):
-            raise InstallInterrupted(f"install interrupted; {undone}",
-                                     hint="run the same command again to retry") from None
-        if isinstance(exc, InstallError):
-            exc.context = (*exc.context, undone)
-            raise
-        if isinstance(exc, OSError):
-            raise InstallError(f"install failed: {exc}; {undone}", code="install-failed",
-                               hint="free disk space" if getattr(exc, "errno", 0) == 28 else None) from exc
-        raise
-    if snapshot is not None:
-        snapshot.discard()
+        if transaction.committed:  # complete: only the cleanup was stopped
+            _finish(transaction, outcome, stopped=exc)
+        else:
+            _fail(exc, _undo(transaction))
     outcome.seconds["total"] = time.monotonic() - started
     return outcome
 
 
+def _intent(job: InstallJob) -> Dict[str, Any]:
+    """What the journal says this install is about to do, and to which files."""
+    prefix = job.target.prefix
+    touches = [job.lock_path or os.path.join(prefix, LOCK_NAME)]
+    if job.guard:
+        touches += [os.path.join(prefix, guard_mod.GUARD_FILE), os.path.join(prefix, "pip.conf"),
+                    os.path.join(prefix, "bin", "activate*"), "site-packages/*.dist-info/RECORD (held)"]
+    if job.target.kind == "conda":
+        touches.append(os.path.join(prefix, "torchsmith-environment.yml"))
+    return {"installer": job.installer.name, "touches": touches,
+            "requirements": [line for group in job.groups for line in group.requirements]}
+
+
+def _finish(transaction: Transaction, outcome: InstallOutcome,
+            stopped: Optional[BaseException] = None) -> None:
+    """Remove the snapshot and close the journal; a signal now no longer undoes the install."""
+    try:
+        if stopped is None:
+            transaction.finish()
+            return
+    except KeyboardInterrupt as exc:
+        stopped = exc
+    with _uninterruptible():
+        try:
+            transaction.finish()
+        except OSError as exc:  # the install stands; the next command removes what is left
+            outcome.notice(f"the install is complete, but cleaning up failed: {reason(exc)}")
+    if isinstance(stopped, KeyboardInterrupt):
+        outcome.notice("stopped while cleaning up after the install had completed: the install "
+                       "stands, and the cleanup was finished")
+    elif isinstance(stopped, Exception):
+        outcome.notice(f"the install is complete, but cleaning up failed: {stopped}")
+
+
+def _fail(exc: BaseException, undone: str) -> NoReturn:
+    if isinstance(exc, KeyboardInterrupt):
+        raise InstallInterrupted(f"install interrupted; {undone}",
+                                 hint="run the same command again to retry") from None
+    if isinstance(exc, InstallError):
+        exc.context = (*exc.context, undone)
+        raise exc
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise InstallError(f"install failed: {reason(exc)}{where}; {undone}", code="install-failed",
+                           hint="free disk space" if exc.errno == errno.ENOSPC else None) from None
+    raise exc
+
+
 @contextlib.contextmanager
 def _uninterruptible() -> Iterator[None]:
-    """A second Ctrl-C while the environment is being put back would leave it half-restored."""
+    """A second signal while the environment is being put back would leave it half-restored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    names = [n for n in ("SIGINT", "SIGTERM") if hasattr(signal, n)]
+    names = [n for n in _STOPPING if hasattr(signal, n)]
     previous = {n: signal.signal(getattr(signal, n), signal.SIG_IGN) for n in names}
     try:
         yield
@@ -157,23 +158,13 @@ def _uninterruptible() -> Iterator[None]:
             signal.signal(getattr(signal, name), handler if handler is not None else signal.SIG_DFL)
 
 
-def _undo(target: Target, snapshot: Optional[Snapshot]) -> str:
+def _undo(transaction: Transaction) -> str:
     with _uninterruptible():
-        return _restore(target, snapshot)
-
-
-def _restore(target: Target, snapshot: Optional[Snapshot]) -> str:
-    try:
-        if snapshot is not None:
-            snapshot.restore()
-            return f"{target.prefix} was restored exactly as it was"
-        if target.new:
-            remove_tree(target.prefix)
-            return f"the new environment {target.prefix} was removed"
-    except OSError as exc:
-        kept = f" (the snapshot is kept at {snapshot.path})" if snapshot and snapshot.path else ""
-        return f"restoring {target.prefix} failed: {exc}{kept}"
-    return "nothing was changed"
+        try:
+            return transaction.roll_back()
+        except OSError as exc:  # the journal stays: the next command tries again
+            return (f"restoring {transaction.prefix} failed: {reason(exc)}; the next torchsmith command "
+                    "on it finishes the rollback")
 
 
 @dataclass
@@ -194,7 +185,8 @@ class _Installed:
             self.pinned.add(name)
 
 
-def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress) -> None:
+def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress,
+             transaction: Transaction) -> None:
     target = job.target
     guarded_before: Set[str] = set()
     if not target.new:
@@ -218,35 +210,18 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
         _write_lock(job, outcome, versions, done, kept)
         if job.guard:
             _write_guard(job, outcome, done, guarded_before)
+        transaction.commit()
 
 
 def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: StepFiles,
                 say: Progress) -> _Installed:
     """Each group with one installer command; later groups constrained to the pinned ones."""
-    kind = installer_kind(job.installer.name)
     info = installed_packages(host, job.target)
     done = _Installed(before=_versions(info), current=_versions(info), info=info)
     constraints: Optional[str] = None
     for number, group in enumerate(job.groups, 1):
         say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
-        argv, env, report = kind.command(job.installer, group, files, number, constraints)
-        env.update(_drop_guard_env(host))
-        if group.pinned:  # no index, requirement or constraint but torchsmith's
-            env = {**kind.isolated_env(host.environ()), **env}
-        step_start = time.monotonic()
-        result = host.run(argv, timeout=job.timeout, env=env)
-        seconds = time.monotonic() - step_start
-        outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
-        if not result.ok:
-            raise _installer_error(job, group, result)
-        if report and os.path.exists(report):
-            with open(report, encoding="utf-8") as handle:
-                report_text = handle.read()
-            done.hashes.update(kind.step_hashes(report_text))
-            if group.pinned and group.index_url:  # before anything it fetched is imported
-                fetched = fetched_from_report(report_text)
-                check_fetched(host, group.index_url, fetched)
-                done.urls.update({name: url for name, (url, _digest) in fetched.items()})
+        run_step(host, job, outcome, files, step=(number, group), constraints=constraints, done=done)
         done.info = installed_packages(host, job.target)
         now = _versions(done.info)
         for name, version in now.items():
@@ -269,6 +244,8 @@ def _lock_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[s
                  done: _Installed) -> Hashes:
     pins: Dict[Source, List[str]] = {}
     for name, version in versions.items():
+        if name in done.hashes:  # checked as it was installed
+            continue
         pins.setdefault(done.sources.get(name, (None, None)), []).append(f"{name}=={version}")
     kind = installer_kind(job.installer.name)
     return kind.lock_hashes(host, job.installer, job.target, files, pins)
@@ -279,7 +256,8 @@ def _verify(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress,
     """Verify in the target; the installer reads missing hashes meanwhile (both wait on I/O)."""
     def hashing() -> None:
         hash_start = time.monotonic()
-        done.hashes.update(read_hashes())
+        for name, digests in read_hashes().items():
+            done.hashes.setdefault(name, digests)
         outcome.seconds["hashes"] = time.monotonic() - hash_start
 
     hasher: Optional[threading.Thread] = None
@@ -341,54 +319,6 @@ def _versions(info: Dict[str, Dict[str, Any]]) -> Dict[str, str]:
 
 def _changes(before: Dict[str, str], after: Dict[str, str]) -> Dict[str, Tuple[Optional[str], str]]:
     return {n: (before.get(n), v) for n, v in after.items() if before.get(n) != v}
-
-
-def _drop_guard_env(host: Host) -> Dict[str, Optional[str]]:
-    """An activated guarded environment exports UV_CONSTRAINT; this install replaces that guard."""
-    environ = host.environ()
-    return {name: None for name in ("UV_CONSTRAINT", "PIP_CONSTRAINT")
-            if guard_mod.GUARD_FILE in environ.get(name, "")}
-
-
-def _installer_error(job: InstallJob, group: Group, result: CommandResult) -> InstallError:
-    name, timeout = job.installer.name, job.timeout
-    tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-6:]
-    if result.timed_out:
-        message = f"{name} did not finish installing {group.label} in {timeout:.0f} s and was stopped"
-    elif result.returncode is not None and result.returncode < 0:
-        message = f"{name} was killed (signal {-result.returncode}) while installing {group.label}"
-    elif result.not_found:
-        message = f"{name} could not be started: {result.argv[0]}"
-    else:
-        first = next((line for line in reversed(tail) if "error" in line.lower()), tail[-1] if tail else "")
-        message = f"{name} failed installing {group.label}: {first.strip()[:300]}"
-    text = result.stderr + result.stdout
-    hint = None
-    if result.timed_out:
-        hint = "raise --timeout, or check the connection to the index"
-    elif result.returncode is not None and result.returncode < 0:
-        hint = "stopped from outside (often the out-of-memory killer: see `dmesg`); run it again"
-    elif "No space left on device" in text:
-        hint = "free disk space on the environment's filesystem and retry"
-    elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
-        hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
-        failure = parse_failure(text)
-        said = conflict_lines(failure, _planned(job), name, job.pairing) if failure.needs else []
-        if said:  # the words `plan --confirm` uses: who pins what, the release that pairs
-            message = f"{said[0]} (installing {group.label})"
-            tail = said[1:] + tail
-    return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
-
-
-def _planned(job: InstallJob) -> Dict[str, str]:
-    """name -> version of every exact pin the install's groups carry (torch==2.6.0+cu126)."""
-    planned: Dict[str, str] = {}
-    for group in job.groups:
-        for line in group.requirements:
-            name, sep, version = line.partition("==")
-            if sep and " " not in version.strip() and ";" not in version:
-                planned.setdefault(requirement_name(name), version.strip())
-    return planned
 
 
 def _previous_lock_names(path: str) -> Set[str]:

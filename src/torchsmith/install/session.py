@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from typing import Callable, Optional
@@ -13,9 +14,10 @@ from torchsmith.install.exclusive import exclusive
 from torchsmith.install.installers import InstallerKind, choose_installer
 from torchsmith.install.prepare import Prepared
 from torchsmith.install.runner import InstallJob, InstallOutcome, run_install
-from torchsmith.install.snapshot import remove_tree
+from torchsmith.install.snapshot import reason, remove_tree
 from torchsmith.install.target import Target, create_venv, inspect_target, venv_python
 from torchsmith.install.target_choice import TargetChoice
+from torchsmith.install.transaction import journaled_prefix, recover
 from torchsmith.records import dataclass
 
 __all__ = ["InstallOptions", "install_prepared", "open_target"]
@@ -35,8 +37,22 @@ class InstallOptions:
 def install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, options: InstallOptions, *,
                      progress: Say, waiting: Say) -> InstallOutcome:
     """Install ``prepared`` into the chosen environment, or leave it as it was."""
+    try:
+        return _install_prepared(host, choice, prepared, options, progress=progress, waiting=waiting)
+    except OSError as exc:  # before or after the transaction (its own are handled there): a full disk
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise InstallError(f"install failed: {reason(exc)}{where}", code="install-failed",
+                           hint="free disk space" if exc.errno == errno.ENOSPC else None) from None
+
+
+def _install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, options: InstallOptions, *,
+                      progress: Say, waiting: Say) -> InstallOutcome:
     kind = choose_installer(host, options.installer)
-    with exclusive(_prefix(host, choice), options.wait, waiting=waiting):
+    prefix = _prefix(host, choice)
+    with exclusive(prefix, options.wait, waiting=waiting):
+        recovered = recover(prefix) if prefix else []  # what a kill -9 stopped here, first
+        for line in recovered:
+            progress(line)
         progress("preparing the environment")
         started = time.monotonic()
         target = open_target(host, choice, kind)
@@ -52,14 +68,17 @@ def install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, optio
                          lock_path=os.path.abspath(options.lock_out) if options.lock_out else None,
                          guard=options.guard, timeout=options.timeout, pairing=prepared.pairing)
         outcome = run_install(host, job, progress)
+        outcome.warnings[:0] = recovered
+        outcome.notices[:0] = recovered
         outcome.seconds["environment"] = made  # inspecting the target, or making the venv
         return outcome
 
 
 def _prefix(host: Host, choice: TargetChoice) -> str:
-    """The environment the install changes, found without changing anything."""
+    """The environment the install changes, found without changing anything. (A kill between
+    the two renames of a rollback leaves no interpreter: its journal names the prefix.)"""
     if choice.python:
-        return inspect_target(host, choice.python).prefix
+        return journaled_prefix(choice.python) or inspect_target(host, choice.python).prefix
     return choice.prefix or ""
 
 

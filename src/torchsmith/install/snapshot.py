@@ -9,25 +9,31 @@ replaced comes back byte for byte, with its mode and times.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
 import sys
-import tempfile
 from typing import Optional, Sequence
 
 from torchsmith.errors import InstallError
 
-__all__ = ["Snapshot", "remove_tree"]
+__all__ = ["Snapshot", "reason", "remove_tree"]
 
 _LINK_ABOVE = 256 * 1024  # bytes; smaller files are cheap to copy and the likeliest to be rewritten
 
 
 class Snapshot:
-    """``take()`` before changing ``prefix``; then ``restore()`` on failure or ``discard()``."""
+    """``take()`` before changing ``prefix``; then ``restore()`` on failure or ``discard()``.
 
-    def __init__(self, prefix: str, exclude: Sequence[str] = ()) -> None:
+    The snapshot lives in ``holder`` (a directory beside the prefix that the install journal
+    names), so that the next command can finish either after a kill: every step of ``restore``
+    and ``discard`` can be run again from wherever a kill stopped it.
+    """
+
+    def __init__(self, prefix: str, holder: str, exclude: Sequence[str] = ()) -> None:
         self.prefix = os.path.abspath(prefix)
+        self.holder = holder
         # Top-level entries no installer touches and too big to copy (conda's pkgs/ and envs/):
         # left out of the snapshot, and carried over as they are on restore.
         self.exclude = tuple(exclude)
@@ -35,26 +41,29 @@ class Snapshot:
         self.files = 0
         self.bytes_copied = 0
 
+    @property
+    def copy(self) -> str:
+        return os.path.join(self.holder, os.path.basename(self.prefix))
+
     def take(self) -> None:
-        parent = os.path.dirname(self.prefix)
-        name = os.path.basename(self.prefix)
         try:
-            holder = tempfile.mkdtemp(prefix=f".{name}.torchsmith-snapshot-", dir=parent)
+            if os.path.lexists(self.holder):  # an older run's, unfinished: never a complete one
+                remove_tree(self.holder)
+            os.mkdir(self.holder)
         except OSError as exc:
             raise InstallError(f"cannot write a snapshot next to {self.prefix}: {exc.strerror}",
                                code="snapshot-failed",
                                hint="torchsmith changes an environment only when it can restore it") from exc
-        path = os.path.join(holder, name)
         try:
-            self._copy_tree(self.prefix, path, self.exclude)
+            self._copy_tree(self.prefix, self.copy, self.exclude)
         except OSError as exc:
-            remove_tree(holder)
-            raise InstallError(f"cannot snapshot {self.prefix}: {exc}", code="snapshot-failed",
+            remove_tree(self.holder)
+            raise InstallError(f"cannot snapshot {self.prefix}: {reason(exc)}", code="snapshot-failed",
                                hint="free some disk space next to the environment and retry") from exc
         except BaseException:  # Ctrl-C half-way: a partial copy must never be restored
-            remove_tree(holder)
+            remove_tree(self.holder)
             raise
-        self.path = path  # only a complete snapshot can be restored
+        self.path = self.copy  # only a complete snapshot can be restored
 
     def _copy_tree(self, src: str, dst: str, exclude: Sequence[str] = ()) -> None:
         os.mkdir(dst)
@@ -83,24 +92,37 @@ class Snapshot:
         shutil.copystat(src, dst, follow_symlinks=False)
 
     def restore(self) -> None:
-        """Put the environment back as it was at ``take()``; the snapshot is used up."""
-        if self.path is None:
-            return
-        holder = os.path.dirname(self.path)
-        broken = os.path.join(holder, "failed")
-        if os.path.lexists(self.prefix):
-            os.rename(self.prefix, broken)
-        os.rename(self.path, self.prefix)
+        """Put the environment back as it was at ``take()`` (the snapshot is used up). Each step
+        checks what is there first, so a run stopped anywhere is finished by running it again."""
+        broken = os.path.join(self.holder, "failed")
+        if os.path.lexists(self.copy):
+            if os.path.lexists(self.prefix):
+                if os.path.lexists(broken):
+                    remove_tree(broken)
+                os.rename(self.prefix, broken)
+            os.rename(self.copy, self.prefix)
         self.path = None
         for name in self.exclude:
-            if os.path.lexists(os.path.join(broken, name)):
-                os.rename(os.path.join(broken, name), os.path.join(self.prefix, name))
-        remove_tree(holder)
+            carried, back = os.path.join(broken, name), os.path.join(self.prefix, name)
+            if os.path.lexists(carried) and not os.path.lexists(back):
+                os.rename(carried, back)
+        self.discard()
 
     def discard(self) -> None:
-        if self.path is not None:
-            remove_tree(os.path.dirname(self.path))
-            self.path = None
+        if os.path.lexists(self.holder):
+            remove_tree(self.holder)
+            if os.path.lexists(self.holder):  # remove_tree is silent: the journal must stay then
+                remove_tree(self.holder)
+                if os.path.lexists(self.holder):
+                    raise OSError(errno.ENOTEMPTY, f"could not remove {self.holder}", self.holder)
+        self.path = None
+
+
+def reason(exc: OSError) -> str:
+    """``[Errno 28] No space left on device (ENOSPC)``: the code a search finds, once."""
+    code = errno.errorcode.get(exc.errno or 0)
+    text = exc.strerror or str(exc)
+    return f"{text} ({code})" if code else text
 
 
 def remove_tree(path: str) -> None:

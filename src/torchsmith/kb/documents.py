@@ -165,6 +165,13 @@ def _variant_labels(data: Document) -> None:
     families = data["intel_families"]
     if any(s not in sources for s in families["source"]):
         raise ValueError("intel_families: unknown source id")
+    preview = data["uv_preview"]  # what uv's own preview was seen to do with such files
+    if not preview.get("source") or any(s not in sources for s in preview["source"]):
+        raise ValueError("uv_preview: missing or unknown source id")
+    if not all(isinstance(r.get("field"), str) and r.get("says") for r in preview["rejects"]):
+        raise ValueError("uv_preview: every rejected field needs a field path and what to say")
+    if not (preview.get("nvidia_provider") or {}).get("version"):
+        raise ValueError("uv_preview: nvidia_provider needs the name and version uv's own provider counts as")
     for row in families["rows"]:
         if not (row.get("label_ips") and row.get("devices")):
             raise ValueError(f"intel family {row.get('family')}: needs label_ips and devices")

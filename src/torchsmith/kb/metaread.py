@@ -113,8 +113,11 @@ def read_unknown(names: Sequence[str], known: Sequence[str], fetch: Fetch, index
         if found is not None:
             records.append(found)
         else:
+            door = ("; `torchsmith plan` reads it live once the index answers (or point PIP_INDEX_URL "
+                    "or index-url in pip.conf at an index that does)" if any(u in down for u, _ in indexes)
+                    else "")
             unread.append((name, "its published metadata is not in the shipped snapshot, and "
-                           + "; ".join(misses)))
+                           + "; ".join(misses) + door))
     return tuple(records), tuple(unread)
 
 

@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from torchsmith.kb.buildlabel import TorchBuild, TorchReleases, packed_torch, torch_build
 from torchsmith.records import dataclass
 
 __all__ = [
@@ -30,7 +31,9 @@ __all__ = [
     "PackageRecord",
     "ReleaseRecord",
     "TorchBuild",
+    "TorchReleases",
     "core_dependencies",
+    "packed_torch",
     "parse_core_metadata",
     "parse_index_page",
     "tag_platforms",
@@ -46,86 +49,6 @@ _CANONICAL = re.compile(r"[-_.]+")
 
 def canonical(name: str) -> str:
     return _CANONICAL.sub("-", name).lower()
-
-
-@dataclass(frozen=True)
-class TorchBuild:
-    """The torch and accelerator a wheel was built for, as its label encodes them."""
-
-    torch: str = ""  # "2.8" ("" when the label names no torch)
-    cuda: str = ""  # "12.8", or "12" when only the major is named (flash-attn's cu12)
-    rocm: str = ""
-    cpu: bool = False
-    cxx11abi: Optional[bool] = None  # flash-attn's cxx11abiTRUE/FALSE: the C++ ABI torch must have
-
-    def fits(self, torch_version: str, variant_kind: str, cuda: Optional[str], rocm: Optional[str]) -> bool:
-        """Whether a torch release (public version) of that build can load this wheel."""
-        if self.torch and not _same_series(self.torch, torch_version):
-            return False
-        if self.cuda:
-            if variant_kind != "cuda" or not cuda:
-                return False
-            return cuda == self.cuda or ("." not in self.cuda and cuda.split(".")[0] == self.cuda)
-        if self.rocm:
-            return variant_kind == "rocm" and bool(rocm) and (rocm or "").startswith(self.rocm)
-        if self.cpu:
-            return variant_kind == "cpu"
-        return True
-
-    @property
-    def label(self) -> str:
-        accel = (f"CUDA {self.cuda}" if self.cuda else f"ROCm {self.rocm}" if self.rocm
-                 else "CPU" if self.cpu else "")
-        return " + ".join(p for p in (f"torch {self.torch}" if self.torch else "", accel) if p)
-
-
-def _same_series(series: str, version: str) -> bool:
-    """A build against torch 2.8 (or 2.8.0) loads in every 2.8.x: same major.minor."""
-    return series.split(".")[:2] == version.split("+", maxsplit=1)[0].split(".")[:2]
-
-
-_TORCH_DOTTED = re.compile(r"(?:^|[^a-z])(?:pt|torch)[-_]?(\d+)\.(\d+)(?:\.(\d+))?", re.IGNORECASE)
-_TORCH_PACKED = re.compile(r"(?:^|[^a-z])(?:pt|torch)(\d)(\d{1,2})(?!\d)", re.IGNORECASE)
-_CUDA = re.compile(r"(?:^|[^a-z])cu(?:da)?[-_]?(\d{1,3})(?:\.(\d))?(?!\d)", re.IGNORECASE)
-_ROCM = re.compile(r"rocm[-_]?(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
-_CPU = re.compile(r"(?:^|[^a-z])cpu(?:$|[^a-z])", re.IGNORECASE)
-_ABI = re.compile(r"cxx11abi(true|false)", re.IGNORECASE)
-
-
-def torch_build(label: str) -> Optional[TorchBuild]:
-    """The build a local version / file name / URL path encodes, or None when it names none.
-
-    ``pt28cu128`` -> torch 2.8 + CUDA 12.8; ``cu12torch2.8cxx11abiTRUE`` -> torch 2.8 + CUDA 12;
-    ``cu121`` -> CUDA 12.1; ``torch2.4.0+cu121`` -> torch 2.4.0 + CUDA 12.1; ``rocm6.2`` -> ROCm.
-    """
-    text = label.replace("%2B", "+").replace("%2b", "+")
-    if "+" in text:  # a file name: only its local label says the build (not ``torch-2.5.1`` itself)
-        text = text.split("+", 1)[1]
-    torch = ""
-    dotted = _TORCH_DOTTED.search(text)
-    if dotted:
-        torch = ".".join(g for g in dotted.groups() if g is not None)
-    else:
-        packed = _TORCH_PACKED.search(text)
-        if packed:
-            torch = f"{packed.group(1)}.{packed.group(2)}"
-    cuda = ""
-    found = _CUDA.search(text)
-    if found:
-        digits, minor = found.group(1), found.group(2)
-        if minor is not None:
-            cuda = f"{digits}.{minor}"
-        elif len(digits) <= 2 and (digits.startswith("1") and len(digits) == 2):
-            cuda = digits  # "cu12": any CUDA 12
-        elif len(digits) >= 2:
-            cuda = f"{digits[:-1]}.{digits[-1]}"  # "cu128" -> 12.8, "cu92" -> 9.2
-    rocm_found = _ROCM.search(text)
-    rocm = rocm_found.group(1) if rocm_found else ""
-    cpu = bool(_CPU.search(text)) and not cuda and not rocm
-    if not (torch or cuda or rocm or cpu):
-        return None
-    abi = _ABI.search(text)
-    return TorchBuild(torch, cuda, rocm, cpu, abi.group(1).lower() == "true" if abi else None)
 
 
 # --- wheel tags ---------------------------------------------------------------------------
@@ -314,6 +237,7 @@ class ReleaseRecord:
     project: str = ""  # the project's name, which may encode the build too (spconv-cu120)
     depends: Tuple[str, ...] = ()  # Requires-Dist off the torch stack (read live; followed)
     inherited: Tuple[Inherited, ...] = ()  # the planner's: torch limits reached through ``depends``
+    torches: Optional[TorchReleases] = None  # the planner's: what packed digits are read against
 
     @property
     def public(self) -> str:
@@ -324,12 +248,13 @@ class ReleaseRecord:
         """The build its local label encodes, else its page's URL, else its project's name (a
         name such as ``spconv-cu120`` bundles its own CUDA runtime: any torch of that CUDA major)."""
         for label in (self.version.partition("+")[2], self.url):
-            found = torch_build(label) if label else None
+            found = torch_build(label, self.torches) if label else None
             if found is not None:
                 return found
-        named = torch_build(self.project) if self.project else None
+        named = torch_build(self.project, self.torches) if self.project else None
         if named is not None and named.cuda:
-            return TorchBuild(named.torch, named.cuda.split(".")[0], named.rocm, named.cpu)
+            return TorchBuild(named.torch, named.cuda.split(".")[0], named.rocm, named.cpu,
+                              unread=named.unread)
         return named
 
     def requirement(self, name: str) -> str:
@@ -387,6 +312,12 @@ class PackageRecord:
     def to_json(self) -> Dict[str, Any]:
         return {"name": self.name, "source": self.source, "retrieved": self.retrieved,
                 "releases": [r.to_json() for r in self.releases]}
+
+    def read_against(self, torches: TorchReleases) -> PackageRecord:
+        """This record with packed torch digits in its labels read against ``torches``."""
+        from dataclasses import replace
+
+        return replace(self, releases=tuple(replace(r, torches=torches) for r in self.releases))
 
     @staticmethod
     def from_json(data: Dict[str, Any], live: bool = False) -> PackageRecord:

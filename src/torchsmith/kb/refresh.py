@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 import tempfile
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from torchsmith.compat import Variant
 from torchsmith.errors import FetchError, TorchsmithError
@@ -215,7 +215,8 @@ def _read_page(fetch: Fetch, url: str, timeout: float, read: List[Dict[str, Any]
 def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
             variants: Optional[Sequence[str]] = None, package_indexes: Sequence[str] = (),
             timeout: float = 20.0, today: Optional[str] = None, wait: float = 0.0,
-            variant_index: bool = False, wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
+            variant_index: Union[bool, str] = False,
+            wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
     """Read the indexes and (re)write ``overlay_dir``; returns what was read and found.
 
     One refresh of an overlay at a time (a second waits up to ``wait`` seconds, else is
@@ -230,28 +231,20 @@ def refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str] = None,
 
 def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], variants: Optional[Sequence[str]],
              package_indexes: Sequence[str], timeout: float, today: Optional[str],
-             variant_index: bool = False, wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
+             variant_index: Union[bool, str] = False,
+             wheel_pages: Sequence[Mapping[str, Any]] = ()) -> Dict[str, Any]:
     packaged = load_kb(packaged_only=True)
     base = (index_base or str(packaged.manifest["torch_index_base"])).rstrip("/")
     date = today or datetime.date.today().isoformat()
-    names = list(variants or _recent_variants(packaged))
     read: List[Dict[str, Any]] = []
-    per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]] = {}
-    for name in names:
-        url = f"{base}/{name}/torch/"
-        found = _read_page(fetch, url, timeout, read)
-        if found is None:
-            continue
-        per_variant[name] = found
-        read.append({"url": redact(url), "status": "ok", "versions": len(found)})
-    if not per_variant:
-        raise RefreshError(f"none of the torch indexes under {redact(base)} answered ({', '.join(names)})",
-                           hint="check --torch-index / the variant names")
+    names = list(variants or _recent_variants(packaged))
+    per_variant = _read_variant_pages(fetch, base, names, timeout, read)
     pypi = _read_package_indexes(fetch, package_indexes, timeout, read)
     shown = redact(strip_credentials(base))  # the overlay names no credentials
     rows, toolkits, newest = _overlay_rows(packaged, per_variant, pypi, shown)
-    labels = (_apply_variant_index(packaged, fetch, base, rows=rows, timeout=timeout, read=read)
-              if variant_index else {})
+    documents: Dict[str, Any] = {}
+    labels = _variant_labels(packaged, fetch, variant_index, base, documents=documents, rows=rows, date=date,
+                             timeout=timeout, read=read)
     new = [r["version"] for r in rows if packaged.release(r["version"]) is None]
     provenance: Dict[str, Any] = {"refreshed": date, "newest_seen": newest, "torch_index_base": shown,
                   "packaged_kb_version": packaged.kb_version,
@@ -277,6 +270,7 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
         row["source"] = [source_id]
     files = {"manifest.json": manifest, "torch_releases.json": {"releases": rows},
              "cuda.json": {"toolkits": toolkits}, REFRESH_FILE: provenance}
+    files.update(documents)
     if package_indexes:  # the packages' own metadata, re-read from the user's index
         files.update(_package_snapshot(packaged, fetch, package_indexes[0], pypi,  # and package_deps.json
                                        newest=newest, date=date, timeout=timeout, read=read))
@@ -287,6 +281,22 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
                                                       date=date, read=read)
     _write(overlay_dir, redact_data(files))
     return provenance
+
+
+def _read_variant_pages(fetch: Fetch, base: str, names: List[str], timeout: float, read: List[Dict[str, Any]]
+                        ) -> Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]]:
+    per_variant: Dict[str, Dict[str, Dict[str, Dict[str, Set[str]]]]] = {}
+    for name in names:
+        url = f"{base}/{name}/torch/"
+        found = _read_page(fetch, url, timeout, read)
+        if found is None:
+            continue
+        per_variant[name] = found
+        read.append({"url": redact(url), "status": "ok", "versions": len(found)})
+    if not per_variant:
+        raise RefreshError(f"none of the torch indexes under {redact(base)} answered ({', '.join(names)})",
+                           hint="check --torch-index / the variant names")
+    return per_variant
 
 
 def _read_package_indexes(fetch: Fetch, package_indexes: Sequence[str], timeout: float,
@@ -305,47 +315,18 @@ def _read_package_indexes(fetch: Fetch, package_indexes: Sequence[str], timeout:
     return pypi
 
 
-def _apply_variant_index(packaged: KnowledgeBase, fetch: Fetch, base: str, *, rows: List[Dict[str, Any]],
-                         timeout: float, read: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """Each release's ``torch-{version}-variants.json`` on ``{base}/variant/torch/`` (PEP 825): the
-    labels' CUDA floors and arch lists, per platform its wheels are published for, written into the
-    refreshed rows; disagreements with packaged rows reported."""
-    from torchsmith.kb.variant_index import label_disagreements, parse_variant_page, parse_variants_json
-
-    page_url = f"{base}/variant/torch/"
-    try:
-        files, platforms = parse_variant_page(fetch(page_url, timeout))
-    except FetchError as exc:
-        read.append({"url": redact(page_url), "status": "not found" if exc.status == 404 else "failed"})
+def _variant_labels(packaged: KnowledgeBase, fetch: Fetch, variant_index: Union[bool, str], base: str, *,
+                    documents: Dict[str, Any], rows: List[Dict[str, Any]], date: str, timeout: float,
+                    read: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The variant index's variants.json files, into the overlay's variant_labels.json (what `plan
+    --variants` reads); the index is ``<torch index>/variant`` unless a URL is given."""
+    if not variant_index:
         return {}
-    read.append({"url": redact(page_url), "status": "ok", "versions": len(files)})
-    out: Dict[str, Any] = {}
-    wanted = {r["version"] for r in rows} | {r.version for r in packaged.releases[:2]}
-    for version, name in sorted(files.items(), key=lambda item: version_key(item[0]), reverse=True):
-        if version not in wanted:
-            continue
-        url = f"{page_url}{name}"
-        labels = parse_variants_json(fetch(url, timeout), redact(url))
-        read.append({"url": redact(url), "status": "ok", "labels": sorted(labels)})
-        found: Dict[str, Any] = {}
-        for label, facts in labels.items():
-            on = platforms.get(version, {}).get(label, [])
-            found[label] = {"cuda": facts.cuda_lower, "sass": list(facts.sass), "ptx": list(facts.ptx),
-                            "platforms": on, "disagrees": []}
-            release = packaged.release(version)
-            build = release.variant(label) if release is not None else None
-            for platform in on if build is not None else ():
-                found[label]["disagrees"] += [f"{platform}: {p}" for p in label_disagreements(
-                    facts, build.cuda, build.sass(platform), build.ptx(platform))]  # type: ignore[union-attr]
-            for row in rows:
-                for variant in row["variants"] if row["version"] == version else ():
-                    if variant["name"] == label and facts.sass:
-                        variant["sass"] = {p: list(facts.sass) for p in on if p in variant["platforms"]}
-                        variant["ptx"] = {p: list(facts.ptx) for p in on
-                                          if p in variant["platforms"] and facts.ptx}
-                        variant["note"] = f"arch lists from the variant index's {name}"
-        out[version] = found
-    return out
+    from torchsmith.kb.variant_refresh import refresh_variant_labels, variant_page_url
+
+    page = variant_page_url(variant_index if isinstance(variant_index, str) else f"{base}/variant")
+    return refresh_variant_labels(packaged, fetch, page, files=documents, rows=rows, date=date,
+                                  timeout=timeout, read=read)
 
 
 def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: Mapping[str, object], *,

@@ -18,8 +18,10 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.records import dataclass
 
-__all__ = ["LabelFacts", "label_disagreements", "parse_variants_data", "parse_variants_json"]
+__all__ = ["LabelFacts", "build_name", "label_disagreements", "parse_variant_page", "parse_variants_data",
+           "parse_variants_json"]
 
+_CUDA_LABEL = re.compile(r"^cuda(\d+)\.(\d+)$")
 _SM_ARCH = re.compile(r"^(\d+)([af]?)_(real|virtual)$")
 _NAME = re.compile(r"^[a-z0-9_]+$")
 
@@ -97,16 +99,32 @@ def parse_variants_data(data: Any, where: str = "variants.json") -> Dict[str, La
     return {label: _label(label, raw, f"{where} variants.{label}") for label, raw in variants.items()}
 
 
-def label_disagreements(facts: LabelFacts, cuda: Optional[str], sass: Tuple[str, ...],
-                        ptx: Tuple[str, ...]) -> List[str]:
-    """How the data's row for this build differs from what its variant label declares."""
+def build_name(label: str) -> str:
+    """The build a label stands for in torchsmith's data: ``cuda12.8`` -> ``cu128`` (2.9 on); the
+    null label (``null``; 2.8's ``00000000``) -> ``cpu``; ``cu126`` (2.8), ``rocm7.1``, ``xpu`` as
+    they are."""
+    match = _CUDA_LABEL.match(label)
+    if match:
+        return f"cu{match.group(1)}{match.group(2)}"
+    return "cpu" if label in ("null", "00000000") else label
+
+
+def label_disagreements(facts: LabelFacts, sass: Tuple[str, ...], ptx: Tuple[str, ...],
+                        gfx: Tuple[str, ...] = (), rocm: Optional[str] = None) -> List[str]:
+    """How the data's row for this build differs from what its variant label declares. The CUDA
+    floor is a driver floor (2.9/2.10 declare 12.0 for cuda12.8), not the build's CUDA: not compared."""
     problems = []
-    if facts.cuda_lower and cuda and facts.cuda_lower != cuda:
-        problems.append(f"CUDA {cuda}: the label declares cuda_version_lower_bound {facts.cuda_lower}")
     if facts.sass and tuple(sass) != facts.sass:
         problems.append(f"SASS {' '.join(sass) or '(none)'}: the label declares {' '.join(facts.sass)}")
     if facts.ptx and tuple(ptx) != facts.ptx:
         problems.append(f"PTX {' '.join(ptx) or '(none)'}: the label declares {' '.join(facts.ptx)}")
+    declared_gfx = facts.values("amd", "gfx_arch")
+    if declared_gfx and set(gfx) != set(declared_gfx):
+        problems.append(f"gfx {' '.join(sorted(gfx)) or '(none)'}: the label declares "
+                        f"{' '.join(sorted(declared_gfx))}")
+    declared_rocm = facts.values("amd", "rocm_version")
+    if declared_rocm and rocm and ".".join(rocm.split(".")[:2]) != declared_rocm[0]:
+        problems.append(f"ROCm {rocm}: the label declares rocm_version {declared_rocm[0]}")
     return problems
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import IndexFile, PackageRecord, ReleaseRecord, parse_index_page, split_filename
 
-__all__ = ["Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
+__all__ = ["PAGE", "Budget", "Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
            "records_from_listed"]
 
 if TYPE_CHECKING:
@@ -27,6 +27,42 @@ if TYPE_CHECKING:
 Fetch = Callable[[str, float], str]
 Listed = Tuple[str, IndexFile]  # (the page that lists the file, the file)
 MAX_PAGES = 400  # per table row: a runaway page (a link loop, a huge tree) stops here
+SECONDS = 120.0  # all pages together: a refresh on a slow or closed network still ends
+WORKERS = 8  # pages read at once
+PAGE = "wheel page"  # the ``kind`` of what refresh read from a project's page
+
+
+class Budget:
+    """One deadline for every page, and the hosts that did not answer (their other pages are
+    skipped: a closed network costs one failed connection per host and worker, not one per page).
+    Shared by the worker threads."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float]) -> None:
+        import threading
+
+        self.clock = clock
+        self.deadline = clock() + seconds
+        self.down: Set[str] = set()
+        self.skipped: Dict[Tuple[int, str], int] = {}  # (table row, why) -> pages not read
+        self.lock = threading.Lock()
+
+    def allows(self, url: str, row: int = 0) -> bool:
+        host = urllib.parse.urlparse(url).netloc
+        with self.lock:
+            why = ("its host did not answer" if host in self.down
+                   else "past the deadline" if self.clock() >= self.deadline else "")
+            if why:
+                self.skipped[(row, why)] = self.skipped.get((row, why), 0) + 1
+        return not why
+
+    def timeout(self, timeout: float) -> float:
+        return max(0.1, min(timeout, self.deadline - self.clock()))
+
+    def failed(self, url: str, exc: FetchError) -> str:
+        if exc.status is None:  # no HTTP answer at all: the host is unreachable from here
+            with self.lock:
+                self.down.add(urllib.parse.urlparse(url).netloc)
+        return "not found" if exc.status == 404 else "failed"
 
 
 def expand(template: str, builds: Sequence[Tuple[str, str]]) -> List[str]:
@@ -62,7 +98,8 @@ def _github_assets(text: str, api_url: str) -> List[Listed]:
     return found
 
 
-def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
+def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]], *,
+           budget: Budget, row: int = 0) -> List[Listed]:
     """The files listed on ``entry`` and on the pages it links to, ``follow`` levels down and
     never above the entry's own directory."""
     root = entry.rsplit("/", 1)[0] + "/"
@@ -71,10 +108,12 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
     found: List[Listed] = []
     while queue and len(seen) <= MAX_PAGES:
         url, depth = queue.pop(0)
+        if not budget.allows(url, row):
+            continue
         try:
-            text = fetch(url, timeout)
+            text = fetch(url, budget.timeout(timeout))
         except FetchError as exc:
-            read.append({"url": url, "status": "not found" if exc.status == 404 else "failed"})
+            read.append({"url": url, "status": budget.failed(url, exc)})
             continue
         try:
             files = parse_index_page(text, url)
@@ -92,21 +131,48 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
     return found
 
 
+def _entry(task: Tuple[int, Mapping[str, Any], str], fetch: Fetch, timeout: float,
+           budget: Budget) -> Tuple[List[Listed], List[Dict[str, Any]]]:
+    """One entry page of one table row: (the files it lists, what was read)."""
+    index, row, url = task
+    read: List[Dict[str, Any]] = []
+    if row.get("shape") != "github-releases":
+        return _crawl(url, int(row.get("follow", 0)), fetch, timeout, read, budget=budget, row=index), read
+    if not budget.allows(url, index):
+        return [], read
+    try:
+        found = _github_assets(fetch(url, budget.timeout(timeout)), url)
+        read.append({"url": url, "status": "ok"})
+        return found, read
+    except FetchError as exc:
+        read.append({"url": url, "status": budget.failed(url, exc)})
+    except ValueError:
+        read.append({"url": url, "status": "not a page"})
+    return [], read
+
+
 def read_wheel_pages(rows: Sequence[Mapping[str, Any]], fetch: Fetch, *, builds: Sequence[Tuple[str, str]],
-                     timeout: float, read: List[Dict[str, Any]]) -> List[Listed]:
-    """Every file the table's pages list. A page that fails is noted in ``read``, never fatal."""
+                     timeout: float, read: List[Dict[str, Any]], seconds: float = SECONDS,
+                     clock: Optional[Callable[[], float]] = None, workers: int = WORKERS) -> List[Listed]:
+    """Every file the table's pages list, within ``seconds`` in all, ``workers`` pages at once.
+    The rows take turns, newest build first, so a deadline cuts every row's oldest builds, not
+    the last rows. A page that fails is noted in ``read``, never fatal; pages left unread
+    (deadline, a host that did not answer) are counted there, one line per row and reason."""
+    import itertools
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    budget = Budget(seconds, clock or time.monotonic)
+    per_row = [[(i, row, url) for url in expand(str(row["url"]), builds)] for i, row in enumerate(rows)]
+    tasks = [t for turn in itertools.zip_longest(*per_row) for t in turn if t is not None]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(lambda task: _entry(task, fetch, timeout, budget), tasks))
     found: List[Listed] = []
-    for row in rows:
-        for url in expand(str(row["url"]), builds):
-            if row.get("shape") == "github-releases":
-                try:
-                    found.extend(_github_assets(fetch(url, timeout), url))
-                    read.append({"url": url, "status": "ok"})
-                except (FetchError, ValueError) as exc:
-                    read.append({"url": url, "status": "not found" if getattr(exc, "status", None) == 404
-                                 else "failed"})
-                continue
-            found.extend(_crawl(url, int(row.get("follow", 0)), fetch, timeout, read))
+    for files, log in results:  # in the tasks' order: the same on every run
+        found.extend(files)
+        read.extend(dict(entry, kind=PAGE) for entry in log)
+    read.extend({"url": str(rows[i]["url"]), "status": f"skipped {count} page(s): {why}", "kind": PAGE}
+                for (i, why), count in sorted(budget.skipped.items()))
     return found
 
 
@@ -162,15 +228,15 @@ def merge_records(document: Mapping[str, Any], records: Sequence[PackageRecord])
 
 
 def apply_wheel_pages(packaged: KnowledgeBase, files: Dict[str, Any], rows: Sequence[Mapping[str, Any]],
-                      fetch: Fetch, *, timeout: float, date: str, read: List[Dict[str, Any]]
-                      ) -> Dict[str, int]:
+                      fetch: Fetch, *, timeout: float, date: str, read: List[Dict[str, Any]],
+                      seconds: float = SECONDS) -> Dict[str, int]:
     """Read the pages into ``files["package_meta.json"]`` (the refreshed snapshot, else the
     packaged one); returns how many page-read releases each package got."""
     from torchsmith.versions import version_tuple
 
     builds = [(release.version, variant.name) for release in packaged.releases
               if version_tuple(release.version) >= (2, 0) for variant in release.variants]
-    listed = read_wheel_pages(rows, fetch, builds=builds, timeout=timeout, read=read)
+    listed = read_wheel_pages(rows, fetch, builds=builds, timeout=timeout, read=read, seconds=seconds)
     records = records_from_listed(listed, date)
     base = files.get("package_meta.json") or packaged.document("package_meta")
     files["package_meta.json"] = merge_records(base, records)

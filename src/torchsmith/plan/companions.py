@@ -106,6 +106,7 @@ def prepare(job: Job) -> Extra:
             unread.append(want.text)
     if unread:
         extra.unplanned.extend(unread)  # still installed: last, from the configured index
+        extra.wants_torch = True  # unchecked, not torch-free: torch is planned, its pins kept
         why = dict(request.unread)
         reasons = sorted({why.get(parse_name(t), "its published metadata is not in the shipped snapshot "
                                   "and was not read from an index") for t in unread})

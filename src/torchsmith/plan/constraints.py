@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
 __all__ = ["allowed_by_user", "family_constraints", "first_conflict", "glibc_constraint",
-           "split_local_label"]
+           "split_local_label", "wheel_glibc_floor"]
 
 _LOCAL_PIN = re.compile(r"^\s*(===?)\s*([0-9][^+,\s]*)\+([A-Za-z0-9.]+)\s*$")
 
@@ -79,6 +79,17 @@ def cxx11_abi(kb: KnowledgeBase, platform: str, version: str, variant: Optional[
         return None
     glibc = re.search(r"manylinux_(\d+)_(\d+)", str(row["tag"]))
     return glibc is not None and (int(glibc.group(1)), int(glibc.group(2))) >= (2, 28)
+
+
+def wheel_glibc_floor(kb: KnowledgeBase, platform: str, version: str,
+                      variant: Optional[str]) -> Optional[str]:
+    """The glibc torch's own Linux wheels of this build need (manylinux.json ``min_glibc``); None
+    off Linux or where the data has no row."""
+    if not platform.startswith("linux-") or not version:
+        return None
+    row = _manylinux_row([r for r in kb.document("manylinux")["rows"] if r["platform"] == platform],
+                         version, variant)
+    return str(row["min_glibc"]) if row is not None else None
 
 
 def _manylinux_row(rows: List[Dict[str, Any]], version: str,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
+from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, TorchReleases, canonical
 from torchsmith.output import Caution
 from torchsmith.plan.constraints import cxx11_abi
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
@@ -82,9 +82,16 @@ def record_for(job: Job, name: str) -> Optional[PackageRecord]:
         found = snapshot_record(job.idx.kb, name)
     if found is None or not found.releases:
         return None
+    found = found.read_against(torch_releases(job.idx.kb))
     want = job.wanted.get(name)
     record = applied(job.view, want, found) if want is not None else found
     return _through_dependencies(job, record) if any(r.depends for r in record.releases) else record
+
+
+@lru_cache(maxsize=4)
+def torch_releases(kb: KnowledgeBase) -> TorchReleases:
+    """The torch releases of ``kb`` with their builds: what packed digits (``torch250``) name."""
+    return TorchReleases([(r.version, [v.name for v in r.variants]) for r in kb.releases])
 
 
 def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
@@ -95,8 +102,9 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
     environment = marker_environment(job.view)
 
     def lookup(name: str) -> Optional[PackageRecord]:
-        return (next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
-                or dependency_record(kb, name))
+        found = (next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+                 or dependency_record(kb, name))
+        return found.read_against(torch_releases(kb)) if found is not None else None
 
     def fits(release: ReleaseRecord, torch: str) -> bool:
         row = kb.release(torch)
@@ -140,6 +148,16 @@ def _pre(version: str) -> bool:
 def _cite(record: PackageRecord) -> str:
     how = "read now" if record.live else f"snapshot of {record.retrieved}"
     return f" [source: {record.source}, {how}]"
+
+
+def unread_builds(name: str, releases: List[ReleaseRecord], record: PackageRecord, *, left: bool) -> str:
+    shown = "; ".join(f"{r.version} ({r.build.unread})" for r in releases[:3] if r.build is not None)
+    more = f" and {len(releases) - 3} more" if len(releases) > 3 else ""
+    then = ("; nothing else matches, so it is installed last from your configured index, with the "
+            "torch pins kept, and not checked" if left else "")
+    return (f"could not read which torch {name} {shown}{more} is built for: the packed digits name "
+            f"no torch release in the data, or two; left out of the pairing rather than guessed"
+            f"{then}{_cite(record)}")
 
 
 def unread_warning(names: List[str], reason: str) -> str:
@@ -230,6 +248,13 @@ def plan_published(job: Job, name: str, want: Wanted, record: PackageRecord, ext
                              + _cite(record))
         extra.rejected.append(Rejection(want.text, "no such release", CONFLICT))
         return
+    unread = [r for r in asked if r.build is not None and r.build.unread]
+    if unread:  # which torch these wheels need is not known: said, never paired by a guess
+        asked = [r for r in asked if r not in unread]
+        extra.warnings.append(unread_builds(name, unread, record, left=not asked))
+        if not asked:
+            extra.unplanned.append(want.text)
+            return
     usable = [r for r in asked if fit.installable(r)]
     if not usable:
         _none_installs(fit, name, asked, extra)
@@ -323,7 +348,7 @@ def pairing_release(record: PackageRecord, torch: str, kb: KnowledgeBase,
     row = kb.release(torch)
     tv = (row.torchvision or "") if row is not None else ""
     ta = (row.torchaudio or "") if row is not None else ""
-    for release in record.releases:
+    for release in record.read_against(torch_releases(kb)).releases:
         if _pre(release.public) or (allowed and not spec_allows(allowed, release.version)):
             continue
         read = release.metadata != "none" or release.build is not None

@@ -12,71 +12,99 @@ labels), which is why a recorded file wins.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from torchsmith.kb.variant_index import LabelFacts, parse_variants_data
+from torchsmith.kb.variant_index import LabelFacts, build_name, parse_variants_data
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
 __all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "mainline_uv_caveat",
-           "namespace_order", "recorded", "uv_unparsed"]
+           "namespace_order", "recorded", "uv_preview", "uv_skipped_nvidia", "uv_unparsed"]
 
 # The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
 # whose GPUs fit labels of two vendors gets the first vendor's.
 NAMESPACE_ORDER = ("nvidia", "intel", "amd")
-_CUDA_LABEL = re.compile(r"^cuda(\d+)\.(\d+)$")
-
-
-def build_name(label: str) -> str:
-    """The build a label stands for in torchsmith's data: ``cuda12.8`` -> ``cu128``; the null label
-    (``null``, ``00000000``) -> ``cpu``; ``rocm7.1``, ``xpu``, ``cu126`` as they are."""
-    match = _CUDA_LABEL.match(label)
-    if match:
-        return f"cu{match.group(1)}{match.group(2)}"
-    return "cpu" if label in ("null", "00000000") else label
-
 
 def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
     """The recorded variants.json of a release (with its source), or None."""
     return next((row for row in kb.document("variant_labels")["releases"] if row["torch"] == version), None)
 
 
-# What uv's own preview (0.13.9, run by tests/plan/test_variant_index_uv.py) does with these files:
-# it parses none of 2.8-2.10's (a provider's ``enable-if``, ``default-priorities.property``,
-# ``static-properties``: "torch has invalid metadata", no solution), and runs only its built-in
-# providers (NVIDIA, x86-64, aarch64, TPU), skipping AMD's and Intel's. PyTorch's own validation
-# installs the WheelNext build of uv, which runs the providers' plugins (pytorch/test-infra
-# .github/scripts/validate_binaries.sh, INSTALLER_DOWNLOAD_URL).
-UV_REJECTS = ("uv 0.13.9's own preview cannot parse this release's variants.json ({fields}: 'torch has "
-              "invalid metadata', no solution); the pick above is what a uv that runs the providers (the "
+# What uv's own preview does with these files, as observed (variant_labels.json ``uv_preview``, run
+# by tests/plan/test_variant_index_uv.py): the fields it refuses a file for, and the only providers
+# it runs. PyTorch's own validation installs the WheelNext build of uv, which runs the providers'
+# plugins (pytorch/test-infra .github/scripts/validate_binaries.sh, INSTALLER_DOWNLOAD_URL).
+UV_REJECTS = ("{installer} {version}'s own preview cannot parse this release's variants.json ({fields}: "
+              "'{message}', no solution){also}; the pick above is what a uv that runs the providers (the "
               "WheelNext build PyTorch validates with) takes")
-UV_SKIPS = ("uv 0.13.9's own preview runs only its built-in providers (NVIDIA, x86-64, aarch64, TPU) and "
+UV_SKIPS = ("{installer} {version}'s own preview runs only its built-in providers ({providers}) and "
             "skips AMD's and Intel's, so it takes the CPU build on this machine; the pick above is what a uv "
             "that runs the providers (the WheelNext build PyTorch validates with) takes")
+
+UV_SKIPS_NVIDIA = ("{installer} {version}'s own preview skips this release's NVIDIA provider "
+                   "({requires}: its own counts as {own}) and takes the CPU build; the pick above is what a "
+                   "uv that runs the providers (the WheelNext build PyTorch validates with) takes")
+
+
+def uv_preview(kb: KnowledgeBase) -> Mapping[str, Any]:
+    found: Mapping[str, Any] = kb.document("variant_labels")["uv_preview"]
+    return found
 
 
 def mainline_uv_caveat(kb: KnowledgeBase, version: str, vendor: bool) -> Optional[str]:
     """Where uv's own preview differs from a provider-running installer: a recorded file it cannot
     parse, or (``vendor``) an AMD/Intel machine whose providers it does not run."""
-    fields = uv_unparsed(recorded(kb, version) or {})
+    seen = uv_preview(kb)
+    installer, release = seen["installer"], seen["version"]
+    row = recorded(kb, version) or {}
+    fields = uv_unparsed(kb, row)
+    skipped = uv_skipped_nvidia(kb, row)
+    also = (f"; without them it still skips the file's NVIDIA provider ({skipped}: its own counts as "
+            f"{seen['nvidia_provider']['version']}) and takes the CPU build") if skipped else ""
     if fields:
-        return UV_REJECTS.format(fields=", ".join(fields))
-    return UV_SKIPS if vendor else None
+        return UV_REJECTS.format(installer=installer, version=release, fields=", ".join(fields),
+                                 message=seen["message"], also=also)
+    if skipped:
+        return UV_SKIPS_NVIDIA.format(installer=installer, version=release, requires=skipped,
+                                      own=seen["nvidia_provider"]["version"])
+    if not vendor:
+        return None
+    return UV_SKIPS.format(installer=installer, version=release, providers=", ".join(seen["providers"]))
 
 
-def uv_unparsed(row: Mapping[str, Any]) -> List[str]:
-    """The fields of a variants.json uv 0.13.9's preview does not parse."""
-    fields = []
-    if any("enable-if" in p for p in row.get("providers", {}).values()):
-        fields.append("a provider's enable-if")
-    if set(row.get("default-priorities", {})) - {"namespace"}:
-        fields.append("default-priorities.property")
-    if "static-properties" in row:
-        fields.append("static-properties")
-    return fields
+def uv_unparsed(kb: KnowledgeBase, row: Mapping[str, Any]) -> List[str]:
+    """What uv's preview refuses in this variants.json: each recorded field (``a.*.b`` paths) the
+    file has, said as the data says it."""
+    return [str(reject["says"]) for reject in uv_preview(kb)["rejects"]
+            if _has(row, str(reject["field"]).split("."))]
+
+
+def uv_skipped_nvidia(kb: KnowledgeBase, row: Mapping[str, Any]) -> Optional[str]:
+    """The file's NVIDIA provider requirement uv's built-in provider does not satisfy, if any."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    own = uv_preview(kb)["nvidia_provider"]
+    for text in row.get("providers", {}).get("nvidia", {}).get("requires", ()):
+        try:
+            requirement = Requirement(str(text))
+        except InvalidRequirement:
+            continue
+        if requirement.name == own["name"] and not requirement.specifier.contains(own["version"],
+                                                                                  prereleases=True):
+            return str(text)
+    return None
+
+
+def _has(node: Any, path: List[str]) -> bool:
+    if not path:
+        return True
+    if not isinstance(node, dict):
+        return False
+    head, rest = path[0], path[1:]
+    children = list(node.values()) if head == "*" else [node[head]] if head in node else []
+    return any(_has(child, rest) for child in children)
 
 
 def namespace_order(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
@@ -86,14 +114,17 @@ def namespace_order(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
 
 
 def labels_of(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
-    """label -> facts for the labels whose wheels exist for ``platform`` (the null label always)."""
+    """label -> facts for the labels whose wheels exist for ``platform`` (the null label always): as
+    the variant index lists them where `kb refresh` read it (``published``), else as the builds'."""
     row = recorded(kb, release.version)
     if row is None:
         return _derived(kb, release, platform)
+    published: Mapping[str, List[str]] = row.get("published") or {}
     out: Dict[str, LabelFacts] = {}
     for label, facts in parse_variants_data(row, f"variant_labels.json torch {release.version}").items():
         build = release.variant(build_name(label))
-        if facts.is_null or (build is not None and platform in build.platforms):
+        on = published.get(label, ()) if published else (build.platforms if build is not None else ())
+        if facts.is_null or platform in on:
             out[label] = facts
     return out
 
@@ -112,14 +143,30 @@ def _xpu_ips(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
     return tuple(sorted(set(ips), key=version_tuple))
 
 
-def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str,
-                   platform: str) -> Optional[LabelFacts]:
+def major_floors(kb: KnowledgeBase) -> bool:
+    """Whether the newest recorded file declares ``{major}.0`` as every CUDA label's driver floor
+    (2.9 and 2.10 do: cuda12.6 and cuda12.8 both 12.0), so derived labels follow it; else (2.8's
+    cu128 12.8) each build's own CUDA version is its floor."""
+    rows = sorted(kb.document("variant_labels")["releases"], key=lambda r: version_tuple(r["torch"]))
+    for row in reversed(rows):
+        facts = parse_variants_data(row, f"variant_labels.json torch {row['torch']}")
+        cuda = [(build_name(f.label), f.cuda_lower) for f in facts.values() if f.cuda_lower]
+        if cuda:
+            return all(lower == f"{name[2:-1]}.0" for name, lower in cuda if name.startswith("cu"))
+    return False
+
+
+def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str, platform: str,
+                   rank: int = 99) -> Optional[LabelFacts]:
     if build.kind == "cuda" and build.cuda:
         sass, ptx = build.sass(platform), build.ptx(platform)
         arch = tuple(a.split("_", 1)[1] + "_real" for a in sass) + tuple(a.split("_", 1)[1] + "_virtual"
                                                                         for a in ptx)
-        nvidia = {"cuda_version_lower_bound": (build.cuda,), "sm_arch": arch}
-        return LabelFacts(build.name, {"nvidia": nvidia}, cuda_lower=build.cuda, sass=sass, ptx=ptx)
+        floor = f"{build.cuda.split('.')[0]}.0" if major_floors(kb) else build.cuda
+        nvidia = {"cuda_version_lower_bound": (floor,), "sm_arch": arch}
+        # PyTorch's static priority: the newest CUDA first (the recorded 2.9/2.10 files)
+        return LabelFacts(build.name, {"nvidia": nvidia, "priority": {"order": (str(rank),)}},
+                          cuda_lower=floor, sass=sass, ptx=ptx)
     if build.kind == "rocm" and build.rocm and build.gfx:
         rocm = ".".join(build.rocm.split(".")[:2])
         return LabelFacts(build.name, {"amd": {"gfx_arch": tuple(build.gfx), "rocm_version": (rocm,)}})
@@ -133,9 +180,12 @@ def _derived_label(kb: KnowledgeBase, build: VariantBuild, version: str,
 
 def _derived(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
     out: Dict[str, LabelFacts] = {}
+    cudas = sorted({b.cuda for b in release.variants if b.kind == "cuda" and b.cuda}, key=version_tuple,
+                   reverse=True)
     for build in release.variants:
         if platform in build.platforms or build.kind == "cpu":
-            facts = _derived_label(kb, build, release.version, platform)
+            rank = cudas.index(build.cuda) + 1 if build.cuda in cudas else 99
+            facts = _derived_label(kb, build, release.version, platform, rank)
             if facts is not None:
                 out[build.name] = facts
     return out

@@ -3,9 +3,9 @@ a machine, next to what runs there, and the command that is right when they diff
 
 The NVIDIA provider (wheelnext/nvidia-variant-provider, plugin.py ``get_sm_architectures``:
 ``sorted(architectures, reverse=True)[0]``) reports the highest compute capability among the GPUs and
-the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` is at most that CUDA
-version (no minor-version compatibility: each build's exact CUDA version is its driver floor) and
-the reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
+the driver's CUDA version; a label fits when its ``cuda_version_lower_bound`` (the driver floor the
+file declares: 2.8's cu128 12.8, 2.9/2.10's 12.x labels 12.0) is at most that CUDA version and the
+reported GPU can run one of its ``sm_arch`` targets. No fitting label: the null (CPU) variant.
 torchsmith's own verdict uses every GPU and minor-version compatibility (``compat``).
 """
 
@@ -133,7 +133,22 @@ def variant_command(kb: KnowledgeBase, version: Optional[str]) -> str:
 
 
 def predict_variants(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[VariantPrediction]:
-    """The one prediction `plan --variants` and `fleet --variants` give; None without a plan."""
+    """The one prediction `plan --variants` and `fleet --variants` give; None without a plan.
+
+    Its advice and caveat are cautions (shown without ``-v``): they say whether the variant install
+    takes a build that runs here (a silent CPU fallback, a GPU left without code, a file uv refuses)."""
+    import dataclasses
+
+    from torchsmith.output import Caution
+
+    prediction = _predict(plan, machine, kb)
+    if prediction is None:
+        return None
+    return dataclasses.replace(prediction, advice=tuple(Caution(a) for a in prediction.advice),
+                               caveat=Caution(prediction.caveat) if prediction.caveat else None)
+
+
+def _predict(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[VariantPrediction]:
     torch = next((p for p in plan.packages if p.name == "torch"), None)
     if not plan.ok or torch is None:
         return None

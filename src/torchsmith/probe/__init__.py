@@ -11,21 +11,7 @@ import os
 from typing import List, Mapping, Optional
 
 from torchsmith.host import Host, PlatformInfo
-from torchsmith.host.budget import BudgetHost, probe_budget
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
-from torchsmith.probe.apple import detect_apple
-from torchsmith.probe.indexes import detect_index_settings
-from torchsmith.probe.intel import detect_intel_gpus
-from torchsmith.probe.jetson import detect_jetson
-from torchsmith.probe.nvidia import detect_nvidia
-from torchsmith.probe.rocm import detect_rocm
-from torchsmith.probe.system import (
-    detect_env,
-    detect_os,
-    detect_python,
-    detect_scheduler,
-    detect_toolkits,
-)
 
 __all__ = ["inspect_python", "load_machine", "probe"]
 
@@ -80,6 +66,22 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
 
     Its commands share one time budget (:mod:`torchsmith.host.budget`), so a machine whose
     tools all hang is still described within seconds, each silent tool as a note."""
+    # The detectors, imported here: `--host profile.json` reads a profile and probes nothing.
+    from torchsmith.host.budget import BudgetHost, probe_budget
+    from torchsmith.probe.apple import detect_apple
+    from torchsmith.probe.indexes import detect_index_settings
+    from torchsmith.probe.intel import detect_intel_gpus
+    from torchsmith.probe.jetson import detect_jetson
+    from torchsmith.probe.nvidia import detect_nvidia
+    from torchsmith.probe.rocm import detect_rocm
+    from torchsmith.probe.system import (
+        detect_env,
+        detect_os,
+        detect_python,
+        detect_scheduler,
+        detect_toolkits,
+    )
+
     notes: List[ProbeNote] = []
     host = BudgetHost(host, probe_budget(host.environ()))
     plat = host.platform()

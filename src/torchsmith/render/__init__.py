@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError, UsageError
@@ -124,6 +123,8 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
+    import pkgutil
+
     for module in pkgutil.iter_modules([os.path.dirname(os.path.abspath(__file__))]):
         if not module.name.startswith("_"):
             load_format_module(f"{__name__}.{module.name}")

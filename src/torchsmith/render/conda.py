@@ -126,6 +126,23 @@ def pixi_virtual_packages(plan: Plan, stack: Optional[CondaStack]) -> List[Tuple
     return keys
 
 
+def glibc_pin(plan: Plan) -> str:
+    torch = next((p for p in plan.packages if p.name == "torch"), None)
+    return f"{torch.version}+{torch.variant}" if torch is not None and torch.variant else (
+        torch.version if torch is not None else "")
+
+
+def pixi_glibc(plan: Plan, stack: Optional[CondaStack], inputs: RenderInputs) -> Optional[str]:
+    """The glibc floor of the torch build pixi installs from PyPI (its manylinux tag, manylinux.json);
+    None where torch comes from conda-forge (whose glibc floor the data does not record)."""
+    from torchsmith.plan.constraints import wheel_glibc_floor
+
+    torch = next((p for p in _pypi_pins(plan, stack) if p.name == "torch"), None)
+    if torch is None or torch.wheel_url or not torch.version:
+        return None
+    return wheel_glibc_floor(inputs.kb, plan.platform, torch.version, torch.variant)
+
+
 def pixi_platform_entry(subdir: str, keys: Sequence[Tuple[str, str]], name: Optional[str] = None) -> str:
     """One ``[workspace].platforms`` entry (pixi >= 0.71): a bare subdir, or an inline table with the
     virtual packages in pixi's own spelling: ``cuda = { driver, arch }`` for ``__cuda`` with
@@ -158,6 +175,11 @@ def render_pixi(plan: Plan, inputs: RenderInputs) -> str:
     if keys:
         lines.append("# The platform's virtual packages: the CUDA the driver provides (__cuda) and the "
                      "oldest GPU's compute capability (__cuda_arch); needs pixi >= 0.71.")
+    glibc = pixi_glibc(plan, stack, inputs)
+    if glibc is not None:
+        keys.append(("__glibc", glibc))
+        lines.append(f"# glibc: torch {glibc_pin(plan)}'s manylinux wheel needs glibc >= {glibc} "
+                     "(declared so the lock holds where it does).")
     lines += ["[workspace]", 'name = "torch"', f"channels = [{', '.join(toml_str(c) for c in channels)}]",
               f"platforms = [{pixi_platform_entry(platform, keys)}]"]
     deps, pypi = pixi_dependency_lines(plan, stack)

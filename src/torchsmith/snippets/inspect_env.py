@@ -313,6 +313,19 @@ def _file_url(path):
         return path
 
 
+def install_journal(prefix):
+    base = prefix.rstrip(os.sep) or os.sep
+    path = os.path.join(os.path.dirname(base), "." + os.path.basename(base) + ".torchsmith-install-journal")
+    text = read(path, 64 * 1024)
+    if text is None:
+        return None
+    try:
+        phase = json.loads(text).get("phase")
+    except (ValueError, AttributeError):
+        phase = None
+    return {"path": path, "phase": phase if isinstance(phase, str) else None}
+
+
 def guard_facts(prefix, environ):
     guard_path = os.path.join(prefix, GUARD_FILE)
     pip_conf = os.path.join(prefix, "pip.ini" if os.name == "nt" else "pip.conf")
@@ -328,6 +341,8 @@ def guard_facts(prefix, environ):
                                                        or _file_url(guard_path) in pip_conf_text)),
         # "on" or "off" while that switch runs, or after a kill stopped it part-way
         "guard_interrupted": (read(os.path.join(prefix, GUARD_JOURNAL), 64) or "").strip() or None,
+        # an install's journal beside the prefix: stopped part-way (or running now)
+        "install_journal": install_journal(prefix),
         # A PIP_CONFIG_FILE's [install] constraint outranks the site pip.conf.
         "env_pip_conf_text": read(environ["PIP_CONFIG_FILE"], 64 * 1024)
         if environ.get("PIP_CONFIG_FILE") and environ["PIP_CONFIG_FILE"] != os.devnull else None,

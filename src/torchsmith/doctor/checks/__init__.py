@@ -18,6 +18,7 @@ from torchsmith.doctor.checks.environment import (
     check_cuda_wheels_mismatch,
     check_gpus_hidden,
     check_guard,
+    check_install_interrupted,
     check_library_path_overlap,
     check_library_shadowed,
     check_libstdcxx_too_old,
@@ -50,6 +51,7 @@ __all__ = ["CHECKS", "Check", "check_gpu_build_on_cpu_host", "check_gpu_detectio
 
 # Worst problems first where severities tie: import failures explain most of what follows.
 CHECKS: Tuple[Check, ...] = (
+    check_install_interrupted,
     check_no_torch,
     check_gpu_detection_failed,
     check_torch_import_hangs,

@@ -260,6 +260,20 @@ def check_gpus_hidden(report: Report, machine: Machine, kb: KbSource) -> Optiona
                    ("unset CUDA_VISIBLE_DEVICES",))
 
 
+def check_install_interrupted(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """An install's journal beside the prefix: it was killed part-way, or it runs now."""
+    found = (report.get("guard") or {}).get("install_journal")
+    if not isinstance(found, dict):
+        return None
+    phase = found.get("phase") or "unknown"
+    return Finding("install-interrupted", "error",
+                   "an install into this environment was stopped part-way, or is running now",
+                   (Fact(f"its journal is open (phase: {phase})", str(found.get("path"))),),
+                   (f"torchsmith guard status --python {quoted(python_of(report))}  "
+                    "# finishes it or rolls it back, once no install runs",),
+                   note="until then torch and its lock and guard may describe different stacks")
+
+
 def check_guard(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
     """The guard (``torchsmith guard``): constraints in the prefix that pip must obey."""
     if not report.get("torch"):

@@ -72,6 +72,11 @@ def check_variant_install(report: Report, machine: Machine, kb: KbSource) -> Opt
         facts.append(Fact(f"the driver supports CUDA ≤ {driver_cuda}",
                           f"machine.nvidia.driver_cuda ({nv.driver_cuda_source if nv else 'probe'})"))
     misfits = _misfits(label, [cc for _, cc, _ in gpus], driver_cuda)
+    if not misfits and "nvidia" in label.properties and not gpus:
+        return Finding("variant-install", "info",
+                       f"torch is wheel variant {label.label}, built for NVIDIA GPUs; this machine shows "
+                       "none",
+                       tuple(facts))
     if not misfits:
         return Finding("variant-install", "info",
                        f"torch is wheel variant {label.label}, which fits this machine", tuple(facts))

@@ -188,7 +188,7 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     machine = _MACHINE.search(text)
     if machine:
         env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))
-    bits32 = _MACHINE_32.search(text)
+    bits32 = _MACHINE_32.search(text) if ("-32" in text or "32 bit" in text or "armv" in text) else None
     if bits32 and env.machine is None:
         env.machine = "x86" if bits32.group("x86") else "armv7l"
     return env

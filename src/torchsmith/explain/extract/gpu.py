@@ -16,9 +16,11 @@ _NAMES = re.compile(
     r"CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+)\b"
 )
 # The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
-_DTYPES = (
-    ("bf16", re.compile(r"\bCUDA_R_16BF\b|\bCUDNN_DATA_BFLOAT16\b|\btorch\.bfloat16\b|\bBFloat16\b")),
-    ("fp16", re.compile(r"\bCUDA_R_16F\b|\bCUDNN_DATA_HALF\b|\btorch\.(?:float16|half)\b|\bHalf\b")),
+_DTYPES = (  # (name, words one of which every match holds, pattern)
+    ("bf16", ("16BF", "BFLOAT16", "bfloat16", "BFloat16"),
+     re.compile(r"\bCUDA_R_16BF\b|\bCUDNN_DATA_BFLOAT16\b|\btorch\.bfloat16\b|\bBFloat16\b")),
+    ("fp16", ("16F", "DATA_HALF", "float16", "half", "Half"),
+     re.compile(r"\bCUDA_R_16F\b|\bCUDNN_DATA_HALF\b|\btorch\.(?:float16|half)\b|\bHalf\b")),
 )
 _CODES = (
     # "CUDA error: no kernel image ..." / "HIP error: invalid device function"
@@ -35,7 +37,9 @@ _CODES = (
     (re.compile(r"\b(?P<api>CUDA|cuda)(?: runtime)? error \(?(?P<code>\d{1,3})\)?"), ""),
 )
 _NCCL_ERROR = re.compile(
-    r"NCCL error in:? [^\n]*?, (?P<message>[^\n]+?)(?:, NCCL version (?P<version>[\d.]+))?$", re.MULTILINE
+    r"(?:NCCL error in:? [^\n]*?|ProcessGroupNCCL\.cpp:\d+), (?P<message>[^\n]+?)"
+    r"(?:, NCCL version (?P<version>[\d.]+))?$",
+    re.MULTILINE,
 )
 _NCCL_VERSION = re.compile(r"NCCL version (?P<version>\d+\.\d+\.\d+)")
 _NCCL_IFACE = re.compile(
@@ -115,7 +119,8 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
 
 def dtypes(text: str) -> List[str]:
     """The reduced-precision data types the text's calls name (bf16, fp16)."""
-    return [name for name, pattern in _DTYPES if pattern.search(text)]
+    return [name for name, words, pattern in _DTYPES
+            if any(word in text for word in words) and pattern.search(text)]
 
 
 def nccl_facts(text: str) -> Dict[str, Any]:

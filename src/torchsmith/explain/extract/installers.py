@@ -18,7 +18,8 @@ from torchsmith.explain.extract.model import InstallerError
 
 __all__ = ["installer_errors", "preview_flag", "project_resolution"]
 
-_PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview\b|UV_PREVIEW(?:_FEATURES)?=")
+_PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview(?![-\w])|UV_PREVIEW=1"
+                      r"|UV_PREVIEW_FEATURES=[\w,-]*wheel-variants")
 _COMMAND = re.compile(r"\buv (?:pip (?:install|compile|sync)|lock|sync|add|run|export)\b[^\n]*")
 
 

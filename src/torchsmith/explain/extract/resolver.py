@@ -62,6 +62,9 @@ _HTTP = (
     re.compile(r"Failed to (?:fetch|download)[:\s]+`?(?P<url>https?://[^\s`]+)`?"),
     re.compile(r"status(?: code)?:? (?P<status>[45]\d\d)[^\n]{0,80}?(?P<url>https?://\S+)"),
     re.compile(r"(?P<status>SSL)(?:Error|: CERTIFICATE_VERIFY_FAILED|: certificate verify failed)[^\n]*"),
+    # reqwest (uv, pixi): "HTTP status client error (404 Not Found) for url (https://...)"
+    re.compile(r"HTTP status (?:client|server) error \((?P<status>\d{3})[^)\n]{0,40}\) for url "
+               r"\((?P<url>[^)\s]+)\)"),
 )
 
 

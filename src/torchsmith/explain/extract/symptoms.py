@@ -24,9 +24,11 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:can't|cannot|can not|doesn't|does not|don't) (?:get|give|produce|return) (?:the )?"
         r"(?:correct|right|expected|same) " + _RESULT,
         re.IGNORECASE)),
-    # the same run giving different numbers: nondeterminism, not a number format
-    ("nondeterminism", re.compile(
-        r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+",
+    # numbers that vary for another reason than the number format: the same run repeated
+    # (nondeterminism), or a compiler generating other kernels (torch.compile, Inductor, Triton)
+    ("other-variation", re.compile(
+        r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+"
+        r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
     ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b")),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
@@ -35,6 +37,24 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Words one of which each kind's text must hold (lower-cased): a log without any is not scanned.
+_WORDS = {
+    "discrepancy": ("wrong", "incorrect", "inaccura", "differ", "inconsisten", "rounded", "not the same",
+                    "not equal", "not close", "not correct", "numerical", "precision", "absolute",
+                    "relative", " abs ", " rel ", "correct", "right", "expected", "same"),
+    "other-variation": ("run", "determinis", "reproducib", "compile", "inductor", "triton"),
+    "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
+    "fp16": ("fp16", "float16", "half", "16"),
+}
+
+
 def symptoms(text: str) -> List[str]:
     """The kinds of behaviour the text reports (see the module's docstring), once each."""
-    return [name for name, pattern in _SYMPTOMS if pattern.search(text)]
+    lower = text.lower()
+    found: List[str] = []
+    for name, pattern in _SYMPTOMS:
+        if name == "other-variation" and "discrepancy" not in found:
+            continue  # it only qualifies a discrepancy
+        if any(word in lower for word in _WORDS[name]) and pattern.search(text):
+            found.append(name)
+    return found
