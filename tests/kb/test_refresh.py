@@ -221,7 +221,10 @@ def test_refresh_reads_the_variant_indexs_metadata_as_a_source(
     assert row["published"]["cuda13.2"] == ["linux-x86_64", "linux-aarch64"]
     release = kb.release("2.16.0")
     assert release is not None and sorted(labels_of(kb, release, "linux-x86_64")) == [
-        "cuda13.2", "cuda14.0", "null"]
+        "cuda13.2", "cuda14.0", "null", "rocm7.2", "xpu"]  # as the variant index lists their wheels
+    # the cu132 index has 2.16.0 Windows wheels, the variant index none: a variant installer cannot take it
+    assert "windows-x86_64" in release.variant("cu132").platforms  # type: ignore[union-attr]
+    assert sorted(labels_of(kb, release, "windows-x86_64")) == ["cuda14.0", "null"]
     # the real 2.10.0 file, read from the index, is the row the packaged data recorded from its config
     packaged = recorded(load_kb(packaged_only=True), "2.10.0")
     read_back = recorded(kb, "2.10.0")

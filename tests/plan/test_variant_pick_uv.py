@@ -23,18 +23,13 @@ from torchsmith.plan.variant_pick import FORCE_DRIVER, FORCE_SM, installer_pick
 pytestmark = pytest.mark.slow
 
 
-def _label(lower: str, *archs: str) -> Dict[str, Any]:
-    return {"nvidia": {"cuda_version_lower_bound": [lower], "sm_arch": list(archs)}}
-
-
-VARIANTS = {"$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
-            "default-priorities": {"namespace": ["nvidia"]},
-            "providers": {"nvidia": {"requires": ["nvidia-variant-provider>=0.0.1,<1.0.0"],
-                                     "plugin-api": "nvidia_variant_provider.plugin:NvidiaVariantPlugin"}},
-            "variants": {"cu126": _label("12.6", "70_real", "75_real", "80_real", "86_real", "90_real"),
-                         "cu128": _label("12.8", "75_real", "80_real", "86_real", "90_real", "100_real",
-                                         "120_real"),
-                         "null": {}}}
+# torch 2.8's published file (wheelnext/variant-repack@e75a16d9 configs/torch-2.8), verbatim but for
+# the provider's ``enable-if``, the one field uv's own preview refuses it for
+# (test_variant_index_uv.py): labels cu126 (floor 12.0), cu128 (12.8), cu129 (12.9), null 00000000.
+VARIANTS = json.loads((Path(__file__).parent / "data" / "variant-repack-e75a16d9" /
+                       "torch-2.8.0-variants.json").read_text())
+del VARIANTS["providers"]["nvidia"]["enable-if"]
+NULL = next(label for label, properties in VARIANTS["variants"].items() if not properties)
 
 
 def _record(data: bytes) -> str:
@@ -42,16 +37,16 @@ def _record(data: bytes) -> str:
 
 
 def _variant_wheel(links: Path, label: str, properties: Dict[str, Any]) -> None:
-    info = "torch-2.9.0.dist-info"
+    info = "torch-2.8.0.dist-info"
     one = {key: VARIANTS[key] for key in ("$schema", "default-priorities", "providers")}
     files = {"torch/__init__.py": f"VARIANT = {label!r}\n".encode(),
-             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\n",
+             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: torch\nVersion: 2.8.0\n",
              f"{info}/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
                                b"Tag: py3-none-any\n"),
              f"{info}/variant.json": json.dumps({**one, "variants": {label: properties}}).encode()}
     record = [f"{path},{_record(data)},{len(data)}" for path, data in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
-    with zipfile.ZipFile(links / f"torch-2.9.0-py3-none-any-{label}.whl", "w") as archive:
+    with zipfile.ZipFile(links / f"torch-2.8.0-py3-none-any-{label}.whl", "w") as archive:
         for path, data in files.items():
             archive.writestr(path, data)
 
@@ -59,16 +54,19 @@ def _variant_wheel(links: Path, label: str, properties: Dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def links(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("variant-links")
-    (where / "torch-2.9.0-variants.json").write_text(json.dumps(VARIANTS))
+    (where / "torch-2.8.0-variants.json").write_text(json.dumps(VARIANTS))
     for label, properties in VARIANTS["variants"].items():
         _variant_wheel(where, label, properties)
     return where
 
 
-@pytest.mark.parametrize(("driver_cuda", "cc"), [("12.2", "8.9"), ("12.4", "8.9"), ("12.9", "8.9"),
-                                                 ("12.6", "8.9"), ("13.0", "7.0")])
+@pytest.mark.parametrize(("driver_cuda", "cc", "label"), [
+    ("12.2", "8.9", "cu126"), ("12.4", "8.9", "cu126"), ("12.9", "8.9", "cu129"), ("12.6", "8.9", "cu126"),
+    ("13.0", "7.0", "cu129"), ("13.0", "5.0", "cu126"),  # only cu126 declares sm_50
+    ("12.4", "12.0", NULL),  # R550 + Blackwell: only cu128/cu129 have sm_120, their floors are above 12.4
+])
 def test_the_prediction_is_what_uv_installs(links: Path, tmp_path: Path, uv_bin: str, driver_cuda: str,
-                                            cc: str) -> None:
+                                            cc: str, label: str) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("UV_", "PIP_"))}
     env.update({FORCE_DRIVER: driver_cuda, FORCE_SM: cc, "UV_NO_CONFIG": "1",
                 "UV_CACHE_DIR": str(tmp_path / "cache")})
@@ -79,6 +77,6 @@ def test_the_prediction_is_what_uv_installs(links: Path, tmp_path: Path, uv_bin:
                     "--find-links", str(links), "--python", str(python), "torch"], check=True, env=env)
     installed = subprocess.run([str(python), "-c", "import torch; print(torch.VARIANT)"], check=True,
                                capture_output=True, text=True).stdout.strip()
-    labels = parse_variants_json((links / "torch-2.9.0-variants.json").read_text())
-    predicted = installer_pick(labels, [cc], driver_cuda).label or "null"
-    assert predicted == installed
+    labels = parse_variants_json((links / "torch-2.8.0-variants.json").read_text())
+    predicted = installer_pick(labels, [cc], driver_cuda).label or NULL
+    assert predicted == installed == label

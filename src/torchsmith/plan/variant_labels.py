@@ -114,14 +114,17 @@ def namespace_order(kb: KnowledgeBase, version: str) -> Tuple[str, ...]:
 
 
 def labels_of(kb: KnowledgeBase, release: TorchRelease, platform: str) -> Dict[str, LabelFacts]:
-    """label -> facts for the labels whose wheels exist for ``platform`` (the null label always)."""
+    """label -> facts for the labels whose wheels exist for ``platform`` (the null label always): as
+    the variant index lists them where `kb refresh` read it (``published``), else as the builds'."""
     row = recorded(kb, release.version)
     if row is None:
         return _derived(kb, release, platform)
+    published: Mapping[str, List[str]] = row.get("published") or {}
     out: Dict[str, LabelFacts] = {}
     for label, facts in parse_variants_data(row, f"variant_labels.json torch {release.version}").items():
         build = release.variant(build_name(label))
-        if facts.is_null or (build is not None and platform in build.platforms):
+        on = published.get(label, ()) if published else (build.platforms if build is not None else ())
+        if facts.is_null or platform in on:
             out[label] = facts
     return out
 
