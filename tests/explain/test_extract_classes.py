@@ -216,3 +216,13 @@ def test_what_was_read_says_the_new_facts_when_nothing_is_recognised() -> None:
     assert any(check.startswith("where foo64_8.dll") for check in next_checks(read))
     glibc = extract("OSError: libfoo.so: undefined symbol: hypot, version GLIBC_2.35", KB)
     assert any("version GLIBC_2.35" in line for line in read_lines(glibc))
+
+
+def test_a_library_missing_at_link_time_is_not_a_loader_failure() -> None:
+    # a build's link step ("ld: cannot find -lcuda", make's "No rule to make target") is not the
+    # run-time loader: libcuda-missing and the other run-time causes do not apply
+    link = "/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status"
+    (library,) = extract(link, KB).libraries
+    assert (library.soname, library.problem) == ("libcuda.so", "link")
+    assert causes(link) == ["cuda-link-library-missing"]
+    assert "libcuda-missing" in causes("ImportError: libcuda.so.1: cannot open shared object file")

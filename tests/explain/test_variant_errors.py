@@ -34,7 +34,7 @@ AMD = {"$schema": "https://variants-schema.wheelnext.dev/v0.2.0.json",
 
 def _links(where: Path, metadata: Dict[str, Any]) -> Path:
     where.mkdir()
-    (where / "torch-2.9.0-variants.json").write_text(json.dumps(metadata))
+    (where / f"torch-{variants.VERSION}-variants.json").write_text(json.dumps(metadata))
     saved = variants.VARIANTS
     variants.VARIANTS = metadata  # the wheels carry the same providers as the index file
     try:
@@ -48,11 +48,11 @@ def _links(where: Path, metadata: Dict[str, Any]) -> Path:
 @pytest.fixture(scope="module")
 def uv_env(tmp_path_factory: pytest.TempPathFactory, uv_bin: str) -> Dict[str, Any]:
     root = tmp_path_factory.mktemp("uv-variant-errors")
-    labels = {k: v for k, v in variants.VARIANTS["variants"].items() if k != "null"}
+    labels = {k: v for k, v in variants.VARIANTS["variants"].items() if k != variants.NULL}
     no_null = {**variants.VARIANTS, "variants": labels}
     env = {key: value for key, value in os.environ.items() if not key.startswith(("UV_", "PIP_"))}
     env.update({"UV_NO_CONFIG": "1", "UV_CACHE_DIR": str(root / "cache"),
-                FORCE_DRIVER: "12.2", FORCE_SM: "8.9"})
+                FORCE_DRIVER: "11.8", FORCE_SM: "8.9"})  # a driver below every label's floor
     subprocess.run([uv_bin, "venv", "-q", str(root / "venv"), "--python", sys.executable],
                    check=True, env=env)
     return {"root": root, "env": env, "uv": uv_bin, "python": str(root / "venv" / "bin" / "python"),
@@ -110,7 +110,7 @@ def test_a_truncated_variants_json_is_named(uv_env: Dict[str, Any]) -> None:
     broken = uv_env["root"] / "broken"
     if not broken.exists():
         _links(broken, variants.VARIANTS)
-        (broken / "torch-2.9.0-variants.json").write_text('{"variants": \n')
+        (broken / f"torch-{variants.VERSION}-variants.json").write_text('{"variants": \n')
     text = _uv(uv_env, "pip", "install", "--preview-features", "wheel-variants", "--no-index", "--find-links",
                str(broken), "--python", uv_env["python"], "torch")
     assert _causes(text) == ["wheel-variant-metadata-unreadable"]

@@ -118,7 +118,9 @@ def test_uv_install_verifies_locks_guards_and_never_touches_the_evil_index(
     tampered.write_text(json.dumps(lock))
     bad = tmp_path / "bad"
     proc = _install(["--lock", str(tampered), "--venv", str(bad)], env, package_index)
-    assert proc.returncode == 1 and _json(proc)["errors"][0]["code"] == "installer-failed"
+    error = _json(proc)["errors"][0]  # the torch index does not list that hash: refused before uv runs
+    assert proc.returncode == 1 and error["code"] == "install-provenance"
+    assert "lock's sha256 for torch" in error["message"]
     assert not bad.exists()
     # The same zeroed torch hash beside a package with no hash at all: refused, not unchecked.
     by_name["torchtriton"]["hashes"] = []

@@ -190,7 +190,8 @@ def test_natten_s_own_page_is_read_by_the_shipped_row_and_its_wheels_pair(server
     read: List[Dict[str, Any]] = []
     listed = read_wheel_pages([local], LiveHost().fetch_url, builds=[], timeout=5, read=read)
     (record,) = records_from_listed(listed, "2026-11-26")
-    assert record.name == "natten" and read == [{"url": local["url"], "status": "ok", "files": 8}]
+    assert record.name == "natten"
+    assert read == [{"url": local["url"], "status": "ok", "files": 8, "kind": "wheel page"}]
     assert all(r.url == local["url"] for r in record.releases)  # the page pip is given with -f
     request = Request(requirements=("natten",), explicit=True, published=(record,))
     plan = resolve(host(python="3.12", gpus=["9.0:NVIDIA H100"], driver="580.65.06"), request, kb)
@@ -212,10 +213,15 @@ def test_a_closed_host_costs_one_try_and_the_rest_of_its_pages_are_counted_not_r
 
     read: List[Dict[str, Any]] = []
     rows = _rows("http://closed.test")[:1]
-    assert read_wheel_pages(rows, closed, builds=BUILDS, timeout=1, read=read) == []
+    assert read_wheel_pages(rows, closed, builds=BUILDS, timeout=1, read=read, workers=1) == []
     assert len(calls) == 1
     assert read[0]["status"] == "failed"
-    assert read[1] == {"url": rows[0]["url"], "status": "skipped 3 page(s): its host did not answer"}
+    assert read[1] == {"url": rows[0]["url"], "status": "skipped 3 page(s): its host did not answer",
+                       "kind": "wheel page"}
+    calls.clear()  # read at once: at most one try per worker
+    read_wheel_pages(_rows("http://closed.test")[:2], closed, builds=BUILDS * 20, timeout=1, read=[],
+                     workers=4)
+    assert 1 <= len(calls) <= 4
 
 
 def test_one_deadline_bounds_every_page_and_a_404_is_not_a_closed_host() -> None:
@@ -227,8 +233,27 @@ def test_one_deadline_bounds_every_page_and_a_404_is_not_a_closed_host() -> None
 
     read: List[Dict[str, Any]] = []
     rows = _rows("http://slow.test")[:1]
-    read_wheel_pages(rows, slow_404, builds=BUILDS, timeout=20, read=read, seconds=120, clock=lambda: now[0])
+    read_wheel_pages(rows, slow_404, builds=BUILDS, timeout=20, read=read, seconds=120, clock=lambda: now[0],
+                     workers=1)
     assert [r["status"] for r in read] == ["not found"] * 3 + ["skipped 1 page(s): past the deadline"]
+
+
+def test_the_rows_take_turns_so_a_deadline_cuts_old_builds_not_the_last_rows() -> None:
+    now = [0.0]
+
+    def slow(url: str, _timeout: float) -> str:
+        now[0] += 50.0
+        return _fetch_files(url, _timeout)
+
+    read: List[Dict[str, Any]] = []
+    rows = _rows("http://pages.test")[:2]
+    read_wheel_pages(rows, slow, builds=BUILDS, timeout=20, read=read, seconds=120, clock=lambda: now[0],
+                     workers=1)
+    first = [r["url"] for r in read if not r["status"].startswith("skipped")]
+    assert first == ["http://pages.test/wheel_pages/whl/torch-2.5.0+cu124.html",  # each row's newest build
+                     "http://pages.test/wheel_pages/mmcv/dist/cu124/torch2.5.0/index.html",
+                     "http://pages.test/wheel_pages/whl/torch-2.1.0+cu121.html"]
+    assert {r["url"] for r in read if r["status"].startswith("skipped")} == {rows[0]["url"], rows[1]["url"]}
 
 
 @pytest.mark.parametrize("argv, reads", [
@@ -246,3 +271,18 @@ def test_refresh_reads_the_pages_by_default(argv: List[str], reads: bool) -> Non
     assert _read_pages(parse_command_line(parser, ["refresh", *argv]), notes) is reads
     assert bool(notes) is (argv[:1] == ["--torch-index"] and not reads)
     assert main(["kb", "refresh", "--wheel-pages", "--no-wheel-pages"]) == 2  # one or the other
+
+
+def test_the_human_refresh_says_the_pages_in_a_few_lines() -> None:
+    from torchsmith.cli.kb import _pages_said
+
+    read = [{"url": "https://download.test/whl/cu132/torch/", "status": "ok"}]
+    read += [{"url": f"https://p.test/{i}.html", "status": "not found", "kind": "wheel page"}
+             for i in range(300)]
+    read += [{"url": "https://q.test/", "status": "failed", "kind": "wheel page"},
+             {"url": "https://q.test/{variant}/", "status": "skipped 40 page(s): its host did not answer",
+              "kind": "wheel page"}]
+    said = _pages_said(read).splitlines()
+    assert said[0] == "  projects' wheel pages: 1 failed, 300 not found, 1 skipped"
+    assert said[1:] == ["    https://q.test/: failed",
+                        "    https://q.test/{variant}/: skipped 40 page(s): its host did not answer"]

@@ -112,6 +112,12 @@ def test_a_wheel_whose_torch_is_unread_is_said_and_never_paired_by_a_guess() -> 
     assert _pin(plan, "natten") is None and "natten" in plan.unplanned
     warning = next(w for w in plan.warnings if "could not read which torch natten" in w)
     assert "torch210" in warning and "2.1.0" in warning and "2.10" in warning
+    assert "installed last from your configured index" in warning
+    # Beside a release that can be read, the unread one is only said: the readable one is planned.
+    both = _plan({"python": "3.11"}, "natten", _natten("torch210cpu", "torch230cpu"))
+    assert _pin(both, "natten") == ("0.17.1", "+torch230cpu")
+    said = next(w for w in both.warnings if "could not read which torch natten" in w)
+    assert "installed last" not in said
 
 
 def test_an_unread_build_is_still_a_build() -> None:

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.slow
 VARIANTS = json.loads((Path(__file__).parent / "data" / "variant-repack-e75a16d9" /
                        "torch-2.8.0-variants.json").read_text())
 del VARIANTS["providers"]["nvidia"]["enable-if"]
+VERSION = "2.8.0"  # the release the file above is for
 NULL = next(label for label, properties in VARIANTS["variants"].items() if not properties)
 
 
@@ -37,16 +38,16 @@ def _record(data: bytes) -> str:
 
 
 def _variant_wheel(links: Path, label: str, properties: Dict[str, Any]) -> None:
-    info = "torch-2.8.0.dist-info"
+    info = f"torch-{VERSION}.dist-info"
     one = {key: VARIANTS[key] for key in ("$schema", "default-priorities", "providers")}
     files = {"torch/__init__.py": f"VARIANT = {label!r}\n".encode(),
-             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: torch\nVersion: 2.8.0\n",
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {VERSION}\n".encode(),
              f"{info}/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
                                b"Tag: py3-none-any\n"),
              f"{info}/variant.json": json.dumps({**one, "variants": {label: properties}}).encode()}
     record = [f"{path},{_record(data)},{len(data)}" for path, data in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
-    with zipfile.ZipFile(links / f"torch-2.8.0-py3-none-any-{label}.whl", "w") as archive:
+    with zipfile.ZipFile(links / f"torch-{VERSION}-py3-none-any-{label}.whl", "w") as archive:
         for path, data in files.items():
             archive.writestr(path, data)
 
@@ -54,7 +55,7 @@ def _variant_wheel(links: Path, label: str, properties: Dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def links(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("variant-links")
-    (where / "torch-2.8.0-variants.json").write_text(json.dumps(VARIANTS))
+    (where / f"torch-{VERSION}-variants.json").write_text(json.dumps(VARIANTS))
     for label, properties in VARIANTS["variants"].items():
         _variant_wheel(where, label, properties)
     return where

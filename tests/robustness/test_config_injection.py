@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Dict
 
 import pytest
-from tests.support.pkgindex import IndexServer
+from tests.support.pkgindex import IndexServer, sha256_of
 from tests.support.torchstack import EVIL_TRITON, TorchStack
 
 pytestmark = pytest.mark.slow
@@ -103,6 +103,9 @@ def test_the_torch_step_takes_nothing_from_the_users_configuration(
     lock = {p["name"]: p for p in json.loads((venv / "torchsmith.lock.json").read_text())["packages"]}
     assert lock["torchtriton"]["version"] == "3.3.1"
     assert lock["torchtriton"]["index"].endswith("/pytorch/cu126")
-    if installer == "pip":  # the file pip's report says it fetched, as the index lists it
-        wheel = "torchtriton-3.3.1-py3-none-any.whl"
-        assert lock["torchtriton"]["url"] == f"{package_index.url}/pytorch/cu126/{wheel}"
+    # The file fetched, as the index lists it: pip's report says it; uv installed hash-checked pins
+    # read from the index's listing, and the installed wheel's tags name the file.
+    wheel = "torchtriton-3.3.1-py3-none-any.whl"
+    assert lock["torchtriton"]["url"] == f"{package_index.url}/pytorch/cu126/{wheel}"
+    digest = sha256_of(torch_stack.root / "pytorch" / "cu126" / wheel)
+    assert lock["torchtriton"]["hashes"] == [f"sha256:{digest}"]

@@ -125,6 +125,8 @@ class IndexServer:
         self._released = threading.Event()
         self._released.set()
         self.stall_hit = threading.Event()  # set when a stalled file was asked for
+        self.tampered: Dict[str, bytes] = {}  # file name -> bytes served instead (the listing keeps its hash)
+        self.hashless = False  # project pages list files without their sha256 (some mirrors do)
 
     def index_url(self, name: str) -> str:
         """The simple-index URL of one index: ``index_url("pytorch/cu126")``."""
@@ -168,7 +170,7 @@ class IndexServer:
         rel = urllib.parse.unquote(path.split("?", 1)[0]).strip("/")
         target = self.root.joinpath(*[p for p in rel.split("/") if p not in ("", ".", "..")])
         if target.is_file() and target.suffix == ".whl":
-            return 200, "application/octet-stream", target.read_bytes()
+            return 200, "application/octet-stream", self.tampered.get(target.name) or target.read_bytes()
         return self._page(path)
 
     def _page(self, path: str) -> Tuple[int, str, bytes]:
@@ -177,7 +179,7 @@ class IndexServer:
         target = self.root.joinpath(*parts) if parts else self.root
         if target.is_file() and target.suffix == ".whl":
             self._wait_if_stalled(target.name)
-            return 200, "application/octet-stream", target.read_bytes()
+            return 200, "application/octet-stream", self.tampered.get(target.name) or target.read_bytes()
         if target.is_file() and target.name.endswith(".whl.metadata"):  # PEP 658 core metadata
             return 200, "text/plain", target.read_bytes()
         if target.is_dir():  # an index root: list its projects
@@ -192,12 +194,16 @@ class IndexServer:
             wheels = sorted(p for p in index_dir.glob("*.whl") if _project_of(p.name) == project)
             if wheels:
                 links = "".join(
-                    f'<a href="../{urllib.parse.quote(w.name)}#sha256={sha256_of(w)}"{_pep658(w)}>'
+                    f'<a href="../{urllib.parse.quote(w.name)}{_fragment(w, self.hashless)}"{_pep658(w)}>'
                     f"{html.escape(w.name)}</a>\n"
                     for w in wheels
                 )
                 return 200, "text/html", _html(links)
         return 404, "text/plain", b"not found\n"
+
+
+def _fragment(wheel: Path, hashless: bool) -> str:
+    return "" if hashless else f"#sha256={sha256_of(wheel)}"
 
 
 def _pep658(wheel: Path) -> str:

@@ -249,6 +249,23 @@ def _validate(ctx: Context, path: Optional[str]) -> Result:
     return Result(command="kb", data=data, human=human, kb_version=kb.kb_version)
 
 
+def _pages_said(read: Sequence[Dict[str, Any]]) -> str:
+    """The projects' wheel pages in a few lines (hundreds are read): counts, then what failed."""
+    from torchsmith.kb.wheel_pages import PAGE
+
+    pages = [r for r in read if r.get("kind") == PAGE]
+    if not pages:
+        return ""
+    counts: Dict[str, int] = {}
+    for page in pages:
+        status = "skipped" if str(page["status"]).startswith("skipped") else str(page["status"])
+        counts[status] = counts.get(status, 0) + 1
+    lines = ["  projects' wheel pages: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
+    lines += [f"    {p['url']}: {p['status']}" for p in pages
+              if p["status"] not in ("ok", "not found")][:8]
+    return "\n".join(lines) + "\n"
+
+
 def _read_pages(args: argparse.Namespace, notes: List[str]) -> bool:
     """The projects' pages are read unless asked not to; behind a mirror (--torch-index) the
     network may not reach their hosts, so only when asked for (--wheel-pages)."""
@@ -262,6 +279,7 @@ def _read_pages(args: argparse.Namespace, notes: List[str]) -> bool:
 def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.kb import default_overlay_dir
     from torchsmith.kb.refresh import configured_indexes, refresh
+    from torchsmith.kb.wheel_pages import PAGE
 
     overlay = args.overlay or default_overlay_dir(ctx.environ)
     if os.path.exists(overlay) and not os.path.isdir(overlay):  # found before any download
@@ -291,7 +309,9 @@ def _refresh(args: argparse.Namespace, ctx: Context) -> Result:
     def human(out: IO[str]) -> None:
         out.write(f"refreshed {overlay} ({result['refreshed']})\n")
         for item in result["read"]:
-            out.write(f"  read {item['url']}: {item['status']}\n")
+            if item.get("kind") != PAGE:
+                out.write(f"  read {item['url']}: {item['status']}\n")
+        out.write(_pages_said(result["read"]))
         for note in notes:
             out.write(f"  {note}\n")
         new = result["new_releases"]

@@ -51,7 +51,9 @@ def read_lines(extracted: Extracted) -> List[str]:
         lines.append(f"{error.api.upper()} error {name}{code}{meaning}")
     for library in extracted.libraries:
         who = f" ({library.library}, from {library.provider})" if library.library else ""
-        if library.problem == "incompatible":
+        if library.problem == "link":
+            lines.append(f"The build's link step could not find {library.soname}{who}")
+        elif library.problem == "incompatible":
             lines.append(f"The loader found {library.soname}{who}, but not a procedure in it: "
                          f"another release")
         else:

@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from torchsmith.install.guard_files import names_guard
 
-__all__ = ["bypasses", "dist_versions", "held", "hold", "release"]
+__all__ = ["bypasses", "dist_paths", "dist_versions", "held", "hold", "release"]
 
 _HELD_RECORD = "RECORD.torchsmith-guard"
 _HELD_INSTALLER = "INSTALLER.torchsmith-guard"
@@ -46,6 +46,11 @@ def _dist_infos(prefix: str) -> Iterator[Tuple[str, str, str]]:
                 if entry.endswith(".dist-info") and "-" in entry:
                     name, _, version = entry[:-len(".dist-info")].partition("-")
                     yield canonicalize_name(name), version, os.path.join(directory, entry)
+
+
+def dist_paths(prefix: str) -> Dict[str, str]:
+    """Canonical name -> the ``*.dist-info`` directory of each distribution in the prefix."""
+    return {name: path for name, _version, path in _dist_infos(prefix)}
 
 
 def dist_versions(prefix: str) -> Dict[str, str]:

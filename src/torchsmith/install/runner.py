@@ -22,80 +22,25 @@ from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Set,
 
 from torchsmith import __version__
 from torchsmith.errors import InstallError
-from torchsmith.host import CommandResult, Host
+from torchsmith.host import Host
 from torchsmith.install import guard as guard_mod
 from torchsmith.install.closure import closure, guarded_names, requirement_name
 from torchsmith.install.export import LOCK_NAME, write_export
-from torchsmith.install.installers import Installer, installer_kind
+from torchsmith.install.installers import installer_kind
 from torchsmith.install.installers.base import Hashes, Source
-from torchsmith.install.lock import Lock, locked_packages, read_lock, storable_url
-from torchsmith.install.provenance import check_fetched, fetched_from_report
+from torchsmith.install.job import InstallInterrupted, InstallJob, InstallOutcome
+from torchsmith.install.lock import locked_packages, read_lock, storable_url
 from torchsmith.install.snapshot import reason
+from torchsmith.install.step import run_step
 from torchsmith.install.steps import Group, StepFiles
-from torchsmith.install.target import Target, installed_packages
+from torchsmith.install.target import installed_packages
 from torchsmith.install.transaction import Transaction
 from torchsmith.install.verify import companion_imports, expected_device, verify
-from torchsmith.plan.conflict_words import Pairing, conflict_lines, parse_failure
 from torchsmith.records import dataclass
 
 __all__ = ["InstallInterrupted", "InstallJob", "InstallOutcome", "expected_device", "run_install"]
 
 Progress = Callable[[str], None]
-
-
-class InstallInterrupted(InstallError):
-    code = "install-interrupted"
-
-
-@dataclass
-class InstallJob:
-    """Everything one install needs, decided before anything changes."""
-
-    target: Target
-    installer: Installer
-    groups: List[Group]
-    expect: str = "cpu"  # the device verify must find: cpu | cuda | rocm | mps
-    lock: Lock = field(default_factory=lambda: Lock(packages=[]))  # metadata for the written lock
-    lock_path: Optional[str] = None  # default: <prefix>/torchsmith.lock.json
-    guard: bool = True
-    timeout: float = 3600.0
-    verify_timeout: float = 300.0
-    pairing: Optional[Pairing] = None  # names the release that pairs when a resolver refuses
-
-
-@dataclass
-class InstallOutcome:
-    target: Target
-    installer: str
-    steps: List[Dict[str, Any]] = field(default_factory=list)
-    changed: Dict[str, Tuple[Optional[str], str]] = field(default_factory=dict)  # name -> (old, new)
-    verify: Dict[str, Any] = field(default_factory=dict)
-    lock_path: Optional[str] = None
-    guard_file: Optional[str] = None
-    export_path: Optional[str] = None
-    seconds: Dict[str, float] = field(default_factory=dict)
-    warnings: List[str] = field(default_factory=list)
-    notices: List[str] = field(default_factory=list)  # of the warnings, those shown without -v
-
-    def notice(self, text: str) -> None:
-        self.notices.append(text)
-        self.warnings.append(text)
-
-    def to_json(self) -> Dict[str, Any]:
-        return {
-            "python": self.target.python,
-            "prefix": self.target.prefix,
-            "kind": self.target.kind,
-            "new_environment": self.target.new,
-            "installer": self.installer,
-            "steps": self.steps,
-            "changed": {k: {"from": old, "to": new} for k, (old, new) in sorted(self.changed.items())},
-            "verify": self.verify,
-            "lock": self.lock_path,
-            "guard": self.guard_file,
-            "export": self.export_path,
-            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-        }
 
 
 # A closed terminal or dropped ssh session (SIGHUP), SIGQUIT (Ctrl-\\) and SIGTERM roll back as
@@ -271,30 +216,12 @@ def _install(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress
 def _run_groups(host: Host, job: InstallJob, outcome: InstallOutcome, files: StepFiles,
                 say: Progress) -> _Installed:
     """Each group with one installer command; later groups constrained to the pinned ones."""
-    kind = installer_kind(job.installer.name)
     info = installed_packages(host, job.target)
     done = _Installed(before=_versions(info), current=_versions(info), info=info)
     constraints: Optional[str] = None
     for number, group in enumerate(job.groups, 1):
         say(f"[{number}/{len(job.groups)}] {job.installer.name}: {group.label}")
-        argv, env, report = kind.command(job.installer, group, files, number, constraints)
-        env.update(_drop_guard_env(host))
-        if group.pinned:  # no index, requirement or constraint but torchsmith's
-            env = {**kind.isolated_env(host.environ()), **env}
-        step_start = time.monotonic()
-        result = host.run(argv, timeout=job.timeout, env=env)
-        seconds = time.monotonic() - step_start
-        outcome.steps.append({"label": group.label, "argv": argv, "seconds": round(seconds, 3)})
-        if not result.ok:
-            raise _installer_error(job, group, result)
-        if report and os.path.exists(report):
-            with open(report, encoding="utf-8") as handle:
-                report_text = handle.read()
-            done.hashes.update(kind.step_hashes(report_text))
-            if group.pinned and group.index_url:  # before anything it fetched is imported
-                fetched = fetched_from_report(report_text)
-                check_fetched(host, group.index_url, fetched)
-                done.urls.update({name: url for name, (url, _digest) in fetched.items()})
+        run_step(host, job, outcome, files, step=(number, group), constraints=constraints, done=done)
         done.info = installed_packages(host, job.target)
         now = _versions(done.info)
         for name, version in now.items():
@@ -317,6 +244,8 @@ def _lock_hashes(host: Host, job: InstallJob, files: StepFiles, versions: Dict[s
                  done: _Installed) -> Hashes:
     pins: Dict[Source, List[str]] = {}
     for name, version in versions.items():
+        if name in done.hashes:  # checked as it was installed
+            continue
         pins.setdefault(done.sources.get(name, (None, None)), []).append(f"{name}=={version}")
     kind = installer_kind(job.installer.name)
     return kind.lock_hashes(host, job.installer, job.target, files, pins)
@@ -327,7 +256,8 @@ def _verify(host: Host, job: InstallJob, outcome: InstallOutcome, say: Progress,
     """Verify in the target; the installer reads missing hashes meanwhile (both wait on I/O)."""
     def hashing() -> None:
         hash_start = time.monotonic()
-        done.hashes.update(read_hashes())
+        for name, digests in read_hashes().items():
+            done.hashes.setdefault(name, digests)
         outcome.seconds["hashes"] = time.monotonic() - hash_start
 
     hasher: Optional[threading.Thread] = None
@@ -389,54 +319,6 @@ def _versions(info: Dict[str, Dict[str, Any]]) -> Dict[str, str]:
 
 def _changes(before: Dict[str, str], after: Dict[str, str]) -> Dict[str, Tuple[Optional[str], str]]:
     return {n: (before.get(n), v) for n, v in after.items() if before.get(n) != v}
-
-
-def _drop_guard_env(host: Host) -> Dict[str, Optional[str]]:
-    """An activated guarded environment exports UV_CONSTRAINT; this install replaces that guard."""
-    environ = host.environ()
-    return {name: None for name in ("UV_CONSTRAINT", "PIP_CONSTRAINT")
-            if guard_mod.GUARD_FILE in environ.get(name, "")}
-
-
-def _installer_error(job: InstallJob, group: Group, result: CommandResult) -> InstallError:
-    name, timeout = job.installer.name, job.timeout
-    tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-6:]
-    if result.timed_out:
-        message = f"{name} did not finish installing {group.label} in {timeout:.0f} s and was stopped"
-    elif result.returncode is not None and result.returncode < 0:
-        message = f"{name} was killed (signal {-result.returncode}) while installing {group.label}"
-    elif result.not_found:
-        message = f"{name} could not be started: {result.argv[0]}"
-    else:
-        first = next((line for line in reversed(tail) if "error" in line.lower()), tail[-1] if tail else "")
-        message = f"{name} failed installing {group.label}: {first.strip()[:300]}"
-    text = result.stderr + result.stdout
-    hint = None
-    if result.timed_out:
-        hint = "raise --timeout, or check the connection to the index"
-    elif result.returncode is not None and result.returncode < 0:
-        hint = "stopped from outside (often the out-of-memory killer: see `dmesg`); run it again"
-    elif "No space left on device" in text:
-        hint = "free disk space on the environment's filesystem and retry"
-    elif "ResolutionImpossible" in text or "No solution found" in text or "conflict" in text.lower():
-        hint = "a requirement conflicts with the planned torch; see `torchsmith plan` for a stack that fits"
-        failure = parse_failure(text)
-        said = conflict_lines(failure, _planned(job), name, job.pairing) if failure.needs else []
-        if said:  # the words `plan --confirm` uses: who pins what, the release that pairs
-            message = f"{said[0]} (installing {group.label})"
-            tail = said[1:] + tail
-    return InstallError(message, code="installer-failed", context=[line[:300] for line in tail], hint=hint)
-
-
-def _planned(job: InstallJob) -> Dict[str, str]:
-    """name -> version of every exact pin the install's groups carry (torch==2.6.0+cu126)."""
-    planned: Dict[str, str] = {}
-    for group in job.groups:
-        for line in group.requirements:
-            name, sep, version = line.partition("==")
-            if sep and " " not in version.strip() and ";" not in version:
-                planned.setdefault(requirement_name(name), version.strip())
-    return planned
 
 
 def _previous_lock_names(path: str) -> Set[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import IndexFile, PackageRecord, ReleaseRecord, parse_index_page, split_filename
 
-__all__ = ["Budget", "Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
+__all__ = ["PAGE", "Budget", "Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
            "records_from_listed"]
 
 if TYPE_CHECKING:
@@ -28,24 +28,31 @@ Fetch = Callable[[str, float], str]
 Listed = Tuple[str, IndexFile]  # (the page that lists the file, the file)
 MAX_PAGES = 400  # per table row: a runaway page (a link loop, a huge tree) stops here
 SECONDS = 120.0  # all pages together: a refresh on a slow or closed network still ends
+WORKERS = 8  # pages read at once
+PAGE = "wheel page"  # the ``kind`` of what refresh read from a project's page
 
 
 class Budget:
     """One deadline for every page, and the hosts that did not answer (their other pages are
-    skipped: a closed network costs one failed connection per host, not one per page)."""
+    skipped: a closed network costs one failed connection per host and worker, not one per page).
+    Shared by the worker threads."""
 
     def __init__(self, seconds: float, clock: Callable[[], float]) -> None:
+        import threading
+
         self.clock = clock
         self.deadline = clock() + seconds
         self.down: Set[str] = set()
-        self.skipped: Dict[str, int] = {}  # why -> pages not read
+        self.skipped: Dict[Tuple[int, str], int] = {}  # (table row, why) -> pages not read
+        self.lock = threading.Lock()
 
-    def allows(self, url: str) -> bool:
+    def allows(self, url: str, row: int = 0) -> bool:
         host = urllib.parse.urlparse(url).netloc
-        why = ("its host did not answer" if host in self.down
-               else "past the deadline" if self.clock() >= self.deadline else "")
-        if why:
-            self.skipped[why] = self.skipped.get(why, 0) + 1
+        with self.lock:
+            why = ("its host did not answer" if host in self.down
+                   else "past the deadline" if self.clock() >= self.deadline else "")
+            if why:
+                self.skipped[(row, why)] = self.skipped.get((row, why), 0) + 1
         return not why
 
     def timeout(self, timeout: float) -> float:
@@ -53,7 +60,8 @@ class Budget:
 
     def failed(self, url: str, exc: FetchError) -> str:
         if exc.status is None:  # no HTTP answer at all: the host is unreachable from here
-            self.down.add(urllib.parse.urlparse(url).netloc)
+            with self.lock:
+                self.down.add(urllib.parse.urlparse(url).netloc)
         return "not found" if exc.status == 404 else "failed"
 
 
@@ -91,7 +99,7 @@ def _github_assets(text: str, api_url: str) -> List[Listed]:
 
 
 def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dict[str, Any]], *,
-           budget: Budget) -> List[Listed]:
+           budget: Budget, row: int = 0) -> List[Listed]:
     """The files listed on ``entry`` and on the pages it links to, ``follow`` levels down and
     never above the entry's own directory."""
     root = entry.rsplit("/", 1)[0] + "/"
@@ -100,7 +108,7 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
     found: List[Listed] = []
     while queue and len(seen) <= MAX_PAGES:
         url, depth = queue.pop(0)
-        if not budget.allows(url):
+        if not budget.allows(url, row):
             continue
         try:
             text = fetch(url, budget.timeout(timeout))
@@ -123,31 +131,48 @@ def _crawl(entry: str, follow: int, fetch: Fetch, timeout: float, read: List[Dic
     return found
 
 
+def _entry(task: Tuple[int, Mapping[str, Any], str], fetch: Fetch, timeout: float,
+           budget: Budget) -> Tuple[List[Listed], List[Dict[str, Any]]]:
+    """One entry page of one table row: (the files it lists, what was read)."""
+    index, row, url = task
+    read: List[Dict[str, Any]] = []
+    if row.get("shape") != "github-releases":
+        return _crawl(url, int(row.get("follow", 0)), fetch, timeout, read, budget=budget, row=index), read
+    if not budget.allows(url, index):
+        return [], read
+    try:
+        found = _github_assets(fetch(url, budget.timeout(timeout)), url)
+        read.append({"url": url, "status": "ok"})
+        return found, read
+    except FetchError as exc:
+        read.append({"url": url, "status": budget.failed(url, exc)})
+    except ValueError:
+        read.append({"url": url, "status": "not a page"})
+    return [], read
+
+
 def read_wheel_pages(rows: Sequence[Mapping[str, Any]], fetch: Fetch, *, builds: Sequence[Tuple[str, str]],
                      timeout: float, read: List[Dict[str, Any]], seconds: float = SECONDS,
-                     clock: Optional[Callable[[], float]] = None) -> List[Listed]:
-    """Every file the table's pages list, within ``seconds`` in all. A page that fails is noted
-    in ``read``, never fatal; pages left unread (deadline, a host that did not answer) are
-    counted there, one line per table row."""
+                     clock: Optional[Callable[[], float]] = None, workers: int = WORKERS) -> List[Listed]:
+    """Every file the table's pages list, within ``seconds`` in all, ``workers`` pages at once.
+    The rows take turns, newest build first, so a deadline cuts every row's oldest builds, not
+    the last rows. A page that fails is noted in ``read``, never fatal; pages left unread
+    (deadline, a host that did not answer) are counted there, one line per row and reason."""
+    import itertools
     import time
+    from concurrent.futures import ThreadPoolExecutor
 
     budget = Budget(seconds, clock or time.monotonic)
+    per_row = [[(i, row, url) for url in expand(str(row["url"]), builds)] for i, row in enumerate(rows)]
+    tasks = [t for turn in itertools.zip_longest(*per_row) for t in turn if t is not None]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(lambda task: _entry(task, fetch, timeout, budget), tasks))
     found: List[Listed] = []
-    for row in rows:
-        budget.skipped = {}
-        for url in expand(str(row["url"]), builds):
-            if row.get("shape") != "github-releases":
-                found.extend(_crawl(url, int(row.get("follow", 0)), fetch, timeout, read, budget=budget))
-            elif budget.allows(url):
-                try:
-                    found.extend(_github_assets(fetch(url, budget.timeout(timeout)), url))
-                    read.append({"url": url, "status": "ok"})
-                except FetchError as exc:
-                    read.append({"url": url, "status": budget.failed(url, exc)})
-                except ValueError:
-                    read.append({"url": url, "status": "not a page"})
-        read.extend({"url": str(row["url"]), "status": f"skipped {count} page(s): {why}"}
-                    for why, count in budget.skipped.items())
+    for files, log in results:  # in the tasks' order: the same on every run
+        found.extend(files)
+        read.extend(dict(entry, kind=PAGE) for entry in log)
+    read.extend({"url": str(rows[i]["url"]), "status": f"skipped {count} page(s): {why}", "kind": PAGE}
+                for (i, why), count in sorted(budget.skipped.items()))
     return found
 
 

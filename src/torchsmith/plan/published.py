@@ -140,12 +140,14 @@ def _cite(record: PackageRecord) -> str:
     return f" [source: {record.source}, {how}]"
 
 
-def unread_builds(name: str, releases: List[ReleaseRecord], record: PackageRecord) -> str:
+def unread_builds(name: str, releases: List[ReleaseRecord], record: PackageRecord, *, left: bool) -> str:
     shown = "; ".join(f"{r.version} ({r.build.unread})" for r in releases[:3] if r.build is not None)
     more = f" and {len(releases) - 3} more" if len(releases) > 3 else ""
+    then = ("; nothing else matches, so it is installed last from your configured index, with the "
+            "torch pins kept, and not checked" if left else "")
     return (f"could not read which torch {name} {shown}{more} is built for: the packed digits name "
             f"no torch release in the data, or two; left out of the pairing rather than guessed"
-            f"{_cite(record)}")
+            f"{then}{_cite(record)}")
 
 
 def unread_warning(names: List[str], reason: str) -> str:
@@ -238,8 +240,8 @@ def plan_published(job: Job, name: str, want: Wanted, record: PackageRecord, ext
         return
     unread = [r for r in asked if r.build is not None and r.build.unread]
     if unread:  # which torch these wheels need is not known: said, never paired by a guess
-        extra.warnings.append(unread_builds(name, unread, record))
         asked = [r for r in asked if r not in unread]
+        extra.warnings.append(unread_builds(name, unread, record, left=not asked))
         if not asked:
             extra.unplanned.append(want.text)
             return

@@ -39,6 +39,9 @@ _MISSING = (
     re.compile(r"No rule to make target ['`](?:[^'`\n]*/)?" + _LIB + r"'"),
     re.compile(r"ninja: error: '(?:[^'\n]*/)?" + _LIB + r"', needed by"),
 )
+# The linker's and the build tools' shapes above: a library missing when a binary is *built*, not
+# when one is loaded (MissingLibrary.problem "link"): the run-time causes do not apply.
+_LINK_TIME = frozenset(_MISSING[-3:])
 _UNDEFINED = re.compile(
     r"(?:(?<![^\s:'\"])(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?"
     r"undefined symbol:?\s*(?P<symbol>[\w@.$]+)(?:, version (?P<version>[A-Z]+_[\d.]*\d))?"
@@ -134,7 +137,7 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
             groups = match.groupdict()
             soname = groups.get("lib") or f"lib{groups.get('link')}.so"
             soname = soname.rstrip(".")
-            problem = _problem(text, match)
+            problem = "link" if pattern in _LINK_TIME else _problem(text, match)
             if problem is None:
                 continue
             if soname not in found and len(found) < 20:

@@ -64,8 +64,8 @@ class MissingLibrary:
     pip: Optional[str] = None
     conda: Optional[str] = None
     needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
-    # None: not found; "incompatible": found, but not a procedure in it (Windows error 127):
-    # another release of the library than the one asked for
+    # None: not found when loading; "incompatible": found, but not a procedure in it (Windows error
+    # 127): another release than the one asked for; "link": not found when linking a build
     problem: Optional[str] = None
 
 

@@ -58,6 +58,7 @@ class InstallerKind(abc.ABC):
     name: str = ""
     missing_hint: str = ""
     hashes_after_install: bool = False  # lock_hashes has work to do (the steps report no hashes)
+    hash_checks_pins: bool = False  # no step report: a pinned step installs hash-checked pins (hash_checked)
     # A pinned step runs with torchsmith's settings only: every environment variable with this
     # prefix is dropped (each one is a command-line option, so any may add an index, a
     # requirement or a constraint) but the network ones, and config files are switched off.

@@ -1,7 +1,9 @@
 """uv: ``uv pip install --python TARGET``; fast venvs with ``uv venv``.
 
-uv writes no report, so the lock's hashes are read afterwards from each package's own source
-with ``uv pip compile --generate-hashes``.
+uv writes no report: a pinned step installs hash-checked pins read from the pinned index's own
+listing (:mod:`torchsmith.install.hash_checked`), which also gives the lock their files; the
+other packages' hashes are read afterwards from each one's own source with ``uv pip compile
+--generate-hashes``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class UvInstaller(InstallerKind):
     name = "uv"
     missing_hint = "pip install uv, or use --installer pip"
     hashes_after_install = True
+    hash_checks_pins = True  # `uv pip install` writes no report of what it fetched
     # --no-config does not stop UV_CONFIG_FILE ("this file will replace any discovered
     # configuration files", https://docs.astral.sh/uv/concepts/configuration-files/): dropped with
     # every other UV_* setting but the network and cache ones.
