@@ -37,6 +37,7 @@ from torchsmith.install.exclusive import exclusive
 from torchsmith.install.installers import Installer
 from torchsmith.install.lock import Lock
 from torchsmith.install.runner import InstallJob, run_install
+from torchsmith.install.snapshot import Snapshot
 from torchsmith.install.steps import Group
 from torchsmith.install.target import Target, inspect_target, site_packages
 from torchsmith.install.transaction import pending, recover
@@ -284,3 +285,29 @@ def test_after_a_kill_doctor_reports_it_while_locked_and_the_next_command_rolls_
     assert tree_digest(prefix) == before and not pending(str(prefix))
     code, doctor = _cli(capsys, "doctor", "--quick", "--json", "--python", python)
     assert "install-interrupted" not in [f["code"] for f in doctor["data"]["findings"]]
+
+
+def test_ctrl_c_while_a_complete_install_cleans_up_is_a_note_not_an_interruption(
+        installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prefix = tmp_path / "env"
+    shutil.copytree(installed, prefix, symlinks=True)
+    target = inspect_target(LiveHost(), str(prefix / "bin" / "python"))
+    site = Path(site_packages(LiveHost(), target)[0])
+    real = Snapshot.discard
+    calls: List[int] = []
+
+    def ctrl_c_once(snapshot: Snapshot) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        real(snapshot)
+
+    monkeypatch.setattr(Snapshot, "discard", ctrl_c_once)
+    group = Group("torch", ("torch",), index_url="http://idx/cpu", pinned=True)
+    job = InstallJob(target=target, installer=Installer("pip", ("fake-installer", "install")), groups=[group],
+                     expect="cpu", lock=Lock(packages=[], variant="cpu"))
+    outcome = run_install(_Scripted(site, NEW), job)  # no InstallInterrupted: the install stands
+    assert outcome.notices == ["stopped while cleaning up after the install had completed: the install "
+                               "stands, and the cleanup was finished"]
+    assert len(calls) == 2 and _torch_version(site) == NEW and not pending(str(prefix))
+    assert sorted(os.listdir(tmp_path)) == ["env"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from typing import Callable, Optional
@@ -13,7 +14,7 @@ from torchsmith.install.exclusive import exclusive
 from torchsmith.install.installers import InstallerKind, choose_installer
 from torchsmith.install.prepare import Prepared
 from torchsmith.install.runner import InstallJob, InstallOutcome, run_install
-from torchsmith.install.snapshot import remove_tree
+from torchsmith.install.snapshot import reason, remove_tree
 from torchsmith.install.target import Target, create_venv, inspect_target, venv_python
 from torchsmith.install.target_choice import TargetChoice
 from torchsmith.install.transaction import journaled_prefix, recover
@@ -36,6 +37,16 @@ class InstallOptions:
 def install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, options: InstallOptions, *,
                      progress: Say, waiting: Say) -> InstallOutcome:
     """Install ``prepared`` into the chosen environment, or leave it as it was."""
+    try:
+        return _install_prepared(host, choice, prepared, options, progress=progress, waiting=waiting)
+    except OSError as exc:  # before or after the transaction (its own are handled there): a full disk
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise InstallError(f"install failed: {reason(exc)}{where}", code="install-failed",
+                           hint="free disk space" if exc.errno == errno.ENOSPC else None) from None
+
+
+def _install_prepared(host: Host, choice: TargetChoice, prepared: Prepared, options: InstallOptions, *,
+                      progress: Say, waiting: Say) -> InstallOutcome:
     kind = choose_installer(host, options.installer)
     prefix = _prefix(host, choice)
     with exclusive(prefix, options.wait, waiting=waiting):

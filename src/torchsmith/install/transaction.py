@@ -26,7 +26,7 @@ from torchsmith.install import guard as guard_mod
 from torchsmith.install import journal
 from torchsmith.install.exclusive import TargetBusy, exclusive
 from torchsmith.install.guard_hold import dist_versions
-from torchsmith.install.snapshot import Snapshot, remove_tree
+from torchsmith.install.snapshot import Snapshot, reason, remove_tree
 
 __all__ = ["Transaction", "journal_path", "journaled_prefix", "pending", "recover", "recover_if_stopped"]
 
@@ -138,6 +138,9 @@ def recover_if_stopped(location: str, what: str) -> List[str]:
             return recover(prefix)
     except TargetBusy:
         return []
+    except (OSError, InstallError) as exc:  # reported, and tried again by the next command
+        text = reason(exc) if isinstance(exc, OSError) else exc.message
+        return [f"a stopped change to {prefix} could not be finished: {text}"]
 
 
 def recover(prefix: str) -> List[str]:
