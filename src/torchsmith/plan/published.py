@@ -115,6 +115,19 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
                           lambda r: r.applied(environment, ()), python=job.view.python.rstrip("t"))
 
 
+def newer_python_for(job: Job, name: str) -> Tuple[str, str]:
+    """(Python "3.10", the chain) when the newest release of ``name`` within what is asked is held
+    back by a dependency none of whose releases installs on the planned Python; else ("", "")."""
+    record = record_for(job, name) if name in job.wanted else None
+    want = job.wanted.get(name)
+    for release in record.releases if record is not None else ():
+        if want is not None and not spec_allows(want.spec, release.public):
+            continue
+        held = next((i for i in release.inherited if i.python and not i.allowed), None)
+        return (held.python, f"{name} {release.version} needs {held.chain}") if held else ("", "")
+    return "", ""
+
+
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:
     """Its releases pin part of the torch family, or encode the torch/CUDA build they need, or
     their requirements are unread (so torch is planned, and the plan says what was not checked)."""
