@@ -50,3 +50,28 @@ def test_no_cuda_gpus_and_hip_no_code_assert_no_single_cause() -> None:
                        "hip-invalid-device-function")):
         (found,) = explain_report(text, CATALOG, kb=KB).explanations
         assert found.signature.id == sig and len(found.candidates) >= 2
+
+
+def test_a_cuda_status_printed_as_a_number_is_looked_up_in_the_enum() -> None:
+    # deviceQuery (microsoft/WSL#6772) and glog's CHECK (NVIDIA/nvidia-docker#1256) print the code only.
+    query = "cudaGetDeviceCount returned 100\n-> no CUDA-capable device is detected\nResult = FAIL"
+    assert [g.name for g in extract(query, KB).gpu_errors] == ["cudaErrorNoDevice"]
+    assert stated(query) == ["no-cuda-gpus-available"]
+    check = "CUDA: Check failed: e == cudaSuccess (803 vs. 0) : something went wrong"
+    assert [g.name for g in extract(check, KB).gpu_errors] == ["cudaErrorSystemDriverMismatch"]
+    (found,) = explain_report(check, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-driver-combination-unsupported" and len(found.candidates) == 2
+
+
+def test_kernel_errors_are_one_family_and_an_assertion_is_its_own_cause() -> None:
+    for message in ("an illegal memory access was encountered", "unspecified launch failure",
+                    "misaligned address"):
+        (found,) = explain_report(f"RuntimeError: CUDA error: {message}", CATALOG, kb=KB).explanations
+        assert found.signature.id == "cuda-kernel-fault" and found.candidates
+    assert stated("RuntimeError: CUDA error: device-side assert triggered") == ["device-side-assert"]
+
+
+def test_the_stub_library_is_a_cause_the_enum_proves() -> None:
+    text = read_sample(CORPUS / "libcuda-stub-loaded--1.txt")[1]  # NCCL's CUDACHECK wording
+    assert [g.name for g in extract(text, KB).gpu_errors] == ["cudaErrorStubLibrary"]
+    assert stated(text) == ["libcuda-stub-loaded"]
