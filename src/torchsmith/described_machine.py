@@ -61,7 +61,7 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
                                             "not with this machine's GPUs"))
         m = dataclasses.replace(m, nvidia=None, rocm=None if overrides.rocm_gfx is None else m.rocm,
                                 intel_gpus=(), jetson=None)
-    if not overrides.glibc and m.os.glibc:
+    if not overrides.glibc and m.os.glibc and (overrides.platform or "linux").startswith("linux"):
         notes.append(ProbeNote(ASSUMED, "glibc: not stated (--glibc): wheels were not checked "
                                         "against the described machine's glibc"))
     m = dataclasses.replace(m, apple=None, cuda_toolkits=(), os=dataclasses.replace(
