@@ -109,7 +109,8 @@ def test_a_free_threaded_python_is_a_version_too() -> None:
 
 def test_glibc_is_said_only_for_a_linux_target() -> None:
     """glibc decides Linux wheels only: a Windows or macOS target gets no glibc note."""
-    here = Machine(os=OsInfo(system="linux", arch="x86_64", glibc="2.36"), python=PythonInfo(version="3.11.7"))
+    here = Machine(os=OsInfo(system="linux", arch="x86_64", glibc="2.36"),
+                   python=PythonInfo(version="3.11.7"))
     for platform, said in (("windows-x86_64", False), ("macos-arm64", False), ("linux-aarch64", True)):
         node = apply_overrides(here, build_overrides(platform=platform, python_version="3.12"))
         assert any("glibc" in note.problem for note in node.notes) is said, platform

@@ -263,4 +263,4 @@ def test_the_last_why_line_agrees_in_number() -> None:
     reasons = [f"reason {i} [source: https://example.org/{i}]" for i in range(6)]
     assert why_lines(reasons, 80, 0)[-1] == "  ... 2 more: `-v` shows them and their sources"
     assert why_lines(reasons, 80, 0, more="this machine")[-1].endswith("them and this machine")
-    assert why_lines(reasons[:4] + ["y " * 60], 80, 0)[-1] == "  ... 1 more: `-v` shows it and its source"
+    assert why_lines([*reasons[:4], "y " * 60], 80, 0)[-1] == "  ... 1 more: `-v` shows it and its source"
