@@ -13,7 +13,8 @@ cause (not ``unknown``):
 
 - *named*: the label is among the stated causes (recall = named / labelled texts);
 - *wrong*: a stated cause is neither the label, nor one of the text's ``also`` causes, nor a
-  generic family (GENERIC: families whose own statement says the text does not prove the cause);
+  generic family (families whose own statement says the text does not prove the cause: GENERIC,
+  and every match that carries ``candidates``, i.e. asserts none of them);
 - *generic only*: no wrong cause, but not the label either: only generic families or the
   text's ``also`` causes were stated;
 - *not recognised*: nothing was stated.
@@ -33,7 +34,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import AbstractSet, Dict, List, Sequence, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_field import PARTS, load
@@ -44,8 +45,9 @@ GENERIC = frozenset({"undefined-symbol", "nccl-system-error", "extension-build-f
                      "cuda-unknown-error"})
 
 
-def stated_causes(text: str, workdir: Path) -> List[str]:
-    """The cause ids `torchsmith explain --json --no-probe` states for ``text``."""
+def stated_causes(text: str, workdir: Path) -> Tuple[List[str], Set[str]]:
+    """The cause ids `torchsmith explain --json --no-probe` states for ``text``, and those of them
+    that are families (their match lists candidates and asserts none)."""
     from torchsmith.cli import main as torchsmith
 
     path = workdir / "text.log"
@@ -56,19 +58,22 @@ def stated_causes(text: str, workdir: Path) -> List[str]:
     try:
         data = json.loads(out.getvalue()).get("data") or {}
     except ValueError:
-        return []
-    causes = []
+        return [], set()
+    causes: List[str] = []
+    families: Set[str] = set()
     for match in data.get("matches") or []:
         for key in ("id", "family", "cause_id"):
             value = match.get(key)
             if isinstance(value, str) and value not in causes:
                 causes.append(value)
-    return causes
+            if isinstance(value, str) and match.get("candidates"):
+                families.add(value)
+    return causes, families
 
 
-def judge(record: Dict[str, object], causes: Sequence[str]) -> str:
+def judge(record: Dict[str, object], causes: Sequence[str], families: AbstractSet[str] = frozenset()) -> str:
     label = str(record["cause"])
-    allowed = {label, *[str(a) for a in record.get("also") or []]} | GENERIC  # type: ignore[attr-defined]
+    allowed = {label, *[str(a) for a in record.get("also") or []]} | GENERIC | families  # type: ignore[attr-defined]
     if label == UNKNOWN:
         return "unknown-recognised" if causes else "unknown-not-recognised"
     if any(cause not in allowed for cause in causes):
@@ -85,8 +90,8 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
     misses: List[Dict[str, object]] = []
     unknown_causes: Counter[str] = Counter()
     for record in records:
-        causes = stated_causes(str(record["text"]), workdir)
-        verdict = judge(record, causes)
+        causes, families = stated_causes(str(record["text"]), workdir)
+        verdict = judge(record, causes, families)
         if verdict == "wrong" and record["cause"] in causes:
             named_and_wrong += 1
         outcomes[verdict] += 1

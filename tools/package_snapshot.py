@@ -10,6 +10,12 @@ one wheel: its PEP 658 ``.metadata`` file when the index serves one, else the wh
 ``*.dist-info/METADATA`` member read by HTTP range requests (the zip's central directory, then
 that member: a few kilobytes, never the whole wheel). Source-only releases keep their file
 facts with ``metadata: none``.
+
+Each release keeps the Requires-Dist off the torch stack that lead to torch (``depends``),
+followed as a live plan follows them (``torchsmith.kb.metaread.with_chains``: the newest
+releases' requirements, three levels deep, each package's PEP 658 files only); the packages
+they lead through go to ``package_deps.json``. ``--depends-only`` adds just that to the
+existing snapshot (its other readings unchanged).
 """
 
 from __future__ import annotations
@@ -28,8 +34,12 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
+from torchsmith.errors import FetchError
+from torchsmith.kb.metaread import SNAPSHOT_FOLLOW_MOST, SNAPSHOT_FOLLOW_SECONDS, with_chains
 from torchsmith.kb.pkgmeta import (
     IndexFile,
+    PackageRecord,
+    core_dependencies,
     parse_core_metadata,
     parse_index_page,
     records_from_files,
@@ -105,22 +115,49 @@ def _pick_wheel(files: List[IndexFile]) -> Optional[IndexFile]:
     return wheels[0] if wheels else None
 
 
-def release_metadata(files: List[IndexFile]) -> Tuple[Tuple[str, ...], str, str]:
+Metadata = Tuple[Tuple[str, ...], str, str, Tuple[str, ...]]  # requires, Requires-Python, how, depends
+
+
+def release_metadata(files: List[IndexFile]) -> Metadata:
+    """One wheel's core metadata: its PEP 658 file (an index may serve it without advertising
+    it), else the wheel's METADATA member by range requests."""
     wheel = _pick_wheel(files)
     if wheel is None:
-        return (), "", "none"
+        return (), "", "none", ()
     try:
-        if wheel.core_metadata:
-            text, how = _get(wheel.url + ".metadata").decode("utf-8", "replace"), "pep658"
-        else:
-            text, how = wheel_metadata(wheel.url) or "", "wheel"
+        text, how = _get(wheel.url + ".metadata").decode("utf-8", "replace"), "pep658"
+    except urllib.error.HTTPError:
+        text, how = "", "wheel"
     except OSError as exc:
         print(f"  {wheel.filename}: {exc}", file=sys.stderr)
-        return (), "", "none"
+        return (), "", "none", ()
+    try:
+        text = text or wheel_metadata(wheel.url) or ""
+    except OSError as exc:
+        print(f"  {wheel.filename}: {exc}", file=sys.stderr)
+        return (), "", "none", ()
     if not text:
-        return (), "", "none"
+        return (), "", "none", ()
     requires, requires_python = parse_core_metadata(text)
-    return requires, requires_python, how
+    return requires, requires_python, how, core_dependencies(text)
+
+
+def fetch_text(url: str, timeout: float) -> str:
+    """``Host.fetch_url``'s contract over urllib (the follower reads through it). A wheel's
+    PEP 658 file the index does not serve is read from the wheel's METADATA by range requests."""
+    try:
+        return _get(url, {"Accept": JSON_ACCEPT}, timeout=timeout).decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404 and url.endswith(".whl.metadata"):
+            try:
+                text = wheel_metadata(url[:-len(".metadata")])
+            except OSError:
+                text = None
+            if text:
+                return text
+        raise FetchError(f"{url}: HTTP {exc.code}", status=exc.code) from None
+    except OSError as exc:
+        raise FetchError(f"{url}: {exc}") from None
 
 
 def snapshot_package(index: str, name: str, since: str, today: str) -> Dict[str, object]:
@@ -143,8 +180,9 @@ def snapshot_package(index: str, name: str, since: str, today: str) -> Dict[str,
               if max(f.uploaded for f in fs) >= since and not _pre(v)}
     kept = [f for fs in recent.values() for f in fs]
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        metadata = dict(zip(recent, pool.map(release_metadata, recent.values())))
-    record = records_from_files(name, kept, page, today, metadata)
+        read = dict(zip(recent, pool.map(release_metadata, recent.values())))
+    metadata = {v: m[:3] for v, m in read.items()}
+    record = records_from_files(name, kept, page, today, metadata, depends={v: m[3] for v, m in read.items()})
     print(f"{name}: {len(record.releases)} releases", file=sys.stderr)
     return record.to_json()
 
@@ -155,14 +193,86 @@ def _pre(version: str) -> bool:
     return Version(version).is_prerelease
 
 
+def depends_of(index: str, package: Dict[str, object]) -> Dict[str, Tuple[str, ...]]:
+    """version -> Requires-Dist off the stack, for the releases the snapshot read (``--depends-only``)."""
+    name = str(package["name"])
+    page = f"{index.rstrip('/')}/{name}/"
+    files = parse_index_page(_get(page, {"Accept": JSON_ACCEPT}).decode("utf-8"), page)
+    read = {str(r["version"]) for r in package["releases"]  # type: ignore[attr-defined]
+            if r.get("metadata", "none") != "none"}
+    by_version: Dict[str, List[IndexFile]] = {}
+    for entry in files:
+        split = split_filename(entry.filename)
+        if split is not None and split[1] in read and not entry.yanked:
+            by_version.setdefault(split[1], []).append(entry)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        found = dict(zip(by_version, pool.map(release_metadata, by_version.values())))
+    print(f"{name}: dependencies of {len(found)} releases", file=sys.stderr)
+    return {v: m[3] for v, m in found.items()}
+
+
+def with_dependency_chains(document: Dict[str, object], index: str, today: str,
+                           depends: Dict[str, Dict[str, Tuple[str, ...]]]) -> Dict[str, object]:
+    """``package_deps.json``; ``document``'s releases keep only the dependencies that lead to torch."""
+    from torchsmith.kb.depchain import dependency_document
+
+    packages: List[Dict[str, object]] = document["packages"]  # type: ignore[assignment]
+    records = []
+    for package in packages:
+        for release in package["releases"]:  # type: ignore[attr-defined]
+            lines = depends.get(str(package["name"]), {}).get(str(release["version"]))
+            if lines:
+                release["depends"] = list(lines)
+        records.append(PackageRecord.from_json(package))
+    kept, through = with_chains(records, fetch_text, [(index, "")], timeout=60, probe=True,
+                                most=SNAPSHOT_FOLLOW_MOST, seconds=SNAPSHOT_FOLLOW_SECONDS)
+    by_name = {r.name: r for r in kept}
+    for package in packages:
+        record = by_name[PackageRecord.from_json(package).name]
+        lines_of = {r.version: r.depends for r in record.releases}
+        for release in package["releases"]:  # type: ignore[attr-defined]
+            release.pop("depends", None)
+            if lines_of.get(str(release["version"])):
+                release["depends"] = list(lines_of[str(release["version"])])
+    held = {r.name for r in through} | set(by_name)
+    print(f"chains to torch lead through: {', '.join(sorted(r.name for r in through)) or 'nothing'}",
+          file=sys.stderr)
+    return dependency_document(through, held, retrieved=today, index=index, about=(
+        "The packages the snapshot's Requires-Dist lead to torch through (the releases whose PEP 658 "
+        "files were read, without wheel tags), followed as a live plan follows them. Written by "
+        "tools/package_snapshot.py; `torchsmith kb refresh` updates it."))
+
+
+DEPENDS_SAID = "`depends`: the other requirements that lead to torch (package_deps.json)"
+
+
+def _write(path: str, document: Dict[str, object]) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1, ensure_ascii=False)
+        handle.write("\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", default=os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple"))
     parser.add_argument("--since", default="2023-03-15", help="torch 2.0.0's release date")
     parser.add_argument("--out", default=os.path.join(DATA, "package_meta.json"))
+    parser.add_argument("--deps-out", default=os.path.join(DATA, "package_deps.json"))
     parser.add_argument("--packages", help="comma-separated names instead of the tables' (test fixtures)")
+    parser.add_argument("--depends-only", action="store_true",
+                        help="add the dependency chains to the existing --out snapshot, nothing else")
     args = parser.parse_args()
     today = datetime.date.today().isoformat()
+    if args.depends_only:
+        with open(args.out, encoding="utf-8") as handle:
+            document = json.load(handle)
+        depends = {str(p["name"]): depends_of(args.index, p) for p in document["packages"] if p["releases"]}
+        deps = with_dependency_chains(document, args.index, today, depends)
+        if DEPENDS_SAID not in document["about"]:
+            document["about"] = document["about"].rstrip(".") + f"; {DEPENDS_SAID} ({today})."
+        _write(args.out, document)
+        _write(args.deps_out, deps)
+        return 0
     torch_page = f"{args.index.rstrip('/')}/torch/"
     torch_files = parse_index_page(_get(torch_page, {"Accept": JSON_ACCEPT}).decode("utf-8"), torch_page)
     torch_record = records_from_files("torch", torch_files, torch_page, today, {})
@@ -173,14 +283,16 @@ def main() -> int:
         "about": ("Published metadata of the packages " + (args.packages or "the companion and downstream "
                   "tables name") + f", every release uploaded since {args.since}"
                   " (PEP 691 pages; Requires-Dist from PEP 658 files or the wheel's "
-                 "METADATA read by range requests). Written by tools/package_snapshot.py; "
-                 "`torchsmith kb refresh` updates it."),
+                 "METADATA read by range requests; " + DEPENDS_SAID + "). "
+                 "Written by tools/package_snapshot.py; `torchsmith kb refresh` updates it."),
         "retrieved": today, "index": args.index, "torch_newest": torch_newest, "torch_source": torch_page,
         "packages": packages,
     }
-    with open(args.out, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1, ensure_ascii=False)
-        handle.write("\n")
+    depends = {str(p["name"]): {str(r["version"]): tuple(r.pop("depends", ())) for r in p["releases"]}
+               for p in packages}
+    deps = with_dependency_chains(document, args.index, today, depends)
+    _write(args.out, document)
+    _write(args.deps_out, deps)
     print(f"wrote {args.out}: {len(packages)} packages, torch newest {torch_newest}", file=sys.stderr)
     return 0
 

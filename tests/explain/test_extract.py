@@ -153,13 +153,19 @@ def test_json_shows_what_was_extracted_and_an_unknown_text_says_what_was_read(
 
 def test_a_library_another_library_asked_for_is_that_extensions() -> None:
     # onnxruntime's CUDA provider asks for CUDA 11's cuBLAS: the extension's CUDA, not torch's.
+    # Missing, or another CUDA major installed? The text does not say: the family, with candidates.
     text = ("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: "
             "cannot open shared object file: No such file or directory")
     (library,) = extract(text, KB).libraries
     assert (library.soname, library.needed_by) == ("libcublasLt.so.11", "libonnxruntime_providers_cuda.so")
     report = explain_report(text, CATALOG, kb=KB)
-    assert [e.signature.id for e in report.explanations] == ["extension-cuda-mismatch"]
+    (found,) = report.explanations
+    assert found.signature.id == "extension-cuda-library-missing" and len(found.candidates) == 2
     assert report.contradicted[0][0] == "cuda-runtime-library-missing"
+    # A CUDA of another major in the text proves the mismatch, which accounts for the family.
+    report = explain_report(text + "\nnvcc: Cuda compilation tools, release 12.4, V12.4.131\nCUDA 12.4",
+                            CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["extension-cuda-mismatch"]
 
 
 def test_a_cpu_build_shown_in_conda_list_is_read() -> None:

@@ -165,6 +165,18 @@ def _published(data: Dict[str, Any]) -> None:
                                   "wheels": ["py3-none-any"]}]})
 
 
+def _chain() -> Dict[str, Any]:
+    """A snapshot package whose dependency (in package_deps.json only) pins torch."""
+    snapshot = packaged("package_meta.json")
+    _published(snapshot)
+    snapshot["packages"][-1]["releases"][0].update(requires=[], depends=[f"{MARK}-base>=1"])
+    deps = packaged("package_deps.json")
+    deps["packages"].append({"name": f"{MARK}-base", "source": f"https://{MARK}.example/simple/{MARK}-base/",
+                             "retrieved": "2030-01-01", "releases": [
+                                 {"version": "1.0", "requires": ["torch==2.12.0"], "metadata": "pep658"}]})
+    return {"package_meta.json": snapshot, "package_deps.json": deps}
+
+
 def _hsa(data: Dict[str, Any]) -> None:
     data["risk"] = f"{MARK} risk ({{runs_as}} on {{gfx}})"
 
@@ -268,6 +280,8 @@ CASES: Dict[str, Any] = {
     "downstream": Case(_document("downstream.json", _vllm), _plan("vllm"), _has("vllm==9.9.9")),
     "package_meta": Case(_document("package_meta.json", _published), _plan(f"{MARK}-kernels"),
                          _has(f"{MARK}-kernels==9.9.9")),
+    "package_deps": Case(_chain, _plan(f"{MARK}-kernels"),
+                         _has(f"{MARK}-base>=1 (1.0), which needs torch==2.12.0")),
     # torch<2.14: the multi-arch rocm7.14 builds carry gfx1032 itself, so no override is needed there
     "hsa_override": Case(_document("hsa_override.json", _hsa), _plan("--rocm-gfx", "gfx1032", "torch<2.14",
                                                                      path=RADEON),

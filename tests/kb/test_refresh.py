@@ -174,6 +174,12 @@ def test_refresh_rereads_the_package_snapshot_from_the_index(
     assert "torch>=2.10" in versions["0.0.35"]["requires"]  # kept from the packaged snapshot
     vllm = next(p for p in snapshot["packages"] if p["name"] == "vllm")  # not on this index: as packaged
     assert len(vllm["releases"]) > 10
+    # vllm's chains, not re-read here, keep their packaged readings in package_deps.json.
+    deps = json.loads((_own_cache / "kb-overlay" / "package_deps.json").read_text("utf-8"))
+    from torchsmith.kb.depchain import requirement_name
+
+    named = {requirement_name(d) for r in vllm["releases"] for d in r.get("depends", ())}
+    assert named and named <= {p["name"] for p in deps["packages"]}
     # The plan follows the index past the table (which stops at 0.0.35); validate says the table is stale.
     assert main(["plan", "--gpu", "9.0", "--driver", "580.65.06", "--python", "3.12",
                  "xformers"]) == 0

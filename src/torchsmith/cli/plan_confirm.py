@@ -96,20 +96,26 @@ def confirmed(args: argparse.Namespace, ctx: Context, plan: Plan, request: Reque
     configured = configured_indexes(host.environ(), host.read_text)
     uv_own = any(w.startswith("$UV_") or w.endswith("uv.toml") for _u, w in configured)
     index = configured[0] if configured and not uv_own else None
+    from torchsmith.kb.pipsources import pip_sources
+
+    # uv reads only its own configuration: pip's sources are given to it, unless uv has its own.
+    sources = ((), ()) if uv_own else pip_sources(host.environ(), host.read_text)
     timeout = timeout or CONFIRM_SECONDS
     with waiting(args, "checking the whole plan with the installer's resolver"):
         outcome = confirm_plan(host, plan, request, glibc=machine.os.glibc or "", index=index,
-                               timeout=timeout, pairing=pairing_from(request, ctx.kb(), ctx))
+                               timeout=timeout, pairing=pairing_from(request, ctx.kb(), ctx),
+                               pip_sources=sources)
     return _said(plan, outcome, request), outcome.to_json()
 
 
 def _said(plan: Plan, outcome: Confirmation, request: Request) -> Plan:
     """The confirmation in the plan's own words: a reason, a warning, or the blocker."""
     if outcome.status == "confirmed":
-        line = f"{outcome.reason} ({len(outcome.resolved)} packages, {outcome.seconds:.1f} s)"
+        line = f"{outcome.by} resolved the whole request ({len(outcome.resolved)} packages, " \
+               f"{outcome.seconds:.1f} s)"
         if outcome.unchecked:
             line += f"; not given to it: {', '.join(outcome.unchecked)}"
-        return dataclasses.replace(plan, reasons=(*plan.reasons, line))
+        return dataclasses.replace(plan, reasons=(*plan.reasons, line), confirmed=line)
     if outcome.status == "not-confirmed":
         return dataclasses.replace(plan, warnings=(*plan.warnings, f"could not confirm the plan with the "
                                                                   f"installer's resolver: {outcome.reason}"))

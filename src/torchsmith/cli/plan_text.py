@@ -97,12 +97,19 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
     cautions = cautions_of(plan.warnings)
     if plan.reasons or cautions:
         lines.append("Why:")
-        lines.extend(why_lines(plan.reasons, width, verbose, cautions=cautions, color=color))
+        lines.extend(why_lines(_confirmed_first(plan), width, verbose, cautions=cautions, color=color))
     if plan.assumptions:
         lines.append("Assumed (not stated):")
         lines.extend(_wrapped(list(plan.assumptions), width))
     lines.extend(_details(plan, width, verbose))
     out.write("\n".join(lines) + "\n")
+
+
+def _confirmed_first(plan: Plan) -> List[str]:
+    """The reasons, the resolver's acceptance first: it is never cut from the five lines."""
+    if not plan.confirmed:
+        return list(plan.reasons)
+    return [plan.confirmed, *(r for r in plan.reasons if r != plan.confirmed)]
 
 
 def _details(plan: Plan, width: int, verbose: int) -> List[str]:

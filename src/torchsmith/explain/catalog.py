@@ -9,7 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Pattern, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Pattern,
+    Sequence,
+    Tuple,
+)
 
 from torchsmith.errors import TorchsmithError
 from torchsmith.records import dataclass
@@ -20,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATALOG_KIND",
     "CATALOG_SCHEMA",
+    "CONFIRMATIONS",
     "CONTRADICTIONS",
     "HOST_FACT_KINDS",
     "KB_FACTS",
@@ -46,7 +59,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
-                    "kb_facts", "contradicted_by", "extracted", "explains"))
+                    "kb_facts", "contradicted_by", "confirmed_by", "extracted", "explains"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
 KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
                       "conda_channel_last",
@@ -60,6 +73,8 @@ TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "pa
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only"})
+# Evidence a signature's cause needs from the text (explain.reason.CONFIRMATION_CHECKS).
+CONFIRMATIONS = frozenset({"exclusive_mode_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -162,6 +177,8 @@ class Signature:
     kb_facts: Tuple[str, ...] = ()
     # Checks of the text's facts that, when they hold, disprove this signature's cause.
     contradicted_by: Tuple[str, ...] = ()
+    # Checks of which one must hold for the cause to be stated (a weak trigger needs evidence).
+    confirmed_by: Tuple[str, ...] = ()
     # Extracted facts that state this failure however the text words it (explain.triggers).
     triggers: Tuple[str, ...] = ()
     # Effects this root cause accounts for: dropped from the answer wherever they occur.
@@ -261,12 +278,11 @@ def _kb_facts(value: Any, where: str) -> Tuple[str, ...]:
     return names
 
 
-def _contradicted_by(value: Any, where: str) -> Tuple[str, ...]:
-    names = _strings(value, where, "contradicted_by", allow_empty=True)
-    unknown = sorted(set(names) - CONTRADICTIONS)
+def _checks(value: Any, where: str, name: str, known: FrozenSet[str]) -> Tuple[str, ...]:
+    names = _strings(value, where, name, allow_empty=True)
+    unknown = sorted(set(names) - known)
     if unknown:
-        raise _invalid(where, f"unknown contradicted_by {', '.join(unknown)} "
-                              f"(known: {', '.join(sorted(CONTRADICTIONS))})")
+        raise _invalid(where, f"unknown {name} {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     return names
 
 
@@ -348,7 +364,8 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         fix_if=_fix_if(raw.get("fix_if", {}), where),
         fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
-        contradicted_by=_contradicted_by(raw.get("contradicted_by", []), where),
+        contradicted_by=_checks(raw.get("contradicted_by", []), where, "contradicted_by", CONTRADICTIONS),
+        confirmed_by=_checks(raw.get("confirmed_by", []), where, "confirmed_by", CONFIRMATIONS),
         triggers=_triggers(raw.get("extracted", []), where),
         explains=_strings(raw.get("explains", []), where, "explains", allow_empty=True),
     )

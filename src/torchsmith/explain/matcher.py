@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tup
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
-from torchsmith.explain.reason import capability, conclusions, contradiction, plan_flags
+from torchsmith.explain.reason import blocked, capability, conclusions, plan_flags
 from torchsmith.explain.triggers import fired
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
@@ -354,7 +354,8 @@ class Report:
 
     extracted: Extracted
     explanations: List[Explanation]
-    # Signatures whose pattern matched but whose cause the text's facts disprove: (id, evidence).
+    # Signatures whose pattern matched but whose cause the text's facts disprove, or do not show
+    # the evidence it needs (``confirmed_by``): (id, why).
     contradicted: List[Tuple[str, str]] = field(default_factory=list)
 
 
@@ -411,15 +412,15 @@ def explain_report(
     found_list = sorted(found_list + triggered, key=lambda f: (f.signature.priority, f.offset))
     if not found_list:
         return report
-    explained = {other for found in found_list for other in found.signature.explains
-                 if not contradiction(found.signature.contradicted_by, read, found.facts, kb)}
+    explained = {other for f in found_list for other in f.signature.explains
+                 if not blocked(f.signature.contradicted_by, f.signature.confirmed_by, read, f.facts, kb)}
     found_list = [found for found in found_list if found.signature.id not in explained]
     jetson = jetson_context(text, machine, kb)
     if not plan_args and machine is None:  # no machine at hand: the one the text names
         plan_args = plan_flags(read.environment, kb)
     for found in found_list:
         sig = found.signature
-        against = contradiction(sig.contradicted_by, read, found.facts, kb)
+        against = blocked(sig.contradicted_by, sig.confirmed_by, read, found.facts, kb)
         if against:
             report.contradicted.append((sig.id, against))
             continue

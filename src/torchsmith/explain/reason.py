@@ -19,7 +19,8 @@ from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
-__all__ = ["CONTRADICTION_CHECKS", "capability", "conclusions", "contradiction", "plan_flags"]
+__all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability", "conclusions",
+           "contradiction", "plan_flags"]
 
 
 # --- the machine the text describes ------------------------------------------------------------
@@ -343,3 +344,32 @@ def contradiction(
         if evidence:
             return evidence
     return None
+
+
+# --- evidence a cause needs: a weak trigger (a phrase several causes print) states its cause only
+# when the text shows what sets that cause apart; otherwise the family signature speaks -----------
+
+
+def _exclusive_mode_shown(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """nvidia-smi shows a GPU in an exclusive or prohibited compute mode."""
+    mode = extracted.environment.compute_mode
+    return f"nvidia-smi shows the compute mode {mode}" if mode else None
+
+
+CONFIRMATION_CHECKS: Dict[
+    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
+] = {
+    "exclusive_mode_shown": _exclusive_mode_shown,
+}
+
+
+def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extracted: Extracted,
+            facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Why a signature's cause is not stated: evidence against it, or none of the evidence it needs."""
+    against = contradiction(contradicted_by, extracted, facts, kb)
+    if against or not confirmed_by:
+        return against
+    if any(CONFIRMATION_CHECKS[name](extracted, facts, kb) for name in confirmed_by):
+        return None
+    return f"not shown in the text: {' or '.join(n.replace('_', ' ') for n in confirmed_by)}"

@@ -23,6 +23,9 @@ from torchsmith.redact import redact
 if TYPE_CHECKING:  # the refusal's reader (packaging's parsers) is imported only for a refusal
     from torchsmith.plan.conflict_words import Need, Pair, Pairing
 
+# pip's configured (extra index URLs, find-links): kb.pipsources.pip_sources.
+PipSources = Tuple[Tuple[str, ...], Tuple[str, ...]]
+
 __all__ = ["CONFIRM_SECONDS", "Confirmation", "confirm_plan", "skip_reason"]
 
 
@@ -91,9 +94,10 @@ def skip_reason(mode: str, request: Request, reached: bool) -> str:
 
 def confirm_plan(host: Host, plan: Plan, request: Request, *, glibc: str = "",
                  index: Optional[Tuple[str, str]] = None, timeout: float = CONFIRM_SECONDS,
-                 pairing: Optional[Pairing] = None) -> Confirmation:
+                 pairing: Optional[Pairing] = None, pip_sources: PipSources = ((), ())) -> Confirmation:
     """Dry-run the whole plan through uv (else pip); ``index``: (url, where) of the index the user
-    configured, when only pip's configuration names it (uv reads its own)."""
+    configured, when only pip's configuration names it, and ``pip_sources``: pip's configured
+    (extra index URLs, find-links), given to uv, which does not read pip's configuration (pip does)."""
     if not plan.ok:
         return Confirmation("skipped", "the plan found no working stack: nothing to confirm")
     given = _inputs(plan, request)
@@ -102,7 +106,8 @@ def confirm_plan(host: Host, plan: Plan, request: Request, *, glibc: str = "",
     uv = find_uv(host)
     start = time.monotonic()
     if uv is not None:
-        argv = _uv_argv(uv, given, glibc=glibc, index=index, python=host.platform().python_executable)
+        argv = _uv_argv(uv, given, glibc=glibc, index=index, python=host.platform().python_executable,
+                        pip_sources=pip_sources)
         env = {} if "UV_HTTP_RETRIES" in host.environ() else {"UV_HTTP_RETRIES": "1"}
         result = host.run(argv, timeout=timeout, env=env, stdin="".join(f"{line}\n" for line in given.lines))
         by = "uv pip compile"
@@ -170,8 +175,8 @@ def _uv_platform(platform: str, glibc: str) -> Optional[str]:
     return target
 
 
-def _uv_argv(uv: str, given: _Inputs, *, glibc: str, index: Optional[Tuple[str, str]], python: str
-             ) -> List[str]:
+def _uv_argv(uv: str, given: _Inputs, *, glibc: str, index: Optional[Tuple[str, str]], python: str,
+             pip_sources: PipSources = ((), ())) -> List[str]:
     plan, request = given.plan, given.request
     argv = [uv, "pip", "compile", "-", "--no-header", "--no-annotate", "--color", "never", "--no-progress"]
     # The interpreter running torchsmith builds any source distribution's metadata; the target's
@@ -186,7 +191,10 @@ def _uv_argv(uv: str, given: _Inputs, *, glibc: str, index: Optional[Tuple[str, 
         argv += ["--default-index", index[0]]
     for url in given.indexes:  # ranked before the default, as install's uv steps do (first-index)
         argv += ["--index", url]
-    for url in given.links:
+    extra, links = pip_sources
+    for url in extra:  # after the planned indexes: uv ranks --index before --extra-index-url
+        argv += ["--extra-index-url", url]
+    for url in (*given.links, *links):
         argv += ["--find-links", url]
     if request.allow_prerelease:
         argv += ["--prerelease", "allow"]

@@ -6,7 +6,9 @@ newest torch release in the data, or they are stale caches of what the indexes p
 - every package a companion or downstream table names is in the snapshot (so the planner can
   read past the table);
 - a table of torch pins (``torch_requirements``) reaches the newest release the snapshot saw of
-  its package (a ``.post`` of the same release counts as reached).
+  its package (a ``.post`` of the same release counts as reached);
+- the stored dependency lists (``depends``, followed to torch offline) are well-formed and name
+  packages the snapshot or ``package_deps.json`` holds (kb/depchain.py).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def coverage_problems(kb: KnowledgeBase) -> List[str]:
         if table and seen and max(_base(v) for v in seen) > max(_base(v) for v in table):
             problems.append(f"the {name} torch pins stop at {max(table, key=_base)}; its index has "
                             f"{max(seen, key=_base)} (snapshot of {packages[canonical(name)]['retrieved']})")
+    from torchsmith.kb.depchain import depends_problems
+
+    problems.extend(depends_problems(snapshot, kb.document("package_deps")))
     return problems
 
 

@@ -114,6 +114,18 @@ def _package_meta(data: Document) -> None:
         raise ValueError("torch_newest is not a version")
 
 
+def _package_deps(data: Document) -> None:
+    """The packages the snapshot's requirements lead to torch through (kb/depchain.py)."""
+    for key in ("retrieved", "index"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"missing {key!r}")
+    for number, package in enumerate(data["packages"]):
+        if not isinstance(package.get("name"), str) or not isinstance(package.get("releases"), list):
+            raise ValueError(f"package {number}: missing 'name' or 'releases'")
+        if any(not isinstance(r.get("version"), str) for r in package["releases"]):
+            raise ValueError(f"package {package['name']}: a release without a version")
+
+
 def _error_vocab(data: Document) -> None:
     """Vendor error enums (CUDA, HIP, NCCL, cuBLAS, cuDNN) and sonames: every row names known sources."""
     import re
@@ -178,6 +190,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
+    "package_deps": ("package_deps.json", "packages requirements lead to torch through", _package_deps),
     "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, cuBLAS, cuDNN, sonames)",
                     _error_vocab),
     "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),

@@ -220,6 +220,7 @@ class Inherited:
 
     chain: str  # "pyannote-audio>=4.0.0 (4.0.7), which needs torch>=2.8.0"
     allowed: FrozenSet[str]  # the torch releases (public versions) some release in range allows
+    python: str = ""  # the oldest newer Python ("3.10") its releases install on, when the planned one is not
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ class RefreshError(TorchsmithError):
 # --- the user's package index ---------------------------------------------------------------
 
 
-def _pip_config_files(env: Mapping[str, str]) -> List[str]:
+def pip_config_files(env: Mapping[str, str]) -> List[str]:
+    """pip's configuration files, in the order pip reads them (a later one wins)."""
     if env.get("PIP_CONFIG_FILE"):
         return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
     home = env.get("HOME") or os.path.expanduser("~")
@@ -89,7 +90,7 @@ def configured_indexes(environ: Mapping[str, str], read: Callable[[str], Optiona
         if env.get(name):
             found.append((env[name].strip(), f"${name}"))
     pip_url: Optional[Tuple[str, str]] = None
-    for path in _pip_config_files(env):
+    for path in pip_config_files(env):
         parser = configparser.RawConfigParser()
         try:
             parser.read_string(read(path) or "", source=path)
@@ -271,8 +272,8 @@ def _refresh(*, overlay_dir: str, fetch: Fetch, index_base: Optional[str], varia
              "cuda.json": {"toolkits": toolkits}, REFRESH_FILE: provenance}
     files.update(documents)
     if package_indexes:  # the packages' own metadata, re-read from the user's index
-        files["package_meta.json"] = _package_snapshot(packaged, fetch, package_indexes[0], pypi,
-                                                       newest=newest, date=date, timeout=timeout, read=read)
+        files.update(_package_snapshot(packaged, fetch, package_indexes[0], pypi,  # and package_deps.json
+                                       newest=newest, date=date, timeout=timeout, read=read))
     if wheel_pages:  # projects' own pages (wheel_pages.json): packages named by the files they list
         from torchsmith.kb.wheel_pages import apply_wheel_pages
 
@@ -330,12 +331,13 @@ def _variant_labels(packaged: KnowledgeBase, fetch: Fetch, variant_index: Union[
 
 def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: Mapping[str, object], *,
                       newest: str, date: str, timeout: float, read: List[Dict[str, Any]]
-                      ) -> Dict[str, object]:
+                      ) -> Dict[str, Dict[str, object]]:
     from torchsmith.kb.metaread import refresh_snapshot
 
     finals = [v for v in pypi if not re.search(r"(a|b|rc|dev)\d*", v)] or [newest]
     return refresh_snapshot(packaged.document("package_meta"), fetch, index,
-                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read)
+                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read,
+                            packaged_deps=packaged.document("package_deps"))
 
 
 def _recent_variants(kb: KnowledgeBase) -> List[str]:

@@ -36,6 +36,9 @@ _UV_MISSING = re.compile(rf"(?P<name>{_NAME}) was not found in the (?:package re
 _PIP_NEED = re.compile(rf"^\s*(?P<who>{_NAME}) (?P<version>[^\s]+) depends on (?P<what>{_NAME})"
                        rf"(?P<whatspec>{_SPEC})?", re.MULTILINE)
 _PIP_USER = re.compile(rf"^\s*The user requested (?:\(constraint\) )?(?P<req>{_NAME}{_SPEC}?)", re.MULTILINE)
+# pip's progress: "Collecting beta>=2 (from alpha==1.0)" says who asked for a dependency.
+_PIP_FROM = re.compile(rf"^\s*Collecting (?P<what>{_NAME})(?P<whatspec>{_SPEC})?[^(\n]*"
+                       rf"\(from (?P<who>{_NAME})(?:==(?P<version>[^\s,()>-]+))?", re.MULTILINE)
 _PIP_MISSING = re.compile(rf"No matching distribution found for (?P<req>{_NAME}{_SPEC}?)")
 # A resolver that could not reach its index says so in words like these (uv, then pip).
 _UNREACHABLE = ("Failed to fetch", "error sending request", "tcp connect error", "dns error",
@@ -100,6 +103,7 @@ def parse_failure(text: str) -> ResolverFailure:
     for match in _PIP_NEED.finditer(text):
         needs.append(Need(canonical(_bare(match.group("who"))), match.group("version"),
                           canonical(_bare(match.group("what"))), match.group("whatspec") or ""))
+    needs.extend(_pip_askers(text, needs))
     required: List[str] = []
     for match in _UV_REQUIRE.finditer(flat):
         parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("list"))
@@ -109,6 +113,24 @@ def parse_failure(text: str) -> ResolverFailure:
     missing.extend(m.group("req") for m in _PIP_MISSING.finditer(text))
     return ResolverFailure(tuple(dict.fromkeys(needs)), tuple(dict.fromkeys(required)),
                            tuple(dict.fromkeys(missing)), _first_error(text))
+
+
+def _pip_askers(text: str, needs: List[Need]) -> List[Need]:
+    """Who asked for each package in pip's conflict, from its "Collecting ... (from ...)" lines
+    (the conflict list itself does not say), up the chain to what the user asked for."""
+    asked: Dict[str, Need] = {}
+    for match in _PIP_FROM.finditer(text):
+        what = canonical(_bare(match.group("what")))
+        asked.setdefault(what, Need(canonical(_bare(match.group("who"))), match.group("version") or "",
+                                    what, match.group("whatspec") or ""))
+    found: List[Need] = []
+    wanted = [n.who for n in needs]
+    while wanted:
+        parent = asked.pop(wanted.pop(0), None)
+        if parent is not None and parent not in needs:
+            found.append(parent)
+            wanted.append(parent.who)
+    return found
 
 
 def _bare(name: str) -> str:

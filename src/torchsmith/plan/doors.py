@@ -292,10 +292,23 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
                               f"{_torch_text(job)} -> torch=={paired[0]}",
                               plan_command(_with_torch(job, f"torch=={paired[0]}"))))
     if package in job.wanted and package != "torch":
+        doors.extend(_dependency_python_door(job, package))
         doors.append(Door("requirement", f"drop or relax {blocker.constraint} (the torch that runs here "
                                          f"is newer than it allows)", f"remove {job.wanted[package].text}",
                           plan_command(_without(job, package))))
     return doors
+
+
+def _dependency_python_door(job: Job, package: str) -> List[Door]:
+    """A dependency of ``package`` that needs a newer Python: plan for that Python."""
+    from torchsmith.plan.published import newer_python_for
+
+    python, chain = newer_python_for(job, package)
+    if not python:
+        return []
+    return [Door("python", f"{chain}: plan for Python {python} (create the environment with e.g. "
+                           f"`uv venv --python {python}`)", f"Python {job.view.python} -> {python}",
+                 plan_command(job.request.requirements, f"--python {python}"))]
 
 
 def _driver_door(job: Job, walk: Walk) -> List[Door]:

@@ -233,6 +233,9 @@ class Plan:
     # Requirements asked for that have no torch- or GPU-specific build (``numpy``, ``ftfy>=6``),
     # as written: every render installs them last from the configured index, torch pins kept.
     unplanned: Tuple[str, ...] = ()
+    # The reason saying the installer's own resolver accepted the whole request (plan --confirm):
+    # shown first in the why, as the strongest proof the answer installs.
+    confirmed: str = ""
 
     @property
     def ok(self) -> bool:

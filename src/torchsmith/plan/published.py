@@ -47,6 +47,15 @@ def snapshot_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
     return None
 
 
+def dependency_record(kb: KnowledgeBase, name: str) -> Optional[PackageRecord]:
+    """A package the snapshot's requirements lead to torch through (``package_deps.json``, read
+    only here: when a chain is followed offline)."""
+    for package in kb.document("package_deps")["packages"]:
+        if canonical(package["name"]) == name:
+            return PackageRecord.from_json(package)
+    return None
+
+
 def covered_names(kb: KnowledgeBase) -> List[str]:
     """Every package the shipped snapshot or a hand-kept table covers (never read live)."""
     snapshot = [canonical(str(p["name"])) for p in kb.document("package_meta")["packages"]]
@@ -93,7 +102,8 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
     environment = marker_environment(job.view)
 
     def lookup(name: str) -> Optional[PackageRecord]:
-        found = next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+        found = (next((r for r in job.request.published if r.name == name), None) or snapshot_record(kb, name)
+                 or dependency_record(kb, name))
         return found.read_against(torch_releases(kb)) if found is not None else None
 
     def fits(release: ReleaseRecord, torch: str) -> bool:
@@ -103,6 +113,19 @@ def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:
 
     return with_inherited(record, [r.version for r in kb.releases], lookup, fits,
                           lambda r: r.applied(environment, ()), python=job.view.python.rstrip("t"))
+
+
+def newer_python_for(job: Job, name: str) -> Tuple[str, str]:
+    """(Python "3.10", the chain) when the newest release of ``name`` within what is asked is held
+    back by a dependency none of whose releases installs on the planned Python; else ("", "")."""
+    record = record_for(job, name) if name in job.wanted else None
+    want = job.wanted.get(name)
+    for release in record.releases if record is not None else ():
+        if want is not None and not spec_allows(want.spec, release.public):
+            continue
+        held = next((i for i in release.inherited if i.python and not i.allowed), None)
+        return (held.python, f"{name} {release.version} needs {held.chain}") if held else ("", "")
+    return "", ""
 
 
 def relates_to_torch(record: Optional[PackageRecord]) -> bool:

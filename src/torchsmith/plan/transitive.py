@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.kb.pkgmeta import Inherited, PackageRecord, ReleaseRecord, canonical
 
@@ -46,11 +46,13 @@ class _Walk:
         self.every = frozenset(torches)
         self.python = ""
         self.memo: Dict[Tuple[str, str, int], Optional[Inherited]] = {}
+        self.varied: Set[str] = set()  # chains whose dependency's releases need different torches
 
     def inherited(self, release: ReleaseRecord, depth: int, path: Tuple[str, ...]) -> Tuple[Inherited, ...]:
         """One Inherited per dependency of ``release`` that narrows torch."""
         if depth <= 0:
             return ()
+        own: Optional[FrozenSet[str]] = None  # the torches the release's own pins allow
         found: List[Inherited] = []
         for line in release.depends:
             parsed = _NAME.match(line)
@@ -62,8 +64,15 @@ class _Walk:
             key = (name, spec, depth)
             if key not in self.memo:
                 self.memo[key] = self._through(name, spec, depth, path)
-            if self.memo[key] is not None:
-                found.append(self.memo[key])  # type: ignore[arg-type]
+            through = self.memo[key]
+            if through is None:
+                continue
+            if own is None:
+                own = frozenset(t for t in self.torches if self.fits(release, t))
+            # Said where it narrows what the release allows, or where which release of the
+            # dependency installs depends on the torch chosen.
+            if not own <= through.allowed or through.chain in self.varied:
+                found.append(through)
         return tuple(found)
 
     def _through(self, name: str, spec: str, depth: int, path: Tuple[str, ...]) -> Optional[Inherited]:
@@ -77,21 +86,25 @@ class _Walk:
         if in_range and not candidates:  # none of them installs on the planned Python
             newest = in_range[0]
             return Inherited(f"{name}{spec} ({newest.version}), which needs Python {newest.requires_python}",
-                             frozenset())
+                             frozenset(), _newer_python(self.python, [r.requires_python for r in in_range]))
         allowed: FrozenSet[str] = frozenset()
         needs: Dict[str, str] = {}  # what a release needs -> the newest release that needs it
+        pythons: List[str] = []  # what deeper dependencies need of Python
         for release in candidates:
             deeper = self.inherited(release, depth - 1, (*path, name))
             allowed |= frozenset(t for t in self.torches if self.fits(release, t)
                                  and all(t in i.allowed for i in deeper))
             needs.setdefault(_needs(release, deeper), release.version)
+            pythons.extend(i.python for i in deeper if i.python and not i.allowed)
         if not candidates or allowed >= self.every:
             return None
+        python = "" if allowed or len(pythons) < len(candidates) else min(pythons, key=_minor)
         if len(needs) == 1:
             only = next(iter(needs))
-            return Inherited(f"{name}{spec} ({candidates[0].version}), which needs {only}", allowed)
+            return Inherited(f"{name}{spec} ({candidates[0].version}), which needs {only}", allowed, python)
         said = " or ".join(f"{need} ({version})" for need, version in list(needs.items())[:3])
-        return Inherited(f"{name}{spec}, whose releases need {said}", allowed)
+        self.varied.add(f"{name}{spec}, whose releases need {said}")
+        return Inherited(f"{name}{spec}, whose releases need {said}", allowed, python)
 
     def _python_ok(self, release: ReleaseRecord) -> bool:
         if not self.python or not release.requires_python:
@@ -102,6 +115,20 @@ class _Walk:
             return SpecifierSet(release.requires_python).contains(self.python, prereleases=True)
         except InvalidSpecifier:
             return True
+
+
+def _minor(python: str) -> int:
+    return int(python.split(".")[1])
+
+
+def _newer_python(planned: str, requires: Sequence[str]) -> str:
+    """The oldest Python 3 newer than ``planned`` that some of ``requires`` (Requires-Python) allow."""
+    if not planned.startswith("3.") or not planned[2:].isdigit():
+        return ""
+    for minor in range(_minor(planned) + 1, 30):
+        if any(_allows(spec, f"3.{minor}") for spec in requires if spec):
+            return f"3.{minor}"
+    return ""
 
 
 @lru_cache(maxsize=4096)

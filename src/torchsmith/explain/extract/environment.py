@@ -56,6 +56,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("cuda", re.compile(r"/usr/local/cuda-(?P<v>\d{1,2}\.\d)")),
+    # nvidia-smi's compute mode: the table's "Compute M." cell, `-q`'s line, `-c` being set
+    ("compute_mode", re.compile(r"(?P<v>E\. Process|E\. Thread|Prohibited) {0,4}\||Compute Mode\s{0,40}: "
+                                r"(?P<v2>Exclusive_Process|Exclusive_Thread|Prohibited)|"
+                                r"nvidia-smi [^\n]{0,40}-c (?P<v3>EXCLUSIVE_PROCESS|PROHIBITED)\b")),
     # "cuda12.1", "CUDA 11.8", "CUDA-12.4" in words (not nvidia-smi's "CUDA Version: 12.2")
     ("cuda", re.compile(r"\b(?:CUDA|[Cc]uda)[ -]?(?P<v>\d{1,2}\.\d)\b")),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
@@ -103,6 +107,9 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         r"|^\s*pytorch\s+[\d.]+\s+py[\d.]+_cpu_\d|^\s*cpuonly\s+[\d.]+\s"
                         r"|PyTorch version: [\d.]+\+cpu\b", re.MULTILINE)
+
+
+_COMPUTE_MODE_WORDS = ("E. ", "Prohibited", "PROHIBITED", "Exclusive_", "EXCLUSIVE_")
 
 
 def _first(pattern: re.Pattern[str], text: str) -> Optional[str]:
@@ -162,6 +169,7 @@ _SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
     ("torch", lambda e, v: setattr(e, "torch", v)),
     ("torch_cuda", lambda e, v: setattr(e, "torch_cuda", v)),
     ("cuda", lambda e, v: setattr(e, "cuda", v)),
+    ("compute_mode", lambda e, v: setattr(e, "compute_mode", v)),
     ("python", lambda e, v: setattr(e, "python", v if "." in v else f"3.{v}")),
     ("rocm", lambda e, v: setattr(e, "rocm", v)),
     ("gfx", lambda e, v: setattr(e, "gfx", v)),
@@ -175,6 +183,8 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))
     for name, pattern in _VALUES:
+        if name == "compute_mode" and not any(w in text for w in _COMPUTE_MODE_WORDS):
+            continue  # a prefilter: the pattern starts with alternatives
         if getattr(env, name) in (None, ""):
             value = _first(pattern, text)
             if value:

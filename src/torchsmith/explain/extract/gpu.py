@@ -35,6 +35,12 @@ _CODES = (
     (re.compile(r"\bError (?P<code>\d{1,3}): (?P<message>[a-zA-Z][^\n]{3,120})"), "cuda"),
     # "CUDA error 209" / "cuda runtime error (209)"
     (re.compile(r"\b(?P<api>CUDA|cuda)(?: runtime)? error \(?(?P<code>\d{1,3})\)?"), ""),
+    # A runtime call's status as a number: deviceQuery's "cudaGetDeviceCount returned 100",
+    # glog's "Check failed: error == cudaSuccess (803 vs. 0)"
+    (re.compile(r"\bcuda[A-Z]\w{2,40}(?:\(\))? returned (?:error )?\(?(?P<code>\d{1,3})\)?"), "cuda"),
+    (re.compile(r"== cudaSuccess \((?P<code>\d{1,3}) vs\. 0\)"), "cuda"),
+    # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"
+    (re.compile(r"Cuda failure '(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
 )
 _NCCL_ERROR = re.compile(
     r"(?:NCCL error in:? [^\n]*?|ProcessGroupNCCL\.cpp:\d+), (?P<message>[^\n]+?)"

@@ -167,6 +167,7 @@ class Environment:
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
+    compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 
 

@@ -1,0 +1,77 @@
+"""A phrase several causes print states the family (candidates, no cause asserted); the specific
+cause needs the evidence that sets it apart (``confirmed_by``) or a fact that proves it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+from .test_signatures import read_sample
+
+CORPUS = Path(__file__).parent / "corpus"
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_devices_unavailable_alone_is_the_family_with_its_checks() -> None:
+    # microsoft/WSL#6014: the same status a Windows build regression gave; nothing shows a compute mode.
+    text = read_sample(CORPUS / "cuda-devices-unavailable--1.txt")[1]
+    report = explain_report(text, CATALOG, kb=KB)
+    (found,) = report.explanations
+    assert found.signature.id == "cuda-devices-unavailable" and len(found.candidates) == 3
+    assert ("gpu-exclusive-mode", "not shown in the text: exclusive mode shown") in report.contradicted
+
+
+def test_exclusive_mode_is_stated_where_nvidia_smi_shows_it() -> None:
+    text = read_sample(CORPUS / "gpu-exclusive-mode--1.txt")[1]  # NVIDIA/DIGITS#2005: "E. Process"
+    assert extract(text, KB).environment.compute_mode == "E. Process"
+    assert stated(text) == ["gpu-exclusive-mode"]
+    for shown in ("    Compute Mode                          : Exclusive_Process",
+                  "$ sudo nvidia-smi -i 0 -c EXCLUSIVE_PROCESS"):
+        assert stated("all CUDA-capable devices are busy or unavailable\n" + shown) == ["gpu-exclusive-mode"]
+    # A "Default" compute mode is no evidence.
+    default = text.replace("E. Process", "   Default")
+    assert extract(default, KB).environment.compute_mode is None
+    assert stated(default) == ["cuda-devices-unavailable"]
+
+
+def test_no_cuda_gpus_and_hip_no_code_assert_no_single_cause() -> None:
+    for text, sig in (("RuntimeError: No CUDA GPUs are available", "no-cuda-gpus-available"),
+                      ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+                       "hip-invalid-device-function")):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == sig and len(found.candidates) >= 2
+
+
+def test_a_cuda_status_printed_as_a_number_is_looked_up_in_the_enum() -> None:
+    # deviceQuery (microsoft/WSL#6772) and glog's CHECK (NVIDIA/nvidia-docker#1256) print the code only.
+    query = "cudaGetDeviceCount returned 100\n-> no CUDA-capable device is detected\nResult = FAIL"
+    assert [g.name for g in extract(query, KB).gpu_errors] == ["cudaErrorNoDevice"]
+    assert stated(query) == ["no-cuda-gpus-available"]
+    check = "CUDA: Check failed: e == cudaSuccess (803 vs. 0) : something went wrong"
+    assert [g.name for g in extract(check, KB).gpu_errors] == ["cudaErrorSystemDriverMismatch"]
+    (found,) = explain_report(check, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-driver-combination-unsupported" and len(found.candidates) == 2
+
+
+def test_kernel_errors_are_one_family_and_an_assertion_is_its_own_cause() -> None:
+    for message in ("an illegal memory access was encountered", "unspecified launch failure",
+                    "misaligned address"):
+        (found,) = explain_report(f"RuntimeError: CUDA error: {message}", CATALOG, kb=KB).explanations
+        assert found.signature.id == "cuda-kernel-fault" and found.candidates
+    assert stated("RuntimeError: CUDA error: device-side assert triggered") == ["device-side-assert"]
+
+
+def test_the_stub_library_is_a_cause_the_enum_proves() -> None:
+    text = read_sample(CORPUS / "libcuda-stub-loaded--1.txt")[1]  # NCCL's CUDACHECK wording
+    assert [g.name for g in extract(text, KB).gpu_errors] == ["cudaErrorStubLibrary"]
+    assert stated(text) == ["libcuda-stub-loaded"]
