@@ -61,6 +61,11 @@ def test_configured_indexes(tmp_path: Path) -> None:
     conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")
     env: Dict[str, str] = {"PIP_CONFIG_FILE": str(conf), "HOME": str(tmp_path)}
     assert configured_indexes(env, read) == [("https://mirror.example/simple", str(conf))]
+    both = tmp_path / "both.conf"  # pip install's own section wins over [global]
+    both.write_text("[global]\nindex-url = https://mirror.example/simple\n"
+                    "[install]\nindex-url = https://install.example/simple\n")
+    assert configured_indexes({**env, "PIP_CONFIG_FILE": str(both)}, read) == [
+        ("https://install.example/simple", str(both))]
     env["UV_DEFAULT_INDEX"] = "https://uv.example/simple"
     assert configured_indexes(env, read)[0] == ("https://uv.example/simple", "$UV_DEFAULT_INDEX")
     uv = tmp_path / ".config" / "uv"
