@@ -91,3 +91,11 @@ def test_no_working_triton_is_the_family_unless_the_platform_message_is_there() 
     assert found.signature.id == "triton-not-working" and len(found.candidates) == 2
     both = "RuntimeError: Windows not yet supported for torch.compile\n" + text
     assert stated(both) == ["torch-compile-unsupported-platform"]
+
+
+def test_nvml_unknown_error_is_lost_access_only_where_the_text_says_so() -> None:
+    lost = read_sample(CORPUS / "container-lost-gpu-access--1.txt")[1]  # "... daemon-reload ..."
+    assert stated(lost) == ["container-lost-gpu-access"]
+    bare = read_sample(CORPUS / "nvml-unknown-error--1.txt")[1]
+    (found,) = explain_report(bare, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvml-unknown-error" and len(found.candidates) == 3
