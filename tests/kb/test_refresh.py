@@ -61,6 +61,11 @@ def test_configured_indexes(tmp_path: Path) -> None:
     conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")
     env: Dict[str, str] = {"PIP_CONFIG_FILE": str(conf), "HOME": str(tmp_path)}
     assert configured_indexes(env, read) == [("https://mirror.example/simple", str(conf))]
+    both = tmp_path / "both.conf"  # pip install's own section wins over [global]
+    both.write_text("[global]\nindex-url = https://mirror.example/simple\n"
+                    "[install]\nindex-url = https://install.example/simple\n")
+    assert configured_indexes({**env, "PIP_CONFIG_FILE": str(both)}, read) == [
+        ("https://install.example/simple", str(both))]
     env["UV_DEFAULT_INDEX"] = "https://uv.example/simple"
     assert configured_indexes(env, read)[0] == ("https://uv.example/simple", "$UV_DEFAULT_INDEX")
     uv = tmp_path / ".config" / "uv"
@@ -174,6 +179,12 @@ def test_refresh_rereads_the_package_snapshot_from_the_index(
     assert "torch>=2.10" in versions["0.0.35"]["requires"]  # kept from the packaged snapshot
     vllm = next(p for p in snapshot["packages"] if p["name"] == "vllm")  # not on this index: as packaged
     assert len(vllm["releases"]) > 10
+    # vllm's chains, not re-read here, keep their packaged readings in package_deps.json.
+    deps = json.loads((_own_cache / "kb-overlay" / "package_deps.json").read_text("utf-8"))
+    from torchsmith.kb.depchain import requirement_name
+
+    named = {requirement_name(d) for r in vllm["releases"] for d in r.get("depends", ())}
+    assert named and named <= {p["name"] for p in deps["packages"]}
     # The plan follows the index past the table (which stops at 0.0.35); validate says the table is stale.
     assert main(["plan", "--gpu", "9.0", "--driver", "580.65.06", "--python", "3.12",
                  "xformers"]) == 0

@@ -10,7 +10,7 @@ read (torchsmith assumes no registry) and the plan says it could not check.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.errors import FetchError
 from torchsmith.kb.pkgmeta import (
@@ -253,7 +253,9 @@ def refresh_snapshot(packaged: Mapping[str, Any], fetch: Fetch, index: str, *, t
                          "releases": _merged(new, old.get("releases", []))})
     kept, through = with_chains(fresh, fetch, [(index, "")], timeout=timeout, most=SNAPSHOT_FOLLOW_MOST,
                                 seconds=SNAPSHOT_FOLLOW_SECONDS)
-    held = {r.name for r in through} | {canonical(str(p["name"])) for p in packages}
+    # A dependency this index did not lead to keeps its packaged reading while a kept release names it.
+    earlier = {canonical(str(p["name"])): p for p in (packaged_deps or {}).get("packages") or ()}
+    held = {r.name for r in through} | {canonical(str(p["name"])) for p in packages} | set(earlier)
     depends = {(r.name, x.version): x.depends for r in kept for x in r.releases}
     for package in packages:
         for release in package["releases"]:  # type: ignore[attr-defined]
@@ -268,7 +270,26 @@ def refresh_snapshot(packaged: Mapping[str, Any], fetch: Fetch, index: str, *, t
     about = str((packaged_deps or {}).get("about") or "The packages the snapshot's requirements lead to "
                 "torch through, read as a live plan reads them (`torchsmith kb refresh`).")
     deps = dependency_document(through, held, retrieved=today, index=shown, about=about)
+    deps["packages"].extend(_still_named(earlier, packages, {r.name for r in through}))
     return {"package_meta.json": document, "package_deps.json": deps}
+
+
+def _still_named(earlier: Mapping[str, Mapping[str, Any]], packages: Sequence[Mapping[str, Any]],
+                 read: Collection[str]) -> List[Mapping[str, Any]]:
+    """The packaged dependency records not read again that a stored ``depends`` still names."""
+    from torchsmith.kb.depchain import requirement_name
+
+    named: List[str] = []
+    frontier: List[Mapping[str, Any]] = list(packages)
+    while frontier:
+        package = frontier.pop()
+        for release in package.get("releases") or ():
+            for line in release.get("depends") or ():
+                name = requirement_name(str(line))
+                if name in earlier and name not in read and name not in named:
+                    named.append(name)
+                    frontier.append(earlier[name])
+    return [earlier[n] for n in sorted(named)]
 
 
 def _merged(new: PackageRecord, before_json: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:

@@ -96,7 +96,7 @@ def configured_indexes(environ: Mapping[str, str], read: Callable[[str], Optiona
             parser.read_string(read(path) or "", source=path)
         except configparser.Error:
             continue
-        for section in ("global", "install", "download"):
+        for section in ("install", "global"):  # pip install's own section wins over [global]
             if parser.has_option(section, "index-url"):
                 pip_url = (parser.get(section, "index-url").strip(), path)
                 break
