@@ -75,3 +75,27 @@ def test_the_stub_library_is_a_cause_the_enum_proves() -> None:
     text = read_sample(CORPUS / "libcuda-stub-loaded--1.txt")[1]  # NCCL's CUDACHECK wording
     assert [g.name for g in extract(text, KB).gpu_errors] == ["cudaErrorStubLibrary"]
     assert stated(text) == ["libcuda-stub-loaded"]
+
+
+def test_a_half_kernel_missing_on_the_gpu_is_not_called_the_cpus() -> None:
+    cpu = "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'"
+    assert stated(cpu) == ["fp16-on-cpu"]
+    gpu = "RuntimeError: \"nll_loss2d_forward_out_cuda_kernel\" not implemented for 'Half'"
+    report = explain_report(gpu, CATALOG, kb=KB)
+    assert not report.explanations and report.contradicted[0][0] == "fp16-on-cpu"
+
+
+def test_no_working_triton_is_the_family_unless_the_platform_message_is_there() -> None:
+    text = read_sample(CORPUS / "triton-not-working--1.txt")[1]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "triton-not-working" and len(found.candidates) == 2
+    both = "RuntimeError: Windows not yet supported for torch.compile\n" + text
+    assert stated(both) == ["torch-compile-unsupported-platform"]
+
+
+def test_nvml_unknown_error_is_lost_access_only_where_the_text_says_so() -> None:
+    lost = read_sample(CORPUS / "container-lost-gpu-access--1.txt")[1]  # "... daemon-reload ..."
+    assert stated(lost) == ["container-lost-gpu-access"]
+    bare = read_sample(CORPUS / "nvml-unknown-error--1.txt")[1]
+    (found,) = explain_report(bare, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvml-unknown-error" and len(found.candidates) == 3

@@ -321,6 +321,14 @@ def _amd_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names an AMD GPU ({amd[0]}) and no NVIDIA one: a CUDA build on an AMD machine"
 
 
+def _op_on_gpu(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The kernel the message names is a GPU one ("topk_cuda", "..._cuda_kernel"): not the CPU's."""
+    op = str(facts.get("op") or "")
+    if not re.search(r"cuda|cudnn|hip|mps", op, re.IGNORECASE):
+        return None
+    return f"the kernel it names, {op}, is a GPU kernel: this ran on the GPU, not the CPU"
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -332,6 +340,7 @@ CONTRADICTION_CHECKS: Dict[
     "on_wsl": _on_wsl,
     "nvidia_gpu_only": _nvidia_gpu_only,
     "amd_gpu_only": _amd_gpu_only,
+    "op_on_gpu": _op_on_gpu,
 }
 
 
