@@ -99,3 +99,23 @@ def test_nvml_unknown_error_is_lost_access_only_where_the_text_says_so() -> None
     bare = read_sample(CORPUS / "nvml-unknown-error--1.txt")[1]
     (found,) = explain_report(bare, CATALOG, kb=KB).explanations
     assert found.signature.id == "nvml-unknown-error" and len(found.candidates) == 3
+
+
+def test_the_score_counts_a_match_with_candidates_as_a_family_never_as_wrong() -> None:
+    import importlib.util
+    import sys
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        spec = importlib.util.spec_from_file_location("explain_score", tools / "explain_score.py")
+        assert spec is not None and spec.loader is not None
+        score = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(score)
+    finally:
+        sys.path.remove(str(tools))
+    record = {"cause": "wsl-windows-build-regression"}
+    assert score.judge(record, ["cuda-devices-unavailable"], {"cuda-devices-unavailable"}) == "generic-only"
+    assert score.judge(record, ["gpu-exclusive-mode"], set()) == "wrong"
+    assert score.judge({"cause": "no-cuda-gpus-available"}, ["no-cuda-gpus-available"],
+                       {"no-cuda-gpus-available"}) == "named"
