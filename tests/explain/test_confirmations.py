@@ -119,3 +119,21 @@ def test_the_score_counts_a_match_with_candidates_as_a_family_never_as_wrong() -
     assert score.judge(record, ["gpu-exclusive-mode"], set()) == "wrong"
     assert score.judge({"cause": "no-cuda-gpus-available"}, ["no-cuda-gpus-available"],
                        {"no-cuda-gpus-available"}) == "named"
+
+
+def test_out_of_memory_at_cuda_initialisation_is_not_called_the_workload() -> None:
+    # microsoft/WSL#9092: torch's warning from cudaGetDeviceCount carries CUDA's status 2.
+    init = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some "
+            "cuda functions before calling NumCudaDevices() that might have already set an error? "
+            "Error 2: out of memory (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:109.)")
+    (error,) = extract(init, KB).gpu_errors
+    assert (error.name, error.stage) == ("cudaErrorMemoryAllocation", "init")
+    report = explain_report(init, CATALOG, kb=KB)
+    assert not report.explanations and report.contradicted[0][0] == "cuda-out-of-memory"
+    assert stated("RuntimeError: CUDA error: out of memory") == ["cuda-out-of-memory"]
+
+
+def test_nccls_own_error_number_is_not_read_as_a_cuda_status() -> None:
+    text = "RuntimeError: NCCL Error 2: unhandled system error"
+    assert [g.api for g in extract(text, KB).gpu_errors] == ["nccl"]
+    assert stated(text) == ["nccl-system-error"]
