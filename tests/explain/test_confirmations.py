@@ -141,9 +141,10 @@ def test_nccls_own_error_number_is_not_read_as_a_cuda_status() -> None:
 
 def test_a_cudnn_library_of_another_release_is_not_called_missing() -> None:
     # davisking/dlib#2719: glibc's loader found cuDNN's libraries, of two releases.
-    text = ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda-11.1/targets/x86_64-linux/lib/"
-            "libcudnn_ops_train.so.8: symbol _Z22cudnnGenericOpTensorNdILi3EE13cudnnStatus_tP12cudnnContext, "
-            "version libcudnn_ops_infer.so.8 not defined in file libcudnn_ops_infer.so.8 with link time reference")
+    text = ("Could not load library libcudnn_cnn_train.so.8. Error: "
+            "/usr/local/cuda-11.1/targets/x86_64-linux/lib/libcudnn_ops_train.so.8: symbol "
+            "_Z22cudnnGenericOpTensorNdILi3EE13cudnnStatus_tP12cudnnContext, version libcudnn_ops_infer.so.8 "
+            "not defined in file libcudnn_ops_infer.so.8 with link time reference")
     (library,) = extract(text, KB).libraries
     assert library.problem == "incompatible"
     (found,) = explain_report(text, CATALOG, kb=KB).explanations

@@ -92,7 +92,8 @@ _BECAUSE = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*" + _LIB + r"\s*
 _NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file")
 _PROCEDURE = re.compile(r"WinError 127|procedure could not be found")
 # glibc's loader: "Error: X.so: symbol S, version V not defined in file Y.so with link time reference"
-_SYMBOL_VERSION = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?, version \S+ not defined in file ")
+_SYMBOL_VERSION = re.compile(
+    r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?, version \S+ not defined in file ")
 
 
 def _problem(text: str, match: re.Match[str]) -> Optional[str]:
