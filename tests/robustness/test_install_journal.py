@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -27,6 +28,8 @@ import pytest
 from tests.robustness.harness import FAILURES, TALLY
 from tests.support.envtools import tree_digest
 from tests.support.faketorch import fake_torch_files
+from tests.support.fixtures import isolated_environ
+from tests.support.pkgindex import IndexServer
 
 from torchsmith.cli import main
 from torchsmith.errors import InstallError
@@ -34,7 +37,7 @@ from torchsmith.host import CommandResult, Host
 from torchsmith.host.live import LiveHost
 from torchsmith.install import guard
 from torchsmith.install.exclusive import exclusive
-from torchsmith.install.installers import Installer
+from torchsmith.install.installers import Installer, find_installer
 from torchsmith.install.lock import Lock
 from torchsmith.install.runner import InstallJob, run_install
 from torchsmith.install.snapshot import Snapshot
@@ -133,7 +136,7 @@ def _counting(stop: Callable[[], None], at: int) -> List[str]:
     return trace
 
 
-def _run_child(target: Target, site: Path, how: str, at: int) -> Tuple[int, List[str]]:
+def _run_child(install: Callable[[], None], how: str, at: int) -> Tuple[int, List[str]]:
     """(how the child ended: the exit status, or -signal; the paths of the operations it ran,
     when it was not killed)."""
     read, write = os.pipe()
@@ -153,7 +156,7 @@ def _run_child(target: Target, site: Path, how: str, at: int) -> Tuple[int, List
 
             trace = _counting(stop, at)
             try:
-                _install(_Scripted(site, NEW), target)
+                install()
                 status = 0
             except InstallError as exc:
                 single_line = "\n" not in exc.message and bool(exc.code)
@@ -229,7 +232,8 @@ def test_an_install_stopped_at_any_file_operation_leaves_old_or_new_never_mixed(
     target = inspect_target(LiveHost(), str(prefix / "bin" / "python"))
     site = Path(site_packages(LiveHost(), target)[0])
     runs: Dict[str, int] = {"old": 0, "new": 0}
-    ended, trace = _run_child(target, site, how, 0)  # once through, stopped nowhere
+    install = partial(_install, _Scripted(site, NEW), target)
+    ended, trace = _run_child(install, how, 0)  # once through, stopped nowhere
     assert ended == 0 and tree_digest(prefix) != before
     points = _stop_points(trace)
     if how != "kill":  # caught and handled in-process: every other point each, all of them between them
@@ -240,7 +244,7 @@ def test_an_install_stopped_at_any_file_operation_leaves_old_or_new_never_mixed(
     for at in points:
         shutil.rmtree(prefix)
         shutil.copytree(pristine, prefix, symlinks=True)
-        ended, _trace = _run_child(target, site, how, at)
+        ended, _trace = _run_child(install, how, at)
         problems = [] if ended in expected else [f"ended with {ended}"]
         said = recover(str(prefix))  # what the next command does first
         problems += _problems(prefix, before)
@@ -265,12 +269,13 @@ def test_after_a_kill_doctor_reports_it_while_locked_and_the_next_command_rolls_
     before = tree_digest(prefix)
     target = inspect_target(LiveHost(), str(prefix / "bin" / "python"))
     site = Path(site_packages(LiveHost(), target)[0])
-    _ended, trace = _run_child(target, site, "kill", 0)
+    install = partial(_install, _Scripted(site, NEW), target)
+    _ended, trace = _run_child(install, "kill", 0)
     shutil.rmtree(prefix)
     shutil.copytree(installed, prefix, symlinks=True)
     # Killed half-way through the installer's work: torch 2.6.0's files gone, 2.7.1's not all there.
     halfway = [n for n, step in enumerate(trace, 1) if step.endswith(":run")]
-    assert _run_child(target, site, "kill", halfway[len(halfway) // 2])[0] == -signal.SIGKILL
+    assert _run_child(install, "kill", halfway[len(halfway) // 2])[0] == -signal.SIGKILL
     assert tree_digest(prefix) != before
     python = str(prefix / "bin" / "python")
     with exclusive(str(prefix), what="test"):  # as if the install still ran
@@ -311,3 +316,51 @@ def test_ctrl_c_while_a_complete_install_cleans_up_is_a_note_not_an_interruption
                                "stands, and the cleanup was finished"]
     assert len(calls) == 2 and _torch_version(site) == NEW and not pending(str(prefix))
     assert sorted(os.listdir(tmp_path)) == ["env"]
+
+
+def _real_job(host: Host, target: Target, installer: str, index: str, torch: str) -> InstallJob:
+    group = Group(f"torch from {index}", (f"torch=={torch}",), index_url=index, pinned=True)
+    return InstallJob(target=target, installer=find_installer(host, installer, target), groups=[group],
+                      expect="cpu", lock=Lock(packages=[], variant="cpu"))
+
+
+def _real_install(env: Dict[str, str], target: Target, installer: str, index: str) -> None:
+    host = LiveHost(env)  # (a host's reader thread does not survive a fork)
+    run_install(host, _real_job(host, target, installer, index, NEW))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("installer", "every"), [("uv", 1), ("pip", 2)])
+def test_a_real_install_killed_at_every_file_operation_is_recovered(
+        installer: str, every: int, package_index: IndexServer, uv_bin: str, tmp_path: Path) -> None:
+    """The same kill -9 sweep with real uv (every stop point) and real pip (every other: pip takes
+    seconds a run) installing torch 2.7.1 from the local index over a torchsmith-installed 2.6.0."""
+    env = isolated_environ(tmp_path / "cache", dict(os.environ))
+    env["PIP_INDEX_URL"] = env["UV_INDEX_URL"] = package_index.index_url("pypi")
+    host = LiveHost(env)
+    prefix = tmp_path / "env"
+    subprocess.run([uv_bin, "venv", "-q", str(prefix)], env=env, check=True)
+    target = inspect_target(host, str(prefix / "bin" / "python"))
+    index = package_index.index_url("pytorch/cpu")
+    run_install(host, _real_job(host, target, installer, index, OLD))
+    pristine = tmp_path / "pristine"
+    shutil.copytree(prefix, pristine, symlinks=True)
+    before = tree_digest(prefix)
+    install = partial(_real_install, env, target, installer, index)  # its own host in the child
+    ended, trace = _run_child(install, "kill", 0)
+    assert ended == 0 and tree_digest(prefix) != before
+    points = _stop_points(trace)[::every]
+    runs = {"old": 0, "new": 0}
+    for at in points:
+        shutil.rmtree(prefix)
+        shutil.copytree(pristine, prefix, symlinks=True)
+        ended, _trace = _run_child(install, "kill", at)
+        problems = [] if ended == -signal.SIGKILL else [f"ended with {ended}"]
+        said = recover(str(prefix))
+        problems += _problems(prefix, before)
+        runs["old" if tree_digest(prefix) == before else "new"] += 1
+        TALLY["clean" if not problems else "data-lost"] += 1
+        if problems:
+            FAILURES.append(f"{installer} install killed at file operation {at}: {problems}")
+        assert not problems, f"{installer}: kill at operation {at}: {problems}; recovery said {said}"
+    assert len(points) > 8 and runs["old"] and runs["new"], runs

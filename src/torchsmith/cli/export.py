@@ -31,9 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.install.env_export import export_files, read_standing
     from torchsmith.install.target import inspect_target
+    from torchsmith.install.transaction import recover_if_stopped
+    from torchsmith.output import Caution
     from torchsmith.render.output import write_files
 
     choice = ctx.target("active-or-venv", python=args.python, interpreter_for="export")
+    recovered = recover_if_stopped(choice.location or "", "export")  # never export a half-changed env
     target = inspect_target(ctx.host(), choice.location or "")
     standing = read_standing(ctx.host(), target.python)
     files = export_files(standing, ctx.kb(), args.torch_index, args.name or "")
@@ -52,4 +55,5 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             out.write(f"# ---- {name} ----\n{text}")
 
     # The files are printed as they are (a wrapped line would break them), as `plan --format` does.
-    return Result(command="export", data=data, human=human, preformatted=not written)
+    return Result(command="export", data=data, human=human, preformatted=not written,
+                  warnings=[Caution(line) for line in recovered])
