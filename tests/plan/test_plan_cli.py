@@ -219,3 +219,5 @@ def test_a_choice_names_a_command_for_the_described_machine(capsys) -> None:
     assert choice.endswith(f"(torchsmith plan torch torchvision torchaudio --host {h100})")
     summary = run_json(capsys, ["--host", h100, "--json"])["data"]["plan"]
     assert choice in summary["choices"]
+    assert main(["install", "--dry-run", "--host", h100]) == 0
+    assert " ".join(choice.split()) in " ".join(capsys.readouterr().out.split())
