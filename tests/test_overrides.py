@@ -105,3 +105,21 @@ def test_a_free_threaded_python_is_a_version_too() -> None:
     assert plain.python.version == "3.12" and not plain.python.free_threaded
     with pytest.raises(UsageError):
         build_overrides(python_version="3.t")
+
+
+def test_glibc_is_said_only_for_a_linux_target() -> None:
+    """glibc decides Linux wheels only: a Windows or macOS target gets no glibc note."""
+    here = Machine(os=OsInfo(system="linux", arch="x86_64", glibc="2.36"),
+                   python=PythonInfo(version="3.11.7"))
+    for platform, said in (("windows-x86_64", False), ("macos-arm64", False), ("linux-aarch64", True)):
+        node = apply_overrides(here, build_overrides(platform=platform, python_version="3.12"))
+        assert any("glibc" in note.problem for note in node.notes) is said, platform
+
+
+def test_a_described_jetson_is_not_said_to_have_this_machines_glibc() -> None:
+    """Its glibc comes with its L4T (apply_overrides drops this one's): no "assumed 2.36" note."""
+    here = Machine(os=OsInfo(system="linux", arch="x86_64", glibc="2.36"),
+                   python=PythonInfo(version="3.11.7"))
+    node = apply_overrides(here, build_overrides(jetson="36.4.0"))
+    assert node.os.glibc is None
+    assert not any("glibc" in note.problem for note in node.notes)

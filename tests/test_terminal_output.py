@@ -254,3 +254,13 @@ def test_an_exported_file_is_printed_as_it_is(capsys: pytest.CaptureFixture[str]
     shown = capsys.readouterr().out
     for name, text in files.items():  # (the JSON's keys are sorted; the files come in their order)
         assert f"# ---- {name} ----\n{text}" in shown
+
+
+def test_the_last_why_line_agrees_in_number() -> None:
+    """``... 1 more: `-v` shows it and its source``, not "their sources"."""
+    from torchsmith.cli.layout import why_lines
+
+    reasons = [f"reason {i} [source: https://example.org/{i}]" for i in range(6)]
+    assert why_lines(reasons, 80, 0)[-1] == "  ... 2 more: `-v` shows them and their sources"
+    assert why_lines(reasons, 80, 0, more="this machine")[-1].endswith("them and this machine")
+    assert why_lines([*reasons[:4], "y " * 60], 80, 0)[-1] == "  ... 1 more: `-v` shows it and its source"

@@ -80,3 +80,12 @@ def test_a_comment_continues_as_a_comment() -> None:
     lines = fit(line, 40).split("\n")
     assert len(lines) > 1 and all(item.lstrip().startswith("#") for item in lines)
     assert " ".join(item.strip().lstrip("#") for item in lines).split() == line.strip().lstrip("#").split()
+
+
+def test_a_quoted_argument_on_a_continuation_line_is_never_split() -> None:
+    """The lines after `` \\`` are still the command (NVIDIA's Jetson wheel as ``'torch @ URL'``)."""
+    text = ("  $ python3 -m pip install \\\n"
+            "      'torch @ https://pypi.jetson-ai-lab.io/jp6/cu126/+f/02f/de421eabbf626/"
+            "torch-2.9.1-cp310-cp310-linux_aarch64.whl'")
+    requirement = text.split("\n")[1].strip()
+    assert requirement in fit(text, 80).split("\n")[1]

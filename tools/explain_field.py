@@ -41,11 +41,15 @@ def part_file(part: str) -> Path:
     return FIELD / part / "texts.jsonl"
 
 
-def load(part: str) -> List[Dict[str, object]]:
-    path = part_file(part)
+def read_jsonl(path: Path) -> List[Dict[str, object]]:
+    """The records of a JSON-lines file; none when it does not exist yet."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load(part: str) -> List[Dict[str, object]]:
+    return read_jsonl(part_file(part))
 
 
 def repo_of(url: str) -> str:

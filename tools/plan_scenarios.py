@@ -22,7 +22,7 @@ from typing import Dict, List, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explain_field import GITHUB, PARTS, part_of
+from explain_field import GITHUB, PARTS, part_of, read_jsonl, repo_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "plan" / "scenarios"
@@ -35,17 +35,7 @@ def part_file(part: str) -> Path:
 
 
 def load(part: str) -> List[Dict[str, object]]:
-    path = part_file(part)
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-
-
-def repo_of(url: str) -> str:
-    match = GITHUB.match(url)
-    if not match:
-        raise ValueError(f"not a GitHub issue, pull request or discussion: {url}")
-    return match.group(1)
+    return read_jsonl(part_file(part))
 
 
 def old_corpus() -> Tuple[Set[str], Set[str]]:

@@ -61,7 +61,7 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
                                             "not with this machine's GPUs"))
         m = dataclasses.replace(m, nvidia=None, rocm=None if overrides.rocm_gfx is None else m.rocm,
                                 intel_gpus=(), jetson=None)
-    if not overrides.glibc and m.os.glibc:
+    if not overrides.glibc and m.os.glibc and (overrides.platform or "linux").startswith("linux"):
         notes.append(ProbeNote(ASSUMED, "glibc: not stated (--glibc): wheels were not checked "
                                         "against the described machine's glibc"))
     m = dataclasses.replace(m, apple=None, cuda_toolkits=(), os=dataclasses.replace(
@@ -81,7 +81,9 @@ def state_local_facts(machine: Machine, overrides: Overrides) -> Machine:
         notes.append(ProbeNote(ASSUMED, f"Python: not stated (--python X.Y): assumed "
                                         f"{machine.python.minor}, this machine's; give the target's "
                                         f"if it is another machine"))
-    if overrides.glibc is None and machine.os.glibc:
+    here = machine.jetson.l4t if machine.jetson else None
+    another_jetson = bool(overrides.jetson) and here != overrides.jetson
+    if overrides.glibc is None and machine.os.glibc and not another_jetson:  # its glibc is its L4T's
         notes.append(ProbeNote(ASSUMED, f"glibc: not stated (--glibc X.Y): assumed {machine.os.glibc}, "
                                         f"this machine's; give the target's if it is another machine"))
     return dataclasses.replace(machine, notes=(*machine.notes, *notes)) if notes else machine

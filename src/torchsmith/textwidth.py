@@ -80,11 +80,12 @@ def comment_lines(lines: List[str], comment: str, indent: str, width: int) -> Li
     return [*lines, *out, current]
 
 
-def _fit_line(line: str, width: int) -> List[str]:
+def _fit_line(line: str, width: int, continued: bool = False) -> List[str]:
+    """``continued``: the line goes on a command the line before ended with `` \\``."""
     if visible_length(line) <= width:
         return [line]
-    indent = _continuation_indent(line)
-    command = line.lstrip(" ").startswith("$ ")
+    command = continued or line.lstrip(" ").startswith("$ ")
+    indent = " " * (len(line) - len(line.lstrip(" "))) if continued else _continuation_indent(line)
     if command:
         body, comment = split_comment(line)
         if comment:
@@ -106,5 +107,5 @@ def fit(text: str, width: int) -> str:
     """``text`` with every line at most ``width`` columns where a word boundary allows it."""
     out: List[str] = []
     for line in text.split("\n"):
-        out.extend(_fit_line(line, width))
+        out.extend(_fit_line(line, width, continued=bool(out) and out[-1].endswith(" \\")))
     return "\n".join(out)

@@ -99,3 +99,54 @@ def test_nvml_unknown_error_is_lost_access_only_where_the_text_says_so() -> None
     bare = read_sample(CORPUS / "nvml-unknown-error--1.txt")[1]
     (found,) = explain_report(bare, CATALOG, kb=KB).explanations
     assert found.signature.id == "nvml-unknown-error" and len(found.candidates) == 3
+
+
+def test_the_score_counts_a_match_with_candidates_as_a_family_never_as_wrong() -> None:
+    import importlib.util
+    import sys
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        spec = importlib.util.spec_from_file_location("explain_score", tools / "explain_score.py")
+        assert spec is not None and spec.loader is not None
+        score = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(score)
+    finally:
+        sys.path.remove(str(tools))
+    record = {"cause": "wsl-windows-build-regression"}
+    assert score.judge(record, ["cuda-devices-unavailable"], {"cuda-devices-unavailable"}) == "generic-only"
+    assert score.judge(record, ["gpu-exclusive-mode"], set()) == "wrong"
+    assert score.judge({"cause": "no-cuda-gpus-available"}, ["no-cuda-gpus-available"],
+                       {"no-cuda-gpus-available"}) == "named"
+
+
+def test_out_of_memory_at_cuda_initialisation_is_not_called_the_workload() -> None:
+    # microsoft/WSL#9092: torch's warning from cudaGetDeviceCount carries CUDA's status 2.
+    init = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some "
+            "cuda functions before calling NumCudaDevices() that might have already set an error? "
+            "Error 2: out of memory (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:109.)")
+    (error,) = extract(init, KB).gpu_errors
+    assert (error.name, error.stage) == ("cudaErrorMemoryAllocation", "init")
+    report = explain_report(init, CATALOG, kb=KB)
+    assert not report.explanations and report.contradicted[0][0] == "cuda-out-of-memory"
+    assert stated("RuntimeError: CUDA error: out of memory") == ["cuda-out-of-memory"]
+
+
+def test_nccls_own_error_number_is_not_read_as_a_cuda_status() -> None:
+    text = "RuntimeError: NCCL Error 2: unhandled system error"
+    assert [g.api for g in extract(text, KB).gpu_errors] == ["nccl"]
+    assert stated(text) == ["nccl-system-error"]
+
+
+def test_a_cudnn_library_of_another_release_is_not_called_missing() -> None:
+    # davisking/dlib#2719: glibc's loader found cuDNN's libraries, of two releases.
+    text = ("Could not load library libcudnn_cnn_train.so.8. Error: "
+            "/usr/local/cuda-11.1/targets/x86_64-linux/lib/libcudnn_ops_train.so.8: symbol "
+            "_Z22cudnnGenericOpTensorNdILi3EE13cudnnStatus_tP12cudnnContext, version libcudnn_ops_infer.so.8 "
+            "not defined in file libcudnn_ops_infer.so.8 with link time reference")
+    (library,) = extract(text, KB).libraries
+    assert library.problem == "incompatible"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cudnn-version-incompatible"
+    assert "torch was built" not in found.cause and "of another release" in found.cause

@@ -6,12 +6,12 @@ import functools
 import http.server
 import json
 import socket
-import threading
 import urllib.parse
 from pathlib import Path
 from typing import Dict, Iterator
 
 import pytest
+from tests.support.httpd import serving
 
 from torchsmith.cli import main
 from torchsmith.host.live import LiveHost
@@ -32,16 +32,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def index_server() -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(functools.partial(_Quiet, directory=str(PAGES))) as address:
+        yield f"http://{address}"
 
 
 def test_parse_simple_page() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator, List
 
 import pytest
+from tests.support.httpd import serving
 
 from torchsmith.cli import main
 from torchsmith.errors import TorchsmithError
@@ -40,16 +41,8 @@ class _NeedsAuth(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture
 def auth_server() -> Iterator[str]:
     _NeedsAuth.seen = []
-    handler = functools.partial(_NeedsAuth, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(functools.partial(_NeedsAuth, directory=str(PAGES))) as address:
+        yield address
 
 
 def test_refresh_sends_the_index_credentials_and_writes_them_nowhere(

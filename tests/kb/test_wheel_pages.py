@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from tests.support.httpd import serving
 
 from torchsmith.cli import main
 from torchsmith.errors import FetchError
@@ -28,16 +28,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(DATA))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with serving(functools.partial(_Quiet, directory=str(DATA))) as address:
+        yield f"http://{address}"
 
 
 def _rows(base: str) -> List[Dict[str, Any]]:

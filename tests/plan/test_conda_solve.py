@@ -9,15 +9,21 @@ that data, so only the pytorch side of each file is solved.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 import pytest
 import yaml
 from tests.plan.plan_hosts import host
-from tests.support.pixi import pixi_virtual_packages
+from tests.support.pixi import (
+    SOLVED,
+    conda_forge_channel,
+    conda_record,
+    pixi_specs,
+    pixi_virtual_packages,
+    solve,
+)
 from tests.support.render import render
 
 from torchsmith.kb import load_kb
@@ -32,46 +38,6 @@ except ImportError:  # Python < 3.11
 rattler = pytest.importorskip("rattler", reason="py-rattler (test extra, Python >= 3.10) is not installed")
 
 KB = load_kb(None)
-SOLVED = ("python", "pytorch", "pytorch-gpu", "cuda-version")
-
-
-def _record(name: str, version: str, build: str, depends: Sequence[str] = (),
-            constrains: Sequence[str] = ()) -> Dict[str, Any]:
-    return {"name": name, "version": version, "build": build, "build_number": 0, "depends": list(depends),
-            "constrains": list(constrains), "subdir": "linux-64", "timestamp": 1700000000000}
-
-
-def _channel(root: Path) -> Path:
-    """conda-forge's pytorch builds for linux-64, as torchsmith's data records them."""
-    records: List[Dict[str, Any]] = []
-    cudas = set()
-    for row in KB.conda_builds:
-        if "linux-x86_64" not in row.platforms:
-            continue
-        for release in row.releases:
-            records.append(_record("pytorch", release, "cpu_generic_h0"))
-            if row.cuda_versions:
-                records.append(_record("pytorch-gpu", release, "cuda_h0", [f"pytorch {release} cuda*"]))
-            for cuda in row.cuda_versions:
-                cudas.add(cuda)
-                below = f"<{int(cuda.split('.')[0]) + 1}"
-                records.append(_record("pytorch", release, f"cuda{cuda.replace('.', '')}_h0",
-                                       [f"cuda-version >={cuda},{below}", "__cuda"]))
-    for cuda in sorted(cudas):
-        records.append(_record("cuda-version", cuda, "h0", constrains=[f"__cuda >={cuda.split('.')[0]}"]))
-    for python in ("3.9", "3.10", "3.11", "3.12", "3.13"):
-        records.append(_record("python", f"{python}.0", "h0"))
-    for subdir, rows in (("linux-64", records), ("noarch", [])):
-        (root / subdir).mkdir(parents=True, exist_ok=True)
-        files = {f"{r['name']}-{r['version']}-{r['build']}.conda": r for r in rows}
-        (root / subdir / "repodata.json").write_text(json.dumps(
-            {"info": {"subdir": subdir}, "packages": {}, "packages.conda": files}))
-    return root
-
-
-def _virtual(name: str, version: str) -> Any:
-    return rattler.GenericVirtualPackage(rattler.PackageName(name), rattler.Version(version),
-                                         rattler.BuildString("0"))
 
 
 def _pixi_virtual(text: str) -> Dict[str, str]:
@@ -81,16 +47,12 @@ def _pixi_virtual(text: str) -> Dict[str, str]:
 
 def _solve(channel: Path, specs: List[str], cuda: str,
            declared: Optional[Dict[str, str]] = None) -> List[str]:
-    sparse = [rattler.SparseRepoData(rattler.Channel(channel.as_uri()), subdir, str(channel / subdir /
-                                     "repodata.json")) for subdir in ("linux-64", "noarch")]
     packages = {"__glibc": "2.35"}
     if declared is not None:  # what the manifest itself declares
         packages.update(declared)
     elif cuda:
         packages["__cuda"] = cuda
-    virtual = [_virtual(name, version) for name, version in packages.items()]
-    records = asyncio.run(rattler.solve_with_sparse_repodata(specs, sparse, virtual_packages=virtual))
-    return sorted(f"{r.name.normalized}={r.version}={r.build}" for r in records)
+    return solve(channel, "linux-64", specs, packages)
 
 
 def _conda_specs(text: str) -> List[str]:
@@ -106,16 +68,7 @@ def _conda_specs(text: str) -> List[str]:
 
 
 def _pixi_specs(text: str) -> List[str]:
-    deps = tomllib.loads(text)["dependencies"]
-    specs = []
-    for name, value in deps.items():
-        if name not in SOLVED:
-            continue
-        if isinstance(value, dict):
-            specs.append(f"{name} {value['version']} {value['build']}")
-        else:
-            specs.append(f"{name} {value}")
-    return specs
+    return pixi_specs(tomllib.loads(text)["dependencies"])
 
 
 CASES = [
@@ -130,7 +83,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def channel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _channel(tmp_path_factory.mktemp("conda-forge"))
+    return conda_forge_channel(tmp_path_factory.mktemp("conda-forge"), KB)
 
 
 @pytest.mark.parametrize("requirements,machine,cuda", CASES)
@@ -174,8 +127,8 @@ def test_pixi_declares_the_glibc_of_the_pypi_torch_and_the_solver_holds_to_it(tm
     (tmp_path / "linux-64").mkdir()
     (tmp_path / "noarch").mkdir()
     python = f"{plan.python}.0"
-    builds = {f"python-{python}-h{n}.conda": dict(_record("python", python, f"h{n}", [f"__glibc >={glibc}"]),
-                                                  build_number=n)
+    builds = {f"python-{python}-h{n}.conda": dict(conda_record("python", python, f"h{n}", "linux-64",
+                                                               [f"__glibc >={glibc}"]), build_number=n)
               for n, glibc in ((0, row["min_glibc"]), (1, "2.34"))}
     (tmp_path / "linux-64" / "repodata.json").write_text(json.dumps(
         {"info": {"subdir": "linux-64"}, "packages": {}, "packages.conda": builds}))

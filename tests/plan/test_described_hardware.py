@@ -176,3 +176,18 @@ def test_a_prerequisite_said_in_words_is_never_shown_as_a_command() -> None:
     assert is_command("DEBIAN_FRONTEND=noninteractive sudo apt-get install -y libopenblas-dev")
     assert not is_command("WSL2: /usr/lib/wsl/lib/libcuda.so is missing, so the Windows driver is not seen")
     assert not is_command("the Intel GPU driver and runtime")
+
+
+def test_a_jetpack_version_given_to_jetson_gets_its_l4t_as_the_way_out(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--jetson 6.1`` (JetPack's number, not L4T's): the door names the L4T release and it plans;
+    the title does not name a Python nobody stated."""
+    assert main(["plan", "--jetson", "6.1", "--json"]) == 3
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["blocker"]["constraint"] == "L4T 6.1"
+    door = next(d for d in data["alternatives"] if d["kind"] == "flag")
+    assert door["command"].endswith("--jetson 36.4.0")
+    assert main(["plan", "--jetson", "36.4.0", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--jetson", "6.1"]) == 3
+    assert capsys.readouterr().out.splitlines()[0] == "No working torch stack for linux-aarch64."

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Dict, Iterator, List
@@ -17,6 +16,7 @@ from typing import Dict, Iterator, List
 import pytest
 from tests.robustness.corpus import base_profile
 from tests.robustness.harness import check, run_cli, run_subprocess
+from tests.support.httpd import serving
 
 import torchsmith
 from torchsmith.errors import parse_json_bytes
@@ -206,15 +206,8 @@ class _HostileIndex(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def hostile_index() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HostileIndex)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_HostileIndex) as address:
+        yield f"http://{address}"
 
 
 def test_kb_refresh_against_an_index_that_drips_or_floods(hostile_index: str, tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from torchsmith.kb import KnowledgeBase
 
-__all__ = ["conda_forge_channel", "environment_platforms", "pixi_virtual_packages", "solve_environment"]
+__all__ = ["SOLVED", "conda_forge_channel", "conda_record", "environment_platforms", "pixi_specs",
+           "pixi_virtual_packages", "solve", "solve_environment"]
 
 FRIENDLY = {"cuda": "__cuda", "glibc": "__glibc", "archspec": "__archspec", "linux": "__linux",
             "macos": "__osx", "osx": "__osx", "windows": "__win"}
@@ -62,7 +63,8 @@ def environment_platforms(doc: Mapping[str, Any], environment: str) -> List[Tupl
     return out
 
 
-def _specs(deps: Mapping[str, Any]) -> List[str]:
+def pixi_specs(deps: Mapping[str, Any]) -> List[str]:
+    """Match specs of a pixi ``dependencies`` table, for the packages torchsmith's data can solve."""
     specs = []
     for name, value in deps.items():
         if name not in SOLVED:
@@ -79,10 +81,10 @@ def environment_specs(doc: Mapping[str, Any], environment: str) -> List[str]:
     deps: Dict[str, Any] = dict(doc.get("dependencies", {}))
     for feature in doc.get("environments", {}).get(environment, []):
         deps.update(doc["feature"][feature].get("dependencies", {}))
-    return _specs(deps)
+    return pixi_specs(deps)
 
 
-def _record(name: str, version: str, build: str, subdir: str, depends: Sequence[str] = (),
+def conda_record(name: str, version: str, build: str, subdir: str, depends: Sequence[str] = (),
             constrains: Sequence[str] = ()) -> Dict[str, Any]:
     return {"name": name, "version": version, "build": build, "build_number": 0, "depends": list(depends),
             "constrains": list(constrains), "subdir": subdir, "timestamp": 1700000000000}
@@ -95,20 +97,20 @@ def _records(kb: KnowledgeBase, platform: str, subdir: str) -> List[Dict[str, An
         if platform not in row.platforms:
             continue
         for release in row.releases:
-            records.append(_record("pytorch", release, "cpu_generic_h0", subdir))
+            records.append(conda_record("pytorch", release, "cpu_generic_h0", subdir))
             if row.cuda_versions:
-                records.append(_record("pytorch-gpu", release, "cuda_h0", subdir,
+                records.append(conda_record("pytorch-gpu", release, "cuda_h0", subdir,
                                        [f"pytorch {release} cuda*"]))
             for cuda in row.cuda_versions:
                 cudas.add(cuda)
                 below = f"<{int(cuda.split('.')[0]) + 1}"
-                records.append(_record("pytorch", release, f"cuda{cuda.replace('.', '')}_h0", subdir,
+                records.append(conda_record("pytorch", release, f"cuda{cuda.replace('.', '')}_h0", subdir,
                                        [f"cuda-version >={cuda},{below}", "__cuda"]))
     for cuda in sorted(cudas):
-        records.append(_record("cuda-version", cuda, "h0", subdir,
+        records.append(conda_record("cuda-version", cuda, "h0", subdir,
                                constrains=[f"__cuda >={cuda.split('.')[0]}"]))
     for python in ("3.9", "3.10", "3.11", "3.12", "3.13"):
-        records.append(_record("python", f"{python}.0", "h0", subdir))
+        records.append(conda_record("python", f"{python}.0", "h0", subdir))
     return records
 
 

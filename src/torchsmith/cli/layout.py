@@ -73,10 +73,11 @@ def cautions_of(warnings: Sequence[str]) -> List[str]:
 
 
 def why_lines(reasons: Sequence[str], width: int, verbose: int, *, cautions: Sequence[str] = (),
-              color: bool = False, more: str = "their sources") -> List[str]:
+              color: bool = False, more: str = "") -> List[str]:
     """The why: cautions first (``!``, whole: a safety fact is never cut), then the reasons,
     at most :data:`WHY_LINES` lines in all without ``-v``: whole reasons while they fit, the
-    last line saying how to see the rest (``more``: what ``-v`` adds besides)."""
+    last line saying how to see the rest (``more``: what ``-v`` adds besides; by default the
+    reasons' sources)."""
     clean = (lambda text: text) if verbose else strip_sources
     lines = [paint(line, "33", color) for line in bullets([clean(c) for c in cautions], width, "  ! ")]
     told = [bullets([clean(r)], width) for r in reasons]
@@ -94,6 +95,7 @@ def why_lines(reasons: Sequence[str], width: int, verbose: int, *, cautions: Seq
         kept.extend(item)
         whole += 1
     left = len(reasons) - whole
+    more = more or ("its source" if left == 1 else "their sources")
     return [*lines, *kept, f"  ... {left} more: `-v` shows {'it' if left == 1 else 'them'} and {more}"]
 
 

@@ -15,7 +15,7 @@ from torchsmith.cli.layout import WHY_LINES, bullets, cautions_of, why_lines, wr
 from torchsmith.output import paint, strip_sources, terminal_columns
 from torchsmith.plan.model import Plan
 
-__all__ = ["WHY_LINES", "answer_lines", "describe", "is_command", "title", "wrap_command"]
+__all__ = ["WHY_LINES", "answer_lines", "describe", "is_command", "target", "title", "wrap_command"]
 
 _wrapped = bullets
 
@@ -47,7 +47,12 @@ def title(plan: Plan) -> str:
         what = f"a {build} stack"
     else:  # an unpinned torch (a nightly index) has no version to name
         what = " ".join(part for part in ("torch", torch.version, f"({build})") if part)
-    return f"{what} for {plan.platform}, Python {plan.python}"
+    return f"{what} for {target(plan)}"
+
+
+def target(plan: Plan) -> str:
+    """``linux-x86_64, Python 3.12``; a Python not known (a Jetson's, not stated) is not named."""
+    return f"{plan.platform}, Python {plan.python}" if plan.python else plan.platform
 
 
 def answer_lines(plan: Plan, commands: Dict[str, List[str]], installer: str, width: int,
@@ -80,7 +85,7 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
         lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
     else:
-        lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}.", "1;31",
+        lines.append(paint(f"No working torch stack for {target(plan)}.", "1;31",
                            color))
     if environment:
         lines.append(f"Environment: {environment}")

@@ -79,7 +79,7 @@ def _installed_is_planned(plan: Plan, installed: Tuple[Tuple[str, str], ...], ve
 def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *,
                  installed: Tuple[Tuple[str, str], ...], where: str, out: IO[str], verbose: int) -> List[str]:
     from torchsmith.cli.layout import bullets, cautions_of, why_lines
-    from torchsmith.cli.plan_text import answer_lines, title
+    from torchsmith.cli.plan_text import answer_lines, target, title
     from torchsmith.output import paint, terminal_columns, use_color
     from torchsmith.report import machine_lines
 
@@ -90,7 +90,7 @@ def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *
     if plan is None:
         lines.append(paint(f"Cannot plan an install here: {data['plan_error']['message']}", "1;31", color))
     elif not plan.ok:
-        lines.append(paint(f"No working torch stack for {plan.platform}, Python {plan.python}: "
+        lines.append(paint(f"No working torch stack for {target(plan)}: "
                            "`torchsmith plan` says why.", "1;31", color))
     elif _installed_is_planned(plan, installed, verdict) and not verbose:
         lines.append(paint(f"Nothing to install: this environment has {title(plan)}, the one to use.",

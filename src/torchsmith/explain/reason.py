@@ -329,6 +329,17 @@ def _op_on_gpu(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[Know
     return f"the kernel it names, {op}, is a GPU kernel: this ran on the GPU, not the CPU"
 
 
+def _oom_not_workload(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """CUDA's initialisation reported the out-of-memory status: no workload had run yet. (The
+    free memory an OOM message prints is no such evidence: fragmentation and HIP's accounting
+    leave allocations failing with more than the request free.)"""
+    memory = [g for g in extracted.gpu_errors if g.kind == "memory"]
+    if not facts.get("requested") and memory and all(g.stage == "init" for g in memory):
+        return "CUDA reported out of memory while initialising (cudaGetDeviceCount), before any workload ran"
+    return None
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -341,6 +352,7 @@ CONTRADICTION_CHECKS: Dict[
     "nvidia_gpu_only": _nvidia_gpu_only,
     "amd_gpu_only": _amd_gpu_only,
     "op_on_gpu": _op_on_gpu,
+    "oom_not_workload": _oom_not_workload,
 }
 
 

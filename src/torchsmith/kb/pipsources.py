@@ -1,4 +1,4 @@
-"""The extra sources pip is configured with: ``extra-index-url`` and ``find-links``.
+"""pip's configuration as ``pip install`` reads it, and the extra sources it names.
 
 uv reads neither pip's configuration files nor ``PIP_*`` variables (astral-sh/uv#1450), so a
 resolver run through uv on pip's behalf is given them in uv's own spelling
@@ -11,29 +11,52 @@ every file; a value is a whitespace-separated list.
 from __future__ import annotations
 
 import configparser
-from typing import Callable, Dict, Mapping, Optional, Tuple
+import os
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from torchsmith.kb.refresh import pip_config_files
-
-__all__ = ["pip_sources"]
+__all__ = ["pip_config_files", "pip_file_options", "pip_sources"]
 
 _OPTIONS = {"extra-index-url": "PIP_EXTRA_INDEX_URL", "find-links": "PIP_FIND_LINKS"}
 
 
-def pip_sources(environ: Mapping[str, str], read: Callable[[str], Optional[str]]
-                ) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(extra index URLs, find-links locations) pip would use here; files read with ``read``."""
-    found: Dict[str, str] = {}
+def pip_config_files(env: Mapping[str, str]) -> List[str]:
+    """pip's configuration files, in the order pip reads them (a later one wins)."""
+    if env.get("PIP_CONFIG_FILE"):
+        return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
+    home = env.get("HOME") or os.path.expanduser("~")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    dirs = (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep)
+    files = [os.path.join(d, "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg, "pip", "pip.conf")]
+    if env.get("VIRTUAL_ENV"):
+        files.append(os.path.join(env["VIRTUAL_ENV"], "pip.conf"))
+    return files
+
+
+def pip_file_options(environ: Mapping[str, str], read: Callable[[str], Optional[str]],
+                     options: Iterable[str]) -> Dict[str, Tuple[str, str]]:
+    """option -> (value, file) as pip install takes them from its files: a later file wins, and
+    within a file ``[install]`` wins over ``[global]``. Unreadable files are passed over."""
+    wanted = tuple(options)
+    found: Dict[str, Tuple[str, str]] = {}
     for path in pip_config_files(environ):
         parser = configparser.RawConfigParser()
         try:
             parser.read_string(read(path) or "", source=path)
         except configparser.Error:
             continue
-        for option in _OPTIONS:
-            for section in ("global", "install"):  # the command's section wins over global
+        for option in wanted:
+            for section in ("install", "global"):
                 if parser.has_option(section, option):
-                    found[option] = parser.get(section, option)
+                    found[option] = (parser.get(section, option).strip(), path)
+                    break
+    return found
+
+
+def pip_sources(environ: Mapping[str, str], read: Callable[[str], Optional[str]]
+                ) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(extra index URLs, find-links locations) pip would use here; files read with ``read``."""
+    found = {option: value for option, (value, _) in pip_file_options(environ, read, _OPTIONS).items()}
     for option, variable in _OPTIONS.items():
         if environ.get(variable):
             found[option] = environ[variable]

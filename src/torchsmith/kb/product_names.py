@@ -10,8 +10,9 @@ product. Pure: no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterable, List, Sequence, Tuple
+
+from torchsmith.records import dataclass
 
 __all__ = ["ProductMatch", "expand_listing", "match_product", "product_tokens"]
 

@@ -15,7 +15,6 @@ and the date) replaces the previous one only when it validates.
 
 from __future__ import annotations
 
-import configparser
 import datetime
 import json
 import os
@@ -27,6 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 from torchsmith.compat import Variant
 from torchsmith.errors import FetchError, TorchsmithError
 from torchsmith.kb import DATA_DIR, REFRESH_FILE, KnowledgeBase, load_kb
+from torchsmith.kb.pipsources import pip_file_options
 from torchsmith.kb.rows import is_version, version_key
 from torchsmith.redact import redact, redact_data, strip_credentials
 from torchsmith.versions import python_tag_key
@@ -47,20 +47,6 @@ class RefreshError(TorchsmithError):
 
 
 # --- the user's package index ---------------------------------------------------------------
-
-
-def pip_config_files(env: Mapping[str, str]) -> List[str]:
-    """pip's configuration files, in the order pip reads them (a later one wins)."""
-    if env.get("PIP_CONFIG_FILE"):
-        return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
-    home = env.get("HOME") or os.path.expanduser("~")
-    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    dirs = (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep)
-    files = [os.path.join(d, "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
-    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg, "pip", "pip.conf")]
-    if env.get("VIRTUAL_ENV"):
-        files.append(os.path.join(env["VIRTUAL_ENV"], "pip.conf"))
-    return files
 
 
 def _uv_index(text: str) -> Optional[str]:
@@ -89,17 +75,7 @@ def configured_indexes(environ: Mapping[str, str], read: Callable[[str], Optiona
     for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
         if env.get(name):
             found.append((env[name].strip(), f"${name}"))
-    pip_url: Optional[Tuple[str, str]] = None
-    for path in pip_config_files(env):
-        parser = configparser.RawConfigParser()
-        try:
-            parser.read_string(read(path) or "", source=path)
-        except configparser.Error:
-            continue
-        for section in ("install", "global"):  # pip install's own section wins over [global]
-            if parser.has_option(section, "index-url"):
-                pip_url = (parser.get(section, "index-url").strip(), path)
-                break
+    pip_url = pip_file_options(env, read, ("index-url",)).get("index-url")
     if pip_url:
         found.append(pip_url)
     home = env.get("HOME") or os.path.expanduser("~")

@@ -368,9 +368,15 @@ def jetson_dead_end(job: Job, draft: Draft, jetpack: Optional[JetPack], pythons:
                     why: str) -> None:
     """No NVIDIA wheel for this JetPack + Python (+ pin): blocker and the ways out."""
     python = job.machine.python.minor
-    draft.blocker = Blocker("no-jetpack-wheel", f"JetPack {jetpack.jetpack if jetpack else '?'}"
-                            + (f", Python {python}" if python else ""), why)
+    l4t = job.machine.jetson.l4t if job.machine.jetson else None
+    release = f"JetPack {jetpack.jetpack}" if jetpack else f"L4T {l4t or '?'}"
+    draft.blocker = Blocker("no-jetpack-wheel", release + (f", Python {python}" if python else ""), why)
     reqs = list(job.request.requirements)
+    named = job.idx.kb.jetpack(l4t) if l4t and jetpack is None else None  # `--jetson 6.1`
+    if named is not None:
+        draft.alternatives.append(Door(
+            "flag", f"--jetson takes the L4T release: JetPack {l4t} is L4T {named.l4t}",
+            f"--jetson {l4t} -> --jetson {named.l4t}", plan_command(reqs, f"--jetson {named.l4t}")))
     if pythons and python and python not in pythons:  # not stated: the JetPack's own, already right
         target = pythons[-1]
         draft.alternatives.append(Door(

@@ -54,7 +54,10 @@ def plan_jetson(job: Job, constraints: Sequence[Constraint]) -> Draft:
     draft = Draft(accelerator="jetson")
     if jp is None:
         draft.status = "no-solution"
+        named = idx.kb.jetpack(l4t) if l4t else None  # `--jetson 6.1`: a JetPack, not an L4T, release
         draft.reasons.append(
+            f"Jetson with L4T {l4t}: {l4t} is a JetPack release, not an L4T one; JetPack {l4t} is "
+            f"L4T {named.l4t} (--jetson {named.l4t}){idx.cite(getattr(named, 'sources', ()))}" if named else
             f"Jetson with L4T {l4t or 'unknown'}: this release is not in the data, so the matching "
             f"NVIDIA wheel is unknown (read /etc/nv_tegra_release; `torchsmith kb refresh` or a newer "
             f"torchsmith may know it)")

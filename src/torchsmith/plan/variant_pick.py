@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.machine import Machine
     from torchsmith.plan.model import PackagePin, Plan
 
-__all__ = ["VariantPick", "VariantPrediction", "installer_pick", "plan_variant_advice", "predict_variants",
+__all__ = ["VariantPick", "VariantPrediction", "installer_pick", "predict_variants",
            "runs_on_every_gpu", "variant_advice", "variant_command"]
 
 # The provider's own override variables (nvidia-variant-provider's tests set them), so a user can
@@ -181,13 +181,6 @@ def _predict(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[Varian
             return VariantPrediction(*other[:2], command, other[2], caveat)
     return VariantPrediction(pick.label, pick.reason, command, advice,
                              mainline_uv_caveat(kb, release.version, vendor=False))
-
-
-def plan_variant_advice(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Tuple[str, ...]:
-    """For `plan --variants`: what a wheel-variant installer takes on the planned machine, said
-    where it is not the planned build (CPU fallback, a GPU without code)."""
-    prediction = predict_variants(plan, machine, kb)
-    return prediction.advice if prediction is not None else ()
 
 
 def _jetson_prediction(kb: KnowledgeBase, machine: Machine, torch: PackagePin,

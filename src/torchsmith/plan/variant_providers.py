@@ -17,10 +17,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from torchsmith.kb.variant_index import LabelFacts
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase

@@ -9,7 +9,7 @@ dead end with its doors, never a silent CPU plan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.kb.product_names import ProductMatch, expand_listing, match_product
@@ -17,6 +17,7 @@ from torchsmith.plan.core import Job
 from torchsmith.plan.doors import plan_command
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.model import Blocker, Door
+from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase

@@ -4,6 +4,7 @@ enums (``error_vocab.json``: ``cuda``, ``hip``, ``nccl``), and NCCL's own diagno
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import GpuError
@@ -32,7 +33,9 @@ _CODES = (
         "",
     ),
     # "Error 804: forward compatibility was attempted on non supported HW"
-    (re.compile(r"\bError (?P<code>\d{1,3}): (?P<message>[a-zA-Z][^\n]{3,120})"), "cuda"),
+    # (not NCCL's "NCCL Error 2: unhandled system error", whose codes are NCCL's own)
+    (re.compile(r"(?<!NCCL )(?<!nccl )\bError (?P<code>\d{1,3}): (?P<message>[a-zA-Z][^\n]{3,120})"), "cuda"),
+    (re.compile(r"\bNCCL Error (?P<code>\d{1,2}): (?P<message>[a-zA-Z][^\n]{3,120})"), "nccl"),
     # "CUDA error 209" / "cuda runtime error (209)"
     (re.compile(r"\b(?P<api>CUDA|cuda)(?: runtime)? error \(?(?P<code>\d{1,3})\)?"), ""),
     # A runtime call's status as a number: deviceQuery's "cudaGetDeviceCount returned 100",
@@ -88,6 +91,15 @@ def _by_message(
     return _from_row(api, coded) if coded is not None else None
 
 
+_INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:")
+
+
+def _staged(error: GpuError, joined: str, at: int) -> GpuError:
+    """The error as CUDA's initialisation reported it, where its line says so."""
+    line = joined[joined.rfind("\n", 0, at) + 1:at]
+    return replace(error, stage="init") if _INIT.search(line) else error
+
+
 def _sentence(message: str) -> str:
     """A message read from joined lines ends at its sentence's end."""
     return re.split(r"(?<=[a-z)])\.(?:\s|$)|\s{2,}| CUDA kernel errors| For debugging", message)[0].strip()
@@ -116,7 +128,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = _by_message("hip", message, None, vocab)  # HIP texts are CUDA's; keep CUDA
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
-                add(error)
+                add(_staged(error, joined, match.start()))
     for match in _NCCL_ERROR.finditer(text):
         error = _by_message("nccl", match.group("message"), None, vocab)
         add(error or GpuError("nccl", None, None, match.group("message").strip()))

@@ -91,6 +91,9 @@ def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> Missing
 _BECAUSE = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*" + _LIB + r"\s*:\s*cannot open shared")
 _NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file")
 _PROCEDURE = re.compile(r"WinError 127|procedure could not be found")
+# glibc's loader: "Error: X.so: symbol S, version V not defined in file Y.so with link time reference"
+_SYMBOL_VERSION = re.compile(
+    r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?, version \S+ not defined in file ")
 
 
 def _problem(text: str, match: re.Match[str]) -> Optional[str]:
@@ -101,6 +104,8 @@ def _problem(text: str, match: re.Match[str]) -> Optional[str]:
     after = text[match.end():match.end() + 40]
     before = text[max(0, match.start() - 300):match.start()]
     if re.match(r"['\"`]?[.\s]*Error code 127\b", after) or _PROCEDURE.search(before + after):
+        return "incompatible"
+    if _SYMBOL_VERSION.match(text, match.end()):  # the loader: a library it loaded is of another release
         return "incompatible"
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):

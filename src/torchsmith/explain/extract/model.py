@@ -87,6 +87,7 @@ class GpuError:
     message: Optional[str] = None
     kind: Optional[str] = None  # arch | driver | memory | device | kernel | system | network | ...
     meaning: Optional[str] = None
+    stage: Optional[str] = None  # "init": reported by CUDA's initialisation (cudaGetDeviceCount)
 
 
 @dataclass(frozen=True)
