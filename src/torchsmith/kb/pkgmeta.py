@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from torchsmith.kb.buildlabel import TorchBuild, TorchReleases, packed_torch, torch_build
 from torchsmith.records import dataclass
@@ -385,36 +385,47 @@ def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
     return replace(release, project=project) if torch_build(project) is not None else release
 
 
+def files_by_version(files: Iterable[IndexFile]) -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """(project, version) -> its files not yanked: ``wheels`` (tags), ``sdist``, ``rp`` (the first
+    Requires-Python said), ``up`` (the newest upload). Versions packaging cannot read are left out."""
+    from packaging.version import InvalidVersion, Version
+
+    grouped: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    for entry in files:
+        split = split_filename(entry.filename)
+        if split is None or entry.yanked:
+            continue
+        project, version, tag = split
+        row = grouped.get((project, version))
+        if row is None:
+            try:
+                Version(version)
+            except InvalidVersion:
+                continue
+            row = grouped[(project, version)] = {"wheels": set(), "sdist": False, "rp": "", "up": ""}
+        if tag:
+            row["wheels"].add(tag)
+        else:
+            row["sdist"] = True
+        row["rp"] = row["rp"] or entry.requires_python
+        row["up"] = max(row["up"], entry.uploaded)
+    return grouped
+
+
 def records_from_files(name: str, files: Sequence[IndexFile], source: str, retrieved: str,
                        metadata: Dict[str, Tuple[Tuple[str, ...], str, str]], *,
                        depends: Optional[Dict[str, Tuple[str, ...]]] = None) -> PackageRecord:
     """Group a page's files by version (local label kept); ``metadata``: version ->
     (requires, requires_python, how it was read); ``depends``: version -> the other requirements."""
-    from packaging.version import InvalidVersion, Version
+    from packaging.version import Version
 
-    by_version: Dict[str, Dict[str, Any]] = {}
-    for entry in files:
-        split = split_filename(entry.filename)
-        if split is None or split[0] != canonical(name) or entry.yanked:
-            continue
-        _, version, tag = split
-        row = by_version.setdefault(version, {"wheels": [], "sdist": False, "rp": "", "up": "",
-                                              "url": ""})
-        if tag:
-            row["wheels"].append(tag)
-        else:
-            row["sdist"] = True
-        row["rp"] = row["rp"] or entry.requires_python
-        row["up"] = max(row["up"], entry.uploaded)
     releases: List[ReleaseRecord] = []
-    for version, row in by_version.items():
-        try:
-            Version(version)
-        except InvalidVersion:
+    for (project, version), row in files_by_version(files).items():
+        if project != canonical(name):
             continue
         requires, requires_python, how = metadata.get(version, ((), "", "none"))
         releases.append(_named(ReleaseRecord(version, requires, requires_python or row["rp"],
-                                             tuple(sorted(set(row["wheels"]))), row["sdist"], how, row["up"],
+                                             tuple(sorted(row["wheels"])), row["sdist"], how, row["up"],
                                              depends=(depends or {}).get(version, ())),
                                canonical(name)))
     releases.sort(key=lambda r: Version(r.version), reverse=True)

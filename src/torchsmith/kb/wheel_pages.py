@@ -16,7 +16,14 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.errors import FetchError
-from torchsmith.kb.pkgmeta import IndexFile, PackageRecord, ReleaseRecord, parse_index_page, split_filename
+from torchsmith.kb.pkgmeta import (
+    IndexFile,
+    PackageRecord,
+    ReleaseRecord,
+    files_by_version,
+    parse_index_page,
+    split_filename,
+)
 
 __all__ = ["PAGE", "Budget", "Listed", "apply_wheel_pages", "expand", "merge_records", "read_wheel_pages",
            "records_from_listed"]
@@ -179,25 +186,15 @@ def read_wheel_pages(rows: Sequence[Mapping[str, Any]], fetch: Fetch, *, builds:
 def records_from_listed(listed: Sequence[Listed], retrieved: str) -> List[PackageRecord]:
     """One record per package the pages list; one release per version and listing page (the same
     version on a cu121 and a cu124 page are two builds)."""
-    from packaging.version import InvalidVersion, Version
+    from packaging.version import Version
 
-    grouped: Dict[str, Dict[Tuple[str, str], Dict[str, Any]]] = {}
+    pages: Dict[str, List[IndexFile]] = {}
     for page, item in listed:
-        split = split_filename(item.filename)
-        if split is None or item.yanked:
-            continue
-        name, version, tag = split
-        try:
-            Version(version)
-        except InvalidVersion:
-            continue
-        entry = grouped.setdefault(name, {}).setdefault((version, page), {"wheels": set(), "sdist": False,
-                                                                          "up": ""})
-        if tag:
-            entry["wheels"].add(tag)
-        else:
-            entry["sdist"] = True
-        entry["up"] = max(entry["up"], item.uploaded)
+        pages.setdefault(page, []).append(item)
+    grouped: Dict[str, Dict[Tuple[str, str], Dict[str, Any]]] = {}
+    for page, items in pages.items():
+        for (name, version), entry in files_by_version(items).items():
+            grouped.setdefault(name, {})[(version, page)] = entry
     records: List[PackageRecord] = []
     for name, releases in sorted(grouped.items()):
         rows = [ReleaseRecord(version, (), "", tuple(sorted(e["wheels"])), e["sdist"], "none", e["up"], page,
