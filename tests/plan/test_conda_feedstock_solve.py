@@ -11,14 +11,13 @@ matching pytorch's; cuda-version X.Y constrains ``__cuda >=X`` (cuda-version-fee
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 import pytest
-import yaml
 from tests.plan.plan_hosts import host
+from tests.support.pixi import conda_record, conda_specs, pixi_specs, solve, write_channel
 from tests.support.render import packaged_kb, render
 
 from torchsmith.errors import TorchsmithError
@@ -38,12 +37,6 @@ SOLVED = ("python", "pytorch", "pytorch-gpu", "cuda-version", "torchvision", "to
           "arm-variant")
 
 
-def _record(name: str, version: str, build: str, subdir: str, depends: Sequence[str] = (),
-            constrains: Sequence[str] = ()) -> Dict[str, Any]:
-    return {"name": name, "version": version, "build": build, "build_number": 0, "depends": list(depends),
-            "constrains": list(constrains), "subdir": subdir, "timestamp": 1700000000000}
-
-
 def _cuda_deps(cuda: str) -> List[str]:
     return [f"cuda-version >={cuda},<{int(cuda.split('.')[0]) + 1}", "__cuda"]
 
@@ -59,66 +52,42 @@ def _records(subdir: str) -> List[Dict[str, Any]]:
                 torch = ["pytorch * cuda*"] if name != "pytorch" and kind != "cpu" else (
                     ["pytorch * cpu*"] if name != "pytorch" else [])
                 if kind == "cpu":
-                    out.append(_record(name, version, "cpu_h0", subdir, torch))
+                    out.append(conda_record(name, version, "cpu_h0", subdir, torch))
                     continue
                 # linux-aarch64 CUDA builds depend on `arm-variant * sbsa|tegra` (the recipe's run deps).
                 arm, cuda = (("tegra", kind[6:]) if kind.startswith("tegra-") else ("sbsa", kind))
                 variant = [f"arm-variant * {arm}"] if subdir == "linux-aarch64" else []
                 cudas.add(cuda)
                 build = f"cuda{cuda.replace('.', '')}_{arm if variant else 'h'}0"
-                out.append(_record(name, version, build, subdir, [*torch, *variant, *_cuda_deps(cuda)]))
+                out.append(conda_record(name, version, build, subdir, [*torch, *variant, *_cuda_deps(cuda)]))
                 if name == "pytorch":
-                    out.append(_record("pytorch-gpu", version, build, subdir, [f"pytorch {version} {build}"]))
+                    out.append(conda_record("pytorch-gpu", version, build, subdir,
+                                            [f"pytorch {version} {build}"]))
     for cuda in sorted(cudas):
-        out.append(_record("cuda-version", cuda, "h0", subdir, constrains=[f"__cuda >={cuda.split('.')[0]}"]))
-    out.extend(_record("arm-variant", "1.0", arm, subdir) for arm in ("sbsa", "tegra"))
+        out.append(conda_record("cuda-version", cuda, "h0", subdir,
+                                constrains=[f"__cuda >={cuda.split('.')[0]}"]))
+    out.extend(conda_record("arm-variant", "1.0", arm, subdir) for arm in ("sbsa", "tegra"))
     for python in ("3.10", "3.11", "3.12", "3.13"):
-        out.append(_record("python", f"{python}.0", "h0", subdir))
+        out.append(conda_record("python", f"{python}.0", "h0", subdir))
     return out
 
 
 @pytest.fixture(scope="module")
 def channel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("conda-forge-from-feedstocks")
-    for subdir in (*SUBDIRS.values(), "noarch"):
-        rows = _records(subdir) if subdir != "noarch" else []
-        (root / subdir).mkdir()
-        files = {f"{r['name']}-{r['version']}-{r['build']}.conda": r for r in rows}
-        (root / subdir / "repodata.json").write_text(json.dumps(
-            {"info": {"subdir": subdir}, "packages": {}, "packages.conda": files}))
-    return root
+    return write_channel(root, {subdir: _records(subdir) for subdir in SUBDIRS.values()})
 
 
 def _solve(channel: Path, subdir: str, specs: List[str], cuda: str) -> List[str]:
-    sparse = [rattler.SparseRepoData(rattler.Channel(channel.as_uri()), s, str(channel / s / "repodata.json"))
-              for s in (subdir, "noarch")]
-    virtual = [rattler.GenericVirtualPackage(rattler.PackageName("__glibc"), rattler.Version("2.35"),
-                                             rattler.BuildString("0"))]
-    if cuda:
-        virtual.append(rattler.GenericVirtualPackage(rattler.PackageName("__cuda"), rattler.Version(cuda),
-                                                     rattler.BuildString("0")))
-    records = asyncio.run(rattler.solve_with_sparse_repodata(specs, sparse, virtual_packages=virtual))
-    return sorted(f"{r.name.normalized}={r.version}={r.build}" for r in records)
+    return solve(channel, subdir, specs, {"__glibc": "2.35", **({"__cuda": cuda} if cuda else {})})
 
 
 def _conda_specs(text: str) -> List[str]:
-    specs = []
-    for dep in yaml.safe_load(text)["dependencies"]:
-        if not isinstance(dep, str) or dep.split("=")[0] not in SOLVED:
-            continue
-        name, _, rest = dep.partition("=")
-        version, _, build = rest.partition("=")
-        specs.append(" ".join(x for x in (name, version and f"{version}.*", build) if x))
-    return specs
+    return conda_specs(text, SOLVED)
 
 
 def _pixi_specs(text: str) -> List[str]:
-    specs = []
-    for name, value in tomllib.loads(text)["dependencies"].items():
-        if name in SOLVED:
-            specs.append(f"{name} {value['version']} {value['build']}" if isinstance(value, dict)
-                         else f"{name} {value}")
-    return specs
+    return pixi_specs(tomllib.loads(text)["dependencies"], SOLVED)
 
 
 CASES = [

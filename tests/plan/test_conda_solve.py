@@ -9,20 +9,19 @@ that data, so only the pytorch side of each file is solved.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-import yaml
 from tests.plan.plan_hosts import host
 from tests.support.pixi import (
-    SOLVED,
     conda_forge_channel,
     conda_record,
+    conda_specs,
     pixi_specs,
     pixi_virtual_packages,
     solve,
+    write_channel,
 )
 from tests.support.render import render
 
@@ -55,18 +54,6 @@ def _solve(channel: Path, specs: List[str], cuda: str,
     return solve(channel, "linux-64", specs, packages)
 
 
-def _conda_specs(text: str) -> List[str]:
-    """environment.yml's conda-style ``name=version=build`` as match specs (``name version.* build``)."""
-    deps = yaml.safe_load(text)["dependencies"]
-    specs = []
-    for dep in deps:
-        if isinstance(dep, str) and dep.split("=")[0] in SOLVED:
-            name, _, rest = dep.partition("=")
-            version, _, build = rest.partition("=")
-            specs.append(" ".join(x for x in (name, version and f"{version}.*", build) if x))
-    return specs
-
-
 def _pixi_specs(text: str) -> List[str]:
     return pixi_specs(tomllib.loads(text)["dependencies"])
 
@@ -92,7 +79,7 @@ def test_rendered_files_solve_against_conda_forges_recorded_builds(
     target = host(**machine)
     plan = resolve(target, Request(requirements=requirements), KB)
     assert plan.ok
-    for fmt, specs in (("conda", _conda_specs), ("pixi", _pixi_specs)):
+    for fmt, specs in (("conda", conda_specs), ("pixi", _pixi_specs)):
         text = render(plan, fmt, target)
         declared = _pixi_virtual(text) if fmt == "pixi" else None
         if declared:
@@ -124,16 +111,10 @@ def test_pixi_declares_the_glibc_of_the_pypi_torch_and_the_solver_holds_to_it(tm
                and not r["last"] and not r.get("variants"))
     declared = _pixi_virtual(text)
     assert declared == {"__glibc": row["min_glibc"]}, (torch.version, declared)
-    (tmp_path / "linux-64").mkdir()
-    (tmp_path / "noarch").mkdir()
     python = f"{plan.python}.0"
-    builds = {f"python-{python}-h{n}.conda": dict(conda_record("python", python, f"h{n}", "linux-64",
-                                                               [f"__glibc >={glibc}"]), build_number=n)
-              for n, glibc in ((0, row["min_glibc"]), (1, "2.34"))}
-    (tmp_path / "linux-64" / "repodata.json").write_text(json.dumps(
-        {"info": {"subdir": "linux-64"}, "packages": {}, "packages.conda": builds}))
-    (tmp_path / "noarch" / "repodata.json").write_text(json.dumps(
-        {"info": {"subdir": "noarch"}, "packages": {}, "packages.conda": {}}))
+    write_channel(tmp_path, {"linux-64": [
+        dict(conda_record("python", python, f"h{n}", "linux-64", [f"__glibc >={glibc}"]), build_number=n)
+        for n, glibc in ((0, row["min_glibc"]), (1, "2.34"))]})
     specs = [f"python {tomllib.loads(text)['dependencies']['python']}"]
     assert _solve(tmp_path, specs, "", declared) == [f"python={python}=h0"]
     assert _solve(tmp_path, specs, "") == [f"python={python}=h1"]  # the test's own host default: glibc 2.35

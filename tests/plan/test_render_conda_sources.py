@@ -15,6 +15,7 @@ from torchsmith.errors import TorchsmithError
 from torchsmith.kb import load_kb
 from torchsmith.plan.model import PackagePin, Plan, Request
 from torchsmith.plan.resolve import resolve
+from torchsmith.versions import version_tuple
 
 try:
     import tomllib
@@ -99,3 +100,19 @@ def test_cuda_version_is_one_conda_forge_built_for_that_platform() -> None:
         plan = _plan(machine, "torch==2.13.0")
         deps = _deps(render(plan, "conda", machine))
         assert "pytorch-gpu=2.13.0" in deps and expected in deps, (platform, plan.variant, deps)
+
+
+def test_a_release_newer_than_the_conda_data_is_one_answer_in_the_plan_and_the_file() -> None:
+    """pip's torch is newer than every conda-forge series the data knows: ``plan.conda`` (``plan
+    --json``) names the release the environment file takes, and no line says "as planned"."""
+    machine = host(platform="linux-x86_64", python="3.12", gpus=["9.0:H100"], driver="580.65.06")
+    plan = _plan(machine)
+    newest = max(version_tuple(b.version) for b in KB.conda_builds if b.package == "pytorch")
+    torch = plan.package("torch")
+    assert torch is not None
+    if version_tuple(torch.version)[:2] <= newest:
+        pytest.skip(f"the conda data covers torch {torch.version}: no newer release to plan")
+    text = render(plan, "conda", machine)
+    taken = next(d for d in _deps(text) if str(d).startswith("pytorch-gpu="))
+    assert taken == f"pytorch-gpu={plan.conda['pytorch-gpu']}" == f"pytorch-gpu={plan.conda['pytorch']}"
+    assert "as planned" not in text

@@ -114,3 +114,31 @@ def test_torchsmiths_own_guard_is_lifted_by_install_not_switched_off(
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and str(_torch(data)) == "2.2.0" and data["data"]["target"]["new"] is False
     assert not any("guard" in w for w in data["warnings"])
+
+
+@pytest.mark.parametrize("asked", ["whisperx", "bitsandbytes"])
+def test_a_constraint_on_torch_applies_when_torch_comes_with_another_package(
+        asked: str, clean_env: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """torch not asked for but planned (for whisperx, bitsandbytes): pip applies the constraint to
+    the printed commands all the same, so the plan is made within it, as ``plan`` alone is."""
+    for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_INDEX"):
+        monkeypatch.delenv(name, raising=False)
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch<2.6\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    data = _plan([asked], capsys)
+    assert data["exit_code"] == 0 and _torch(data) < Version("2.6")
+    assert not any("forbids the planned torch" in w for w in data["warnings"])
+    assert any(f"{constraints}:1 (PIP_CONSTRAINT)" in r for r in data["data"]["reasons"])
+
+
+def test_a_constraint_that_would_refuse_the_command_is_part_of_the_answer(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """pip would refuse the printed command: said with the answer (``!``), not a hidden note."""
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch==2.5.1\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    assert main(["plan", "torch==2.6.0", "--no-gpu", "--python", "3.11"]) == 0
+    out = capsys.readouterr().out
+    assert "  ! your constraint torch==2.5.1" in out

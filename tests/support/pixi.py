@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 from torchsmith.kb import KnowledgeBase
 
-__all__ = ["SOLVED", "conda_forge_channel", "conda_record", "environment_platforms", "pixi_specs",
-           "pixi_virtual_packages", "solve", "solve_environment"]
+__all__ = ["SOLVED", "conda_forge_channel", "conda_record", "conda_specs", "environment_platforms",
+           "pixi_specs", "pixi_virtual_packages", "solve", "solve_environment", "write_channel"]
 
 FRIENDLY = {"cuda": "__cuda", "glibc": "__glibc", "archspec": "__archspec", "linux": "__linux",
             "macos": "__osx", "osx": "__osx", "windows": "__win"}
@@ -63,16 +63,29 @@ def environment_platforms(doc: Mapping[str, Any], environment: str) -> List[Tupl
     return out
 
 
-def pixi_specs(deps: Mapping[str, Any]) -> List[str]:
-    """Match specs of a pixi ``dependencies`` table, for the packages torchsmith's data can solve."""
+def pixi_specs(deps: Mapping[str, Any], solved: Sequence[str] = SOLVED) -> List[str]:
+    """Match specs of a pixi ``dependencies`` table, for the ``solved`` packages."""
     specs = []
     for name, value in deps.items():
-        if name not in SOLVED:
+        if name not in solved:
             continue
         if isinstance(value, dict):
             specs.append(f"{name} {value['version']} {value['build']}")
         else:
             specs.append(f"{name} {value}")
+    return specs
+
+
+def conda_specs(environment_yml: str, solved: Sequence[str] = SOLVED) -> List[str]:
+    """environment.yml's conda-style ``name=version=build`` as match specs (``name version.* build``)."""
+    import yaml
+
+    specs = []
+    for dep in yaml.safe_load(environment_yml)["dependencies"]:
+        if isinstance(dep, str) and dep.split("=")[0] in solved:
+            name, _, rest = dep.partition("=")
+            version, _, build = rest.partition("=")
+            specs.append(" ".join(x for x in (name, version and f"{version}.*", build) if x))
     return specs
 
 
@@ -114,15 +127,20 @@ def _records(kb: KnowledgeBase, platform: str, subdir: str) -> List[Dict[str, An
     return records
 
 
-def conda_forge_channel(root: Path, kb: KnowledgeBase) -> Path:
-    """A local channel of conda-forge's pytorch builds as the data records them, per subdir."""
-    for platform, subdir in (*SUBDIRS.items(), ("", "noarch")):
-        rows = _records(kb, platform, subdir) if platform else []
+def write_channel(root: Path, records: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
+    """A local conda channel: each subdir's records as its repodata.json, and an empty noarch."""
+    for subdir, rows in {"noarch": (), **records}.items():
         (root / subdir).mkdir(parents=True, exist_ok=True)
         files = {f"{r['name']}-{r['version']}-{r['build']}.conda": r for r in rows}
         (root / subdir / "repodata.json").write_text(json.dumps(
             {"info": {"subdir": subdir}, "packages": {}, "packages.conda": files}))
     return root
+
+
+def conda_forge_channel(root: Path, kb: KnowledgeBase) -> Path:
+    """A local channel of conda-forge's pytorch builds as the data records them, per subdir."""
+    return write_channel(root, {subdir: _records(kb, platform, subdir)
+                                for platform, subdir in SUBDIRS.items()})
 
 
 def solve(channel: Path, subdir: str, specs: List[str], declared: Mapping[str, str]) -> List[str]:

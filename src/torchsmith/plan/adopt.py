@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.check import check_variant
+from torchsmith.plan.conda_forge import forge_release
 from torchsmith.plan.core import NO_GPU_BUILD, Check, Job
 from torchsmith.plan.doors import capped_by
 from torchsmith.plan.draft import Draft
@@ -108,6 +109,13 @@ def conda_specs(idx: Index, view: HostView, chosen: Check) -> Dict[str, Any]:
     builds = [b for b in getattr(idx.kb, "conda_builds", ())
               if b.package == "pytorch" and b.version == series]
     notes: List[str] = []
+    if not builds:  # newer than every series the data knows: the newest known, as the render takes it
+        forge = forge_release(version, view.platform, idx.kb)
+        if forge is not None and forge.note and forge.version != version:
+            version, series = forge.version, minor_version(forge.version)
+            specs["pytorch"] = version
+            notes.append(forge.note)
+            builds = [b for b in idx.kb.conda_builds if b.package == "pytorch" and b.version == series]
     if builds and view.platform not in builds[0].platforms:
         return {"available": False,
                 "reason": f"conda-forge builds pytorch {series} for {', '.join(builds[0].platforms)}, "

@@ -17,7 +17,7 @@ from torchsmith.machine import Machine
 from torchsmith.plan.core import Constraint, is_default
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import Request
-from torchsmith.plan.request import Wanted
+from torchsmith.plan.request import Wanted, constrained
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Cons
     """The user's pins on torch, torchvision and torchaudio, as constraints on the torch release."""
     out: List[Constraint] = []
     pre = request.allow_prerelease
-    torch = wanted.get("torch")
+    torch = wanted.get("torch") or _capped_torch(request)
     if torch is not None and torch.spec:
         out.append(_torch_constraint(torch, pre))
     for name in ("torchvision", "torchaudio"):
@@ -117,6 +117,13 @@ def family_constraints(wanted: Dict[str, Wanted], request: Request) -> List[Cons
             continue
         out.append(_companion_version_constraint(name, want, pre))
     return out
+
+
+def _capped_torch(request: Request) -> Optional[Wanted]:
+    """torch not asked for, planned all the same (``plan whisperx``): the user's pip/uv
+    constraints on it still apply, as pip applies them to the printed commands."""
+    capped = constrained([Wanted("torch", "", frozenset(), "torch")], request.constraints)[0]
+    return capped if capped.spec else None
 
 
 def _torch_constraint(torch: Wanted, pre: bool) -> Constraint:

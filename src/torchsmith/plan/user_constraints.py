@@ -15,6 +15,7 @@ import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import canonical_name
 from torchsmith.records import dataclass
@@ -119,7 +120,7 @@ def _narrowed(request: Request, constraints: Sequence[UserConstraint]) -> Option
     (the cap's reason names it); None when none applies."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    asked = set()
+    asked = {c.name for c in constraints}  # what the plan pins: torch for `plan whisperx` too
     for text in request.requirements:
         try:
             asked.add(canonical_name(Requirement(text).name))
@@ -163,5 +164,6 @@ def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resol
         again = resolve(narrowed)
         if again.ok and not _broken(again, constraints):
             return again, narrowed
-    warnings = tuple(_forbidden(c, version, request) for c, version in broken)
+    # The printed commands would fail: part of the answer, never a hidden note.
+    warnings = tuple(Caution(_forbidden(c, version, request)) for c, version in broken)
     return dataclasses.replace(plan, warnings=(*plan.warnings, *warnings)), request
