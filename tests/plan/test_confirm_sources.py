@@ -37,6 +37,14 @@ def test_pips_sources_are_read_as_pip_reads_them() -> None:
     assert pip_sources(env_only, _files(files)) == (("http://x/simple", "http://y/simple"), ("/srv/wheels",))
     assert pip_sources({"PIP_CONFIG_FILE": "/dev/null"}, _files(files)) == ((), ())
     assert pip_sources(env, _files({"/etc/pip.conf": "[global\nbroken"})) == ((), ())
+    # A PIP_CONFIG_FILE that exists replaces the user's files only: the global ones still apply
+    # beneath it, and it wins where both set an option.
+    own = {**files, "/srv/pip.conf": "[global]\nextra-index-url = http://own/simple\n"}
+    assert pip_sources({**env, "PIP_CONFIG_FILE": "/srv/pip.conf"}, _files(own)) == (
+        ("http://own/simple",), ("/opt/w1",))
+    # One that does not exist is passed over, as pip does: the user's files are read again.
+    assert pip_sources({**env, "PIP_CONFIG_FILE": "/srv/none.conf"}, _files(files)) == (
+        ("http://mirror-a/simple", "http://mirror-b/simple"), ("/home/me/wheels", "https://me.example/links/"))
 
 
 def test_uv_is_given_pips_extra_indexes_after_the_planned_ones_and_its_find_links() -> None:

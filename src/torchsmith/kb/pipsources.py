@@ -19,17 +19,25 @@ __all__ = ["pip_config_files", "pip_file_options", "pip_sources"]
 _OPTIONS = {"extra-index-url": "PIP_EXTRA_INDEX_URL", "find-links": "PIP_FIND_LINKS"}
 
 
-def pip_config_files(env: Mapping[str, str]) -> List[str]:
-    """pip's configuration files, in the order pip reads them (a later one wins)."""
-    if env.get("PIP_CONFIG_FILE"):
-        return [] if env["PIP_CONFIG_FILE"] == os.devnull else [env["PIP_CONFIG_FILE"]]
+def pip_config_files(env: Mapping[str, str], read: Callable[[str], Optional[str]]) -> List[str]:
+    """pip's configuration files, in the order pip reads them (a later one wins): the global
+    ones, the user's unless ``PIP_CONFIG_FILE`` names a file that exists, the environment's own,
+    then ``PIP_CONFIG_FILE`` itself; ``PIP_CONFIG_FILE=/dev/null`` loads none (pip's
+    ``Configuration.iter_config_files``)."""
+    own = env.get("PIP_CONFIG_FILE")
+    if own == os.devnull:
+        return []
+    own_exists = bool(own) and read(own or "") is not None
     home = env.get("HOME") or os.path.expanduser("~")
     xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     dirs = (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep)
     files = [os.path.join(d, "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
-    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg, "pip", "pip.conf")]
+    if not own_exists:
+        files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg, "pip", "pip.conf")]
     if env.get("VIRTUAL_ENV"):
         files.append(os.path.join(env["VIRTUAL_ENV"], "pip.conf"))
+    if own_exists:
+        files.append(own or "")
     return files
 
 
@@ -39,7 +47,7 @@ def pip_file_options(environ: Mapping[str, str], read: Callable[[str], Optional[
     within a file ``[install]`` wins over ``[global]``. Unreadable files are passed over."""
     wanted = tuple(options)
     found: Dict[str, Tuple[str, str]] = {}
-    for path in pip_config_files(environ):
+    for path in pip_config_files(environ, read):
         parser = configparser.RawConfigParser()
         try:
             parser.read_string(read(path) or "", source=path)
