@@ -175,3 +175,15 @@ def test_a_thousand_nodes_cost_one_plan_per_node_type(planner: Any) -> None:
     report = plan_fleet(fleet(1000), counting)
     assert report.node_count == 1000 and len(report.groups) == 5
     assert len(calls) == 5 + 1  # each node type, then the shared machine
+
+
+def test_cli_variants_give_no_command_for_a_release_without_variant_wheels(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Python 3.8 node type gets torch 2.4.1, older than PyTorch's variant index (2.8.0 on):
+    the report says so instead of a `--index-url .../whl/variant torch==2.4.1` that finds nothing."""
+    named = [("old", node(V100, 2, driver="460.32.03", driver_cuda="11.2", python="3.8.10")),
+             ("new", node(H100, 8, driver="570.86.10", driver_cuda="12.8"))]
+    assert main(["fleet", "--variants", *write_profiles(str(tmp_path), named)]) == 0
+    out = capsys.readouterr().out
+    assert "wheel-variant install: none (PyTorch's variant index has no torch 2.4.1" in out
+    assert out.count("whl/variant") == 1  # the H100 type's, whose release has variant wheels

@@ -41,3 +41,33 @@ def test_a_lock_files_hashes_are_read_per_name(tmp_path: Path) -> None:
     lock.write_text(f"Torch==2.7.1+cpu --hash=sha256:{'A' * 64} --hash=sha256:{'b' * 64}\nfilelock==3.0\n")
     assert _locked_hashes(str(lock)) == {"torch": {"a" * 64, "b" * 64}}
     assert _locked_hashes(str(tmp_path / "missing.txt")) == {}
+
+
+def test_a_dry_run_worded_otherwise_stops_the_step_before_anything_changes(tmp_path: Path) -> None:
+    """A uv whose summary no longer reads ` + name==version` must not install unchecked."""
+    from torchsmith.errors import InstallError
+    from torchsmith.host import CommandResult
+    from torchsmith.host.live import LiveHost
+    from torchsmith.install.hash_checked import hash_checked
+    from torchsmith.install.steps import StepFiles
+
+    class Worded(LiveHost):
+        def run(self, argv: object, timeout: float = 5.0, env: object = None) -> CommandResult:
+            return CommandResult(list(argv), returncode=0, stderr="Installing: torch 2.7.1+cpu\n")  # type: ignore[call-overload]
+
+    argv = ["uv", "pip", "install", "-r", str(tmp_path / "r.txt")]
+    try:
+        hash_checked(Worded(), argv, {}, timeout=5.0, index_url="http://idx/cpu/",
+                     files=StepFiles(str(tmp_path)), step=1)
+    except InstallError as exc:
+        assert exc.code == "install-provenance" and "--dry-run" in exc.message
+    else:
+        raise AssertionError("installed unchecked")
+    nothing = CommandResult(argv, returncode=0, stderr="Checked 1 package in 0.76ms\nWould make no changes\n")
+
+    class Nothing(LiveHost):
+        def run(self, argv: object, timeout: float = 5.0, env: object = None) -> CommandResult:
+            return nothing
+
+    assert hash_checked(Nothing(), argv, {}, timeout=5.0, index_url="http://idx/cpu/",
+                        files=StepFiles(str(tmp_path)), step=1)[:2] == (argv, {})

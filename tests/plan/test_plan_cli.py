@@ -207,3 +207,17 @@ def test_a_plan_on_uncertain_data_says_so_to_people(tmp_path, capsys) -> None:
 def test_a_plan_on_verified_data_has_no_unverified_section(tmp_path, capsys) -> None:
     data, out = _plan_both_ways(tmp_path, capsys, platform="macos-x86_64", python="3.11")
     assert data["uncertain"] == [] and "Unverified" not in out
+
+
+def test_a_choice_names_a_command_for_the_described_machine(capsys) -> None:
+    """"with torchaudio instead: ... (torchsmith plan torch torchvision torchaudio)" pasted without
+    --host would plan for the machine torchsmith runs on: the command carries --host, in plan,
+    its JSON and the summary alike."""
+    h100 = os.path.join(os.path.dirname(__file__), "..", "hosts", "linux-x86_64-h100-drv535.json")
+    data = run_json(capsys, ["plan", "--host", h100, "--json"])["data"]
+    [choice] = [c for c in data["choices"] if "with torchaudio instead" in c]
+    assert choice.endswith(f"(torchsmith plan torch torchvision torchaudio --host {h100})")
+    summary = run_json(capsys, ["--host", h100, "--json"])["data"]["plan"]
+    assert choice in summary["choices"]
+    assert main(["install", "--dry-run", "--host", h100]) == 0
+    assert " ".join(choice.split()) in " ".join(capsys.readouterr().out.split())

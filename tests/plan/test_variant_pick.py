@@ -145,3 +145,14 @@ def test_plan_variants_says_uv_refuses_the_published_file(capsys: pytest.Capture
     shown = " ".join((captured.out + captured.err).split())
     assert "'torch has invalid metadata', no solution" in shown
     assert "skips the file's NVIDIA provider (nvidia-variant-provider>=0.0.2,<1.0.0" in shown
+
+
+def test_a_release_older_than_the_variant_index_gets_no_variant_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """torch 2.4.1 (Python 3.8's newest) has no variant wheels (they begin at 2.8.0): no
+    `uv pip install ... --index-url .../whl/variant torch==2.4.1` that would find nothing."""
+    data = _plan(capsys, "--gpu", "6.1", "--driver", "460.32.03", "--python", "3.8")
+    torch = next(p for p in data["packages"] if p["name"] == "torch")
+    assert torch["version"] == "2.4.1"
+    assert not [c for c in data["choices"] if "whl/variant" in c]
+    assert any("variant index has no torch 2.4.1" in c and "2.8.0" in c for c in data["choices"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import shlex
 from typing import Dict, FrozenSet, List, Tuple
 
@@ -54,9 +55,15 @@ def _carried(command: str, args: argparse.Namespace) -> str:
     return " ".join([command, *(shlex.quote(word) for word in extra)])
 
 
+# A choice names its command in parentheses: "with torchaudio instead: ... (torchsmith plan ...)".
+_CHOICE_COMMAND = re.compile(r"\((torchsmith plan [^()]*)\)")
+
+
 def with_machine_flags(plan: Plan, args: argparse.Namespace) -> Plan:
-    """``plan`` whose ways out keep describing the machine that ``args`` described."""
-    if not plan.alternatives:
+    """``plan`` whose ways out (and the commands its choices name) keep describing the machine
+    that ``args`` described."""
+    if not plan.alternatives and not plan.choices:
         return plan
     doors = tuple(dataclasses.replace(d, command=_carried(d.command, args)) for d in plan.alternatives)
-    return dataclasses.replace(plan, alternatives=doors)
+    choices = tuple(_CHOICE_COMMAND.sub(lambda m: f"({_carried(m.group(1), args)})", c) for c in plan.choices)
+    return dataclasses.replace(plan, alternatives=doors, choices=choices)

@@ -128,7 +128,9 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
         w(f"  own environment: {_stack(group.plan)}\n")
         for line in group.plan.choices if group.plan is not None else ():
             w(f"    - {line}\n")
-        if group.variants is not None:
+        if group.variants is not None and not group.variants.command:
+            w(f"  wheel-variant install: none ({group.variants.reason})\n")
+        elif group.variants is not None:
             picked = group.variants.label or "the CPU (null) variant"
             w(f"  wheel-variant install: {group.variants.command}\n")
             w(f"    a variant-aware installer picks {picked}"

@@ -209,6 +209,9 @@ def _from_plan(args: argparse.Namespace, ctx: Context, target: Dict[str, Any]) -
     # Installed here: pip and uv will apply this machine's constraints whatever the flags say
     # (the flags describe this machine's GPU), except the guard, which the install lifts.
     plan, request = make_plan(machine, request, ctx.kb(), read=ctx.host().read_text, lifting_guard=True)
+    from torchsmith.cli.door_commands import with_machine_flags
+
+    plan = with_machine_flags(plan, args)  # the commands it names describe the same machine
     if not plan.ok:
         return plan_result("install", args, plan, request, kb=ctx.kb())
     prepared = prepare_from_plan(plan, request.requirements)

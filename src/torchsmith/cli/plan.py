@@ -184,10 +184,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         if prediction is not None:  # the variant install as another way, and where it goes wrong
             taken = prediction.label or "the CPU (null) variant"
             caveat = (prediction.caveat,) if prediction.caveat else ()
-            plan = dataclasses.replace(
-                plan, warnings=plan.warnings + prediction.advice + caveat,
-                choices=(*plan.choices, f"with a wheel-variant installer: {prediction.command} (it takes "
-                                        f"{taken} here)"))
+            choice = (f"with a wheel-variant installer: {prediction.command} (it takes {taken} here)"
+                      if prediction.command else f"no wheel-variant install: {prediction.reason}")
+            plan = dataclasses.replace(plan, warnings=plan.warnings + prediction.advice + caveat,
+                                       choices=(*plan.choices, choice))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")
     from torchsmith.cli.plan_confirm import confirmed

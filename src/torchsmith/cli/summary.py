@@ -35,8 +35,11 @@ def _recommendation(ctx: Context) -> Tuple[Plan, Dict[str, Any], Tuple[Tuple[str
     from torchsmith.render.output import commands_of
 
     installed = installed_packages(ctx.args, ctx)
+    from torchsmith.cli.door_commands import with_machine_flags
+
     plan, _request = make_plan(ctx.machine(), Request(installed=installed), ctx.kb(),
                                read=ctx.constraint_reader(), described=ctx.described_by_flags())
+    plan = with_machine_flags(plan, ctx.args)  # its commands describe the same machine, as plan's do
     return plan, plan.to_json(commands_of(plan, ctx.kb())), installed
 
 

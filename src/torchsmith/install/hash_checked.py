@@ -49,8 +49,14 @@ def hash_checked(host: Host, argv: Sequence[str], env: Mapping[str, Optional[str
     """The step's command turned hash-checked, what each pin may be, and the dry run's result
     (not ``ok``: the step would fail; the caller reports it)."""
     dry = host.run([*argv, "--dry-run"], timeout=timeout, env=env)
-    pins = would_install(dry.stderr + dry.stdout) if dry.ok else {}
-    if not pins:  # nothing to fetch (or it fails): the plain command says so itself
+    said = dry.stderr + dry.stdout
+    pins = would_install(said) if dry.ok else {}
+    if not pins and dry.ok and "Would make no changes" not in said:  # a uv that words it otherwise
+        raise InstallError("could not read what uv would install from its --dry-run, so its files "
+                           "cannot be checked against the torch index", code="install-provenance",
+                           context=[line[:300] for line in said.strip().splitlines()[-4:]],
+                           hint="nothing was installed; use --installer pip, whose report says it")
+    if not pins:  # nothing to fetch (or it fails: the caller reports that)
         return list(argv), {}, dry
     out = list(argv)
     at = out.index("-r")

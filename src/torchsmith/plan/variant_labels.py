@@ -20,8 +20,9 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase, TorchRelease, VariantBuild
 
-__all__ = ["NAMESPACE_ORDER", "build_name", "intel_families", "labels_of", "mainline_uv_caveat",
-           "namespace_order", "recorded", "uv_preview", "uv_skipped_nvidia", "uv_unparsed"]
+__all__ = ["NAMESPACE_ORDER", "build_name", "first_variant_release", "intel_families", "labels_of",
+           "mainline_uv_caveat", "namespace_order", "recorded", "uv_preview", "uv_skipped_nvidia",
+           "uv_unparsed"]
 
 # The order of the recorded 2.9/2.10 files' default-priorities (nvidia, intel, amd): a machine
 # whose GPUs fit labels of two vendors gets the first vendor's.
@@ -30,6 +31,13 @@ NAMESPACE_ORDER = ("nvidia", "intel", "amd")
 def recorded(kb: KnowledgeBase, version: str) -> Optional[Mapping[str, Any]]:
     """The recorded variants.json of a release (with its source), or None."""
     return next((row for row in kb.document("variant_labels")["releases"] if row["torch"] == version), None)
+
+
+def first_variant_release(kb: KnowledgeBase) -> Optional[str]:
+    """The oldest release on PyTorch's variant index: the oldest recorded variants.json (its
+    release workflow repacks variant wheels from variant-repack's configs, which begin at 2.8)."""
+    versions = [str(row["torch"]) for row in kb.document("variant_labels")["releases"]]
+    return min(versions, key=version_tuple) if versions else None
 
 
 # What uv's own preview does with these files, as observed (variant_labels.json ``uv_preview``, run

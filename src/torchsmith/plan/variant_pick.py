@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import parse_cc
 from torchsmith.kb.variant_index import LabelFacts
-from torchsmith.plan.variant_labels import build_name, labels_of, mainline_uv_caveat
+from torchsmith.plan.variant_labels import build_name, first_variant_release, labels_of, mainline_uv_caveat
 from torchsmith.records import dataclass
 from torchsmith.versions import version_tuple
 
@@ -116,7 +116,7 @@ class VariantPrediction:
 
     label: Optional[str]
     reason: str
-    command: str
+    command: str  # "": no variant install of this release (the reason says why)
     advice: Tuple[str, ...] = ()
     caveat: Optional[str] = None  # where uv's own preview does otherwise (variant_labels.UV_*)
 
@@ -156,6 +156,10 @@ def _predict(plan: Plan, machine: Machine, kb: KnowledgeBase) -> Optional[Varian
     if plan.accelerator == "jetson" and machine.jetson is not None:
         return _jetson_prediction(kb, machine, torch, command)
     release = kb.release(torch.version) if torch.version else None
+    first = first_variant_release(kb)
+    if release is not None and first and version_tuple(release.version) < version_tuple(first):
+        return VariantPrediction(None, f"PyTorch's variant index has no torch {release.version}: its "
+                                       f"variant wheels begin with torch {first}", "")
     labels = labels_of(kb, release, plan.platform) if release is not None else {}
     from torchsmith.plan.variant_vendors import planned_kind, vendor_prediction
 
