@@ -157,10 +157,10 @@ def test_flash_attn_build_read_from_its_wheel_name() -> None:
         "https://github.com/Dao-AILab/flash-attention/releases/download/v2.6.3/"
         "flash_attn-2.6.3+cu123torch2.4cxx11abiFALSE-cp311-cp311-linux_x86_64.whl"
     )
-    built_for, variant, source = companion_built_for(
+    built_for, variant, source, unread = companion_built_for(
         {"name": "flash-attn", "version": "2.6.3", "torch_requires": [], "metadata": "/m", "url": url}
     )
-    assert (built_for, variant, source) == ("==2.4.*", "cu123", "/m/direct_url.json")
+    assert (built_for, variant, source, unread) == ("==2.4.*", "cu123", "/m/direct_url.json", "")
 
 
 def test_two_torch_installs_pip_and_conda() -> None:
@@ -536,7 +536,7 @@ def test_mmcv_build_read_from_its_find_links_path() -> None:
     )
     assert companion_built_for(
         {"name": "mmcv", "version": "2.1.0", "torch_requires": [], "metadata": "/m", "url": url}
-    ) == ("==2.1.*", "cu121", "/m/direct_url.json")
+    ) == ("==2.1.*", "cu121", "/m/direct_url.json", "")
 
 
 def test_quick_verdict_from_a_cli_context(tmp_path: Any) -> None:

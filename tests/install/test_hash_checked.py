@@ -3,9 +3,25 @@ tests/robustness/test_config_injection.py and test_install_tampered.py with real
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence
 
-from torchsmith.install.hash_checked import _locked_hashes, installed_files, would_install
+import pytest
+from tests.support.pkgindex import IndexServer
+
+from torchsmith.errors import InstallError
+from torchsmith.host import CommandResult
+from torchsmith.host.live import LiveHost
+from torchsmith.install.hash_checked import (
+    _locked_hashes,
+    dry_run_pins,
+    hash_checked,
+    installed_files,
+    would_install,
+)
+from torchsmith.install.steps import StepFiles
 
 # uv 0.13.9's `uv pip install --dry-run` (stderr), replacing torch and adding torchvision.
 DRY_RUN = """Using Python 3.11.7 environment at: /tmp/v
@@ -17,6 +33,87 @@ Would install 2 packages
  + torch==2.7.1+cpu
  + Torch_Vision==0.22.1+cpu
 """
+
+
+# uv 0.13.9's real `uv pip install --dry-run -r r.txt` against the tests' local index (stderr; stdout
+# was empty): tqdm==4.67.1 into an empty venv, then the same once it is installed.
+REAL_WOULD_INSTALL = """Using Python 3.11.7 environment at: /tmp/unify-n2yz25lt/v
+Resolved 1 package in 8ms
+Would download 1 package
+Would install 1 package
+ + tqdm==4.67.1
+"""
+REAL_NOTHING = """Using Python 3.11.7 environment at: /tmp/unify-n2yz25lt/v
+Checked 1 package in 0.84ms
+Would make no changes
+"""
+# What a uv that words its dry run otherwise might print: none of it may run unchecked.
+UNREADABLE = {
+    "reworded": "Installing: torch 2.7.1+cpu\n",
+    "silent": "",
+    # uv marks a reinstall " ~ name==version": one of the two packages counted is not a " + " line
+    "one line unread": "Would install 2 packages\n + torch==2.7.1+cpu\n ~ torchvision==0.22.1+cpu\n",
+    "a direct URL": "Would install 1 package\n + torch @ https://idx/torch-2.7.1-py3-none-any.whl\n",
+    "no changes, said in passing": "warning: a later release would make no changes here\n"
+                                   "Would make no changes to the lock\n",
+    "coloured, a direct URL": "Would install 1 package\n + \x1b[1mtorch\x1b[0m @ file:///w.whl\n",
+}
+
+
+def test_uv_s_real_dry_run_outputs_are_read_whole() -> None:
+    assert dry_run_pins(REAL_WOULD_INSTALL) == {"tqdm": "4.67.1"}
+    assert dry_run_pins(DRY_RUN) == {"torch": "2.7.1+cpu", "torch-vision": "0.22.1+cpu"}
+    assert dry_run_pins(REAL_NOTHING) == {}
+
+
+@pytest.mark.parametrize("said", UNREADABLE.values(), ids=list(UNREADABLE))
+def test_a_dry_run_that_cannot_be_read_whole_refuses_in_one_line(tmp_path: Path, said: str) -> None:
+    assert dry_run_pins(said) is None
+    host = _Answering(CommandResult(["uv"], returncode=0, stderr=said))
+    argv = ["uv", "pip", "install", "-r", str(tmp_path / "r.txt")]
+    with pytest.raises(InstallError) as raised:
+        hash_checked(host, argv, {}, timeout=5.0, index_url="http://idx/cpu/", files=StepFiles(str(tmp_path)),
+                     step=1)
+    assert raised.value.code == "install-provenance"
+    assert "\n" not in raised.value.message and "--dry-run" in raised.value.message
+    assert "--installer pip" in (raised.value.hint or "")
+    assert host.ran == [[*argv, "--dry-run"]]  # only the dry run ran: nothing was installed
+
+
+class _Answering(LiveHost):
+    """A host whose every command prints one recorded output, and which remembers what it ran."""
+
+    def __init__(self, answer: CommandResult) -> None:
+        super().__init__(environ={})
+        self.answer = answer
+        self.ran: List[List[str]] = []
+
+    def run(self, argv: Sequence[str], timeout: float = 5.0,
+            env: Optional[Mapping[str, Optional[str]]] = None, stdin: Optional[str] = None) -> CommandResult:
+        self.ran.append(list(argv))
+        return self.answer
+
+
+@pytest.mark.slow
+def test_real_uv_s_dry_run_is_checked_and_its_nothing_to_do_recognised(
+        package_index: IndexServer, installer_env: Dict[str, str], uv_bin: str, tmp_path: Path) -> None:
+    venv = tmp_path / "v"
+    made = [uv_bin, "venv", "-q", "--python", sys.executable, str(venv)]
+    subprocess.run(made, env=installer_env, check=True)
+    requirements = tmp_path / "r.txt"
+    requirements.write_text("tqdm==4.67.1\n")
+    index = package_index.index_url("pypi")
+    argv = [uv_bin, "pip", "install", "--python", str(venv / "bin" / "python"), "--index-url", index,
+            "-r", str(requirements)]
+    host = LiveHost(environ=installer_env)
+    files = StepFiles(str(tmp_path))
+    hashed, listed, dry = hash_checked(host, argv, {}, timeout=120.0, index_url=index, files=files, step=1)
+    assert dry.ok and "--require-hashes" in hashed and [d for _u, d in listed["tqdm"]]
+    assert host.run(hashed, timeout=120.0).ok
+    assert set(installed_files(str(venv), listed)) == {"tqdm"}
+    # Installed: uv's own "nothing to do" is read as that, and the plain command is kept.
+    again, listed, dry = hash_checked(host, argv, {}, timeout=120.0, index_url=index, files=files, step=2)
+    assert "Would make no changes" in dry.stderr and (again, listed) == (argv, {})
 
 
 def test_what_the_dry_run_would_install() -> None:

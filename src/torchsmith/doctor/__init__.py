@@ -11,8 +11,9 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from torchsmith.doctor.build import companion_built_for, torch_build
+from torchsmith.doctor.build import torch_build
 from torchsmith.doctor.checks import CHECKS, run_checks
+from torchsmith.doctor.checks.environment import read_companion
 from torchsmith.doctor.fixes import KbSource
 from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_kernels, inspect_static
 from torchsmith.doctor.model import Diagnosis, Fact, Finding
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
+def environment_summary(report: Dict[str, Any], kb: KbSource = None) -> Dict[str, Any]:
     """The inspected environment, as the JSON output shows it."""
     python = report.get("python") or {}
     build = torch_build(report)
@@ -62,9 +63,10 @@ def environment_summary(report: Dict[str, Any]) -> Dict[str, Any]:
         summary["torch"] = {k: build[k] for k in ("version", "variant", "accelerator", "cuda", "hip")}
         summary["torch"]["path"] = (report.get("torch") or {}).get("path")
     for companion in report.get("companions") or ():
-        wants, _variant, _ = companion_built_for(companion)
+        found = read_companion(companion, kb)
         summary["companions"].append({"name": companion.get("name"), "version": companion.get("version"),
-                                      "built_for_torch": wants})
+                                      "built_for_torch": found.wants,
+                                      **({"build_unread": found.unread} if found.unread else {})})
     if dynamic is not None:
         summary["import"] = {k: dynamic.get(k) for k in ("status", "import_seconds", "error", "timeout")
                              if dynamic.get(k) is not None}
@@ -82,7 +84,7 @@ def diagnose_report(report: Dict[str, Any], machine: Machine, kb: KbSource = Non
     """Findings for already gathered snippet reports (pure)."""
     findings = run_checks(report, machine, kb)
     report.pop("_cache", None)
-    return Diagnosis(environment=environment_summary(report), findings=findings)
+    return Diagnosis(environment=environment_summary(report, kb), findings=findings)
 
 
 def python_info(report: Dict[str, Any]) -> PythonInfo:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional
 
 from torchsmith.compat import Variant
+from torchsmith.kb.buildlabel import TorchBuild, TorchReleases
+from torchsmith.kb.buildlabel import torch_build as label_build
 from torchsmith.versions import version_tuple
 
 __all__ = [
+    "CompanionBuild",
     "companion_built_for",
     "local_label",
     "public_version",
@@ -77,12 +80,23 @@ def torch_build(report: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     }
 
 
-def companion_built_for(companion: Dict[str, Any]) -> Tuple[Optional[str], Optional[str], str]:
-    """(the torch it was built for, as a specifier; its CUDA variant; where that was read).
+class CompanionBuild(NamedTuple):
+    """The torch a companion was built for, as its metadata or label says."""
+
+    wants: Optional[str]  # a specifier: "==2.4.1", ">=2.6,<2.7", "==2.4.*"; None when not said or unread
+    variant: Optional[str]  # its CUDA/ROCm/CPU build: "cu121"
+    source: str  # where that was read
+    unread: str = ""  # packed digits naming no torch, or two: "pt210: torch 2.10 or torch 2.1.0"
+
+
+def companion_built_for(companion: Dict[str, Any], known: Optional[TorchReleases] = None) -> CompanionBuild:
+    """The torch ``companion`` was built for, its variant, and where that was read.
 
     The specifier comes from ``Requires-Dist: torch==2.4.1`` (or a range such as mmcv's
-    ``>=2.6,<2.7``), else from a release series in the version (``+pt24cu124`` -> ``==2.4.*``)
-    or in the wheel's file name (``torch2.4`` -> ``==2.4.*``).
+    ``>=2.6,<2.7``), else from the build its version's label encodes (``+pt24cu124`` -> ``==2.4.*``),
+    else from the wheel's file name or find-links path (``torch2.4`` -> ``==2.4.*``). Labels are read
+    by kb/buildlabel: packed digits (``pt210``) against ``known``; when they name two releases, or
+    none, the build is ``unread`` and nothing is guessed.
     """
     version = str(companion.get("version") or "")
     label = local_label(version)
@@ -90,19 +104,32 @@ def companion_built_for(companion: Dict[str, Any]) -> Tuple[Optional[str], Optio
     specs = [str(s) for s in companion.get("torch_requires") or () if s]
     metadata = str(companion.get("metadata") or "")
     if specs:
-        return ",".join(specs), variant, f"{metadata}/METADATA Requires-Dist"
-    match = re.search(r"pt(\d)(\d{1,2})", label)
-    if match:
-        return f"=={match.group(1)}.{match.group(2)}.*", variant, f"{metadata} (version {version})"
+        return CompanionBuild(",".join(specs), variant, f"{metadata}/METADATA Requires-Dist")
+    build = label_build(label, known) if label else None
+    if build is not None and (build.torch or build.unread):
+        return _said(build, variant, f"{metadata} (version {version})")
     # The wheel's file name (flash_attn-2.6.3+cu123torch2.4...) or its find-links path
     # (download.openmmlab.com/mmcv/dist/cu121/torch2.1/mmcv-2.1.0-...).
     url = str(companion.get("url") or "")
-    match = re.search(r"torch(\d+\.\d+)", url.rsplit("/", 1)[-1]) or re.search(r"/torch(\d+\.\d+)/", url)
-    if match:
-        wheel_variant = re.search(r"\+(cu\d+)", url) or re.search(r"/(cu\d+|cpu)/", url)
-        return (f"=={match.group(1)}.*", variant or (wheel_variant.group(1) if wheel_variant else None),
-                f"{metadata}/direct_url.json")
-    return None, variant, ""
+    folder, _, name = url.rpartition("/")
+    for part in (name, folder + "/"):
+        build = label_build(part, known) if part.strip("/") else None
+        if build is not None and (build.torch or build.unread):
+            return _said(build, variant or _variant_name(build), f"{metadata}/direct_url.json")
+    return CompanionBuild(None, variant, "")
+
+
+def _said(build: TorchBuild, variant: Optional[str], source: str) -> CompanionBuild:
+    series = build.torch.count(".") == 1  # "2.4" -> any 2.4.x; "2.1.0" -> that release
+    wants = (f"=={build.torch}.*" if series else f"=={build.torch}") if build.torch else None
+    return CompanionBuild(wants, variant, source, build.unread)
+
+
+def _variant_name(build: TorchBuild) -> Optional[str]:
+    """compat's name of a label's accelerator: CUDA 12.3 -> cu123, ROCm 6.2 -> rocm6.2, cpu."""
+    if build.cuda:
+        return f"cu{build.cuda.replace('.', '')}"
+    return f"rocm{build.rocm}" if build.rocm else "cpu" if build.cpu else None
 
 
 def satisfies(version: str, specifier: str) -> Optional[bool]:

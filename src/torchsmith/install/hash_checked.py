@@ -2,8 +2,10 @@
 made to install only files the pinned index itself lists, and to say which.
 
 1. The step's own command with ``--dry-run`` says what it would install (`` + name==version``
-   lines on stderr) and changes nothing. Packages already installed that satisfy the request stay
-   as they are: no upgrade the plain step would not make.
+   lines on stderr, as many as its ``Would install N packages`` line counts; or uv's ``Would make
+   no changes``) and changes nothing. Output read otherwise (a uv that words it anew) stops the
+   step (``install-provenance``): it never runs unchecked. Packages already installed that
+   satisfy the request stay as they are: no upgrade the plain step would not make.
 2. Each of those versions' files, and their sha256, are read from the pinned index's PEP 503
    project page (:func:`~torchsmith.install.provenance.listed_files`). A version it does not list,
    or lists without a sha256, stops the install (``install-provenance``) before anything changed.
@@ -31,10 +33,15 @@ from torchsmith.install.provenance import listed_files
 from torchsmith.install.steps import StepFiles
 from torchsmith.redact import redact
 
-__all__ = ["Listed", "hash_checked", "installed_files", "refusal"]
+__all__ = ["Listed", "dry_run_pins", "hash_checked", "installed_files", "refusal"]
 
 Listed = Dict[str, List[Tuple[str, str]]]  # canonical name -> [(URL, sha256)] of the version to install
 _WOULD_INSTALL = re.compile(r"^ \+ ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", re.M)
+# uv 0.13.9's summary lines, as its real --dry-run prints them (recorded in
+# tests/install/test_hash_checked.py, run against the tests' local index).
+_INSTALL_COUNT = re.compile(r"^Would install (\d+) packages?\s*$", re.M)
+_NO_CHANGES = re.compile(r"^Would make no changes\s*$", re.M)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PAGE_BYTES = 8 * 1024 * 1024
 _PAGE_SECONDS = 30.0
 
@@ -44,19 +51,31 @@ def would_install(text: str) -> Dict[str, str]:
     return {str(canonicalize_name(name)): version for name, version in _WOULD_INSTALL.findall(text)}
 
 
+def dry_run_pins(text: str) -> Optional[Dict[str, str]]:
+    """What a ``uv pip install --dry-run`` would install; None when its output cannot be read whole:
+    every package its count names must be read, or it must say it would make no changes."""
+    pins = would_install(text)
+    counts = _INSTALL_COUNT.findall(text)
+    if len(counts) == 1 and int(counts[0]) == len(pins) > 0:
+        return pins
+    return {} if not pins and not counts and _NO_CHANGES.search(text) else None
+
+
 def hash_checked(host: Host, argv: Sequence[str], env: Mapping[str, Optional[str]], *, timeout: float,
                  index_url: str, files: StepFiles, step: int) -> Tuple[List[str], Listed, CommandResult]:
     """The step's command turned hash-checked, what each pin may be, and the dry run's result
     (not ``ok``: the step would fail; the caller reports it)."""
     dry = host.run([*argv, "--dry-run"], timeout=timeout, env=env)
-    said = dry.stderr + dry.stdout
-    pins = would_install(said) if dry.ok else {}
-    if not pins and dry.ok and "Would make no changes" not in said:  # a uv that words it otherwise
+    if not dry.ok:  # it would fail: the caller reports that, and nothing runs
+        return list(argv), {}, dry
+    said = _ANSI.sub("", dry.stderr + dry.stdout)  # FORCE_COLOR / CLICOLOR_FORCE colour it
+    pins = dry_run_pins(said)
+    if pins is None:  # a uv that words it otherwise: never install what could not be checked
         raise InstallError("could not read what uv would install from its --dry-run, so its files "
                            "cannot be checked against the torch index", code="install-provenance",
                            context=[line[:300] for line in said.strip().splitlines()[-4:]],
                            hint="nothing was installed; use --installer pip, whose report says it")
-    if not pins:  # nothing to fetch (or it fails: the caller reports that)
+    if not pins:  # uv would make no changes: nothing to fetch
         return list(argv), {}, dry
     out = list(argv)
     at = out.index("-r")

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Sequence, Tuple
 
 from torchsmith.records import dataclass
 
-__all__ = ["TorchBuild", "TorchReleases", "packed_torch", "torch_build"]
+if TYPE_CHECKING:
+    from torchsmith.kb.knowledge import KnowledgeBase
+
+__all__ = ["TorchBuild", "TorchReleases", "packed_torch", "torch_build", "torch_releases"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,12 @@ class TorchReleases:
         else:
             found = [names for version, names in self.variants.items() if _same_series(reading, version)]
         return any(not accelerator or any(n.startswith(accelerator) for n in names) for names in found)
+
+
+@lru_cache(maxsize=4)
+def torch_releases(kb: KnowledgeBase) -> TorchReleases:
+    """The torch releases of ``kb`` with their builds: what packed digits (``torch250``) name."""
+    return TorchReleases([(r.version, [v.name for v in r.variants]) for r in kb.releases])
 
 
 def _same_series(series: str, version: str) -> bool:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, TorchReleases, canonical
+from torchsmith.kb.buildlabel import torch_releases
+from torchsmith.kb.pkgmeta import PackageRecord, ReleaseRecord, canonical
 from torchsmith.output import Caution
 from torchsmith.plan.constraints import cxx11_abi
 from torchsmith.plan.core import CONFLICT, PLATFORM, Constraint, ConstraintCheck, Job
@@ -86,12 +87,6 @@ def record_for(job: Job, name: str) -> Optional[PackageRecord]:
     want = job.wanted.get(name)
     record = applied(job.view, want, found) if want is not None else found
     return _through_dependencies(job, record) if any(r.depends for r in record.releases) else record
-
-
-@lru_cache(maxsize=4)
-def torch_releases(kb: KnowledgeBase) -> TorchReleases:
-    """The torch releases of ``kb`` with their builds: what packed digits (``torch250``) name."""
-    return TorchReleases([(r.version, [v.name for v in r.variants]) for r in kb.releases])
 
 
 def _through_dependencies(job: Job, record: PackageRecord) -> PackageRecord:

@@ -14,6 +14,7 @@ from torchsmith.doctor.checks.common import Check, Report
 from torchsmith.doctor.checks.driver import check_driver_too_old
 from torchsmith.doctor.checks.environment import (
     check_companion_abi_mismatch,
+    check_companion_build_unread,
     check_conda_mutex_cpu,
     check_cuda_wheels_mismatch,
     check_gpus_hidden,
@@ -67,6 +68,7 @@ CHECKS: Tuple[Check, ...] = (
     check_device_ops_fail,
     check_conda_mutex_cpu,
     check_companion_abi_mismatch,
+    check_companion_build_unread,
     check_cuda_wheels_mismatch,
     check_libstdcxx_too_old,
     check_library_shadowed,

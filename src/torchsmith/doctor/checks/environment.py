@@ -6,6 +6,7 @@ import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.doctor.build import (
+    CompanionBuild,
     companion_built_for,
     public_version,
     satisfies,
@@ -19,8 +20,9 @@ from torchsmith.doctor.checks.common import (
     nvidia_gpus,
     torch_fact,
 )
-from torchsmith.doctor.fixes import KbSource, install_fix, pip_command, python_of, quoted
+from torchsmith.doctor.fixes import KbSource, install_fix, kb_of, pip_command, python_of, quoted
 from torchsmith.doctor.model import Fact, Finding
+from torchsmith.kb.buildlabel import torch_releases
 from torchsmith.machine import Machine
 
 
@@ -73,13 +75,24 @@ def check_conda_mutex_cpu(report: Report, machine: Machine, kb: KbSource) -> Opt
     )
 
 
+def read_companion(companion: Dict[str, Any], kb: KbSource) -> CompanionBuild:
+    """What ``companion`` was built for. Packed digits with two readings (``pt210``) are read again
+    against the data's torch releases, loaded only then (``doctor --quick`` stays light)."""
+    found = companion_built_for(companion)
+    if found.unread:
+        data = kb_of(kb)
+        if data is not None:
+            found = companion_built_for(companion, torch_releases(data))
+    return found
+
+
 def check_companion_abi_mismatch(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
     build = torch_build(report)
     if build is None or not build["version"]:
         return None
     facts: List[Fact] = []
     for companion in report.get("companions") or ():
-        wants, variant, source = companion_built_for(companion)
+        wants, variant, source, _ = read_companion(companion, kb)
         name, version = companion.get("name"), companion.get("version")
         if wants and satisfies(build["version"], wants) is False:
             facts.append(Fact(f"{name} {version} is built for torch {wants}, "
@@ -96,6 +109,30 @@ def check_companion_abi_mismatch(report: Report, machine: Machine, kb: KbSource)
         (torch_fact(build), *facts), install_fix(report, machine, kb),
         note="compiled extensions fail to load ('undefined symbol', 'operator torchvision::nms does "
              "not exist'); install the companions built for the same torch",
+    )
+
+
+def check_companion_build_unread(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """A companion whose label's packed digits name two torch releases, or none: not guessed."""
+    build = torch_build(report)
+    if build is None or not build["version"]:
+        return None
+    facts = []
+    for companion in report.get("companions") or ():
+        found = read_companion(companion, kb)
+        if found.unread:
+            named = f"{companion.get('name')} {companion.get('version')}"
+            said = f"could not read which torch {named} is built for ({found.unread})"
+            facts.append(Fact(said, found.source))
+    if not facts:
+        return None
+    return Finding(
+        "companion-build-unread", "warning",
+        f"{len(facts)} package(s) not checked against torch {build['version']}: "
+        "their build could not be read",
+        (torch_fact(build), *facts),
+        note="its label's packed digits name two torch releases, or none the data knows, and are "
+             "not guessed; `torchsmith plan NAME` names the build made for this torch",
     )
 
 
