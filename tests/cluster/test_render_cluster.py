@@ -100,6 +100,17 @@ def test_old_driver_gets_an_image_it_accepts_and_the_check_explained(kb: Any) ->
         f"--index-url https://download.pytorch.org/whl/{plan.variant}" in text
 
 
+def test_an_image_already_taken_is_not_offered_as_a_remedy(kb: Any) -> None:
+    """The Dockerfile uses the older image: its comments say why not the wheel's own CUDA image
+    and how to use that one, not "Remedies: 1. an older image" naming the image it already uses."""
+    machine = MACHINES["cuda-old-driver"]()
+    text = render(_plan(kb, machine), "dockerfile", machine)
+    image = _from_line(text)
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert not any(image in line for line in comments if "older image" in line or "Remedies" in line)
+    assert any(line.startswith("# Not the wheel's own CUDA image: ") for line in comments)
+
+
 def test_driver_older_than_every_image_warns_with_remedies(kb: Any) -> None:
     machine = host(gpus=["7.0:Tesla V100"], driver="470.82.01", driver_cuda="11.4")
     plan = _plan(kb, machine, "torch")

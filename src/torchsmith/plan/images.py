@@ -28,21 +28,24 @@ def _older_or_equal(a: str, b: str) -> bool:
 
 
 def require_check_lines(image: str, image_cuda: str, driver_cuda: Optional[str],
-                        driver: Optional[str], older: Optional[str]) -> List[str]:
-    """Why nvidia-container-runtime refuses an image, and the three ways out."""
-    return [
-        f"{image} sets NVIDIA_REQUIRE_CUDA=cuda>={image_cuda}; this host's driver "
-        f"{driver or '?'} supports CUDA {driver_cuda}, so `docker run --gpus` stops with "
-        f"'unsatisfied condition: cuda>={image_cuda}'.",
-        "Remedies:",
-        f"  1. an older image: {older}" if older
-        else "  1. an older image (none in torchsmith's data is old enough)",
-        "  2. NVIDIA_DISABLE_REQUIRE=1 (docker run -e NVIDIA_DISABLE_REQUIRE=1): skips the check; "
+                        driver: Optional[str], older: Optional[str], *, taken: bool = False) -> List[str]:
+    """Why nvidia-container-runtime refuses an image, and the ways out. ``taken``: ``older`` is
+    the image the Dockerfile already uses, so the lines say why not ``image`` and how to get it."""
+    refused = (f"{image} sets NVIDIA_REQUIRE_CUDA=cuda>={image_cuda}; this host's driver "
+               f"{driver or '?'} supports CUDA {driver_cuda}, so `docker run --gpus` stops with "
+               f"'unsatisfied condition: cuda>={image_cuda}'.")
+    others = [
+        "NVIDIA_DISABLE_REQUIRE=1 (docker run -e NVIDIA_DISABLE_REQUIRE=1): skips the check; "
         "risk: CUDA code then fails at run time with 'CUDA driver version is insufficient' "
         "unless NVIDIA's minor-version compatibility covers it (same CUDA major, driver at or "
         "above that major's floor)",
-        f"  3. upgrade the host driver to one that supports CUDA {image_cuda}",
+        f"upgrade the host driver to one that supports CUDA {image_cuda}",
     ]
+    if taken:
+        return [f"Not the wheel's own CUDA image: {refused}", f"To use {image} instead:",
+                *(f"  {number}. {line}" for number, line in enumerate(others, 1))]
+    first = f"an older image: {older}" if older else "an older image (none in torchsmith's data is old enough)"
+    return [refused, "Remedies:", *(f"  {number}. {line}" for number, line in enumerate([first, *others], 1))]
 
 
 def choose_base_image(plan: Plan, machine: Optional[Machine], kb: KnowledgeBase) -> BaseImage:
@@ -101,7 +104,7 @@ def _cuda_runtime_image(plan: Plan, cuda: str, driver: Optional[str], driver_cud
             notes = (f"The wheel's CUDA {cuda} runs on this driver through NVIDIA's minor-version "
                      f"compatibility; its libraries come with the wheel, not the image.",
                      *require_check_lines(newest["image"], newest["cuda"], driver_cuda, driver,
-                                          row["image"]))
+                                          row["image"], taken=True))
         return BaseImage(row["image"], "cuda", why, row["source"], requires_cuda=row["cuda"],
                          notes=notes)
     row = cuda_rows[0]
