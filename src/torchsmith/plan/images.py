@@ -44,7 +44,8 @@ def require_check_lines(image: str, image_cuda: str, driver_cuda: Optional[str],
     if taken:
         return [f"Not the wheel's own CUDA image: {refused}", f"To use {image} instead:",
                 *(f"  {number}. {line}" for number, line in enumerate(others, 1))]
-    first = f"an older image: {older}" if older else "an older image (none in torchsmith's data is old enough)"
+    first = f"an older image: {older}" if older else \
+        "an older image (none in torchsmith's data is old enough)"
     return [refused, "Remedies:", *(f"  {number}. {line}" for number, line in enumerate([first, *others], 1))]
 
 
