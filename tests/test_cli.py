@@ -206,3 +206,27 @@ def test_summary_says_nothing_to_install_when_the_environment_has_the_answer(
     after = capsys.readouterr().out
     assert after.startswith("Nothing to install: this environment has torch "), after
     assert "$ " not in after  # no command to run
+
+
+def test_doctor_with_no_environment_found_fixes_into_a_new_venv(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No active env, no ./.venv: the doctor reads torchsmith's own interpreter, but its fix for a
+    missing torch is a new venv (install refuses torchsmith's own without --python), not a pip
+    command into torchsmith's own environment."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed where torchsmith runs: no no-torch finding to fix")
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    main(["doctor", "--quick", "--json"])
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["target"]["source"].startswith("torchsmith's own interpreter")
+    finding = next(f for f in data["findings"] if f["code"] == "no-torch")
+    assert finding["fix"] == ["torchsmith install --venv .venv-torch"]
+    # Named by --python, torchsmith's own is the environment meant: the fix installs into it.
+    main(["doctor", "--quick", "--json", "--python", sys.executable])
+    data = json.loads(capsys.readouterr().out)["data"]
+    fix = next(f for f in data["findings"] if f["code"] == "no-torch")["fix"]
+    assert any(sys.executable in line for line in fix)

@@ -67,6 +67,13 @@ def test_export_of_a_conda_env_lists_conda_and_pip_packages_apart(tmp_path: Path
     assert isinstance(CondaRecord("a", "1", "b", "c").spec, str)
 
 
+def test_an_exported_file_does_not_claim_an_unknown_platform() -> None:
+    """The environment is read, not planned for a platform: its header names its Python only."""
+    standing = Standing("/envs/train", "3.11.9", False, (Installed("ftfy", "6.2.0", "pip"),), (), {})
+    text = export_files(standing, packaged_kb())["requirements.txt"]
+    assert "unknown platform" not in text and "for Python 3.11." in text
+
+
 @pytest.mark.slow
 def test_a_venv_exported_and_recreated_has_the_same_packages(
         package_index: IndexServer, installer_env: Dict[str, str], tmp_path: Path) -> None:

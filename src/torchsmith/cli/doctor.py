@@ -19,6 +19,7 @@ from torchsmith.machine import Machine
 from torchsmith.output import Caution, ExitCode, Result, use_color
 
 if TYPE_CHECKING:
+    from torchsmith.doctor.model import Finding
     from torchsmith.kb import KnowledgeBase
 
 _MARKS = {"error": ("✗", "31"), "warning": ("!", "33"), "info": ("i", "36")}
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     with waiting(args, f"doctor: {what}"):
         diagnosis = examine(ctx.host(), python, lambda report: _machine(ctx, report), lambda: _kb(ctx),
                             quick=args.quick, timeout=timeout)
+    if choice.own:  # no environment found: torchsmith's own stands in, and install leaves it alone
+        diagnosis.findings = [_into_a_new_venv(f) for f in diagnosis.findings]
     data = {**diagnosis.to_json(), "target": dict(choice.to_json()), "recovered": recovered}
     healthy = diagnosis.healthy
 
@@ -80,6 +83,20 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     return Result(command="doctor", data=data, human=human, warnings=[Caution(line) for line in recovered],
                   status="ok" if healthy else "problems",
                   exit_code=ExitCode.OK if healthy else ExitCode.PROBLEMS_FOUND)
+
+
+def _into_a_new_venv(finding: Finding) -> Finding:
+    """No torch where torchsmith itself runs: the fix is a venv of its own, as the README says
+    (installing into torchsmith's own interpreter is what `install` refuses without --python)."""
+    if finding.code != "no-torch":
+        return finding
+    import dataclasses
+
+    from torchsmith.install.target_choice import DEFAULT_VENV
+
+    return dataclasses.replace(finding, fix=(f"torchsmith install --venv {DEFAULT_VENV}-torch",),
+                               note="no environment was found (none is active, and torchsmith's own is "
+                                    "not one): torch goes into a new venv")
 
 
 def answer_first(data: Dict[str, Any], color: bool, verbose: int) -> List[str]:

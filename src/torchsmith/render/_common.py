@@ -130,7 +130,7 @@ def header_lines(plan: Plan, title: str, *, local_installer: bool = False) -> Li
     from torchsmith.plan.api import EXTRA_SOURCES_WARNING
 
     platform = host_of(plan).platform or plan.platform
-    host = f"{platform or 'unknown platform'}, Python {plan.python or '?'}"
+    host = ", ".join(part for part in (platform, f"Python {plan.python or '?'}") if part)  # export: none
     variant = f", variant {plan.variant}" if plan.variant else ""
     lines = [
         f"# {title}",
