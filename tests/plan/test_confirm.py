@@ -79,6 +79,21 @@ def test_pips_refusal_names_who_pins_what_and_the_release_that_pairs() -> None:
                      "torchvision==0.13.1 [source: test table]."]  # kornia's torch>=1.8.1 is met: not named
 
 
+def test_a_local_version_in_pips_refusal_is_no_package() -> None:
+    # pip's list names a local build ("torchvision 0.16.1+cu118 depends on ..."): "cu118" is its
+    # version's label, not a package that requires torch.
+    text = ("ERROR: Cannot install torch==2.6.0+cu126 and torchvision==0.16.1+cu118 because these package "
+            "versions have conflicting dependencies.\n\nThe conflict is caused by:\n"
+            "    The user requested torch==2.6.0+cu126\n"
+            "    torchvision 0.16.1+cu118 depends on torch==2.1.1+cu118\n")
+    failure = parse_failure(text)
+    assert [(n.who, n.who_version, n.what + n.spec) for n in failure.needs] == [
+        ("torchvision", "0.16.1+cu118", "torch==2.1.1+cu118")]
+    assert conflict_lines(failure, {"torch": "2.6.0+cu126"}, "pip") == [
+        "pip refused the whole request: torchvision 0.16.1+cu118 requires torch==2.1.1+cu118, but the plan "
+        "installs torch 2.6.0+cu126."]
+
+
 def test_uvs_refusal_is_read_through_its_markers_and_wrapped_lines() -> None:
     failure = parse_failure(UV_10604)
     assert [(n.who, n.who_version, n.what, n.spec) for n in failure.needs] == [

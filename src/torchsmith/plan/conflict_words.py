@@ -26,7 +26,8 @@ _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]+\])?"
 _SPEC = r"(?:(?:===|[<>=!~]=?)[^\s,;]+(?:,(?:===|[<>=!~]=?)[^\s,;]+)*)"
 # uv: "beta>=2.0 depends on torch==2.4.0", "all versions of alpha depend on beta>=2",
 # "alpha==1.0 depends on beta", "only alpha<=1.0 is available and alpha==1.0 depends on ...".
-_UV_NEED = re.compile(r"(?:all versions of |all of:?\s*)?(?<![\w.-])(?P<who>[A-Za-z][A-Za-z0-9._-]*"
+# Not after "+": in pip's "torchvision 0.16.1+cu118 depends on ..." cu118 is a version's label.
+_UV_NEED = re.compile(r"(?:all versions of |all of:?\s*)?(?<![\w.+-])(?P<who>[A-Za-z][A-Za-z0-9._-]*"
                       rf"(?:\[[^\]]+\])?)(?P<whospec>{_SPEC})?\s+"
                       rf"depends? on (?P<what>{_NAME})(?P<whatspec>{_SPEC})?")
 _UV_REQUIRE = re.compile(r"you require (?P<list>.+?)(?:, we can conclude|\.\s|\.$|$)", re.MULTILINE)
