@@ -287,7 +287,10 @@ def test_guard_states() -> None:
         guard={"guard_file": None, "guard_text": None, "pip_conf": None, "pip_conf_uses_guard": False}
     )
     hit = finding(run_checks(rep, gpu_host(), None), "guard-off")
-    assert hit.severity == "info" and hit.fix[0].startswith("torchsmith install --python /env/bin/python")
+    # The installed torch pinned: the install keeps the working torch instead of planning the newest.
+    version = rep["torch"]["version"]
+    assert hit.severity == "info" and hit.fix[0].startswith(
+        f"torchsmith install torch=={version} --python /env/bin/python")
     rep["guard"].update(guard_file="/env/torchsmith-guard.txt", guard_text="torch==2.5.1\n")
     assert finding(run_checks(rep, gpu_host(), None), "guard-off").fix == (
         "torchsmith guard on --python /env/bin/python",

@@ -337,7 +337,11 @@ def check_guard(report: Report, machine: Machine, kb: KbSource) -> Optional[Find
         fix: Tuple[str, ...] = (f"torchsmith guard on --python {python}",)
     else:
         facts = (Fact(f"no {os.path.join(prefix, 'torchsmith-guard.txt')}", "inspect_env.py"),)
-        fix = (f"torchsmith install --python {python}  # writes the guard, then keeps it on",)
+        # The installed torch pinned: the install keeps it and writes the guard (the default
+        # request would plan the newest torch and replace a working one).
+        version = str((report.get("torch") or {}).get("version") or "")
+        keep = f"{quoted('torch==' + version)} " if version else ""
+        fix = (f"torchsmith install {keep}--python {python}  # keeps this torch, writes and keeps the guard",)
     return Finding("guard-off", "info", "nothing stops a later `pip install` from replacing this torch",
                    facts, fix,
                    note="packages that depend on torch can pull another build (often a CUDA one "
