@@ -28,7 +28,9 @@ NEVER = (
     "torchsmith.kb.metaread", "torchsmith.kb.refresh",
 )
 # The probe only describes the machine: no data, no planner, no renderer.
-NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check")
+NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check",
+                # (free-threaded builds, the one thing asked of sysconfig, exist from 3.13 on)
+                *(("sysconfig",) if sys.version_info < (3, 13) else ()))
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file
 # is read through the live host (no hung-mount guard thread), no terminal is asked its width.
 NOT_IN_DESCRIBED = ("subprocess", "torchsmith.host.guard",

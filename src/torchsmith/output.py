@@ -113,12 +113,13 @@ def use_color(stream: IO[str], environ: Optional[Dict[str, str]] = None) -> bool
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-_SOURCE = re.compile(r"\s*[\[(]sources?: [^\])]*[\])]")
+# Patterns as text, compiled (and cached) by re when first used: `--json` output needs none.
+_SOURCE = r"\s*[\[(]sources?: [^\])]*[\])]"
 
 
 def strip_sources(text: str) -> str:
     """``text`` without its ``[source: URL; URL]`` citations: ``-v`` and --json keep them."""
-    return _SOURCE.sub("", text)
+    return re.sub(_SOURCE, "", text)
 
 
 def paint(text: str, sgr: str, enabled: bool) -> str:
@@ -168,7 +169,7 @@ def emit(result: Result, as_json: bool, out: Optional[IO[str]] = None,
             shown = strip_sources(shown)
         shown = fit(shown, terminal_columns())
     shown = redact(shown)
-    out.write(printable(shown, keep_colour=bool(_CONTROL.search(shown)) and use_color(text)))
+    out.write(printable(shown, keep_colour=bool(re.search(_CONTROL, shown)) and use_color(text)))
     out.flush()
     _warn(result, presentation, err)
     for error in result.errors:
@@ -199,17 +200,17 @@ def _warn(result: Result, presentation: Presentation, err: IO[str]) -> None:
 
 # Control characters other than newline and tab, C1 controls included: printed raw, text from a
 # tool's output or a flag could move the cursor, retitle the terminal or hide lines.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and style only, as rich writes them
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+_SGR = r"\x1b\[[0-9;]*m"  # colour and style only, as rich writes them
 
 
 def printable(text: str, keep_colour: bool = False) -> str:
     """``text`` with every control character shown escaped (``\\x1b``), except our own colours."""
-    if not _CONTROL.search(text):
+    if not re.search(_CONTROL, text):
         return text
     if keep_colour:
-        parts = _SGR.split(text)
-        styles = _SGR.findall(text)
+        parts = re.split(_SGR, text)
+        styles = re.findall(_SGR, text)
         out = [_escape_controls(parts[0])]
         for style, part in zip(styles, parts[1:]):
             out.append(style + _escape_controls(part))
@@ -218,7 +219,7 @@ def printable(text: str, keep_colour: bool = False) -> str:
 
 
 def _escape_controls(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    return re.sub(_CONTROL, lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def format_error(error: Dict[str, Any]) -> str:

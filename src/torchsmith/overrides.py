@@ -48,20 +48,20 @@ UNKNOWN_AMD = "AMD GPU (model not given)"
 UNKNOWN_INTEL = "Intel GPU (model not given)"
 DescribedGpu = Union[NvidiaGpu, AmdGpu, IntelGpu]
 
-_CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$")
-_VERSION = re.compile(r"^\d{1,9}(\.\d{1,9}){0,3}$")  # 9 digits: no int-string limit to hit
+# Patterns as text: re compiles (and caches) one when it is first used; most commands give no
+# --gpu or version flag, so they compile none.
+_CC = r"^(?:sm_?)?(\d{1,2})\.?(\d)$"
+_VERSION = r"^\d{1,9}(\.\d{1,9}){0,3}$"  # 9 digits: no int-string limit to hit
 
 
 # A product name has letters and a model number ("RTX 3090", "H100", "T4"), unlike "sm_" or a typo.
-_PRODUCT = re.compile(r"^(?!sm_|compute_)(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._()/-]{1,60}$",
-                      re.IGNORECASE)
-_OTHER_VENDOR = re.compile(r"\b(intel|arc|amd|radeon|instinct|gfx\d+)\b", re.IGNORECASE)
+_PRODUCT = r"(?i)^(?!sm_|compute_)(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9][A-Za-z0-9 ._()/-]{1,60}$"
+_OTHER_VENDOR = r"(?i)\b(intel|arc|amd|radeon|instinct|gfx\d+)\b"
 # Words that say which vendor a described GPU is from; the product itself is matched at plan
 # time against the GPU tables (an AMD product -> its gfx target, an Intel one -> its xpu family).
-_AMD = re.compile(r"^(amd|ati)$|\b(amd|radeon|instinct|firepro)\b|\bmi\d{2,3}[a-z]?\b|\brx ?\d{3,4}\b"
-                  r"|^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
-_INTEL = re.compile(r"\b(intel|arc|iris|uhd|xe|ponte vecchio|battlemage|alchemist|data center gpu max)\b",
-                    re.IGNORECASE)
+_AMD = (r"(?i)^(amd|ati)$|\b(amd|radeon|instinct|firepro)\b|\bmi\d{2,3}[a-z]?\b|\brx ?\d{3,4}\b"
+        r"|^gfx[0-9a-f]{3,4}$")
+_INTEL = r"(?i)\b(intel|arc|iris|uhd|xe|ponte vecchio|battlemage|alchemist|data center gpu max)\b"
 
 
 def parse_described_gpu(spec: str, index: int = 0) -> DescribedGpu:
@@ -69,12 +69,12 @@ def parse_described_gpu(spec: str, index: int = 0) -> DescribedGpu:
     ``Radeon RX 7900 XTX``, ``MI300X`` or ``gfx1100`` an AMD GPU; ``intel``, ``Arc A770`` or
     ``Data Center GPU Max`` an Intel GPU (model resolved through the data when planning)."""
     text = spec.strip()
-    if len(text) <= 80 and _AMD.search(text) and not _INTEL.search(text):
+    if len(text) <= 80 and re.search(_AMD, text) and not re.search(_INTEL, text):
         gfx = text.lower() if re.match(r"^gfx[0-9a-f]{3,4}$", text, re.IGNORECASE) else None
         bare = text.lower() in ("amd", "ati")
         return AmdGpu(name=UNKNOWN_AMD if bare else text, gfx=gfx,
                       source="override (model not given)" if bare else "override (by name)")
-    if len(text) <= 80 and _INTEL.search(text):
+    if len(text) <= 80 and re.search(_INTEL, text):
         bare = text.lower() == "intel"
         return IntelGpu(name=UNKNOWN_INTEL if bare else text,
                         source="override (model not given)" if bare else "override (by name)")
@@ -88,8 +88,8 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
     if cc_text.strip().lower() == "nvidia":
         return NvidiaGpu(index=index, name=name.strip() or UNKNOWN_MODEL, compute_capability=None,
                          source="override (model not given)")
-    match = _CC.match(cc_text.strip().lower())
-    if not match and _PRODUCT.match(spec.strip()) and not _OTHER_VENDOR.search(spec):
+    match = re.match(_CC, cc_text.strip().lower())
+    if not match and re.match(_PRODUCT, spec.strip()) and not re.search(_OTHER_VENDOR, spec):
         # A product name ("RTX 3090", "H100"): the GPU table gives its compute capability; a
         # family or unknown name plans for every architecture of the driver's era, and says so.
         return NvidiaGpu(index=index, name=spec.strip(), compute_capability=None,
@@ -107,7 +107,7 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
 
 
 def _check_version(value: str, what: str) -> str:
-    if value and not _VERSION.match(value):
+    if value and not re.match(_VERSION, value):
         raise UsageError(f"not a {what}: {value[:40]!r}", hint="write it as digits and dots")
     return value
 

@@ -19,9 +19,9 @@ from torchsmith.install.hash_checked import (
     dry_run_pins,
     hash_checked,
     installed_files,
-    would_install,
 )
 from torchsmith.install.steps import StepFiles
+from torchsmith.install.uv_dry_run import read_dry_run
 
 # uv 0.13.9's `uv pip install --dry-run` (stderr), replacing torch and adding torchvision.
 DRY_RUN = """Using Python 3.11.7 environment at: /tmp/v
@@ -116,9 +116,10 @@ def test_real_uv_s_dry_run_is_checked_and_its_nothing_to_do_recognised(
     assert "Would make no changes" in dry.stderr and (again, listed) == (argv, {})
 
 
-def test_what_the_dry_run_would_install() -> None:
-    assert would_install(DRY_RUN) == {"torch": "2.7.1+cpu", "torch-vision": "0.22.1+cpu"}
-    assert would_install("Checked 1 package in 0.76ms\nWould make no changes\n") == {}
+def test_what_the_dry_run_would_change_names_removals_too() -> None:  # guard check reads those
+    assert read_dry_run(DRY_RUN) == {"torch": ("2.6.0+cpu", "2.7.1+cpu"),
+                                     "torch-vision": (None, "0.22.1+cpu")}
+    assert read_dry_run(REAL_NOTHING) == {}
 
 
 def test_the_installed_wheel_is_the_listed_file_with_its_tags(tmp_path: Path) -> None:
@@ -168,3 +169,18 @@ def test_a_dry_run_worded_otherwise_stops_the_step_before_anything_changes(tmp_p
 
     assert hash_checked(Nothing(), argv, {}, timeout=5.0, index_url="http://idx/cpu/",
                         files=StepFiles(str(tmp_path)), step=1)[:2] == (argv, {})
+
+
+@pytest.mark.parametrize("said", UNREADABLE.values(), ids=list(UNREADABLE))
+def test_guard_check_never_reads_an_unreadable_dry_run_as_no_change(said: str) -> None:
+    from torchsmith.errors import TorchsmithError
+    from torchsmith.install.check import _uv_dry_run
+    from torchsmith.install.target import Target
+
+    host = _Answering(CommandResult(["uv"], returncode=0, stderr=said))
+    target = Target(python="/env/bin/python", prefix="/env", kind="venv", python_version="3.11.7")
+    with pytest.raises(TorchsmithError) as raised:
+        _uv_dry_run(host, target, ["torch"], {"UV_CONSTRAINT": None})
+    assert raised.value.code == "installer-output-unreadable"
+    assert _uv_dry_run(_Answering(CommandResult(["uv"], returncode=0, stderr=REAL_NOTHING)), target,
+                       ["torch"], {"UV_CONSTRAINT": None}) == ({}, "")

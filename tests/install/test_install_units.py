@@ -10,7 +10,7 @@ import pytest
 from tests.support.envtools import tree_digest
 
 from torchsmith.errors import InstallError, UsageError
-from torchsmith.install.check import parse_user_command, parse_uv_dry_run
+from torchsmith.install.check import parse_user_command
 from torchsmith.install.installers import Installer, command, installer_kind
 from torchsmith.install.lock import (
     Lock,
@@ -22,6 +22,7 @@ from torchsmith.install.lock import (
 from torchsmith.install.snapshot import Snapshot
 from torchsmith.install.steps import Group, StepFiles, groups_from_plan
 from torchsmith.install.target import Target
+from torchsmith.install.uv_dry_run import read_dry_run
 from torchsmith.plan.model import PackagePin, Plan
 
 CU126 = "https://download.pytorch.org/whl/cu126"
@@ -181,10 +182,13 @@ def test_other_commands_are_usage_errors(argv: list) -> None:
         parse_user_command(argv)
 
 
-def test_parse_uv_dry_run() -> None:
+def test_read_dry_run() -> None:
     text = ("Resolved 3 packages in 5ms\nWould download 2 packages\nWould uninstall 1 package\n"
             "Would install 2 packages\n - torch==2.6.0+cu126\n + torch==2.7.1\n + xformers==0.0.31\n")
-    assert parse_uv_dry_run(text) == {"torch": ("2.6.0+cu126", "2.7.1"), "xformers": (None, "0.0.31")}
+    assert read_dry_run(text) == {"torch": ("2.6.0+cu126", "2.7.1"), "xformers": (None, "0.0.31")}
+    # an uninstall it counts but does not list, or a summary it lacks: unreadable, not "no change"
+    assert read_dry_run(text.replace(" - torch==2.6.0+cu126\n", "")) is None
+    assert read_dry_run(" + torch==2.7.1\n") is None
 
 
 def _tree(root: Path) -> None:

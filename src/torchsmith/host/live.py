@@ -160,7 +160,6 @@ class LiveHost:
 
     def platform(self) -> PlatformInfo:
         import platform
-        import sysconfig
         libc_name, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
         return PlatformInfo(
             system=platform.system(),
@@ -171,13 +170,22 @@ class LiveHost:
             python_executable=sys.executable,
             python_prefix=sys.prefix,
             python_base_prefix=getattr(sys, "base_prefix", sys.prefix),
-            python_free_threaded=bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+            python_free_threaded=_free_threaded(),
             python_bits=64 if sys.maxsize > 2**32 else 32,
             libc=f"{libc_name} {libc_version}".strip() if libc_name else "",
             cpu_count=os.cpu_count() or 0,
             mac_version=platform.mac_ver()[0] if sys.platform == "darwin" else "",
             windows_version=platform.version() if sys.platform == "win32" else "",
         )
+
+
+def _free_threaded() -> bool:
+    """Whether this is a free-threaded build: those exist from 3.13 on, so older versions skip
+    sysconfig (and its build-data module) on every probe."""
+    if sys.version_info < (3, 13):
+        return False
+    import sysconfig
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 class _Spawned:

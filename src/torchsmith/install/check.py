@@ -23,11 +23,11 @@ from torchsmith.host import CommandResult, Host
 from torchsmith.install.installers.pip import pip_command
 from torchsmith.install.installers.uv import find_uv
 from torchsmith.install.target import Target, installed_packages
+from torchsmith.install.uv_dry_run import read_dry_run
 from torchsmith.records import dataclass
 
-__all__ = ["Prediction", "parse_user_command", "parse_uv_dry_run", "predict"]
+__all__ = ["Prediction", "parse_user_command", "predict"]
 
-_UV_LINE = re.compile(r"^\s*([+-])\s+([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)")
 
 
 @dataclass
@@ -77,20 +77,6 @@ def parse_user_command(argv: Sequence[str]) -> Tuple[str, List[str]]:
     raise UsageError(f"not a pip or uv install command: {' '.join(words)[:120]}",
                      hint="guard check understands `pip install ...`, `python -m pip install ...` "
                           "and `uv pip install ...`")
-
-
-def parse_uv_dry_run(text: str) -> Dict[str, Tuple[Optional[str], Optional[str]]]:
-    """name -> (removed version, added version) from ``uv pip install --dry-run`` output."""
-    out: Dict[str, Tuple[Optional[str], Optional[str]]] = {}
-    for line in text.splitlines():
-        match = _UV_LINE.match(line)
-        if not match:
-            continue
-        sign, name, version = match.groups()
-        key = canonicalize_name(name)
-        old, new = out.get(key, (None, None))
-        out[key] = (version, new) if sign == "-" else (old, version)
-    return out
 
 
 def _problem(result: CommandResult) -> str:
@@ -185,9 +171,15 @@ def _uv_dry_run(host: Host, target: Target, args: Sequence[str],
     result = host.run(argv, timeout=600.0, env={"UV_CONSTRAINT": None})
     if not result.ok:
         return {}, _problem(result)
+    changes = read_dry_run(result.stderr + result.stdout)
+    if changes is None:  # never read as "nothing would change"
+        raise TorchsmithError("could not read what uv would change from its --dry-run output, so "
+                              "nothing was predicted", code="installer-output-unreadable",
+                              context=[line[:300] for line in result.stderr.strip().splitlines()[-4:]],
+                              hint="check the same command written for pip (`pip install …`), whose "
+                                   "--report says it")
     requested = set(_names(args))
-    items: Items = {name: (new, [], name in requested)
-                    for name, (_old, new) in parse_uv_dry_run(result.stderr + result.stdout).items() if new}
+    items: Items = {name: (new, [], name in requested) for name, (_old, new) in changes.items() if new}
     return items, ""
 
 

@@ -31,34 +31,23 @@ from torchsmith.host import CommandResult, Host
 from torchsmith.install.guard_hold import dist_paths
 from torchsmith.install.provenance import listed_files
 from torchsmith.install.steps import StepFiles
+from torchsmith.install.uv_dry_run import read_dry_run, strip_colour
 from torchsmith.redact import redact
 
 __all__ = ["Listed", "dry_run_pins", "hash_checked", "installed_files", "refusal"]
 
 Listed = Dict[str, List[Tuple[str, str]]]  # canonical name -> [(URL, sha256)] of the version to install
-_WOULD_INSTALL = re.compile(r"^ \+ ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", re.M)
-# uv 0.13.9's summary lines, as its real --dry-run prints them (recorded in
-# tests/install/test_hash_checked.py, run against the tests' local index).
-_INSTALL_COUNT = re.compile(r"^Would install (\d+) packages?\s*$", re.M)
-_NO_CHANGES = re.compile(r"^Would make no changes\s*$", re.M)
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _PAGE_BYTES = 8 * 1024 * 1024
 _PAGE_SECONDS = 30.0
 
 
-def would_install(text: str) -> Dict[str, str]:
-    """canonical name -> version of each `` + name==version`` line of a ``--dry-run``."""
-    return {str(canonicalize_name(name)): version for name, version in _WOULD_INSTALL.findall(text)}
-
-
 def dry_run_pins(text: str) -> Optional[Dict[str, str]]:
-    """What a ``uv pip install --dry-run`` would install; None when its output cannot be read whole:
-    every package its count names must be read, or it must say it would make no changes."""
-    pins = would_install(text)
-    counts = _INSTALL_COUNT.findall(text)
-    if len(counts) == 1 and int(counts[0]) == len(pins) > 0:
-        return pins
-    return {} if not pins and not counts and _NO_CHANGES.search(text) else None
+    """name -> version of what a ``uv pip install --dry-run`` would install; None when its output
+    cannot be read whole (uv_dry_run)."""
+    changes = read_dry_run(text)
+    if changes is None:
+        return None
+    return {name: added for name, (_removed, added) in changes.items() if added}
 
 
 def hash_checked(host: Host, argv: Sequence[str], env: Mapping[str, Optional[str]], *, timeout: float,
@@ -68,7 +57,7 @@ def hash_checked(host: Host, argv: Sequence[str], env: Mapping[str, Optional[str
     dry = host.run([*argv, "--dry-run"], timeout=timeout, env=env)
     if not dry.ok:  # it would fail: the caller reports that, and nothing runs
         return list(argv), {}, dry
-    said = _ANSI.sub("", dry.stderr + dry.stdout)  # FORCE_COLOR / CLICOLOR_FORCE colour it
+    said = strip_colour(dry.stderr + dry.stdout)
     pins = dry_run_pins(said)
     if pins is None:  # a uv that words it otherwise: never install what could not be checked
         raise InstallError("could not read what uv would install from its --dry-run, so its files "

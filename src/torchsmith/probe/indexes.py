@@ -22,9 +22,9 @@ __all__ = [
 
 _PIP_KEYS = {"index-url", "extra-index-url", "find-links", "constraint", "trusted-host",
              "no-index", "only-binary"}
-_UV_LINE = re.compile(
-    r'^\s*(index-url|extra-index-url|default-index|find-links|url|torch-backend|'
-    r'index-strategy|constraint-dependencies)\s*=\s*(.+?)\s*$')
+# Read only where a uv.toml exists: a pattern as text, compiled (and cached) by re when first used.
+_UV_LINE = (r'^\s*(index-url|extra-index-url|default-index|find-links|url|torch-backend|'
+            r'index-strategy|constraint-dependencies)\s*=\s*(.+?)\s*$')
 _CONDA_KEYS = ("channels", "default_channels", "channel_alias", "custom_channels",
                "channel_priority")
 
@@ -56,7 +56,7 @@ def parse_uv_config(text: str) -> List[Tuple[str, str]]:
         if stripped.startswith("["):
             section = stripped.strip("[]").strip()
             continue
-        match = _UV_LINE.match(line)
+        match = re.match(_UV_LINE, line)
         if match:
             key = f"{section}.{match.group(1)}" if section else match.group(1)
             found.append((key, match.group(2).strip().strip('"').strip("'")))

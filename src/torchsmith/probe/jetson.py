@@ -29,9 +29,10 @@ _RELEASE = "/etc/nv_tegra_release"
 _MODEL_PATHS = ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model")
 _COMPATIBLE_PATHS = ("/proc/device-tree/compatible", "/sys/firmware/devicetree/base/compatible")
 
+# A pattern as text, compiled (and cached) by re when first used: only on a Jetson.
 # "# R35 (release), REVISION: 2.1, GCID: ..., BOARD: t186ref, ..." -> 35.2.1
 # (format: dusty-nv/jetson-containers jetson_containers/l4t_version.py).
-_L4T = re.compile(r"#\s*R(\d{1,6})\s*\(\w+\)\s*,\s*REVISION:\s*(\d+(?:\.\d+)?)")
+_L4T = r"#\s*R(\d{1,6})\s*\(\w+\)\s*,\s*REVISION:\s*(\d+(?:\.\d+)?)"
 
 # The module by device-tree model, most specific first; its compute capability is the data's
 # (the jetson rows of kb/data/gpus.json, sourced there: NVIDIA's CUDA GPUs pages).
@@ -93,7 +94,7 @@ def compute_capability_of(module: str) -> Optional[str]:
 
 def parse_nv_tegra_release(text: str) -> Optional[str]:
     """``35.2.1`` from ``# R35 (release), REVISION: 2.1, ...``; None when unreadable."""
-    match = _L4T.search(text)
+    match = re.search(_L4T, text)
     if not match:
         return None
     revision = match.group(2)

@@ -36,27 +36,29 @@ QUERY_FIELDS = ("index", "name", "compute_cap", "memory.total", "uuid", "pci.bus
                 "mig.mode.current", "driver_version")
 _LEGACY_FIELDS = tuple(f for f in QUERY_FIELDS if f != "compute_cap")
 
-_PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)")
+# Patterns as text: re compiles (and caches) them when first used, on a machine with an NVIDIA
+# driver; a probe of any other machine compiles none.
+_PROC_VERSION = r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)"
 # Drivers 610+ print "KMD Version:" and "CUDA UMD Version:" instead of the old labels
 # (sgl-project/sglang issue #27487 shows a 610.43.02 banner).
-_BANNER_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\d+\.\d+(?:\.\d+)*)")
-_BANNER_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\d+\.\d+)")
-_DRIVER = re.compile(r"^\d+\.\d+(\.\d+)*$")
+_BANNER_DRIVER = r"(?:Driver|KMD) Version:\s*(\d+\.\d+(?:\.\d+)*)"
+_BANNER_CUDA = r"CUDA (?:UMD )?Version:\s*(\d+\.\d+)"
+_DRIVER = r"^\d+\.\d+(\.\d+)*$"
 
 
 def parse_proc_driver_version(text: str) -> Optional[str]:
     """``535.104.05`` from /proc/driver/nvidia/version (or the bare /sys/module line)."""
-    match = _PROC_VERSION.search(text)
+    match = re.search(_PROC_VERSION, text)
     if match:
         return match.group(1)
     stripped = text.strip()
-    return stripped if _DRIVER.match(stripped) else None
+    return stripped if re.match(_DRIVER, stripped) else None
 
 
 def parse_nvidia_smi_banner(text: str) -> Tuple[Optional[str], Optional[str]]:
     """(driver version, driver CUDA) from plain ``nvidia-smi`` output."""
-    driver = _BANNER_DRIVER.search(text)
-    cuda = _BANNER_CUDA.search(text)
+    driver = re.search(_BANNER_DRIVER, text)
+    cuda = re.search(_BANNER_CUDA, text)
     return (driver.group(1) if driver else None, cuda.group(1) if cuda else None)
 
 

@@ -27,14 +27,15 @@ __all__ = [
 ]
 
 TIMEOUT = 10.0
-_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
-_VERSION = re.compile(r"^\s*(\d+\.\d+(?:\.\d+)?)")
+# Patterns as text, compiled (and cached) by re when first used: only where ROCm is found.
+_GFX = r"^gfx[0-9a-f]{3,4}$"
+_VERSION = r"^\s*(\d+\.\d+(?:\.\d+)?)"
 _AMD_VENDOR = "1002"
 
 
 def parse_rocm_version(text: str) -> Optional[str]:
     """``6.2.4`` from /opt/rocm/.info/version (``6.2.4-120``)."""
-    match = _VERSION.match(text)
+    match = re.match(_VERSION, text)
     return match.group(1) if match else None
 
 
@@ -55,7 +56,7 @@ def parse_rocminfo(text: str) -> List[AmdGpu]:
             if sep and key in ("Name", "Marketing Name", "Device Type") and key not in fields:
                 fields[key] = value.strip()
         gfx = fields.get("Name", "")
-        if not _GFX.match(gfx) or fields.get("Device Type", "GPU") != "GPU":
+        if not re.match(_GFX, gfx) or fields.get("Device Type", "GPU") != "GPU":
             continue
         name = fields.get("Marketing Name") or f"AMD {gfx}"
         gpus.append(AmdGpu(name=name, gfx=gfx, source="rocminfo"))
@@ -66,7 +67,7 @@ def parse_rocm_agent_enumerator(text: str) -> List[AmdGpu]:
     """One gfx target per line; ``gfx000`` is the CPU agent."""
     return [AmdGpu(name=f"AMD {line.strip()}", gfx=line.strip(), source="rocm_agent_enumerator")
             for line in text.splitlines()
-            if _GFX.match(line.strip()) and line.strip() != "gfx000"]
+            if re.match(_GFX, line.strip()) and line.strip() != "gfx000"]
 
 
 def _amd_smi_rows(data: Any) -> List[Dict[str, Any]]:
@@ -90,7 +91,7 @@ def parse_amd_smi_static(text: str) -> List[AmdGpu]:
         gfx = str(asic.get("target_graphics_version") or "").strip().lower()
         name = str(asic.get("market_name") or "").strip()
         gpus.append(AmdGpu(name=name or f"AMD {gfx or 'GPU'}",
-                           gfx=gfx if _GFX.match(gfx) else None, source="amd-smi static"))
+                           gfx=gfx if re.match(_GFX, gfx) else None, source="amd-smi static"))
     return gpus
 
 

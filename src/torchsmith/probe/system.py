@@ -163,7 +163,8 @@ def detect_python(host: Host, plat: PlatformInfo) -> PythonInfo:
     )
 
 
-_CUDA_H_VERSION = re.compile(r"^#define CUDA_VERSION (\d{1,9})\b", re.M)
+# Patterns as text, compiled (and cached) by re when first used: only where a toolkit is found.
+_CUDA_H_VERSION = r"(?m)^#define CUDA_VERSION (\d{1,9})\b"
 _CUDA_H_HEAD = 128 * 1024
 
 
@@ -184,7 +185,7 @@ def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
     # Toolkits installed from wheels or conda have neither file, but always the driver API header,
     # whose version line is in its first ~15 KB (of 1.1 MB in CUDA 13).
     text = host.read_text(os.path.join(path, "include", "cuda.h"), _CUDA_H_HEAD)
-    match = _CUDA_H_VERSION.search(text) if text else None
+    match = re.search(_CUDA_H_VERSION, text) if text else None
     if match:
         number = int(match.group(1))
         return f"{number // 1000}.{(number % 1000) // 10}", "include/cuda.h"
@@ -194,7 +195,7 @@ def toolkit_version(host: Host, path: str) -> Tuple[Optional[str], str]:
     return None, ""
 
 
-_NVCC_RELEASE = re.compile(r"release (\d+\.\d+)")
+_NVCC_RELEASE = r"release (\d+\.\d+)"
 
 
 def detect_toolkits(host: Host, notes: List[ProbeNote]) -> Tuple[CudaToolkit, ...]:
@@ -226,7 +227,7 @@ def detect_toolkits(host: Host, notes: List[ProbeNote]) -> Tuple[CudaToolkit, ..
         os.path.dirname(nvcc_on_path) == os.path.join(p, "bin") for p in found
     ) and not found:
         result = host.run([nvcc_on_path, "--version"], 10.0)
-        match = _NVCC_RELEASE.search(result.stdout) if result.ok else None
+        match = re.search(_NVCC_RELEASE, result.stdout) if result.ok else None
         if match:
             found[nvcc_on_path] = CudaToolkit(version=match.group(1), path=nvcc_on_path,
                                               nvcc=nvcc_on_path, source="nvcc --version")
