@@ -247,3 +247,13 @@ def test_a_conda_answer_names_the_release_its_command_installs(capsys) -> None:
     out = capsys.readouterr().out
     assert out.startswith(f"Install pytorch {forge} (CUDA {data['conda']['cuda-version']}) from conda-forge")
     assert f"pytorch-gpu={forge}" in out and f"torch {torch} " not in out.split("\n")[0]
+
+
+def test_the_summarys_pointers_describe_the_same_machine(capsys, monkeypatch) -> None:
+    """`torchsmith --host FILE` ends with "More: `torchsmith plan --host FILE -v`": without it the
+    command would plan for this machine; no doctor pointer (nothing here to examine)."""
+    monkeypatch.setenv("TORCHSMITH_COLUMNS", "400")
+    h100 = os.path.join(os.path.dirname(__file__), "..", "hosts", "linux-x86_64-h100-drv535.json")
+    assert main(["--host", h100]) == 0
+    more = capsys.readouterr().out.strip().splitlines()[-1]
+    assert more == f"More: `torchsmith plan --host {h100} -v` (sources, alternatives)."

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Tuple
 
 from torchsmith.plan.model import Plan
 
-__all__ = ["with_machine_flags"]
+__all__ = ["plan_command_for", "with_machine_flags"]
 
 # (argparse attribute, flag), in the order they are written back.
 _DESCRIBING: Tuple[Tuple[str, str], ...] = (
@@ -53,6 +53,11 @@ def _carried(command: str, args: argparse.Namespace) -> str:
             for item in value if isinstance(value, list) else [value]:
                 extra += [flag, str(item)]
     return " ".join([command, *(shlex.quote(word) for word in extra)])
+
+
+def plan_command_for(args: argparse.Namespace, *extra: str) -> str:
+    """``torchsmith plan [extra]`` describing the machine ``args`` described (the summary's pointers)."""
+    return _carried(" ".join(("torchsmith plan", *extra)), args)
 
 
 # A choice names its command in parentheses: "with torchaudio instead: ... (torchsmith plan ...)".

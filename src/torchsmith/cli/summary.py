@@ -63,9 +63,12 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     except TorchsmithError as exc:
         data["plan_error"] = exc.to_json()
 
+    from torchsmith.cli.door_commands import plan_command_for
+
     def human(out: IO[str]) -> None:
         out.write("\n".join(_human_lines(data, machine, plan, installed=installed, where=environment.label(),
-                                         out=out, verbose=int(getattr(args, "verbose", 0) or 0))) + "\n")
+                                         out=out, verbose=int(getattr(args, "verbose", 0) or 0),
+                                         plan_command=plan_command_for(args))) + "\n")
 
     return Result(command="summary", data=data, human=human, cautions_shown=True,
                   warnings=list(plan.warnings) if plan is not None else [])
@@ -80,7 +83,8 @@ def _installed_is_planned(plan: Plan, installed: Tuple[Tuple[str, str], ...], ve
 
 
 def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *,
-                 installed: Tuple[Tuple[str, str], ...], where: str, out: IO[str], verbose: int) -> List[str]:
+                 installed: Tuple[Tuple[str, str], ...], where: str, out: IO[str], verbose: int,
+                 plan_command: str = "torchsmith plan") -> List[str]:
     from torchsmith.cli.layout import bullets, cautions_of, why_lines
     from torchsmith.cli.plan_text import answer_lines, target, title
     from torchsmith.output import paint, terminal_columns, use_color
@@ -94,7 +98,7 @@ def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *
         lines.append(paint(f"Cannot plan an install here: {data['plan_error']['message']}", "1;31", color))
     elif not plan.ok:
         lines.append(paint(f"No working torch stack for {target(plan)}: "
-                           "`torchsmith plan` says why.", "1;31", color))
+                           f"`{plan_command}` says why.", "1;31", color))
     elif _installed_is_planned(plan, installed, verdict) and not verbose:
         lines.append(paint(f"Nothing to install: this environment has {title(plan)}, the one to use.",
                            "1;32", color))
@@ -116,5 +120,7 @@ def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *
     if verbose:
         lines.append("This machine:")
         lines.extend(f"  {line}" for line in machine_lines(machine))
-    lines.append("More: `torchsmith plan -v` (sources, alternatives), `torchsmith doctor`.")
+    # A described machine has no environment here for the doctor to examine.
+    doctor = "" if where == DESCRIBED else ", `torchsmith doctor`"
+    lines.append(f"More: `{plan_command} -v` (sources, alternatives){doctor}.")
     return lines
