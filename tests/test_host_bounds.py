@@ -45,6 +45,12 @@ def test_a_device_is_refused() -> None:
     assert LiveHost().read_text("/dev/zero") is None
 
 
+def test_a_directory_is_called_a_directory(tmp_path: Path) -> None:
+    """`fleet DIR` (profiles/ instead of profiles/*.json): not "a FIFO, device or socket"."""
+    with pytest.raises(NotAFileError, match=r"is not a regular file \(a directory\)"):
+        read_bounded(str(tmp_path), 10)
+
+
 def test_read_bounded_keeps_head_and_tail(tmp_path: Path) -> None:
     log = tmp_path / "log"
     log.write_bytes(b"A" * 100 + b"B" * 1000 + b"C" * 100)

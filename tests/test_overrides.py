@@ -123,3 +123,12 @@ def test_a_described_jetson_is_not_said_to_have_this_machines_glibc() -> None:
     node = apply_overrides(here, build_overrides(jetson="36.4.0"))
     assert node.os.glibc is None
     assert not any("glibc" in note.problem for note in node.notes)
+
+
+@pytest.mark.parametrize("facts", [{"gpus": (parse_gpu_spec("8.6"),)}, {"driver": "580.65.06"},
+                                   {"jetson": "36.4.0"}, {"rocm_gfx": ("gfx1100",)}])
+def test_no_gpu_with_a_gpu_fact_is_a_usage_error(facts: dict) -> None:  # type: ignore[type-arg]
+    """`--no-gpu --gpu 8.6` planned CUDA silently: which machine is meant cannot be guessed."""
+    with pytest.raises(UsageError, match="--no-gpu contradicts"):
+        build_overrides(no_gpu=True, **facts)
+    assert build_overrides(no_gpu=True, driver="").no_gpu  # "" is "no driver": no contradiction

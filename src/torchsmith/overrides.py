@@ -149,6 +149,11 @@ def build_overrides(**values: object) -> Overrides:
         if isinstance(described, tuple) and len(described) > MAX_GPUS:  # as many as a probe keeps
             raise UsageError(f"{len(described)} {what} described: at most {MAX_GPUS} are planned for",
                              hint="describe one node's GPUs; `torchsmith fleet` plans for many nodes")
+    gpu_facts = [key for key in ("gpus", "amd_gpus", "intel_gpus", "driver", "driver_cuda", "jetson",
+                                 "rocm_gfx") if values.get(key)]
+    if values.get("no_gpu") and gpu_facts:  # which one is meant cannot be guessed
+        raise UsageError("--no-gpu contradicts the GPU facts given with it (--gpu, --driver, --jetson, "
+                         "--rocm-gfx or their TORCHSMITH_* variables)", hint="give one of them")
     for gfx in values.get("rocm_gfx") or ():  # type: ignore[attr-defined]
         if not re.match(r"^gfx[0-9a-f]{3,4}$", str(gfx)):
             raise UsageError(f"not a gfx target: {str(gfx)[:40]!r}", hint="e.g. gfx1100 or gfx90a")

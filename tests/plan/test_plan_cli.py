@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any, Dict, List
@@ -221,3 +222,13 @@ def test_a_choice_names_a_command_for_the_described_machine(capsys) -> None:
     assert choice in summary["choices"]
     assert main(["install", "--dry-run", "--host", h100]) == 0
     assert " ".join(choice.split()) in " ".join(capsys.readouterr().out.split())
+
+
+def test_one_build_turned_down_is_singular(capsys) -> None:
+    """`plan 'torch>=99'`: "1 build turned down: `-v` says why it does not run here"."""
+    assert main(["plan", "torch>=99", "--no-gpu", "--python", "3.11", "--platform", "linux-x86_64"]) == 3
+    out = capsys.readouterr().out
+    line = re.search(r"^(\d+) builds? turned down: `-v` says why (it|each) does not run here$", out, re.M)
+    assert line is not None, out
+    agreeing = ("build", "it") if line.group(1) == "1" else ("builds", "each")
+    assert (line.group(0).split()[1], line.group(2)) == agreeing

@@ -3,7 +3,7 @@
   torchsmith plan                               torch torchvision torchaudio for this machine
   torchsmith plan "torch<2.2" "torchvision==0.16.*"
   torchsmith plan xformers --python .venv/bin/python   keep the installed torch
-  torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06 --no-gpu ...
+  torchsmith plan -r requirements.txt --gpu 6.1 --driver 580.65.06   for another machine
   torchsmith plan --format pyproject            a file for uv (see --format choices)
   torchsmith plan whisperx --confirm            also check the whole plan with uv's resolver
   torchsmith plan --format slurm --out jobs/ --account def-lab --module python/3.11

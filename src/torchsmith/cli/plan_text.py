@@ -132,7 +132,9 @@ def _details(plan: Plan, width: int, verbose: int) -> List[str]:
         lines.append("Turned down:")
         lines.extend(_wrapped([f"{r.candidate} [{r.code}]: {r.reason}" for r in plan.rejected], width))
     elif plan.rejected and not plan.ok:
-        lines.append(f"{len(plan.rejected)} builds turned down: `-v` says why each does not run here")
+        count = len(plan.rejected)
+        lines.append(f"{count} build{'s' if count != 1 else ''} turned down: `-v` says why "
+                     f"{'each does' if count != 1 else 'it does'} not run here")
     return [line if len(line) <= width else "\n".join(textwrap.wrap(line, width, subsequent_indent="  "))
             for line in lines]
 

@@ -19,8 +19,10 @@ def read_bounded(path: str, head: int, tail: int = 0) -> Tuple[bytes, int]:
     Refuses (NotAFileError) anything but a regular file, without blocking: it is opened with
     O_NONBLOCK only after ``stat`` said it is one, and checked again once open. Raises OSError.
     """
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise NotAFileError(f"{path} is not a regular file (a FIFO, device or socket)")
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
+        raise NotAFileError(f"{path} is not a regular file ({kind})")
     flags = os.O_RDONLY
     for extra in ("O_NONBLOCK", "O_NOCTTY", "O_BINARY"):  # not every OS has each
         flags |= getattr(os, extra, 0)
