@@ -232,3 +232,18 @@ def test_one_build_turned_down_is_singular(capsys) -> None:
     assert line is not None, out
     agreeing = ("build", "it") if line.group(1) == "1" else ("builds", "each")
     assert (line.group(0).split()[1], line.group(2)) == agreeing
+
+
+def test_a_conda_answer_names_the_release_its_command_installs(capsys) -> None:
+    """--installer conda for a torch newer than the conda data: the headline names the pytorch the
+    command installs (not the pip plan's torch) and says why."""
+    h100 = os.path.join(os.path.dirname(__file__), "..", "hosts", "linux-x86_64-h100-drv535.json")
+    data = run_json(capsys, ["plan", "--host", h100, "--installer", "conda", "--json"])["data"]
+    forge = data["conda"].get("pytorch-gpu")
+    torch = next(p["version"] for p in data["packages"] if p["name"] == "torch")
+    if forge == torch:
+        pytest.skip(f"the conda data has torch {torch}: one release for both")
+    assert main(["plan", "--host", h100, "--installer", "conda"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Install pytorch {forge} (CUDA {data['conda']['cuda-version']}) from conda-forge")
+    assert f"pytorch-gpu={forge}" in out and f"torch {torch} " not in out.split("\n")[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import IO, Dict, List
+from typing import IO, Dict, List, Optional, Tuple
 
 from torchsmith.cli.layout import WHY_LINES, bullets, cautions_of, why_lines, wrap_command
 from torchsmith.output import paint, strip_sources, terminal_columns
@@ -81,8 +81,13 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
     lines: List[str] = []
     answer = answer_lines(plan, commands, installer, width, color) if plan.ok else []
     if plan.ok:
-        lines.append(paint(f"Install {title(plan)} ({installer}):", "1", color))
+        forge, why_forge = _conda_release(plan, installer)
+        cuda = (plan.conda or {}).get("cuda-version")
+        headline = title(plan) if forge is None else \
+            f"pytorch {forge} ({f'CUDA {cuda}' if cuda else 'cpu'}) from conda-forge for {target(plan)}"
+        lines.append(paint(f"Install {headline} ({installer}):", "1", color))
         lines.extend(answer or ["  (no command for this installer: see `--format`)"])
+        lines.extend(_wrapped([why_forge] if why_forge else [], width))
         lines.extend(_wrapped(list(plan.choices), width))  # an optional package left out, and how to keep it
     else:
         lines.append(paint(f"No working torch stack for {target(plan)}.", "1;31",
@@ -108,6 +113,19 @@ def describe(plan: Plan, commands: Dict[str, List[str]], installer: str, out: IO
         lines.extend(_wrapped(list(plan.assumptions), width))
     lines.extend(_details(plan, width, verbose))
     out.write("\n".join(lines) + "\n")
+
+
+def _conda_release(plan: Plan, installer: str) -> Tuple[Optional[str], str]:
+    """(the pytorch conda-forge gives, why) when a conda/pixi command installs another release
+    than the pip plan's torch (the data knows no conda-forge build of it); else (None, "")."""
+    torch = plan.package("torch")
+    conda = plan.conda or {}
+    forge = str(conda.get("pytorch-gpu") or conda.get("pytorch") or "")
+    if installer not in ("conda", "pixi") or torch is None or not forge or forge == torch.version:
+        return None, ""
+    notes = conda.get("notes") or ()
+    return forge, (strip_sources(str(notes[0])) if notes
+                   else f"pytorch {forge}, not {torch.version}: the release conda-forge has")
 
 
 def _confirmed_first(plan: Plan) -> List[str]:
