@@ -27,8 +27,9 @@ NEVER = (
     "torchsmith.doctor", "torchsmith.install.runner", "torchsmith.install.lock", "torchsmith.fleet",
     "torchsmith.kb.metaread", "torchsmith.kb.refresh",
 )
-# The probe only describes the machine: no data, no planner, no renderer.
+# The probe only describes the machine: no data, no planner, no renderer (with --json, no text).
 NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check",
+                "torchsmith.report",  # the text form's lines
                 # (free-threaded builds, the one thing asked of sysconfig, exist from 3.13 on)
                 *(("sysconfig",) if sys.version_info < (3, 13) else ()))
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file

@@ -15,7 +15,6 @@ from typing import IO
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.output import Result
-from torchsmith.report import machine_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +54,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     environment = ctx.environment()
 
     def human(out: IO[str]) -> None:
+        from torchsmith.report import machine_lines  # the text form only: --json needs none of it
+
         out.write("\n".join(machine_lines(machine)) + "\n")
         out.write(f"Env      {environment.label()}\n")  # which environment, found by the one rule
         if args.record:
