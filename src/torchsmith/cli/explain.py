@@ -236,7 +236,8 @@ def _is_command(step: str, previous: str) -> bool:
 
 def _bare_parenthesis(command: str) -> bool:
     """An unquoted ``(`` not opening ``$(...)``: a remark in parentheses inside the line, which a
-    shell reads as a syntax error (``pip list | grep torch (in conda also ...): ...``)."""
+    shell reads as a syntax error (``pip list | grep torch (in conda also ...): ...``); or a
+    ``<placeholder>``, which it reads as a redirection: neither pastes."""
     import shlex
 
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
@@ -244,6 +245,8 @@ def _bare_parenthesis(command: str) -> bool:
     try:
         tokens = list(lexer)
     except ValueError:  # unbalanced quotes: not a command to paste either
+        return True
+    if "<" in tokens and ">" in tokens[tokens.index("<"):]:  # a <placeholder> to fill in first
         return True
     return any(token == "(" and not (i and tokens[i - 1].endswith("$")) for i, token in enumerate(tokens))
 
