@@ -49,6 +49,25 @@ def test_fix_lines_tell_commands_from_prose() -> None:
     ]
 
 
+def test_a_fix_with_a_remark_inside_it_is_prose_not_a_command_to_paste() -> None:
+    """A shell reads an unquoted ``(`` inside a line as a syntax error and ``<variant>`` as a
+    redirection: such a step is said in words; ``$(...)``, a trailing ``(remark)``, a quoted ``<``
+    and ``2>&1`` stay commands."""
+    assert fix_lines([
+        "pip list | grep -i torch (in conda also conda list | grep -i torch): two copies break it",
+        "export LD_LIBRARY_PATH=$(python -c 'import os') ",
+        "nvidia-smi (the driver's CUDA)",
+        "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<variant>",
+        "pip install 'setuptools<70' 2>&1 | tail -1",
+    ]) == [
+        "- pip list | grep -i torch (in conda also conda list | grep -i torch): two copies break it",
+        "$ export LD_LIBRARY_PATH=$(python -c 'import os') ",
+        "$ nvidia-smi  # the driver's CUDA",
+        "- pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<variant>",
+        "$ pip install 'setuptools<70' 2>&1 | tail -1",
+    ]
+
+
 def test_citations_survive_redaction(capsys: pytest.CaptureFixture[str]) -> None:
     """torch 2.1's rows cite pytorch/builder at a commit: the link stays whole, bracket and all."""
     argv = ["plan", "torch==2.1.0", "--gpu", "8.6", "--driver", "535.104.05", "--platform",

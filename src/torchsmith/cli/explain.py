@@ -230,7 +230,25 @@ def _is_command(step: str, previous: str) -> bool:
     if _ENV_ASSIGNMENT.match(step):
         return True
     command = _split_note(step)[0]
-    return step[:1].islower() and not _PROSE_WORDS.intersection(command.split()[:4])
+    return step[:1].islower() and not _PROSE_WORDS.intersection(command.split()[:4]) \
+        and not _bare_parenthesis(command)
+
+
+def _bare_parenthesis(command: str) -> bool:
+    """An unquoted ``(`` not opening ``$(...)``: a remark in parentheses inside the line, which a
+    shell reads as a syntax error (``pip list | grep torch (in conda also ...): ...``); or a
+    ``<placeholder>``, which it reads as a redirection: neither pastes."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: not a command to paste either
+        return True
+    if "<" in tokens and ">" in tokens[tokens.index("<"):]:  # a <placeholder> to fill in first
+        return True
+    return any(token == "(" and not (i and tokens[i - 1].endswith("$")) for i, token in enumerate(tokens))
 
 
 def _split_note(command: str) -> Tuple[str, str]:
