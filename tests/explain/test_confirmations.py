@@ -150,3 +150,30 @@ def test_a_cudnn_library_of_another_release_is_not_called_missing() -> None:
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "cudnn-version-incompatible"
     assert "torch was built" not in found.cause and "of another release" in found.cause
+
+
+def test_a_killed_compiler_is_out_of_memory_only_where_the_oom_killer_is_shown() -> None:
+    # microsoft/vcpkg#22566: gcc prints this for any kill from outside (gcc/gcc.cc: "the user or
+    # OOM killer"); a time limit's SIGKILL reads the same
+    text = read_sample(CORPUS / "compiler-killed--1.txt")[1]
+    assert stated(text) == ["compiler-killed"]
+    report = explain_report(text, CATALOG, kb=KB)
+    assert len(report.explanations[0].candidates) == 3
+    assert ("compiler-killed-oom", "not shown in the text: oom kill shown") in report.contradicted
+    for shown in ("[ 812.3] Out of memory: Killed process 4182 (cc1plus) total-vm:812044kB",
+                  "kernel: cc1plus invoked oom-killer: gfp_mask=0x100cca", "Reason: OOMKilled",
+                  "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.batch"):
+        assert stated(text + "\n" + shown) == ["compiler-killed-oom"], shown
+    # the site's name or a prose guess is no log line
+    assert stated(text + "\nI asked on Stack Overflow; maybe memory?") == ["compiler-killed"]
+
+
+def test_nvidia_uvm_needs_the_node_missing_or_a_reload_that_cleared_the_error() -> None:
+    # a modprobe someone suggests proves nothing; one that cleared the error does (pytorch#49081)
+    assert stated("Try: sudo modprobe -r nvidia_uvm && sudo modprobe nvidia_uvm") == []
+    assert stated("sudo modprobe -r nvidia_uvm && sudo modprobe nvidia_uvm, but this only silenced "
+                  "the error") == ["nvidia-uvm-not-loaded"]
+    text = read_sample(CORPUS / "nvidia-uvm-not-loaded--1.txt")[1]  # pop-os: "until we reload"
+    assert stated(text) == ["nvidia-uvm-not-loaded"]
+    missing = "ls: cannot access '/dev/nvidia-uvm': No such file or directory"
+    assert stated(missing) == ["nvidia-uvm-not-loaded"]

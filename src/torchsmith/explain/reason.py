@@ -378,10 +378,26 @@ def _exclusive_mode_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"nvidia-smi shows the compute mode {mode}" if mode else None
 
 
+def _oom_kill_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The out-of-memory killer's log line (dmesg, the job scheduler, the container runtime):
+    SIGKILL alone is also a time limit's or a person's kill."""
+    return "the out-of-memory killer's log line" if "oom-killed" in extracted.symptoms else None
+
+
+def _overflow_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """inf values or an overflow named: NaN alone also comes from data, a diverging learning rate
+    or an operation's own NaN, in any precision."""
+    return "inf values or an overflow" if "overflow" in extracted.symptoms else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
     "exclusive_mode_shown": _exclusive_mode_shown,
+    "oom_kill_shown": _oom_kill_shown,
+    "overflow_shown": _overflow_shown,
 }
 
 

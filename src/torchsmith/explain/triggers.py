@@ -155,17 +155,24 @@ def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tup
     return out
 
 
-def _bf16_unsupported(extracted: Extracted,
-                      kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+def _bf16_unsupported(extracted: Extracted, kb: Optional[KnowledgeBase],
+                      gpu_shown: bool) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """cuBLAS / cuDNN refuse a call on bfloat16 data as unsupported (or absent from the
-    architecture): bf16 math needs compute capability 8.0; not when the GPU shown has it."""
+    architecture): bf16 math needs compute capability 8.0. ``gpu_shown``: a GPU older than that is
+    shown (the cause); otherwise no GPU's capability is shown (the refusal, whose causes differ).
+    Neither when the GPU shown has 8.0."""
     if "bf16" not in extracted.dtypes:
         return None
     refused = next((e for e in extracted.gpu_errors
                     if e.api in ("cublas", "cudnn") and e.kind in ("unsupported", "arch")), None)
-    if refused is None or any(cc >= (8, 0) for _, cc in _capabilities(extracted, kb)):
+    shown = _capabilities(extracted, kb)
+    if refused is None or any(cc >= (8, 0) for _, cc in shown) or bool(shown) != gpu_shown:
         return None
-    return [refused.name or ""], {"error": refused.name or ""}
+    facts = {"error": refused.name or ""}
+    if shown:
+        name, (major, minor) = shown[0]
+        facts["gpu_name"], facts["capability"] = name, f"{major}.{minor}"
+    return [refused.name or ""], facts
 
 
 def _no_error(extracted: Extracted) -> bool:
@@ -206,8 +213,8 @@ def _env(name: str, extracted: Extracted,
         return _source_tree(extracted)
     if name == "no-wheel-for-python":
         return _no_wheel_for_python(extracted)
-    if name == "bf16-unsupported":
-        return _bf16_unsupported(extracted, kb)
+    if name in ("bf16-unsupported", "bf16-refused"):
+        return _bf16_unsupported(extracted, kb, gpu_shown=name == "bf16-unsupported")
     if name == "tf32":
         return _tf32(extracted, kb)
     if name == "fp16-overflow":

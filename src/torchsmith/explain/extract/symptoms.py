@@ -1,5 +1,6 @@
 """What a report says happened when nothing raised an error: results that differ from another
-device or from the expected value, NaN or inf values, a reduced-precision mode in use. Pure.
+device or from the expected value, NaN or inf values, values that overflowed, a reduced-precision
+mode in use; and the out-of-memory killer's own log lines (what proves a SIGKILL was for memory). Pure.
 
 These are statements, not causes: the rules (``explain.triggers``) pair them with facts the text
 also states (the GPU's architecture, the data type) before any cause is named.
@@ -31,6 +32,15 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
     ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b")),
+    # values beyond the format's range: the word, or inf values (not "Stack Overflow", the site)
+    ("overflow", re.compile(r"(?<!stack )(?<!stack)\boverflow(?:s|ed|ing)?\b"
+                            r"|\b(?:infs|inf values?|infinity)\b|(?:^|[\s(\[,=:])-?inf\b",
+                            re.IGNORECASE | re.MULTILINE)),
+    # the kernel's (or a container runtime's, a job scheduler's) out-of-memory killer at work
+    # (Linux mm/oom_kill.c, mm/memcontrol.c; Kubernetes OOMKilled; Slurm's oom-kill events)
+    ("oom-killed", re.compile(r"\bOut of memory: Kill(?:ed)? process|\binvoked oom-killer|\boom[-_]kill\b"
+                              r"|\bOOMKilled\b|\bvirtual memory exhausted|\bmemory cgroup out of memory",
+                              re.IGNORECASE)),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     ("fp16", re.compile(r"\b(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]precision|"
                         r"precision\s*=\s*['\"]?16)\b", re.IGNORECASE)),
@@ -44,6 +54,8 @@ _WORDS = {
                     "relative", " abs ", " rel ", "correct", "right", "expected", "same"),
     "other-variation": ("run", "determinis", "reproducib", "compile", "inductor", "triton"),
     "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
+    "overflow": ("overflow", "inf"),
+    "oom-killed": ("out of memory", "oom", "memory exhausted"),
     "fp16": ("fp16", "float16", "half", "16"),
 }
 
