@@ -207,3 +207,14 @@ def test_an_intel_jetson_or_amd_node_is_not_a_cpu_node() -> None:
     assert labels["arc"].startswith("1× Intel Arc A770 ·")
     assert labels["orin"].startswith("1× NVIDIA Jetson AGX Orin Developer Kit (sm_87) ·")
     assert labels["mi300"].startswith("1× AMD Instinct MI300X (gfx942) ·")
+
+
+def test_cli_shows_a_node_types_cautions(capsys: pytest.CaptureFixture[str]) -> None:
+    """A Jetson type's torchvision has no NVIDIA wheel (pip would replace NVIDIA's torch for it):
+    `plan` says so with its answer, and so does the fleet's report."""
+    import os
+
+    orin = os.path.join(os.path.dirname(__file__), "..", "hosts", "jetson-orin-jp6.2.json")
+    assert main(["fleet", orin]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "! torchvision 0.24.1 pairs with torch 2.9.1; NVIDIA publishes no torchvision wheel" in out
