@@ -187,3 +187,34 @@ def test_cli_variants_give_no_command_for_a_release_without_variant_wheels(
     out = capsys.readouterr().out
     assert "wheel-variant install: none (PyTorch's variant index has no torch 2.4.1" in out
     assert out.count("whl/variant") == 1  # the H100 type's, whose release has variant wheels
+
+
+def test_an_intel_jetson_or_amd_node_is_not_a_cpu_node() -> None:
+    """An Arc node and a CPU node alike in all else were one node type (one plan for both), and
+    Jetson, AMD and Intel nodes were labelled "no GPU"."""
+    from torchsmith.machine import IntelGpu, JetsonInfo
+
+    cpu = node(None)
+    arc = dataclasses.replace(node(None), intel_gpus=(IntelGpu("Intel Arc A770", "8086:56a0"),))
+    orin = dataclasses.replace(node(None, arch="aarch64"), jetson=JetsonInfo(
+        l4t="36.4.3", model="NVIDIA Jetson AGX Orin Developer Kit", compute_capability="8.7"))
+    mi300 = dataclasses.replace(node(None), rocm=RocmInfo(
+        version="6.3.3", gpus=(AmdGpu("AMD Instinct MI300X", "gfx942"),)))
+    groups = group_nodes([("cpu", cpu), ("arc", arc), ("orin", orin), ("mi300", mi300)])
+    labels = {g.nodes[0]: g.node_type.label for g in groups}
+    assert len(groups) == 4
+    assert labels["cpu"].startswith("no GPU")
+    assert labels["arc"].startswith("1× Intel Arc A770 ·")
+    assert labels["orin"].startswith("1× NVIDIA Jetson AGX Orin Developer Kit (sm_87) ·")
+    assert labels["mi300"].startswith("1× AMD Instinct MI300X (gfx942) ·")
+
+
+def test_cli_shows_a_node_types_cautions(capsys: pytest.CaptureFixture[str]) -> None:
+    """A Jetson type's torchvision has no NVIDIA wheel (pip would replace NVIDIA's torch for it):
+    `plan` says so with its answer, and so does the fleet's report."""
+    import os
+
+    orin = os.path.join(os.path.dirname(__file__), "..", "hosts", "jetson-orin-jp6.2.json")
+    assert main(["fleet", orin]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "! torchvision 0.24.1 pairs with torch 2.9.1; NVIDIA publishes no torchvision wheel" in out

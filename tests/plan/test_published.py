@@ -302,3 +302,11 @@ def test_records_round_trip_through_the_snapshot_form() -> None:
     again = PackageRecord.from_json(record.to_json(), live=True)
     assert again == dataclasses.replace(record)
     assert IndexFile("a-1.0.tar.gz", "u").core_metadata is False
+
+
+def test_with_no_index_url_the_reason_names_what_is_missing() -> None:
+    """A pip.conf with only extra-index-url or find-links has package sources: the reason says
+    index-url is what is missing, not that no package index is configured."""
+    _records, unread = read_unknown(["whisperx"], (), lambda url, timeout: "", [])
+    assert unread and "no index-url is configured for pip or uv" in unread[0][1]
+    assert "no package index is configured" not in unread[0][1]

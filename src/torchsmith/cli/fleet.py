@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import IO, TYPE_CHECKING, Any, Dict, Optional
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional
 
 from torchsmith.cli.common import Context, add_json_option
 from torchsmith.errors import UsageError
@@ -110,6 +110,15 @@ def _stack(plan: Optional[Plan]) -> str:
     return " ".join(p.requirement for p in plan.packages) + (f"  [{plan.variant}]" if plan.variant else "")
 
 
+def _cautions(plan: Optional[Plan]) -> List[str]:
+    """The plan's cautions, as `plan` shows them with its answer (a Jetson torchvision that pip
+    would replace NVIDIA's torch for, a driver older than a GPU ...)."""
+    from torchsmith.cli.layout import cautions_of
+    from torchsmith.output import strip_sources
+
+    return [strip_sources(line) for line in cautions_of(plan.warnings)] if plan is not None else []
+
+
 def _nodes(group: NodeGroup, limit: int = 8) -> str:
     names = sorted(group.nodes)
     more = f" … (+{len(names) - limit})" if len(names) > limit else ""
@@ -128,6 +137,8 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
         w(f"  own environment: {_stack(group.plan)}\n")
         for line in group.plan.choices if group.plan is not None else ():
             w(f"    - {line}\n")
+        for line in _cautions(group.plan):  # what decides whether the stack installs safely there
+            w(f"    ! {line}\n")
         if group.variants is not None and not group.variants.command:
             w(f"  wheel-variant install: none ({group.variants.reason})\n")
         elif group.variants is not None:
@@ -144,6 +155,8 @@ def _human(report: FleetReport, gather: Dict[str, Any], out: IO[str]) -> None:
         w(f": {_stack(report.shared)}\n")
         for line in report.shared.choices:
             w(f"  - {line}\n")
+        for line in _cautions(report.shared):
+            w(f"  ! {line}\n")
         if report.shared_costs:
             w("  what it costs:\n")
             for line in report.shared_costs:

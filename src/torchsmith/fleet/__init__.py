@@ -45,14 +45,15 @@ class NodeType:
     driver: Optional[str]
     driver_cuda: Optional[str]
     gpus: Tuple[Tuple[str, Optional[str], int], ...]  # (name, compute capability, count)
-    accelerator: str  # "cuda" | "jetson" | "rocm" | "cpu"
+    accelerator: str  # "cuda" | "jetson" | "rocm" | "xpu" | "cpu"
     extra: Tuple[str, ...] = ()  # L4T release, ROCm version and gfx targets
+    other_gpus: Tuple[Tuple[str, int], ...] = ()  # Jetson, AMD and Intel GPUs: ("name (arch)", count)
 
     @property
     def label(self) -> str:
         gpus = ", ".join(
-            f"{count}× {name}" + f" ({sm_arch(cc) if cc else 'sm_?'})"
-            for name, cc, count in self.gpus
+            [f"{count}× {name}" + f" ({sm_arch(cc) if cc else 'sm_?'})" for name, cc, count in self.gpus]
+            + [f"{count}× {name}" for name, count in self.other_gpus]
         ) or "no GPU"
         parts = [gpus]
         if self.driver:
@@ -74,6 +75,7 @@ class NodeType:
             "accelerator": self.accelerator,
             "gpus": [{"name": n, "compute_capability": cc, "count": c} for n, cc, c in self.gpus],
             "extra": list(self.extra),
+            "other_gpus": [{"name": n, "count": c} for n, c in self.other_gpus],
         }
 
 
@@ -116,7 +118,22 @@ def _accelerator(machine: Machine) -> str:
         return "cuda"
     if machine.rocm is not None and machine.rocm.gpus:
         return "rocm"
+    if machine.intel_gpus:
+        return "xpu"
     return "cpu"
+
+
+def _other_gpus(machine: Machine) -> Tuple[Tuple[str, int], ...]:
+    """The GPUs nvidia-smi does not list: a Jetson's iGPU, AMD's (with gfx) and Intel's."""
+    counts: Dict[str, int] = {}
+    jetson = machine.jetson
+    if jetson is not None:
+        arch = f" ({sm_arch(jetson.compute_capability)})" if jetson.compute_capability else ""
+        counts[(jetson.model or f"Jetson {jetson.module or '?'}") + arch] = 1
+    names = [f"{g.name} ({g.gfx or 'gfx?'})" for g in (machine.rocm.gpus if machine.rocm else ())]
+    for name in [*names, *(g.name for g in machine.intel_gpus)]:
+        counts[name] = counts.get(name, 0) + 1
+    return tuple(sorted(counts.items()))
 
 
 def _gpu_order(item: Tuple[Tuple[str, Optional[str]], int]) -> Tuple[str, str]:
@@ -146,6 +163,7 @@ def node_type(machine: Machine) -> NodeType:
         gpus=tuple((name, cc, n) for (name, cc), n in sorted(counts.items(), key=_gpu_order)),
         accelerator=_accelerator(machine),
         extra=tuple(extra),
+        other_gpus=_other_gpus(machine),
     )
 
 

@@ -88,8 +88,9 @@ def read_unknown(names: Sequence[str], known: Sequence[str], fetch: Fetch, index
     if not wanted:
         return (), ()
     if not indexes:
-        why = ("its published metadata is not in the shipped snapshot, and no package index is configured "
-               "for pip or uv (set PIP_INDEX_URL or index-url in pip.conf to let torchsmith read it)")
+        why = ("its published metadata is not in the shipped snapshot, and no index-url is configured "
+               "for pip or uv (torchsmith reads the index they name, never a default registry; set "
+               "PIP_INDEX_URL or index-url in pip.conf to let it read this one)")
         return (), tuple((n, why) for n in wanted)
     records: List[PackageRecord] = []
     unread: List[Tuple[str, str]] = []
