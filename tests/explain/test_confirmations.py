@@ -177,3 +177,34 @@ def test_nvidia_uvm_needs_the_node_missing_or_a_reload_that_cleared_the_error() 
     assert stated(text) == ["nvidia-uvm-not-loaded"]
     missing = "ls: cannot access '/dev/nvidia-uvm': No such file or directory"
     assert stated(missing) == ["nvidia-uvm-not-loaded"]
+
+
+def test_pip_killed_is_out_of_memory_only_where_the_oom_killer_is_shown() -> None:
+    # timerring/bilive#274: "Killed" after the download; the reporter's guess is no log line
+    text = read_sample(CORPUS / "pip-killed--1.txt")[1]
+    assert stated(text) == ["pip-killed"]
+    shown = read_sample(CORPUS / "pip-killed-oom--1.txt")[1]  # pytorch#1022: dmesg's OOM line
+    assert stated(shown) == ["pip-killed-oom"]
+
+
+def test_the_macos_architecture_message_is_read_in_its_direction() -> None:
+    # dyld prints what the file has and what the process needs
+    arm64_python = read_sample(CORPUS / "macos-library-wrong-architecture--1.txt")[1]  # google/pytype#1515
+    assert stated(arm64_python) == ["macos-library-wrong-architecture"]
+    x86_python = read_sample(CORPUS / "x86-python-on-apple-silicon--2.txt")[1]  # ml-explore/mlx#621
+    assert stated(x86_python) == ["x86-python-on-apple-silicon"]
+
+
+def test_a_missing_windows_path_is_a_long_path_only_beyond_max_path() -> None:
+    # pip hints at Long Path support only above 260 characters (pip/_internal/commands/install.py)
+    def missing(path: str) -> str:
+        return ("ERROR: Could not install packages due to an OSError: [Errno 2] "
+                f"No such file or directory: '{path}'")
+    deep = "C:\\\\Users\\\\me\\\\AppData\\\\Local\\\\Temp\\\\pip-install-x\\\\" + "a" * 250
+    assert stated(missing(deep)) == ["windows-long-paths"]
+    short = "C:\\\\Users\\\\me\\\\AppData\\\\Local\\\\Temp\\\\pip-install-x\\\\" + "a" * 180  # 219 characters
+    assert "windows-long-paths" not in stated(missing(short))
+
+
+def test_cmakes_findcuda_message_alone_is_not_find_package_torch() -> None:
+    assert stated("-- Could NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR CUDA_NVCC_EXECUTABLE)") == []

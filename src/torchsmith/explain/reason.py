@@ -340,6 +340,17 @@ def _oom_not_workload(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+def _path_within_max_path(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The path a not-found error names is shorter than Windows' MAX_PATH (260 characters with
+    its terminating null): no long-path limit was hit (pip itself hints at one only above 260)."""
+    path = facts.get("path")
+    if not isinstance(path, str):
+        return None
+    length = len(path.replace("\\\\", "\\"))  # as Python's repr printed it: backslashes doubled
+    return f"the path is {length} characters, within Windows' 260" if length < 260 else None
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -353,6 +364,7 @@ CONTRADICTION_CHECKS: Dict[
     "amd_gpu_only": _amd_gpu_only,
     "op_on_gpu": _op_on_gpu,
     "oom_not_workload": _oom_not_workload,
+    "path_within_max_path": _path_within_max_path,
 }
 
 
