@@ -230,3 +230,13 @@ def test_doctor_with_no_environment_found_fixes_into_a_new_venv(
     data = json.loads(capsys.readouterr().out)["data"]
     fix = next(f for f in data["findings"] if f["code"] == "no-torch")["fix"]
     assert any(sys.executable in line for line in fix)
+
+
+def test_kb_show_without_a_table_names_the_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    """`kb show` alone: one usage error whose hint lists the tables (argparse's said only
+    "the following arguments are required: TABLE")."""
+    from torchsmith.kb.model import TABLE_FILES
+
+    assert main(["kb", "show"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("error[usage]: kb show needs the TABLE") and all(t in err for t in TABLE_FILES)

@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = sub.add_parser("show", help="print one table")
     from torchsmith.kb.model import TABLE_FILES
 
-    show.add_argument("table", choices=sorted(TABLE_FILES), metavar="TABLE",
-                      help="one of: " + ", ".join(TABLE_FILES))
+    show.add_argument("table", nargs="?", choices=sorted(TABLE_FILES), metavar="TABLE",
+                      help="one of: " + ", ".join(TABLE_FILES))  # none given: the error lists them
     validate = sub.add_parser("validate", help="check the data and its refresh overlay (or DIR over it)")
     validate.add_argument("path", nargs="?", metavar="DIR", help="a data or overlay directory")
     refresh = sub.add_parser("refresh", help="read the live wheel indexes and write an overlay")
@@ -79,6 +79,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     if action == "info":
         return _info(ctx)
     if action == "show":
+        if args.table is None:
+            from torchsmith.kb.model import TABLE_FILES
+
+            raise UsageError("kb show needs the TABLE to print", hint="one of: " + ", ".join(TABLE_FILES))
         return _show(ctx, str(args.table))
     if action == "validate":
         return _validate(ctx, args.path)
