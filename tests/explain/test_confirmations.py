@@ -218,3 +218,11 @@ def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -
     for shown in (full,
                   "shm              64M   64M     0 100% /dev/shm"):
         assert stated(text + "\n" + shown) == ["dataloader-shm-too-small"], shown
+
+
+def test_a_pytorch_cuda_dependency_missing_is_the_platform_only_on_a_mac() -> None:
+    # pytorch-cuda is noarch: a dependency it misses on Linux is a channel left out (-c nvidia)
+    linux = "  - nothing provides cuda-cudart >=11.8,<11.9 needed by pytorch-cuda-11.8-h7e8668a_5"
+    assert "conda-pytorch-cuda-unavailable" not in stated(linux)
+    mac = read_sample(CORPUS / "conda-pytorch-cuda-unavailable--1.txt")[1]  # guoyww/AnimateDiff#293
+    assert stated(mac) == ["conda-pytorch-cuda-unavailable"]
