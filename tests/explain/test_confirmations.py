@@ -208,3 +208,21 @@ def test_a_missing_windows_path_is_a_long_path_only_beyond_max_path() -> None:
 
 def test_cmakes_findcuda_message_alone_is_not_find_package_torch() -> None:
     assert stated("-- Could NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR CUDA_NVCC_EXECUTABLE)") == []
+
+
+def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -> None:
+    # hkchengrex/STCN#132: torch's own message says only "it is possible"
+    text = read_sample(CORPUS / "dataloader-worker-bus-error--1.txt")[1]
+    assert stated(text) == ["dataloader-worker-bus-error"]
+    full = "RuntimeError: unable to write to file </torch_18692_1954506982>: No space left on device (28)"
+    for shown in (full,
+                  "shm              64M   64M     0 100% /dev/shm"):
+        assert stated(text + "\n" + shown) == ["dataloader-shm-too-small"], shown
+
+
+def test_a_pytorch_cuda_dependency_missing_is_the_platform_only_on_a_mac() -> None:
+    # pytorch-cuda is noarch: a dependency it misses on Linux is a channel left out (-c nvidia)
+    linux = "  - nothing provides cuda-cudart >=11.8,<11.9 needed by pytorch-cuda-11.8-h7e8668a_5"
+    assert "conda-pytorch-cuda-unavailable" not in stated(linux)
+    mac = read_sample(CORPUS / "conda-pytorch-cuda-unavailable--1.txt")[1]  # guoyww/AnimateDiff#293
+    assert stated(mac) == ["conda-pytorch-cuda-unavailable"]

@@ -404,12 +404,20 @@ def _overflow_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "inf values or an overflow" if "overflow" in extracted.symptoms else None
 
 
+def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """/dev/shm shown full: torch's own message hedges ("it is possible that ... out of shared
+    memory"), and a memory-mapped file cut short raises the same SIGBUS."""
+    return "/dev/shm full" if "shm-full" in extracted.symptoms else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
     "exclusive_mode_shown": _exclusive_mode_shown,
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,
+    "shm_full_shown": _shm_full_shown,
 }
 
 

@@ -38,9 +38,14 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                             re.IGNORECASE | re.MULTILINE)),
     # the kernel's (or a container runtime's, a job scheduler's) out-of-memory killer at work
     # (Linux mm/oom_kill.c, mm/memcontrol.c; Kubernetes OOMKilled; Slurm's oom-kill events)
-    ("oom-killed", re.compile(r"\bOut of memory: Kill(?:ed)? process|\binvoked oom-killer|\boom[-_]kill\b"
-                              r"|\bOOMKilled\b|\bvirtual memory exhausted|\bmemory cgroup out of memory",
+    # (no leading \b: alternatives that start with a literal let the engine skip ahead)
+    ("oom-killed", re.compile(r"Out of memory: Kill(?:ed)? process|invoked oom-killer|oom[-_]kill\b"
+                              r"|OOMKilled\b|virtual memory exhausted|memory cgroup out of memory",
                               re.IGNORECASE)),
+    # /dev/shm full: torch's shared-memory file (THMapAllocator's /torch_PID_N) or /dev/shm itself
+    ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>[^\n]{0,40}No space left"
+                            r"|/dev/shm[^\n]{0,120}No space left|No space left on device[^\n]{0,120}/dev/shm"
+                            r"|100%\s+/dev/shm\b")),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     ("fp16", re.compile(r"\b(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]precision|"
                         r"precision\s*=\s*['\"]?16)\b", re.IGNORECASE)),
@@ -56,6 +61,7 @@ _WORDS = {
     "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
     "overflow": ("overflow", "inf"),
     "oom-killed": ("out of memory", "oom", "memory exhausted"),
+    "shm-full": ("no space left", "/dev/shm"),
     "fp16": ("fp16", "float16", "half", "16"),
 }
 
