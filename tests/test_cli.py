@@ -208,6 +208,39 @@ def test_summary_says_nothing_to_install_when_the_environment_has_the_answer(
     assert "$ " not in after  # no command to run
 
 
+def test_a_working_older_torch_is_not_replaced_silently(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A healthy environment with another torch than the plan's: the summary leads with the
+    environment (as doctor does), offers the plan's stack second; plan, the summary and install
+    all caution that the command replaces the torch the environment has."""
+    from tests.doctor.envs import write_torch
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], check=True)
+    python = str(tmp_path / "env" / "bin" / "python")
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert main(["plan", "--python", python, "--json"]) == 0
+    torch = next(p for p in json.loads(capsys.readouterr().out)["data"]["packages"] if p["name"] == "torch")
+    major, minor = torch["version"].split(".")[:2]
+    older = f"{major}.{int(minor) - 1}.0{torch['local_version'] or ''}"
+    write_torch(site, older)
+    caution = f"the installed torch {older} is replaced by {torch['version']}{torch['local_version'] or ''}"
+    assert main(["summary", "--python", python]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"torch {older} in this environment works: nothing to do.", lines
+    assert lines[1].startswith(f"Or replace it with torch {torch['version']} "), lines
+    assert lines[2].startswith("  $ python -m pip install ")  # the command plan gives, second
+    assert any(line.startswith(f"  ! {caution}") for line in lines), lines
+    for argv in (["plan", "--python", python, "--json"],
+                 ["install", "--dry-run", "--python", python, "--json"]):
+        main(argv)
+        warnings = json.loads(capsys.readouterr().out)["warnings"]
+        assert any(w.startswith(caution) for w in warnings), (argv, warnings)
+    # The planned torch itself: nothing replaced, no caution.
+    write_torch(site, torch["version"] + (torch["local_version"] or ""))
+    assert main(["plan", "--python", python, "--json"]) == 0
+    assert not any("is replaced by" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
 def test_doctor_with_no_environment_found_fixes_into_a_new_venv(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """No active env, no ./.venv: the doctor reads torchsmith's own interpreter, but its fix for a

@@ -82,6 +82,15 @@ def _installed_is_planned(plan: Plan, installed: Tuple[Tuple[str, str], ...], ve
             and "no problems found" in verdict[0])
 
 
+def _working_torch_replaced(plan: Plan, installed: Tuple[Tuple[str, str], ...], verdict: List[str]) -> bool:
+    """The quick check found the environment's torch working, and the plan's command replaces it."""
+    from torchsmith.plan.api import INSTALLED_TORCH_CHANGES
+
+    replaced = f"{INSTALLED_TORCH_CHANGES}{dict(installed).get('torch')} is replaced by "
+    return ("torch" in dict(installed) and "no problems found" in verdict[0]
+            and any(w.startswith(replaced) for w in plan.warnings))
+
+
 def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *,
                  installed: Tuple[Tuple[str, str], ...], where: str, out: IO[str], verbose: int,
                  plan_command: str = "torchsmith plan") -> List[str]:
@@ -102,6 +111,11 @@ def _human_lines(data: Dict[str, Any], machine: Machine, plan: Optional[Plan], *
     elif _installed_is_planned(plan, installed, verdict) and not verbose:
         lines.append(paint(f"Nothing to install: this environment has {title(plan)}, the one to use.",
                            "1;32", color))
+    elif _working_torch_replaced(plan, installed, verdict):  # healthy first; the other stack second
+        lines.append(paint(f"torch {dict(installed)['torch']} in this environment works: nothing to do.",
+                           "1;32", color))
+        lines.append(paint(f"Or replace it with {title(plan)} (pip):", "1", color))
+        lines.extend(answer_lines(plan, commands, "pip", width, color))
     else:
         lines.append(paint(f"Install {title(plan)} (pip):", "1", color))
         lines.extend(answer_lines(plan, commands, "pip", width, color))

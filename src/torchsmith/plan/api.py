@@ -10,6 +10,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
+from torchsmith.output import Caution
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
 from torchsmith.plan.resolve import resolve
@@ -18,7 +19,8 @@ from torchsmith.plan.user_constraints import Read, apply_user_constraints
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["extra_sources_warning", "make_plan", "optional_choices", "requested", "user_constrained"]
+__all__ = ["INSTALLED_TORCH_CHANGES", "extra_sources_warning", "make_plan", "optional_choices",
+           "replaces_installed_torch", "requested", "user_constrained"]
 
 
 def requested(texts: Sequence[str], files: Sequence[str] = (), project: Optional[str] = None,
@@ -82,7 +84,28 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
             and any(p.index_url for p in plan.packages) else None)
     if leak:
         plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
+    replacing = replaces_installed_torch(plan, request)
+    if replacing is not None:  # it decides whether the command is safe to run: part of the answer
+        plan = dataclasses.replace(plan, warnings=(replacing, *plan.warnings))
     return plan, request
+
+
+# How a caution saying the installed torch cannot stay begins (plan/resolve.py's, and the one below).
+INSTALLED_TORCH_CHANGES = "the installed torch "
+
+
+def replaces_installed_torch(plan: Plan, request: Request) -> Optional[Caution]:
+    """The plan pins another torch than the environment has: its command replaces that torch,
+    which may be working. None when it keeps it, or a caution already says it must change."""
+    have = dict(request.installed).get("torch")
+    pin = plan.package("torch")
+    if (not plan.ok or have is None or pin is None or not pin.version
+            or have == pin.version + (pin.local_version or "")
+            or any(w.startswith(INSTALLED_TORCH_CHANGES) for w in plan.warnings)):
+        return None
+    public = have.partition("+")[0]
+    return Caution(f"{INSTALLED_TORCH_CHANGES}{have} is replaced by {pin.version}{pin.local_version or ''}: "
+                   f"to keep it, plan for 'torch=={public}'")
 
 
 def _without_guard(read: Read) -> Read:
