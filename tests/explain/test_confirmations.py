@@ -226,3 +226,10 @@ def test_a_pytorch_cuda_dependency_missing_is_the_platform_only_on_a_mac() -> No
     assert "conda-pytorch-cuda-unavailable" not in stated(linux)
     mac = read_sample(CORPUS / "conda-pytorch-cuda-unavailable--1.txt")[1]  # guoyww/AnimateDiff#293
     assert stated(mac) == ["conda-pytorch-cuda-unavailable"]
+
+
+def test_tf32_in_words_is_not_stated_for_a_gpu_without_tf32() -> None:
+    # TF32 needs compute capability 8.0 (NVIDIA's Ampere tuning guide): a T4 (7.5) has none
+    text = "With allow_tf32 the results are different from the CPU."
+    assert stated(text) == ["tf32-precision"]
+    assert "tf32-precision" not in stated(text + "\nGPU 0: Tesla T4")

@@ -73,7 +73,8 @@ TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "pa
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
-                            "op_on_gpu", "oom_not_workload", "path_within_max_path"})
+                            "op_on_gpu", "oom_not_workload", "path_within_max_path",
+                            "gpu_without_tf32"})
 # Evidence a signature's cause needs from the text (explain.reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown"})
 

@@ -351,6 +351,14 @@ def _path_within_max_path(extracted: Extracted, facts: Mapping[str, Any],
     return f"the path is {length} characters, within Windows' 260" if length < 260 else None
 
 
+def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU shown is older than Ampere: TF32 tensor cores need compute capability 8.0."""
+    cc = capability(extracted.environment, facts, kb)
+    parsed = parse_cc(cc) if cc else None
+    return f"the GPU shown (compute capability {cc}) has no TF32" if parsed and parsed < (8, 0) else None
+
+
 CONTRADICTION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -365,6 +373,7 @@ CONTRADICTION_CHECKS: Dict[
     "op_on_gpu": _op_on_gpu,
     "oom_not_workload": _oom_not_workload,
     "path_within_max_path": _path_within_max_path,
+    "gpu_without_tf32": _gpu_without_tf32,
 }
 
 
