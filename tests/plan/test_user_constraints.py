@@ -165,3 +165,30 @@ def test_a_dead_ends_door_names_a_release_the_users_constraint_allows(
     again = _plan(argv[2:], capsys)
     assert again["exit_code"] == 0 and str(_torch(again)) == "2.5.1"
     assert not any("forbids the planned" in w for w in again["warnings"])
+
+
+@pytest.mark.parametrize("setting", ["pip.conf", "PIP_CONSTRAINT", "none"])
+def test_a_profiles_constraint_files_that_cannot_be_read_are_a_caution(
+        setting: str, clean_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A profile names the constraint files of the node's pip, not their contents: say so, as
+    part of the answer, only when it names one."""
+    from torchsmith.machine import Machine, OsInfo, PythonInfo
+
+    profile = Machine(os=OsInfo(system="linux", arch="x86_64"), python=PythonInfo(version="3.11.7")).to_json()
+    if setting == "pip.conf":
+        profile["env"]["index_settings"] = {"pip /etc/xdg/pip/pip.conf [global] constraint":
+                                            "/nodes/pins.txt"}
+    elif setting == "PIP_CONSTRAINT":
+        profile["env"]["variables"] = {"PIP_CONSTRAINT": "/nodes/pins.txt"}
+    path = clean_env / "node.json"
+    path.write_text(json.dumps(profile))
+    assert main(["plan", "--json", "--host", str(path)]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    said = [w for w in warnings if "cannot read from a profile" in w]
+    if setting == "none":
+        assert not said
+        return
+    assert said == ["the node's pip applies constraints from /nodes/pins.txt, which torchsmith cannot "
+                    "read from a profile: check them there (pip refuses a pin they forbid)"]
+    assert main(["plan", "--host", str(path)]) == 0
+    assert "  ! the node's pip applies constraints from /nodes/pins.txt" in capsys.readouterr().out

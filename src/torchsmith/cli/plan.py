@@ -174,7 +174,8 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
 
         machine = forget_local_python(machine)
     plan, request = make_plan(machine, request, ctx.kb(), read=ctx.constraint_reader(),
-                              described=ctx.described_by_flags())
+                              described=ctx.described_by_flags(),
+                              profile=bool(getattr(args, "host", None)) and ctx.described())
     if getattr(args, "variants", False):
         import dataclasses
 

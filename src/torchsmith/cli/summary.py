@@ -38,7 +38,8 @@ def _recommendation(ctx: Context) -> Tuple[Plan, Dict[str, Any], Tuple[Tuple[str
     from torchsmith.cli.door_commands import with_machine_flags
 
     plan, _request = make_plan(ctx.machine(), Request(installed=installed), ctx.kb(),
-                               read=ctx.constraint_reader(), described=ctx.described_by_flags())
+                               read=ctx.constraint_reader(), described=ctx.described_by_flags(),
+                               profile=bool(getattr(ctx.args, "host", None)) and ctx.described())
     plan = with_machine_flags(plan, ctx.args)  # its commands describe the same machine, as plan's do
     return plan, plan.to_json(commands_of(plan, ctx.kb())), installed
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["INSTALLED_TORCH_CHANGES", "extra_sources_warning", "make_plan", "optional_choices",
-           "replaces_installed_torch", "requested", "user_constrained"]
+           "replaces_installed_torch", "requested", "unread_constraints", "user_constrained"]
 
 
 def requested(texts: Sequence[str], files: Sequence[str] = (), project: Optional[str] = None,
@@ -62,7 +62,8 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
 
 
 def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Optional[Read],
-              described: bool = False, lifting_guard: bool = False) -> Tuple[Plan, Request]:
+              described: bool = False, lifting_guard: bool = False, profile: bool = False
+              ) -> Tuple[Plan, Request]:
     """The one answer to "which stack to install": the summary, ``plan``, doctor's fixes,
     ``fleet`` and ``install`` all ask here.
 
@@ -72,6 +73,8 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
     to the PyTorch index. ``described``: flags or a profile describe another machine, so this
     one's constraints, CPU count and configured sources say nothing of it. ``lifting_guard``:
     the caller is ``install``, which lifts torchsmith's guard, so its pins are no limit.
+    ``profile``: the machine is a ``--host`` profile, which names its constraint files but
+    does not hold them.
     """
     if described:
         read = None
@@ -88,10 +91,32 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
             and any(p.index_url for p in plan.packages) else None)
     if leak:
         plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
+    unread = unread_constraints(machine) if profile and read is None and plan.ok else None
+    if unread is not None:
+        plan = dataclasses.replace(plan, warnings=(*plan.warnings, unread))
     replacing = replaces_installed_torch(plan, request)
     if replacing is not None:  # it decides whether the command is safe to run: part of the answer
         plan = dataclasses.replace(plan, warnings=(replacing, *plan.warnings))
     return plan, request
+
+
+def unread_constraints(machine: Machine) -> Optional[Caution]:
+    """A profile names the constraint files its pip/uv applies, not what they hold: a pin they
+    forbid would make the command fail there, so say which files to check (None: it names none)."""
+    env = machine.env
+    pip = (env.variables.get("PIP_CONSTRAINT") or "").split()
+    if "PIP_CONSTRAINT" not in env.variables:  # the variable replaces the configuration's
+        pip = [path for key, value in sorted(env.index_settings.items())
+               if key.startswith("pip ") and key.endswith(" constraint") for path in value.split()]
+    uv = (env.variables.get("UV_CONSTRAINT") or "").split()
+    uv += [key.split(" ", 2)[1] for key in sorted(env.index_settings)
+           if key.startswith("uv ") and key.endswith("constraint-dependencies") and len(key.split(" ")) > 2]
+    files = list(dict.fromkeys([*pip, *uv]))
+    if not files:
+        return None
+    tool = "pip/uv" if pip and uv else ("pip" if pip else "uv")
+    return Caution(f"the node's {tool} applies constraints from {', '.join(files)}, which torchsmith "
+                   f"cannot read from a profile: check them there ({tool} refuses a pin they forbid)")
 
 
 # How a caution saying the installed torch cannot stay begins (plan/resolve.py's, and the one below).
