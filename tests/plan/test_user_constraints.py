@@ -142,3 +142,26 @@ def test_a_constraint_that_would_refuse_the_command_is_part_of_the_answer(
     assert main(["plan", "torch==2.6.0", "--no-gpu", "--python", "3.11"]) == 0
     out = capsys.readouterr().out
     assert "  ! your constraint torch==2.5.1" in out
+
+
+def test_a_dead_ends_door_names_a_release_the_users_constraint_allows(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Doors are made before the user's constraints apply: a door pip would refuse is no way out."""
+    import shlex
+
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("torch<=2.5.1\n")
+    conf = clean_env / "pip.conf"
+    conf.write_text(f"[global]\nconstraint = {constraints}\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    data = _plan(["torch>=99"], capsys)
+    assert data["data"]["status"] == "no-solution"
+    door = next(d for d in data["data"]["alternatives"] if d["kind"] == "release")
+    assert door["change"] == "torch>=99 -> torch==2.5.1", door
+    assert f"torch<=2.5.1 ({constraints}:1 (constraint in {conf}))" in door["summary"]  # the cap's origin
+    # The door is a request that plans, within the constraint: no caution that pip would refuse it.
+    argv = shlex.split(door["command"])
+    assert argv[:2] == ["torchsmith", "plan"]
+    again = _plan(argv[2:], capsys)
+    assert again["exit_code"] == 0 and str(_torch(again)) == "2.5.1"
+    assert not any("forbids the planned" in w for w in again["warnings"])

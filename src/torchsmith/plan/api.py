@@ -14,7 +14,7 @@ from torchsmith.output import Caution
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
 from torchsmith.plan.resolve import resolve
-from torchsmith.plan.user_constraints import Read, apply_user_constraints
+from torchsmith.plan.user_constraints import Read, apply_user_constraints, with_door_caps
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -54,6 +54,10 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
             "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
             or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
         return plan, request
+    if not plan.ok:  # a door names a release: one pip/uv would refuse is no way out
+        capped = (with_door_caps(machine, request, read)
+                  if any(door.kind == "release" for door in plan.alternatives) else None)
+        return (resolve(machine, capped, kb), capped) if capped is not None else (plan, request)
     return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, kb), read)
 
 

@@ -13,6 +13,9 @@ import dataclasses
 import shlex
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from torchsmith.compat import kernel_for
 from torchsmith.plan.check import check_variant, driver_mode, ptx, sass
 from torchsmith.plan.constraints import allowed_by_user, first_conflict
@@ -93,6 +96,40 @@ def _runnable(job: Job, constraints: Sequence[Constraint], view: Optional[HostVi
         if working:  # the build the planner would pick from this release
             out.append(max(working, key=prefer_wide_driver_range))
     return out
+
+
+def _within_caps(job: Job, checks: Sequence[Check]) -> Tuple[List[Check], str]:
+    """The builds whose torch (and the torchvision/torchaudio paired with it) the user's pip/uv
+    configuration allows, as pip/uv would apply it to the door's plan; and the caps that left
+    one out, with where each is written ("" when none did)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    kept, caps = list(checks), []
+    for text, where in job.request.door_caps:
+        try:
+            cap = Requirement(text)
+        except InvalidRequirement:
+            continue
+        name = cap.name.lower()
+        if name not in ("torch", "torchvision", "torchaudio"):
+            continue
+        within = [c for c in kept if _cap_allows(cap.specifier, c.release.text if name == "torch"
+                                                 else getattr(c.release.data, name, None))]
+        if len(within) < len(kept):
+            caps.append(f"{text} ({where})")
+        kept = within
+    return kept, ", ".join(caps)
+
+
+def _cap_allows(specifier: SpecifierSet, version: Optional[str]) -> bool:
+    try:
+        return not version or specifier.contains(Version(str(version)), prereleases=True)
+    except InvalidVersion:
+        return True
+
+
+def _cap_words(caps: str) -> str:
+    return f" within your pip/uv constraint {caps}" if caps else ""
 
 
 def _pinned_release(job: Job, constraints: Sequence[Constraint]) -> Optional[Release]:
@@ -233,7 +270,8 @@ def _release_door(job: Job, constraints: Sequence[Constraint], others: Sequence[
     if not any(c.user_pin for c in constraints):
         return []  # nothing the user pinned: no release of any version works, a release door won't help
     target = _pinned_release(job, constraints)
-    found = _nearest(_runnable(job, others), target, job.idx.releases)
+    runnable, caps = _within_caps(job, _runnable(job, others))
+    found = _nearest(runnable, target, job.idx.releases)
     if found is None:
         return []
     version = found.release.text
@@ -243,7 +281,8 @@ def _release_door(job: Job, constraints: Sequence[Constraint], others: Sequence[
     why = {"no-wheel-for-python": f"with a wheel for Python {job.view.python} that runs here",
            "glibc-too-old": f"whose wheels fit glibc {job.machine.os.glibc}",
            "driver-too-old": "that runs on this driver"}.get(code, "that runs here")
-    return [Door("release", f"torch {found.release.text} ({found.variant.name}) is the nearest release {why}",
+    return [Door("release", f"torch {found.release.text} ({found.variant.name}) is the nearest release {why}"
+                            f"{_cap_words(caps)}",
                  f"{_torch_text(job)} -> torch=={version}",
                  plan_command(_with_torch(job, f"torch=={version}")))]
 
@@ -274,11 +313,12 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
     user = [c for c in constraints if c.user_pin]
     if user and not any(c.label == blocker.constraint for c in user):
         others = [c for c in constraints if not c.user_pin]
-        found = _runnable(job, others)
+        found, caps = _within_caps(job, _runnable(job, others))
         if found:
             version = found[0].release.text
             doors.append(Door("release", f"torch {version} is the newest that {blocker.constraint} allows "
-                                         f"and that runs here", f"{_torch_text(job)} -> torch=={version}",
+                                         f"and that runs here{_cap_words(caps)}",
+                              f"{_torch_text(job)} -> torch=={version}",
                               plan_command(_with_torch(job, f"torch=={version}"))))
     name = blocker.constraint.split(" ", 1)[0]
     try:

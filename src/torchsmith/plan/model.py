@@ -45,6 +45,9 @@ class Request:
     # The user's pip/uv constraints on what is asked for: (requirement, where it is written,
     # "/etc/pip-constraints.txt:2 (constraint in /etc/pip.conf)"). They narrow, never add.
     constraints: Tuple[Tuple[str, str], ...] = ()
+    # Every torch constraint of the user's pip/uv configuration, as ``constraints``: the release a
+    # dead end's door names must meet them too, or pip/uv would refuse the door's plan.
+    door_caps: Tuple[Tuple[str, str], ...] = ()
     # Where requirements read from files are written: (text, "reqs.txt:3"); the rest: command line.
     origins: Tuple[Tuple[str, str], ...] = ()
     # Packages' published metadata read live from the user's index (kb.metaread), used before

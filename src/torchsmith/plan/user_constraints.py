@@ -20,7 +20,8 @@ from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import canonical_name
 from torchsmith.records import dataclass
 
-__all__ = ["UserConstraint", "apply_user_constraints", "is_guard_file", "read_user_constraints"]
+__all__ = ["UserConstraint", "apply_user_constraints", "is_guard_file", "read_user_constraints",
+           "with_door_caps"]
 
 Read = Callable[[str], Optional[str]]
 _CONSTRAINT_DEPS = re.compile(r"^\s*constraint-dependencies\s*=\s*\[(.*?)\]", re.S | re.M)
@@ -147,6 +148,14 @@ def _forbidden(constraint: UserConstraint, version: str, request: Request) -> st
     return (f"your constraint {constraint.name}{constraint.specifier} at {constraint.where} forbids the "
             f"planned {constraint.name} {version}: pip/uv would refuse the install commands; change "
             f"that constraint, or ask for a stack within it ('{constraint.name}{constraint.specifier}')")
+
+
+def with_door_caps(machine: Machine, request: Request, read: Read) -> Optional[Request]:
+    """The request carrying the user's constraints on torch, torchvision and torchaudio, which a
+    dead end's door must meet (torchsmith's guard aside: `install` lifts it); None without any."""
+    caps = tuple((f"{c.name}{c.specifier}", c.where) for c in read_user_constraints(machine, read)
+                 if c.name in ("torch", "torchvision", "torchaudio") and not c.guard)
+    return dataclasses.replace(request, door_caps=caps) if caps else None
 
 
 def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resolve: Callable[[Request], Plan],
