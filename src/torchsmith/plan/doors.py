@@ -13,9 +13,6 @@ import dataclasses
 import shlex
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from torchsmith.compat import kernel_for
 from torchsmith.plan.check import check_variant, driver_mode, ptx, sass
 from torchsmith.plan.constraints import allowed_by_user, first_conflict
@@ -29,6 +26,8 @@ from torchsmith.plan.walk import Walk, prefer_wide_driver_range
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
     from torchsmith.kb import JetPack, VariantBuild
 
 __all__ = ["arch_doors", "blocker_of", "capped_by", "doors_for", "jetson_dead_end", "plan_command"]
@@ -122,6 +121,8 @@ def _within_caps(job: Job, checks: Sequence[Check]) -> Tuple[List[Check], str]:
 
 
 def _cap_allows(specifier: SpecifierSet, version: Optional[str]) -> bool:
+    from packaging.version import InvalidVersion, Version  # only where a constraint is set
+
     try:
         return not version or specifier.contains(Version(str(version)), prereleases=True)
     except InvalidVersion:
