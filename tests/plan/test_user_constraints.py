@@ -192,3 +192,28 @@ def test_a_profiles_constraint_files_that_cannot_be_read_are_a_caution(
                     "read from a profile: check them there (pip refuses a pin they forbid)"]
     assert main(["plan", "--host", str(path)]) == 0
     assert "  ! the node's pip applies constraints from /nodes/pins.txt" in capsys.readouterr().out
+
+
+def test_matrix_marks_the_rows_the_users_constraint_forbids_on_this_machine_only(
+        clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from torchsmith.machine import Machine, OsInfo, PythonInfo
+
+    constraints = clean_env / "constraints.txt"
+    constraints.write_text("numpy<3\ntorch<2.6\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(constraints))
+    cap = f"torch<2.6 ({constraints}:2 (PIP_CONSTRAINT))"
+    assert main(["matrix", "--json", "--all", "--releases", "12"]) == 0
+    rows = json.loads(capsys.readouterr().out)["data"]["rows"]
+    assert rows and all(r["forbidden_by"] == (cap if Version(r["torch"]) >= Version("2.6") else "")
+                        for r in rows)
+    assert main(["matrix", "--all", "--releases", "12"]) == 0
+    out = capsys.readouterr().out
+    marks = [line.split()[::2][:2] for line in out.splitlines() if line.startswith("  2.")]
+    assert marks and all(mark.endswith("*") == (Version(torch) >= Version("2.6")) for torch, mark in marks)
+    assert "  * pip/uv would refuse it here: your constraint torch<2.6" in out
+    # A described machine takes no local constraints.
+    profile = clean_env / "node.json"
+    profile.write_text(json.dumps(Machine(os=OsInfo(system="linux", arch="x86_64"),
+                                          python=PythonInfo(version="3.11.7")).to_json()))
+    assert main(["matrix", "--json", "--host", str(profile)]) == 0
+    assert not any(r["forbidden_by"] for r in json.loads(capsys.readouterr().out)["data"]["rows"])
