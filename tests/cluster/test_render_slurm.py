@@ -66,6 +66,18 @@ def test_two_files_each_one_script_installing_non_interactively_into_env_dir(kb:
     _shellcheck(scripts, tmp_path)
 
 
+def test_the_example_module_line_names_the_plans_python_and_cuda(kb: Any) -> None:
+    """No site modules given: the commented example matches the plan (its Python, its CUDA
+    major.minor), never a fixed python/3.11 cuda/12.4."""
+    import dataclasses
+
+    gpu = dataclasses.replace(_gpu_plan(kb), python="3.10")
+    cuda = gpu.variant[2:-1] + "." + gpu.variant[-1]  # cu126 -> 12.6
+    for plan, modules in ((gpu, f"python/3.10 cuda/{cuda}"), (_cpu_plan(), "python/3.11")):
+        for text in slurm_scripts(plan, node(A100, count=4, cpus=64)).values():
+            assert f"\n# module load {modules}   # the site's modules" in text, text
+
+
 def test_site_conventions_and_a_cpu_job(kb: Any, tmp_path: Path) -> None:
     options = SlurmOptions(account="def-lab", partition="cpu", modules=("StdEnv/2023", "python/3.11"),
                            wheelhouse="/cvmfs/wheels", cpus_per_task=4, cpu_job=True, mem_gib=6)

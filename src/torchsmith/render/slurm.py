@@ -90,13 +90,22 @@ def _sbatch_lines(name: str, nodes: int, shape: _Shape, options: SlurmOptions, *
     return lines
 
 
-def _preamble(options: SlurmOptions, env_default: str) -> List[str]:
+def _example_modules(plan: Plan) -> str:
+    """The site modules this plan would want, by its Python and CUDA major.minor: an example."""
+    from torchsmith.compat import variant_cuda
+
+    python = plan.python.rstrip("t")
+    cuda = variant_cuda(plan.variant) if plan.accelerator == "cuda" else None
+    return " ".join([f"python/{python}" if python else "python", *([f"cuda/{cuda}"] if cuda else [])])
+
+
+def _preamble(plan: Plan, options: SlurmOptions, env_default: str) -> List[str]:
     lines = ["set -eo pipefail"]
     if options.modules:
         lines.append("# The site's modules (Lmod scripts read unset variables: before set -u).")
         lines.append("module load " + " ".join(quote(m) for m in options.modules))
     else:
-        lines.append("# module load python/3.11 cuda/12.4   # the site's modules, if it has them "
+        lines.append(f"# module load {_example_modules(plan)}   # the site's modules, if it has them "
                      "(plan --module NAME)")
     lines.extend(["set -u", ""])
     if not options.wheelhouse:
@@ -131,7 +140,7 @@ def _single_job(plan: Plan, options: SlurmOptions) -> str:
     name = "torch-gpu" if shape.gpus else "torch-cpu"
     out = _sbatch_lines(name, 1, shape, options, hours=4)
     out.extend(_head(plan, "Slurm job: one node", shape, options))
-    out.extend(_preamble(options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
+    out.extend(_preamble(plan, options, "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/torchsmith-env-$SLURM_JOB_ID"))
     out.append("# The environment is built here, on the node's local disk, from the "
                + ("wheelhouse." if options.wheelhouse else "lock."))
     out.append(_build_command(plan, options))
@@ -209,7 +218,7 @@ def _ddp_job(plan: Plan, options: SlurmOptions) -> str:
     else:
         out.append(f"# One torchrun per node; each starts {workers} worker(s)"
                    + (", one per GPU." if shape.gpus else " (CPU: the gloo backend)."))
-    out.extend(_preamble(options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
+    out.extend(_preamble(plan, options, "${SLURM_TMPDIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
                                   "/torchsmith-env-$SLURM_JOB_ID"))
     out.append(_DDP_ENV.replace("BUILD", _build_command(plan, options)))
     out.extend([
