@@ -54,10 +54,14 @@ def user_constrained(machine: Machine, request: Request, plan: Plan, kb: Knowled
             "PIP_CONSTRAINT" in env.variables or "UV_CONSTRAINT" in env.variables
             or any(key.endswith(("constraint", "constraint-dependencies")) for key in env.index_settings)):
         return plan, request
-    if not plan.ok:  # a door names a release: one pip/uv would refuse is no way out
-        capped = (with_door_caps(machine, request, read)
-                  if any(door.kind == "release" for door in plan.alternatives) else None)
-        return (resolve(machine, capped, kb), capped) if capped is not None else (plan, request)
+    # A door names a release (or keeps one), on a dead end or next to a CPU fallback: one that
+    # pip/uv would refuse is no way out, so the doors are found again within the caps.
+    capped = (with_door_caps(machine, request, read)
+              if any(door.kind in ("release", "python") for door in plan.alternatives) else None)
+    if capped is not None:
+        plan, request = resolve(machine, capped, kb), capped
+    if not plan.ok:
+        return plan, request
     return apply_user_constraints(machine, request, plan, lambda again: resolve(machine, again, kb), read)
 
 

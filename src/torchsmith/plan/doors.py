@@ -14,6 +14,7 @@ import shlex
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for
+from torchsmith.plan.caps import blocked_words, cap_words, forbidding, within_caps
 from torchsmith.plan.check import check_variant, driver_mode, ptx, sass
 from torchsmith.plan.constraints import allowed_by_user, first_conflict
 from torchsmith.plan.core import CONFLICT, DRIVER, Check, Constraint, Job
@@ -26,8 +27,6 @@ from torchsmith.plan.walk import Walk, prefer_wide_driver_range
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
-    from packaging.specifiers import SpecifierSet
-
     from torchsmith.kb import JetPack, VariantBuild
 
 __all__ = ["arch_doors", "blocker_of", "capped_by", "doors_for", "jetson_dead_end", "plan_command"]
@@ -95,42 +94,6 @@ def _runnable(job: Job, constraints: Sequence[Constraint], view: Optional[HostVi
         if working:  # the build the planner would pick from this release
             out.append(max(working, key=prefer_wide_driver_range))
     return out
-
-
-def _within_caps(job: Job, checks: Sequence[Check]) -> Tuple[List[Check], str]:
-    """The builds whose torch (and the torchvision/torchaudio paired with it) the user's pip/uv
-    configuration allows, as pip/uv would apply it to the door's plan; and the caps that left
-    one out, with where each is written ("" when none did)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    kept, caps = list(checks), []
-    for text, where in job.request.door_caps:
-        try:
-            cap = Requirement(text)
-        except InvalidRequirement:
-            continue
-        name = cap.name.lower()
-        if name not in ("torch", "torchvision", "torchaudio"):
-            continue
-        within = [c for c in kept if _cap_allows(cap.specifier, c.release.text if name == "torch"
-                                                 else getattr(c.release.data, name, None))]
-        if len(within) < len(kept):
-            caps.append(f"{text} ({where})")
-        kept = within
-    return kept, ", ".join(caps)
-
-
-def _cap_allows(specifier: SpecifierSet, version: Optional[str]) -> bool:
-    from packaging.version import InvalidVersion, Version  # only where a constraint is set
-
-    try:
-        return not version or specifier.contains(Version(str(version)), prereleases=True)
-    except InvalidVersion:
-        return True
-
-
-def _cap_words(caps: str) -> str:
-    return f" within your pip/uv constraint {caps}" if caps else ""
 
 
 def _pinned_release(job: Job, constraints: Sequence[Constraint]) -> Optional[Release]:
@@ -271,7 +234,7 @@ def _release_door(job: Job, constraints: Sequence[Constraint], others: Sequence[
     if not any(c.user_pin for c in constraints):
         return []  # nothing the user pinned: no release of any version works, a release door won't help
     target = _pinned_release(job, constraints)
-    runnable, caps = _within_caps(job, _runnable(job, others))
+    runnable, caps = within_caps(job, _runnable(job, others))
     found = _nearest(runnable, target, job.idx.releases)
     if found is None:
         return []
@@ -283,16 +246,33 @@ def _release_door(job: Job, constraints: Sequence[Constraint], others: Sequence[
            "glibc-too-old": f"whose wheels fit glibc {job.machine.os.glibc}",
            "driver-too-old": "that runs on this driver"}.get(code, "that runs here")
     return [Door("release", f"torch {found.release.text} ({found.variant.name}) is the nearest release {why}"
-                            f"{_cap_words(caps)}",
+                            f"{cap_words(caps)}",
                  f"{_torch_text(job)} -> torch=={version}",
                  plan_command(_with_torch(job, f"torch=={version}")))]
 
 
 def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
-    """The Python nearest this one that has the pinned release, checked on this hardware."""
+    """The Python nearest this one that has the pinned release, checked on this hardware; within
+    the user's pip/uv caps: the newest release the pins and caps allow, or a door saying the cap
+    blocks the pinned one."""
     target = _pinned_release(job, constraints)
     if target is None:
         return []
+    blocked = forbidding(job, target)
+    if blocked:
+        for release in (r for r in job.idx.releases
+                        if allowed_by_user(constraints, r.data) and not forbidding(job, r)):
+            door = _python_door_for(job, release, f"torch=={release.text}", cap_words(", ".join(blocked)))
+            if door:
+                return door
+    door = _python_door_for(job, target, _torch_text(job), "")
+    if door and blocked:  # pip/uv would refuse this door's torch: say so, and where the cap is written
+        only = door[0]
+        return [dataclasses.replace(only, summary=only.summary + blocked_words(", ".join(blocked)))]
+    return door
+
+
+def _python_door_for(job: Job, target: Release, torch: str, caps: str) -> List[Door]:
     view = job.view
     have = version_tuple(view.python.rstrip("t"))
     tags = [t for t in (target.data.python.get(view.platform, ()) or ()) if not t.endswith("t")]
@@ -302,9 +282,10 @@ def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
         working = [check_variant(job.idx, other, target, v) for v in target.data.variants
                    if v.kind in _kinds(job)]
         if any(c.ok for c in working):
-            reqs = _with_torch(job, _torch_text(job))
+            reqs = _with_torch(job, torch)
             return [Door("python", f"torch {target.text} has wheels for Python {tag} and runs here "
-                                   f"with it (create the environment with e.g. `uv venv --python {tag}`)",
+                                   f"with it{caps} (create the environment with e.g. "
+                                   f"`uv venv --python {tag}`)",
                          f"Python {view.python} -> {tag}", plan_command(reqs, f"--python {tag}"))]
     return []
 
@@ -314,11 +295,11 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
     user = [c for c in constraints if c.user_pin]
     if user and not any(c.label == blocker.constraint for c in user):
         others = [c for c in constraints if not c.user_pin]
-        found, caps = _within_caps(job, _runnable(job, others))
+        found, caps = within_caps(job, _runnable(job, others))
         if found:
             version = found[0].release.text
             doors.append(Door("release", f"torch {version} is the newest that {blocker.constraint} allows "
-                                         f"and that runs here{_cap_words(caps)}",
+                                         f"and that runs here{cap_words(caps)}",
                               f"{_torch_text(job)} -> torch=={version}",
                               plan_command(_with_torch(job, f"torch=={version}"))))
     name = blocker.constraint.split(" ", 1)[0]
@@ -327,17 +308,29 @@ def _conflict_doors(job: Job, constraints: Sequence[Constraint], blocker: Blocke
     except Exception:
         return doors
     if package in ("torchvision", "torchaudio") and any(c.label == blocker.constraint for c in user):
-        paired = _pairs_with(job, next(c for c in user if c.label == blocker.constraint))
-        if paired:
-            doors.append(Door("release", f"torch {paired[0]} pairs with {job.wanted[package].text}",
-                              f"{_torch_text(job)} -> torch=={paired[0]}",
-                              plan_command(_with_torch(job, f"torch=={paired[0]}"))))
+        doors.extend(_companion_door(job, package, next(c for c in user if c.label == blocker.constraint)))
     if package in job.wanted and package != "torch":
         doors.extend(_dependency_python_door(job, package))
         doors.append(Door("requirement", f"drop or relax {blocker.constraint} (the torch that runs here "
                                          f"is newer than it allows)", f"remove {job.wanted[package].text}",
                           plan_command(_without(job, package))))
     return doors
+
+
+def _companion_door(job: Job, package: str, pin: Constraint) -> List[Door]:
+    """The newest torch that pairs with the user's torchvision/torchaudio pin and that the user's
+    pip/uv caps allow; where they allow none, the door says which cap blocks it."""
+    releases = [r for r in job.idx.releases if pin.check(r.data, None) is None]
+    if not releases:
+        return []
+    blocked = forbidding(job, releases[0])
+    allowed = next((r for r in releases if not forbidding(job, r)), None)
+    found = allowed or releases[0]
+    words = (cap_words(", ".join(blocked)) if allowed is not None
+             else blocked_words(", ".join(blocked))) if blocked else ""
+    return [Door("release", f"torch {found.text} pairs with {job.wanted[package].text}{words}",
+                 f"{_torch_text(job)} -> torch=={found.text}",
+                 plan_command(_with_torch(job, f"torch=={found.text}")))]
 
 
 def _dependency_python_door(job: Job, package: str) -> List[Door]:
@@ -374,9 +367,14 @@ def arch_doors(job: Job, *, last_binaries: bool = True, cpu: bool = True) -> Lis
     ccs = sorted({f"{g.cc[0]}.{g.cc[1]}" for g in view.gpus})
     last = _last_with_arch(job) if last_binaries else None
     if last is not None:
-        rel, variant = last
+        newest, _variant = last
+        blocked = forbidding(job, newest)
+        rel, variant = (_last_with_arch(job, capped=True) or last) if blocked else last
         check = check_variant(idx, view, rel, variant)
         needs = "" if check.ok else f"; it also needs: {check.reason}"
+        if blocked:  # within the caps, or the cap that forbids the newest and where it is written
+            needs = (cap_words(", ".join(blocked)) if rel is not newest else
+                     blocked_words(", ".join(blocked))) + needs
         doors.append(Door("release", f"torch {rel.text} {variant.name} is the newest build with kernels "
                                      f"for {', '.join(archs)}{needs}",
                           f"{_torch_text(job)} -> torch=={rel.text}+{variant.name}",
@@ -392,9 +390,13 @@ def arch_doors(job: Job, *, last_binaries: bool = True, cpu: bool = True) -> Lis
     return doors
 
 
-def _last_with_arch(job: Job) -> Optional[Tuple[Release, VariantBuild]]:
+def _last_with_arch(job: Job, capped: bool = False) -> Optional[Tuple[Release, VariantBuild]]:
+    """The newest CUDA build with kernels for every GPU here (``capped``: among the releases the
+    user's pip/uv caps allow)."""
     view, idx = job.view, job.idx
     for rel in idx.releases:
+        if capped and forbidding(job, rel):
+            continue
         for variant in rel.data.variants:
             if variant.kind != "cuda" or view.platform not in tuple(variant.platforms or ()):
                 continue
