@@ -31,6 +31,9 @@ import urllib.request
 import zipfile
 from typing import Any, Dict, List, Optional, Tuple
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from range_file import RangeFile
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "src", "torchsmith", "kb", "data", "frameworks.json")
 JSON_ACCEPT = "application/vnd.pypi.simple.v1+json"
@@ -88,40 +91,6 @@ def wheels_of(files: List[Dict[str, Any]], version: str) -> List[Dict[str, Any]]
             and wheel_tags(f["filename"])[0] == version]
 
 
-class _RangeReader(io.RawIOBase):
-    """A remote file read by HTTP range requests: a wheel's METADATA without the whole wheel."""
-
-    def __init__(self, url: str) -> None:
-        self.url, self.pos = url, 0
-        head = urllib.request.Request(url, method="HEAD")
-        with urllib.request.urlopen(head, timeout=60) as response:
-            self.size = int(response.headers["Content-Length"])
-
-    def seekable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.pos
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        self.pos = offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset
-        return self.pos
-
-    def readinto(self, buffer: Any) -> int:
-        if self.pos >= self.size:
-            return 0
-        end = min(self.size, self.pos + len(buffer)) - 1
-        request = urllib.request.Request(self.url, headers={"Range": f"bytes={self.pos}-{end}"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            data = response.read()
-        buffer[:len(data)] = data
-        self.pos += len(data)
-        return len(data)
-
-
 def metadata(file: Dict[str, Any]) -> Optional[str]:
     """A wheel's metadata: PEP 658's file where the index serves one, else the wheel's own
     *.dist-info/METADATA read by range requests."""
@@ -129,7 +98,7 @@ def metadata(file: Dict[str, Any]) -> Optional[str]:
     if file.get("core-metadata") or file.get("data-dist-info-metadata"):
         return _get(url + ".metadata").decode("utf-8", "replace")
     try:
-        with zipfile.ZipFile(io.BufferedReader(_RangeReader(url), buffer_size=1 << 16)) as archive:
+        with zipfile.ZipFile(io.BufferedReader(RangeFile(url), buffer_size=1 << 16)) as archive:
             member = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
             return archive.read(member).decode("utf-8", "replace")
     except (OSError, StopIteration, zipfile.BadZipFile):

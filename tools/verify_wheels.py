@@ -35,6 +35,9 @@ import zipfile
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from range_file import RangeFile
 
 from torchsmith.kb.fatbin import BinaryError, read_wheel
 
@@ -121,42 +124,9 @@ def audit(path: str, sha256: Optional[str] = None) -> Dict[str, Any]:
             "platform_tags": tags["platform_tags"], "cuda": cuda, "variant": variant, "libs": libs}
 
 
-class _RangeFile(io.RawIOBase):
-    """A wheel on an index read by HTTP range requests: only the members read are fetched."""
-
-    def __init__(self, url: str) -> None:
-        self.url, self.pos = url, 0
-        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=60) as response:
-            self.size = int(response.headers["Content-Length"])
-
-    def seekable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.pos
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        self.pos = offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset
-        return self.pos
-
-    def readinto(self, buffer: Any) -> int:
-        if self.pos >= self.size:
-            return 0
-        end = min(self.size, self.pos + max(len(buffer), 1 << 20)) - 1
-        request = urllib.request.Request(self.url, headers={"Range": f"bytes={self.pos}-{end}"})
-        with urllib.request.urlopen(request, timeout=120) as response:
-            data = response.read(len(buffer))
-        buffer[:len(data)] = data
-        self.pos += len(data)
-        return len(data)
-
-
 def _open(path: str) -> IO[bytes]:
     if re.match(r"^https?://", path):
-        return io.BufferedReader(_RangeFile(path.split("#", 1)[0]), buffer_size=1 << 20)
+        return io.BufferedReader(RangeFile(path.split("#", 1)[0]), buffer_size=1 << 20)
     return open(path, "rb")
 
 

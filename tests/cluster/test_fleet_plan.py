@@ -218,3 +218,22 @@ def test_cli_shows_a_node_types_cautions(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["fleet", orin]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "! torchvision 0.24.1 pairs with torch 2.9.1; NVIDIA publishes no torchvision wheel" in out
+
+
+def test_cli_says_a_node_types_constraint_files_cannot_be_read(tmp_path: Any,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A profile names the constraint files of the node's pip, not what they hold: fleet says
+    to check them there, as `plan --host` does, for that node type only."""
+    from torchsmith.machine import EnvInfo
+
+    pinned = dataclasses.replace(node(H100, 8), env=EnvInfo(variables={"PIP_CONSTRAINT": "/nodes/pins.txt"}))
+    paths = write_profiles(str(tmp_path), [("h1", pinned), ("v1", node(V100, 4))])
+    assert main(["fleet", *paths]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    said = ("! the node's pip applies constraints from /nodes/pins.txt, which torchsmith cannot read "
+            "from a profile: check them there (pip refuses a pin they forbid)")
+    assert out.count(said) >= 1
+    assert main(["fleet", "--json", *paths]) == 0
+    types = json.loads(capsys.readouterr().out)["data"]["node_types"]
+    flagged = [any("/nodes/pins.txt" in w for w in t["plan"]["warnings"]) for t in types]
+    assert sorted(flagged) == [False, True]

@@ -55,8 +55,9 @@ def fleet_planner(kb: Callable[[], KnowledgeBase], requirements: Optional[Sequen
     shared_request = dataclasses.replace(request, gpus_on_separate_nodes=True)
 
     def plan(machine: Machine, shared: bool) -> Plan:
-        # The one policy; the nodes' own profiles are the facts (no constraint file of theirs is here).
-        return make_plan(machine, shared_request if shared else request, kb(), read=None)[0]
+        # The one policy; the nodes' own profiles are the facts (no constraint file of theirs is
+        # here, so a profile naming some gets a caution to check them there).
+        return make_plan(machine, shared_request if shared else request, kb(), read=None, profile=True)[0]
 
     return plan
 
