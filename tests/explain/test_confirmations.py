@@ -228,8 +228,37 @@ def test_a_pytorch_cuda_dependency_missing_is_the_platform_only_on_a_mac() -> No
     assert stated(mac) == ["conda-pytorch-cuda-unavailable"]
 
 
-def test_tf32_in_words_is_not_stated_for_a_gpu_without_tf32() -> None:
-    # TF32 needs compute capability 8.0 (NVIDIA's Ampere tuning guide): a T4 (7.5) has none
+def test_tf32_in_words_is_stated_only_where_a_gpu_with_tf32_is_shown() -> None:
+    # TF32 needs compute capability 8.0 (NVIDIA's Ampere tuning guide): words alone are the family
     text = "With allow_tf32 the results are different from the CPU."
-    assert stated(text) == ["tf32-precision"]
-    assert "tf32-precision" not in stated(text + "\nGPU 0: Tesla T4")
+    report = explain_report(text, CATALOG, kb=KB)
+    (found,) = report.explanations
+    assert found.signature.id == "float32-gpu-precision-in-question" and len(found.candidates) == 2
+    assert ("tf32-precision", "not shown in the text: tf32 gpu shown") in report.contradicted
+    assert stated(text + "\nGPU 0: NVIDIA A100-SXM4-80GB") == ["tf32-precision"]
+    # a T4 (7.5) has no TF32: the family, never the cause
+    assert stated(text + "\nGPU 0: Tesla T4") == ["float32-gpu-precision-in-question"]
+
+
+def test_torchvision_ops_missing_names_both_reasons_its_library_did_not_load() -> None:
+    # torchvision/extension.py swallows ImportError and OSError from loading _C: a wrong build or a
+    # missing library both end in "operator torchvision::nms does not exist"
+    text = read_sample(CORPUS / "torchvision-ops-missing--1.txt")[1]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torchvision-ops-missing" and len(found.candidates) == 2
+    assert "must be" not in found.cause and "not why" in found.cause
+    # its counter-case: operators used before torchvision was imported is a cause the message proves
+    unknown = "RuntimeError: Unknown builtin op: torchvision::nms."
+    (other,) = explain_report(unknown, CATALOG, kb=KB).explanations
+    assert other.signature.id == "torchvision-ops-not-registered" and not other.candidates
+
+
+def test_rocm_permission_denied_does_not_assert_the_group() -> None:
+    # rocminfo prints the denied open, then whether the user is in the group: ROCm/ROCm#6142 is in it
+    text = "Unable to open /dev/kfd read-write: Permission denied"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "rocm-device-permission" and len(found.candidates) == 3
+    assert "not in the render/video groups" not in found.cause
+    # its counter-case: a node that is not there (a container without --device) is not a permission
+    absent = "Unable to open /dev/kfd read-write: No such file or directory"
+    assert "rocm-device-permission" not in stated(absent)

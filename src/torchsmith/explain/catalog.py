@@ -76,7 +76,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
                             "gpu_without_tf32"})
 # Evidence a signature's cause needs from the text (explain.reason.CONFIRMATION_CHECKS).
-CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown"})
+CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
+                           "tf32_gpu_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

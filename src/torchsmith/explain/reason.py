@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Environment, Extracted
-from torchsmith.explain.triggers import failing_package
+from torchsmith.explain.triggers import failing_package, tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -420,6 +420,14 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "/dev/shm full" if "shm-full" in extracted.symptoms else None
 
 
+def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
+    precision in words alone also describe ordinary float32 rounding, or a GPU without TF32."""
+    gpu = tf32_gpu(extracted, kb)
+    return f"{gpu} (compute capability 8.0 or newer)" if gpu else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -427,6 +435,7 @@ CONFIRMATION_CHECKS: Dict[
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
+    "tf32_gpu_shown": _tf32_gpu_shown,
 }
 
 

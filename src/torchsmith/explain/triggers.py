@@ -191,8 +191,13 @@ def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[L
         return None
     if not _no_error(extracted):
         return None
-    newer = [name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)]
-    return ([newer[0]], {"gpu": newer[0]}) if newer else None
+    newer = tf32_gpu(extracted, kb)
+    return ([newer], {"gpu": newer}) if newer else None
+
+
+def tf32_gpu(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The first GPU the text shows that has TF32 (compute capability 8.0 or newer)."""
+    return next((name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)), None)
 
 
 def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
