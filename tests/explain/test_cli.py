@@ -116,6 +116,20 @@ def test_a_log_file_with_several_errors(tmp_path: Path, capsys: pytest.CaptureFi
     assert envelope["data"]["input"]["from"] == "file"
 
 
+def test_a_file_path_given_as_the_text_is_said_with_the_flag_that_reads_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "build.log"
+    log.write_bytes((CORPUS / "cuda-home-not-set--1.txt").read_bytes())
+    assert main(["explain", "--no-probe", str(log)]) == 0
+    err = capsys.readouterr().err
+    assert f"torchsmith explain --file {log}" in err and "names a file" in err
+    envelope = run_json(capsys, "--no-probe", str(log))
+    assert any("names a file" in warning for warning in envelope["warnings"])
+    # a message that is not a path, or a path that does not exist, says nothing of files
+    for text in ("CUDA_HOME environment variable is not set", str(tmp_path / "no-such.log")):
+        assert not any("names a file" in w for w in run_json(capsys, "--no-probe", text)["warnings"])
+
+
 def test_binary_file_is_read_without_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blob = tmp_path / "core.bin"
     blob.write_bytes(bytes(range(256)) * 64 + b"\nIllegal instruction (core dumped)\n" + b"\xff\xfe" * 100)

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError, UsageError
 from torchsmith.machine import Machine
-from torchsmith.output import Result
+from torchsmith.output import Caution, Result
 
 if TYPE_CHECKING:
     from torchsmith.explain.catalog import Catalog
@@ -171,6 +171,14 @@ def _catalog(args: argparse.Namespace, ctx: Context) -> Tuple[Catalog, Optional[
     return catalog_of(kb), kb
 
 
+def _names_a_file(args: argparse.Namespace, text: str, ctx: Context) -> bool:
+    """One word given as TEXT that is a readable file here: the user most likely meant --file."""
+    words = list(args.text or [])
+    if len(words) != 1 or words == ["-"] or not text.strip() or any(c.isspace() for c in text):
+        return False
+    return ctx.host().read_text(text, limit=1) is not None
+
+
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.explain.matcher import explain_report
     from torchsmith.explain.readout import next_checks, read_lines
@@ -178,6 +186,10 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     text, origin = read_text(args)
     if origin.get("note"):
         ctx.warnings.append(origin["note"])
+    if _names_a_file(args, text, ctx):
+        ctx.warnings.append(Caution(
+            f"{text!r} names a file, read here as the error text itself: to explain what the file "
+            f"holds, `torchsmith explain --file {shlex.quote(text)}`"))
     catalog, kb = _catalog(args, ctx)
     machine, machine_source = _machine(args, ctx)
     plan_args = f"--host {shlex.quote(args.host)}" if args.host else ""
