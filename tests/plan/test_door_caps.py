@@ -19,18 +19,6 @@ from torchsmith.plan.api import make_plan
 from torchsmith.plan.model import Door, Plan, Request
 
 
-@pytest.fixture
-def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".config").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "no-system-config"))
-    for name in ("PIP_CONSTRAINT", "UV_CONSTRAINT", "PIP_CONFIG_FILE", "PIP_FIND_LINKS"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
 def _cli(args: List[str], capsys: pytest.CaptureFixture[str]) -> Dict[str, Any]:
     code = main(["plan", "--json", "--no-gpu", *args])
     data = json.loads(capsys.readouterr().out)

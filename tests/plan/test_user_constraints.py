@@ -13,18 +13,6 @@ from packaging.version import Version
 from torchsmith.cli import main
 
 
-@pytest.fixture
-def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".config").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "no-system-config"))
-    for name in ("PIP_CONSTRAINT", "UV_CONSTRAINT", "PIP_CONFIG_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
 def _plan(args: List[str], capsys: pytest.CaptureFixture[str]) -> Dict[str, Any]:
     code = main(["plan", "--json", "--no-gpu", "--python", "3.11", *args])
     data = json.loads(capsys.readouterr().out)
