@@ -99,6 +99,19 @@ def test_uvs_missing_python_and_available_versions() -> None:
         ("torch", "nvidia-cudnn-cu12", "==9.1.0.70", markers)]
 
 
+def test_uvs_range_of_several_segments_and_the_versions_it_found() -> None:
+    # report.rs writes a range with holes as "one of:" and one segment a line; either holds.
+    assert _needs(_real("uv-hole")) == [("zeta", "", "torch", "<2.4.0||>2.4.0", "")]
+    assert _asked(_real("uv-hole")) == ["zeta", "torch==2.4.0"]
+    assert _needs(_real("pip-hole")) == [("zeta", "1.0", "torch", "!=2.4.0", "")]
+    offers = [o.said for o in read(_real("uv-wheels")).offers]
+    assert offers[:2] == [
+        "only the following versions of torch are available: torch<=2.3.0 torch>=2.4",
+        "torch<=2.3.0 has no wheels with a matching Python implementation tag (e.g., `cp311`)"]
+    assert offers[2].startswith("You require CPython 3.11 (`cp311`), but we only found wheels for `torch` "
+                                "(v2.3.0)")
+
+
 def test_prose_that_says_depends_on_is_no_requirement() -> None:
     text = ("I have a CI pipeline that depends on the Linux CPU version of PyTorch and downloads from "
             "https://download.pytorch.org/whl/cpu. The CI script failed.\n")

@@ -35,18 +35,31 @@ _MISSING = re.compile(rf"(?<![\w.-]){_WHAT} was not found in the (?:package regi
                       rf"locations|cache)|there (?:is no version|are no versions) of "
                       rf"{_PACKAGE.format('none')}")
 _ONLY = re.compile(rf"only (?:the following versions of )?{_WHAT} (?:is|are) available"
-                   r"(?::(?P<list>[^\x00]*))?")
+                   r"(?::(?P<list>(?:\s+[A-Za-z0-9][\w.-]*(?:===|[<>=!~]=?)[^\s,;]+)+))?")
 _UNUSABLE = re.compile(rf"(?<![\w.-]){_WHAT} (?:has|have) (?P<why>(?:no|only) [^\x00]+?)(?= and |$)")
 _PYTHON = re.compile(r"the (?P<kind>current|requested) Python version \((?P<have>[^)]+)\) does not satisfy "
                      r"Python(?P<spec>[^\s,]+)")
 _REQUIRES_PYTHON = re.compile(rf"{_WHO} requires? Python ?(?P<spec>[<>=!~][^\s,]*)")
 _HINT = re.compile(r"hint: (?P<said>[^\n]*(?:\n(?!\s*\n)(?!\s*hint:)[^\n]*)*)")
-_HINT_NAME = re.compile(r"`(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)`")
+_HINT_NAME = re.compile(r"`(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)` (?:\(v|was )")
+
+
+_SEGMENTS = re.compile(r"(?:one|all) of:(?P<segments>(?:\s+(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)"
+                       r"(?:\{[^{}]*\})?(?:===|[<>=!~]=?)[^\s,;]+(?:,(?:===|[<>=!~]=?)[^\s,;]+)*(?=\s))+)")
+
+
+def _one_range(match: re.Match[str]) -> str:
+    """uv's range of several segments ("one of:" then a package range a line) as one range whose
+    segments are joined by "||" (either holds): ``torch<2.0||>=2.1``."""
+    segments = match.group("segments").split()
+    name = match.group("name")
+    return name + "||".join(s[len(name):] for s in segments if s.startswith(name))
 
 
 def _flat(region: str) -> str:
     """uv's report as one line: its wrapped lines and its frame ("cause:", "╰─▶") joined."""
-    return re.sub(r"\s*\n\s*(?:cause:|╰─▶|│|×)?\s*", " ", region).strip()
+    flat = re.sub(r"\s*\n\s*(?:cause:|╰─▶|│|×)?\s*", " ", region).strip() + " "
+    return _SEGMENTS.sub(_one_range, flat).strip()
 
 
 def _sentences(text: str) -> List[str]:
@@ -55,7 +68,11 @@ def _sentences(text: str) -> List[str]:
     region = text[header.end():] if header else text
     region = region.split("hint:", 1)[0]
     flat = _flat(region)
-    found = re.findall(r"(?:And because|Because) (.+?)(?:,\s*)?we can conclude that .+?\.(?=\s|$)", flat)
+    found = []
+    for piece in re.split(r"(?=\b(?:And because|Because) )", flat):
+        opening = re.match(r"(?:And because|Because) ", piece)
+        if opening and "we can conclude that" in piece:
+            found.append(piece[opening.end():].split("we can conclude that", 1)[0].strip().rstrip(","))
     if not found and header:  # one external fact, said as is
         found = [flat.lstrip(":").strip()]
     return found
@@ -101,7 +118,7 @@ def _hints(text: str) -> List[Offer]:
     for match in _HINT.finditer(text):
         said = re.sub(r"\s+", " ", match.group("said")).strip()
         name = _HINT_NAME.search(said)
-        if name and ("available" in said or "found on" in said):
+        if name:
             offers.append(Offer("uv", canonical(name.group("name")), said[:300]))
     return offers
 
