@@ -52,7 +52,8 @@ HEADERS: Dict[str, List[Tuple[str, str, str]]] = {
     "curand": [("nvidia-curand", "include/curand.h", "curandStatus")],
     "cudnn": [("nvidia-cudnn-cu13", "include/cudnn_graph.h", "cudnnStatus_t")],
 }
-RUNTIME_LIBS = [("nvidia-cuda-runtime", "lib/libcudart.so.13"), ("nvidia-cuda-runtime-cu12", "lib/libcudart.so.12"),
+RUNTIME_LIBS = [("nvidia-cuda-runtime", "lib/libcudart.so.13"),
+                ("nvidia-cuda-runtime-cu12", "lib/libcudart.so.12"),
                 ("nvidia-cuda-runtime-cu11", "lib/libcudart.so.11.0")]
 NCCL_HEADER, NCCL_STRINGS = "src/nccl.h.in", "src/init.cc"
 NVML_HEADER = "gen/nvml/nvml.h"
@@ -66,8 +67,8 @@ KINDS = [
                r"SYSTEM_DRIVER_MISMATCH|CompatNotSupported|COMPAT_NOT_SUPPORTED|JitCompilerNotFound|"
                r"JIT_COMPILER_NOT_FOUND|UnsupportedPtxVersion|UNSUPPORTED_PTX_VERSION|DRIVER_NOT_LOADED|"
                r"LIB_RM_VERSION_MISMATCH|INCOMPATIBLE_CUDA_DRIVER|LIBRARY_NOT_FOUND|FUNCTION_NOT_FOUND"),
-    ("arch", r"NoKernelImageForDevice|NO_BINARY_FOR_GPU|InvalidKernelImage|INVALID_IMAGE|InvalidDeviceFunction|"
-             r"ARCH_MISMATCH|InvalidPtx|INVALID_PTX|UnsupportedPtx"),
+    ("arch", r"NoKernelImageForDevice|NO_BINARY_FOR_GPU|InvalidKernelImage|INVALID_IMAGE|"
+             r"InvalidDeviceFunction|ARCH_MISMATCH|InvalidPtx|INVALID_PTX|UnsupportedPtx"),
     ("kernel", r"IllegalAddress|ILLEGAL_ADDRESS|LaunchOutOfResources|LAUNCH_OUT_OF_RESOURCES|LaunchTimeout|"
                r"LAUNCH_TIMEOUT|Assert$|_ASSERT$|IllegalInstruction|ILLEGAL_INSTRUCTION|MisalignedAddress|"
                r"MISALIGNED_ADDRESS|LaunchFailure|LAUNCH_FAILED|HardwareStackError|HARDWARE_STACK_ERROR|"
@@ -99,7 +100,7 @@ def _clean(doc: str) -> str:
     """A header comment as one line of prose."""
     text = re.sub(r"^\s*\*+ ?", "", doc, flags=re.M)
     text = re.sub(r'\\ref\s+\S+\s+"([^"]*)"', r"\1", text)  # Doxygen's \ref target "label": the label
-    text = re.sub(r"@since [^.\n]*\.?|\\deprecated|@deprecated|\\ref |\\p |::", " ", text)
+    text = re.sub(r"@since\s+\S+(?:\s+[\d.]*\d)?|\\deprecated|@deprecated|\\ref |\\p |::", " ", text)
     text = re.sub(r"\\note\b", "Note:", text)
     return re.sub(r"\s+", " ", text).strip(" *")
 
@@ -280,8 +281,9 @@ def read_all(wheels: Wheels, nccl: Path, nvml: Path, today: str) -> Tuple[Dict[s
     init, _ = git_read(nccl, NCCL_STRINGS)
     strings = nccl_strings(init)
     fresh = [r for r in enum_values(header, "ncclResult_t") if r["name"] != "ncclNumResults"]
-    sources["nccl-header"] = {"url": f"https://github.com/NVIDIA/nccl/blob/{commit}/{NCCL_HEADER}", "read": today,
-                              "what": "enum ncclResult_t", "table": "nccl", "names": [r["name"] for r in fresh]}
+    sources["nccl-header"] = {"url": f"https://github.com/NVIDIA/nccl/blob/{commit}/{NCCL_HEADER}",
+                              "read": today, "what": "enum ncclResult_t", "table": "nccl",
+                              "names": [r["name"] for r in fresh]}
     sources["nccl-strings"] = {"url": f"https://github.com/NVIDIA/nccl/blob/{commit}/{NCCL_STRINGS}",
                                "read": today, "what": "ncclGetErrorString texts"}
     tables["nccl"] = [{**r, "message": strings[r["name"]], "source": ["nccl-header", "nccl-strings"]}
@@ -295,8 +297,8 @@ def read_all(wheels: Wheels, nccl: Path, nvml: Path, today: str) -> Tuple[Dict[s
     texts = pynvml_strings(data.decode("utf-8"))
     sources["pynvml"] = {**where, "read": today, "what": "pynvml's NVMLError strings and exception classes"}
     tables["nvml"] = []
-    for row in fresh:
-        row = {**row, "python_name": pynvml_class(row["name"]), "source": ["nvml-header", "pynvml"]}
+    for value in fresh:
+        row = {**value, "python_name": pynvml_class(value["name"]), "source": ["nvml-header", "pynvml"]}
         if row["code"] in texts:
             row["message"] = texts[row["code"]]
         tables["nvml"].append(row)
@@ -336,7 +338,8 @@ def update(document: Dict[str, Any], tables: Dict[str, List[Dict[str, Any]]],
         # rows of older releases (cuDNN 8's codes) stay, with their sources, first: a name alone reads as
         # the release most texts with it come from
         merged = list(old.values()) + merged
-        order = ["code", "name", "message", "older", "kind", "meaning", "driver_name", "python_name", "source"]
+        order = ["code", "name", "message", "older", "kind", "meaning", "driver_name", "python_name",
+                 "source"]
         document[table] = [{k: r[k] for k in sorted(r, key=lambda k: order.index(k) if k in order else 99)}
                            for r in merged]
     return changes

@@ -137,7 +137,7 @@ def _error_vocab(data: Document) -> None:
     import re
 
     sources = data["sources"]
-    for table in ("cuda", "hip", "nccl", "sonames") + ENUM_TABLES:
+    for table in ("cuda", "hip", "nccl", "sonames", *ENUM_TABLES):
         rows = data.get(table, []) if table in ENUM_TABLES else data[table]  # optional: newer
         for number, row in enumerate(rows):
             if not row.get("source") or any(s not in sources for s in row["source"]):
@@ -152,8 +152,8 @@ def _error_vocab(data: Document) -> None:
             have = {row.get("name") for row in data.get(source["table"], [])}
             short = [name for name in listed if name not in have]
             if short:
-                raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names {source_id} lists "
-                                 f"have no row (first: {short[0]})")
+                raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names "
+                                 f"{source_id} lists have no row (first: {short[0]})")
     for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):

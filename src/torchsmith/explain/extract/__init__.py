@@ -65,8 +65,8 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "sonames", "conda_packages",
-                                                      "installer_messages") + ENUM_TABLES}
+    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", *ENUM_TABLES)
+    return {name: document.get(name, []) for name in tables}
 
 
 def extract(

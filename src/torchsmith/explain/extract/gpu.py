@@ -20,9 +20,10 @@ _NAMES = re.compile(
 )
 # The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports.
 _TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver"), ("hip", "hip", "hip"), ("nccl", "nccl", "nccl"),
-           ("CUBLAS_", "cublas", "cublas"), ("CUDNN_", "cudnn", "cudnn"), ("CUSPARSE_", "cusparse", "cusparse"),
-           ("CUSOLVER_", "cusolver", "cusolver"), ("CUFFT_", "cufft", "cufft"), ("CURAND_", "curand", "curand"),
-           ("NVML", "nvml", "nvml"), ("cuda", "cuda", "cuda"))
+           ("CUBLAS_", "cublas", "cublas"), ("CUDNN_", "cudnn", "cudnn"),
+           ("CUSPARSE_", "cusparse", "cusparse"), ("CUSOLVER_", "cusolver", "cusolver"),
+           ("CUFFT_", "cufft", "cufft"), ("CURAND_", "curand", "curand"), ("NVML", "nvml", "nvml"),
+           ("cuda", "cuda", "cuda"))
 # Tables whose names alone are not all statuses (cuFFT's CUFFT_R2C is a transform type): only rows.
 _ROWS_ONLY = frozenset({"cufft", "nvml"})
 # The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
@@ -83,7 +84,7 @@ def _from_row(api: str, row: Mapping[str, Any], name: Optional[str] = None) -> G
 
 
 def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> Optional[GpuError]:
-    prefix, table, api = next(t for t in _TABLES if name.startswith(t[0]))
+    _prefix, table, api = next(t for t in _TABLES if name.startswith(t[0]))
     key = "python_name" if name.startswith("NVMLError_") else "name"
     row = _by(vocab.get(table, ()), key, name)
     if row is None and table == "cuda_driver":  # an older knowledge base: the runtime rows name it
@@ -104,7 +105,7 @@ def _messages(table: Sequence[Mapping[str, Any]]) -> List[Tuple[str, Mapping[str
         return cached[1]
     out = []
     for row in table:
-        for message in [row.get("message")] + list(row.get("older") or ()):
+        for message in [row.get("message"), *list(row.get("older") or ())]:
             known = re.sub(r"\s*\(run with [^)]*\)", "", str(message or "")).rstrip(".").lower()
             if known:
                 out.append((known, row))
