@@ -425,6 +425,13 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "/dev/shm full" if "shm-full" in extracted.symptoms else None
 
 
+def _docker_build_shown(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """An image being built (a Dockerfile's RUN step): the same message in a running container or
+    on a machine without a driver has other causes."""
+    return "an image being built (docker build)" if "docker-build" in extracted.symptoms else None
+
+
 def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
@@ -452,6 +459,7 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "docker_build_shown": _docker_build_shown,
     "build_lacks_arch": _build_lacks_arch,
 }
 
