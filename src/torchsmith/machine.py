@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
-from torchsmith.compat import sm_arch
 from torchsmith.errors import ProfileError
 from torchsmith.records import dataclass, field, field_names, replace
 
@@ -72,6 +71,8 @@ class NvidiaGpu:
     @property
     def arch(self) -> Optional[str]:
         """``sm_86`` for compute capability 8.6."""
+        from torchsmith.compat import sm_arch  # (here: a probe without GPUs needs no compat)
+
         return sm_arch(self.compute_capability) if self.compute_capability else None
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
@@ -102,6 +101,8 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
                  "Arc A770), or nvidia / amd / intel for a GPU of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
+    from torchsmith.compat import sm_arch  # (here: only a --gpu override needs it)
+
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
                      compute_capability=cc, source="override")
 
