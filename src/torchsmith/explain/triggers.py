@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.compat import sm_arch
+from torchsmith.explain.arch import arch_conclusion, capability
 from torchsmith.explain.extract.model import Extracted
 
 if TYPE_CHECKING:
@@ -21,16 +23,34 @@ __all__ = ["TRIGGER", "failing_package", "fired"]
 TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
 
 
+# The vendors' names of their libraries, for what a statement says.
+_LIBRARIES = {"cuda": "the CUDA runtime", "cuda-driver": "the CUDA driver API", "hip": "HIP", "nccl": "NCCL",
+              "nvml": "NVML", "cublas": "cuBLAS", "cudnn": "cuDNN", "cusparse": "cuSPARSE",
+              "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND"}
+
+
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library
+    (``any``: every library); ``gpu:any`` any status of a vendor's enum (looked up: name and code)."""
     for error in extracted.gpu_errors:
         if len(arguments) == 2:
             api, kind = arguments
-            if not error.api.startswith(api) or error.kind != kind:
+            if not (api == "any" or error.api.startswith(api)) or error.kind != kind:
+                continue
+        elif arguments[0] == "any":
+            if not error.name or not error.code:  # read from the enum, and not its success value
                 continue
         elif arguments[0] != error.name:
             continue
         needles = [n for n in (error.name, error.message) if n]
-        return needles, {"error": error.name or error.message or ""}
+        facts = {"error": error.name or error.message or "",
+                 "vendor_library": _LIBRARIES.get(error.api, error.api)}
+        if error.code is not None:
+            facts["code"] = str(error.code)
+        # the header's first sentence (the vendor's own description), or that it has none
+        facts["meaning"] = (re.split(r"(?<=[a-z)])\. ", error.meaning)[0].rstrip(".") if error.meaning
+                            else "its header documents the name only")
+        return needles, facts
     return None
 
 
@@ -200,6 +220,23 @@ def tf32_gpu(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[str]
     return next((name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)), None)
 
 
+_NO_KERNEL_IMAGE = ("cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU")
+
+
+def _torch_lacks_arch(extracted: Extracted,
+                      kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """CUDA found no kernel image for the GPU (the enum's meaning: no code for the device's
+    architecture), and the compat data proves the torch build the text names has none for it (its
+    arch list, the release's published arch lists, or a CUDA toolkit older than the GPU)."""
+    error = next((e for e in extracted.gpu_errors if e.name in _NO_KERNEL_IMAGE), None)
+    if error is None or kb is None or arch_conclusion(extracted.environment, {}, kb) is None:
+        return None
+    facts = {"arch": sm_arch(capability(extracted.environment, {}, kb) or "")}
+    if extracted.environment.gpus:
+        facts["gpu_name"] = extracted.environment.gpus[0]
+    return [n for n in (error.name, error.message) if n], facts
+
+
 def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """NaN or inf values in a run that uses float16, without an error: float16's range."""
     if {"nan", "fp16"} <= set(extracted.symptoms) and _no_error(extracted):
@@ -224,6 +261,8 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "torch-lacks-arch":
+        return _torch_lacks_arch(extracted, kb)
     return None
 
 

@@ -39,10 +39,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     (
         "torch",
         re.compile(
-            r"(?:PyTorch version|[Tt]orch version|torch\.__version__\W{0,8}|you have torch |"
+            r"(?:PyTorch [Vv]ersion|[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
             r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
-            r"(?:[a-z]+\d*)?(?:\+[\w.]+)?)"
+            r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
     ),
     ("torch", re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
