@@ -44,8 +44,7 @@ def test_text_arguments_are_explained_for_people(capsys: pytest.CaptureFixture[s
     assert main(["explain", "--no-probe", "RuntimeError: CUDA error: no kernel image is available",
                  "for execution on the device"]) == 0
     out = capsys.readouterr().out
-    assert ("No compiled CUDA kernel for this GPU (the text does not show whose build lacks it)  "
-            "[no-kernel-image, line 1]") in out
+    assert "No compiled CUDA kernel for this GPU  [no-kernel-image, line 1]" in out
     assert "Cause: " in out and "Fix:" in out
     assert "torchsmith plan" in out
     assert len(out.splitlines()) < 25  # one screen

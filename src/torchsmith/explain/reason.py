@@ -14,7 +14,6 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.arch import arch_conclusion, arch_list, capability
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import failing_package, tf32_gpu
 from torchsmith.kb import KnowledgeBase
@@ -25,6 +24,23 @@ __all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability
 
 
 # --- the machine the text describes ------------------------------------------------------------
+
+
+def capability(env: Environment, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU's compute capability: stated, or known from the GPU's name."""
+    stated = facts.get("capability") if isinstance(facts.get("capability"), str) else env.capability
+    if stated and parse_cc(stated):
+        return str(stated)
+    arch = facts.get("arch")
+    if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}", arch):
+        digits = arch[3:]
+        return f"{digits[:-1]}.{digits[-1]}"
+    if kb is not None:
+        for name in env.gpus:
+            model = kb.gpu_by_name(name)
+            if model is not None:
+                return model.compute_capability
+    return None
 
 
 def _build_cuda(env: Environment, facts: Mapping[str, Any]) -> Optional[str]:
@@ -56,6 +72,82 @@ def plan_flags(env: Environment, kb: Optional[KnowledgeBase]) -> str:
 
 
 # --- what the rules say about it -----------------------------------------------------------------
+
+
+def _arch_list(env: Environment, facts: Mapping[str, Any]) -> List[str]:
+    listed = facts.get("arch_list")
+    if isinstance(listed, list) and listed:
+        return [str(a) for a in listed]
+    return list(env.arch_list)
+
+
+def _release_variant(env: Environment, kb: KnowledgeBase) -> Tuple[Optional[str], Optional[Any]]:
+    """The torch release and variant the text names (``2.1.0+cu118``), when the data has them."""
+    if not env.torch:
+        return None, None
+    base = env.torch.split("+")[0]
+    release = kb.release(base)
+    if release is None:
+        return base, None
+    wanted = None
+    if env.torch_cuda:
+        digits = env.torch_cuda.replace(".", "")
+        wanted = f"cu{digits}"
+    variant = release.variant(wanted) if wanted else None
+    return base, variant
+
+
+def _releases_with(cc: Tuple[int, int], kb: KnowledgeBase, platform: str) -> List[Tuple[str, str]]:
+    """(release, variant) of every build in the data with compiled (SASS) code for ``cc``, oldest
+    first; PTX a driver may JIT is not counted: the text already shows it did not serve."""
+    found: Dict[str, str] = {}
+    for release in kb.table("releases"):
+        for variant in release.variants:
+            kernel = kernel_for(cc, variant.sass(platform))
+            if kernel is not None:
+                found.setdefault(release.version, variant.name)
+    return sorted(found.items(), key=lambda item: version_tuple(item[0]))
+
+
+def _release_that_does(cc: Tuple[int, int], kb: KnowledgeBase, platform: str, torch: Optional[str]) -> str:
+    carrying = _releases_with(cc, kb, platform)
+    if not carrying:
+        return "no release in torchsmith's data carries it"
+    first, newest = carrying[0], carrying[-1]
+    if torch and version_tuple(torch) < version_tuple(first[0]):
+        return f"the first release that does is {first[0]} ({first[1]})"
+    return f"the newest release that does is {newest[0]} ({newest[1]})"
+
+
+def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    cc_text = capability(env, facts, kb)
+    cc = parse_cc(cc_text)
+    if cc is None or cc_text is None:
+        return None
+    platform = (
+        "windows-x86_64"
+        if env.platform == "windows"
+        else ("linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64")
+    )
+    listed = _arch_list(env, facts)
+    base, variant = _release_variant(env, kb)
+    toolkit = kb.arch_support(env.torch_cuda) if env.torch_cuda else None
+    if listed:
+        if kernel_for(cc, listed) is not None:
+            return None
+        build = f"this build (arch list {' '.join(listed)})"
+    elif variant is not None and variant.sass(platform):
+        if kernel_for(cc, variant.sass(platform), variant.ptx(platform)) is not None:
+            return None
+        build = f"torch {base} ({variant.name})"
+    elif toolkit is not None and kernel_for(cc, toolkit.archs) is None:
+        # a build for CUDA X.Y carries no code for a GPU that toolkit cannot compile for at all
+        build = (f"a torch build for CUDA {env.torch_cuda} ({env.torch or 'the build the text names'}; "
+                 f"CUDA {env.torch_cuda} compiles for {toolkit.min_arch} to {toolkit.max_arch})")
+    else:
+        return None
+    where = _release_that_does(cc, kb, platform, base)
+    return f"{build} carries no {sm_arch(cc_text)} code for this GPU; {where}"
 
 
 def _driver_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
@@ -127,7 +219,7 @@ def conclusions(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[Kno
     if kb is None:
         return _library_conclusions(extracted)
     env = extracted.environment
-    out = [text for text in (arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
+    out = [text for text in (_arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
     return out + _pin_conclusions(extracted, kb) + _library_conclusions(extracted)
 
 
@@ -141,7 +233,7 @@ def _arch_present(
     env = extracted.environment
     cc_text = capability(env, facts, kb)
     cc = parse_cc(cc_text)
-    listed = arch_list(env, facts)
+    listed = _arch_list(env, facts)
     if cc is None or cc_text is None or not listed:
         return None
     kernel = kernel_for(cc, [a for a in listed if a.startswith("sm_")])
@@ -341,6 +433,17 @@ def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"{gpu} (compute capability 8.0 or newer)" if gpu else None
 
 
+def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's own capability warning names the arch it lacks, or the data shows that the build the
+    text names carries no code for the GPU the text names (its release's arch list, or a CUDA
+    toolkit that cannot compile for that GPU at all). "no kernel image" alone also comes from an
+    extension built for other architectures."""
+    if facts.get("arch") or facts.get("arch_list"):
+        return "torch's own capability warning"
+    return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -349,6 +452,7 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "build_lacks_arch": _build_lacks_arch,
 }
 
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from torchsmith.compat import sm_arch
-from torchsmith.explain.arch import arch_conclusion, capability
 from torchsmith.explain.extract.model import Extracted
 
 if TYPE_CHECKING:
@@ -220,23 +218,6 @@ def tf32_gpu(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[str]
     return next((name for name, cc in _capabilities(extracted, kb) if cc >= (8, 0)), None)
 
 
-_NO_KERNEL_IMAGE = ("cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU")
-
-
-def _torch_lacks_arch(extracted: Extracted,
-                      kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """CUDA found no kernel image for the GPU (the enum's meaning: no code for the device's
-    architecture), and the compat data proves the torch build the text names has none for it (its
-    arch list, the release's published arch lists, or a CUDA toolkit older than the GPU)."""
-    error = next((e for e in extracted.gpu_errors if e.name in _NO_KERNEL_IMAGE), None)
-    if error is None or kb is None or arch_conclusion(extracted.environment, {}, kb) is None:
-        return None
-    facts = {"arch": sm_arch(capability(extracted.environment, {}, kb) or "")}
-    if extracted.environment.gpus:
-        facts["gpu_name"] = extracted.environment.gpus[0]
-    return [n for n in (error.name, error.message) if n], facts
-
-
 def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """NaN or inf values in a run that uses float16, without an error: float16's range."""
     if {"nan", "fp16"} <= set(extracted.symptoms) and _no_error(extracted):
@@ -261,8 +242,6 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
-    if name == "torch-lacks-arch":
-        return _torch_lacks_arch(extracted, kb)
     return None
 
 
