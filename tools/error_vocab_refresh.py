@@ -61,12 +61,16 @@ NVML_HEADER = "gen/nvml/nvml.h"
 # Our classification of a status (the vendors' enums have none): what the explain rules key on.
 # First match wins; hand-set kinds in the data are kept.
 KINDS = [
-    ("memory", r"MemoryAllocation|OUT_OF_MEMORY|OutOfMemory|ALLOC(?:ATION)?_FAILED|HOST_ALLOCATION|"
+    ("usage", r"_IRS_(?:PARAMS|INFOS)_"),  # cuSOLVER's iterative-refinement parameters: the caller's
+    ("host-memory", r"HOST_ALLOCATION"),  # the CPU's memory, not the GPU's
+    ("init", r"_STATUS_NOT_INITIALIZED$|^NVML_ERROR_UNINITIALIZED$"),
+    ("memory", r"MemoryAllocation|OUT_OF_MEMORY|OutOfMemory|ALLOC(?:ATION)?_FAILED|"
                r"DEVICE_ALLOCATION|NVML_ERROR_MEMORY"),
     ("driver", r"InsufficientDriver|CallRequiresNewerDriver|StubLibrary|STUB_LIBRARY|SystemDriverMismatch|"
                r"SYSTEM_DRIVER_MISMATCH|CompatNotSupported|COMPAT_NOT_SUPPORTED|JitCompilerNotFound|"
                r"JIT_COMPILER_NOT_FOUND|UnsupportedPtxVersion|UNSUPPORTED_PTX_VERSION|DRIVER_NOT_LOADED|"
                r"LIB_RM_VERSION_MISMATCH|INCOMPATIBLE_CUDA_DRIVER|LIBRARY_NOT_FOUND|FUNCTION_NOT_FOUND"),
+    ("version", r"VERSION_MISMATCH|VersionMismatch|INCOMPATIBLE_CUDART"),
     ("arch", r"NoKernelImageForDevice|NO_BINARY_FOR_GPU|InvalidKernelImage|INVALID_IMAGE|"
              r"InvalidDeviceFunction|ARCH_MISMATCH|InvalidPtx|INVALID_PTX|UnsupportedPtx"),
     ("kernel", r"IllegalAddress|ILLEGAL_ADDRESS|LaunchOutOfResources|LAUNCH_OUT_OF_RESOURCES|LaunchTimeout|"
@@ -77,11 +81,10 @@ KINDS = [
     ("hardware", r"ECCUncorrectable|ECC_UNCORRECTABLE|GPU_IS_LOST|CORRUPTED_INFOROM|RESET_REQUIRED|"
                  r"INSUFFICIENT_POWER|IRQ_ISSUE|NvlinkUncorrectable|NVLINK_UNCORRECTABLE|Contained$|_CONTAINED$"),
     ("device", r"NoDevice|NO_DEVICE|InvalidDevice$|INVALID_DEVICE$|DevicesUnavailable|DEVICE_UNAVAILABLE|"
-               r"InitializationError|NOT_INITIALIZED|GPU_NOT_FOUND|DeviceNotLicensed|DEVICE_NOT_LICENSED|"
-               r"DeviceUninitialized"),
+               r"InitializationError|^CUDA_ERROR_NOT_INITIALIZED$|GPU_NOT_FOUND|DeviceNotLicensed|"
+               r"DEVICE_NOT_LICENSED"),
     ("system", r"OperatingSystem|OPERATING_SYSTEM|SystemNotReady|SYSTEM_NOT_READY|Unknown$|_UNKNOWN$|"
                r"NO_PERMISSION|NotPermitted|NOT_PERMITTED"),
-    ("version", r"VERSION_MISMATCH"),
     ("unsupported", r"NOT_SUPPORTED|NotSupported|NOT_IMPLEMENTED"),
     ("internal", r"INTERNAL_ERROR"),
     ("usage", r"INVALID_VALUE|InvalidValue|BAD_PARAM|INVALID_ARGUMENT|INVALID_PLAN|INVALID_TYPE|INVALID_SIZE|"
