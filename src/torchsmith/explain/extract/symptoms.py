@@ -1,7 +1,6 @@
 """What a report says happened when nothing raised an error: results that differ from another
 device or from the expected value, NaN or inf values, values that overflowed, a reduced-precision
-mode in use; the out-of-memory killer's own log lines (what proves a SIGKILL was for memory); and an
-image being built (Docker's build steps, which never get a GPU). Pure.
+mode in use; and the out-of-memory killer's own log lines (what proves a SIGKILL was for memory). Pure.
 
 These are statements, not causes: the rules (``explain.triggers``) pair them with facts the text
 also states (the GPU's architecture, the data type) before any cause is named.
@@ -47,12 +46,6 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>[^\n]{0,40}No space left"
                             r"|/dev/shm[^\n]{0,120}No space left|No space left on device[^\n]{0,120}/dev/shm"
                             r"|100%\s+/dev/shm\b")),
-    # an image being built: the classic builder's "Step N/M : RUN" (moby builder/dockerfile), BuildKit's
-    # "#N [stage N/M] RUN" and its "failed to solve: process \"/bin/sh -c", or the command named
-    ("docker-build", re.compile(r"^Step \d+/\d+ : RUN\b|^#\d+ \[[^\]\n]{0,60}\d+/\d+\] RUN\b"
-                                r"|failed to solve: process \"/bin/sh -c|executor failed running \[/bin/sh -c"
-                                r"|\bdocker(?:-compose| compose| buildx)? build\b",
-                                re.IGNORECASE | re.MULTILINE)),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     ("fp16", re.compile(r"\b(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]precision|"
                         r"precision\s*=\s*['\"]?16)\b", re.IGNORECASE)),
@@ -69,7 +62,6 @@ _WORDS = {
     "overflow": ("overflow", "inf"),
     "oom-killed": ("out of memory", "oom", "memory exhausted"),
     "shm-full": ("no space left", "/dev/shm"),
-    "docker-build": ("step ", "#", "failed to solve", "executor failed", "build"),
     "fp16": ("fp16", "float16", "half", "16"),
 }
 
