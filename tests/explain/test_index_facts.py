@@ -1,0 +1,77 @@
+"""Installer and index failures: what the data proves of a torch build the installer did not find,
+and the families whose message alone does not tell the cause apart (each with its counter-case)."""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def index_facts(text: str) -> List[Tuple[str, str]]:
+    return [(e.kind, e.text) for e in extract(text, KB).installer_errors if e.installer in ("index", "uv")]
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_a_torch_cuda_pair_never_published_is_named_from_the_release_data() -> None:
+    # zewei-Zhang/GoodDrag#3: torch 2.0.1 was built for cu117 and cu118 only.
+    text = "Could not find a version that satisfies the requirement torch==2.0.1+cu121\n"
+    assert index_facts(text) == [("build-unpublished", "torch==2.0.1+cu121")]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-cuda-build-not-published"
+    assert "cu117, cu118" in found.cause and "2.1.0 to 2.5.1" in found.cause
+    # Counter-cases: a published pair, and a release the data does not cover, prove nothing.
+    published = "Could not find a version that satisfies the requirement torch==2.0.1+cu118\n"
+    assert index_facts(published) == []
+    assert stated(published) == ["no-matching-distribution"]
+    assert index_facts("Could not find a version that satisfies the requirement torch==9.9.9+cu121\n") == []
+
+
+def test_an_index_no_release_was_published_to_is_named() -> None:
+    # visualbruno/ComfyUI-Trellis2#131: there is no cu131 index.
+    text = ("pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu131\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.10.0 "
+            "(from versions: none)\n")
+    assert index_facts(text) == [("build-unpublished", "torch==2.10.0 from download.pytorch.org/whl/cu131")]
+    assert stated(text) == ["torch-cuda-build-not-published"]
+    # The cu130 index has torch 2.10.0: the failure is not the build's (another candidate).
+    real = text.replace("cu131", "cu130")
+    assert index_facts(real) == []
+    report = explain_report(real, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["no-matching-distribution"]
+    assert len(report.explanations[0].candidates) == 4
+
+
+def test_no_version_of_a_published_build_means_its_index_was_not_read() -> None:
+    # prefix-dev/pixi#2398: uv's resolver found no version at all of a build that exists.
+    text = ("  ╰─▶ Because there is no version of torch==2.5.1+cu121 and you require "
+            "torch==2.5.1+cu121, we can conclude that your requirements are unsatisfiable.\n")
+    assert index_facts(text) == [("index-not-given", "torch==2.5.1+cu121")]
+    assert stated(text) == ["pytorch-index-not-given"]
+    # A build never published is that cause, not a missing index.
+    assert index_facts(text.replace("2.5.1", "2.0.1")) == [("build-unpublished", "torch==2.0.1+cu121")]
+    # Wheels unfit for this platform are uv's other message: the index was read.
+    unfit = ("Because torch==2.5.1+cu121 has no wheels with a matching platform tag (e.g., "
+             "`macosx_14_0_arm64`) and you require torch==2.5.1+cu121, we can conclude that your "
+             "requirements are unsatisfiable.\n")
+    assert index_facts(unfit) == []
+
+
+def test_no_matching_distribution_is_a_family_for_any_package() -> None:
+    # XPixelGroup/DiffBIR#61 (triton has no Windows wheels): the message alone does not say why.
+    text = ("ERROR: Could not find a version that satisfies the requirement triton==2.0.0 "
+            "(from versions: none)\n"
+            "ERROR: No matching distribution found for triton==2.0.0\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-matching-distribution"
+    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 4
+    assert "triton==2.0.0" in found.candidates[0][1]
