@@ -75,3 +75,40 @@ def test_no_matching_distribution_is_a_family_for_any_package() -> None:
     assert found.signature.id == "no-matching-distribution"
     assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 4
     assert "triton==2.0.0" in found.candidates[0][1]
+
+
+HASH = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "
+        "package versions, please update the hashes.\n")
+
+
+def test_a_hash_mismatch_alone_is_the_family() -> None:
+    # pytorch/test-infra#6307: no transfer shown; the index was at fault there, a cut download elsewhere.
+    report = explain_report(HASH, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["package-hash-mismatch"]
+    assert len(report.explanations[0].candidates) == 3
+    assert {name for name, _ in report.contradicted} == {"download-corrupted", "index-metadata-broken"}
+
+
+def test_a_download_cut_short_or_cached_is_the_local_copy() -> None:
+    cut = ("  Downloading torch-1.6.0-cp37-cp37m-manylinux1_x86_64.whl (748.8 MB)\n"
+           "     ━━━━━━━━━━━━━━━━━━━━━━━━━╸            520.6/748.8 MB 677.3 kB/s eta 0:05:37\n" + HASH)
+    assert extract(cut, KB).transfers == ["cut"]
+    assert stated(cut) == ["download-corrupted"]
+    cached = ("  Using cached https://download.pytorch.org/whl/cu121/torch-2.2.1%2Bcu121-cp311-cp311-"
+              "linux_x86_64.whl (757.3 MB)\n" + HASH)
+    assert stated(cached) == ["download-corrupted"]
+    # A cached .metadata file is not the file that failed.
+    metadata = cached.replace(".whl (757.3 MB)", ".whl.metadata (6.3 kB)")
+    assert stated(metadata) == ["package-hash-mismatch"]
+
+
+def test_a_fresh_complete_download_that_mismatches_is_the_index() -> None:
+    # pytorch/pytorch#145501: the whole nightly wheel arrived; the index's sha256 was for another file.
+    fresh = ("Downloading https://download.pytorch.org/whl/nightly/cpu/torch-2.7.0.dev20250123%2Bcpu-cp39-cp39-"
+             "manylinux_2_28_x86_64.whl (176.2 MB)\n"
+             "   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 176.2/176.2 MB 206.5 MB/s eta 0:00:00\n" + HASH)
+    assert extract(fresh, KB).transfers == ["complete"]
+    assert stated(fresh) == ["index-metadata-broken"]
+    # A GB total printed to one decimal is not exact enough to prove the download whole.
+    rounded = fresh.replace("(176.2 MB)", "(2325.9 MB)").replace("176.2/176.2 MB", "2.3/2.3 GB")
+    assert stated(rounded) == ["package-hash-mismatch"]

@@ -428,6 +428,23 @@ def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"{gpu} (compute capability 8.0 or newer)" if gpu else None
 
 
+def _download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The file that failed its hash was cut short, came from pip's cache, or conda found its
+    extracted copy damaged: a local copy is at fault, not the index."""
+    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
+             "conda-verify": "conda found its extracted package damaged"}
+    return next((why for key, why in shown.items() if key in extracted.transfers), None)
+
+
+def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
+    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
+    done = extracted.transfers
+    return "a fresh download that reached its full size" if done == ["complete"] else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -436,6 +453,8 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "download_damaged_shown": _download_damaged_shown,
+    "fresh_download_complete_shown": _fresh_download_complete_shown,
 }
 
 

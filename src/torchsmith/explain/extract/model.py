@@ -193,6 +193,7 @@ class Extracted:
     conda_search: Optional[CondaSearch] = None
     conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
     installer_errors: List[InstallerError] = field(default_factory=list)
+    transfers: List[str] = field(default_factory=list)  # the failed file's download: cut, cached, complete
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:
