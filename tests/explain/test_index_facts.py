@@ -112,3 +112,29 @@ def test_a_fresh_complete_download_that_mismatches_is_the_index() -> None:
     # A GB total printed to one decimal is not exact enough to prove the download whole.
     rounded = fresh.replace("(176.2 MB)", "(2325.9 MB)").replace("176.2/176.2 MB", "2.3/2.3 GB")
     assert stated(rounded) == ["package-hash-mismatch"]
+
+
+def test_a_refused_metadata_file_is_the_family_not_a_pinned_url() -> None:
+    # Zuntan03/EasyWan22#48: pip asked for .whl.metadata because the index page listed it.
+    url = "https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp310-cp310-win_amd64.whl"
+    report = explain_report(f"ERROR: HTTP error 403 while getting {url}.metadata\n", CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["index-file-refused"]
+    assert len(report.explanations[0].candidates) == 3
+    # Counter-case: the wheel itself refused is the pinned URL's cause.
+    assert stated(f"ERROR: HTTP error 403 while getting {url}\n") == ["wheel-url-gone"]
+
+
+def test_a_wheel_wget_could_not_get_is_not_the_installed_torch() -> None:
+    # pytorch/pytorch#118732: wget's 403 for a +cpu wheel; nothing was installed, so no CPU-only torch.
+    text = ("--2024-01-31 00:23:03--  https://download.pytorch.org/whl/cpu/torch-1.2.0+cpu-cp27-cp27m-"
+            "manylinux1_x86_64.whl\n"
+            "HTTP request sent, awaiting response... 403 Forbidden\n"
+            "2024-01-31 00:23:03 ERROR 403: Forbidden.\n")
+    assert [(f.status, f.url) for f in extract(text, KB).http][-1][0] == "403"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "wheel-url-gone" and found.facts["literal_plus"] == "cpu"
+    assert any("%2B" in step for step in found.fix)
+    # Counter-case: the same +cpu wheel downloaded and installed is a CPU-only torch.
+    installed = ("Downloading https://download.pytorch.org/whl/cpu/torch-1.2.0%2Bcpu-cp27-cp27m-"
+                 "manylinux1_x86_64.whl\nSuccessfully installed torch-1.2.0+cpu\n")
+    assert stated(installed) == ["torch-not-compiled-with-cuda"]

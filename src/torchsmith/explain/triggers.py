@@ -207,13 +207,21 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
     return None
 
 
+def _never_installed(extracted: Extracted) -> bool:
+    """The torch build the text names is a wheel whose download failed: it was never installed."""
+    torch = extracted.environment.torch
+    return bool(torch) and any(
+        f"torch-{torch}-" in (failure.url or "").replace("%2B", "+").replace("%2b", "+")
+        for failure in extracted.http)
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
     whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
-        return [env.torch or "cpu"], {}
+        return None if _never_installed(extracted) else ([env.torch or "cpu"], {})
     if name == "source-tree":
         return _source_tree(extracted)
     if name == "no-wheel-for-python":

@@ -97,7 +97,7 @@ def extract(
         conflicts=resolver.conflicts(text),
         not_found=missing,
         source_builds=resolver.source_builds(text),
-        http=resolver.http_failures(joined),
+        http=resolver.http_failures(joined) + indexes.wget_failures(text),
         environment=_environment(text, found_frames),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
