@@ -138,3 +138,12 @@ def test_a_wheel_wget_could_not_get_is_not_the_installed_torch() -> None:
     installed = ("Downloading https://download.pytorch.org/whl/cpu/torch-1.2.0%2Bcpu-cp27-cp27m-"
                  "manylinux1_x86_64.whl\nSuccessfully installed torch-1.2.0+cpu\n")
     assert stated(installed) == ["torch-not-compiled-with-cuda"]
+
+
+def test_no_module_named_torch_is_the_family_also_at_a_sentence_end() -> None:
+    # jasonppy/VoiceCraft#89 (a notebook's kernel): "'torch'." ends the sentence.
+    text = "When I run cell 1, i get ModuleNotFoundError: No module named 'torch'. Did I miss something?\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-module-named-torch" and len(found.candidates) == 3
+    # Counter-case: another module of the torch package is not torch missing.
+    assert "no-module-named-torch" not in stated("ModuleNotFoundError: No module named torch.utils\n")
