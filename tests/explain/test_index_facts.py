@@ -130,7 +130,6 @@ def test_a_wheel_wget_could_not_get_is_not_the_installed_torch() -> None:
             "manylinux1_x86_64.whl\n"
             "HTTP request sent, awaiting response... 403 Forbidden\n"
             "2024-01-31 00:23:03 ERROR 403: Forbidden.\n")
-    assert [(f.status, f.url) for f in extract(text, KB).http][-1][0] == "403"
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "wheel-url-gone" and found.facts["literal_plus"] == "cpu"
     assert any("%2B" in step for step in found.fix)

@@ -131,6 +131,7 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
     )
     listed = _arch_list(env, facts)
     base, variant = _release_variant(env, kb)
+    toolkit = kb.arch_support(env.torch_cuda) if env.torch_cuda else None
     if listed:
         if kernel_for(cc, listed) is not None:
             return None
@@ -139,6 +140,10 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
         if kernel_for(cc, variant.sass(platform), variant.ptx(platform)) is not None:
             return None
         build = f"torch {base} ({variant.name})"
+    elif toolkit is not None and kernel_for(cc, toolkit.archs) is None:
+        # a build for CUDA X.Y carries no code for a GPU that toolkit cannot compile for at all
+        build = (f"a torch build for CUDA {env.torch_cuda} ({env.torch or 'the build the text names'}; "
+                 f"CUDA {env.torch_cuda} compiles for {toolkit.min_arch} to {toolkit.max_arch})")
     else:
         return None
     where = _release_that_does(cc, kb, platform, base)
@@ -445,6 +450,17 @@ def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any
     return "a fresh download that reached its full size" if done == ["complete"] else None
 
 
+def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's own capability warning names the arch it lacks, or the data shows that the build the
+    text names carries no code for the GPU the text names (its release's arch list, or a CUDA
+    toolkit that cannot compile for that GPU at all). "no kernel image" alone also comes from an
+    extension built for other architectures."""
+    if facts.get("arch") or facts.get("arch_list"):
+        return "torch's own capability warning"
+    return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -455,6 +471,7 @@ CONFIRMATION_CHECKS: Dict[
     "tf32_gpu_shown": _tf32_gpu_shown,
     "download_damaged_shown": _download_damaged_shown,
     "fresh_download_complete_shown": _fresh_download_complete_shown,
+    "build_lacks_arch": _build_lacks_arch,
 }
 
 

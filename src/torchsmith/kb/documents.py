@@ -126,13 +126,19 @@ def _package_deps(data: Document) -> None:
             raise ValueError(f"package {package['name']}: a release without a version")
 
 
+# The vendors' enums beside cuda/hip/nccl (optional: a knowledge-base overlay may predate them).
+ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn")
+
+
 def _error_vocab(data: Document) -> None:
-    """Vendor error enums (CUDA, HIP, NCCL, cuBLAS, cuDNN) and sonames: every row names known sources."""
+    """Vendor error enums (CUDA runtime and driver, HIP, NCCL, NVML, the CUDA libraries) and sonames:
+    every row names known sources, and a source read as an enum's list of names (tools/
+    error_vocab_refresh.py) has a row for each of them: a table is never short of what was read."""
     import re
 
     sources = data["sources"]
-    for table in ("cuda", "hip", "nccl", "sonames", "cublas", "cudnn"):
-        rows = data.get(table, []) if table in ("cublas", "cudnn") else data[table]  # optional: newer
+    for table in ("cuda", "hip", "nccl", "sonames", *ENUM_TABLES):
+        rows = data.get(table, []) if table in ENUM_TABLES else data[table]  # optional: newer
         for number, row in enumerate(rows):
             if not row.get("source") or any(s not in sources for s in row["source"]):
                 raise ValueError(f"{table} row {number}: missing or unknown source id")
@@ -140,6 +146,14 @@ def _error_vocab(data: Document) -> None:
                 re.compile(row["regex"])
             elif not isinstance(row.get("code"), int) or not isinstance(row.get("name"), str):
                 raise ValueError(f"{table} row {number}: needs an integer code and a name")
+    for source_id, source in sources.items():
+        listed = source.get("names") or []
+        if listed:
+            have = {row.get("name") for row in data.get(source["table"], [])}
+            short = [name for name in listed if name not in have]
+            if short:
+                raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names "
+                                 f"{source_id} lists have no row (first: {short[0]})")
     for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):
@@ -191,7 +205,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "signatures": ("signatures.json", "failure signatures", _signatures),
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
     "package_deps": ("package_deps.json", "packages requirements lead to torch through", _package_deps),
-    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, cuBLAS, cuDNN, sonames)",
+    "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, NVML, CUDA libraries, sonames)",
                     _error_vocab),
     "variant_labels": ("variant_labels.json", "wheel-variant labels and providers", _variant_labels),
     "wheel_pages": ("wheel_pages.json", "projects' own wheel pages", _RowsWith(id=str, url=str, lists=str)),

@@ -61,13 +61,13 @@ _MAX_CHARS = 128 * 1024  # a larger log is read at its last 128 KiB, where the f
 
 def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str, Any]]]:
     """The vendors' error enums and the soname table (packaged when no knowledge base)."""
-    from torchsmith.kb.documents import DATA_DIR, read_document
+    from torchsmith.kb.documents import DATA_DIR, ENUM_TABLES, read_document
 
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    return {name: document.get(name, []) for name in ("cuda", "hip", "nccl", "cublas", "cudnn", "sonames",
-                                                      "conda_packages", "installer_messages")}
+    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", *ENUM_TABLES)
+    return {name: document.get(name, []) for name in tables}
 
 
 def extract(
@@ -97,7 +97,7 @@ def extract(
         conflicts=resolver.conflicts(text),
         not_found=missing,
         source_builds=resolver.source_builds(text),
-        http=resolver.http_failures(joined) + indexes.wget_failures(text),
+        http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),

@@ -39,13 +39,14 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     (
         "torch",
         re.compile(
-            r"(?:PyTorch version|[Tt]orch version|torch\.__version__\W{0,8}|you have torch |"
+            r"(?:PyTorch [Vv]ersion|[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
             r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
-            r"(?:[a-z]+\d*)?(?:\+[\w.]+)?)"
+            r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
     ),
-    ("torch", re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
+    # a wheel's file name: what was fetched, not necessarily what is installed (see _torch_cuda)
+    ("torch_file", re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -77,6 +78,7 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+_TORCH_FILE = next(pattern for name, pattern in _VALUES if name == "torch_file")
 _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("wsl", re.compile(r"microsoft-standard-WSL|\bWSL2?\b|/usr/lib/wsl/")),
     (
@@ -148,12 +150,15 @@ def _gpus(text: str) -> List[str]:
     return found
 
 
-def _torch_cuda(env: Environment) -> None:
-    """A +cuXYZ local version names the build's CUDA; +cpu (or CUDA None) a CPU-only build."""
+def _torch_cuda(env: Environment, from_file: bool) -> None:
+    """A +cuXYZ local version names the build's CUDA; +cpu (or CUDA None) a CPU-only build, unless
+    the version is only a wheel's file name (``from_file``): a download that may have failed."""
     local = re.search(r"\+(cu\d{3,4}|cpu|rocm[\d.]+)", env.torch or "")
     if local is None:
         return
     tag = local.group(1)
+    if tag == "cpu" and from_file:
+        return
     if tag == "cpu":
         env.torch_cpu_only = True
     elif tag.startswith("cu") and env.torch_cuda is None:
@@ -167,6 +172,7 @@ _SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
     ("driver", lambda e, v: setattr(e, "driver", v)),
     ("driver_cuda", lambda e, v: setattr(e, "driver_cuda", v)),
     ("torch", lambda e, v: setattr(e, "torch", v)),
+    ("torch_file", lambda e, v: setattr(e, "torch", v)),
     ("torch_cuda", lambda e, v: setattr(e, "torch_cuda", v)),
     ("cuda", lambda e, v: setattr(e, "cuda", v)),
     ("compute_mode", lambda e, v: setattr(e, "compute_mode", v)),
@@ -185,13 +191,14 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     for name, pattern in _VALUES:
         if name == "compute_mode" and not any(w in text for w in _COMPUTE_MODE_WORDS):
             continue  # a prefilter: the pattern starts with alternatives
-        if getattr(env, name) in (None, ""):
+        if getattr(env, "torch" if name == "torch_file" else name) in (None, ""):
             value = _first(pattern, text)
             if value:
                 dict(_SETTERS)[name](env, value)
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
-    _torch_cuda(env)
+    from_file = env.torch is not None and "-cp" in text and _first(_TORCH_FILE, text) == env.torch
+    _torch_cuda(env, from_file)
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
     env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(text)), None)

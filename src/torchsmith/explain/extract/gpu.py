@@ -1,5 +1,6 @@
 """CUDA runtime/driver, HIP and NCCL errors by name, code or message, looked up in the vendors'
-enums (``error_vocab.json``: ``cuda``, ``hip``, ``nccl``), and NCCL's own diagnostics. Pure."""
+enums (``error_vocab.json``: ``cuda``, ``cuda_driver``, ``hip``, ``nccl``, ``nvml`` and the CUDA
+libraries' statuses), and NCCL's own diagnostics. Pure."""
 
 from __future__ import annotations
 
@@ -14,8 +15,17 @@ __all__ = ["dtypes", "gpu_errors", "nccl_facts"]
 _NAMES = re.compile(
     r"\b(?P<name>cudaError[A-Z]\w+|CUDA_ERROR_[A-Z_]+|hipError[A-Z]\w+|nccl(?:Unhandled\w+|"
     r"SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout)|"
-    r"CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+)\b"
+    r"(?:CUBLAS|CUDNN|CUSPARSE|CUSOLVER|CURAND)_STATUS_[A-Z0-9_]+|CUFFT_[A-Z_]+|NVML_ERROR_[A-Z_]+|"
+    r"NVMLError_[A-Za-z]+)\b"
 )
+# The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports.
+_TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver"), ("hip", "hip", "hip"), ("nccl", "nccl", "nccl"),
+           ("CUBLAS_", "cublas", "cublas"), ("CUDNN_", "cudnn", "cudnn"),
+           ("CUSPARSE_", "cusparse", "cusparse"), ("CUSOLVER_", "cusolver", "cusolver"),
+           ("CUFFT_", "cufft", "cufft"), ("CURAND_", "curand", "curand"), ("NVML", "nvml", "nvml"),
+           ("cuda", "cuda", "cuda"))
+# Tables whose names alone are not all statuses (cuFFT's CUFFT_R2C is a transform type): only rows.
+_ROWS_ONLY = frozenset({"cufft", "nvml"})
 # The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
 _DTYPES = (  # (name, words one of which every match holds, pattern)
     ("bf16", ("16BF", "BFLOAT16", "bfloat16", "BFloat16"),
@@ -44,7 +54,12 @@ _CODES = (
     (re.compile(r"== cudaSuccess \((?P<code>\d{1,3}) vs\. 0\)"), "cuda"),
     # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"
     (re.compile(r"Cuda failure '(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
+    # The CUDA libraries' statuses as numbers: "cusolver error: 7", "cuBLAS status 13"
+    (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
+                r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
+# NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line)
+_NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?)\s*:\s*(?P<message>[A-Za-z][^\n]{3,120})")
 _NCCL_ERROR = re.compile(
     r"(?:NCCL error in:? [^\n]*?|ProcessGroupNCCL\.cpp:\d+), (?P<message>[^\n]+?)"
     r"(?:, NCCL version (?P<version>[\d.]+))?$",
@@ -68,14 +83,35 @@ def _from_row(api: str, row: Mapping[str, Any], name: Optional[str] = None) -> G
     )
 
 
-def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> GpuError:
-    if name.startswith("CUDA_ERROR_"):
+def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> Optional[GpuError]:
+    _prefix, table, api = next(t for t in _TABLES if name.startswith(t[0]))
+    key = "python_name" if name.startswith("NVMLError_") else "name"
+    row = _by(vocab.get(table, ()), key, name)
+    if row is None and table == "cuda_driver":  # an older knowledge base: the runtime rows name it
         row = _by(vocab.get("cuda", ()), "driver_name", name)
-        return _from_row("cuda-driver", row, name) if row else GpuError("cuda-driver", name)
-    api = ("hip" if name.startswith("hip") else "nccl" if name.startswith("nccl") else
-           "cublas" if name.startswith("CUBLAS") else "cudnn" if name.startswith("CUDNN") else "cuda")
-    named = _by(vocab.get(api, ()), "name", name)
-    return _from_row(api, named) if named else GpuError(api, name)
+        return _from_row(api, row, name) if row else GpuError(api, name)
+    if row is None:
+        return None if table in _ROWS_ONLY else GpuError(api, name)
+    return _from_row(api, row)
+
+
+_MESSAGES: Dict[int, Tuple[Sequence[Mapping[str, Any]], List[Tuple[str, Mapping[str, Any]]]]] = {}
+
+
+def _messages(table: Sequence[Mapping[str, Any]]) -> List[Tuple[str, Mapping[str, Any]]]:
+    """(the message as compared, its row) for every string a row's library prints, longest first."""
+    cached = _MESSAGES.get(id(table))
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    out = []
+    for row in table:
+        for message in [row.get("message"), *list(row.get("older") or ())]:
+            known = re.sub(r"\s*\(run with [^)]*\)", "", str(message or "")).rstrip(".").lower()
+            if known:
+                out.append((known, row))
+    out.sort(key=lambda item: -len(item[0]))
+    _MESSAGES[id(table)] = (table, out)
+    return out
 
 
 def _by_message(
@@ -83,9 +119,8 @@ def _by_message(
 ) -> Optional[GpuError]:
     table = vocab.get(api, ())
     text = message.strip().rstrip(".").lower()
-    for row in table:
-        known = re.sub(r"\s*\(run with [^)]*\)", "", str(row.get("message") or "")).rstrip(".").lower()
-        if known and (text.startswith(known) or (len(text) >= 12 and known.startswith(text))):
+    for known, row in _messages(table):
+        if text.startswith(known) or (len(text) >= 12 and known.startswith(text)):
             return _from_row(api, row)
     coded = _by(table, "code", int(code)) if code is not None else None
     return _from_row(api, coded) if coded is not None else None
@@ -116,7 +151,9 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
             found[key] = error
 
     for match in _NAMES.finditer(joined):
-        add(_named(match.group("name"), vocab))
+        named = _named(match.group("name"), vocab)
+        if named is not None:
+            add(named)
     for pattern, default_api in _CODES:
         for match in pattern.finditer(joined):
             groups = match.groupdict()
@@ -124,11 +161,17 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
             message, code = groups.get("message"), groups.get("code")
             message = _sentence(message) if message else None
             error = _by_message(api, message or "", code, vocab)
+            if message and _NAMES.match(message):
+                continue  # "CUDA error: CUBLAS_STATUS_...": read by its name
             if error is None and api == "cuda" and message:
                 error = _by_message("hip", message, None, vocab)  # HIP texts are CUDA's; keep CUDA
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
+    for match in _NVML.finditer(text):
+        message = _sentence(match.group("message"))
+        # the driver's own strings (nvidia-smi's) are not published: kept as read
+        add(_by_message("nvml", message, None, vocab) or GpuError("nvml", None, None, message))
     for match in _NCCL_ERROR.finditer(text):
         error = _by_message("nccl", match.group("message"), None, vocab)
         add(error or GpuError("nccl", None, None, match.group("message").strip()))

@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from torchsmith.explain.extract.model import HttpFailure, InstallerError
+from torchsmith.explain.extract.model import InstallerError
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["index_facts", "transfers", "wget_failures"]
+__all__ = ["index_facts", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -192,16 +192,3 @@ def transfers(text: str) -> List[str]:
             found.append("complete")
     return list(dict.fromkeys(found))
 
-
-# GNU wget: "--2024-01-31 00:23:03--  URL" starts each request; "... ERROR 403: Forbidden." ends a
-# failed one (src/http.c prints "%s ERROR %d: %s.").
-_WGET = re.compile(r"^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(?P<url>https?://\S+)[^\n]*\n"
-                   r"(?:[^\n]*\n){0,8}?[^\n]*?\bERROR (?P<status>\d{3}): ", re.MULTILINE)
-
-
-def wget_failures(text: str) -> List[HttpFailure]:
-    """Each URL GNU wget failed to get, with its HTTP status."""
-    if "ERROR " not in text:
-        return []
-    return [HttpFailure(m.group("url"), m.group("status"), m.group().strip()[:200])
-            for m in _WGET.finditer(text)][:5]

@@ -121,8 +121,10 @@ _NEEDED_BY = re.compile(
 
 
 def _needed_by(text: str) -> Dict[str, str]:
-    return {m.group("lib"): m.group("by") for m in _NEEDED_BY.finditer(text)
-            if m.group("lib") != m.group("by")}
+    """Missing library -> the library that asked; not a library that failed to load itself
+    ("Could not load library X. Error: X: cannot open": the sentence's full stop is not the name's)."""
+    pairs = ((m.group("lib").rstrip("."), m.group("by").rstrip(".")) for m in _NEEDED_BY.finditer(text))
+    return {lib: by for lib, by in pairs if lib != by}
 
 
 # The words the loader's complaint in words (_MISSING[2]) needs, lower-cased: a log with none of them

@@ -1,0 +1,106 @@
+"""GPU run-time and library messages whose wording several causes share: the family speaks (with its
+candidates) unless the text's facts, read with the shipped data, prove one cause."""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+NO_KERNEL = ("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+             "GPU: {gpu}\nPyTorch Version: {torch} (Nightly)\n")
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_no_kernel_image_is_the_torch_build_when_its_cuda_cannot_compile_for_the_gpu() -> None:
+    # pytorch/pytorch#180101: an RTX 5080 (sm_120) and a CUDA 12.4 nightly; CUDA 12.4 compiles up to sm_90.
+    text = NO_KERNEL.format(gpu="NVIDIA GeForce RTX 5080", torch="2.7.0.dev20250310+cu124")
+    env = extract(text, KB).environment
+    assert (env.torch, env.torch_cuda) == ("2.7.0.dev20250310+cu124", "12.4")
+    report = explain_report(text, CATALOG, kb=KB)
+    (found,) = report.explanations
+    assert found.signature.id == "arch-not-compiled"
+    assert any("sm_120" in r and "CUDA 12.4" in r for r in found.reasoning)
+
+
+def test_no_kernel_image_stays_the_family_where_the_build_could_carry_the_arch() -> None:
+    for gpu, torch in (("NVIDIA GeForce RTX 5080", "2.7.0.dev20250310+cu128"),  # 12.8 compiles sm_120
+                       ("NVIDIA GeForce RTX 3090", "2.7.0.dev20250310+cu124"),  # 12.4 compiles sm_86
+                       ("NVIDIA GeForce RTX 5080", "")):  # no build named
+        report = explain_report(NO_KERNEL.format(gpu=gpu, torch=torch), CATALOG, kb=KB)
+        (found,) = report.explanations
+        assert found.signature.id == "no-kernel-image" and len(found.candidates) == 2, (gpu, torch)
+        assert [c for c, _ in report.contradicted] == ["arch-not-compiled"]
+
+
+def test_no_kernel_image_reads_a_published_release_arch_list() -> None:
+    # torch 2.0.1+cu118 was published without sm_120 (nor any Blackwell) code.
+    text = NO_KERNEL.format(gpu="NVIDIA GeForce RTX 5090", torch="2.0.1+cu118")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "arch-not-compiled"
+    assert any("2.0.1 (cu118)" in r for r in found.reasoning)
+
+
+def test_torch_capability_warning_still_proves_arch_not_compiled_alone() -> None:
+    text = ("NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current "
+            "PyTorch installation.\n")
+    assert stated(text) == ["arch-not-compiled"]
+
+
+def test_a_cudnn_library_an_extension_asked_for_is_the_extensions_family() -> None:
+    # microsoft/onnxruntime#25609: onnxruntime's CUDA provider asked for cuDNN 9, not torch.
+    text = ("[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with "
+            "error: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
+    assert stated(text) == ["extension-cuda-library-missing"]
+    # Torch's own cuDNN warning keeps the cuDNN family.
+    torch = ("torch/nn/modules/conv.py:456: UserWarning: Attempt to open cnn_infer failed: handle=0 error: "
+             "libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory\n")
+    assert stated(torch) == ["cudnn-library-missing"]
+
+
+def test_a_library_that_failed_itself_is_not_its_own_requester() -> None:
+    # CTranslate2 prints "Could not load library X. Error: X: ..." (SYSTRAN/faster-whisper#297).
+    text = ("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open "
+            "shared object file: No such file or directory\n")
+    (library,) = extract(text, KB).libraries
+    assert library.needed_by is None
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cudnn-library-missing" and len(found.candidates) == 2
+    assert "does not show which" in found.cause
+
+
+def test_a_bare_cuda_or_torch_library_miss_names_no_single_cause() -> None:
+    for text, sig, count in (
+            ("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+             "cuda-runtime-library-missing", 2),
+            ("OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory",
+             "torch-library-missing", 3)):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == sig and len(found.candidates) == count
+
+
+def test_wget_refused_wheel_is_a_missing_url_not_an_installed_cpu_build() -> None:
+    # pytorch/pytorch#118732: wget's own lines (GNU Wget src/http.c) for a wheel the host answers 403 for.
+    url = "https://download.pytorch.org/whl/cpu/torch-1.2.0+cpu-cp27-cp27m-manylinux1_x86_64.whl"
+    text = (f"--2024-01-31 00:23:03--  {url}\n"
+            "Resolving download.pytorch.org (download.pytorch.org)... 13.33.165.36\n"
+            "Connecting to download.pytorch.org (download.pytorch.org)|13.33.165.36|:443... connected.\n"
+            "HTTP request sent, awaiting response... 403 Forbidden\n"
+            "2024-01-31 00:23:03 ERROR 403: Forbidden.\n")
+    assert not extract(text, KB).environment.torch_cpu_only
+    assert stated(text) == ["wheel-url-gone"]
+    # A file that is not a wheel is not a pinned wheel URL; a 200 is no failure.
+    assert stated(text.replace(".whl", ".tar.gz")) == []
+    assert stated(text.replace("403 Forbidden", "200 OK")) == []
+    # A CPU build that was installed is still one.
+    installed = "Successfully installed torch-2.0.1+cpu\n"
+    assert extract(installed, KB).environment.torch_cpu_only
