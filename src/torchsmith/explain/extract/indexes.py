@@ -15,15 +15,15 @@ installer's "no version" does not tell apart:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from torchsmith.explain.extract.model import InstallerError
+from torchsmith.explain.extract.model import Extracted, InstallerError
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["index_facts", "transfers"]
+__all__ = ["download_damaged_shown", "fresh_download_complete_shown", "index_facts", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -192,3 +192,20 @@ def transfers(text: str) -> List[str]:
             found.append("complete")
     return list(dict.fromkeys(found))
 
+
+
+# The evidence download-corrupted and index-metadata-broken need (explain.reason.CONFIRMATION_CHECKS).
+def download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The file that failed its hash was cut short, came from pip's cache, or conda found its
+    extracted copy damaged: a local copy is at fault, not the index."""
+    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
+             "conda-verify": "conda found its extracted package damaged"}
+    return next((why for key, why in shown.items() if key in extracted.transfers), None)
+
+
+def fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
+    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
+    return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None
