@@ -86,6 +86,17 @@ def test_live_platform_describes_this_interpreter() -> None:
     assert plat.cpu_count == os.cpu_count()
 
 
+def test_live_platform_says_what_the_platform_module_says() -> None:
+    import platform  # (the live host reads the same sources without importing it, on Linux CPython)
+
+    plat = LiveHost().platform()
+    assert (plat.system, plat.machine, plat.release, plat.python_version, plat.python_implementation) == (
+        platform.system(), platform.machine(), platform.release(), platform.python_version(),
+        platform.python_implementation())
+    if sys.platform.startswith("linux"):
+        assert plat.libc == " ".join(platform.libc_ver()).strip()
+
+
 def test_command_key_is_machine_independent() -> None:
     import torchsmith
 

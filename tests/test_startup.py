@@ -30,6 +30,12 @@ NEVER = (
 # The probe only describes the machine: no data, no planner, no renderer (with --json, no text).
 NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchsmith.install.check",
                 "torchsmith.report",  # the text form's lines
+                # records make their standard fields when first asked for: a probe never asks
+                "dataclasses", "inspect",
+                "torchsmith.compat",  # (asked for a GPU's sm_ name: this machine has none)
+                "queue",  # the hung-mount guard hands its reads over through locks
+                # (Linux CPython's platform facts are read where the platform module reads them)
+                *(("platform",) if sys.platform == "linux" and sys.implementation.name == "cpython" else ()),
                 # (free-threaded builds, the one thing asked of sysconfig, exist from 3.13 on)
                 *(("sysconfig",) if sys.version_info < (3, 13) else ()))
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file

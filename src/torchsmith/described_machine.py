@@ -8,11 +8,10 @@ The facts stated by hand are :class:`Overrides` (parsed and applied by ``torchsm
 
 from __future__ import annotations
 
-import dataclasses
 from typing import List, Optional, Tuple
 
 from torchsmith.machine import AmdGpu, IntelGpu, Machine, NvidiaGpu, ProbeNote
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field_names, replace
 
 __all__ = ["ASSUMED", "Overrides", "forget_local_facts", "forget_local_python", "state_local_facts"]
 
@@ -37,9 +36,9 @@ class Overrides:
     def merged_over(self, base: Overrides) -> Overrides:
         """These overrides, falling back to ``base`` for anything not set here."""
         values = {}
-        for f in dataclasses.fields(self):
-            mine = getattr(self, f.name)
-            values[f.name] = mine if mine not in (None, False) else getattr(base, f.name)
+        for name in field_names(self) or ():
+            mine = getattr(self, name)
+            values[name] = mine if mine not in (None, False) else getattr(base, name)
         return Overrides(**values)
 
     @property
@@ -59,18 +58,18 @@ def forget_local_facts(machine: Machine, overrides: Overrides) -> Machine:
             notes.append(ProbeNote(ASSUMED, "GPUs: none stated for the described machine "
                                             "(--gpu, --driver, --rocm-gfx): planned as having none, "
                                             "not with this machine's GPUs"))
-        m = dataclasses.replace(m, nvidia=None, rocm=None if overrides.rocm_gfx is None else m.rocm,
+        m = replace(m, nvidia=None, rocm=None if overrides.rocm_gfx is None else m.rocm,
                                 intel_gpus=(), jetson=None)
     if not overrides.glibc and m.os.glibc and (overrides.platform or "linux").startswith("linux"):
         notes.append(ProbeNote(ASSUMED, "glibc: not stated (--glibc): wheels were not checked "
                                         "against the described machine's glibc"))
-    m = dataclasses.replace(m, apple=None, cuda_toolkits=(), os=dataclasses.replace(
+    m = replace(m, apple=None, cuda_toolkits=(), os=replace(
         m.os, glibc=None, wsl_libcuda=None, distro=None, distro_version=None, distro_name=None))
     if not overrides.python_version:
         notes.append(ProbeNote(ASSUMED, f"Python: not stated (--python X.Y): assumed "
                                         f"{m.python.minor or 'unknown'}, the version torchsmith "
                                         f"itself runs on; give the target's"))
-    return dataclasses.replace(m, notes=(*m.notes, *notes))
+    return replace(m, notes=(*m.notes, *notes))
 
 
 def state_local_facts(machine: Machine, overrides: Overrides) -> Machine:
@@ -86,12 +85,12 @@ def state_local_facts(machine: Machine, overrides: Overrides) -> Machine:
     if overrides.glibc is None and machine.os.glibc and not another_jetson:  # its glibc is its L4T's
         notes.append(ProbeNote(ASSUMED, f"glibc: not stated (--glibc X.Y): assumed {machine.os.glibc}, "
                                         f"this machine's; give the target's if it is another machine"))
-    return dataclasses.replace(machine, notes=(*machine.notes, *notes)) if notes else machine
+    return replace(machine, notes=(*machine.notes, *notes)) if notes else machine
 
 
 def forget_local_python(machine: Machine) -> Machine:
     """A Jetson described from another machine: its Python is the JetPack's, not this one's."""
     note = ProbeNote(ASSUMED, "Python: not stated (--python X.Y) for the described Jetson: assumed "
                               "the JetPack's own system Python")
-    return dataclasses.replace(machine, python=dataclasses.replace(machine.python, version=""),
+    return replace(machine, python=replace(machine.python, version=""),
                                notes=(*machine.notes, note))

@@ -7,13 +7,10 @@ described by ``schema/host-profile.schema.json`` shipped in the package.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import field
 from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
 
-from torchsmith.compat import sm_arch
 from torchsmith.errors import ProfileError
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field, field_names, replace
 
 __all__ = [
     "MAX_GPUS",
@@ -74,6 +71,8 @@ class NvidiaGpu:
     @property
     def arch(self) -> Optional[str]:
         """``sm_86`` for compute capability 8.6."""
+        from torchsmith.compat import sm_arch  # (here: a probe without GPUs needs no compat)
+
         return sm_arch(self.compute_capability) if self.compute_capability else None
 
 
@@ -232,7 +231,7 @@ class Machine:
         return bool(self.nvidia and self.nvidia.gpus) or self.jetson is not None
 
     def with_note(self, source: str, problem: str) -> Machine:
-        return dataclasses.replace(self, notes=(*self.notes, ProbeNote(source, problem)))
+        return replace(self, notes=(*self.notes, ProbeNote(source, problem)))
 
     def to_json(self) -> Dict[str, Any]:
         body = to_plain(self)
@@ -276,8 +275,9 @@ _T = TypeVar("_T")
 
 def to_plain(value: Any) -> Any:
     """Frozen dataclasses (profiles, kb rows) as JSON-able dicts, lists and scalars."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    names = None if isinstance(value, type) else field_names(value)
+    if names is not None:
+        return {name: to_plain(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [to_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -318,11 +318,11 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
         raise TypeError(f"{cls.__name__} must be an object, not {type(data).__name__}")
     nested = _nested_types()
     kwargs: Dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name not in data:
+    for name in field_names(cls) or ():
+        if name not in data:
             continue
-        value = data[f.name]
-        kind = nested.get((cls, f.name))
+        value = data[name]
+        kind = nested.get((cls, name))
         if kind is not None and value is not None:
             how, inner = kind
             if how == "one":
@@ -331,5 +331,5 @@ def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
                 value = tuple(_from_plain(inner, v) for v in value)
         elif isinstance(value, list):
             value = tuple(value)
-        kwargs[f.name] = value
+        kwargs[name] = value
     return cls(**kwargs)

@@ -14,11 +14,10 @@ import io
 import json
 import re
 import sys
-from dataclasses import field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from torchsmith import __version__
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field
 
 __all__ = ["ENVELOPE_SCHEMA", "Caution", "ExitCode", "Presentation", "Result", "emit", "hidden_hint",
            "paint", "strip_sources", "terminal_columns", "use_color"]

@@ -7,11 +7,9 @@ empty variable means "absent" (``TORCHSMITH_DRIVER=`` describes a machine with n
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-from torchsmith.compat import sm_arch
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
@@ -25,6 +23,7 @@ from torchsmith.machine import (
     NvidiaInfo,
     RocmInfo,
 )
+from torchsmith.records import replace
 
 __all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_described_gpu",
            "parse_gpu_spec"]
@@ -102,6 +101,8 @@ def parse_gpu_spec(spec: str, index: int = 0) -> NvidiaGpu:
                  "Arc A770), or nvidia / amd / intel for a GPU of unknown model",
         )
     cc = f"{int(match.group(1))}.{match.group(2)}"
+    from torchsmith.compat import sm_arch  # (here: only a --gpu override needs it)
+
     return NvidiaGpu(index=index, name=name.strip() or f"GPU {sm_arch(cc)}",
                      compute_capability=cc, source="override")
 
@@ -190,41 +191,41 @@ def apply_overrides(machine: Machine, overrides: Overrides) -> Machine:
     if overrides.platform:
         system, _, arch = overrides.platform.partition("-")
         wsl = system == "wsl"
-        m = dataclasses.replace(m, os=dataclasses.replace(
+        m = replace(m, os=replace(
             m.os, system="linux" if wsl else system, arch=arch, wsl=wsl, source="override"))
         if system != "linux" and not wsl:
-            m = dataclasses.replace(m, jetson=None)
+            m = replace(m, jetson=None)
         changed.append("platform")
     if overrides.python_version:
         version = overrides.python_version
         free_threaded = version.endswith("t")
-        m = dataclasses.replace(m, python=dataclasses.replace(
+        m = replace(m, python=replace(
             m.python, version=version.rstrip("t"), free_threaded=free_threaded, source="override"))
         changed.append("python")
     if overrides.no_gpu:
-        m = dataclasses.replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
+        m = replace(m, nvidia=None, jetson=None, rocm=None, intel_gpus=())
         changed.append("no-gpu")
     m = _other_vendors(m, overrides, changed)
     nvidia = _nvidia_overridden(m, overrides, changed)
     if nvidia is not m.nvidia:
-        m = dataclasses.replace(m, nvidia=nvidia)
+        m = replace(m, nvidia=nvidia)
     if overrides.glibc is not None:
-        m = dataclasses.replace(m, os=dataclasses.replace(m.os, glibc=overrides.glibc or None))
+        m = replace(m, os=replace(m.os, glibc=overrides.glibc or None))
         changed.append("glibc")
     if overrides.jetson:
-        os_info = dataclasses.replace(m.os, system="linux", arch="aarch64", wsl=False)
+        os_info = replace(m.os, system="linux", arch="aarch64", wsl=False)
         if not (machine.jetson is not None and machine.jetson.l4t == overrides.jetson):
             # Another machine: its Ubuntu (and glibc) come with its L4T, never from this one.
-            os_info = dataclasses.replace(os_info, glibc=overrides.glibc or None, distro=None,
+            os_info = replace(os_info, glibc=overrides.glibc or None, distro=None,
                                           distro_version=None, distro_name=None, kernel=None, container=None)
-        m = dataclasses.replace(m, jetson=JetsonInfo(l4t=overrides.jetson, source="override"), os=os_info)
+        m = replace(m, jetson=JetsonInfo(l4t=overrides.jetson, source="override"), os=os_info)
         changed.append("jetson")
     if overrides.rocm_gfx is not None or overrides.rocm_version:
-        m = dataclasses.replace(m, rocm=_rocm_overridden(m.rocm, overrides))
+        m = replace(m, rocm=_rocm_overridden(m.rocm, overrides))
         changed.append("rocm")
     if not changed:
         return m
-    return dataclasses.replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
+    return replace(m, overridden=tuple(dict.fromkeys((*m.overridden, *changed))))
 
 
 def _other_vendors(m: Machine, overrides: Overrides, changed: List[str]) -> Machine:
@@ -233,11 +234,11 @@ def _other_vendors(m: Machine, overrides: Overrides, changed: List[str]) -> Mach
     if not overrides.amd_gpus and not overrides.intel_gpus:
         return m
     nvidia = m.nvidia if overrides.gpus is not None or overrides.driver else None
-    rocm = m.rocm if overrides.amd_gpus is None else dataclasses.replace(
+    rocm = m.rocm if overrides.amd_gpus is None else replace(
         m.rocm or RocmInfo(source="override"), gpus=overrides.amd_gpus)
     intel = overrides.intel_gpus or ()
     changed.append("gpus")
-    return dataclasses.replace(m, nvidia=nvidia, rocm=None if rocm is not None and not rocm.gpus else rocm,
+    return replace(m, nvidia=nvidia, rocm=None if rocm is not None and not rocm.gpus else rocm,
                                intel_gpus=intel)
 
 
@@ -248,22 +249,22 @@ def _nvidia_overridden(m: Machine, overrides: Overrides, changed: List[str]) -> 
         if overrides.driver == "":
             nvidia = None
         else:
-            nvidia = dataclasses.replace(nvidia or NvidiaInfo(), driver_version=overrides.driver,
+            nvidia = replace(nvidia or NvidiaInfo(), driver_version=overrides.driver,
                                          driver_version_source="override", driver_cuda=None,
                                          driver_cuda_source="")
         changed.append("driver")
     if overrides.driver_cuda:
-        nvidia = dataclasses.replace(nvidia or NvidiaInfo(), driver_cuda=overrides.driver_cuda,
+        nvidia = replace(nvidia or NvidiaInfo(), driver_cuda=overrides.driver_cuda,
                                      driver_cuda_source="override")
         changed.append("driver-cuda")
     if overrides.gpus is not None:
-        nvidia = dataclasses.replace(nvidia or NvidiaInfo(), gpus=overrides.gpus,
+        nvidia = replace(nvidia or NvidiaInfo(), gpus=overrides.gpus,
                                      gpus_source="override", visible=None)
         changed.append("gpus")
     if (overrides.driver or overrides.driver_cuda) and nvidia is not None and not nvidia.gpus \
             and not overrides.jetson and m.jetson is None:
         # A driver means an NVIDIA GPU is there; its model is simply not known.
-        nvidia = dataclasses.replace(nvidia, gpus=(NvidiaGpu(
+        nvidia = replace(nvidia, gpus=(NvidiaGpu(
             index=0, name=UNKNOWN_MODEL, source="assumed: --driver implies an NVIDIA GPU"),),
             gpus_source="assumed from --driver")
         changed.append("gpus")
@@ -273,9 +274,9 @@ def _nvidia_overridden(m: Machine, overrides: Overrides, changed: List[str]) -> 
 def _rocm_overridden(rocm: Optional[RocmInfo], overrides: Overrides) -> RocmInfo:
     rocm = rocm or RocmInfo(source="override")
     if overrides.rocm_gfx is not None:
-        rocm = dataclasses.replace(rocm, gpus=tuple(
+        rocm = replace(rocm, gpus=tuple(
             AmdGpu(name=f"AMD {g}", gfx=g, source="override") for g in overrides.rocm_gfx))
     if overrides.rocm_version:
-        rocm = dataclasses.replace(rocm, version=overrides.rocm_version, version_source="override")
+        rocm = replace(rocm, version=overrides.rocm_version, version_source="override")
     return rocm
 

@@ -31,59 +31,59 @@ MASK = "***"
 
 # Every pattern starts only where a token starts (a look-behind), so a long run of word
 # characters is scanned once, not once per position: redaction stays linear on any output.
-_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+_URL = r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+"
 # The authority of a URL: up to the first "/", "?" or "#"; userinfo ends at its last "@".
-_AUTHORITY = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$", re.S)
+_AUTHORITY = r"(?s)^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$"
 # A value ends where a citation's bracket closes (unescaped brackets are not URL characters).
-_QUERY = re.compile(r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"'\])]*)")
-_QUERY_NAME = re.compile(r"(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
-                         r"credentials?|jwt|session|sessionid|sid|ticket)s?$", re.I)
+_QUERY = r"([?&;])([A-Za-z0-9_.-]+)=([^&#;\s\"'\])]*)"
+_QUERY_NAME = (r"(?i)(?:^|[_.-])(?:token|key|apikey|secret|password|passwd|pwd|sig|signature|auth|"
+               r"credentials?|jwt|session|sessionid|sid|ticket)s?$")
 # Credentials recognised by their shape wherever they stand: a JSON Web Token (three base64url
 # parts, the first two JSON objects, so "eyJ"), a UUID used as a path token.
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_CLASS_CHANGE = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_CLASS_CHANGE = r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])"
 _CODE_HOSTS = frozenset({"github.com", "raw.githubusercontent.com", "codeload.github.com", "gitlab.com",
                          "bitbucket.org", "huggingface.co"})
 _DIGEST_PARENTS = frozenset({"tree", "blob", "commit", "commits", "raw", "blame", "archive", "compare",
                              "src", "packages"})
 # In text (``password = x``, ``"token": "x"``) only names that cannot mean anything else.
-_ASSIGNED = re.compile(r"(?<![A-Za-z0-9_/\\-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
-                       r"([^\s\"',;}]+)")
-_ASSIGNED_NAME = re.compile(r"(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
-                            r"(?:api|access|private|secret)[_-]?key)s?$", re.I)
+_ASSIGNED = (r"(?<![A-Za-z0-9_/\\-])([A-Za-z][A-Za-z0-9_-]*)([\"']?[ \t]*[=:][ \t]*[\"']?)"
+             r"([^\s\"',;}]+)")
+_ASSIGNED_NAME = (r"(?i)(?:^|[_-])(?:token|secret|password|passwd|pwd|credentials?|"
+                  r"(?:api|access|private|secret)[_-]?key)s?$")
 # The shell's working directories, whose names end like "pwd" (password).
 _NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
-_NETRC = re.compile(r"((?<![/\\])\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+", re.I)
-_AUTH_HEADER = re.compile(r"(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
-                          r"(?!\*\*\*)\S+", re.I)
-_NOT_A_NAME = re.compile(r"[\s/\\]")
-_SEGMENT_RUN = re.compile(r"[A-Za-z0-9]+")
-_DIGEST = re.compile(r"^[0-9a-f]+$")
+_NETRC = r"(?i)((?<![/\\])\b(?:password|passwd)[ \t]+)(?![=:]|\*\*\*)\S+"
+_AUTH_HEADER = (r"(?i)(\bauthorization[ \t]*[:=][ \t]*(?:(?:basic|bearer|token|digest)[ \t]+)?)"
+                r"(?!\*\*\*)\S+")
+_NOT_A_NAME = r"[\s/\\]"
+_SEGMENT_RUN = r"[A-Za-z0-9]+"
+_DIGEST = r"^[0-9a-f]+$"
 # A whole word of the name: HF_TOKEN, UV_INDEX_X_PASSWORD; not "tokenizers" or "author".
-_SECRET_ENV = re.compile(r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|API_?KEY|ACCESS_KEY|AUTH)S?"
-                         r"(?:$|[_-])", re.I)
+_SECRET_ENV = (r"(?i)(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|API_?KEY|ACCESS_KEY|AUTH)S?"
+               r"(?:$|[_-])")
 
 
 def _token_like(segment: str, previous: str = "", host: str = "") -> bool:
     """Whether a URL path segment looks like a credential by its shape alone."""
     if segment == MASK:
         return False
-    if _JWT.search(segment) or _UUID.fullmatch(segment):
+    if re.search(_JWT, segment) or re.fullmatch(_UUID, segment):
         return True
     if "." in segment:
         return False  # file names, versions, hosts
-    if len(segment) >= 40 and _DIGEST.match(segment):
+    if len(segment) >= 40 and re.match(_DIGEST, segment):
         # A content address where code hosts and package indexes put one (a commit after
         # tree/blob, PyPI's /packages/ab/cd/<digest>/); anywhere else 40 hex digits are a token.
         return not (host.lower() in _CODE_HOSTS or previous in _DIGEST_PARENTS
                     or bool(re.fullmatch(r"[0-9a-f]{2}", previous)))
-    for run in _SEGMENT_RUN.findall(segment):
+    for run in re.findall(_SEGMENT_RUN, segment):
         if len(run) >= 32:
             return True
         if len(run) >= 16 and re.search(r"\d", run) and re.search(r"[A-Za-z]", run):
             return True
-        if len(run) >= 12 and len(_CLASS_CHANGE.findall(run)) >= 4:
+        if len(run) >= 12 and len(re.findall(_CLASS_CHANGE, run)) >= 4:
             return True  # letters and digits interleaved like random text, not "manylinux2014"
     return False
 
@@ -111,7 +111,7 @@ def _redact_url_in_text(found: str) -> str:
 
 
 def _redact_url(url: str) -> str:
-    match = _AUTHORITY.match(url)
+    match = re.match(_AUTHORITY, url)
     if not match:
         return url
     scheme, authority, rest = match.groups()
@@ -124,18 +124,19 @@ def _redact_url(url: str) -> str:
     parts = path.split("/")
     path = "/".join(MASK if _token_like(part, parts[i - 1] if i else "", host) else part
                     for i, part in enumerate(parts))
-    return _QUERY.sub(_query_value, scheme + authority + path + sep + tail)
+    url = scheme + authority + path + sep + tail
+    return re.sub(_QUERY, _query_value, url) if "=" in url else url
 
 
 def _query_value(match: re.Match[str]) -> str:
     name, value = match.group(2), match.group(3)
-    secret = _QUERY_NAME.search(name) or (value != MASK and _token_like(value))
+    secret = re.search(_QUERY_NAME, name) or (value != MASK and _token_like(value))
     return f"{match.group(1)}{name}={MASK if secret else value}"
 
 
 def _assigned_value(match: re.Match[str]) -> str:
     name = match.group(1)
-    if not _ASSIGNED_NAME.search(name) or match.group(3) == MASK or name in _NOT_SECRETS:
+    if not re.search(_ASSIGNED_NAME, name) or match.group(3) == MASK or name in _NOT_SECRETS:
         return match.group(0)
     return match.group(1) + match.group(2) + MASK
 
@@ -144,18 +145,26 @@ def redact(text: str) -> str:
     """``text`` with every credential it holds replaced by ``***``."""
     if not text:
         return text
-    text = _URL.sub(lambda m: _redact_url_in_text(m.group(0)), text)
-    text = _QUERY.sub(_query_value, text)
-    text = _AUTH_HEADER.sub(lambda m: m.group(1) + MASK, text)
-    text = _ASSIGNED.sub(_assigned_value, text)
-    text = _JWT.sub(MASK, text)
-    return _NETRC.sub(lambda m: m.group(1) + MASK, text)
+    # Each pattern is tried only where the character it cannot match without is (compiled on
+    # first use: a probe's output needs few of them).
+    if ":" in text:
+        text = re.sub(_URL, lambda m: _redact_url_in_text(m.group(0)), text)
+    if "=" in text:
+        text = re.sub(_QUERY, _query_value, text)
+    if ":" in text or "=" in text:
+        text = re.sub(_AUTH_HEADER, lambda m: m.group(1) + MASK, text)
+        text = re.sub(_ASSIGNED, _assigned_value, text)
+    if "eyJ" in text:
+        text = re.sub(_JWT, MASK, text)
+    if " " in text or "\t" in text:
+        text = re.sub(_NETRC, lambda m: m.group(1) + MASK, text)
+    return text
 
 
 def secret_name(name: str) -> bool:
     """Whether an environment variable's (or setting's) name says its value is a secret; a key
     holding a path or several words (``pip /home/tokens/pip.conf [global] index-url``) is no name."""
-    return not _NOT_A_NAME.search(name) and bool(_SECRET_ENV.search(name))
+    return not re.search(_NOT_A_NAME, name) and bool(re.search(_SECRET_ENV, name))
 
 
 def redact_data(value: Any) -> Any:
@@ -176,7 +185,7 @@ def redact_data(value: Any) -> Any:
 
 def split_credentials(url: str) -> Tuple[str, str]:
     """(``url`` without its userinfo, the userinfo) -- ``("", "")`` parts when absent."""
-    match = _AUTHORITY.match(url.strip())
+    match = re.match(_AUTHORITY, url.strip())
     if not match or "@" not in match.group(2):
         return url.strip(), ""
     scheme, authority, rest = match.groups()
@@ -188,4 +197,4 @@ def strip_credentials(url: str) -> str:
     """``url`` without userinfo or secret query parameters: safe to store, usable with the
     credentials of the user's own netrc or keyring."""
     bare, _userinfo = split_credentials(url)
-    return _QUERY.sub(_query_value, bare)
+    return re.sub(_QUERY, _query_value, bare)

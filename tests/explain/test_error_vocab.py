@@ -16,7 +16,9 @@ from typing import Any, Dict, List
 
 import pytest
 
+from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
 from torchsmith.kb import load_kb
 from torchsmith.kb.documents import DATA_DIR, DOCUMENTS, ENUM_TABLES, read_document
 
@@ -43,7 +45,7 @@ CHECK = DOCUMENTS["error_vocab"][2]
 
 def test_every_enum_table_holds_every_name_its_sources_listed() -> None:
     read = {s["table"] for s in VOCAB["sources"].values() if s.get("names")}
-    assert set(ENUM_TABLES) | {"cuda", "nccl"} <= read
+    assert set(ENUM_TABLES) | {"cuda", "nccl", "hip"} <= read
     for source in VOCAB["sources"].values():
         if source.get("names"):
             have = {row["name"] for row in VOCAB[source["table"]]}
@@ -148,6 +150,19 @@ NVML_ERROR_GPU_IS_LOST               = 15
         }"""
     assert TOOL.pynvml_strings(pynvml) == {9: "Driver Not Loaded", 15: "GPU is lost"}
     assert TOOL.pynvml_class("NVML_ERROR_GPU_IS_LOST") == "NVMLError_GpuIsLost"
+    # CLR's hipGetErrorString: labels that fall through share the string they reach
+    clr = """const char *ihipGetErrorString(hipError_t hip_error) {
+  switch (hip_error) {
+    case hipErrorOutOfMemory:
+    case hipErrorMemoryAllocation:
+      return "out of memory";
+    case hipErrorNoDevice:
+      return "no ROCm-capable device is detected";
+    default:
+      return "unknown error";"""
+    assert TOOL.switch_strings(clr, "const char *ihipGetErrorString") == {
+        "hipErrorOutOfMemory": "out of memory", "hipErrorMemoryAllocation": "out of memory",
+        "hipErrorNoDevice": "no ROCm-capable device is detected"}
 
 
 def _elf(strings: List[bytes], table: List[int]) -> bytes:
@@ -233,3 +248,64 @@ def test_what_is_not_a_status_is_not_read_as_one() -> None:
     # "CUDA error: CUBLAS_STATUS_..." is cuBLAS's status once, not also an unknown CUDA message
     assert _errors("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm`") == [
         ("cublas", "CUBLAS_STATUS_EXECUTION_FAILED", 13, "kernel")]
+
+
+# --- causes: where the vendor's meaning proves one, and families where it does not -----------------
+
+CATALOG = catalog_of(KB)
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_a_status_whose_meaning_proves_a_cause_states_it() -> None:
+    # nvml.h: NVML_ERROR_LIB_RM_VERSION_MISMATCH "RM detects a driver/library version mismatch"
+    assert stated("pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version "
+                  "mismatch.") == ["nvml-driver-mismatch"]
+    # cudnn_graph.h: cuDNN 9's sub-libraries of two releases; cuda.h: the driver API's assert
+    assert stated("RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH") == [
+        "cudnn-version-incompatible"]
+    assert stated("RuntimeError: CUDA driver error: CUDA_ERROR_ASSERT") == ["device-side-assert"]
+    assert stated("Failed to initialize NVML: Driver Not Loaded") == ["nvidia-smi-cannot-reach-driver"]
+
+
+def test_a_status_that_proves_no_cause_is_its_family_with_candidates() -> None:
+    for text in ("pynvml.nvml.NVMLError_Unknown: Unknown Error",
+                 "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_SHAPE",
+                 "RuntimeError: cusolver error: 7, when calling `cusolverDnCreate(handle)`"):
+        (family,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert family.signature.id == "gpu-library-status" and len(family.candidates) == 3, text
+        assert "documents" in family.cause and all(check for _, check in family.candidates)
+    (status,) = explain_report("RuntimeError: cusolver error: 7, when calling `cusolverDnCreate(handle)`",
+                               CATALOG, kb=KB).explanations
+    assert "cuSOLVER returned CUSOLVER_STATUS_INTERNAL_ERROR (status 7)" in status.cause
+    # a fault of the board or its memory is its own family, not a cause
+    assert stated("pynvml.nvml.NVMLError_GpuIsLost: GPU is lost") == ["gpu-hardware-fault"]
+    assert stated("RuntimeError: CUDA error: uncorrectable ECC error encountered") == ["gpu-hardware-fault"]
+
+
+def test_memory_statuses_are_the_gpus_only_when_the_header_says_device() -> None:
+    assert stated("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED") == [
+        "cuda-out-of-memory"]
+    # host memory is not the GPU's: no out-of-memory cause
+    assert stated("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED") == [
+        "gpu-library-status"]
+
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def test_no_kernel_image_is_torchs_missing_arch_only_where_the_data_proves_it() -> None:
+    # pytorch/pytorch#180101: a cu124 build on an sm_120 GPU; CUDA 12.4's toolkit compiles up to sm_90
+    proven = NO_KERNEL + "GPU: NVIDIA GeForce RTX 5080\nPyTorch Version: 2.7.0.dev20250310+cu124 (Nightly)\n"
+    (cause,) = explain_report(proven, CATALOG, kb=KB).explanations
+    assert cause.signature.id == "arch-not-compiled"  # confirmed_by build_lacks_arch
+    assert any("sm_120" in line for line in cause.reasoning)
+    # the release's published arch list: 2.3.1 (cu121) has no sm_37 for a K80
+    assert stated(NO_KERNEL + "GPU 0: Tesla K80\ntorch.__version__: 2.3.1+cu121\n") == ["arch-not-compiled"]
+    # counter-cases: no torch named; a build that carries the GPU's code (the extension may lack it)
+    for text in (NO_KERNEL + "GPU: NVIDIA GeForce RTX 5080\n",
+                 NO_KERNEL + "GPU: NVIDIA GeForce RTX 5080\nPyTorch version: 2.7.0+cu128\n"):
+        (family,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert family.signature.id == "no-kernel-image" and len(family.candidates) == 2

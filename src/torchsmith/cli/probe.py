@@ -51,13 +51,11 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
     else:
         machine = ctx.machine()
 
-    environment = ctx.environment()
-
     def human(out: IO[str]) -> None:
         from torchsmith.report import machine_lines  # the text form only: --json needs none of it
 
         out.write("\n".join(machine_lines(machine)) + "\n")
-        out.write(f"Env      {environment.label()}\n")  # which environment, found by the one rule
+        out.write(f"Env      {ctx.environment().label()}\n")  # which environment, by the one rule
         if args.record:
             out.write(f"Recorded to {args.record}/capture.json and {args.record}/profile.json\n")
 

@@ -69,7 +69,7 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 # Facts a signature fired by an extracted fact carries (explain.triggers).
 TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
                            "subdir", "versions", "message", "meaning", "what", "requested", "requirement",
-                           "gpu"})
+                           "gpu", "vendor_library", "code"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
@@ -77,7 +77,9 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "gpu_without_tf32"})
 # Evidence a signature's cause needs from the text (explain.reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
-                           "tf32_gpu_shown", "build_lacks_arch"})
+                           "tf32_gpu_shown", "build_lacks_arch",
+                           "binary_compatible_gpu",
+                           "download_damaged_shown", "fresh_download_complete_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -7,6 +7,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from typing import List
 
 from torchsmith.explain.extract.model import Extracted
@@ -47,7 +48,9 @@ def read_lines(extracted: Extracted) -> List[str]:
     for error in extracted.gpu_errors:
         name = error.name or error.message or "?"
         code = f" ({error.code})" if error.code is not None else ""
-        meaning = f": {error.meaning or error.message}" if (error.meaning or error.message) else ""
+        # the header's first sentence, else the library's own string
+        said = re.split(r"(?<=[a-z)])\. ", error.meaning)[0] if error.meaning else error.message
+        meaning = f": {said}" if said else ""
         lines.append(f"{error.api.upper()} error {name}{code}{meaning}")
     for library in extracted.libraries:
         who = f" ({library.library}, from {library.provider})" if library.library else ""

@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.explain.extract.indexes import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import failing_package, tf32_gpu
 from torchsmith.kb import KnowledgeBase
@@ -449,6 +450,21 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
     return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
 
 
+def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU is above the newest capability a warning says the build supports, but a cubin for
+    X.y runs on a GPU of X.z, z >= y (CUDA C Programming Guide, "Binary Compatibility"); an
+    integrated (Jetson) GPU needs its exact architecture."""
+    have, newest = parse_cc(facts.get("capability")), facts.get("max_capability")
+    if have is None or not isinstance(newest, str) or parse_cc(newest) is None:
+        return None
+    integrated = kb is not None and have in kb.integrated_ccs
+    kernel = kernel_for(have, [sm_arch(newest)], integrated=integrated)
+    if kernel is None or kernel.how != "sass" or parse_cc(newest) == have:
+        return None
+    return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -457,7 +473,10 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "download_damaged_shown": download_damaged_shown,
+    "fresh_download_complete_shown": fresh_download_complete_shown,
     "build_lacks_arch": _build_lacks_arch,
+    "binary_compatible_gpu": _binary_compatible_gpu,
 }
 
 

@@ -21,16 +21,34 @@ __all__ = ["TRIGGER", "failing_package", "fired"]
 TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
 
 
+# The vendors' names of their libraries, for what a statement says.
+_LIBRARIES = {"cuda": "the CUDA runtime", "cuda-driver": "the CUDA driver API", "hip": "HIP", "nccl": "NCCL",
+              "nvml": "NVML", "cublas": "cuBLAS", "cudnn": "cuDNN", "cusparse": "cuSPARSE",
+              "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND"}
+
+
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library
+    (``any``: every library); ``gpu:any`` any status of a vendor's enum (looked up: name and code)."""
     for error in extracted.gpu_errors:
         if len(arguments) == 2:
             api, kind = arguments
-            if not error.api.startswith(api) or error.kind != kind:
+            if not (api == "any" or error.api.startswith(api)) or error.kind != kind:
+                continue
+        elif arguments[0] == "any":
+            if not error.name or not error.code:  # read from the enum, and not its success value
                 continue
         elif arguments[0] != error.name:
             continue
         needles = [n for n in (error.name, error.message) if n]
-        return needles, {"error": error.name or error.message or ""}
+        facts = {"error": error.name or error.message or "",
+                 "vendor_library": _LIBRARIES.get(error.api, error.api)}
+        if error.code is not None:
+            facts["code"] = str(error.code)
+        # the header's first sentence (the vendor's own description), or that it has none
+        facts["meaning"] = (re.split(r"(?<=[a-z)])\. ", error.meaning)[0].rstrip(".") if error.meaning
+                            else "its header documents the name only")
+        return needles, facts
     return None
 
 

@@ -8,7 +8,6 @@ the tests stand in for GPUs this machine does not have, and how users send bug r
 from __future__ import annotations
 
 import os
-from dataclasses import asdict
 from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
 from torchsmith.records import dataclass
@@ -99,6 +98,8 @@ class PlatformInfo:
     windows_version: str = ""
 
     def to_json(self) -> Dict[str, Any]:
+        from dataclasses import asdict
+
         return asdict(self)
 
     @classmethod

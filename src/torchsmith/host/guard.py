@@ -7,7 +7,6 @@ left to a daemon thread and the path counts as unreadable.
 
 from __future__ import annotations
 
-import queue
 import sys
 import threading
 from typing import Callable, List, Optional, TypeVar
@@ -31,7 +30,7 @@ class ReadGuard:
     def __init__(self, seconds: float) -> None:
         self._seconds = seconds
         self._lock = threading.Lock()
-        self._jobs: Optional[queue.SimpleQueue[Callable[[], None]]] = None
+        self._worker: Optional[_Worker] = None
 
     def call(self, path: str, work: Callable[[], _T]) -> Optional[_T]:
         """``work()``, or None when it raised OSError/ValueError or did not return in time."""
@@ -39,18 +38,19 @@ class ReadGuard:
             return _attempt(work)
         with self._lock:
             box: List[Optional[_T]] = []
-            done = threading.Event()
+            done = threading.Lock()  # held until the job has run (a lock: cheaper than an Event)
+            done.acquire()
 
             def job() -> None:
                 box.append(_attempt(work))
-                done.set()
+                done.release()
 
-            if self._jobs is None:
-                self._jobs = _start_worker()
-            self._jobs.put(job)
-            if done.wait(self._seconds):
+            if self._worker is None:
+                self._worker = _Worker()
+            self._worker.hand(job)
+            if done.acquire(timeout=self._seconds):
                 return box[0]
-            self._jobs = None  # its worker is stuck in the kernel: the next read gets a new one
+            self._worker = None  # stuck in the kernel: the next read gets a new one
             return None
 
 
@@ -61,12 +61,23 @@ def _attempt(work: Callable[[], _T]) -> Optional[_T]:
         return None
 
 
-def _start_worker() -> queue.SimpleQueue[Callable[[], None]]:
-    jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+class _Worker:
+    """A daemon thread that runs the jobs handed to it, one at a time (the guard's lock makes
+    sure of that), each handed over through a lock: no queue module."""
 
-    def serve() -> None:
+    def __init__(self) -> None:
+        self._job: Optional[Callable[[], None]] = None
+        self._ready = threading.Lock()
+        self._ready.acquire()
+        threading.Thread(target=self._serve, name="torchsmith-read", daemon=True).start()
+
+    def hand(self, job: Callable[[], None]) -> None:
+        self._job = job
+        self._ready.release()
+
+    def _serve(self) -> None:
         while True:
-            jobs.get()()
-
-    threading.Thread(target=serve, name="torchsmith-read", daemon=True).start()
-    return jobs
+            self._ready.acquire()
+            job, self._job = self._job, None
+            if job is not None:
+                job()

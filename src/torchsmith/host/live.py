@@ -7,7 +7,7 @@ import os
 import stat
 import sys
 import time
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
@@ -159,14 +159,14 @@ class LiveHost:
         return fetch_url(url, timeout, max_bytes, self._environ)
 
     def platform(self) -> PlatformInfo:
-        import platform
-        libc_name, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
+        system, machine, release, version, implementation = _interpreter_and_system()
+        libc_name, libc_version = _libc() if sys.platform.startswith("linux") else ("", "")
         return PlatformInfo(
-            system=platform.system(),
-            machine=platform.machine(),
-            release=platform.release(),
-            python_version=platform.python_version(),
-            python_implementation=platform.python_implementation(),
+            system=system,
+            machine=machine,
+            release=release,
+            python_version=version,
+            python_implementation=implementation,
             python_executable=sys.executable,
             python_prefix=sys.prefix,
             python_base_prefix=getattr(sys, "base_prefix", sys.prefix),
@@ -174,9 +174,33 @@ class LiveHost:
             python_bits=64 if sys.maxsize > 2**32 else 32,
             libc=f"{libc_name} {libc_version}".strip() if libc_name else "",
             cpu_count=os.cpu_count() or 0,
-            mac_version=platform.mac_ver()[0] if sys.platform == "darwin" else "",
-            windows_version=platform.version() if sys.platform == "win32" else "",
+            mac_version=__import__("platform").mac_ver()[0] if sys.platform == "darwin" else "",
+            windows_version=__import__("platform").version() if sys.platform == "win32" else "",
         )
+
+
+def _interpreter_and_system() -> Tuple[str, str, str, str, str]:
+    """platform's system(), machine(), release(), python_version(), python_implementation(). On
+    Linux CPython, read where platform reads them (os.uname(), and sys.version's first word: a
+    CPython version has three parts), without importing it: its import compiles a dozen patterns."""
+    if sys.platform == "linux" and sys.implementation.name == "cpython":
+        uname = os.uname()
+        return uname.sysname, uname.machine, uname.release, sys.version.split()[0], "CPython"
+    import platform
+    return (platform.system(), platform.machine(), platform.release(), platform.python_version(),
+            platform.python_implementation())
+
+
+def _libc() -> Tuple[str, str]:
+    """platform.libc_ver(): glibc answers os.confstr, which libc_ver asks first."""
+    try:
+        parts = (os.confstr("CS_GNU_LIBC_VERSION") or "").split(maxsplit=1)
+    except (AttributeError, ValueError, OSError):
+        parts = []
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    import platform  # any other libc: it scans the interpreter's binary
+    return platform.libc_ver()
 
 
 def _free_threaded() -> bool:

@@ -6,12 +6,12 @@ instead of an exception. All reads go through a :class:`~torchsmith.host.Host`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import List, Mapping, Optional
 
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
+from torchsmith.records import replace
 
 __all__ = ["inspect_python", "load_machine", "probe"]
 
@@ -57,7 +57,7 @@ def _site_of(plat: PlatformInfo, python: PythonInfo) -> PlatformInfo:
     """The platform with the inspected environment's prefix: pip reads its site pip.conf there
     (torchsmith's guard of that environment lives in it), not in torchsmith's own."""
     if python.prefix and python.prefix != plat.python_prefix:
-        return dataclasses.replace(plat, python_prefix=python.prefix)
+        return replace(plat, python_prefix=python.prefix)
     return plat
 
 
@@ -103,7 +103,7 @@ def probe(host: Host, python: Optional[str] = None) -> Machine:
         intel_gpus=detect_intel_gpus(host, notes) if os_info.system in ("linux", "windows") else (),
         apple=detect_apple(host, plat, notes),
         cuda_toolkits=detect_toolkits(host, notes) if os_info.system != "macos" else (),
-        env=dataclasses.replace(detect_env(host, plat),
+        env=replace(detect_env(host, plat),
                                 index_settings=detect_index_settings(host, _site_of(plat, python_info))),
         scheduler=detect_scheduler(host),
         notes=tuple(notes),

@@ -236,13 +236,9 @@ def detect_toolkits(host: Host, notes: List[ProbeNote]) -> Tuple[CudaToolkit, ..
     return tuple(found.values())
 
 
-def _find_libraries(host: Host, prefix: str, dirs: List[str]) -> Tuple[str, ...]:
-    hits = []
-    for directory in dict.fromkeys(dirs):
-        for name in host.list_dir(directory) or []:
-            if name.startswith(prefix) and ".so" in name:
-                hits.append(os.path.join(directory, name))
-    return tuple(hits)
+def _find_libraries(listings: Dict[str, List[str]], prefix: str) -> Tuple[str, ...]:
+    return tuple(os.path.join(directory, name) for directory, names in listings.items()
+                 for name in names if name.startswith(prefix) and ".so" in name)
 
 
 def detect_env(host: Host, plat: PlatformInfo) -> EnvInfo:
@@ -253,10 +249,11 @@ def detect_env(host: Host, plat: PlatformInfo) -> EnvInfo:
     lib_dirs += [f"/usr/lib/{multiarch}", "/usr/local/cuda/lib64", "/usr/lib64"]
     if plat.system != "Linux":
         return EnvInfo(variables=variables)
+    listings = {directory: host.list_dir(directory) or [] for directory in dict.fromkeys(lib_dirs)}
     return EnvInfo(
         variables=variables,
-        cudnn_libraries=_find_libraries(host, "libcudnn.so", lib_dirs),
-        nccl_libraries=_find_libraries(host, "libnccl.so", lib_dirs),
+        cudnn_libraries=_find_libraries(listings, "libcudnn.so"),
+        nccl_libraries=_find_libraries(listings, "libnccl.so"),
     )
 
 
