@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.explain.extract.indexes import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import failing_package, tf32_gpu
 from torchsmith.kb import KnowledgeBase
@@ -467,6 +468,8 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "download_damaged_shown": download_damaged_shown,
+    "fresh_download_complete_shown": fresh_download_complete_shown,
     "build_lacks_arch": _build_lacks_arch,
     "binary_compatible_gpu": _binary_compatible_gpu,
 }

@@ -17,6 +17,7 @@ from torchsmith.explain.extract import (
     channels,
     environment,
     gpu,
+    indexes,
     installers,
     loader,
     python,
@@ -100,7 +101,9 @@ def extract(
         environment=_environment(text, found_frames),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
-        installer_errors=installers.installer_errors(joined, words.get("installer_messages", ())),
+        installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
+        + indexes.index_facts(joined, kb),
+        transfers=indexes.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 

@@ -89,7 +89,8 @@ def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> Missing
 
 
 _BECAUSE = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*" + _LIB + r"\s*:\s*cannot open shared")
-_NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file")
+# Windows' message for 1455 as FormatMessage prints it in the user's language (zh-CN, ja-JP) too
+_NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file|页面文件太小|ページング ファイルが小さすぎる")
 _PROCEDURE = re.compile(r"WinError 127|procedure could not be found")
 # glibc's loader: "Error: X.so: symbol S, version V not defined in file Y.so with link time reference"
 _SYMBOL_VERSION = re.compile(

@@ -132,10 +132,12 @@ class MissingPackage:
 
 @dataclass(frozen=True)
 class InstallerError:
-    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary."""
+    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary; or what the
+    data proves of a torch build an installer did not find (extract.indexes)."""
 
-    installer: str  # uv | variantlib
-    kind: str  # no-variant | preview-off | lock | pylock | provider | metadata
+    installer: str  # uv | variantlib | index
+    # no-variant | preview-off | lock | pylock | provider | metadata | build-unpublished | index-not-given
+    kind: str
     text: str
     meaning: str
     package: Optional[str] = None
@@ -191,6 +193,7 @@ class Extracted:
     conda_search: Optional[CondaSearch] = None
     conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
     installer_errors: List[InstallerError] = field(default_factory=list)
+    transfers: List[str] = field(default_factory=list)  # the failed file's download: cut, cached, complete
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:
