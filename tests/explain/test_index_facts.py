@@ -158,3 +158,17 @@ def test_a_nightly_two_series_older_than_the_listed_releases_was_pruned() -> Non
     recent = text.replace(", 2.2.0, 2.6.0", ", 2.2.0")
     assert index_facts(recent) == []
     assert stated(recent) == ["no-matching-distribution"]
+
+
+def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause() -> None:
+    # pytorch/pytorch#58681: no channel list shown, so nothing tells the candidates apart.
+    text = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+            "  - cudatoolkit=11.1\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-package-not-found" and len(found.candidates) == 4
+    assert found.facts["package"] == "cudatoolkit=11.1"
+    # Counter-case: a 32-bit Windows subdir proves the platform cause, which explains the family.
+    win32 = text.replace("cudatoolkit=11.1", "pytorch") + (
+        "Current channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
+        "  - https://conda.anaconda.org/pytorch/noarch\n")
+    assert stated(win32) == ["conda-no-build-for-platform"]
