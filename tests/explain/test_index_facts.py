@@ -48,7 +48,7 @@ def test_an_index_no_release_was_published_to_is_named() -> None:
     assert index_facts(real) == []
     report = explain_report(real, CATALOG, kb=KB)
     assert [e.signature.id for e in report.explanations] == ["no-matching-distribution"]
-    assert len(report.explanations[0].candidates) == 4
+    assert len(report.explanations[0].candidates) == 5
 
 
 def test_no_version_of_a_published_build_means_its_index_was_not_read() -> None:
@@ -73,7 +73,7 @@ def test_no_matching_distribution_is_a_family_for_any_package() -> None:
             "ERROR: No matching distribution found for triton==2.0.0\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "no-matching-distribution"
-    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 4
+    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 5
     assert "triton==2.0.0" in found.candidates[0][1]
 
 
@@ -146,3 +146,29 @@ def test_no_module_named_torch_is_the_family_also_at_a_sentence_end() -> None:
     assert found.signature.id == "no-module-named-torch" and len(found.candidates) == 3
     # Counter-case: another module of the torch package is not torch missing.
     assert "no-module-named-torch" not in stated("ModuleNotFoundError: No module named torch.utils\n")
+
+
+def test_a_nightly_two_series_older_than_the_listed_releases_was_pruned() -> None:
+    # pytorch/pytorch#146575: a 2.1.0 nightly, while the index already lists 2.6.0.
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.1.0.dev20230822+cu118 "
+            "(from versions: 2.0.1, 2.1.0, 2.2.0, 2.6.0)\n")
+    assert index_facts(text) == [("nightly-pruned", "torch==2.1.0.dev20230822")]
+    assert stated(text) == ["nightly-build-pruned"]
+    # Counter-case: the next series alone may still hold fewer than 60 newer nightlies.
+    recent = text.replace(", 2.2.0, 2.6.0", ", 2.2.0")
+    assert index_facts(recent) == []
+    assert stated(recent) == ["no-matching-distribution"]
+
+
+def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause() -> None:
+    # pytorch/pytorch#58681: no channel list shown, so nothing tells the candidates apart.
+    text = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+            "  - cudatoolkit=11.1\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-package-not-found" and len(found.candidates) == 4
+    assert found.facts["package"] == "cudatoolkit=11.1"
+    # Counter-case: a 32-bit Windows subdir proves the platform cause, which explains the family.
+    win32 = text.replace("cudatoolkit=11.1", "pytorch") + (
+        "Current channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
+        "  - https://conda.anaconda.org/pytorch/noarch\n")
+    assert stated(win32) == ["conda-no-build-for-platform"]

@@ -173,3 +173,67 @@ def test_sigill_in_the_words_of_the_shell_python_and_uv() -> None:
     for text in ("RuntimeError: CUDA error: an illegal instruction was encountered\n",
                  "DEBUG Command exited with signal: Some(9)\n"):
         assert "illegal-instruction" not in stated(text), text
+
+
+def test_glibc_symbol_version_message_reads_as_a_cuda_library_of_another_release() -> None:
+    # microsoft/onnxruntime#8594: an older libcublasLt.so.11 loaded first (glibc's elf/dl-lookup.c wording).
+    text = ("OSError: /env/lib/libcublas.so.11: symbol free_gemm_select version libcublasLt.so.11 "
+            "not defined in file libcublasLt.so.11 with link time reference\n")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind, library.problem) == ("libcublasLt.so.11", "cuda", "incompatible")
+    assert stated(text) == ["cuda-library-shadowed"]
+    # The same library plainly missing is not another release.
+    missing = "OSError: libcublasLt.so.11: cannot open shared object file: No such file or directory\n"
+    assert "cuda-library-shadowed" not in stated(missing)
+
+
+def test_build_and_distributed_messages_in_their_tools_own_words() -> None:
+    cases = (
+        ("C:\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported "
+         "Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are "
+         "supported!",
+         "unsupported-msvc"),
+        ("CMake Error at CMakeLists.txt:20 (enable_language):\n  No CMAKE_CUDA_COMPILER could be found.\n",
+         "cmake-cuda-compiler-not-found"),
+        ("LINK : fatal error LNK1181: cannot open input file 'aio.lib'\n", "libaio-missing"),
+        ("/usr/bin/ld: cannot find -laio: No such file or directory\n", "libaio-missing"),
+        ("RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build "
+         "PyTorch from source on a host that has MPI installed.\n", "mpi-backend-not-built"),
+        ("ImportError: libmpi_cxx.so.40: cannot open shared object file: No such file or directory\n",
+         "mpi-library-missing"),
+    )
+    for text, sig in cases:
+        assert sig in stated(text), (sig, stated(text))
+    # Counter-cases: another library, another backend, the gcc refusal.
+    assert "libaio-missing" not in stated("/usr/bin/ld: cannot find -laiofoo\n")
+    assert "mpi-library-missing" not in stated("ImportError: libmpfr.so.6: cannot open shared object file\n")
+    nccl = "RuntimeError: Distributed package doesn't have NCCL built in\n"
+    assert "mpi-backend-not-built" not in stated(nccl)
+    gcc = "#error -- unsupported GNU version! gcc versions later than 10 are not supported!\n"
+    assert "unsupported-msvc" not in stated(gcc)
+
+
+def test_musl_loader_words_and_torch_api_compile_errors() -> None:
+    musl = ("ImportError: Error loading shared library ld-linux-x86-64.so.2: No such file or directory "
+            "(needed by /usr/lib/python3.5/site-packages/torch/_C.cpython-35m-x86_64-linux-gnu.so)\n")
+    assert stated(musl) == ["musl-libc-unsupported"]
+    relocating = ("ImportError: Error relocating /site-packages/torch/lib/libcudnn.so.6: __strtod_internal: "
+                  "symbol not found\n")
+    assert stated(relocating) == ["musl-libc-unsupported"]
+    # glibc's own loader missing another library is not musl.
+    glibc = "libfoo.so.1: cannot open shared object file: No such file\n"
+    assert "musl-libc-unsupported" not in stated(glibc)
+    for text in ('csrc/type_shim.h(13): error: class "at::Type" has no member "scalarType"\n',
+                 "csrc/x.cpp:9:13: error: 'deprecated_AT_CHECK' is not a member of 'at'\n",
+                 "csrc/layer_norm_cuda_kernel.cu:4:37: fatal error: ATen/cuda/DeviceUtils.cuh: "
+                 "No such file or directory\n"):
+        assert "extension-source-needs-other-torch" in stated(text), text
+    # torch's entry header missing: torch not found at all; a name outside torch's namespaces: not torch's.
+    for text in ("fatal error: ATen/ATen.h: No such file or directory\n",
+                 "error: 'optional' is not a member of 'std'\n"):
+        assert "extension-source-needs-other-torch" not in stated(text), text
+
+
+def test_cuda_python_failed_dlopen_is_a_missing_driver_library() -> None:
+    # NVIDIA/cuda-python#17 (WSL: libcuda.so lives in /usr/lib/wsl/lib).
+    assert stated("RuntimeError: Failed to dlopen libcuda.so\n") == ["libcuda-missing"]

@@ -122,7 +122,37 @@ def index_facts(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
         out.extend(_failed_indexes(text, releases))
     if not out:
         out.extend(_index_not_given(text, releases))
-    return out[:3]
+    return (out + _pruned_nightlies(text))[:3]
+
+
+# A dated nightly pip found no version of, and the versions it could see (pip's own listing).
+_NIGHTLY_NOT_FOUND = re.compile(
+    r"Could not find a version that satisfies the requirement torch===?"
+    r"(?P<version>(?P<major>\d+)\.(?P<minor>\d+)\.\d+\.dev(?P<date>20\d{6}))(?:\+\w+)?"
+    r" \(from versions: (?P<listed>[^)\n]{1,3000})\)"
+)
+_NIGHTLY_SOURCE = "https://github.com/pytorch/test-infra/blob/main/s3_management/manage.py"
+
+
+def _pruned_nightlies(text: str) -> List[InstallerError]:
+    """A torch nightly the nightly index no longer lists: it keeps the newest 60 nightlies of each
+    package (KEEP_THRESHOLD), and a release two minor series after the nightly's is listed, so a
+    whole series of daily nightlies (a quarter's) was built after it."""
+    match = _NIGHTLY_NOT_FOUND.search(text)
+    if match is None:
+        return []
+    series = (int(match.group("major")), int(match.group("minor")))
+    releases = re.findall(r"\b(\d+)\.(\d+)\.\d+\b", match.group("listed"))
+    listed = [(int(major), int(minor)) for major, minor in releases]
+    later = [v for v in listed if v[0] > series[0] or (v[0] == series[0] and v[1] >= series[1] + 2)]
+    if not later:
+        return []
+    newest = max(later)
+    why = (f"torch {match.group('version')} is a nightly built on {match.group('date')}; the index lists "
+           f"releases up to {newest[0]}.{newest[1]}, so every nightly of at least one whole release series "
+           f"was built after it, and the nightly index keeps only the newest 60 nightlies of each package")
+    return [InstallerError("index", "nightly-pruned", f"torch=={match.group('version')}", why, "torch",
+                           (_NIGHTLY_SOURCE,))]
 
 
 def _failed_indexes(text: str, releases: Dict[str, FrozenSet[str]]) -> List[InstallerError]:
