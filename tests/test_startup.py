@@ -34,6 +34,7 @@ NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchs
                 "dataclasses", "inspect",
                 "torchsmith.compat",  # (asked for a GPU's sm_ name: this machine has none)
                 "queue",  # the hung-mount guard hands its reads over through locks
+                "typing",  # its names are imported `if TYPE_CHECKING:` (see torchsmith/__init__.py)
                 # (Linux CPython's platform facts are read where the platform module reads them)
                 *(("platform",) if sys.platform == "linux" and sys.implementation.name == "cpython" else ()),
                 # (free-threaded builds, the one thing asked of sysconfig, exist from 3.13 on)
