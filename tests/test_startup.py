@@ -42,6 +42,9 @@ NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchs
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file
 # is read through the live host (no hung-mount guard thread), no terminal is asked its width.
 NOT_IN_DESCRIBED = ("subprocess", "torchsmith.host.guard",
+                    "dataclasses",  # (no record's standard fields are asked for)
+                    # (3.13's warnings, which packaging.version loads, imports inspect itself)
+                    *(("inspect",) if sys.version_info < (3, 13) else ()),
                     # (Python 3.8's argparse imports shutil, whose bz2 imports threading)
                     *(("shutil", "threading") if sys.version_info >= (3, 9) else ()))
 # A profile is read as it is: nothing is probed.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from torchsmith import TYPE_CHECKING
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field_names
 
 if TYPE_CHECKING:
     from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
@@ -109,7 +109,7 @@ class PlatformInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PlatformInfo:
-        known = set(cls.__dataclass_fields__)
+        known = set(field_names(cls) or ())
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
