@@ -1,11 +1,13 @@
 """Regenerate the vendors' error enums in src/torchsmith/kb/data/error_vocab.json from the vendors' own files.
 
-    python tools/error_vocab_refresh.py --wheels DIR --nccl GITDIR --nvml GITDIR [--write]
+    python tools/error_vocab_refresh.py --wheels DIR --nccl GITDIR --nvml GITDIR --hip GITDIR \
+        --clr GITDIR [--write]
 
 DIR holds NVIDIA's wheels, fetched by name with `pip download --no-deps` (nvidia-cuda-runtime,
 nvidia-cuda-runtime-cu12, nvidia-cuda-runtime-cu11, nvidia-cublas, nvidia-cusparse,
 nvidia-cusolver, nvidia-cufft, nvidia-curand, nvidia-cudnn-cu13, nvidia-ml-py); GITDIR a clone of
-NVIDIA/nccl and of NVIDIA/go-nvml (whose gen/nvml/nvml.h is NVIDIA's NVML header). What is read:
+NVIDIA/nccl, NVIDIA/go-nvml (whose gen/nvml/nvml.h is NVIDIA's NVML header), ROCm/HIP (hipError_t)
+and ROCm/clr (hipGetErrorString's strings). What is read:
 
 - each enum from its header (names, codes and the header's own comment on each value: the
   documented meaning);
@@ -57,6 +59,7 @@ RUNTIME_LIBS = [("nvidia-cuda-runtime", "lib/libcudart.so.13"),
                 ("nvidia-cuda-runtime-cu11", "lib/libcudart.so.11.0")]
 NCCL_HEADER, NCCL_STRINGS = "src/nccl.h.in", "src/init.cc"
 NVML_HEADER = "gen/nvml/nvml.h"
+HIP_HEADER, HIP_STRINGS = "include/hip/hip_runtime_api.h", "hipamd/src/hip_error.cpp"
 
 # Our classification of a status (the vendors' enums have none): what the explain rules key on.
 # First match wins; hand-set kinds in the data are kept.
@@ -117,7 +120,7 @@ _TOKEN = re.compile(
 
 def enum_values(source: str, enum: str) -> List[Dict[str, Any]]:
     """The enum's values in order: name, code and the header's comment on it (``meaning``)."""
-    start = re.search(rf"\benum\s+(?:__device_builtin__\s+)?{re.escape(enum)}\s*\{{", source)
+    start = re.search(rf"\benum\s+(?:\w+\s+)?{re.escape(enum)}\s*\{{", source)  # an attribute between
     if start is None:  # typedef enum { ... } NAME;
         closing = re.search(rf"\}}\s*{re.escape(enum)}\s*;", source)
         if closing is None:
@@ -133,8 +136,8 @@ def enum_values(source: str, enum: str) -> List[Dict[str, Any]]:
         post = token.group("post1") or token.group("post2")
         if token.group("pre") is not None:
             pending = token.group("pre")
-        elif post is not None and rows and "meaning" not in rows[-1]:
-            rows[-1]["meaning"] = _clean(post)
+        elif post is not None and rows:  # on the value's line or the lines after it
+            rows[-1]["meaning"] = f"{rows[-1].get('meaning', '')} {_clean(post)}".strip()
         elif token.group("name"):
             value = token.group("value").strip()
             code = codes[value] if value in codes else int(value, 0)
@@ -190,10 +193,27 @@ def runtime_strings(library: bytes) -> Dict[str, Tuple[int, str]]:
     return table
 
 
+def switch_strings(source: str, function: str) -> Dict[str, str]:
+    """A C function's ``switch``: each case label -> the string literal it returns (labels that
+    fall through to one return share it); up to its ``default:``."""
+    start = re.search(rf"\b{re.escape(function)}\s*\([^)]*\)\s*\{{", source)
+    if start is None:
+        raise ValueError(f"{function} not found")
+    body = source[start.end():]
+    body = body[:body.index("default:")] if "default:" in body else body[:body.index("\n}")]
+    out: Dict[str, str] = {}
+    pending: List[str] = []
+    for token in re.finditer(r'case\s+(\w+)\s*:|return\s+"((?:[^"\\]|\\.)*)"\s*;', body):
+        if token.group(1):
+            pending.append(token.group(1))
+        else:
+            out.update((name, token.group(2)) for name in pending)
+            pending = []
+    return out
+
+
 def nccl_strings(source: str) -> Dict[str, str]:
-    body = source[source.index("const char* ncclGetErrorString"):]
-    body = body[:body.index("default:")]
-    return dict(re.findall(r'case (\w+):\s*return "([^"]*)";', body))
+    return switch_strings(source, "const char* ncclGetErrorString")
 
 
 def pynvml_strings(source: str) -> Dict[int, str]:
@@ -246,6 +266,25 @@ def _merge(rows: Dict[str, Dict[str, Any]], fresh: List[Dict[str, Any]], source_
             have["meaning"] = row["meaning"]
         if source_id not in have["source"]:
             have["source"].append(source_id)
+
+
+def read_hip(hip: Path, clr: Path, today: str) -> Tuple[List[Dict[str, Any]], Dict[str, Dict[str, Any]]]:
+    """hipError_t from HIP's header, hipGetErrorString's strings from CLR (ROCm's runtime)."""
+    header, commit = git_read(hip, HIP_HEADER)
+    fresh = enum_values(header, "hipError_t")
+    source, clr_commit = git_read(clr, HIP_STRINGS)
+    strings = switch_strings(source, "const char *ihipGetErrorString")
+    sources = {"hip-header": {"url": f"https://github.com/ROCm/HIP/blob/{commit}/{HIP_HEADER}", "read": today,
+                              "what": "enum hipError_t", "table": "hip", "names": [r["name"] for r in fresh]},
+               "hip-strings": {"url": f"https://github.com/ROCm/clr/blob/{clr_commit}/{HIP_STRINGS}",
+                               "read": today, "what": "hipGetErrorString texts"}}
+    rows = []
+    for value in fresh:
+        row = {**value, "source": ["hip-header"]}
+        if value["name"] in strings:
+            row["message"], row["source"] = strings[value["name"]], ["hip-header", "hip-strings"]
+        rows.append(row)
+    return rows, sources
 
 
 def read_all(wheels: Wheels, nccl: Path, nvml: Path, today: str) -> Tuple[Dict[str, List[Dict[str, Any]]],
@@ -353,10 +392,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--wheels", type=Path, required=True)
     parser.add_argument("--nccl", type=Path, required=True, help="a git dir of NVIDIA/nccl")
     parser.add_argument("--nvml", type=Path, required=True, help="a git dir of NVIDIA/go-nvml")
+    parser.add_argument("--hip", type=Path, required=True, help="a git dir of ROCm/HIP")
+    parser.add_argument("--clr", type=Path, required=True, help="a git dir of ROCm/clr")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     tables, sources = read_all(Wheels(args.wheels), args.nccl, args.nvml, today)
+    tables["hip"], hip_sources = read_hip(args.hip, args.clr, today)
+    sources.update(hip_sources)
     document = json.loads(DATA.read_text(encoding="utf-8"))
     changes = update(document, tables, sources)
     for line in changes:

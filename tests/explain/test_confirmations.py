@@ -265,3 +265,38 @@ def test_rocm_permission_denied_does_not_assert_the_group() -> None:
     # its counter-case: a node that is not there (a container without --device) is not a permission
     absent = "Unable to open /dev/kfd read-write: No such file or directory"
     assert "rocm-device-permission" not in stated(absent)
+
+
+
+def test_the_container_hook_failing_to_load_nvml_is_the_engines_side_not_libcuda() -> None:
+    # libnvidia-container driver.c: the hook dlopens libnvidia-ml.so.1 where the engine runs
+    text = ("stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: "
+            "load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvidia-container-cli-driver-library" and len(found.candidates) == 3
+    # Counter-case: the same library missing inside a process is the loader's complaint about the driver.
+    loader = "ImportError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory"
+    assert stated(loader) == ["libcuda-missing"]
+
+
+def test_no_driver_during_an_image_build_is_the_build_step_else_the_family() -> None:
+    message = "AssertionError: Found no NVIDIA driver on your system. Please check that you have a GPU"
+    for build in ("Step 7/12 : RUN pip install -v --no-cache-dir ./apex",
+                  "#9 [builder 5/8] RUN python setup.py install"):
+        assert stated(build + "\n" + message) == ["gpu-not-available-during-docker-build"], build
+    # Counter-cases: a running container or a machine without a driver shows no build: the family.
+    for other in ("$ docker run -it my-image python train.py", "$ python train.py"):
+        (found,) = explain_report(other + "\n" + message, CATALOG, kb=KB).explanations
+        assert found.signature.id == "no-nvidia-driver" and len(found.candidates) == 4
+
+
+def test_windows_paging_file_message_is_read_in_the_users_language() -> None:
+    # pytorch/pytorch#12711: FormatMessage's text for ERROR_COMMITMENT_LIMIT (1455) in zh-CN and ja-JP
+    for message in ("ImportError: DLL load failed: 页面文件太小，无法完成操作。",
+                    "DLL load failed: ページング ファイルが小さすぎるため、この操作を完了できません"):
+        assert stated(message) == ["windows-paging-file-too-small"], message
+        assert not extract(message + '\nError loading "C:\\torch\\lib\\cudnn64_8.dll"', KB).libraries
+    # Counter-case: a DLL that could not be found states no single cause.
+    (found,) = explain_report("ImportError: DLL load failed: The specified module could not be found.",
+                              CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and len(found.candidates) >= 3

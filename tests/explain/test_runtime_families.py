@@ -104,3 +104,136 @@ def test_wget_refused_wheel_is_a_missing_url_not_an_installed_cpu_build() -> Non
     # A CPU build that was installed is still one.
     installed = "Successfully installed torch-2.0.1+cpu\n"
     assert extract(installed, KB).environment.torch_cpu_only
+
+
+def test_nvidia_container_cli_without_nvml_is_the_family_not_a_missing_libcuda() -> None:
+    # canonical/docker-snap#148, AbdBarho/stable-diffusion-webui-docker#129: the toolkit's hook, not the
+    # container's process, missed the driver's NVML; the text does not show why.
+    text = ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open "
+            "shared object file: no such file or directory: unknown.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvidia-container-cli-driver-library" and len(found.candidates) == 3
+    # Inside a container or a program, a missing driver library is still libcuda-missing.
+    assert stated("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n") \
+        == ["libcuda-missing"]
+
+
+def test_no_driver_inside_a_docker_build_step_is_the_build_not_the_host() -> None:
+    text = ('Docker build fails on pytorch master since Aug 15, 2019 with '
+            '"AssertionError: Found no NVIDIA driver on your system"\n')
+    assert stated(text) == ["gpu-not-available-during-docker-build"]
+    buildkit = ("#12 [stage-1 4/6] RUN pip install -v --no-cache-dir ./apex\n"
+                "#12 41.2 AssertionError: Found no NVIDIA driver on your system. Please check that you "
+                "have an NVIDIA GPU and installed a driver\n")
+    assert stated(buildkit) == ["gpu-not-available-during-docker-build"]
+    # Without a build in sight it is the driver.
+    assert stated("AssertionError: Found no NVIDIA driver on your system.\n") == ["no-nvidia-driver"]
+
+
+WARNING = ("UserWarning:\n    Found GPU0 NVIDIA {gpu} which is of cuda capability {cc}.\n"
+           "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+           "    ({low}) - ({high})\n")
+
+
+def test_capability_warning_for_a_gpu_of_the_builds_newest_major_is_a_false_positive() -> None:
+    # pytorch/pytorch#172629: GB10 (12.1) runs the build's sm_120 cubins.
+    report = explain_report(WARNING.format(gpu="GB10", cc="12.1", low="8.0", high="12.0"), CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["capability-warning-false-positive"]
+    # Torchrun's rank prefixes between the lines (pytorch/pytorch#164596).
+    prefixed = ("0: UserWarning:  0:     Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. "
+                "0:     Minimum and Maximum cuda capability supported by this version of PyTorch is "
+                "0:     (8.0) - (12.0)\n")
+    assert stated(prefixed) == ["capability-warning-false-positive"]
+    # Another major (no 12.x cubin runs on 13.0) or below the minimum: not a false positive.
+    for gpu, cc, low, high in (("Future", "13.0", "8.0", "12.0"), ("Tesla K80", "3.7", "5.0", "9.0"),
+                               ("RTX 5090", "12.0", "5.0", "9.0")):
+        report = explain_report(WARNING.format(gpu=gpu, cc=cc, low=low, high=high), CATALOG, kb=KB)
+        assert "capability-warning-false-positive" not in [e.signature.id for e in report.explanations]
+        assert [c for c, _ in report.contradicted] == ["capability-warning-false-positive"]
+
+
+def test_windows_loader_messages_state_no_single_cause() -> None:
+    # pytorch/pytorch#181375: a nightly wheel without its cuDNN DLLs gave the same WinError 126.
+    text = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"F:\\Python314\\install\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.\n')
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and len(found.candidates) == 3
+    # Windows' ERROR_COMMITMENT_LIMIT in Simplified Chinese (pytorch/pytorch#12711) is the paging file.
+    paging = "ImportError: DLL load failed: 页面文件太小，无法完成操作`\n"
+    assert stated(paging) == ["windows-paging-file-too-small"]
+
+
+def test_sigill_in_the_words_of_the_shell_python_and_uv() -> None:
+    for text in ("$ python3 -c 'import torch'\nIllegal instruction\n",
+                 "subprocess.CalledProcessError: Command '['python', 'x.py']' died with "
+                 "<Signals.SIGILL: 4>.\n",
+                 "DEBUG Command exited with signal: Some(4)\n"):
+        assert stated(text) == ["illegal-instruction"], text
+    # CUDA's own "illegal instruction" is a GPU kernel fault, and another signal is not SIGILL.
+    for text in ("RuntimeError: CUDA error: an illegal instruction was encountered\n",
+                 "DEBUG Command exited with signal: Some(9)\n"):
+        assert "illegal-instruction" not in stated(text), text
+
+
+def test_glibc_symbol_version_message_reads_as_a_cuda_library_of_another_release() -> None:
+    # microsoft/onnxruntime#8594: an older libcublasLt.so.11 loaded first (glibc's elf/dl-lookup.c wording).
+    text = ("OSError: /env/lib/libcublas.so.11: symbol free_gemm_select version libcublasLt.so.11 "
+            "not defined in file libcublasLt.so.11 with link time reference\n")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind, library.problem) == ("libcublasLt.so.11", "cuda", "incompatible")
+    assert stated(text) == ["cuda-library-shadowed"]
+    # The same library plainly missing is not another release.
+    missing = "OSError: libcublasLt.so.11: cannot open shared object file: No such file or directory\n"
+    assert "cuda-library-shadowed" not in stated(missing)
+
+
+def test_build_and_distributed_messages_in_their_tools_own_words() -> None:
+    cases = (
+        ("C:\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported "
+         "Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are "
+         "supported!",
+         "unsupported-msvc"),
+        ("CMake Error at CMakeLists.txt:20 (enable_language):\n  No CMAKE_CUDA_COMPILER could be found.\n",
+         "cmake-cuda-compiler-not-found"),
+        ("LINK : fatal error LNK1181: cannot open input file 'aio.lib'\n", "libaio-missing"),
+        ("/usr/bin/ld: cannot find -laio: No such file or directory\n", "libaio-missing"),
+        ("RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build "
+         "PyTorch from source on a host that has MPI installed.\n", "mpi-backend-not-built"),
+        ("ImportError: libmpi_cxx.so.40: cannot open shared object file: No such file or directory\n",
+         "mpi-library-missing"),
+    )
+    for text, sig in cases:
+        assert sig in stated(text), (sig, stated(text))
+    # Counter-cases: another library, another backend, the gcc refusal.
+    assert "libaio-missing" not in stated("/usr/bin/ld: cannot find -laiofoo\n")
+    assert "mpi-library-missing" not in stated("ImportError: libmpfr.so.6: cannot open shared object file\n")
+    nccl = "RuntimeError: Distributed package doesn't have NCCL built in\n"
+    assert "mpi-backend-not-built" not in stated(nccl)
+    gcc = "#error -- unsupported GNU version! gcc versions later than 10 are not supported!\n"
+    assert "unsupported-msvc" not in stated(gcc)
+
+
+def test_musl_loader_words_and_torch_api_compile_errors() -> None:
+    musl = ("ImportError: Error loading shared library ld-linux-x86-64.so.2: No such file or directory "
+            "(needed by /usr/lib/python3.5/site-packages/torch/_C.cpython-35m-x86_64-linux-gnu.so)\n")
+    assert stated(musl) == ["musl-libc-unsupported"]
+    relocating = ("ImportError: Error relocating /site-packages/torch/lib/libcudnn.so.6: __strtod_internal: "
+                  "symbol not found\n")
+    assert stated(relocating) == ["musl-libc-unsupported"]
+    # glibc's own loader missing another library is not musl.
+    glibc = "libfoo.so.1: cannot open shared object file: No such file\n"
+    assert "musl-libc-unsupported" not in stated(glibc)
+    for text in ('csrc/type_shim.h(13): error: class "at::Type" has no member "scalarType"\n',
+                 "csrc/x.cpp:9:13: error: 'deprecated_AT_CHECK' is not a member of 'at'\n",
+                 "csrc/layer_norm_cuda_kernel.cu:4:37: fatal error: ATen/cuda/DeviceUtils.cuh: "
+                 "No such file or directory\n"):
+        assert "extension-source-needs-other-torch" in stated(text), text
+    # torch's entry header missing: torch not found at all; a name outside torch's namespaces: not torch's.
+    for text in ("fatal error: ATen/ATen.h: No such file or directory\n",
+                 "error: 'optional' is not a member of 'std'\n"):
+        assert "extension-source-needs-other-torch" not in stated(text), text
+
+
+def test_cuda_python_failed_dlopen_is_a_missing_driver_library() -> None:
+    # NVIDIA/cuda-python#17 (WSL: libcuda.so lives in /usr/lib/wsl/lib).
+    assert stated("RuntimeError: Failed to dlopen libcuda.so\n") == ["libcuda-missing"]

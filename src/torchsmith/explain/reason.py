@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.explain.extract.indexes import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import failing_package, tf32_gpu
 from torchsmith.kb import KnowledgeBase
@@ -164,28 +165,33 @@ def _driver_conclusion(env: Environment, facts: Mapping[str, Any], kb: Knowledge
     return f"{who} supports CUDA up to {have}, and this build is for CUDA {cuda}{need}"
 
 
+def _torch_wanted(extracted: Extracted) -> Optional[str]:
+    """The torch asked for (the request's ``torch==X``) or installed, as the resolver said."""
+    for conflict in extracted.conflicts:
+        if conflict.what == "torch" and conflict.who in ("user", "installed"):
+            version = conflict.spec if conflict.who == "installed" else re.sub(r"^\s*===?\s*", "",
+                                                                                 conflict.spec)
+            if re.match(r"\d", version):
+                return version
+    return None
+
+
 def _pin_conclusions(extracted: Extracted, kb: KnowledgeBase) -> List[str]:
     """ "package A pins torch==X; the release of A that pairs with torch Y is ..." from the data."""
     out: List[str] = []
-    wanted = [c.wants for c in extracted.conflicts if c.who in ("user", "installed")]
-    torch_wanted = next(
-        (re.sub(r"^torch\s*(?:==|\s)\s*", "", w) for w in wanted if w.startswith("torch")), None
-    )
+    torch_wanted = _torch_wanted(extracted)
     for conflict in extracted.conflicts:
-        pin = re.match(r"torch\s*==\s*([\d.]+)", conflict.wants)
-        who = re.match(r"([A-Za-z][\w.\-]*?)[-= ]+v?(\d[\w.]*)", conflict.who)
-        if not pin or not who or who.group(1).lower() == "torch":
+        pin = re.match(r"==\s*([\d.]+)", conflict.spec)
+        version = re.match(r"[=\s]*v?(\d[\w.]*)", conflict.who_version)
+        if conflict.what != "torch" or not pin or not version or conflict.who_name in ("", "torch"):
             continue
-        text = f"{who.group(1)} {who.group(2)} pins torch=={pin.group(1)}"
-        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pin.group(1)):
-            pairs = [
-                r
-                for r in kb.torch_requirements(who.group(1).lower())
-                if r.torch.lstrip("=") == torch_wanted.split("+")[0]
-            ]
+        who, pinned = conflict.who_name, pin.group(1).rstrip(".")
+        text = f"{who} {version.group(1)} pins torch=={pinned}"
+        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pinned):
+            release = torch_wanted.split("+")[0]
+            pairs = [r for r in kb.torch_requirements(who) if r.torch.lstrip("=") == release]
             if pairs:
-                text += (f"; the release of {who.group(1)} that pairs with torch {torch_wanted} "
-                         f"is {pairs[0].version}")
+                text += f"; the release of {who} that pairs with torch {torch_wanted} is {pairs[0].version}"
         if text not in out:
             out.append(text)
     return out
@@ -444,6 +450,21 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
     return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
 
 
+def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU is above the newest capability a warning says the build supports, but a cubin for
+    X.y runs on a GPU of X.z, z >= y (CUDA C Programming Guide, "Binary Compatibility"); an
+    integrated (Jetson) GPU needs its exact architecture."""
+    have, newest = parse_cc(facts.get("capability")), facts.get("max_capability")
+    if have is None or not isinstance(newest, str) or parse_cc(newest) is None:
+        return None
+    integrated = kb is not None and have in kb.integrated_ccs
+    kernel = kernel_for(have, [sm_arch(newest)], integrated=integrated)
+    if kernel is None or kernel.how != "sass" or parse_cc(newest) == have:
+        return None
+    return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
+
+
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 ] = {
@@ -452,7 +473,10 @@ CONFIRMATION_CHECKS: Dict[
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
+    "download_damaged_shown": download_damaged_shown,
+    "fresh_download_complete_shown": fresh_download_complete_shown,
     "build_lacks_arch": _build_lacks_arch,
+    "binary_compatible_gpu": _binary_compatible_gpu,
 }
 
 

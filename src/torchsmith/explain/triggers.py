@@ -45,9 +45,8 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
                  "vendor_library": _LIBRARIES.get(error.api, error.api)}
         if error.code is not None:
             facts["code"] = str(error.code)
-        # the header's first sentence (the vendor's own description), or that it has none
-        facts["meaning"] = (re.split(r"(?<=[a-z)])\. ", error.meaning)[0].rstrip(".") if error.meaning
-                            else "its header documents the name only")
+        if error.meaning:  # the header's first sentence: the vendor's own description
+            facts["meaning"] = re.split(r"(?<=[a-z)])\. ", error.meaning)[0].rstrip(".")
         return needles, facts
     return None
 

@@ -17,6 +17,7 @@ from torchsmith.explain.extract import (
     channels,
     environment,
     gpu,
+    indexes,
     installers,
     loader,
     python,
@@ -36,6 +37,7 @@ from torchsmith.explain.extract.model import (
     UndefinedSymbol,
 )
 from torchsmith.explain.messages import unwrap
+from torchsmith.refusal import read as read_refusal
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -80,7 +82,8 @@ def extract(
     words = vocab if vocab is not None else vocabulary(kb)
     joined = unwrap(text).text  # messages split over lines, joined
     found_frames = python.frames(text)
-    missing = resolver.not_found(text)
+    refusal = read_refusal(text)
+    missing = resolver.not_found(text, refusal)
     rows = words.get("conda_packages", ())
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
     return Extracted(
@@ -93,14 +96,16 @@ def extract(
         dtypes=gpu.dtypes(text),
         symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
-        conflicts=resolver.conflicts(text),
+        conflicts=resolver.conflicts(text, refusal),
         not_found=missing,
         source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
-        installer_errors=installers.installer_errors(joined, words.get("installer_messages", ())),
+        installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
+        + indexes.index_facts(joined, kb),
+        transfers=indexes.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 

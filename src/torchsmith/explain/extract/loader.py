@@ -24,9 +24,9 @@ _MISSING = (
         re.IGNORECASE,
     ),
     # The loader's complaint in words: "Couldn't open CUDA library X", "could not load `X`",
-    # "failed to find the shared library X".
+    # "failed to find the shared library X", cuda-python's "Failed to dlopen X".
     re.compile(
-        r"(?:couldn't|could not|can't|cannot|unable to|failed to) (?:open|load|find|locate)"
+        r"(?:couldn't|could not|can't|cannot|unable to|failed to) (?:open|load|find|locate|dlopen)"
         r"(?: the)?(?: CUDA| dynamic| shared| DLL)?(?: library| module| file)?:?\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,
@@ -42,6 +42,11 @@ _MISSING = (
 # The linker's and the build tools' shapes above: a library missing when a binary is *built*, not
 # when one is loaded (MissingLibrary.problem "link"): the run-time causes do not apply.
 _LINK_TIME = frozenset(_MISSING[-3:])
+# glibc's loader (elf/dl-lookup.c) on its own: the file was found, but it lacks the symbol version
+# the caller was linked against ("symbol S version V not defined in file X with link time reference";
+# older glibc puts a comma after S): a library of another release than the one built against.
+_VERSION_NOT_DEFINED = re.compile(
+    r"symbol [\w@.$]+,? version \S+ not defined in file " + _LIB + r" with link time reference")
 _UNDEFINED = re.compile(
     r"(?:(?<![^\s:'\"])(?P<lib>[^\s:'\"]+\.(?:so[\w.]*|dylib|pyd))\s*:\s*)?"
     r"undefined symbol:?\s*(?P<symbol>[\w@.$]+)(?:, version (?P<version>[A-Z]+_[\d.]*\d))?"
@@ -89,7 +94,8 @@ def describe_library(soname: str, table: Sequence[Mapping[str, Any]]) -> Missing
 
 
 _BECAUSE = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*" + _LIB + r"\s*:\s*cannot open shared")
-_NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file")
+# Windows' message for 1455 as FormatMessage prints it in the user's language (zh-CN, ja-JP) too
+_NOT_MISSING = re.compile(r"WinError (?!12[67])\d+|paging file|页面文件太小|ページング ファイルが小さすぎる")
 _PROCEDURE = re.compile(r"WinError 127|procedure could not be found")
 # glibc's loader: "Error: X.so: symbol S, version V not defined in file Y.so with link time reference"
 _SYMBOL_VERSION = re.compile(
@@ -150,6 +156,11 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
             if soname not in found and len(found) < 20:
                 found[soname] = dataclasses.replace(
                     describe_library(soname, table), problem=None if problem == "missing" else problem)
+    if not found and "not defined in file" in text:  # else read with the library that failed to load
+        for match in _VERSION_NOT_DEFINED.finditer(text):
+            soname = match.group("lib")
+            if soname not in found and len(found) < 20:
+                found[soname] = dataclasses.replace(describe_library(soname, table), problem="incompatible")
     asked_by = _needed_by(text)
     return [dataclasses.replace(lib, needed_by=asked_by.get(lib.soname)) for lib in found.values()]
 

@@ -100,11 +100,17 @@ class CompilerMessage:
 
 @dataclass(frozen=True)
 class Conflict:
-    """One requirement a resolver reported: ``who`` needs ``wants`` (``who`` "user": you asked)."""
+    """One requirement a resolver reported: ``who`` needs ``wants`` (``who`` "user": you asked;
+    "installed": what the environment has), as said, and read (torchsmith.refusal.Requirement)."""
 
-    installer: str  # pip | uv | conda
+    installer: str  # pip | uv | conda | rattler
     who: str
     wants: str
+    who_name: str = ""  # canonical name of who needs it, "" for the request
+    who_version: str = ""
+    what: str = ""  # canonical name of what is needed
+    spec: str = ""  # "==1.12.0", ">=1.8,<2.0"; the installed version for "installed"
+    markers: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,10 +138,12 @@ class MissingPackage:
 
 @dataclass(frozen=True)
 class InstallerError:
-    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary."""
+    """A wheel-variant installer's own message (uv, variantlib), from the vocabulary; or what the
+    data proves of a torch build an installer did not find (extract.indexes)."""
 
-    installer: str  # uv | variantlib
-    kind: str  # no-variant | preview-off | lock | pylock | provider | metadata
+    installer: str  # uv | variantlib | index
+    # no-variant | preview-off | lock | pylock | provider | metadata | build-unpublished | index-not-given
+    kind: str
     text: str
     meaning: str
     package: Optional[str] = None
@@ -191,6 +199,7 @@ class Extracted:
     conda_search: Optional[CondaSearch] = None
     conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
     installer_errors: List[InstallerError] = field(default_factory=list)
+    transfers: List[str] = field(default_factory=list)  # the failed file's download: cut, cached, complete
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:

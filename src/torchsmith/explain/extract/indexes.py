@@ -1,0 +1,241 @@
+"""The torch builds a text asks an installer for, read against the releases the data knows. Pure.
+
+A torch build is a release and a variant: ``torch==2.0.1+cu121`` names both, as does
+``torch==2.10.0`` asked of ``download.pytorch.org/whl/cu131``. The data lists every release's
+variants (``torch_releases.json``, read from the PyTorch indexes), so it proves two causes an
+installer's "no version" does not tell apart:
+
+- ``build-unpublished``: that release was never built for that variant (or no release was),
+  so no index has it;
+- ``index-not-given``: the build exists, but uv (or pixi, which resolves with uv) found *no
+  version* of it: the resolver names platform-incompatible wheels otherwise ("has no wheels with
+  a matching platform tag"), so the index that publishes it was not among the ones it read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith.explain.extract.model import Extracted, InstallerError
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = ["download_damaged_shown", "fresh_download_complete_shown", "index_facts", "transfers"]
+
+_VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
+# torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
+# torch{marker}==2.11.0+cpu (a forked resolution). Not wheel file names (torch-2.0.1+cu118-...).
+_NAMED_BUILD = re.compile(
+    r"(?<![\w.-])torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}(?:===?|=|\(v|\s)\s{0,3}v?"
+    r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + _VARIANT + r")(?![\w.])"
+)
+# A PyTorch release index (not the nightly or test channels, whose variants come and go).
+_INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + _VARIANT + r")(?![\w.])")
+# pip, uv and pixi saying no index had a torch pin: the pin's version.
+_NOT_FOUND = re.compile(
+    r"(?:Could not find a version that satisfies the requirement|No matching distribution found for|"
+    r"there is no version of|Because)\s+`?torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}===?\s{0,3}"
+    r"(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + _VARIANT + r"))?(?![\w.])"
+)
+# uv's (and pixi's) resolver: no version at all, as opposed to versions without a fitting wheel
+# ("has no wheels with a matching platform tag"): crates/uv-resolver/src/pubgrub/report.rs.
+_NO_VERSION = re.compile(
+    r"(?:there is no version of\s+`?torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}==\s{0,3}"
+    r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + _VARIANT + r")(?![\w.]))"
+    r"|(?:Because\s+torch==(?P<version2>\d+\.\d+\.\d+)\+(?P<variant2>" + _VARIANT + r") was not found "
+    r"in the package registry)"
+)
+_SOURCE = "https://download.pytorch.org/whl/torch/"
+
+
+def _releases(kb: KnowledgeBase) -> Dict[str, FrozenSet[str]]:
+    return {release.version: frozenset(v.name for v in release.variants) for release in kb.releases}
+
+
+def _listing(names: FrozenSet[str]) -> str:
+    """cpu, cu117, cu118, rocm5.4.2: by kind, then by version."""
+    def key(name: str) -> Tuple[str, Tuple[int, ...]]:
+        kind = re.match(r"[a-z]+", name)
+        prefix = kind.group() if kind else name
+        return prefix, version_tuple(name[len(prefix):] or "0")
+    return ", ".join(sorted(names, key=key))
+
+
+def _unpublished(version: str, variant: str, releases: Dict[str, FrozenSet[str]]) -> Optional[str]:
+    """Why the data proves torch ``version`` was never published as ``variant`` (None: it was, or
+    the data does not cover that release)."""
+    names = releases.get(version)
+    if names is None or variant in names:
+        return None
+    ever = any(variant in published for published in releases.values())
+    why = (f"torch {version} was published for {_listing(names)}; never for {variant}")
+    if not ever:
+        why += f" (no torch release in torchsmith's data has a {variant} build at all)"
+    with_variant = sorted((v for v, n in releases.items() if variant in n), key=version_tuple)
+    if with_variant:
+        why += f"; the releases built for {variant} are {with_variant[0]} to {with_variant[-1]}"
+    return why
+
+
+def _index_without_release(variant: str, releases: Dict[str, FrozenSet[str]]) -> Optional[str]:
+    """A PyTorch release index that no release in the data was published to (e.g. whl/cu131)."""
+    if any(variant in names for names in releases.values()):
+        return None
+    newest = max(releases, key=version_tuple)
+    return (f"no torch release in torchsmith's data (up to {newest}) was published for {variant}, so "
+            f"download.pytorch.org/whl/{variant} holds no torch; torch {newest} has "
+            f"{_listing(releases[newest])}")
+
+
+def _requested(text: str) -> List[Tuple[str, str, str]]:
+    """(version, variant, how) of each torch build the text names: a pin with its variant, or a
+    pin that failed on a PyTorch index's variant."""
+    found: List[Tuple[str, str, str]] = []
+    for match in _NAMED_BUILD.finditer(text):
+        found.append((match.group("version"), match.group("variant"), "named"))
+    indexes = [m.group("variant") for m in _INDEX.finditer(text)]
+    for match in _NOT_FOUND.finditer(text):
+        if match.group("variant") is None and len(set(indexes)) == 1:
+            found.append((match.group("version"), indexes[0], "index"))
+    return list(dict.fromkeys(found))
+
+
+def index_facts(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """The torch builds the text asks for that the data proves unpublished, or published where
+    the resolver did not look."""
+    if kb is None or "torch" not in text:
+        return []
+    releases = _releases(kb)
+    if not releases:
+        return []
+    out: List[InstallerError] = []
+    for version, variant, how in _requested(text):
+        why = _unpublished(version, variant, releases)
+        if why is not None:
+            shown = f"torch=={version}+{variant}" if how == "named" else \
+                f"torch=={version} from download.pytorch.org/whl/{variant}"
+            out.append(InstallerError("index", "build-unpublished", shown, why, "torch", (_SOURCE,)))
+    if not out:
+        out.extend(_failed_indexes(text, releases))
+    if not out:
+        out.extend(_index_not_given(text, releases))
+    return (out + _pruned_nightlies(text))[:3]
+
+
+# A dated nightly pip found no version of, and the versions it could see (pip's own listing).
+_NIGHTLY_NOT_FOUND = re.compile(
+    r"Could not find a version that satisfies the requirement torch===?"
+    r"(?P<version>(?P<major>\d+)\.(?P<minor>\d+)\.\d+\.dev(?P<date>20\d{6}))(?:\+\w+)?"
+    r" \(from versions: (?P<listed>[^)\n]{1,3000})\)"
+)
+_NIGHTLY_SOURCE = "https://github.com/pytorch/test-infra/blob/main/s3_management/manage.py"
+
+
+def _pruned_nightlies(text: str) -> List[InstallerError]:
+    """A torch nightly the nightly index no longer lists: it keeps the newest 60 nightlies of each
+    package (KEEP_THRESHOLD), and a release two minor series after the nightly's is listed, so a
+    whole series of daily nightlies (a quarter's) was built after it."""
+    match = _NIGHTLY_NOT_FOUND.search(text)
+    if match is None:
+        return []
+    series = (int(match.group("major")), int(match.group("minor")))
+    releases = re.findall(r"\b(\d+)\.(\d+)\.\d+\b", match.group("listed"))
+    listed = [(int(major), int(minor)) for major, minor in releases]
+    later = [v for v in listed if v[0] > series[0] or (v[0] == series[0] and v[1] >= series[1] + 2)]
+    if not later:
+        return []
+    newest = max(later)
+    why = (f"torch {match.group('version')} is a nightly built on {match.group('date')}; the index lists "
+           f"releases up to {newest[0]}.{newest[1]}, so every nightly of at least one whole release series "
+           f"was built after it, and the nightly index keeps only the newest 60 nightlies of each package")
+    return [InstallerError("index", "nightly-pruned", f"torch=={match.group('version')}", why, "torch",
+                           (_NIGHTLY_SOURCE,))]
+
+
+def _failed_indexes(text: str, releases: Dict[str, FrozenSet[str]]) -> List[InstallerError]:
+    """A PyTorch index no release was published to, where the installer found nothing."""
+    if not re.search(r"\(from versions: none\)|No matching distribution|there is no version of", text):
+        return []
+    out = []
+    for variant in dict.fromkeys(m.group("variant") for m in _INDEX.finditer(text)):
+        why = _index_without_release(variant, releases)
+        if why is not None:
+            out.append(InstallerError("index", "build-unpublished", f"download.pytorch.org/whl/{variant}",
+                                      why, "torch", (_SOURCE,)))
+    return out
+
+
+def _index_not_given(text: str, releases: Dict[str, FrozenSet[str]]) -> Sequence[InstallerError]:
+    """uv/pixi found no version of a torch build that the data says was published."""
+    for match in _NO_VERSION.finditer(text):
+        version = match.group("version") or match.group("version2")
+        variant = match.group("variant") or match.group("variant2")
+        if variant not in releases.get(version, frozenset()):
+            continue
+        given = sorted({m.group("variant") for m in _INDEX.finditer(text)})
+        where = (f"the PyTorch index the text names ({', '.join(given)}) is another variant's" if given
+                 else "the text names no PyTorch index")
+        why = (f"torch {version}+{variant} is published only on download.pytorch.org/whl/{variant}, and "
+               f"the resolver found no version of it at all (not a wheel unfit for this platform): that "
+               f"index was not among the ones it read for torch; {where}")
+        return [InstallerError("uv", "index-not-given", f"torch=={version}+{variant}", why, "torch",
+                               (_SOURCE,))]
+    return []
+
+
+# What an installer's output shows of the file whose hash did not match (pip's HashMismatch, uv's
+# "Hash mismatch for", conda's CondaVerificationError): the transfer before it.
+_HASH_ERROR = re.compile(r"THESE PACKAGES DO NOT MATCH THE HASHES|Hash mismatch for `|CondaVerificationError")
+# (a cached .metadata file is not the file that failed)
+_FETCH = re.compile(r"^[^\n]*?\b(?P<how>Downloading|Using cached)\s+(?!\S+\.metadata\b)\S", re.MULTILINE)
+# rich's progress bar (pip 22+): "176.2/176.2 MB"; 1 decimal, so only kB/MB totals are exact enough.
+_PROGRESS = re.compile(r"(?P<done>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?) (?P<unit>[kMG]B)\b")
+_BROKEN = re.compile(r"IncompleteRead|Connection broken|ChunkedEncodingError|Connection reset by peer|"
+                     r"Read timed out|ContentTooShortError")
+
+
+def transfers(text: str) -> List[str]:
+    """How the file that failed its hash check arrived: ``cut`` (the progress bar stopped short of
+    its size, or the connection broke), ``cached`` (pip took it from its cache), ``complete`` (a
+    fresh download that reached its full size), ``conda-verify`` (conda found its extracted package
+    damaged)."""
+    failed = _HASH_ERROR.search(text)
+    if failed is None:
+        return []
+    if failed.group().startswith("CondaVerification"):
+        return ["conda-verify"]
+    before = text[: failed.start()]
+    found: List[str] = ["cut"] if _BROKEN.search(text) else []
+    fetches = list(_FETCH.finditer(before))
+    if fetches and fetches[-1].group("how") == "Using cached":
+        found.append("cached")
+    since = before[fetches[-1].end():] if fetches else before
+    bars = list(_PROGRESS.finditer(since))
+    if bars:
+        done, total = float(bars[-1].group("done")), float(bars[-1].group("total"))
+        if done < total:
+            found.append("cut")
+        elif bars[-1].group("unit") != "GB" and "cached" not in found:
+            found.append("complete")
+    return list(dict.fromkeys(found))
+
+
+
+# The evidence download-corrupted and index-metadata-broken need (explain.reason.CONFIRMATION_CHECKS).
+def download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The file that failed its hash was cut short, came from pip's cache, or conda found its
+    extracted copy damaged: a local copy is at fault, not the index."""
+    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
+             "conda-verify": "conda found its extracted package damaged"}
+    return next((why for key, why in shown.items() if key in extracted.transfers), None)
+
+
+def fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
+    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
+    return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None

@@ -1,0 +1,174 @@
+"""Installer and index failures: what the data proves of a torch build the installer did not find,
+and the families whose message alone does not tell the cause apart (each with its counter-case)."""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def index_facts(text: str) -> List[Tuple[str, str]]:
+    return [(e.kind, e.text) for e in extract(text, KB).installer_errors if e.installer in ("index", "uv")]
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_a_torch_cuda_pair_never_published_is_named_from_the_release_data() -> None:
+    # zewei-Zhang/GoodDrag#3: torch 2.0.1 was built for cu117 and cu118 only.
+    text = "Could not find a version that satisfies the requirement torch==2.0.1+cu121\n"
+    assert index_facts(text) == [("build-unpublished", "torch==2.0.1+cu121")]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-cuda-build-not-published"
+    assert "cu117, cu118" in found.cause and "2.1.0 to 2.5.1" in found.cause
+    # Counter-cases: a published pair, and a release the data does not cover, prove nothing.
+    published = "Could not find a version that satisfies the requirement torch==2.0.1+cu118\n"
+    assert index_facts(published) == []
+    assert stated(published) == ["no-matching-distribution"]
+    assert index_facts("Could not find a version that satisfies the requirement torch==9.9.9+cu121\n") == []
+
+
+def test_an_index_no_release_was_published_to_is_named() -> None:
+    # visualbruno/ComfyUI-Trellis2#131: there is no cu131 index.
+    text = ("pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu131\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.10.0 "
+            "(from versions: none)\n")
+    assert index_facts(text) == [("build-unpublished", "torch==2.10.0 from download.pytorch.org/whl/cu131")]
+    assert stated(text) == ["torch-cuda-build-not-published"]
+    # The cu130 index has torch 2.10.0: the failure is not the build's (another candidate).
+    real = text.replace("cu131", "cu130")
+    assert index_facts(real) == []
+    report = explain_report(real, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["no-matching-distribution"]
+    assert len(report.explanations[0].candidates) == 5
+
+
+def test_no_version_of_a_published_build_means_its_index_was_not_read() -> None:
+    # prefix-dev/pixi#2398: uv's resolver found no version at all of a build that exists.
+    text = ("  ╰─▶ Because there is no version of torch==2.5.1+cu121 and you require "
+            "torch==2.5.1+cu121, we can conclude that your requirements are unsatisfiable.\n")
+    assert index_facts(text) == [("index-not-given", "torch==2.5.1+cu121")]
+    assert stated(text) == ["pytorch-index-not-given"]
+    # A build never published is that cause, not a missing index.
+    assert index_facts(text.replace("2.5.1", "2.0.1")) == [("build-unpublished", "torch==2.0.1+cu121")]
+    # Wheels unfit for this platform are uv's other message: the index was read.
+    unfit = ("Because torch==2.5.1+cu121 has no wheels with a matching platform tag (e.g., "
+             "`macosx_14_0_arm64`) and you require torch==2.5.1+cu121, we can conclude that your "
+             "requirements are unsatisfiable.\n")
+    assert index_facts(unfit) == []
+
+
+def test_no_matching_distribution_is_a_family_for_any_package() -> None:
+    # XPixelGroup/DiffBIR#61 (triton has no Windows wheels): the message alone does not say why.
+    text = ("ERROR: Could not find a version that satisfies the requirement triton==2.0.0 "
+            "(from versions: none)\n"
+            "ERROR: No matching distribution found for triton==2.0.0\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-matching-distribution"
+    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 5
+    assert "triton==2.0.0" in found.candidates[0][1]
+
+
+HASH = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "
+        "package versions, please update the hashes.\n")
+
+
+def test_a_hash_mismatch_alone_is_the_family() -> None:
+    # pytorch/test-infra#6307: no transfer shown; the index was at fault there, a cut download elsewhere.
+    report = explain_report(HASH, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["package-hash-mismatch"]
+    assert len(report.explanations[0].candidates) == 3
+    assert {name for name, _ in report.contradicted} == {"download-corrupted", "index-metadata-broken"}
+
+
+def test_a_download_cut_short_or_cached_is_the_local_copy() -> None:
+    cut = ("  Downloading torch-1.6.0-cp37-cp37m-manylinux1_x86_64.whl (748.8 MB)\n"
+           "     ━━━━━━━━━━━━━━━━━━━━━━━━━╸            520.6/748.8 MB 677.3 kB/s eta 0:05:37\n" + HASH)
+    assert extract(cut, KB).transfers == ["cut"]
+    assert stated(cut) == ["download-corrupted"]
+    cached = ("  Using cached https://download.pytorch.org/whl/cu121/torch-2.2.1%2Bcu121-cp311-cp311-"
+              "linux_x86_64.whl (757.3 MB)\n" + HASH)
+    assert stated(cached) == ["download-corrupted"]
+    # A cached .metadata file is not the file that failed.
+    metadata = cached.replace(".whl (757.3 MB)", ".whl.metadata (6.3 kB)")
+    assert stated(metadata) == ["package-hash-mismatch"]
+
+
+def test_a_fresh_complete_download_that_mismatches_is_the_index() -> None:
+    # pytorch/pytorch#145501: the whole nightly wheel arrived; the index's sha256 was for another file.
+    fresh = ("Downloading https://download.pytorch.org/whl/nightly/cpu/torch-2.7.0.dev20250123%2Bcpu-cp39-cp39-"
+             "manylinux_2_28_x86_64.whl (176.2 MB)\n"
+             "   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 176.2/176.2 MB 206.5 MB/s eta 0:00:00\n" + HASH)
+    assert extract(fresh, KB).transfers == ["complete"]
+    assert stated(fresh) == ["index-metadata-broken"]
+    # A GB total printed to one decimal is not exact enough to prove the download whole.
+    rounded = fresh.replace("(176.2 MB)", "(2325.9 MB)").replace("176.2/176.2 MB", "2.3/2.3 GB")
+    assert stated(rounded) == ["package-hash-mismatch"]
+
+
+def test_a_refused_metadata_file_is_the_family_not_a_pinned_url() -> None:
+    # Zuntan03/EasyWan22#48: pip asked for .whl.metadata because the index page listed it.
+    url = "https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp310-cp310-win_amd64.whl"
+    report = explain_report(f"ERROR: HTTP error 403 while getting {url}.metadata\n", CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["index-file-refused"]
+    assert len(report.explanations[0].candidates) == 3
+    # Counter-case: the wheel itself refused is the pinned URL's cause.
+    assert stated(f"ERROR: HTTP error 403 while getting {url}\n") == ["wheel-url-gone"]
+
+
+def test_a_wheel_wget_could_not_get_is_not_the_installed_torch() -> None:
+    # pytorch/pytorch#118732: wget's 403 for a +cpu wheel; nothing was installed, so no CPU-only torch.
+    text = ("--2024-01-31 00:23:03--  https://download.pytorch.org/whl/cpu/torch-1.2.0+cpu-cp27-cp27m-"
+            "manylinux1_x86_64.whl\n"
+            "HTTP request sent, awaiting response... 403 Forbidden\n"
+            "2024-01-31 00:23:03 ERROR 403: Forbidden.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "wheel-url-gone" and found.facts["literal_plus"] == "cpu"
+    assert any("%2B" in step for step in found.fix)
+    # Counter-case: the same +cpu wheel downloaded and installed is a CPU-only torch.
+    installed = ("Downloading https://download.pytorch.org/whl/cpu/torch-1.2.0%2Bcpu-cp27-cp27m-"
+                 "manylinux1_x86_64.whl\nSuccessfully installed torch-1.2.0+cpu\n")
+    assert stated(installed) == ["torch-not-compiled-with-cuda"]
+
+
+def test_no_module_named_torch_is_the_family_also_at_a_sentence_end() -> None:
+    # jasonppy/VoiceCraft#89 (a notebook's kernel): "'torch'." ends the sentence.
+    text = "When I run cell 1, i get ModuleNotFoundError: No module named 'torch'. Did I miss something?\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-module-named-torch" and len(found.candidates) == 3
+    # Counter-case: another module of the torch package is not torch missing.
+    assert "no-module-named-torch" not in stated("ModuleNotFoundError: No module named torch.utils\n")
+
+
+def test_a_nightly_two_series_older_than_the_listed_releases_was_pruned() -> None:
+    # pytorch/pytorch#146575: a 2.1.0 nightly, while the index already lists 2.6.0.
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.1.0.dev20230822+cu118 "
+            "(from versions: 2.0.1, 2.1.0, 2.2.0, 2.6.0)\n")
+    assert index_facts(text) == [("nightly-pruned", "torch==2.1.0.dev20230822")]
+    assert stated(text) == ["nightly-build-pruned"]
+    # Counter-case: the next series alone may still hold fewer than 60 newer nightlies.
+    recent = text.replace(", 2.2.0, 2.6.0", ", 2.2.0")
+    assert index_facts(recent) == []
+    assert stated(recent) == ["no-matching-distribution"]
+
+
+def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause() -> None:
+    # pytorch/pytorch#58681: no channel list shown, so nothing tells the candidates apart.
+    text = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+            "  - cudatoolkit=11.1\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-package-not-found" and len(found.candidates) == 4
+    assert found.facts["package"] == "cudatoolkit=11.1"
+    # Counter-case: a 32-bit Windows subdir proves the platform cause, which explains the family.
+    win32 = text.replace("cudatoolkit=11.1", "pytorch") + (
+        "Current channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
+        "  - https://conda.anaconda.org/pytorch/noarch\n")
+    assert stated(win32) == ["conda-no-build-for-platform"]
