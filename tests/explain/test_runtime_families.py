@@ -237,3 +237,20 @@ def test_musl_loader_words_and_torch_api_compile_errors() -> None:
 def test_cuda_python_failed_dlopen_is_a_missing_driver_library() -> None:
     # NVIDIA/cuda-python#17 (WSL: libcuda.so lives in /usr/lib/wsl/lib).
     assert stated("RuntimeError: Failed to dlopen libcuda.so\n") == ["libcuda-missing"]
+
+
+def test_driver_api_symbols_ipex_pins_and_mig_asserts() -> None:
+    # sgl-project/sglang#8131: a driver API name (cuXxx) the installed libcuda lacks.
+    driver = "ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuGreenCtxStreamCreate\n"
+    assert stated(driver) == ["call-requires-newer-driver"]
+    # cuBLAS' and the runtime's names are not the driver API's.
+    for other in ("ImportError: /x/ext.so: undefined symbol: cublasLtMatmul\n",
+                  "ImportError: /x/ext.so: undefined symbol: cudaGetDriverEntryPointByVersion\n"):
+        assert "call-requires-newer-driver" not in stated(other), other
+    ipex = ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.2.*, but PyTorch 2.1.0+cu121 "
+            "is found. Please switch to the matching version and run again.\n")
+    assert stated(ipex) == ["companion-needs-other-torch"]
+    mig = ('"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED" with torch 2.5.0 on 2 GPU '
+           "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n")
+    assert stated(mig) == ["mig-single-instance"]
+    assert "mig-single-instance" not in stated("device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n")
