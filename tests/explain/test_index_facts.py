@@ -172,3 +172,17 @@ def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause()
         "Current channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
         "  - https://conda.anaconda.org/pytorch/noarch\n")
     assert stated(win32) == ["conda-no-build-for-platform"]
+
+
+def test_uv_resolving_for_an_x86_64_mac_names_both_machines_it_can_be() -> None:
+    # vllm-project/vllm-metal#379: a forked resolution (markers in braces) for macosx_26_0_x86_64.
+    text = ("  ╰─▶ Because torch{platform_machine == 'aarch64' or platform_machine == 'x86_64'}==2.11.0+cpu "
+            "has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`) and you require "
+            "torch{platform_machine == 'x86_64'}==2.11.0+cpu, we can conclude that your requirements are "
+            "unsatisfiable.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "macos-x86-64-python" and len(found.candidates) == 2
+    assert found.facts["platform_tag"] == "macosx_26_0_x86_64"
+    # Counter-case: another platform's tag is uv's plain no-wheel message, markers and all.
+    linux = text.replace("macosx_26_0_x86_64", "manylinux_2_17_armv7l")
+    assert stated(linux) == ["uv-no-matching-wheel"]
