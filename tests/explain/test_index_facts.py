@@ -186,3 +186,14 @@ def test_uv_resolving_for_an_x86_64_mac_names_both_machines_it_can_be() -> None:
     # Counter-case: another platform's tag is uv's plain no-wheel message, markers and all.
     linux = text.replace("macosx_26_0_x86_64", "manylinux_2_17_armv7l")
     assert stated(linux) == ["uv-no-matching-wheel"]
+
+
+def test_uv_sync_from_a_lock_without_a_wheel_for_this_platform() -> None:
+    # astral-sh/uv#10843: uv sync installs from the lock; its own wording, then its hint.
+    text = ("error: Distribution `torch==2.6.0 @ registry+https://download.pytorch.org/whl/cpu` can't be "
+            "installed because it doesn't have a source distribution or wheel for the current platform\n\n"
+            "hint: You're on Windows (`win_amd64`), but `torch` (v2.6.0) only has wheels for the following "
+            "platform: `macosx_11_0_arm64`\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-no-matching-wheel" and found.facts["requirement"] == "torch==2.6.0"
+    assert found.facts["platform_tag"] == "win_amd64"
