@@ -3,6 +3,7 @@ and the families whose message alone does not tell the cause apart (each with it
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Tuple
 
 from torchsmith.explain import catalog_of
@@ -197,3 +198,23 @@ def test_uv_sync_from_a_lock_without_a_wheel_for_this_platform() -> None:
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "uv-no-matching-wheel" and found.facts["requirement"] == "torch==2.6.0"
     assert found.facts["platform_tag"] == "win_amd64"
+
+
+def test_an_option_the_installer_does_not_know_as_real_pip_and_uv_print_it() -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--torch-backend", "auto", "torch"],
+                         capture_output=True, text=True, check=False)
+    outputs = [pip.stdout + pip.stderr]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is not None:
+        run = subprocess.run([uv, "pip", "install", "--no-such-flag", "torch"], capture_output=True,
+                             text=True, check=False)
+        outputs.append(run.stdout + run.stderr)
+    for output in outputs:
+        (found,) = explain_report(output, CATALOG, kb=KB).explanations
+        assert found.signature.id == "installer-option-unknown" and len(found.candidates) == 3
+    # Counter-case: another program's clap error is not an installer's.
+    assert stated("error: unexpected argument '--foo' found\n\nUsage: cargo build [OPTIONS]\n") == []
