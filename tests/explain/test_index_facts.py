@@ -218,3 +218,14 @@ def test_an_option_the_installer_does_not_know_as_real_pip_and_uv_print_it() -> 
         assert found.signature.id == "installer-option-unknown" and len(found.candidates) == 3
     # Counter-case: another program's clap error is not an installer's.
     assert stated("error: unexpected argument '--foo' found\n\nUsage: cargo build [OPTIONS]\n") == []
+
+
+def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:
+    # imoneoi/openchat#8 (cut before the error): flash-attn's setup.py in pip's isolated build.
+    text = ("Getting requirements to build wheel ... error\n"
+            "cwd: /tmp/pip-install-_op0fkvy/flash-attn_32ecdb534ca149cebac1b8d1956665eb\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "build-requirements-step-failed" and found.facts["package"] == "flash-attn"
+    # With the error shown, the cause is stated.
+    shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
+    assert stated(shown) == ["build-isolation-hides-torch"]
