@@ -211,3 +211,46 @@ def test_build_and_distributed_messages_in_their_tools_own_words() -> None:
     assert "mpi-backend-not-built" not in stated(nccl)
     gcc = "#error -- unsupported GNU version! gcc versions later than 10 are not supported!\n"
     assert "unsupported-msvc" not in stated(gcc)
+
+
+def test_musl_loader_words_and_torch_api_compile_errors() -> None:
+    musl = ("ImportError: Error loading shared library ld-linux-x86-64.so.2: No such file or directory "
+            "(needed by /usr/lib/python3.5/site-packages/torch/_C.cpython-35m-x86_64-linux-gnu.so)\n")
+    assert stated(musl) == ["musl-libc-unsupported"]
+    relocating = ("ImportError: Error relocating /site-packages/torch/lib/libcudnn.so.6: __strtod_internal: "
+                  "symbol not found\n")
+    assert stated(relocating) == ["musl-libc-unsupported"]
+    # glibc's own loader missing another library is not musl.
+    glibc = "libfoo.so.1: cannot open shared object file: No such file\n"
+    assert "musl-libc-unsupported" not in stated(glibc)
+    for text in ('csrc/type_shim.h(13): error: class "at::Type" has no member "scalarType"\n',
+                 "csrc/x.cpp:9:13: error: 'deprecated_AT_CHECK' is not a member of 'at'\n",
+                 "csrc/layer_norm_cuda_kernel.cu:4:37: fatal error: ATen/cuda/DeviceUtils.cuh: "
+                 "No such file or directory\n"):
+        assert "extension-source-needs-other-torch" in stated(text), text
+    # torch's entry header missing: torch not found at all; a name outside torch's namespaces: not torch's.
+    for text in ("fatal error: ATen/ATen.h: No such file or directory\n",
+                 "error: 'optional' is not a member of 'std'\n"):
+        assert "extension-source-needs-other-torch" not in stated(text), text
+
+
+def test_cuda_python_failed_dlopen_is_a_missing_driver_library() -> None:
+    # NVIDIA/cuda-python#17 (WSL: libcuda.so lives in /usr/lib/wsl/lib).
+    assert stated("RuntimeError: Failed to dlopen libcuda.so\n") == ["libcuda-missing"]
+
+
+def test_driver_api_symbols_ipex_pins_and_mig_asserts() -> None:
+    # sgl-project/sglang#8131: a driver API name (cuXxx) the installed libcuda lacks.
+    driver = "ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuGreenCtxStreamCreate\n"
+    assert stated(driver) == ["call-requires-newer-driver"]
+    # cuBLAS' and the runtime's names are not the driver API's.
+    for other in ("ImportError: /x/ext.so: undefined symbol: cublasLtMatmul\n",
+                  "ImportError: /x/ext.so: undefined symbol: cudaGetDriverEntryPointByVersion\n"):
+        assert "call-requires-newer-driver" not in stated(other), other
+    ipex = ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.2.*, but PyTorch 2.1.0+cu121 "
+            "is found. Please switch to the matching version and run again.\n")
+    assert stated(ipex) == ["companion-needs-other-torch"]
+    mig = ('"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED" with torch 2.5.0 on 2 GPU '
+           "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n")
+    assert stated(mig) == ["mig-single-instance"]
+    assert "mig-single-instance" not in stated("device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n")

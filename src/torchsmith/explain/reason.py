@@ -165,28 +165,33 @@ def _driver_conclusion(env: Environment, facts: Mapping[str, Any], kb: Knowledge
     return f"{who} supports CUDA up to {have}, and this build is for CUDA {cuda}{need}"
 
 
+def _torch_wanted(extracted: Extracted) -> Optional[str]:
+    """The torch asked for (the request's ``torch==X``) or installed, as the resolver said."""
+    for conflict in extracted.conflicts:
+        if conflict.what == "torch" and conflict.who in ("user", "installed"):
+            version = conflict.spec if conflict.who == "installed" else re.sub(r"^\s*===?\s*", "",
+                                                                                 conflict.spec)
+            if re.match(r"\d", version):
+                return version
+    return None
+
+
 def _pin_conclusions(extracted: Extracted, kb: KnowledgeBase) -> List[str]:
     """ "package A pins torch==X; the release of A that pairs with torch Y is ..." from the data."""
     out: List[str] = []
-    wanted = [c.wants for c in extracted.conflicts if c.who in ("user", "installed")]
-    torch_wanted = next(
-        (re.sub(r"^torch\s*(?:==|\s)\s*", "", w) for w in wanted if w.startswith("torch")), None
-    )
+    torch_wanted = _torch_wanted(extracted)
     for conflict in extracted.conflicts:
-        pin = re.match(r"torch\s*==\s*([\d.]+)", conflict.wants)
-        who = re.match(r"([A-Za-z][\w.\-]*?)[-= ]+v?(\d[\w.]*)", conflict.who)
-        if not pin or not who or who.group(1).lower() == "torch":
+        pin = re.match(r"==\s*([\d.]+)", conflict.spec)
+        version = re.match(r"[=\s]*v?(\d[\w.]*)", conflict.who_version)
+        if conflict.what != "torch" or not pin or not version or conflict.who_name in ("", "torch"):
             continue
-        text = f"{who.group(1)} {who.group(2)} pins torch=={pin.group(1)}"
-        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pin.group(1)):
-            pairs = [
-                r
-                for r in kb.torch_requirements(who.group(1).lower())
-                if r.torch.lstrip("=") == torch_wanted.split("+")[0]
-            ]
+        who, pinned = conflict.who_name, pin.group(1).rstrip(".")
+        text = f"{who} {version.group(1)} pins torch=={pinned}"
+        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pinned):
+            release = torch_wanted.split("+")[0]
+            pairs = [r for r in kb.torch_requirements(who) if r.torch.lstrip("=") == release]
             if pairs:
-                text += (f"; the release of {who.group(1)} that pairs with torch {torch_wanted} "
-                         f"is {pairs[0].version}")
+                text += f"; the release of {who} that pairs with torch {torch_wanted} is {pairs[0].version}"
         if text not in out:
             out.append(text)
     return out

@@ -2,10 +2,11 @@
 
 uv explains a failed resolution as a derivation ("Because beta>=2.0 depends on torch==2.4.0 and
 all versions of alpha depend on beta>=2, ..."), pip as a list ("The conflict is caused by: The
-user requested torch==2.6.0+cu126 / beta 2.0 depends on torch==2.4.0"). Both are read into
-:class:`Need` facts -- who asks for what -- so ``plan --confirm`` and ``install`` say a conflict in
-the same words: which package pins what, against which planned pin, and (where its published
-metadata is known) which release of it pairs with the planned torch. Pure: no I/O.
+user requested torch==2.6.0+cu126 / beta 2.0 depends on torch==2.4.0"). :mod:`torchsmith.refusal`
+reads both (the same reader ``explain`` uses) into :class:`Need` facts -- who asks for what -- so
+``plan --confirm`` and ``install`` say a conflict in the same words: which package pins what, against
+which planned pin, and (where its published metadata is known) which release of it pairs with the
+planned torch. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
-from torchsmith.kb.pkgmeta import canonical
 from torchsmith.records import dataclass
+from torchsmith.refusal import read as read_refusal
 
 __all__ = ["Need", "Pair", "Pairing", "ResolverFailure", "clashes", "conflict_lines", "pairs",
            "parse_failure", "unreachable_line"]
@@ -22,25 +23,6 @@ __all__ = ["Need", "Pair", "Pairing", "ResolverFailure", "clashes", "conflict_li
 # Who pairs with a torch build: a pin on one of these against the plan's is the conflict to name.
 FAMILY = ("torch", "torchvision", "torchaudio")
 
-_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]+\])?"
-_SPEC = r"(?:(?:===|[<>=!~]=?)[^\s,;]+(?:,(?:===|[<>=!~]=?)[^\s,;]+)*)"
-# uv: "beta>=2.0 depends on torch==2.4.0", "all versions of alpha depend on beta>=2",
-# "alpha==1.0 depends on beta", "only alpha<=1.0 is available and alpha==1.0 depends on ...".
-# Not after "+": in pip's "torchvision 0.16.1+cu118 depends on ..." cu118 is a version's label.
-_UV_NEED = re.compile(r"(?:all versions of |all of:?\s*)?(?<![\w.+-])(?P<who>[A-Za-z][A-Za-z0-9._-]*"
-                      rf"(?:\[[^\]]+\])?)(?P<whospec>{_SPEC})?\s+"
-                      rf"depends? on (?P<what>{_NAME})(?P<whatspec>{_SPEC})?")
-_UV_REQUIRE = re.compile(r"you require (?P<list>.+?)(?:, we can conclude|\.\s|\.$|$)", re.MULTILINE)
-_UV_MISSING = re.compile(rf"(?P<name>{_NAME}) was not found in the (?:package registry|provided package "
-                         rf"locations|cache)|there is no version of (?P<version>{_NAME}{_SPEC}?)")
-# pip: "beta 2.0 depends on torch==2.4.0", "The user requested torch==2.6.0+cu126".
-_PIP_NEED = re.compile(rf"^\s*(?P<who>{_NAME}) (?P<version>[^\s]+) depends on (?P<what>{_NAME})"
-                       rf"(?P<whatspec>{_SPEC})?", re.MULTILINE)
-_PIP_USER = re.compile(rf"^\s*The user requested (?:\(constraint\) )?(?P<req>{_NAME}{_SPEC}?)", re.MULTILINE)
-# pip's progress: "Collecting beta>=2 (from alpha==1.0)" says who asked for a dependency.
-_PIP_FROM = re.compile(rf"^\s*Collecting (?P<what>{_NAME})(?P<whatspec>{_SPEC})?[^(\n]*"
-                       rf"\(from (?P<who>{_NAME})(?:==(?P<version>[^\s,()>-]+))?", re.MULTILINE)
-_PIP_MISSING = re.compile(rf"No matching distribution found for (?P<req>{_NAME}{_SPEC}?)")
 # A resolver that could not reach its index says so in words like these (uv, then pip).
 _UNREACHABLE = ("Failed to fetch", "error sending request", "tcp connect error", "dns error",
                 "Connection refused", "failed to lookup address", "network was disabled",
@@ -92,50 +74,12 @@ def unreachable_line(text: str) -> str:
 
 
 def parse_failure(text: str) -> ResolverFailure:
-    """The facts of a uv or pip refusal (their words differ; the facts do not)."""
-    flat = re.sub(r"\s*\n\s*(?:cause:|╰─▶|│)?\s*", " ", text)  # uv wraps its sentences
-    flat = re.sub(r"\{[^{}]*\}", "", flat)  # and marks a requirement's markers in braces
-    needs: List[Need] = []
-    for match in _UV_NEED.finditer(flat):
-        if "conclude that" in flat[max(0, match.start() - 40):match.start()]:
-            continue  # uv's own inference, not a published requirement
-        needs.append(Need(canonical(_bare(match.group("who"))), (match.group("whospec") or "").rstrip("."),
-                          canonical(_bare(match.group("what"))), (match.group("whatspec") or "").rstrip(".")))
-    for match in _PIP_NEED.finditer(text):
-        needs.append(Need(canonical(_bare(match.group("who"))), match.group("version"),
-                          canonical(_bare(match.group("what"))), match.group("whatspec") or ""))
-    needs.extend(_pip_askers(text, needs))
-    required: List[str] = []
-    for match in _UV_REQUIRE.finditer(flat):
-        parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("list"))
-        required.extend(p.strip() for p in parts if p.strip())
-    required.extend(m.group("req") for m in _PIP_USER.finditer(text))
-    missing = [m.group("name") or m.group("version") for m in _UV_MISSING.finditer(flat)]
-    missing.extend(m.group("req") for m in _PIP_MISSING.finditer(text))
-    return ResolverFailure(tuple(dict.fromkeys(needs)), tuple(dict.fromkeys(required)),
-                           tuple(dict.fromkeys(missing)), _first_error(text))
-
-
-def _pip_askers(text: str, needs: List[Need]) -> List[Need]:
-    """Who asked for each package in pip's conflict, from its "Collecting ... (from ...)" lines
-    (the conflict list itself does not say), up the chain to what the user asked for."""
-    asked: Dict[str, Need] = {}
-    for match in _PIP_FROM.finditer(text):
-        what = canonical(_bare(match.group("what")))
-        asked.setdefault(what, Need(canonical(_bare(match.group("who"))), match.group("version") or "",
-                                    what, match.group("whatspec") or ""))
-    found: List[Need] = []
-    wanted = [n.who for n in needs]
-    while wanted:
-        parent = asked.pop(wanted.pop(0), None)
-        if parent is not None and parent not in needs:
-            found.append(parent)
-            wanted.append(parent.who)
-    return found
-
-
-def _bare(name: str) -> str:
-    return name.split("[", 1)[0]
+    """The facts of a uv or pip refusal, as :func:`torchsmith.refusal.read` reads them (the reader
+    ``explain`` uses too): who needs what, what was asked for, what no index has."""
+    refusal = read_refusal(text)
+    needs = (Need(r.who, r.who_version, r.what, r.spec) for r in refusal.needs())
+    asked = tuple(dict.fromkeys(r.said for r in refusal.requested()))
+    return ResolverFailure(tuple(dict.fromkeys(needs)), asked, refusal.missing, _first_error(text))
 
 
 # (package, torch version, the range its dependent accepts) -> (release that pairs, where its

@@ -37,6 +37,7 @@ from torchsmith.explain.extract.model import (
     UndefinedSymbol,
 )
 from torchsmith.explain.messages import unwrap
+from torchsmith.refusal import read as read_refusal
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -81,7 +82,8 @@ def extract(
     words = vocab if vocab is not None else vocabulary(kb)
     joined = unwrap(text).text  # messages split over lines, joined
     found_frames = python.frames(text)
-    missing = resolver.not_found(text)
+    refusal = read_refusal(text)
+    missing = resolver.not_found(text, refusal)
     rows = words.get("conda_packages", ())
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
     return Extracted(
@@ -94,7 +96,7 @@ def extract(
         dtypes=gpu.dtypes(text),
         symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
-        conflicts=resolver.conflicts(text),
+        conflicts=resolver.conflicts(text, refusal),
         not_found=missing,
         source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),

@@ -24,9 +24,9 @@ _MISSING = (
         re.IGNORECASE,
     ),
     # The loader's complaint in words: "Couldn't open CUDA library X", "could not load `X`",
-    # "failed to find the shared library X".
+    # "failed to find the shared library X", cuda-python's "Failed to dlopen X".
     re.compile(
-        r"(?:couldn't|could not|can't|cannot|unable to|failed to) (?:open|load|find|locate)"
+        r"(?:couldn't|could not|can't|cannot|unable to|failed to) (?:open|load|find|locate|dlopen)"
         r"(?: the)?(?: CUDA| dynamic| shared| DLL)?(?: library| module| file)?:?\s+['\"`]?"
         r"(?:[^'\"`\s]*[\\/])?" + _LIB,
         re.IGNORECASE,

@@ -100,11 +100,17 @@ class CompilerMessage:
 
 @dataclass(frozen=True)
 class Conflict:
-    """One requirement a resolver reported: ``who`` needs ``wants`` (``who`` "user": you asked)."""
+    """One requirement a resolver reported: ``who`` needs ``wants`` (``who`` "user": you asked;
+    "installed": what the environment has), as said, and read (torchsmith.refusal.Requirement)."""
 
-    installer: str  # pip | uv | conda
+    installer: str  # pip | uv | conda | rattler
     who: str
     wants: str
+    who_name: str = ""  # canonical name of who needs it, "" for the request
+    who_version: str = ""
+    what: str = ""  # canonical name of what is needed
+    spec: str = ""  # "==1.12.0", ">=1.8,<2.0"; the installed version for "installed"
+    markers: str = ""
 
 
 @dataclass(frozen=True)

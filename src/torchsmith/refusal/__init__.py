@@ -1,0 +1,36 @@
+"""One reader of resolver refusals -- pip's, uv's, conda's/mamba's and pixi's (rattler's) -- into one
+structure: who requires what (the package that pins torch, at which version or range, under which
+markers), what the environment has, what no index or channel offers, and what was offered instead.
+
+``explain`` (explain/extract/resolver.py) and ``plan --confirm``/``install`` (plan/conflict_words.py)
+both render from :func:`read`, so a refusal is read the same way wherever it is shown. Each installer's
+forms are read from the words its own source writes (see pip.py, uv.py, conda.py). Pure: no I/O."""
+
+from __future__ import annotations
+
+from typing import Callable, List, Tuple
+
+from torchsmith.refusal import conda, pip, uv
+from torchsmith.refusal.model import Have, Offer, Refusal, Requirement
+
+__all__ = ["Have", "Offer", "Refusal", "Requirement", "read"]
+
+_Read = Callable[[str], Tuple[List[Requirement], List[Have], List[str], List[Offer]]]
+_READERS: Tuple[_Read, ...] = (pip.read, uv.read, conda.read)
+_MAX = 60  # facts of one kind kept from one text
+
+
+def read(text: str) -> Refusal:
+    """Every refusal fact the text states, each once, in the order the installers said them."""
+    requirements: List[Requirement] = []
+    installed: List[Have] = []
+    missing: List[str] = []
+    offers: List[Offer] = []
+    for reader in _READERS:
+        found = reader(text)
+        requirements.extend(found[0])
+        installed.extend(found[1])
+        missing.extend(found[2])
+        offers.extend(found[3])
+    return Refusal(tuple(dict.fromkeys(requirements))[:_MAX], tuple(dict.fromkeys(installed))[:_MAX],
+                   tuple(dict.fromkeys(m for m in missing if m))[:_MAX], tuple(dict.fromkeys(offers))[:_MAX])
