@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.indexes import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
-from torchsmith.explain.triggers import failing_package, tf32_gpu
+from torchsmith.explain.triggers import failing_package, macos_below_mps_minimum, tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -476,6 +476,7 @@ CONFIRMATION_CHECKS: Dict[
     "download_damaged_shown": download_damaged_shown,
     "fresh_download_complete_shown": fresh_download_complete_shown,
     "build_lacks_arch": _build_lacks_arch,
+    "macos_below_mps_minimum": macos_below_mps_minimum,
     "binary_compatible_gpu": _binary_compatible_gpu,
 }
 

@@ -9,9 +9,10 @@ library of that kind), ``symbol:mkl`` (an undefined symbol of that owner), ``com
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted
+from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -296,3 +297,18 @@ def fired(triggers: Sequence[str], extracted: Extracted,
         if hit is not None:
             return hit
     return None
+
+
+def macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The macOS the text shows is older than MPS needs: the minimum torch's message names (12.3 when
+    none), 13.0 for torch 2.5 and later (its message still said 12.3: pytorch/pytorch#139425). The
+    same message on a new enough macOS means the process has no Metal device."""
+    shown = extracted.environment.macos
+    if not shown:
+        return None
+    minimum = str(facts.get("mps_min") or "12.3")
+    torch = extracted.environment.torch
+    if torch and version_tuple(torch) >= (2, 5) and version_tuple(minimum) < (13, 0):
+        minimum = "13.0"
+    return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None

@@ -70,6 +70,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
     ),
     ("gfx", re.compile(r"(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words
+    # (not a minimum such as "supported on MacOS 12.3+")
+    ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"
+                         r"|\b[Mm]ac ?OS(?: X)?(?: version)?:? (?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])")),
     (
         "jetson",
         re.compile(
@@ -180,6 +184,7 @@ _SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
     ("rocm", lambda e, v: setattr(e, "rocm", v)),
     ("gfx", lambda e, v: setattr(e, "gfx", v)),
     ("jetson", lambda e, v: setattr(e, "jetson", v)),
+    ("macos", lambda e, v: setattr(e, "macos", v)),
 )
 
 

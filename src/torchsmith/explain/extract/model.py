@@ -176,6 +176,7 @@ class Environment:
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
+    macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 

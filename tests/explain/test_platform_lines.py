@@ -1,0 +1,81 @@
+"""Clusters, Apple, Intel and musl: each message proves what its source says it proves, and a
+family lists candidates where the message is printed for several causes (counter-cases beside)."""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+MPS = ("RuntimeError: The MPS backend is supported on MacOS 12.3+.\n"
+       "Current OS version can be queried using `sw_vers`.")
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_mps_message_states_an_old_macos_only_where_the_text_shows_one() -> None:
+    assert extract(MPS, KB).environment.macos is None  # "12.3+" is the message's minimum, not this macOS
+    assert stated(MPS + "\nProductVersion:\t12.2.1") == ["macos-too-old-for-mps"]
+    # torch 2.5 needs 13.0 although its message still says 12.3 (pytorch/pytorch#139425)
+    assert stated(MPS + "\nProductVersion:\t12.7.6\nPyTorch version: 2.5.1") == ["macos-too-old-for-mps"]
+    # Counter-cases: a new enough macOS (no Metal device for the process), or none shown: the family.
+    for text in (MPS + "\nProductVersion:\t12.7.6",
+                 "RuntimeError: The MPS backend is supported on macOS 14.0+.\nOS: macOS 26.3.1 (arm64)", MPS):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "mps-unavailable" and len(found.candidates) == 2, text
+
+
+def test_mpi_backend_and_library_are_told_apart() -> None:
+    backend = ("RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if "
+               "you build PyTorch from source on a host that has MPI installed.")
+    assert stated(backend) == ["mpi-backend-not-built"]
+    missing = "ImportError: libmpi.so.40: cannot open shared object file: No such file or directory"
+    (library,) = extract(missing, KB).libraries
+    assert (library.soname, library.kind) == ("libmpi.so.40", "mpi")
+    assert stated(missing) == ["mpi-library-missing"]
+    assert stated("OSError: libmpi_cxx.so.40: cannot open shared object file") == ["mpi-library-missing"]
+    # Counter-case: NCCL's missing backend is not MPI's.
+    nccl = "RuntimeError: Distributed package doesn't have NCCL built in"
+    assert "mpi-backend-not-built" not in stated(nccl)
+
+
+def test_gloo_given_nccls_exclusion_syntax() -> None:
+    text = ("RuntimeError: [enforce fail at .../gloo/transport/tcp/device.cc:84]\n"
+            "  ifa != nullptr. Unable to find address for: ^lo,docker")
+    assert stated(text) == ["gloo-ifname-exclusion-syntax"]
+    # Counter-case: a plain interface name gloo did not find proves no syntax error.
+    assert stated(text.replace("^lo,docker", "eth0")) == []
+
+
+def test_device_index_beyond_count_is_mig_only_where_a_mig_device_is_shown() -> None:
+    assert_ = "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at CUDAContext.cpp:49"
+    assert stated(assert_ + " on 2 GPU NVIDIA-A100-SXM4-80GB-MIG-3g.40gb") == ["mig-single-instance"]
+    (found,) = explain_report(assert_, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-device-index-beyond-count" and len(found.candidates) == 3
+
+
+def test_musls_loader_wording_proves_a_musl_system() -> None:
+    text = ("ImportError: Error relocating /usr/lib/python3.5/site-packages/torch/lib/libcudnn.so.6: "
+            "__strtod_internal: symbol not found")
+    assert stated(text) == ["musl-libc-unsupported"]
+    loading = ("ImportError: Error loading shared library ld-linux-x86-64.so.2: No such file or "
+               "directory (needed by /usr/lib/python3.5/site-packages/torch/_C.so)")
+    assert stated(loading) == ["musl-libc-unsupported"]
+    # Counter-case: glibc's own complaint is an old glibc, not musl.
+    glibc = "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.29' not found"
+    assert "musl-libc-unsupported" not in stated(glibc)
+
+
+def test_xpu_warning_is_the_drivers_family() -> None:
+    text = ("UserWarning: Failed to initialize XPU devices. The driver may not be installed, installed "
+            "incorrectly, or incompatible with the current setup.")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "xpu-devices-not-initialised" and len(found.candidates) == 3
+    assert stated("UserWarning: XPU device count is zero!") == []
