@@ -18,11 +18,16 @@ import types
 from _thread import allocate_lock
 from operator import attrgetter
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from torchsmith import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+    _Values = Callable[[object], Tuple[object, ...]]
 
 __all__ = ["dataclass", "field", "field_names", "replace"]  # standard ones for mypy
 
-_Values = Callable[[object], Tuple[object, ...]]
 _FIELDS = "__dataclass_fields__"
 _PARAMS = "__dataclass_params__"
 _MATERIALISING = allocate_lock()
