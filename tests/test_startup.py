@@ -34,6 +34,7 @@ NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchs
                 "dataclasses", "inspect",
                 "torchsmith.compat",  # (asked for a GPU's sm_ name: this machine has none)
                 "queue",  # the hung-mount guard hands its reads over through locks
+                "typing",  # its names are imported `if TYPE_CHECKING:` (see torchsmith/__init__.py)
                 # (Linux CPython's platform facts are read where the platform module reads them)
                 *(("platform",) if sys.platform == "linux" and sys.implementation.name == "cpython" else ()),
                 # (free-threaded builds, the one thing asked of sysconfig, exist from 3.13 on)
@@ -41,6 +42,9 @@ NOT_IN_PROBE = ("torchsmith.kb", "torchsmith.plan", "torchsmith.render", "torchs
 # A described machine (a profile or a capture) is read, never asked: no command is run, no file
 # is read through the live host (no hung-mount guard thread), no terminal is asked its width.
 NOT_IN_DESCRIBED = ("subprocess", "torchsmith.host.guard",
+                    "dataclasses",  # (no record's standard fields are asked for)
+                    # (3.13's warnings, which packaging.version loads, imports inspect itself)
+                    *(("inspect",) if sys.version_info < (3, 13) else ()),
                     # (Python 3.8's argparse imports shutil, whose bz2 imports threading)
                     *(("shutil", "threading") if sys.version_info >= (3, 9) else ()))
 # A profile is read as it is: nothing is probed.

@@ -8,10 +8,12 @@ The facts stated by hand are :class:`Overrides` (parsed and applied by ``torchsm
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
+from torchsmith import TYPE_CHECKING
 from torchsmith.machine import AmdGpu, IntelGpu, Machine, NvidiaGpu, ProbeNote
 from torchsmith.records import dataclass, field_names, replace
+
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
 
 __all__ = ["ASSUMED", "Overrides", "forget_local_facts", "forget_local_python", "state_local_facts"]
 

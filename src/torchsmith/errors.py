@@ -7,7 +7,11 @@ exceptions. Exceptions mean torchsmith could not answer: bad input, invalid data
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
+
+from torchsmith import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 DOCS_BASE = "docs/errors"
 

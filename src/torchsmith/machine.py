@@ -7,10 +7,16 @@ described by ``schema/host-profile.schema.json`` shipped in the package.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
+import collections.abc
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.errors import ProfileError
 from torchsmith.records import dataclass, field, field_names, replace
+
+if TYPE_CHECKING:
+    from typing import Any, Dict, Mapping, Optional, Tuple, Type, TypeVar
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "MAX_GPUS",
@@ -241,7 +247,7 @@ class Machine:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Machine:
         """Read a host profile back. Unknown keys are ignored so newer profiles still load."""
-        if not isinstance(data, Mapping):
+        if not isinstance(data, collections.abc.Mapping):
             raise ProfileError("a host profile must be a JSON object")
         if data.get("kind") != PROFILE_KIND:
             raise ProfileError(
@@ -270,9 +276,6 @@ class Machine:
             raise ProfileError(f"host profile is malformed: {exc}") from exc
 
 
-_T = TypeVar("_T")
-
-
 def to_plain(value: Any) -> Any:
     """Frozen dataclasses (profiles, kb rows) as JSON-able dicts, lists and scalars."""
     names = None if isinstance(value, type) else field_names(value)
@@ -280,7 +283,7 @@ def to_plain(value: Any) -> Any:
         return {name: to_plain(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [to_plain(v) for v in value]
-    if isinstance(value, Mapping):
+    if isinstance(value, collections.abc.Mapping):
         return {str(k): to_plain(v) for k, v in sorted(value.items())}
     return value
 
@@ -314,7 +317,7 @@ def _nested_types() -> Dict[Tuple[type, str], Tuple[str, type]]:
 
 
 def _from_plain(cls: Type[_T], data: Mapping[str, Any]) -> _T:
-    if not isinstance(data, Mapping):
+    if not isinstance(data, collections.abc.Mapping):
         raise TypeError(f"{cls.__name__} must be an object, not {type(data).__name__}")
     nested = _nested_types()
     kwargs: Dict[str, Any] = {}

@@ -14,10 +14,12 @@ import io
 import json
 import re
 import sys
-from typing import IO, Any, Callable, Dict, List, Optional
 
-from torchsmith import __version__
+from torchsmith import TYPE_CHECKING, __version__
 from torchsmith.records import dataclass, field
+
+if TYPE_CHECKING:
+    from typing import IO, Any, Callable, Dict, List, Optional
 
 __all__ = ["ENVELOPE_SCHEMA", "Caution", "ExitCode", "Presentation", "Result", "emit", "hidden_hint",
            "paint", "strip_sources", "terminal_columns", "use_color"]

@@ -8,8 +8,8 @@ empty variable means "absent" (``TORCHSMITH_DRIVER=`` describes a machine with n
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Mapping, Optional, Tuple, Union
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.described_machine import Overrides, forget_local_facts, state_local_facts
 from torchsmith.errors import UsageError
 from torchsmith.machine import (
@@ -24,6 +24,11 @@ from torchsmith.machine import (
     RocmInfo,
 )
 from torchsmith.records import replace
+
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple, Union
+
+    DescribedGpu = Union[NvidiaGpu, AmdGpu, IntelGpu]
 
 __all__ = ["ENV_VARS", "Overrides", "apply_overrides", "overrides_from_env", "parse_described_gpu",
            "parse_gpu_spec"]
@@ -45,7 +50,6 @@ ENV_VARS: Dict[str, str] = {
 UNKNOWN_MODEL = "NVIDIA GPU (model not given)"
 UNKNOWN_AMD = "AMD GPU (model not given)"
 UNKNOWN_INTEL = "Intel GPU (model not given)"
-DescribedGpu = Union[NvidiaGpu, AmdGpu, IntelGpu]
 
 # Patterns as text: re compiles (and caches) one when it is first used; most commands give no
 # --gpu or version flag, so they compile none.

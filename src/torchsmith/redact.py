@@ -23,7 +23,11 @@ lock's index): the credentials then come from the user's own configuration (netr
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Tuple
+
+from torchsmith import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, Dict, Tuple
 
 __all__ = ["MASK", "redact", "redact_data", "secret_name", "split_credentials", "strip_credentials"]
 

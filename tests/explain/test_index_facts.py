@@ -3,6 +3,7 @@ and the families whose message alone does not tell the cause apart (each with it
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Tuple
 
 from torchsmith.explain import catalog_of
@@ -172,3 +173,59 @@ def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause()
         "Current channels:\n\n  - https://conda.anaconda.org/pytorch/win-32\n"
         "  - https://conda.anaconda.org/pytorch/noarch\n")
     assert stated(win32) == ["conda-no-build-for-platform"]
+
+
+def test_uv_resolving_for_an_x86_64_mac_names_both_machines_it_can_be() -> None:
+    # vllm-project/vllm-metal#379: a forked resolution (markers in braces) for macosx_26_0_x86_64.
+    text = ("  ╰─▶ Because torch{platform_machine == 'aarch64' or platform_machine == 'x86_64'}==2.11.0+cpu "
+            "has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`) and you require "
+            "torch{platform_machine == 'x86_64'}==2.11.0+cpu, we can conclude that your requirements are "
+            "unsatisfiable.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "macos-x86-64-python" and len(found.candidates) == 2
+    assert found.facts["platform_tag"] == "macosx_26_0_x86_64"
+    # Counter-case: another platform's tag is uv's plain no-wheel message, markers and all.
+    linux = text.replace("macosx_26_0_x86_64", "manylinux_2_17_armv7l")
+    assert stated(linux) == ["uv-no-matching-wheel"]
+
+
+def test_uv_sync_from_a_lock_without_a_wheel_for_this_platform() -> None:
+    # astral-sh/uv#10843: uv sync installs from the lock; its own wording, then its hint.
+    text = ("error: Distribution `torch==2.6.0 @ registry+https://download.pytorch.org/whl/cpu` can't be "
+            "installed because it doesn't have a source distribution or wheel for the current platform\n\n"
+            "hint: You're on Windows (`win_amd64`), but `torch` (v2.6.0) only has wheels for the following "
+            "platform: `macosx_11_0_arm64`\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-no-matching-wheel" and found.facts["requirement"] == "torch==2.6.0"
+    assert found.facts["platform_tag"] == "win_amd64"
+
+
+def test_an_option_the_installer_does_not_know_as_real_pip_and_uv_print_it() -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--torch-backend", "auto", "torch"],
+                         capture_output=True, text=True, check=False)
+    outputs = [pip.stdout + pip.stderr]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is not None:
+        run = subprocess.run([uv, "pip", "install", "--no-such-flag", "torch"], capture_output=True,
+                             text=True, check=False)
+        outputs.append(run.stdout + run.stderr)
+    for output in outputs:
+        (found,) = explain_report(output, CATALOG, kb=KB).explanations
+        assert found.signature.id == "installer-option-unknown" and len(found.candidates) == 3
+    # Counter-case: another program's clap error is not an installer's.
+    assert stated("error: unexpected argument '--foo' found\n\nUsage: cargo build [OPTIONS]\n") == []
+
+
+def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:
+    # imoneoi/openchat#8 (cut before the error): flash-attn's setup.py in pip's isolated build.
+    text = ("Getting requirements to build wheel ... error\n"
+            "cwd: /tmp/pip-install-_op0fkvy/flash-attn_32ecdb534ca149cebac1b8d1956665eb\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "build-requirements-step-failed" and found.facts["package"] == "flash-attn"
+    # With the error shown, the cause is stated.
+    shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
+    assert stated(shown) == ["build-isolation-hides-torch"]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import gc
 import re
 import sys
-from typing import TYPE_CHECKING, List, NoReturn, Optional, Sequence, Tuple, Type
 
-from torchsmith import __version__
+from torchsmith import TYPE_CHECKING, __version__
 
 if TYPE_CHECKING:
     import argparse
+    from typing import List, NoReturn, Optional, Sequence, Tuple, Type
 
 __all__ = ["COMMANDS", "main"]
 

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Callable, List, Mapping, Optional
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.errors import TorchsmithError
 from torchsmith.host import Host
-from torchsmith.install.target_choice import (
-    TargetChoice,
-    TargetDefault,
-    looks_like_version,
-    select_target,
-)
+from torchsmith.install.target_choice import TargetChoice, looks_like_version, select_target
 from torchsmith.machine import PLATFORMS, Machine
 from torchsmith.overrides import Overrides, build_overrides, parse_described_gpu
 
 if TYPE_CHECKING:
+    from typing import Callable, List, Mapping, Optional
+
+    from torchsmith.install.target_choice import TargetDefault
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["DESCRIBED", "Context", "add_host_options", "add_json_option"]

@@ -8,12 +8,12 @@ would plan for the machine torchsmith runs on instead.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import shlex
 from typing import Dict, FrozenSet, List, Tuple
 
 from torchsmith.plan.model import Plan
+from torchsmith.records import replace
 
 __all__ = ["plan_command_for", "with_machine_flags"]
 
@@ -69,6 +69,6 @@ def with_machine_flags(plan: Plan, args: argparse.Namespace) -> Plan:
     that ``args`` described."""
     if not plan.alternatives and not plan.choices:
         return plan
-    doors = tuple(dataclasses.replace(d, command=_carried(d.command, args)) for d in plan.alternatives)
+    doors = tuple(replace(d, command=_carried(d.command, args)) for d in plan.alternatives)
     choices = tuple(_CHOICE_COMMAND.sub(lambda m: f"({_carried(m.group(1), args)})", c) for c in plan.choices)
-    return dataclasses.replace(plan, alternatives=doors, choices=choices)
+    return replace(plan, alternatives=doors, choices=choices)

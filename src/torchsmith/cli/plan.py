@@ -15,13 +15,13 @@ Exit status 3 when nothing works on this host (the reasons and rejections say wh
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import RequirementError, TorchsmithError, UsageError
 from torchsmith.output import ExitCode, Result
 from torchsmith.plan.model import Plan, Request
+from torchsmith.records import replace
 from torchsmith.render._common import SlurmOptions
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def with_published(request: Request, ctx: Context) -> Request:
             from torchsmith.plan.published import covered_names
 
             records += follow_dependencies(records, covered_names(ctx.kb()), host.fetch_url, indexes)
-    return dataclasses.replace(request, published=records, unread=unread)
+    return replace(request, published=records, unread=unread)
 
 
 def requirement_error(command: str, exc: TorchsmithError) -> Result:
@@ -177,7 +177,6 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
                               described=ctx.described_by_flags(),
                               profile=bool(getattr(args, "host", None)) and ctx.described())
     if getattr(args, "variants", False):
-        import dataclasses
 
         from torchsmith.plan.variant_pick import predict_variants
 
@@ -187,7 +186,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
             caveat = (prediction.caveat,) if prediction.caveat else ()
             choice = (f"with a wheel-variant installer: {prediction.command} (it takes {taken} here)"
                       if prediction.command else f"no wheel-variant install: {prediction.reason}")
-            plan = dataclasses.replace(plan, warnings=plan.warnings + prediction.advice + caveat,
+            plan = replace(plan, warnings=plan.warnings + prediction.advice + caveat,
                                        choices=(*plan.choices, choice))
     if getattr(args, "out", None) and not getattr(args, "fmt", None):
         raise UsageError("--out needs --format", hint="e.g. --format slurm --out jobs/")

@@ -9,10 +9,10 @@ no-solution whose blocker says who pins what, with the release that pairs as the
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.plan.model import Blocker, Door, Plan, Request
+from torchsmith.records import replace
 
 if TYPE_CHECKING:
     from torchsmith.cli.common import Context
@@ -115,16 +115,16 @@ def _said(plan: Plan, outcome: Confirmation, request: Request) -> Plan:
                f"{outcome.seconds:.1f} s)"
         if outcome.unchecked:
             line += f"; not given to it: {', '.join(outcome.unchecked)}"
-        return dataclasses.replace(plan, reasons=(*plan.reasons, line), confirmed=line)
+        return replace(plan, reasons=(*plan.reasons, line), confirmed=line)
     if outcome.status == "not-confirmed":
-        return dataclasses.replace(plan, warnings=(*plan.warnings, f"could not confirm the plan with the "
+        return replace(plan, warnings=(*plan.warnings, f"could not confirm the plan with the "
                                                                   f"installer's resolver: {outcome.reason}"))
     if outcome.status != "conflict":
         return plan
     need = next((n for n in outcome.needs if plan.package(n.what) is not None), None)
     constraint = need.said() if need is not None else "the whole request"
     doors = _doors(outcome, request)
-    return dataclasses.replace(
+    return replace(
         plan, status="no-solution", packages=(), unplanned=(),
         blocker=Blocker("resolver-conflict", constraint, outcome.lines[0]),
         reasons=(*outcome.lines, *plan.reasons), alternatives=(*doors, *plan.alternatives))

@@ -10,11 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import IO
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.output import Result
+
+if TYPE_CHECKING:
+    from typing import IO
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

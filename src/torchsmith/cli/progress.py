@@ -8,12 +8,14 @@ rich is imported only when a spinner is actually shown.
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any, ContextManager, List, Optional, Type
+
+from torchsmith import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
     import threading
     from types import TracebackType
+    from typing import IO, Any, ContextManager, List, Optional, Type
 
 __all__ = ["DELAY", "Waiting", "waiting"]
 

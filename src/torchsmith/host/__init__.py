@@ -8,9 +8,14 @@ the tests stand in for GPUs this machine does not have, and how users send bug r
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
-from torchsmith.records import dataclass
+from torchsmith import TYPE_CHECKING
+from torchsmith.records import dataclass, field_names
+
+if TYPE_CHECKING:
+    from typing import IO, Any, Dict, List, Mapping, Optional, Protocol, Sequence
+else:
+    Protocol = object  # the protocols below are for the type checker: plain classes at run time
 
 __all__ = ["FETCH_LIMIT", "OUTPUT_LIMIT", "READ_LIMIT", "CommandResult", "Host", "JobHost", "LineStream",
            "PlatformInfo", "Spawned", "bound_output", "command_key"]
@@ -104,7 +109,7 @@ class PlatformInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PlatformInfo:
-        known = set(cls.__dataclass_fields__)
+        known = set(field_names(cls) or ())
         return cls(**{k: v for k, v in data.items() if k in known})
 
 

@@ -9,9 +9,12 @@ budget (plus a second or two to kill what hung) whatever the tools do.
 from __future__ import annotations
 
 import time
-from typing import IO, Callable, List, Mapping, Optional, Sequence
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import FETCH_LIMIT, READ_LIMIT, CommandResult, Host, PlatformInfo
+
+if TYPE_CHECKING:
+    from typing import IO, Callable, List, Mapping, Optional, Sequence
 
 __all__ = ["BUDGET_ENV", "DEFAULT_PROBE_BUDGET", "BudgetHost", "probe_budget"]
 

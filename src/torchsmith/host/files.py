@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Tuple
+
+from torchsmith import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Tuple
 
 __all__ = ["NotAFileError", "read_bounded", "read_whole"]
 

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable, List, Optional, TypeVar
+
+from torchsmith import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional, TypeVar
+
+    _T = TypeVar("_T")
 
 __all__ = ["ReadGuard"]
-
-_T = TypeVar("_T")
 
 # Kernel pseudo-filesystems answer from memory and are never network mounts: read directly.
 # /proc/driver/ is left guarded, as its files call into drivers that can wedge.

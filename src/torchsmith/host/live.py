@@ -7,8 +7,8 @@ import os
 import stat
 import sys
 import time
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.errors import FetchError
 from torchsmith.host import FETCH_LIMIT, OUTPUT_LIMIT, READ_LIMIT, CommandResult, PlatformInfo
 from torchsmith.host.files import NotAFileError, read_bounded, read_whole
@@ -16,6 +16,7 @@ from torchsmith.host.files import NotAFileError, read_bounded, read_whole
 if TYPE_CHECKING:  # subprocess, signal, platform, threading: imported where used, off a start
     import queue  # that runs nothing and reads nothing
     import subprocess
+    from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
     from torchsmith.host.guard import ReadGuard
 

@@ -18,18 +18,24 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Literal, Mapping, Optional, Tuple, get_args
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.errors import UsageError
 from torchsmith.host import Host
 from torchsmith.records import dataclass
+
+if TYPE_CHECKING:
+    from typing import Literal, Mapping, Optional, Tuple
+
+    TargetDefault = Literal["active", "new-venv", "active-or-venv", "build-prefix"]
 
 __all__ = ["DEFAULT_VENV", "OWN", "TargetChoice", "TargetDefault", "discover", "looks_like_version",
            "select_target"]
 
 DEFAULT_VENV = ".venv"
 OWN = "torchsmith's own interpreter: no environment found"
-TargetDefault = Literal["active", "new-venv", "active-or-venv", "build-prefix"]
+# Every TargetDefault, for the run-time check (the Literal exists for the type checker only).
+_DEFAULTS: Tuple[TargetDefault, ...] = ("active", "new-venv", "active-or-venv", "build-prefix")
 _INTERPRETERS = ("bin/python", "Scripts/python.exe", "python.exe")
 
 
@@ -80,7 +86,7 @@ def select_target(host: Host, *, python: Optional[str] = None, venv: Optional[st
     ``interpreter_for`` names a command that inspects an interpreter: a version is then an error.
     ``own_prefix`` is torchsmith's own ``sys.prefix``; ``cwd`` where ``./.venv`` is looked for.
     """
-    if default not in get_args(TargetDefault):
+    if default not in _DEFAULTS:
         raise ValueError(f"unknown default {default!r}")
     version = python if python and looks_like_version(python) else None
     path = python if python and not version else None

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -21,6 +20,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import torchsmith.kb.model as m
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.loader import Dataset, rows_of, version_key
+from torchsmith.records import replace
 
 __all__ = ["check_invariants", "derive_in_wheels", "inherit_jetson_wheels", "l4t_in_range", "private_source"]
 
@@ -77,9 +77,9 @@ def inherit_jetson_wheels(data: Dataset) -> None:
                     or not l4t_in_range(jp.l4t, wheel.l4t)):
                 continue
             have.add(wheel.url)
-            extra.append(dataclasses.replace(wheel, listed_for=home.jetpack))
+            extra.append(replace(wheel, listed_for=home.jetpack))
         wheels = sorted(jp.wheels + tuple(extra), key=lambda w: version_key(w.torch), reverse=True)
-        out.append(dataclasses.replace(jp, wheels=tuple(wheels)) if extra else jp)
+        out.append(replace(jp, wheels=tuple(wheels)) if extra else jp)
     data.sections[m.SECTION_OF[m.JetPack]] = out
 
 
@@ -89,7 +89,7 @@ def derive_in_wheels(data: Dataset) -> None:
     listed = {gfx for release in rows_of(data, m.TorchRelease) for variant in release.variants
               if variant.kind == "rocm" for gfx in variant.gfx}
     data.sections[m.SECTION_OF[m.GfxTarget]] = [
-        dataclasses.replace(row, in_wheels=row.gfx in listed) for row in rows_of(data, m.GfxTarget)]
+        replace(row, in_wheels=row.gfx in listed) for row in rows_of(data, m.GfxTarget)]
 
 
 def _same_stack(home: m.JetPack, other: m.JetPack) -> bool:

@@ -11,7 +11,6 @@ are added to the manifest's.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import (
     TYPE_CHECKING,
@@ -35,7 +34,7 @@ import torchsmith.kb.rows as rb
 import torchsmith.kb.rows_amd as amd
 from torchsmith.errors import KnowledgeBaseError
 from torchsmith.kb.rows import is_version, normalize_gpu_name, version_key
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, replace
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -320,7 +319,7 @@ def with_minor_compat(data: Dataset) -> None:
     toolkits: List[m.Row] = []
     for row in rows_of(data, m.CudaRelease):
         floor = floors.get(row.version.split(".")[0])
-        toolkits.append(dataclasses.replace(
+        toolkits.append(replace(
             row, minor_compat_min_driver_linux=floor.min_driver_linux if floor else None,
             minor_compat_min_driver_windows=floor.min_driver_windows if floor else None))
     data.sections[m.SECTION_OF[m.CudaRelease]] = toolkits

@@ -7,11 +7,10 @@ not checked against a primary source). Platform keys are the tokens of
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Dict, Mapping, Optional, Tuple, Union
 
 from torchsmith.compat import sm_arch
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field
 
 __all__ = [
     "SECTION_OF",

@@ -266,7 +266,7 @@ class ReleaseRecord:
         """This release with only the requirements that apply on ``environment`` (PEP 508 marker
         variables) with ``extras`` asked for, markers dropped: ``torch==2.7.1; extra == "srt"``
         pins torch only for ``sglang[srt]``. A marker that cannot be evaluated is kept."""
-        from dataclasses import replace
+        from torchsmith.records import replace
 
         env = tuple(sorted(environment.items()))
         kept = [_applied(text, env, tuple(extras)) for text in self.requires]
@@ -316,7 +316,7 @@ class PackageRecord:
 
     def read_against(self, torches: TorchReleases) -> PackageRecord:
         """This record with packed torch digits in its labels read against ``torches``."""
-        from dataclasses import replace
+        from torchsmith.records import replace
 
         return replace(self, releases=tuple(replace(r, torches=torches) for r in self.releases))
 
@@ -380,7 +380,7 @@ def _requirement(requires: Tuple[str, ...], name: str) -> str:
 
 
 def _named(release: ReleaseRecord, project: str) -> ReleaseRecord:
-    from dataclasses import replace
+    from torchsmith.records import replace
 
     return replace(release, project=project) if torch_build(project) is not None else release
 

@@ -6,7 +6,6 @@ The CLI parses its flags into a :class:`~torchsmith.plan.model.Request`, calls
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
@@ -15,6 +14,7 @@ from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import parse_requirements, read_pyproject, read_requirements_file
 from torchsmith.plan.resolve import resolve
 from torchsmith.plan.user_constraints import Read, apply_user_constraints, with_door_caps
+from torchsmith.records import replace
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -87,20 +87,20 @@ def make_plan(machine: Machine, request: Request, kb: KnowledgeBase, *, read: Op
     plan, request = user_constrained(machine, request, resolve(machine, request, kb), kb, read)
     choices = optional_choices(machine, request, plan, kb, read)
     if choices:  # they say it, with the way to keep torchaudio
-        plan = dataclasses.replace(plan, choices=choices, warnings=tuple(
+        plan = replace(plan, choices=choices, warnings=tuple(
             w for w in plan.warnings if not w.startswith("no torchaudio release pairs with")))
     if described and plan.host is not None:
-        plan = dataclasses.replace(plan, host=dataclasses.replace(plan.host, cpu_count=0))
+        plan = replace(plan, host=replace(plan.host, cpu_count=0))
     leak = (extra_sources_warning(machine) if plan.ok and not described
             and any(p.index_url for p in plan.packages) else None)
     if leak:
-        plan = dataclasses.replace(plan, warnings=(*plan.warnings, leak))
+        plan = replace(plan, warnings=(*plan.warnings, leak))
     unread = unread_constraints(machine) if profile and read is None and plan.ok else None
     if unread is not None:
-        plan = dataclasses.replace(plan, warnings=(*plan.warnings, unread))
+        plan = replace(plan, warnings=(*plan.warnings, unread))
     replacing = replaces_installed_torch(plan, request)
     if replacing is not None:  # it decides whether the command is safe to run: part of the answer
-        plan = dataclasses.replace(plan, warnings=(replacing, *plan.warnings))
+        plan = replace(plan, warnings=(replacing, *plan.warnings))
     return plan, request
 
 
@@ -158,7 +158,7 @@ def optional_choices(machine: Machine, request: Request, plan: Plan, kb: Knowled
         return ()
     torch = plan.package("torch")
     assert torch is not None
-    kept = dataclasses.replace(request, explicit=True)
+    kept = replace(request, explicit=True)
     older, _request = user_constrained(machine, kept, resolve(machine, kept, kb), kb, read)
     older_torch = older.package("torch")
     if not older.ok or older.package("torchaudio") is None or older_torch is None:

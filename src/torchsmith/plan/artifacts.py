@@ -9,7 +9,6 @@ the data: ``render(plan, fmt, kb=kb)``. An artifact that cannot be made for this
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Optional, Tuple, Union
 
 from torchsmith.errors import TorchsmithError
@@ -17,6 +16,7 @@ from torchsmith.machine import Machine
 from torchsmith.plan.conda_env import conda_stack
 from torchsmith.plan.images import choose_base_image
 from torchsmith.plan.model import BaseImage, CondaStack, HostGpu, HostSummary, Plan, Refusal
+from torchsmith.records import replace
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -50,7 +50,7 @@ def attach_artifacts(plan: Plan, machine: Optional[Machine], kb: KnowledgeBase) 
     """
     host = host_summary(machine, plan)
     if not (plan.ok and plan.packages):
-        return dataclasses.replace(plan, host=host)
+        return replace(plan, host=host)
     image: Union[BaseImage, Refusal]
     stack: Union[CondaStack, Refusal]
     try:
@@ -65,7 +65,7 @@ def attach_artifacts(plan: Plan, machine: Optional[Machine], kb: KnowledgeBase) 
         stack = Refusal.of(exc)
     except (KeyError, TypeError, ValueError) as exc:
         stack = _broken_data("formats", exc)
-    return dataclasses.replace(plan, host=host, base_image=image, conda_stack=stack)
+    return replace(plan, host=host, base_image=image, conda_stack=stack)
 
 
 def _broken_data(document: str, exc: Exception) -> Refusal:

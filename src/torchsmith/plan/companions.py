@@ -204,9 +204,9 @@ def _post_releases(job: Job, name: str, want: Wanted, rows: Sequence[TorchRequir
                    ) -> List[TorchRequirement]:
     """A release the table lacks that its index publishes as a ``.post`` of a table release (same
     sources, rebuilt): planned with that release's torch pin, and said so."""
-    import dataclasses
-
     from packaging.version import Version
+
+    from torchsmith.records import replace
 
     record = published.record_for(job, name)
     found: List[TorchRequirement] = []
@@ -216,7 +216,7 @@ def _post_releases(job: Job, name: str, want: Wanted, rows: Sequence[TorchRequir
         base = Version(release.public).release
         same = [r for r in rows if Version(r.version).release == base]
         if same:
-            found.append(dataclasses.replace(same[0], version=release.public))
+            found.append(replace(same[0], version=release.public))
             extra.warnings.append(f"{name} {release.public} is not in the table; its index publishes it as a "
                                   f"post-release of {same[0].version}, planned with that release's torch pin "
                                   f"(torch{same[0].torch}) [source: {record.source if record else ''}]")

@@ -205,7 +205,7 @@ def _legacy_stack(plan: Plan, kind: str, torch: PackagePin, formats: Dict[str, A
 
 
 def _with_data_notes(stack: CondaStack, kb: KnowledgeBase) -> CondaStack:
-    from dataclasses import replace
+    from torchsmith.records import replace
 
     return replace(stack, data_notes=tuple(kb_build_notes(stack, kb)))
 

@@ -9,7 +9,6 @@ the public part pins the release, the label pins the variant.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
@@ -18,6 +17,7 @@ from torchsmith.plan.core import Constraint, is_default
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import Request
 from torchsmith.plan.request import Wanted, constrained
+from torchsmith.records import replace
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def split_local_label(want: Wanted) -> Tuple[Wanted, Optional[str]]:
             kept.append(part.strip())
     if label is None:
         return want, None
-    return dataclasses.replace(want, spec=",".join(kept)), label
+    return replace(want, spec=",".join(kept)), label
 
 
 def glibc_constraint(machine: Machine, view: HostView, kb: KnowledgeBase) -> Optional[Constraint]:

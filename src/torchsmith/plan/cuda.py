@@ -7,7 +7,6 @@ plan is the CPU build, said loudly, with the ways to the GPU.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
@@ -26,6 +25,7 @@ from torchsmith.plan.hostview import GpuView, HostView
 from torchsmith.plan.index import Index
 from torchsmith.plan.model import Rejection
 from torchsmith.plan.walk import Walk, walk_releases
+from torchsmith.records import replace
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -212,4 +212,4 @@ def _drop_gpus_the_driver_cannot_drive(job: Job, draft: Draft) -> Job:
     if usable:
         indexes = ",".join(str(g.index) for g in usable)
         draft.environment.append(("CUDA_VISIBLE_DEVICES", indexes))
-    return job._replace(view=dataclasses.replace(view, gpus=tuple(usable)))
+    return job._replace(view=replace(view, gpus=tuple(usable)))

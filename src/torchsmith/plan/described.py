@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
 from torchsmith.compat import Arch, kernel_for
@@ -21,6 +20,7 @@ from torchsmith.plan.doors import plan_command
 from torchsmith.plan.draft import Draft
 from torchsmith.plan.hostview import GpuView
 from torchsmith.plan.model import Blocker, Door
+from torchsmith.records import replace
 from torchsmith.versions import driver_tuple, version_tuple
 
 __all__ = ["detection_dead_end", "driver_needs", "unknown_model_gpus", "wsl_gaps"]
@@ -106,8 +106,8 @@ def unknown_model_gpus(job: Job) -> Job:
                  f"(give --gpu CC for an exact plan)")
     else:
         note += "; give --gpu CC for an exact plan"
-    request = dataclasses.replace(job.request, assumptions=(*job.request.assumptions, note))
-    return job._replace(view=dataclasses.replace(view, gpus=tuple(gpus), unknown_gpus=()),
+    request = replace(job.request, assumptions=(*job.request.assumptions, note))
+    return job._replace(view=replace(view, gpus=tuple(gpus), unknown_gpus=()),
                         request=request)
 
 

@@ -9,7 +9,6 @@ a source build, a driver upgrade. Each door carries the exact command. Pure, lik
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
@@ -24,6 +23,7 @@ from torchsmith.plan.index import Release
 from torchsmith.plan.model import Blocker, Door
 from torchsmith.plan.request import parse_requirement
 from torchsmith.plan.walk import Walk, prefer_wide_driver_range
+from torchsmith.records import replace
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ def _python_door(job: Job, constraints: Sequence[Constraint]) -> List[Door]:
     door = _python_door_for(job, target, _torch_text(job), "")
     if door and blocked:  # pip/uv would refuse this door's torch: say so, and where the cap is written
         only = door[0]
-        return [dataclasses.replace(only, summary=only.summary + blocked_words(", ".join(blocked)))]
+        return [replace(only, summary=only.summary + blocked_words(", ".join(blocked)))]
     return door
 
 
@@ -278,7 +278,7 @@ def _python_door_for(job: Job, target: Release, torch: str, caps: str) -> List[D
     tags = [t for t in (target.data.python.get(view.platform, ()) or ()) if not t.endswith("t")]
     tags.sort(key=lambda t: abs(version_tuple(t)[1] - have[1]) if len(have) > 1 else 0)
     for tag in tags:
-        other = dataclasses.replace(view, python=tag)
+        other = replace(view, python=tag)
         working = [check_variant(job.idx, other, target, v) for v in target.data.variants
                    if v.kind in _kinds(job)]
         if any(c.ok for c in working):

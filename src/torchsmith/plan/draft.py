@@ -10,12 +10,11 @@ the data rows the stack relies on that are ``uncertain`` named).
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.hostview import HostView
 from torchsmith.plan.model import Blocker, Door, PackagePin, Plan, Rejection
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase

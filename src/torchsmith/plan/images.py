@@ -5,7 +5,6 @@ The images come from the ``containers`` document (each row sourced), never from 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from torchsmith.compat import variant_cuda
@@ -13,6 +12,7 @@ from torchsmith.errors import KnowledgeBaseError
 from torchsmith.machine import Machine
 from torchsmith.plan.hostview import driver_max_cuda
 from torchsmith.plan.model import BaseImage, Plan
+from torchsmith.records import replace
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:

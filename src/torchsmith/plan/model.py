@@ -7,11 +7,10 @@ Plan with ``status == "no-solution"`` and its rejections, not an exception.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from torchsmith.errors import KnowledgeBaseError, TorchsmithError
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:

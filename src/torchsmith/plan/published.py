@@ -237,12 +237,12 @@ def marker_environment(view: HostView) -> Dict[str, str]:
 
 def applied(view: HostView, want: Wanted, record: PackageRecord) -> PackageRecord:
     """``record`` with each release's requirements as they apply here, with the extras asked."""
-    import dataclasses
+    from torchsmith.records import replace
 
     environment = marker_environment(view)
     extras = tuple(sorted(want.extras))
     releases = tuple(r.applied(environment, extras) for r in record.releases)
-    return dataclasses.replace(record, releases=releases)
+    return replace(record, releases=releases)
 
 
 def plan_published(job: Job, name: str, want: Wanted, record: PackageRecord, extra: Extra) -> None:

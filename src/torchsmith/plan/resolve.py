@@ -17,7 +17,6 @@ build on one host) → ``constraints`` / ``walk`` (the walk over releases) → `
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.machine import Machine
@@ -50,6 +49,7 @@ from torchsmith.plan.index import index_of, torch_index_url
 from torchsmith.plan.matrix import MatrixRow, matrix
 from torchsmith.plan.model import Blocker, PackagePin, Plan, Request
 from torchsmith.plan.request import Wanted, constrained, parse_requirements
+from torchsmith.records import replace
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -81,7 +81,7 @@ def resolve(machine: Machine, request: Request, kb: KnowledgeBase) -> Plan:
     wanted = _wanted_map(request)
     assumed = tuple(n.problem for n in machine.notes if n.source == "assumed")
     if assumed:
-        request = dataclasses.replace(request, assumptions=(*request.assumptions, *assumed))
+        request = replace(request, assumptions=(*request.assumptions, *assumed))
     draft = _plan_job(Job(machine, view, index_of(kb), wanted, request))
     return attach_artifacts(draft.finish(view, kb), machine, kb)
 

@@ -12,11 +12,10 @@ repeats the torch pins exactly so a companion can never swap torch for another b
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.plan.model import PackagePin, Plan
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, replace
 
 __all__ = [
     "InstallStep",
@@ -38,7 +37,7 @@ def exact_pin(pin: PackagePin) -> str:
     """
     if pin.wheel_url and pin.version:  # the wheel's own version, to hold it in later steps
         return f"{pin.name}=={pin.version}{pin.local_version or ''}"
-    return dataclasses.replace(pin, wheel_url=None).requirement
+    return replace(pin, wheel_url=None).requirement
 
 
 def requirement(pin: PackagePin) -> str:

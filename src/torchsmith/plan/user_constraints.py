@@ -10,7 +10,6 @@ one, a warning names the file and line and a way on that keeps it (never switchi
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -18,7 +17,7 @@ from torchsmith.machine import Machine
 from torchsmith.output import Caution
 from torchsmith.plan.model import Plan, Request
 from torchsmith.plan.request import canonical_name
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, replace
 
 __all__ = ["UserConstraint", "apply_user_constraints", "is_guard_file", "read_user_constraints",
            "with_door_caps"]
@@ -46,7 +45,7 @@ def _file_lines(path: str, via: str, read: Read) -> List[UserConstraint]:
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):
             continue  # comments, options (-c other.txt, --hash ...)
-        found.extend(dataclasses.replace(c, file=path)
+        found.extend(replace(c, file=path)
                      for c in _parsed(line, f"{path}:{number} ({via})", is_guard_file(path)))
     return found
 
@@ -128,7 +127,7 @@ def _narrowed(request: Request, constraints: Sequence[UserConstraint]) -> Option
         except InvalidRequirement:
             continue
     extra = tuple((f"{c.name}{c.specifier}", c.where) for c in constraints if c.name in asked)
-    return dataclasses.replace(request, constraints=(*request.constraints, *extra)) if extra else None
+    return replace(request, constraints=(*request.constraints, *extra)) if extra else None
 
 
 def _forbidden(constraint: UserConstraint, version: str, request: Request) -> str:
@@ -155,7 +154,7 @@ def with_door_caps(machine: Machine, request: Request, read: Read) -> Optional[R
     dead end's door must meet (torchsmith's guard aside: `install` lifts it); None without any."""
     caps = tuple((f"{c.name}{c.specifier}", c.where) for c in read_user_constraints(machine, read)
                  if c.name in ("torch", "torchvision", "torchaudio") and not c.guard)
-    return dataclasses.replace(request, door_caps=caps) if caps else None
+    return replace(request, door_caps=caps) if caps else None
 
 
 def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resolve: Callable[[Request], Plan],
@@ -175,4 +174,4 @@ def apply_user_constraints(machine: Machine, request: Request, plan: Plan, resol
             return again, narrowed
     # The printed commands would fail: part of the answer, never a hidden note.
     warnings = tuple(Caution(_forbidden(c, version, request)) for c, version in broken)
-    return dataclasses.replace(plan, warnings=(*plan.warnings, *warnings)), request
+    return replace(plan, warnings=(*plan.warnings, *warnings)), request

@@ -6,12 +6,16 @@ instead of an exception. All reads go through a :class:`~torchsmith.host.Host`.
 
 from __future__ import annotations
 
+import collections.abc
 import os
-from typing import List, Mapping, Optional
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.machine import JetsonInfo, Machine, ProbeNote, PythonInfo
 from torchsmith.records import replace
+
+if TYPE_CHECKING:
+    from typing import List, Optional
 
 __all__ = ["inspect_python", "load_machine", "probe"]
 
@@ -116,7 +120,7 @@ def load_machine(path: str) -> Machine:
     from torchsmith.host.recorded import RecordedHost, is_capture
 
     data = load_json_file(path, "host profile", ProfileError)
-    if isinstance(data, Mapping) and "data" in data and "kind" not in data:
+    if isinstance(data, collections.abc.Mapping) and "data" in data and "kind" not in data:
         data = data["data"]  # accept the whole `probe --json` envelope too
     if is_capture(data):  # a `probe --record` capture: probe the machine it recorded
         return probe(RecordedHost(data))

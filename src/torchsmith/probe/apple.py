@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.machine import AppleInfo, ProbeNote
+
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
 
 __all__ = ["detect_apple", "macos_at_least", "parse_brand_string"]
 

@@ -7,10 +7,13 @@ files are read through the Host like everything else; credentials in URLs are re
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.probe.system import redact_url
+
+if TYPE_CHECKING:
+    from typing import Dict, List, Tuple
 
 __all__ = [
     "config_files",

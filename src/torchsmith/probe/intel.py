@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
-
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host
 from torchsmith.machine import IntelGpu, ProbeNote
 from torchsmith.probe.pci import display_devices
+
+if TYPE_CHECKING:
+    from typing import Dict, List, Tuple
 
 __all__ = ["INTEL_GPU_NAMES", "detect_intel_gpus", "intel_gpu_name"]
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from typing import List, Optional, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host
 from torchsmith.machine import JetsonInfo, ProbeNote
+
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
 
 __all__ = [
     "compute_capability_of",

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host
 from torchsmith.machine import MAX_GPUS, NvidiaGpu, NvidiaInfo, ProbeNote
+
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "detect_nvidia",

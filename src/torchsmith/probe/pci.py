@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import List, NamedTuple
-
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host
 from torchsmith.machine import MAX_GPUS
+from torchsmith.records import dataclass
+
+if TYPE_CHECKING:
+    from typing import List
 
 __all__ = ["PciDevice", "display_devices"]
 
@@ -15,7 +18,8 @@ _SYSFS = "/sys/bus/pci/devices"
 MAX_SLOTS = 2048
 
 
-class PciDevice(NamedTuple):
+@dataclass(frozen=True)
+class PciDevice:
     slot: str  # 0000:03:00.0
     vendor: str  # 8086 (lower-case hex, no 0x)
     device: str  # 56a0

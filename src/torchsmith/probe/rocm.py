@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import CommandResult, Host
 from torchsmith.machine import MAX_GPUS, AmdGpu, ProbeNote, RocmInfo
 from torchsmith.probe.pci import display_devices
+
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = [
     "detect_rocm",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Dict, List, Optional, Set, Tuple
 
+from torchsmith import TYPE_CHECKING
 from torchsmith.host import Host, PlatformInfo
 from torchsmith.machine import (
     CudaToolkit,
@@ -16,6 +16,9 @@ from torchsmith.machine import (
     PythonInfo,
     SchedulerInfo,
 )
+
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Set, Tuple
 
 __all__ = [
     "ENV_KEYS",

@@ -6,12 +6,11 @@ The CLI prints the :class:`PlanOutput` of :func:`plan_output`; nothing is decide
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from torchsmith.errors import TorchsmithError, UsageError
 from torchsmith.plan.model import Plan
-from torchsmith.records import dataclass
+from torchsmith.records import dataclass, field
 from torchsmith.redact import redact
 from torchsmith.render import available_formats, render, render_commands, render_files
 from torchsmith.render._common import SlurmOptions

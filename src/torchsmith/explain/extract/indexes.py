@@ -23,7 +23,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["download_damaged_shown", "fresh_download_complete_shown", "index_facts", "transfers"]
+__all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
+           "index_facts", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -239,3 +240,26 @@ def fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any]
     """A fresh download (not pip's cache) reached its full size and still failed its hash: the
     bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
     return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None
+
+
+# PEP 517's first hook failing: pip's "Getting requirements to build wheel ... error", or the
+# hook's frame in a build backend's traceback (pip's _in_process.py, uv's builds-v0).
+_BUILD_STEP = re.compile(r"Getting requirements to build (?:wheel|editable)"
+                         r"(?: \.\.\. error| did not run successfully)"
+                         r"|in get_requires_for_build_(?:wheel|editable)\b")
+_BUILT_PACKAGE = (re.compile(r"Failed to build `(?P<package>[^`\n]{1,100})`"),
+                  re.compile(r"pip-install-\w{1,40}[\\/]+(?P<package>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}"))
+
+
+def build_requirement_failures(text: str) -> List[InstallerError]:
+    """A package's build script that failed when the installer asked for its build requirements."""
+    if "requirements to build" not in text and "get_requires_for_build" not in text:
+        return []
+    step = _BUILD_STEP.search(text)
+    if step is None:
+        return []
+    package = next((m.group("package") for p in _BUILT_PACKAGE for m in [p.search(text)] if m), None)
+    meaning = ("the build script failed in get_requires_for_build_wheel, which runs in an isolated build "
+               "environment holding only the build requirements the package declares")
+    return [InstallerError("pip" if "Getting requirements" in step.group() else "build", "build-requirements",
+                           step.group().strip(), meaning, package, ("https://peps.python.org/pep-0517/",))]
