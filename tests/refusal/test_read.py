@@ -128,6 +128,18 @@ def test_explain_says_the_structure_in_words() -> None:
     assert "pip: torch versions: 2.4.0, 2.6.0+cu126" in read_lines(extract(_real("pip-version"), KB))
 
 
+def test_a_coloured_refusal_reads_as_a_plain_one() -> None:
+    # uv under FORCE_COLOR colours its labels, tags and package names in its hints
+    coloured = read(_real("uv-color"))
+    assert "\x1b[" in _real("uv-color") and "\x1b[36mtorch\x1b[39m" in _real("uv-color-hint")
+    assert [(r.who, r.what, r.spec, r.markers) for r in coloured.requirements] == [
+        ("delta", "torch", "==2.4.0", "sys_platform == 'linux'"), ("", "delta", "", ""),
+        ("", "torch", "==2.5.0", "")]
+    offers = [o.said for o in read(_real("uv-color-hint")).offers]
+    assert offers[-1].startswith("You require CPython 3.11 (`cp311`), but we only found wheels for `torch` "
+                                 "(v2.3.0)")
+
+
 def test_prose_that_says_depends_on_is_no_requirement() -> None:
     text = ("I have a CI pipeline that depends on the Linux CPU version of PyTorch and downloads from "
             "https://download.pytorch.org/whl/cpu. The CI script failed.\n")
@@ -192,11 +204,11 @@ def _both(text: str) -> Tuple[Dict[str, Set[object]], Dict[str, Set[object]]]:
     extracted = extract(text, KB)
     failure = parse_failure(text)
     explained = {
-        "needs": {(c.who_name, c.who_version, c.what, c.spec) for c in extracted.conflicts
+        "needs": {(c.who_name, c.who_version, c.what, c.spec, c.markers) for c in extracted.conflicts
                   if c.who not in ("user", "installed")},
         "asked": {c.wants for c in extracted.conflicts if c.who == "user"},
         "missing": set(extracted.not_found)}
-    planned = {"needs": {(n.who, n.who_version, n.what, n.spec) for n in failure.needs},
+    planned = {"needs": {(n.who, n.who_version, n.what, n.spec, n.markers) for n in failure.needs},
                "asked": set(failure.required), "missing": set(failure.missing)}
     return explained, planned
 
