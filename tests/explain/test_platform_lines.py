@@ -92,3 +92,12 @@ def test_the_container_hooks_own_nvml_and_wsl_messages() -> None:
     # Counter-case: dxcore failing is not WSL without adapters (the hook then goes on as on Linux).
     assert "wsl-no-gpu-adapter" not in stated("dxcore initialization failed, continuing assuming a non-WSL "
                                               "environment")
+
+
+def test_a_missing_dev_dxg_is_the_wsl_gpu_family() -> None:
+    for text in ("ls: cannot access '/dev/dxg': No such file or directory",
+                 "Additionally /dev/dxg is not visible."):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "wsl-gpu-device-missing" and len(found.candidates) == 3, text
+    # Counter-case: the device listed is no failure.
+    assert stated("crw-rw-rw- 1 root root 10, 125 Nov 26 09:00 /dev/dxg") == []
