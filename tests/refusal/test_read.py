@@ -128,6 +128,16 @@ def test_explain_says_the_structure_in_words() -> None:
     assert "pip: torch versions: 2.4.0, 2.6.0+cu126" in read_lines(extract(_real("pip-version"), KB))
 
 
+def test_explain_concludes_from_a_range_as_from_a_pin() -> None:
+    from torchsmith.explain.reason import conclusions
+
+    assert conclusions(extract(_real("pip-range"), KB), {}, KB) == [
+        "gamma 1.0 requires torch<2.0,>=1.8, which torch 2.6.0+cu126 is outside"]
+    assert conclusions(extract(_real("uv-range"), KB), {}, KB) == [
+        "gamma requires torch>=1.8,<2.0, which torch 2.6.0+cu126 is outside"]
+    assert conclusions(extract(_real("pip-chain"), KB), {}, KB) == ["beta 2.0 pins torch==2.4.0"]
+
+
 def test_a_coloured_refusal_reads_as_a_plain_one() -> None:
     # uv under FORCE_COLOR colours its labels, tags and package names in its hints
     coloured = read(_real("uv-color"))
