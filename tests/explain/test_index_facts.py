@@ -229,3 +229,14 @@ def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_err
     # With the error shown, the cause is stated.
     shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
     assert stated(shown) == ["build-isolation-hides-torch"]
+
+
+def test_a_conda_http_error_is_the_family_with_its_status_and_url() -> None:
+    # pytorch/pytorch#81760: a 403 on a file the pytorch channel serves (an outage that day).
+    text = ("CondaHTTPError: HTTP 403 FORBIDDEN for url <https://conda.anaconda.org/pytorch/noarch/"
+            "pytorch-mutex-1.0-cuda.tar.bz2>\nElapsed: 00:00.827471\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-http-error" and len(found.candidates) == 3
+    assert found.facts["status"] == "403" and found.facts["url"].endswith("pytorch-mutex-1.0-cuda.tar.bz2")
+    # Counter-case: pip's own HTTP error on a wheel is not conda's.
+    assert "conda-http-error" not in stated("ERROR: HTTP error 403 while getting https://x.org/a-1.0-py3-none-any.whl\n")
