@@ -240,3 +240,12 @@ def test_a_conda_http_error_is_the_family_with_its_status_and_url() -> None:
     assert found.facts["status"] == "403" and found.facts["url"].endswith("pytorch-mutex-1.0-cuda.tar.bz2")
     # Counter-case: pip's own HTTP error on a wheel is not conda's.
     assert "conda-http-error" not in stated("ERROR: HTTP error 403 while getting https://x.org/a-1.0-py3-none-any.whl\n")
+
+
+def test_a_build_named_beside_another_failure_is_not_read_as_the_one_asked_for() -> None:
+    # xiexh20/InterTrack#2: the question is about the build itself.
+    question = "There is no combination for torch=1.12.1+cu121, cuda12.1?\n"
+    assert index_facts(question) == [("build-unpublished", "torch==1.12.1+cu121")]
+    # Counter-case: the same words next to a runtime error are context, not the failure.
+    beside = question + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert index_facts(beside) == []
