@@ -249,3 +249,11 @@ def test_a_build_named_beside_another_failure_is_not_read_as_the_one_asked_for()
     # Counter-case: the same words next to a runtime error are context, not the failure.
     beside = question + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     assert index_facts(beside) == []
+
+
+def test_uv_finding_no_version_of_another_package_is_the_family() -> None:
+    text = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of "
+            "flash-attn==9.9.9 and you require flash-attn==9.9.9, we can conclude that your requirements "
+            "are unsatisfiable.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-matching-distribution" and found.facts["requirement"] == "flash-attn==9.9.9"
