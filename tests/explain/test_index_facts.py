@@ -256,4 +256,5 @@ def test_uv_finding_no_version_of_another_package_is_the_family() -> None:
             "flash-attn==9.9.9 and you require flash-attn==9.9.9, we can conclude that your requirements "
             "are unsatisfiable.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "no-matching-distribution" and found.facts["requirement"] == "flash-attn==9.9.9"
+    assert found.signature.id == "no-matching-distribution"
+    assert found.facts["requirement"] == "flash-attn==9.9.9"
