@@ -111,6 +111,32 @@ def test_each_standard_function_makes_the_standard_fields() -> None:
         assert _field_facts(standard) == _field_facts(fast)
 
 
+@pytest.mark.parametrize("frozen", [True, False])
+def test_init_read_before_any_instance_is_the_standard_one(frozen: bool) -> None:
+    standard, fast = _pair(frozen, records.field)
+    assert str(inspect.signature(fast)) == str(inspect.signature(standard))  # before any instance
+    assert fast.__init__.__qualname__ == f"{fast.__qualname__}.__init__"
+    assert fast.__init__.__annotations__ == standard.__init__.__annotations__
+    assert fast.__init__ is fast.__init__  # compiled once, then a plain method
+
+    class Child(fast):  # a plain subclass that extends __init__
+        def __init__(self, name: str) -> None:
+            super().__init__(name, 5)
+
+    _, fresh = _pair(frozen, records.field)
+
+    class Other(fresh):  # whose base made no instance yet
+        def __init__(self) -> None:
+            super().__init__("o")
+
+    assert Child("c").count == 5 and Other().name == "o" and fresh("z").count == 0
+    with pytest.raises(TypeError) as standard_error:
+        standard()
+    with pytest.raises(TypeError) as fast_error:
+        fast()
+    assert str(fast_error.value) == str(standard_error.value)  # Row.__init__() missing 1 required ...
+
+
 def test_the_standard_errors() -> None:
     for declare in (_mutable_default, _default_first, _field_without_annotation):
         with pytest.raises((TypeError, ValueError)) as standard:

@@ -260,7 +260,7 @@ def _add_methods(cls: type, own: Dict[str, object], fields: Sequence[_Field], fr
     class_hash = own.get("__hash__", _MISSING)
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
     if "__init__" not in own:
-        _set(cls, "__init__", _init_function(cls, fields, frozen))
+        cls.__init__ = _LazyInit(cls, fields, frozen, hasattr(cls, "__post_init__"))  # type: ignore[misc]
     if "__repr__" not in own:
         _set(cls, "__repr__", _repr_function([f.name for f in fields if f.repr]))
     compared = _values([f.name for f in fields if f.compare])
@@ -280,7 +280,23 @@ def _set(cls: type, name: str, function: Callable[..., object]) -> None:
     setattr(cls, name, function)
 
 
-def _init_function(cls: type, fields: Sequence[_Field], frozen: bool) -> Callable[..., None]:
+class _LazyInit:
+    """``__init__``, compiled when first looked up (to make an instance, or to read its signature):
+    half the classes a probe defines never make one, and compiling is most of a definition."""
+
+    def __init__(self, cls: type, fields: Sequence[_Field], frozen: bool, post_init: bool) -> None:
+        self.cls, self.fields, self.frozen, self.post_init = cls, fields, frozen, post_init
+
+    def __get__(self, instance: object, owner: type) -> Callable[..., None]:
+        function = self.cls.__dict__["__init__"]
+        if function is self:  # (made twice by two threads at once is harmless: the same function)
+            function = _init_function(self.cls, self.fields, self.frozen, self.post_init)
+            _set(self.cls, "__init__", function)
+        return function if instance is None else function.__get__(instance, owner)  # type: ignore[no-any-return]
+
+
+def _init_function(cls: type, fields: Sequence[_Field], frozen: bool, post_init: bool
+                   ) -> Callable[..., None]:
     """``__init__`` as the standard decorator writes it (same parameters, defaults, assignments)."""
     names: Dict[str, object] = {"__records_factory__": _HAS_FACTORY, "__records_object__": object}
     parameters: List[str] = ["self"]
@@ -300,7 +316,7 @@ def _init_function(cls: type, fields: Sequence[_Field], frozen: bool) -> Callabl
             parameters.append(_parameter(one, default, names))
         body.append(f"__records_object__.__setattr__(self, {one.name!r}, {value})" if frozen
                     else f"self.{one.name} = {value}")
-    if hasattr(cls, "__post_init__"):
+    if post_init:
         body.append("self.__post_init__()")
     source = f"def __init__({', '.join(parameters)}):\n    " + "\n    ".join(body or ["pass"])
     exec(source, names)  # generated from the class's own field names, as dataclasses does

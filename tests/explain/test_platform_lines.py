@@ -79,3 +79,25 @@ def test_xpu_warning_is_the_drivers_family() -> None:
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "xpu-devices-not-initialised" and len(found.candidates) == 3
     assert stated("UserWarning: XPU device count is zero!") == []
+
+
+def test_the_container_hooks_own_nvml_and_wsl_messages() -> None:
+    # libnvidia-container: "nvml error: <nvmlErrorString>" (driver.c, error.c), the adapter check (nvc.c)
+    hook = "nvidia-container-cli: initialization error: "
+    (error,) = extract(hook + "nvml error: driver not loaded: unknown", KB).gpu_errors
+    assert error.name == "NVML_ERROR_DRIVER_NOT_LOADED"
+    (found,) = explain_report(hook + "WSL environment detected but no adapters were found: unknown",
+                              CATALOG, kb=KB).explanations
+    assert found.signature.id == "wsl-no-gpu-adapter" and len(found.candidates) == 3
+    # Counter-case: dxcore failing is not WSL without adapters (the hook then goes on as on Linux).
+    assert "wsl-no-gpu-adapter" not in stated("dxcore initialization failed, continuing assuming a non-WSL "
+                                              "environment")
+
+
+def test_a_missing_dev_dxg_is_the_wsl_gpu_family() -> None:
+    for text in ("ls: cannot access '/dev/dxg': No such file or directory",
+                 "Additionally /dev/dxg is not visible."):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "wsl-gpu-device-missing" and len(found.candidates) == 3, text
+    # Counter-case: the device listed is no failure.
+    assert stated("crw-rw-rw- 1 root root 10, 125 Nov 26 09:00 /dev/dxg") == []

@@ -254,3 +254,25 @@ def test_driver_api_symbols_ipex_pins_and_mig_asserts() -> None:
            "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n")
     assert stated(mig) == ["mig-single-instance"]
     assert "mig-single-instance" not in stated("device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n")
+
+
+def test_onnxruntime_cuda_provider_refusal_is_the_extensions_library_family() -> None:
+    # microsoft/onnxruntime#21769: onnxruntime prints this only after its CUDA provider library failed
+    # to load (onnxruntime_pybind_state.cc); Windows' error 126 names no DLL.
+    text = ('[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load '
+            '"C:\\env\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll"\n'
+            "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965] Failed to create "
+            "CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-cuda-library-missing" and len(found.candidates) == 2
+    assert stated("Failed to create TensorrtExecutionProvider. Please reference the docs\n") == []
+
+
+def test_xformers_without_cuda_kernels_is_a_family_unless_its_build_line_is_shown() -> None:
+    text = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "`cutlassF-pt` is not supported because:\n    xFormers wasn't build with CUDA support\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "xformers-cuda-kernels-unavailable" and len(found.candidates) == 2
+    built = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+             "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)\n")
+    assert stated(built + text) == ["xformers-torch-mismatch"]

@@ -66,6 +66,9 @@ def test_pips_check_after_an_install_python_and_what_the_index_had() -> None:
     python = read(_real("pip-python"))
     assert _needs(_real("pip-python")) == [("eps", "", "python", ">=3.99", "")]
     assert [(h.name, h.version) for h in python.installed] == [("python", "3.11.7")]
+    # "Ignored the following versions that require a different python version: 1.0 Requires-Python >=3.99"
+    assert _needs(_real("pip-requires-python")) == [("eta", "1.0", "python", ">=3.99", ""),
+                                                    ("eta", "1.1", "python", ">=3.99", "")]
     version = read(_real("pip-version"))
     assert version.missing == ("torch==9.9",)
     assert [o.said for o in version.offers] == ["torch versions: 2.4.0, 2.6.0+cu126"]
@@ -87,6 +90,9 @@ def test_uvs_premises_are_read_and_its_conclusions_are_not() -> None:
 def test_uvs_missing_python_and_available_versions() -> None:
     assert read(_real("uv-missing")).missing == ("nosuchpkg",)
     assert read(_real("uv-version")).missing == ("torch==9.9",)
+    assert _needs(_real("uv-requires-python")) == [("eta", "", "python", ">=3.99", "")]
+    requested = read(_real("uv-requires-python")).installed  # "the requested Python version (>=3.11)"
+    assert [(h.name, h.version) for h in requested] == [("python", ">=3.11")]
     python = read(_real("uv-python"))
     assert _needs(_real("uv-python")) == [("eps", "==1.0", "python", ">=3.99", "")]
     assert [o.said for o in python.offers] == ["only eps==1.0 is available"]
@@ -110,6 +116,16 @@ def test_uvs_range_of_several_segments_and_the_versions_it_found() -> None:
         "torch<=2.3.0 has no wheels with a matching Python implementation tag (e.g., `cp311`)"]
     assert offers[2].startswith("You require CPython 3.11 (`cp311`), but we only found wheels for `torch` "
                                 "(v2.3.0)")
+
+
+def test_explain_says_the_structure_in_words() -> None:
+    from torchsmith.explain.readout import read_lines
+
+    lines = read_lines(extract(_real("pip-markers"), KB))
+    assert 'pip: delta 1.0 needs torch==2.4.0 (where sys_platform == "linux")' in lines
+    assert "pip: the request needs torch==2.6.0+cu126" in lines
+    assert "pip: installed: torch 2.6.0+cu126" in read_lines(extract(_real("pip-installed"), KB))
+    assert "pip: torch versions: 2.4.0, 2.6.0+cu126" in read_lines(extract(_real("pip-version"), KB))
 
 
 def test_prose_that_says_depends_on_is_no_requirement() -> None:

@@ -58,8 +58,10 @@ _CODES = (
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
-# NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line)
-_NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?)\s*:\s*(?P<message>[A-Za-z][^\n]{3,120})")
+# NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line);
+# libnvidia-container's "nvml error: driver not loaded" (src/driver.c call_nvml, src/error.c)
+_NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?|\bnvml error)\s*:\s*"
+                   r"(?P<message>[A-Za-z][^\n]{3,120})")
 _NCCL_ERROR = re.compile(
     r"(?:NCCL error in:? [^\n]*?|ProcessGroupNCCL\.cpp:\d+), (?P<message>[^\n]+?)"
     r"(?:, NCCL version (?P<version>[\d.]+))?$",
