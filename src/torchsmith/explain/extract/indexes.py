@@ -216,11 +216,11 @@ def transfers(text: str) -> List[str]:
     if failed.group().startswith("CondaVerification"):
         return ["conda-verify"]
     before = text[: failed.start()]
-    found: List[str] = ["cut"] if _BROKEN.search(text) else []
     fetches = list(_FETCH.finditer(before))
+    since = before[fetches[-1].end():] if fetches else before  # the failed file's own transfer
+    found: List[str] = ["cut"] if _BROKEN.search(since) else []
     if fetches and fetches[-1].group("how") == "Using cached":
         found.append("cached")
-    since = before[fetches[-1].end():] if fetches else before
     bars = list(_PROGRESS.finditer(since))
     if bars:
         done, total = float(bars[-1].group("done")), float(bars[-1].group("total"))
