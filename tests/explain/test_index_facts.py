@@ -229,3 +229,32 @@ def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_err
     # With the error shown, the cause is stated.
     shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
     assert stated(shown) == ["build-isolation-hides-torch"]
+
+
+def test_a_conda_http_error_is_the_family_with_its_status_and_url() -> None:
+    # pytorch/pytorch#81760: a 403 on a file the pytorch channel serves (an outage that day).
+    text = ("CondaHTTPError: HTTP 403 FORBIDDEN for url <https://conda.anaconda.org/pytorch/noarch/"
+            "pytorch-mutex-1.0-cuda.tar.bz2>\nElapsed: 00:00.827471\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-http-error" and len(found.candidates) == 3
+    assert found.facts["status"] == "403" and found.facts["url"].endswith("pytorch-mutex-1.0-cuda.tar.bz2")
+    # Counter-case: pip's own HTTP error on a wheel is not conda's.
+    assert "conda-http-error" not in stated("ERROR: HTTP error 403 while getting https://x.org/a-1.0-py3-none-any.whl\n")
+
+
+def test_a_build_named_beside_another_failure_is_not_read_as_the_one_asked_for() -> None:
+    # xiexh20/InterTrack#2: the question is about the build itself.
+    question = "There is no combination for torch=1.12.1+cu121, cuda12.1?\n"
+    assert index_facts(question) == [("build-unpublished", "torch==1.12.1+cu121")]
+    # Counter-case: the same words next to a runtime error are context, not the failure.
+    beside = question + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert index_facts(beside) == []
+
+
+def test_uv_finding_no_version_of_another_package_is_the_family() -> None:
+    text = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of "
+            "flash-attn==9.9.9 and you require flash-attn==9.9.9, we can conclude that your requirements "
+            "are unsatisfiable.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-matching-distribution"
+    assert found.facts["requirement"] == "flash-attn==9.9.9"

@@ -50,6 +50,12 @@ _NO_VERSION = re.compile(
     r"in the package registry)"
 )
 _SOURCE = "https://download.pytorch.org/whl/torch/"
+# A named build is the one asked for where an installer found none, or where the text is about
+# that build alone (a question, no other failure): not a build named beside another error.
+_NOT_FOUND_WORDS = re.compile(r"Could not find a version|No matching distribution|there is no version of|"
+                              r"not found in the package registry|Unable to find installation candidates|"
+                              r"\(from versions:")
+_OTHER_FAILURE = re.compile(r"error|exception|traceback|failed", re.IGNORECASE)
 
 
 def _releases(kb: KnowledgeBase) -> Dict[str, FrozenSet[str]]:
@@ -95,8 +101,9 @@ def _requested(text: str) -> List[Tuple[str, str, str]]:
     """(version, variant, how) of each torch build the text names: a pin with its variant, or a
     pin that failed on a PyTorch index's variant."""
     found: List[Tuple[str, str, str]] = []
-    for match in _NAMED_BUILD.finditer(text):
-        found.append((match.group("version"), match.group("variant"), "named"))
+    if _NOT_FOUND_WORDS.search(text) or not _OTHER_FAILURE.search(text):
+        for match in _NAMED_BUILD.finditer(text):
+            found.append((match.group("version"), match.group("variant"), "named"))
     indexes = [m.group("variant") for m in _INDEX.finditer(text)]
     for match in _NOT_FOUND.finditer(text):
         if match.group("variant") is None and len(set(indexes)) == 1:
