@@ -101,3 +101,8 @@ def test_a_missing_dev_dxg_is_the_wsl_gpu_family() -> None:
         assert found.signature.id == "wsl-gpu-device-missing" and len(found.candidates) == 3, text
     # Counter-case: the device listed is no failure.
     assert stated("crw-rw-rw- 1 root root 10, 125 Nov 26 09:00 /dev/dxg") == []
+
+
+def test_dev_dxg_named_beside_another_missing_thing_is_not_the_family() -> None:
+    text = "/dev/dxg exists, but libcuda.so is missing from /usr/lib/wsl/lib"
+    assert "wsl-gpu-device-missing" not in stated(text)
