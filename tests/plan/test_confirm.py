@@ -48,6 +48,13 @@ UV_CHAIN = (
     "conclude that all versions of alpha depend on torch==2.4.0.\n"
     "         And because you require torch==2.6.0+cu126 and alpha, we can conclude that your requirements "
     "are unsatisfiable.\n")
+# uv 0.13.9 on the local index (tests/refusal/real/uv-markers.txt): delta's need applies on Linux only.
+UV_MARKERS = (
+    "error: No solution found when resolving dependencies\n"
+    "  cause: Because all versions of delta depend on torch{sys_platform == 'linux'}==2.4.0 and you require "
+    "delta, we can conclude that you require torch==2.4.0.\n"
+    "         And because you require torch==2.6.0+cu126, we can conclude that your requirements are "
+    "unsatisfiable.\n")
 UV_REFUSED = """error: Request failed after 3 retries in 4.9s
   cause: Failed to fetch: http://127.0.0.1:9/simple/alpha/
   cause: error sending request for url (http://127.0.0.1:9/simple/alpha/)
@@ -193,6 +200,9 @@ def test_a_resolver_that_runs_too_long_or_cannot_reach_the_index_is_said() -> No
     assert refused.status == "conflict" and refused.pairs[0].package == "beta"
     assert refused.to_json()["needs"][0] == {"package": "beta", "version": ">=2.0",
                                              "requires": "torch==2.4.0"}
+    marked = confirm_plan(_Resolver(CommandResult([], 1, stderr=UV_MARKERS)), PLAN, Request())
+    assert marked.to_json()["needs"] == [{"package": "delta", "version": "", "requires": "torch==2.4.0",
+                                          "markers": "sys_platform == 'linux'"}]
 
 
 def test_without_uv_pip_resolves_in_a_dry_run_for_the_described_python(

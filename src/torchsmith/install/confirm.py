@@ -68,8 +68,8 @@ class Confirmation:
     def to_json(self) -> Dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "by": self.by,
                 "command": [redact(a) for a in self.command], "conflict": list(self.lines),
-                "needs": [{"package": n.who, "version": n.who_version, "requires": n.what + n.spec}
-                          for n in self.needs],
+                "needs": [{"package": n.who, "version": n.who_version, "requires": n.what + n.spec,
+                           **({"markers": n.markers} if n.markers else {})} for n in self.needs],
                 "pairs": [{"package": p.package, "torch": p.torch, "version": p.version or None,
                            "source": p.source} for p in self.pairs],
                 "resolved": dict(self.resolved), "unchecked": list(self.unchecked),
