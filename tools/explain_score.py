@@ -52,13 +52,17 @@ def stated_causes(text: str, workdir: Path) -> Tuple[List[str], Set[str]]:
 
     path = workdir / "text.log"
     path.write_text(text, encoding="utf-8")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        torchsmith(["explain", "--json", "--no-probe", "--file", str(path)])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = torchsmith(["explain", "--json", "--no-probe", "--file", str(path)])
     try:
-        data = json.loads(out.getvalue()).get("data") or {}
+        report = json.loads(out.getvalue())
     except ValueError:
-        return [], set()
+        report = {}
+    if code:  # e.g. signatures.json fails validation: a score of 0 named would hide it
+        errors = [str(e.get("message")) for e in report.get("errors") or []]
+        raise SystemExit(f"explain exited {code}: {'; '.join(errors) or err.getvalue().strip()[:500]}")
+    data = report.get("data") or {}
     causes: List[str] = []
     families: Set[str] = set()
     for match in data.get("matches") or []:

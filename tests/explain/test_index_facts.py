@@ -229,3 +229,57 @@ def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_err
     # With the error shown, the cause is stated.
     shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
     assert stated(shown) == ["build-isolation-hides-torch"]
+
+
+def test_a_conda_http_error_is_the_family_with_its_status_and_url() -> None:
+    # pytorch/pytorch#81760: a 403 on a file the pytorch channel serves (an outage that day).
+    text = ("CondaHTTPError: HTTP 403 FORBIDDEN for url <https://conda.anaconda.org/pytorch/noarch/"
+            "pytorch-mutex-1.0-cuda.tar.bz2>\nElapsed: 00:00.827471\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-http-error" and len(found.candidates) == 3
+    assert found.facts["status"] == "403" and found.facts["url"].endswith("pytorch-mutex-1.0-cuda.tar.bz2")
+    # Counter-case: pip's own HTTP error on a wheel is not conda's.
+    assert "conda-http-error" not in stated("ERROR: HTTP error 403 while getting https://x.org/a-1.0-py3-none-any.whl\n")
+
+
+def test_a_build_named_beside_another_failure_is_not_read_as_the_one_asked_for() -> None:
+    # xiexh20/InterTrack#2: the question is about the build itself.
+    question = "There is no combination for torch=1.12.1+cu121, cuda12.1?\n"
+    assert index_facts(question) == [("build-unpublished", "torch==1.12.1+cu121")]
+    # Counter-case: the same words next to a runtime error are context, not the failure.
+    beside = question + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert index_facts(beside) == []
+
+
+def test_uv_finding_no_version_of_another_package_is_the_family() -> None:
+    text = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of "
+            "flash-attn==9.9.9 and you require flash-attn==9.9.9, we can conclude that your requirements "
+            "are unsatisfiable.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-matching-distribution"
+    assert found.facts["requirement"] == "flash-attn==9.9.9"
+
+
+def test_a_broken_connection_counts_only_in_the_failed_files_own_transfer() -> None:
+    fresh = ("WARNING: Retrying (Retry(total=4)) after connection broken by "
+             "'ReadTimeoutError(\"Read timed out.\")'\n"
+             "Downloading https://download.pytorch.org/whl/nightly/cpu/torch-2.7.0.dev20250123%2Bcpu-cp39-cp39-"
+             "manylinux_2_28_x86_64.whl (176.2 MB)\n"
+             "   ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 176.2/176.2 MB 206.5 MB/s eta 0:00:00\n" + HASH)
+    assert extract(fresh, KB).transfers == ["complete"]
+    # Counter-case: broken during the failed file's own download.
+    broken = fresh.replace("eta 0:00:00\n", "eta 0:00:00\nConnection broken: IncompleteRead(1024 bytes)\n")
+    assert "cut" in extract(broken, KB).transfers
+
+
+def test_pips_listing_of_torch_versions_names_the_python_it_ran_on() -> None:
+    # chenfei-wu/TaskMatrix#431: only 2.0.0 and 2.0.1 listed: the releases with Python 3.11 wheels.
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.13.1 "
+            "(from versions: 2.0.0, 2.0.1)\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    (said,) = [r for r in found.reasoning if "pip could see" in r]
+    assert "Python 3.11" in said and "torch 1.13.1 publishes wheels for Python 3.7 to 3.10 only" in said
+    # Counter-case: a listing that is no Python's set of releases (a mirror with gaps) names none.
+    shared = text.replace("2.0.0, 2.0.1", "1.13.1, 2.0.1")
+    (found,) = explain_report(shared, CATALOG, kb=KB).explanations
+    assert not [r for r in found.reasoning if "pip could see" in r]

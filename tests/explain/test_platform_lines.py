@@ -92,3 +92,26 @@ def test_the_container_hooks_own_nvml_and_wsl_messages() -> None:
     # Counter-case: dxcore failing is not WSL without adapters (the hook then goes on as on Linux).
     assert "wsl-no-gpu-adapter" not in stated("dxcore initialization failed, continuing assuming a non-WSL "
                                               "environment")
+
+
+def test_a_missing_dev_dxg_is_the_wsl_gpu_family() -> None:
+    for text in ("ls: cannot access '/dev/dxg': No such file or directory",
+                 "Additionally /dev/dxg is not visible."):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "wsl-gpu-device-missing" and len(found.candidates) == 3, text
+    # Counter-case: the device listed is no failure.
+    assert stated("crw-rw-rw- 1 root root 10, 125 Nov 26 09:00 /dev/dxg") == []
+
+
+def test_dev_dxg_named_beside_another_missing_thing_is_not_the_family() -> None:
+    text = "/dev/dxg exists, but libcuda.so is missing from /usr/lib/wsl/lib"
+    assert "wsl-gpu-device-missing" not in stated(text)
+
+
+def test_a_dockerfile_named_beside_a_running_container_is_no_image_build() -> None:
+    message = "RuntimeError: No CUDA GPUs are available"
+    assert stated("Step 4/9 : RUN python -c 'import torch; torch.zeros(1).cuda()'\n" + message) \
+        == ["gpu-not-available-during-docker-build"]
+    # Counter-case: the image's Dockerfile named while a container runs: GPUs not given to `docker run`.
+    ran = "I built the image from the Dockerfile above, then: docker run -it my-image python train.py\n"
+    assert "gpu-not-available-during-docker-build" not in stated(ran + message)

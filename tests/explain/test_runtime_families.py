@@ -266,3 +266,24 @@ def test_onnxruntime_cuda_provider_refusal_is_the_extensions_library_family() ->
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "extension-cuda-library-missing" and len(found.candidates) == 2
     assert stated("Failed to create TensorrtExecutionProvider. Please reference the docs\n") == []
+
+
+def test_xformers_without_cuda_kernels_is_a_family_unless_its_build_line_is_shown() -> None:
+    text = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "`cutlassF-pt` is not supported because:\n    xFormers wasn't build with CUDA support\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "xformers-cuda-kernels-unavailable" and len(found.candidates) == 2
+    built = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+             "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)\n")
+    assert stated(built + text) == ["xformers-torch-mismatch"]
+
+
+def test_mmcv_range_from_mmdets_check_cut_short_and_from_pip() -> None:
+    cut = '"MMCV==2.2.0 is used but incompatible." \n'
+    pip = ('mmdet 3.3.0 requires mmcv<2.2.0,>=2.0.0rc4; extra == "mim", but you have mmcv 2.2.0 which is '
+           "incompatible.\n")
+    for text in (cut, pip):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "mmcv-version-incompatible" and found.facts["mmcv_version"] == "2.2.0"
+    assert "mmcv-version-incompatible" not in stated("mmdet 3.3.0 requires numpy<2, but you have numpy 2.1.0 "
+                                                     "which is incompatible.\n")

@@ -66,6 +66,9 @@ def test_pips_check_after_an_install_python_and_what_the_index_had() -> None:
     python = read(_real("pip-python"))
     assert _needs(_real("pip-python")) == [("eps", "", "python", ">=3.99", "")]
     assert [(h.name, h.version) for h in python.installed] == [("python", "3.11.7")]
+    # "Ignored the following versions that require a different python version: 1.0 Requires-Python >=3.99"
+    assert _needs(_real("pip-requires-python")) == [("eta", "1.0", "python", ">=3.99", ""),
+                                                    ("eta", "1.1", "python", ">=3.99", "")]
     version = read(_real("pip-version"))
     assert version.missing == ("torch==9.9",)
     assert [o.said for o in version.offers] == ["torch versions: 2.4.0, 2.6.0+cu126"]
@@ -87,6 +90,9 @@ def test_uvs_premises_are_read_and_its_conclusions_are_not() -> None:
 def test_uvs_missing_python_and_available_versions() -> None:
     assert read(_real("uv-missing")).missing == ("nosuchpkg",)
     assert read(_real("uv-version")).missing == ("torch==9.9",)
+    assert _needs(_real("uv-requires-python")) == [("eta", "", "python", ">=3.99", "")]
+    requested = read(_real("uv-requires-python")).installed  # "the requested Python version (>=3.11)"
+    assert [(h.name, h.version) for h in requested] == [("python", ">=3.11")]
     python = read(_real("uv-python"))
     assert _needs(_real("uv-python")) == [("eps", "==1.0", "python", ">=3.99", "")]
     assert [o.said for o in python.offers] == ["only eps==1.0 is available"]
@@ -110,6 +116,38 @@ def test_uvs_range_of_several_segments_and_the_versions_it_found() -> None:
         "torch<=2.3.0 has no wheels with a matching Python implementation tag (e.g., `cp311`)"]
     assert offers[2].startswith("You require CPython 3.11 (`cp311`), but we only found wheels for `torch` "
                                 "(v2.3.0)")
+
+
+def test_explain_says_the_structure_in_words() -> None:
+    from torchsmith.explain.readout import read_lines
+
+    lines = read_lines(extract(_real("pip-markers"), KB))
+    assert 'pip: delta 1.0 needs torch==2.4.0 (where sys_platform == "linux")' in lines
+    assert "pip: the request needs torch==2.6.0+cu126" in lines
+    assert "pip: installed: torch 2.6.0+cu126" in read_lines(extract(_real("pip-installed"), KB))
+    assert "pip: torch versions: 2.4.0, 2.6.0+cu126" in read_lines(extract(_real("pip-version"), KB))
+
+
+def test_explain_concludes_from_a_range_as_from_a_pin() -> None:
+    from torchsmith.explain.reason import conclusions
+
+    assert conclusions(extract(_real("pip-range"), KB), {}, KB) == [
+        "gamma 1.0 requires torch<2.0,>=1.8, which torch 2.6.0+cu126 is outside"]
+    assert conclusions(extract(_real("uv-range"), KB), {}, KB) == [
+        "gamma requires torch>=1.8,<2.0, which torch 2.6.0+cu126 is outside"]
+    assert conclusions(extract(_real("pip-chain"), KB), {}, KB) == ["beta 2.0 pins torch==2.4.0"]
+
+
+def test_a_coloured_refusal_reads_as_a_plain_one() -> None:
+    # uv under FORCE_COLOR colours its labels, tags and package names in its hints
+    coloured = read(_real("uv-color"))
+    assert "\x1b[" in _real("uv-color") and "\x1b[36mtorch\x1b[39m" in _real("uv-color-hint")
+    assert [(r.who, r.what, r.spec, r.markers) for r in coloured.requirements] == [
+        ("delta", "torch", "==2.4.0", "sys_platform == 'linux'"), ("", "delta", "", ""),
+        ("", "torch", "==2.5.0", "")]
+    offers = [o.said for o in read(_real("uv-color-hint")).offers]
+    assert offers[-1].startswith("You require CPython 3.11 (`cp311`), but we only found wheels for `torch` "
+                                 "(v2.3.0)")
 
 
 def test_prose_that_says_depends_on_is_no_requirement() -> None:
@@ -176,11 +214,11 @@ def _both(text: str) -> Tuple[Dict[str, Set[object]], Dict[str, Set[object]]]:
     extracted = extract(text, KB)
     failure = parse_failure(text)
     explained = {
-        "needs": {(c.who_name, c.who_version, c.what, c.spec) for c in extracted.conflicts
+        "needs": {(c.who_name, c.who_version, c.what, c.spec, c.markers) for c in extracted.conflicts
                   if c.who not in ("user", "installed")},
         "asked": {c.wants for c in extracted.conflicts if c.who == "user"},
         "missing": set(extracted.not_found)}
-    planned = {"needs": {(n.who, n.who_version, n.what, n.spec) for n in failure.needs},
+    planned = {"needs": {(n.who, n.who_version, n.what, n.spec, n.markers) for n in failure.needs},
                "asked": set(failure.required), "missing": set(failure.missing)}
     return explained, planned
 

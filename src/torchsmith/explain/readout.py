@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import List
 
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Conflict, Extracted
 
 __all__ = ["next_checks", "read_lines"]
 
@@ -42,6 +42,15 @@ def _environment_line(extracted: Extracted) -> str:
     return "The text names: " + "; ".join(parts) if parts else ""
 
 
+def _conflict_line(conflict: Conflict) -> str:
+    """One requirement a resolver named, from the structure it was read into."""
+    if conflict.who == "installed":
+        return f"{conflict.installer}: installed: {conflict.wants}"
+    markers = f" (where {conflict.markers})" if conflict.markers else ""
+    who = "the request" if conflict.who == "user" else conflict.who
+    return f"{conflict.installer}: {who} needs {conflict.wants.split(';')[0].strip()}{markers}"
+
+
 def read_lines(extracted: Extracted) -> List[str]:
     """One line per fact the text states, most telling first."""
     lines: List[str] = []
@@ -67,7 +76,8 @@ def read_lines(extracted: Extracted) -> List[str]:
         version = f", version {symbol.version}" if symbol.version else ""
         lines.append(f"Undefined symbol {symbol.demangled or symbol.symbol}{version}{owner}{where}")
     lines.extend(f"{m.tool}: {m.text}" for m in extracted.compiler[:5])
-    lines.extend(f"{c.installer}: {c.who} needs {c.wants}" for c in extracted.conflicts[:8])
+    lines.extend(_conflict_line(c) for c in extracted.conflicts[:8])
+    lines.extend(f"{o.installer}: {o.said}" for o in extracted.offers[:4])
     lines.extend(f"No index or channel has {req}" for req in extracted.not_found[:5])
     search = extracted.conda_search
     if search is not None and search.channels:

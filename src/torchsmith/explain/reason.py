@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.indexes import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import failing_package, macos_below_mps_minimum, tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
@@ -165,38 +166,6 @@ def _driver_conclusion(env: Environment, facts: Mapping[str, Any], kb: Knowledge
     return f"{who} supports CUDA up to {have}, and this build is for CUDA {cuda}{need}"
 
 
-def _torch_wanted(extracted: Extracted) -> Optional[str]:
-    """The torch asked for (the request's ``torch==X``) or installed, as the resolver said."""
-    for conflict in extracted.conflicts:
-        if conflict.what == "torch" and conflict.who in ("user", "installed"):
-            version = conflict.spec if conflict.who == "installed" else re.sub(r"^\s*===?\s*", "",
-                                                                                 conflict.spec)
-            if re.match(r"\d", version):
-                return version
-    return None
-
-
-def _pin_conclusions(extracted: Extracted, kb: KnowledgeBase) -> List[str]:
-    """ "package A pins torch==X; the release of A that pairs with torch Y is ..." from the data."""
-    out: List[str] = []
-    torch_wanted = _torch_wanted(extracted)
-    for conflict in extracted.conflicts:
-        pin = re.match(r"==\s*([\d.]+)", conflict.spec)
-        version = re.match(r"[=\s]*v?(\d[\w.]*)", conflict.who_version)
-        if conflict.what != "torch" or not pin or not version or conflict.who_name in ("", "torch"):
-            continue
-        who, pinned = conflict.who_name, pin.group(1).rstrip(".")
-        text = f"{who} {version.group(1)} pins torch=={pinned}"
-        if torch_wanted and version_tuple(torch_wanted.split("+")[0]) != version_tuple(pinned):
-            release = torch_wanted.split("+")[0]
-            pairs = [r for r in kb.torch_requirements(who) if r.torch.lstrip("=") == release]
-            if pairs:
-                text += f"; the release of {who} that pairs with torch {torch_wanted} is {pairs[0].version}"
-        if text not in out:
-            out.append(text)
-    return out
-
-
 def _library_conclusions(extracted: Extracted) -> List[str]:
     out = []
     env = extracted.environment
@@ -226,7 +195,8 @@ def conclusions(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[Kno
         return _library_conclusions(extracted)
     env = extracted.environment
     out = [text for text in (_arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
-    return out + _pin_conclusions(extracted, kb) + _library_conclusions(extracted)
+    listed = [e.meaning for e in extracted.installer_errors if e.kind == "python-from-listing"]
+    return out + pin_conclusions(extracted, kb) + _library_conclusions(extracted) + listed
 
 
 # --- evidence against a cause ------------------------------------------------------------------

@@ -38,6 +38,7 @@ class Need:
     who_version: str  # "2.0", ">=2.0", "" (all versions)
     what: str  # canonical name
     spec: str  # "==2.4.0", "" (any)
+    markers: str = ""  # where it applies: "sys_platform == 'linux'", "" (everywhere)
 
     def said(self) -> str:
         shown = self.who_version if self.who_version[:1] in "<>=!~" else (
@@ -77,7 +78,7 @@ def parse_failure(text: str) -> ResolverFailure:
     """The facts of a uv or pip refusal, as :func:`torchsmith.refusal.read` reads them (the reader
     ``explain`` uses too): who needs what, what was asked for, what no index has."""
     refusal = read_refusal(text)
-    needs = (Need(r.who, r.who_version, r.what, r.spec) for r in refusal.needs())
+    needs = (Need(r.who, r.who_version, r.what, r.spec, r.markers) for r in refusal.needs())
     asked = tuple(dict.fromkeys(r.said for r in refusal.requested()))
     return ResolverFailure(tuple(dict.fromkeys(needs)), asked, refusal.missing, _first_error(text))
 

@@ -8,6 +8,7 @@ forms are read from the words its own source writes (see pip.py, uv.py, conda.py
 
 from __future__ import annotations
 
+import re
 from typing import Callable, List, Tuple
 
 from torchsmith.refusal import conda, pip, uv
@@ -18,6 +19,8 @@ __all__ = ["Have", "Offer", "Refusal", "Requirement", "read"]
 _Read = Callable[[str], Tuple[List[Requirement], List[Have], List[str], List[Offer]]]
 _READERS: Tuple[_Read, ...] = (pip.read, uv.read, conda.read)
 _MAX = 60  # facts of one kind kept from one text
+# A terminal's colours (uv and pip colour their words under FORCE_COLOR: "`\x1b[36mtorch\x1b[39m`").
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def read(text: str) -> Refusal:
@@ -26,6 +29,7 @@ def read(text: str) -> Refusal:
     installed: List[Have] = []
     missing: List[str] = []
     offers: List[Offer] = []
+    text = _ANSI.sub("", text)
     for reader in _READERS:
         found = reader(text)
         requirements.extend(found[0])

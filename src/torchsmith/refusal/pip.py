@@ -7,7 +7,9 @@ From pypa/pip@0179718a94882eddf835e86e0bd0163508e5044b:
   {req}", then "The user requested (constraint) {name}{spec}";
   ``_report_single_requirement_conflict``: "Could not find a version that satisfies the requirement
   {req} (from {parent}) (from versions: ...)", "No matching distribution found for {req}";
-  ``_report_requires_python_error``: "Package 'x' requires a different Python: 3.8.10 not in '>=3.9'".
+  ``_report_requires_python_error``: "Package 'x' requires a different Python: 3.8.10 not in '>=3.9'";
+  and before "Could not find ...", "Ignored the following versions that require a different python
+  version: 1.0 Requires-Python >=3.99; ...".
 - src/pip/_internal/resolution/resolvelib/requirements.py ``format_for_error``: a range's parts are
   joined by ", " and a last " and " (``torch<2.0 and >=1.8``); an unavailable one is "x (unavailable)".
 - src/pip/_internal/commands/install.py ``_warn_about_conflicts``: "{name} {version} requires {req},
@@ -42,6 +44,9 @@ _PYTHON_MANY = re.compile(rf"^'(?P<spec>[^']*)' \(required by (?P<who>{_NAME}) (
 _PYTHON_HAVE = re.compile(r"Packages require a different Python\. (?P<have>\S+) not in:")
 _NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement (?P<req>[^\s\n]+)"
                          r"(?P<rest>[^\n]*)")
+_IGNORED = re.compile(r"Ignored the following versions that require a different python version: "
+                      r"(?P<list>[^\n]*)\n[^\n]*?Could not find a version that satisfies the requirement "
+                      r"(?P<req>[^\s\n]+)")
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (?P<req>[^\s\n]+)")
 _FROM_VERSIONS = re.compile(r"\(from versions: (?P<versions>[^)\n]*)\)")
 _COLLECTING = re.compile(rf"^\s*Collecting (?P<req>{_NAME}[^\s(]*)[^(\n]*\(from (?P<who>{_NAME})"
@@ -103,6 +108,11 @@ def _python(text: str) -> Tuple[List[Requirement], List[Have]]:
         needs.append(Requirement("pip", canonical(match.group("who")), "", "python", match.group("spec"),
                                  "", match.group("who"), f"Python{match.group('spec')}"))
         have.append(Have("pip", "python", match.group("have"), f"Python {match.group('have')}"))
+    for match in _IGNORED.finditer(text):  # versions the index had, each for another Python
+        name = split_requirement(match.group("req"))[0]
+        for version, spec in re.findall(r"(\S+) Requires-Python ([^;]+)", match.group("list")):
+            needs.append(Requirement("pip", name, version, "python", spec.strip(), "", f"{name} {version}",
+                                     f"Python{spec.strip()}"))
     if _PYTHON_HAVE.search(text):
         for match in _PYTHON_MANY.finditer(text):
             who = f"{match.group('who')} {match.group('version')}"

@@ -97,6 +97,7 @@ def extract(
         symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
         conflicts=resolver.conflicts(text, refusal),
+        offers=list(refusal.offers[:10]),
         not_found=missing,
         source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
-           "index_facts", "transfers"]
+           "index_facts", "listing_conclusion", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -50,6 +50,12 @@ _NO_VERSION = re.compile(
     r"in the package registry)"
 )
 _SOURCE = "https://download.pytorch.org/whl/torch/"
+# A named build is the one asked for where an installer found none, or where the text is about
+# that build alone (a question, no other failure): not a build named beside another error.
+_NOT_FOUND_WORDS = re.compile(r"Could not find a version|No matching distribution|there is no version of|"
+                              r"not found in the package registry|Unable to find installation candidates|"
+                              r"\(from versions:")
+_OTHER_FAILURE = re.compile(r"error|exception|traceback|failed", re.IGNORECASE)
 
 
 def _releases(kb: KnowledgeBase) -> Dict[str, FrozenSet[str]]:
@@ -95,8 +101,9 @@ def _requested(text: str) -> List[Tuple[str, str, str]]:
     """(version, variant, how) of each torch build the text names: a pin with its variant, or a
     pin that failed on a PyTorch index's variant."""
     found: List[Tuple[str, str, str]] = []
-    for match in _NAMED_BUILD.finditer(text):
-        found.append((match.group("version"), match.group("variant"), "named"))
+    if _NOT_FOUND_WORDS.search(text) or not _OTHER_FAILURE.search(text):
+        for match in _NAMED_BUILD.finditer(text):
+            found.append((match.group("version"), match.group("variant"), "named"))
     indexes = [m.group("variant") for m in _INDEX.finditer(text)]
     for match in _NOT_FOUND.finditer(text):
         if match.group("variant") is None and len(set(indexes)) == 1:
@@ -123,7 +130,10 @@ def index_facts(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
         out.extend(_failed_indexes(text, releases))
     if not out:
         out.extend(_index_not_given(text, releases))
-    return (out + _pruned_nightlies(text))[:3]
+    listing = listing_conclusion(text, kb)
+    python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
+              for listing in [listing] if listing]
+    return (out + _pruned_nightlies(text))[:3] + python
 
 
 # A dated nightly pip found no version of, and the versions it could see (pip's own listing).
@@ -209,11 +219,11 @@ def transfers(text: str) -> List[str]:
     if failed.group().startswith("CondaVerification"):
         return ["conda-verify"]
     before = text[: failed.start()]
-    found: List[str] = ["cut"] if _BROKEN.search(text) else []
     fetches = list(_FETCH.finditer(before))
+    since = before[fetches[-1].end():] if fetches else before  # the failed file's own transfer
+    found: List[str] = ["cut"] if _BROKEN.search(since) else []
     if fetches and fetches[-1].group("how") == "Using cached":
         found.append("cached")
-    since = before[fetches[-1].end():] if fetches else before
     bars = list(_PROGRESS.finditer(since))
     if bars:
         done, total = float(bars[-1].group("done")), float(bars[-1].group("total"))
@@ -263,3 +273,43 @@ def build_requirement_failures(text: str) -> List[InstallerError]:
                "environment holding only the build requirements the package declares")
     return [InstallerError("pip" if "Getting requirements" in step.group() else "build", "build-requirements",
                            step.group().strip(), meaning, package, ("https://peps.python.org/pep-0517/",))]
+
+
+# pip's listing of what it could see: the torch releases with a wheel for this interpreter.
+_LISTING = re.compile(r"Could not find a version that satisfies the requirement "
+                      r"(?P<req>torch(?:[<>=!~]=?[^\s(]*)?) \(from versions: (?P<listed>[^)\n]{1,3000})\)")
+
+
+def listing_conclusion(text: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Which Python pip ran on, read from the torch releases it listed: the listing is exactly the
+    releases (up to its newest) that publish wheels for one Python version."""
+    match = _LISTING.search(text) if kb is not None and "from versions" in text else None
+    if match is None or kb is None:
+        return None
+    known = {release.version: release for release in kb.releases}
+    versions = re.findall(r"(?<![\w.+])(\d+\.\d+\.\d+)(?![\w.+])", match.group("listed"))
+    listed = {v for v in versions if v in known}
+    if not listed:
+        return None
+    low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
+    # every release up to the newest listed (the listing is as old as the text; none is pruned)
+    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)]
+    fits: Dict[str, List[str]] = {}
+    for platform in sorted({p for r in inside for p in r.python}):
+        for python in sorted({v for r in inside for v in r.python.get(platform, ())}):
+            if {r.version for r in inside if python in r.python.get(platform, ())} == listed:
+                fits.setdefault(python, []).append(platform)
+    if len(fits) != 1:
+        return None
+    (python, platforms), = fits.items()
+    said = (f"the torch versions pip could see ({low} to {high}) are exactly the releases with wheels for "
+            f"Python {python} ({', '.join(platforms)}): the interpreter is Python {python}, unless the index "
+            f"mirrors only some releases")
+    pinned = re.search(r"==\s*(\d+\.\d+\.\d+)", match.group("req"))
+    release = known.get(pinned.group(1)) if pinned else None
+    if release is not None:
+        pythons = sorted({v for p in platforms for v in release.python.get(p, ())}, key=version_tuple)
+        if python not in pythons and pythons:
+            said += (f"; torch {release.version} publishes wheels for Python {pythons[0]} to {pythons[-1]} "
+                     f"only")
+    return said

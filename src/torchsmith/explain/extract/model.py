@@ -6,6 +6,7 @@ from dataclasses import asdict, field, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchsmith.records import dataclass
+from torchsmith.refusal.model import Offer
 
 __all__ = [
     "CompilerMessage",
@@ -200,6 +201,7 @@ class Extracted:
     conda_search: Optional[CondaSearch] = None
     conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
     installer_errors: List[InstallerError] = field(default_factory=list)
+    offers: List[Offer] = field(default_factory=list)  # what an index or channel had, as the resolver said
     transfers: List[str] = field(default_factory=list)  # the failed file's download: cut, cached, complete
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
