@@ -2,8 +2,9 @@
 
 A standard frozen dataclass compiles six methods with ``exec`` when its module is imported
 (~0.6 ms a class here), and importing ``dataclasses`` (with ``inspect``) costs a `probe` ~6 ms.
-This decorator compiles only ``__init__``: ``__eq__``, ``__hash__``, ``__repr__`` and the frozen
-guard are shared functions over the class's fields that give the standard results. The field
+This decorator compiles only ``__init__``, when it is first looked up: ``__eq__``, ``__hash__``,
+``__repr__`` and the frozen guard are shared functions over the class's fields that give the
+standard results. The field
 processing (``__dataclass_fields__``, ``__dataclass_params__``) is the standard decorator's own,
 run when first asked for (``dataclasses.fields``, ``asdict``, ``is_dataclass`` ...); until then
 :func:`replace` and :func:`field_names` answer from the class's field list. mypy sees the
