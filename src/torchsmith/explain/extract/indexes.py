@@ -295,8 +295,10 @@ def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
     if not listed:
         return None
     low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
-    # every release up to the newest listed (the listing is as old as the text; none is pruned)
-    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)]
+    # every release up to the newest listed (the listing is as old as the text; none is pruned); one
+    # PyPI never served (1.8.2, on the LTS index only) counts only where listed: PyPI's listing lacks it
+    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)
+              and (r.pypi_default or r.version in listed)]
     fits: Dict[str, List[str]] = {}
     for platform in sorted({p for r in inside for p in r.python}):
         for python in sorted({v for r in inside for v in r.python.get(platform, ())}):
