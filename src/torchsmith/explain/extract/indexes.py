@@ -153,10 +153,11 @@ def _pruned_nightlies(refusal: Refusal) -> List[InstallerError]:
     """A torch nightly the nightly index no longer lists: it keeps the newest 60 nightlies of each
     package (KEEP_THRESHOLD), and a release two minor series after the nightly's is listed, so a
     whole series of daily nightlies (a quarter's) was built after it."""
-    match, versions = next(((m, listed) for spec, listed in _pip_listings(refusal)
-                            for m in [_NIGHTLY.fullmatch(spec)] if m), (None, ()))
-    if match is None:
+    nightlies = [(match, versions) for spec, versions in _pip_listings(refusal)
+                 for match in [_NIGHTLY.fullmatch(spec)] if match is not None]
+    if not nightlies:
         return []
+    match, versions = nightlies[0]
     series = (int(match.group("major")), int(match.group("minor")))
     releases = [re.match(r"(\d+)\.(\d+)\.\d+\b", v) for v in versions]
     listed = [(int(r.group(1)), int(r.group(2))) for r in releases if r]
