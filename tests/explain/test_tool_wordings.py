@@ -41,7 +41,8 @@ def test_where_cl_failing_is_no_msvc_on_path_but_another_command_is_not() -> Non
 
 
 def test_insufficient_driver_is_a_family_of_old_driver_and_no_driver() -> None:
-    text = "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+    text = ("RuntimeError: CUDA failed with error "
+            "CUDA driver version is insufficient for CUDA runtime version\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "driver-insufficient-for-runtime"
     causes = " ".join(cause for cause, _check in found.candidates)
@@ -65,7 +66,8 @@ def test_a_malformed_wheel_names_the_file_not_this_machine() -> None:
     assert stated("AssertionError: torch-cuda80==0.1.6.post17 .dist-info directory not found\n") == [
         "broken-release-artifact"]
     # a project built here from a git checkout (no release pinned) is no published artifact
-    assert "broken-release-artifact" not in stated("AssertionError: yofc-oee .dist-info directory not found\n")
+    unpinned = "AssertionError: yofc-oee .dist-info directory not found\n"
+    assert "broken-release-artifact" not in stated(unpinned)
     # a hash that differs is a download or index matter, not a RECORD without the file
     assert "broken-release-artifact" not in stated("wheel.install.BadWheelFile: Bad hash for file 'a.so'\n")
 
@@ -76,7 +78,8 @@ def test_tgi_flash_models_refused_for_a_missing_kernel_module() -> None:
             "NotImplementedError: Sharded Llama requires Flash Attention enabled models.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "extension-not-built" and "vllm_cache_ops" in found.cause
-    gpu = "WARN text_generation_launcher: Could not import Flash Attention enabled models: CUDA is not available\n"
+    gpu = ("WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+           "CUDA is not available\n")
     assert "extension-not-built" not in stated(gpu)
 
 
