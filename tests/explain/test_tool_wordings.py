@@ -87,3 +87,25 @@ def test_flash_attention_unavailable_is_a_family() -> None:
     (found,) = explain_report("WARNING - llmtuner.model.patcher - FlashAttention2 is not installed.\n",
                               CATALOG, kb=KB).explanations
     assert found.signature.id == "flash-attn-not-installed" and len(found.candidates) == 3
+
+
+LISTED = ("ERROR: Could not find a version that satisfies the requirement torch=={pin} "
+          "(from versions: {listed})\n"
+          "ERROR: No matching distribution found for torch=={pin}\n")
+
+
+def test_pip_listing_that_stops_at_macos_x86_64_wheels_names_that_platform() -> None:
+    # 2.0.0 .. 2.2.2 is exactly what macOS x86_64 has for Python 3.11; Linux 3.11 goes on past 2.2.2
+    text = LISTED.format(pin="2.6.0", listed="2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2")
+    report = explain_report(text, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["macos-x86-64-python"]
+    assert any("macos-x86_64 wheels for Python 3.11" in r for r in report.explanations[0].reasoning)
+
+
+def test_a_listing_every_platform_shares_or_a_pin_inside_it_names_no_platform() -> None:
+    # Python 3.7's releases end at 1.13.1 on every platform: the Python, not the platform, stops them
+    old_python = LISTED.format(pin="2.0.0", listed="1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1")
+    assert "macos-x86-64-python" not in stated(old_python)
+    # a pin no newer than the listing: the listing is as old as the text, it proves no platform
+    same_age = LISTED.format(pin="2.2.1", listed="2.2.0, 2.2.2")
+    assert "macos-x86-64-python" not in stated(same_age)

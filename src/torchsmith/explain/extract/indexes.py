@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
-           "index_facts", "listing_conclusion", "transfers"]
+           "index_facts", "listing_conclusion", "platform_from_listing", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -133,7 +133,7 @@ def index_facts(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     listing = listing_conclusion(text, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
-    return (out + _pruned_nightlies(text))[:3] + python
+    return (out + _pruned_nightlies(text))[:3] + python + platform_from_listing(text, kb)
 
 
 # A dated nightly pip found no version of, and the versions it could see (pip's own listing).
@@ -313,3 +313,33 @@ def listing_conclusion(text: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
             said += (f"; torch {release.version} publishes wheels for Python {pythons[0]} to {pythons[-1]} "
                      f"only")
     return said
+
+
+def platform_from_listing(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """The platform pip ran on, read from the torch releases it listed for a pin newer than all of
+    them: the listing is exactly the releases (up to the pin) with wheels for one platform and
+    Python, and that platform's wheels stop before the pin (e.g. macOS x86_64 after 2.2.2)."""
+    match = _LISTING.search(text) if kb is not None and "from versions" in text else None
+    pinned = re.search(r"==\s*(\d+\.\d+\.\d+)(?![\w.+])", match.group("req")) if match else None
+    if match is None or pinned is None or kb is None:
+        return []
+    known = {release.version: release for release in kb.releases}
+    pin = pinned.group(1)
+    versions = re.findall(r"(?<![\w.+])(\d+\.\d+\.\d+)(?![\w.+])", match.group("listed"))
+    listed = {v for v in versions if v in known}
+    if pin not in known or not listed or version_tuple(pin) <= version_tuple(max(listed, key=version_tuple)):
+        return []
+    upto = [r for r in known.values() if version_tuple(r.version) <= version_tuple(pin)]
+    fits: Dict[str, List[str]] = {}
+    for platform in sorted({p for r in upto for p in r.python}):
+        for python in sorted({v for r in upto for v in r.python.get(platform, ())}, key=version_tuple):
+            if {r.version for r in upto if python in r.python.get(platform, ())} == listed:
+                fits.setdefault(platform, []).append(python)
+    if len(fits) != 1:
+        return []
+    (platform, pythons), = fits.items()
+    low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
+    why = (f"pip could see torch {low} to {high}: exactly the releases with {platform} wheels for Python "
+           f"{' or '.join(pythons)}, and torch {pin} publishes none for {platform}")
+    return [InstallerError("pip", f"listing-{platform}", f"torch=={pin} (from versions: {low} … {high})", why,
+                           "torch", (_SOURCE,))]
