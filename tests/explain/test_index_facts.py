@@ -283,3 +283,22 @@ def test_pips_listing_of_torch_versions_names_the_python_it_ran_on() -> None:
     shared = text.replace("2.0.0, 2.0.1", "1.13.1, 2.0.1")
     (found,) = explain_report(shared, CATALOG, kb=KB).explanations
     assert not [r for r in found.reasoning if "pip could see" in r]
+
+
+def test_a_release_pypi_never_served_leaves_pips_listing_to_every_platform_that_matches() -> None:
+    # ArtLabss/tennis-tracking#16: PyPI's torch releases 1.4.0 to 1.11.0 for Python 3.8; 1.8.2 was
+    # published on the LTS index only, so PyPI's listing lacks it on Linux too (pytorch/pytorch#86630
+    # names its requirements file between the requirement and the listing).
+    listing = ("1.4.0, 1.5.0, 1.5.1, 1.6.0, 1.7.0, 1.7.1, 1.8.0, 1.8.1, 1.9.0, 1.9.1, 1.10.0, 1.10.1, "
+               "1.10.2, 1.11.0")
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.9.0+cu102 (from -r "
+            f"requirements.txt (line 3)) (from versions: {listing})\n")
+
+    def said(text: str) -> List[str]:
+        return [e.meaning for e in extract(text, KB).installer_errors if e.kind == "python-from-listing"]
+
+    (python,) = said(text)
+    assert "Python 3.8 (linux-x86_64, macos-x86_64, windows-x86_64)" in python
+    # Counter-case: a listing that has 1.8.2 is not macOS's (1.8.2 has no macOS wheels).
+    (lts,) = said(text.replace("1.8.1,", "1.8.1, 1.8.2,"))
+    assert "Python 3.8 (linux-x86_64, windows-x86_64)" in lts

@@ -75,6 +75,18 @@ def test_pips_check_after_an_install_python_and_what_the_index_had() -> None:
     assert read(_real("pip-missing")).missing == ("nosuchpkg",)
 
 
+def test_what_no_index_had_says_which_installer_said_so_and_what_pip_listed() -> None:
+    pip = read(_real("pip-version")).unavailable
+    assert [(m.installer, m.said, m.listed) for m in pip] == [
+        ("pip", "torch==9.9", ("2.4.0", "2.6.0+cu126")), ("pip", "torch==9.9", ())]
+    # pip names the requirements file between the requirement and its listing (factory.py "(from {parent})").
+    parent = ("ERROR: Could not find a version that satisfies the requirement torch==9.9 (from -r req.txt "
+              "(line 1)) (from versions: 2.4.0)\n")
+    assert [m.listed for m in read(parent).unavailable] == [("2.4.0",)]
+    assert [m.listed for m in read(parent.replace("2.4.0", "none")).unavailable] == [()]
+    assert [(m.installer, m.said) for m in read(_real("uv-version")).unavailable] == [("uv", "torch==9.9")]
+
+
 # --- uv -----------------------------------------------------------------------------------------
 
 def test_uvs_premises_are_read_and_its_conclusions_are_not() -> None:

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
     TargetDefault = Literal["active", "new-venv", "active-or-venv", "build-prefix"]
 
-__all__ = ["DEFAULT_VENV", "OWN", "TargetChoice", "TargetDefault", "discover", "looks_like_version",
-           "select_target"]
+__all__ = ["DEFAULT_VENV", "OWN", "TargetChoice", "discover", "looks_like_version", "select_target"]
 
 DEFAULT_VENV = ".venv"
 OWN = "torchsmith's own interpreter: no environment found"

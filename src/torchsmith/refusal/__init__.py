@@ -12,11 +12,11 @@ import re
 from typing import Callable, List, Tuple
 
 from torchsmith.refusal import conda, pip, uv
-from torchsmith.refusal.model import Have, Offer, Refusal, Requirement
+from torchsmith.refusal.model import Have, Missing, Offer, Refusal, Requirement
 
-__all__ = ["Have", "Offer", "Refusal", "Requirement", "read"]
+__all__ = ["Have", "Missing", "Offer", "Refusal", "Requirement", "read"]
 
-_Read = Callable[[str], Tuple[List[Requirement], List[Have], List[str], List[Offer]]]
+_Read = Callable[[str], Tuple[List[Requirement], List[Have], List[Missing], List[Offer]]]
 _READERS: Tuple[_Read, ...] = (pip.read, uv.read, conda.read)
 _MAX = 60  # facts of one kind kept from one text
 # A terminal's colours (uv and pip colour their words under FORCE_COLOR: "`\x1b[36mtorch\x1b[39m`").
@@ -27,7 +27,7 @@ def read(text: str) -> Refusal:
     """Every refusal fact the text states, each once, in the order the installers said them."""
     requirements: List[Requirement] = []
     installed: List[Have] = []
-    missing: List[str] = []
+    missing: List[Missing] = []
     offers: List[Offer] = []
     text = _ANSI.sub("", text)
     for reader in _READERS:
@@ -37,4 +37,5 @@ def read(text: str) -> Refusal:
         missing.extend(found[2])
         offers.extend(found[3])
     return Refusal(tuple(dict.fromkeys(requirements))[:_MAX], tuple(dict.fromkeys(installed))[:_MAX],
-                   tuple(dict.fromkeys(m for m in missing if m))[:_MAX], tuple(dict.fromkeys(offers))[:_MAX])
+                   tuple(dict.fromkeys(m for m in missing if m.said))[:_MAX],
+                   tuple(dict.fromkeys(offers))[:_MAX])

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-from torchsmith.refusal.model import Have, Offer, Requirement, clean, package
+from torchsmith.refusal.model import Have, Missing, Offer, Requirement, clean, package
 
 __all__ = ["read"]
 
@@ -106,16 +106,16 @@ def _spec(said: str) -> Tuple[str, str]:
     return package(match.group("name")), rest
 
 
-def _libsolv(text: str, installer: str) -> Tuple[List[Requirement], List[Have], List[str]]:
+def _libsolv(text: str, installer: str) -> Tuple[List[Requirement], List[Have], List[Missing]]:
     needs: List[Requirement] = []
     have: List[Have] = []
-    missing: List[str] = []
+    missing: List[Missing] = []
     for pattern, kind in _LIBSOLV:
         for match in pattern.finditer(text):
             what, spec = _spec(match.group("what"))
             if kind == "request":
                 needs.append(Requirement(installer, "", "", what, spec, "", "", clean(match.group("what"))))
-                missing.append(clean(match.group("what")))
+                missing.append(Missing(installer, clean(match.group("what"))))
                 continue
             who, version = _built(match.group("who"))
             needs.append(Requirement(installer, who, version, what, spec, "", match.group("who"),
@@ -173,10 +173,10 @@ def _candidate(said: str) -> Tuple[str, str, str]:
     return name, versions, f"{said.split(' ', 1)[0]} {versions}".strip()
 
 
-def _tree(text: str, installer: str) -> Tuple[List[Requirement], List[Have], List[str], List[Offer]]:
+def _tree(text: str, installer: str) -> Tuple[List[Requirement], List[Have], List[Missing], List[Offer]]:
     needs: List[Requirement] = []
     have: List[Have] = []
-    missing: List[str] = []
+    missing: List[Missing] = []
     offers: List[Offer] = []
     askers: List[Tuple[int, str, str, str]] = []  # (depth, name, version, as said)
     for depth, line in _tree_lines(text):
@@ -192,7 +192,7 @@ def _tree(text: str, installer: str) -> Tuple[List[Requirement], List[Have], Lis
             who = askers[-1] if askers else (0, "", "", "")
             needs.append(Requirement(installer, who[1], who[2], name, spec, "", who[3], said))
         if "missing" in kind:
-            missing.append(said)
+            missing.append(Missing(installer, said))
         if "asks" in kind:
             askers.append((depth, *_candidate(said)))
         if kind == "have":
@@ -221,12 +221,12 @@ def _chains(text: str, installer: str) -> Tuple[List[Requirement], List[Have]]:
     return needs, have
 
 
-def _not_available(text: str) -> List[str]:
-    return [clean(line.strip()[1:]) for block in _MISSING_BLOCK.finditer(text)
+def _not_available(text: str, installer: str) -> List[Missing]:
+    return [Missing(installer, clean(line.strip()[1:])) for block in _MISSING_BLOCK.finditer(text)
             for line in block.group("block").splitlines() if line.strip().startswith("-")]
 
 
-def read(text: str) -> Tuple[List[Requirement], List[Have], List[str], List[Offer]]:
+def read(text: str) -> Tuple[List[Requirement], List[Have], List[Missing], List[Offer]]:
     """(requirements, what the system has, what no channel has, what was offered) of the solvers' words."""
     if not any(word in text for word in _WORDS):
         return [], [], [], []
@@ -234,5 +234,5 @@ def read(text: str) -> Tuple[List[Requirement], List[Have], List[str], List[Offe
     needs, have, missing = _libsolv(text, installer)
     tree = _tree(text, installer)
     chained, system = _chains(text, installer)
-    return (needs + tree[0] + chained, have + tree[1] + system, _not_available(text) + missing + tree[2],
-            tree[3])
+    return (needs + tree[0] + chained, have + tree[1] + system,
+            _not_available(text, installer) + missing + tree[2], tree[3])

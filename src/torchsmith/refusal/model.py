@@ -9,7 +9,7 @@ from typing import Tuple
 from torchsmith.kb.pkgmeta import canonical
 from torchsmith.records import dataclass
 
-__all__ = ["Have", "Offer", "Refusal", "Requirement", "clean", "package", "split_requirement"]
+__all__ = ["Have", "Missing", "Offer", "Refusal", "Requirement", "clean", "package", "split_requirement"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,16 @@ class Have:
 
 
 @dataclass(frozen=True)
+class Missing:
+    """A requirement no index or channel offers, as ``installer`` said it (``torch==9.9``), with the
+    versions the installer listed as what it could see instead (pip's "(from versions: ...)")."""
+
+    installer: str
+    said: str
+    listed: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Offer:
     """What an index or channel offered for a package, in the resolver's words: the versions it
     had, the wheels it could not use and why."""
@@ -57,8 +67,13 @@ class Refusal:
 
     requirements: Tuple[Requirement, ...] = ()
     installed: Tuple[Have, ...] = ()
-    missing: Tuple[str, ...] = ()  # requirements no index or channel offers, as said
+    unavailable: Tuple[Missing, ...] = ()
     offers: Tuple[Offer, ...] = ()
+
+    @property
+    def missing(self) -> Tuple[str, ...]:
+        """The requirements no index or channel offers, as said, each once."""
+        return tuple(dict.fromkeys(m.said for m in self.unavailable))
 
     def requested(self) -> Tuple[Requirement, ...]:
         """What was asked for (the request and its constraints)."""

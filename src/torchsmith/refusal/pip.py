@@ -23,7 +23,7 @@ import re
 from typing import Dict, List, Tuple
 
 from torchsmith.kb.pkgmeta import canonical
-from torchsmith.refusal.model import Have, Offer, Requirement, clean, split_requirement
+from torchsmith.refusal.model import Have, Missing, Offer, Requirement, clean, split_requirement
 
 __all__ = ["read"]
 
@@ -124,20 +124,23 @@ def _python(text: str) -> Tuple[List[Requirement], List[Have]]:
     return needs, have
 
 
-def _not_found(text: str) -> Tuple[List[str], List[Offer]]:
-    missing: List[str] = []
+def _not_found(text: str) -> Tuple[List[Missing], List[Offer]]:
+    missing: List[Missing] = []
     offers: List[Offer] = []
     for match in _NO_VERSION.finditer(text):
-        missing.append(clean(match.group("req")))
         versions = _FROM_VERSIONS.search(match.group("rest"))
-        if versions and versions.group("versions").strip() not in ("", "none"):
-            name = split_requirement(match.group("req"))[0]
-            offers.append(Offer("pip", name, f"{name} versions: {versions.group('versions').strip()}"))
-    missing.extend(clean(m.group("req")) for m in _NO_DISTRIBUTION.finditer(text))
+        listed = versions.group("versions").strip() if versions else "none"
+        if listed in ("", "none"):
+            missing.append(Missing("pip", clean(match.group("req"))))
+            continue
+        missing.append(Missing("pip", clean(match.group("req")), tuple(v.strip() for v in listed.split(","))))
+        name = split_requirement(match.group("req"))[0]
+        offers.append(Offer("pip", name, f"{name} versions: {listed}"))
+    missing.extend(Missing("pip", clean(m.group("req"))) for m in _NO_DISTRIBUTION.finditer(text))
     return missing, offers
 
 
-def read(text: str) -> Tuple[List[Requirement], List[Have], List[str], List[Offer]]:
+def read(text: str) -> Tuple[List[Requirement], List[Have], List[Missing], List[Offer]]:
     """(requirements, what is installed, what no index has, what the index offered) of pip's words."""
     listed = _conflict_list(text)
     after, installed = _installed(text)

@@ -19,7 +19,7 @@ import re
 from typing import List, Tuple
 
 from torchsmith.kb.pkgmeta import canonical
-from torchsmith.refusal.model import Have, Offer, Requirement, clean
+from torchsmith.refusal.model import Have, Missing, Offer, Requirement, clean
 
 __all__ = ["read"]
 
@@ -86,7 +86,7 @@ def _requirement(match: re.Match[str], who: str = "", who_spec: str = "") -> Req
                        (match.group("what_markers") or "").strip(), shown, f"{match.group('what')}{spec}")
 
 
-def _premise(premise: str) -> Tuple[List[Requirement], List[str], List[Offer], List[Have]]:
+def _premise(premise: str) -> Tuple[List[Requirement], List[Missing], List[Offer], List[Have]]:
     needs: List[Requirement] = []
     for match in _DEPENDS.finditer(premise):
         who, who_spec = match.group("who"), (match.group("who_spec") or "")
@@ -104,7 +104,7 @@ def _premise(premise: str) -> Tuple[List[Requirement], List[str], List[Offer], L
         who_spec = match.group("who_spec") or ""
         needs.append(Requirement("uv", canonical(match.group("who")), who_spec, "python", match.group("spec"),
                                  "", match.group("who") + who_spec, f"Python{match.group('spec')}"))
-    missing = [(m.group("what") or m.group("none")) + (m.group("what_spec") or m.group("none_spec") or "")
+    missing = [Missing("uv", "".join(m.group(g) or "" for g in ("what", "none", "what_spec", "none_spec")))
                for m in _MISSING.finditer(premise)]
     offers = [Offer("uv", canonical(m.group("what")), clean(m.group(0)))
               for pattern in (_ONLY, _UNUSABLE) for m in pattern.finditer(premise)]
@@ -123,12 +123,12 @@ def _hints(text: str) -> List[Offer]:
     return offers
 
 
-def read(text: str) -> Tuple[List[Requirement], List[Have], List[str], List[Offer]]:
+def read(text: str) -> Tuple[List[Requirement], List[Have], List[Missing], List[Offer]]:
     """(requirements, what the environment has, what no index has, what was offered) of uv's words."""
     if not (_HEADER.search(text) or "we can conclude that" in text):
         return [], [], [], []
     needs: List[Requirement] = []
-    missing: List[str] = []
+    missing: List[Missing] = []
     offers: List[Offer] = []
     have: List[Have] = []
     for premise in _sentences(text):

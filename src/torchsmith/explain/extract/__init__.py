@@ -105,7 +105,7 @@ def extract(
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
-        + indexes.index_facts(joined, kb) + indexes.build_requirement_failures(text),
+        + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text),
         transfers=indexes.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )

@@ -18,13 +18,15 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Extracted, InstallerError
+from torchsmith.refusal.model import split_requirement
 from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
+    from torchsmith.refusal import Missing, Refusal
 
 __all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
-           "index_facts", "listing_conclusion", "platform_from_listing", "transfers"]
+           "index_facts", "transfers"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -35,26 +37,14 @@ _NAMED_BUILD = re.compile(
 )
 # A PyTorch release index (not the nightly or test channels, whose variants come and go).
 _INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + _VARIANT + r")(?![\w.])")
-# pip, uv and pixi saying no index had a torch pin: the pin's version.
-_NOT_FOUND = re.compile(
-    r"(?:Could not find a version that satisfies the requirement|No matching distribution found for|"
-    r"there is no version of|Because)\s+`?torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}===?\s{0,3}"
-    r"(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + _VARIANT + r"))?(?![\w.])"
-)
-# uv's (and pixi's) resolver: no version at all, as opposed to versions without a fitting wheel
-# ("has no wheels with a matching platform tag"): crates/uv-resolver/src/pubgrub/report.rs.
-_NO_VERSION = re.compile(
-    r"(?:there is no version of\s+`?torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}==\s{0,3}"
-    r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + _VARIANT + r")(?![\w.]))"
-    r"|(?:Because\s+torch==(?P<version2>\d+\.\d+\.\d+)\+(?P<variant2>" + _VARIANT + r") was not found "
-    r"in the package registry)"
-)
+# A torch pin an installer found no version of (torchsmith.refusal reads which): its release, and
+# its variant where the pin names one.
+_PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + _VARIANT + r"))?")
 _SOURCE = "https://download.pytorch.org/whl/torch/"
-# A named build is the one asked for where an installer found none, or where the text is about
-# that build alone (a question, no other failure): not a build named beside another error.
-_NOT_FOUND_WORDS = re.compile(r"Could not find a version|No matching distribution|there is no version of|"
-                              r"not found in the package registry|Unable to find installation candidates|"
-                              r"\(from versions:")
+# A named build is the one asked for where an installer found none (Poetry's refusal is not read
+# by torchsmith.refusal: its words), or where the text is about that build alone (a question, no
+# other failure): not a build named beside another error.
+_POETRY_NOT_FOUND = "Unable to find installation candidates"
 _OTHER_FAILURE = re.compile(r"error|exception|traceback|failed", re.IGNORECASE)
 
 
@@ -97,64 +87,80 @@ def _index_without_release(variant: str, releases: Dict[str, FrozenSet[str]]) ->
             f"{_listing(releases[newest])}")
 
 
-def _requested(text: str) -> List[Tuple[str, str, str]]:
+def _torch_missing(refusal: Refusal) -> List[Tuple[Missing, str]]:
+    """Each requirement on torch that an installer found no version of, with its specifier."""
+    found = []
+    for missing in refusal.unavailable:
+        name, spec, _ = split_requirement(missing.said)
+        if name == "torch":
+            found.append((missing, spec))
+    return found
+
+
+def _requested(text: str, refusal: Refusal) -> List[Tuple[str, str, str]]:
     """(version, variant, how) of each torch build the text names: a pin with its variant, or a
     pin that failed on a PyTorch index's variant."""
     found: List[Tuple[str, str, str]] = []
-    if _NOT_FOUND_WORDS.search(text) or not _OTHER_FAILURE.search(text):
+    if refusal.unavailable or _POETRY_NOT_FOUND in text or not _OTHER_FAILURE.search(text):
         for match in _NAMED_BUILD.finditer(text):
             found.append((match.group("version"), match.group("variant"), "named"))
     indexes = [m.group("variant") for m in _INDEX.finditer(text)]
-    for match in _NOT_FOUND.finditer(text):
-        if match.group("variant") is None and len(set(indexes)) == 1:
-            found.append((match.group("version"), indexes[0], "index"))
+    for _, spec in _torch_missing(refusal):
+        pin = _PIN.fullmatch(spec)
+        if pin and pin.group("variant") is None and len(set(indexes)) == 1:
+            found.append((pin.group("version"), indexes[0], "index"))
     return list(dict.fromkeys(found))
 
 
-def index_facts(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """The torch builds the text asks for that the data proves unpublished, or published where
-    the resolver did not look."""
+    the resolver did not look (``refusal``: the text's refusal, read by torchsmith.refusal)."""
     if kb is None or "torch" not in text:
         return []
     releases = _releases(kb)
     if not releases:
         return []
     out: List[InstallerError] = []
-    for version, variant, how in _requested(text):
+    for version, variant, how in _requested(text, refusal):
         why = _unpublished(version, variant, releases)
         if why is not None:
             shown = f"torch=={version}+{variant}" if how == "named" else \
                 f"torch=={version} from download.pytorch.org/whl/{variant}"
             out.append(InstallerError("index", "build-unpublished", shown, why, "torch", (_SOURCE,)))
     if not out:
-        out.extend(_failed_indexes(text, releases))
+        out.extend(_failed_indexes(text, refusal, releases))
     if not out:
-        out.extend(_index_not_given(text, releases))
-    listing = listing_conclusion(text, kb)
+        out.extend(_index_not_given(text, refusal, releases))
+    listing = _listing_conclusion(refusal, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
-    return (out + _pruned_nightlies(text))[:3] + python + platform_from_listing(text, kb)
+    return (out + _pruned_nightlies(refusal))[:3] + python + _platform_from_listing(refusal, kb)
 
 
-# A dated nightly pip found no version of, and the versions it could see (pip's own listing).
-_NIGHTLY_NOT_FOUND = re.compile(
-    r"Could not find a version that satisfies the requirement torch===?"
-    r"(?P<version>(?P<major>\d+)\.(?P<minor>\d+)\.\d+\.dev(?P<date>20\d{6}))(?:\+\w+)?"
-    r" \(from versions: (?P<listed>[^)\n]{1,3000})\)"
-)
+def _pip_listings(refusal: Refusal) -> List[Tuple[str, Tuple[str, ...]]]:
+    """(specifier, versions listed) of each torch requirement pip found no version of, with its
+    listing of the versions it could see ("(from versions: ...)")."""
+    return [(spec, missing.listed) for missing, spec in _torch_missing(refusal)
+            if missing.installer == "pip" and missing.listed]
+
+
+# A dated nightly pin.
+_NIGHTLY = re.compile(r"===?(?P<version>(?P<major>\d+)\.(?P<minor>\d+)\.\d+\.dev(?P<date>20\d{6}))(?:\+\w+)?")
 _NIGHTLY_SOURCE = "https://github.com/pytorch/test-infra/blob/main/s3_management/manage.py"
 
 
-def _pruned_nightlies(text: str) -> List[InstallerError]:
+def _pruned_nightlies(refusal: Refusal) -> List[InstallerError]:
     """A torch nightly the nightly index no longer lists: it keeps the newest 60 nightlies of each
     package (KEEP_THRESHOLD), and a release two minor series after the nightly's is listed, so a
     whole series of daily nightlies (a quarter's) was built after it."""
-    match = _NIGHTLY_NOT_FOUND.search(text)
-    if match is None:
+    nightlies = [(match, versions) for spec, versions in _pip_listings(refusal)
+                 for match in [_NIGHTLY.fullmatch(spec)] if match is not None]
+    if not nightlies:
         return []
+    match, versions = nightlies[0]
     series = (int(match.group("major")), int(match.group("minor")))
-    releases = re.findall(r"\b(\d+)\.(\d+)\.\d+\b", match.group("listed"))
-    listed = [(int(major), int(minor)) for major, minor in releases]
+    releases = [re.match(r"(\d+)\.(\d+)\.\d+\b", v) for v in versions]
+    listed = [(int(r.group(1)), int(r.group(2))) for r in releases if r]
     later = [v for v in listed if v[0] > series[0] or (v[0] == series[0] and v[1] >= series[1] + 2)]
     if not later:
         return []
@@ -166,9 +172,9 @@ def _pruned_nightlies(text: str) -> List[InstallerError]:
                            (_NIGHTLY_SOURCE,))]
 
 
-def _failed_indexes(text: str, releases: Dict[str, FrozenSet[str]]) -> List[InstallerError]:
+def _failed_indexes(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[str]]) -> List[InstallerError]:
     """A PyTorch index no release was published to, where the installer found nothing."""
-    if not re.search(r"\(from versions: none\)|No matching distribution|there is no version of", text):
+    if not refusal.unavailable:
         return []
     out = []
     for variant in dict.fromkeys(m.group("variant") for m in _INDEX.finditer(text)):
@@ -179,11 +185,16 @@ def _failed_indexes(text: str, releases: Dict[str, FrozenSet[str]]) -> List[Inst
     return out
 
 
-def _index_not_given(text: str, releases: Dict[str, FrozenSet[str]]) -> Sequence[InstallerError]:
-    """uv/pixi found no version of a torch build that the data says was published."""
-    for match in _NO_VERSION.finditer(text):
-        version = match.group("version") or match.group("version2")
-        variant = match.group("variant") or match.group("variant2")
+def _index_not_given(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[str]]
+                     ) -> Sequence[InstallerError]:
+    """uv/pixi found no version of a torch build that the data says was published: uv's resolver
+    says so of no version at all, and names versions without a fitting wheel otherwise ("has no
+    wheels with a matching platform tag"; crates/uv-resolver/src/pubgrub/report.rs)."""
+    for missing, spec in _torch_missing(refusal):
+        pin = _PIN.fullmatch(spec)
+        if missing.installer != "uv" or pin is None or pin.group("variant") is None:
+            continue
+        version, variant = pin.group("version"), pin.group("variant")
         if variant not in releases.get(version, frozenset()):
             continue
         given = sorted({m.group("variant") for m in _INDEX.finditer(text)})
@@ -275,25 +286,20 @@ def build_requirement_failures(text: str) -> List[InstallerError]:
                            step.group().strip(), meaning, package, ("https://peps.python.org/pep-0517/",))]
 
 
-# pip's listing of what it could see: the torch releases with a wheel for this interpreter.
-_LISTING = re.compile(r"Could not find a version that satisfies the requirement "
-                      r"(?P<req>torch(?:[<>=!~]=?[^\s(]*)?) \(from versions: (?P<listed>[^)\n]{1,3000})\)")
-
-
-def listing_conclusion(text: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """Which Python pip ran on, read from the torch releases it listed: the listing is exactly the
-    releases (up to its newest) that publish wheels for one Python version."""
-    match = _LISTING.search(text) if kb is not None and "from versions" in text else None
-    if match is None or kb is None:
-        return None
+def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
+    """Which Python pip ran on, read from the torch releases it listed (pip's listing of what it
+    could see: the releases with a wheel for this interpreter): the listing is exactly the releases
+    (up to its newest) that publish wheels for one Python version."""
+    spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
     known = {release.version: release for release in kb.releases}
-    versions = re.findall(r"(?<![\w.+])(\d+\.\d+\.\d+)(?![\w.+])", match.group("listed"))
     listed = {v for v in versions if v in known}
     if not listed:
         return None
     low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
-    # every release up to the newest listed (the listing is as old as the text; none is pruned)
-    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)]
+    # every release up to the newest listed (the listing is as old as the text; none is pruned); one
+    # PyPI never served (1.8.2, on the LTS index only) counts only where listed: PyPI's listing lacks it
+    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)
+              and (r.pypi_default or r.version in listed)]
     fits: Dict[str, List[str]] = {}
     for platform in sorted({p for r in inside for p in r.python}):
         for python in sorted({v for r in inside for v in r.python.get(platform, ())}):
@@ -305,7 +311,7 @@ def listing_conclusion(text: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
     said = (f"the torch versions pip could see ({low} to {high}) are exactly the releases with wheels for "
             f"Python {python} ({', '.join(platforms)}): the interpreter is Python {python}, unless the index "
             f"mirrors only some releases")
-    pinned = re.search(r"==\s*(\d+\.\d+\.\d+)", match.group("req"))
+    pinned = re.search(r"==\s*(\d+\.\d+\.\d+)", spec)
     release = known.get(pinned.group(1)) if pinned else None
     if release is not None:
         pythons = sorted({v for p in platforms for v in release.python.get(p, ())}, key=version_tuple)
@@ -315,21 +321,20 @@ def listing_conclusion(text: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
     return said
 
 
-def platform_from_listing(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+def _platform_from_listing(refusal: Refusal, kb: KnowledgeBase) -> List[InstallerError]:
     """The platform pip ran on, read from the torch releases it listed for a pin newer than all of
     them: the listing is exactly the releases (up to the pin) with wheels for one platform and
     Python, and that platform's wheels stop before the pin (e.g. macOS x86_64 after 2.2.2)."""
-    match = _LISTING.search(text) if kb is not None and "from versions" in text else None
-    pinned = re.search(r"==\s*(\d+\.\d+\.\d+)(?![\w.+])", match.group("req")) if match else None
-    if match is None or pinned is None or kb is None:
-        return []
+    spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
+    pinned = _PIN.fullmatch(spec)
     known = {release.version: release for release in kb.releases}
-    pin = pinned.group(1)
-    versions = re.findall(r"(?<![\w.+])(\d+\.\d+\.\d+)(?![\w.+])", match.group("listed"))
     listed = {v for v in versions if v in known}
+    pin = pinned.group("version") if pinned and pinned.group("variant") is None else ""
     if pin not in known or not listed or version_tuple(pin) <= version_tuple(max(listed, key=version_tuple)):
         return []
-    upto = [r for r in known.values() if version_tuple(r.version) <= version_tuple(pin)]
+    # as in _listing_conclusion: a release PyPI never served counts only where listed
+    upto = [r for r in known.values() if version_tuple(r.version) <= version_tuple(pin)
+            and (r.pypi_default or r.version in listed)]
     fits: Dict[str, List[str]] = {}
     for platform in sorted({p for r in upto for p in r.python}):
         for python in sorted({v for r in upto for v in r.python.get(platform, ())}, key=version_tuple):
