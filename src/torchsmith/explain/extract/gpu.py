@@ -37,7 +37,7 @@ _CODES = (
     # "CUDA error: no kernel image ..." / "HIP error: invalid device function"
     (
         re.compile(
-            r"\b(?P<api>CUDA|HIP|cuda|hip) error(?: \(?(?P<code>\d+)\)?)?\s*:\s*"
+            r"\b(?P<api>CUDA|HIP|cuda|hip) error(?: \(?(?P<code>\d+)\)?)?\s*:\s*[\"'`]?"
             r"(?P<message>[a-zA-Z][^\n]{3,120})"
         ),
         "",
@@ -97,6 +97,12 @@ def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> Optio
     return _from_row(api, row)
 
 
+def _bare(message: str) -> str:
+    """A message as compared: lower case, without its full stop or the article a quote drops."""
+    text = message.strip().rstrip(".").lower()
+    return text[4:] if text.startswith("the ") else text
+
+
 _MESSAGES: Dict[int, Tuple[Sequence[Mapping[str, Any]], List[Tuple[str, Mapping[str, Any]]]]] = {}
 
 
@@ -108,7 +114,7 @@ def _messages(table: Sequence[Mapping[str, Any]]) -> List[Tuple[str, Mapping[str
     out = []
     for row in table:
         for message in [row.get("message"), *list(row.get("older") or ())]:
-            known = re.sub(r"\s*\(run with [^)]*\)", "", str(message or "")).rstrip(".").lower()
+            known = _bare(re.sub(r"\s*\(run with [^)]*\)", "", str(message or "")))
             if known:
                 out.append((known, row))
     out.sort(key=lambda item: -len(item[0]))
@@ -120,7 +126,7 @@ def _by_message(
     api: str, message: str, code: Optional[str], vocab: Mapping[str, Sequence[Mapping[str, Any]]]
 ) -> Optional[GpuError]:
     table = vocab.get(api, ())
-    text = message.strip().rstrip(".").lower()
+    text = _bare(message)
     for known, row in _messages(table):
         if text.startswith(known) or (len(text) >= 12 and known.startswith(text)):
             return _from_row(api, row)

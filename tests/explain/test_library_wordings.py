@@ -1,0 +1,102 @@
+"""Messages read in the wording their own tool prints (its source is cited in the signature), also
+where a reporter quoted or cut them; each with the text that must not be read the same way."""
+
+from __future__ import annotations
+
+from typing import List
+
+from torchsmith.explain import catalog_of
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+def test_a_quoted_cuda_message_without_its_article_is_read_by_its_string() -> None:
+    # libcudart's string is "the provided PTX was compiled with an unsupported toolchain."
+    text = 'CUDA error: "provided PTX was compiled with an unsupported toolchain" on vLLM 0.11.2\n'
+    (error,) = extract(text, KB).gpu_errors
+    assert (error.name, error.code) == ("cudaErrorUnsupportedPtxVersion", 222)
+    assert stated(text) == ["ptx-newer-than-driver"]
+    assert extract('CUDA error: "some words nobody prints"\n', KB).gpu_errors[0].name is None
+
+
+def test_xformers_message_cut_above_its_header_is_still_xformers() -> None:
+    body = ("    PyTorch 2.9.0+cu128 with CUDA 1208 (you have 2.10.0+cu128)\n"
+            "    Python  3.10.11 (you have 3.13.12)\n")
+    tail = "  Please reinstall xformers (see https://github.com/facebookresearch/xformers)\n"
+    assert stated(body + tail) == ["xformers-torch-mismatch"]
+    assert "xformers-torch-mismatch" not in stated(body + "  Please reinstall torch\n")
+
+
+def test_transformers_flash_attn_version_check() -> None:
+    text = ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
+            "error: you need flash_attn package version to be greater or equal than 2.1.0. "
+            "Detected version 2.0.4. Please refer to the documentation\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "flash-attn-version-too-old"
+    assert "flash_attn 2.0.4" in found.cause and "2.1.0" in found.cause
+    # the same check's wording for another package is not flash-attn's
+    assert stated("ImportError: You need quanto package version to be greater or equal than 0.2.0 to use "
+                  "`QuantoQuantizedCache`. Detected version 0.1.0.\n") == []
+
+
+def test_ctranslate2_refuses_float16_but_not_another_type() -> None:
+    msg = ("ValueError: Requested {t} compute type, but the target device or backend do not support "
+           "efficient {t} computation.\n")
+    assert stated(msg.format(t="float16")) == ["ct2-float16-unsupported-device"]
+    assert stated(msg.format(t="int8_float16")) == ["ct2-float16-unsupported-device"]
+    assert "ct2-float16-unsupported-device" not in stated(msg.format(t="int8"))
+
+
+def test_deepspeed_accepting_a_minor_cuda_mismatch_is_no_mismatch() -> None:
+    accepted = ("Installed CUDA version 11.2 does not match the version torch was compiled with 11.7 "
+                "but since the APIs are compatible, accepting this combination\n")
+    skipped = ("[WARNING] DeepSpeed Op Builder: Installed CUDA version 12.4 does not match the version torch "
+               "was compiled with 12.1.Detected `DS_SKIP_CUDA_CHECK=1`: Allowing this combination of CUDA\n")
+    refused = (">- DeepSpeed Op Builder: Installed CUDA version 11.2 does not match the version torch was "
+               "compiled with 11.7, unable to compile cuda/cpp extensions without a matching cuda version.\n")
+    assert "extension-cuda-mismatch" not in stated(accepted)
+    assert "extension-cuda-mismatch" not in stated(skipped)
+    assert stated(refused) == ["extension-cuda-mismatch"]
+
+
+def test_deepspeed_libaio_warnings_of_older_and_newer_releases() -> None:
+    older = (" [WARNING]  async_io requires the libraries: ['libaio-dev'] but are missing. "
+             "Can be fixed by: `apt install libaio-dev`.\n")
+    assert stated(older) == ["libaio-missing"]
+    newer = " [WARNING]  async_io: please install the libaio-dev package with apt\n"
+    assert stated(newer) == ["libaio-missing"]
+    assert stated(" [WARNING]  async_io requires the libraries: ['libfoo-dev'] but are missing.\n") == []
+
+
+def test_an_old_torch_c_symbol_missing_in_torch_own_library_is_mixed_libraries() -> None:
+    text = ("ImportError: /opt/conda/lib/python3.5/site-packages/torch/lib/libTHC.so.1: "
+            "undefined symbol: THLongStorage_inferSizeN\n")
+    assert stated(text) == ["torch-libs-mixed"]
+    # the same symbol missing in an extension's library is not torch's own libraries
+    other = "ImportError: /home/me/ext/build/libmyext.so: undefined symbol: THLongStorage_inferSizeN\n"
+    assert "torch-libs-mixed" not in stated(other)
+
+
+def test_linking_libtorch_against_an_older_cuda_runtime() -> None:
+    text = "libtorch_cuda.so: undefined reference to `cudaLaunchKernelExC@libcudart.so.11.0'\n"
+    assert stated(text) == ["extension-cuda-mismatch"]
+    # another library's reference to the runtime says nothing about torch's CUDA
+    assert "extension-cuda-mismatch" not in stated(
+        "libmyapp.so: undefined reference to `cudaLaunchKernelExC@libcudart.so.11.0'\n")
+
+
+def test_cudnn_dispatcher_cannot_load_its_symbol() -> None:
+    # libcudnn.so.9 prints "Invalid handle. Cannot load symbol %s" when a sub-library did not load
+    # (strings of nvidia-cudnn-cu12 9.28.0.42's nvidia/cudnn/lib/libcudnn.so.9, sha256 727cf38c…).
+    (found,) = explain_report("Cannot load symbol cudnnGetVersion\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "cudnn-library-missing" and found.candidates
+    assert found.cause.startswith("A cuDNN library could not be loaded")
+    assert "cudnn-library-missing" not in stated("Invalid handle. Cannot load symbol cublasLtCreate\n")
