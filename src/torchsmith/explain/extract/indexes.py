@@ -134,7 +134,7 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> Lis
     listing = _listing_conclusion(refusal, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
-    return (out + _pruned_nightlies(refusal))[:3] + python
+    return (out + _pruned_nightlies(refusal))[:3] + python + _platform_from_listing(refusal, kb)
 
 
 def _pip_listings(refusal: Refusal) -> List[Tuple[str, Tuple[str, ...]]]:
@@ -319,3 +319,32 @@ def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
             said += (f"; torch {release.version} publishes wheels for Python {pythons[0]} to {pythons[-1]} "
                      f"only")
     return said
+
+
+def _platform_from_listing(refusal: Refusal, kb: KnowledgeBase) -> List[InstallerError]:
+    """The platform pip ran on, read from the torch releases it listed for a pin newer than all of
+    them: the listing is exactly the releases (up to the pin) with wheels for one platform and
+    Python, and that platform's wheels stop before the pin (e.g. macOS x86_64 after 2.2.2)."""
+    spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
+    pinned = _PIN.fullmatch(spec)
+    known = {release.version: release for release in kb.releases}
+    listed = {v for v in versions if v in known}
+    pin = pinned.group("version") if pinned and pinned.group("variant") is None else ""
+    if pin not in known or not listed or version_tuple(pin) <= version_tuple(max(listed, key=version_tuple)):
+        return []
+    # as in _listing_conclusion: a release PyPI never served counts only where listed
+    upto = [r for r in known.values() if version_tuple(r.version) <= version_tuple(pin)
+            and (r.pypi_default or r.version in listed)]
+    fits: Dict[str, List[str]] = {}
+    for platform in sorted({p for r in upto for p in r.python}):
+        for python in sorted({v for r in upto for v in r.python.get(platform, ())}, key=version_tuple):
+            if {r.version for r in upto if python in r.python.get(platform, ())} == listed:
+                fits.setdefault(platform, []).append(python)
+    if len(fits) != 1:
+        return []
+    (platform, pythons), = fits.items()
+    low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
+    why = (f"pip could see torch {low} to {high}: exactly the releases with {platform} wheels for Python "
+           f"{' or '.join(pythons)}, and torch {pin} publishes none for {platform}")
+    return [InstallerError("pip", f"listing-{platform}", f"torch=={pin} (from versions: {low} … {high})", why,
+                           "torch", (_SOURCE,))]
