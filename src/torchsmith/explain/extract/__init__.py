@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 from torchsmith.explain.extract import (
     build,
     channels,
+    downloads,
     environment,
     gpu,
     indexes,
@@ -106,7 +107,7 @@ def extract(
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text),
-        transfers=indexes.transfers(text),
+        transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 
