@@ -100,3 +100,24 @@ def test_a_listing_every_platform_shares_or_a_pin_inside_it_names_no_platform() 
     # a pin no newer than the listing: the listing is as old as the text, it proves no platform
     same_age = LISTED.format(pin="2.2.1", listed="2.2.0, 2.2.2")
     assert "macos-x86-64-python" not in stated(same_age)
+
+
+def test_a_refused_per_build_wheel_page_is_a_build_the_project_has_not_published() -> None:
+    text = "I'm getting a 403 error when I go to this page: https://data.pyg.org/whl/torch-2.6.0+cu124.html\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-wheels-not-published" and "torch-2.6.0+cu124" in found.cause
+    mmcv = "HTTP error 404 while getting https://download.openmmlab.com/mmcv/dist/cu121/torch2.1.0/index.html\n"
+    assert stated(mmcv) == ["companion-wheels-not-published"]
+    # the page answered: pip read it (no refusal on its line), and a page of no template is not one
+    read = "Looking in links: https://data.pyg.org/whl/torch-2.6.0+cu124.html\n"
+    assert "companion-wheels-not-published" not in stated(read)
+    other = "403 Client Error: Forbidden for url: https://example.org/whl/torch-2.6.0+cu124.html\n"
+    assert "companion-wheels-not-published" not in stated(other)
+
+
+def test_nvrtc_refusing_the_architecture_and_nccl_error_without_its_space() -> None:
+    assert stated("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n") == [
+        "nvrtc-too-old-for-gpu"]
+    assert "nvrtc-too-old-for-gpu" not in stated("nvrtc: error: invalid value for --fmad\n")
+    assert stated("NCCLerror: unhandled system error (run with NCCL_DEBUG=INFO for details)\n") == [
+        "nccl-system-error"]
