@@ -51,13 +51,14 @@ def _pages(kb: KnowledgeBase) -> List[Tuple[str, Pattern[str], Tuple[str, ...]]]
 
 def companion_page_failures(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """Each per-build wheel page the text shows refused (403/404 on its line)."""
-    if kb is None or "40" not in text:
+    if kb is None or "40" not in text or not _REFUSED.search(text):
         return []
+    pages = _pages(kb)  # once, not once per refused line
     found: List[InstallerError] = []
     for line in text.splitlines():
         if not _REFUSED.search(line):
             continue
-        for project, pattern, cited in _pages(kb):
+        for project, pattern, cited in pages:
             match = pattern.search(line)
             if match is None:
                 continue
