@@ -4,22 +4,13 @@ cause needs the evidence that sets it apart (``confirmed_by``) or a fact that pr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
 
-from .test_signatures import read_sample
+from .test_signatures import CATALOG, KB, read_sample, stated
 
 CORPUS = Path(__file__).parent / "corpus"
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_devices_unavailable_alone_is_the_family_with_its_checks() -> None:

@@ -15,14 +15,11 @@ from types import ModuleType
 from typing import Any, Dict, List
 
 import pytest
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
 from torchsmith.kb.documents import DATA_DIR, DOCUMENTS, ENUM_TABLES, read_document
-
-KB = load_kb(packaged_only=True)
 
 
 def _tool() -> ModuleType:
@@ -251,12 +248,6 @@ def test_what_is_not_a_status_is_not_read_as_one() -> None:
 
 
 # --- causes: where the vendor's meaning proves one, and families where it does not -----------------
-
-CATALOG = catalog_of(KB)
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_a_status_whose_meaning_proves_a_cause_states_it() -> None:

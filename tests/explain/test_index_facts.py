@@ -6,21 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Tuple
 
-from torchsmith.explain import catalog_of
+from tests.explain.test_signatures import CATALOG, KB, stated
+
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
 
 
 def index_facts(text: str) -> List[Tuple[str, str]]:
     return [(e.kind, e.text) for e in extract(text, KB).installer_errors if e.installer in ("index", "uv")]
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_a_torch_cuda_pair_never_published_is_named_from_the_release_data() -> None:

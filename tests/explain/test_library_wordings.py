@@ -3,19 +3,10 @@ where a reporter quoted or cut them; each with the text that must not be read th
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_a_quoted_cuda_message_without_its_article_is_read_by_its_string() -> None:

@@ -3,21 +3,13 @@ family lists candidates where the message is printed for several causes (counter
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
 
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
 MPS = ("RuntimeError: The MPS backend is supported on MacOS 12.3+.\n"
        "Current OS version can be queried using `sw_vers`.")
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_mps_message_states_an_old_macos_only_where_the_text_shows_one() -> None:

@@ -3,22 +3,13 @@ candidates) unless the text's facts, read with the shipped data, prove one cause
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
 
 NO_KERNEL = ("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
              "GPU: {gpu}\nPyTorch Version: {torch} (Nightly)\n")
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_no_kernel_image_is_the_torch_build_when_its_cuda_cannot_compile_for_the_gpu() -> None:

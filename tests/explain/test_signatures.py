@@ -39,6 +39,11 @@ def recognised(text: str) -> List[Found]:
     return found
 
 
+def stated(text: str) -> List[str]:
+    """The causes and families explain states for the text, in its order."""
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
 def read_sample(path: Path) -> Tuple[Dict[str, List[str]], str]:
     """Header fields and the verbatim text after them."""
     headers: Dict[str, List[str]] = {}

@@ -7,7 +7,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from typing import List
 
 from torchsmith.explain.extract.model import Conflict, Extracted
@@ -57,9 +56,8 @@ def read_lines(extracted: Extracted) -> List[str]:
     for error in extracted.gpu_errors:
         name = error.name or error.message or "?"
         code = f" ({error.code})" if error.code is not None else ""
-        # the header's first sentence, else the library's own string
-        said = re.split(r"(?<=[a-z)])\. ", error.meaning)[0] if error.meaning else error.message
-        meaning = f": {said}" if said else ""
+        described = error.summary or error.message  # the header's description, else the library's string
+        meaning = f": {described}" if described else ""
         lines.append(f"{error.api.upper()} error {name}{code}{meaning}")
     for library in extracted.libraries:
         who = f" ({library.library}, from {library.provider})" if library.library else ""

@@ -200,7 +200,8 @@ def conclusions(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[Kno
         return _library_conclusions(extracted)
     env = extracted.environment
     out = [text for text in (_arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
-    listed = [e.meaning for e in extracted.installer_errors if e.kind == "python-from-listing"]
+    listed = [e.meaning for e in extracted.installer_errors
+              if e.kind == "python-from-listing" or e.kind.startswith("listing-")]
     return out + pin_conclusions(extracted, kb) + _library_conclusions(extracted) + listed
 
 

@@ -46,8 +46,8 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
                  "vendor_library": _LIBRARIES.get(error.api, error.api)}
         if error.code is not None:
             facts["code"] = str(error.code)
-        if error.meaning:  # the header's first sentence: the vendor's own description
-            facts["meaning"] = re.split(r"(?<=[a-z)])\. ", error.meaning)[0].rstrip(".")
+        if error.summary:  # the vendor's own description
+            facts["meaning"] = error.summary.rstrip(".")
         return needles, facts
     return None
 

@@ -20,6 +20,7 @@ from torchsmith.explain.extract import (
     indexes,
     installers,
     loader,
+    pages,
     python,
     resolver,
     symptoms,
@@ -105,7 +106,8 @@ def extract(
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
-        + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text),
+        + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text)
+        + pages.companion_page_failures(text, kb),
         transfers=indexes.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )

@@ -45,8 +45,6 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
             r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
     ),
-    # a wheel's file name: what was fetched, not necessarily what is installed (see _torch_cuda)
-    ("torch_file", re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -82,7 +80,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_TORCH_FILE = next(pattern for name, pattern in _VALUES if name == "torch_file")
+# a wheel's file name, read where nothing names the torch installed: what was fetched, not
+# necessarily what is installed (see _torch_cuda)
+_TORCH_FILE = re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")
 _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("wsl", re.compile(r"microsoft-standard-WSL|\bWSL2?\b|/usr/lib/wsl/")),
     (
@@ -176,7 +176,6 @@ _SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
     ("driver", lambda e, v: setattr(e, "driver", v)),
     ("driver_cuda", lambda e, v: setattr(e, "driver_cuda", v)),
     ("torch", lambda e, v: setattr(e, "torch", v)),
-    ("torch_file", lambda e, v: setattr(e, "torch", v)),
     ("torch_cuda", lambda e, v: setattr(e, "torch_cuda", v)),
     ("cuda", lambda e, v: setattr(e, "cuda", v)),
     ("compute_mode", lambda e, v: setattr(e, "compute_mode", v)),
@@ -196,14 +195,15 @@ def environment(text: str, frames: List[Frame]) -> Environment:
     for name, pattern in _VALUES:
         if name == "compute_mode" and not any(w in text for w in _COMPUTE_MODE_WORDS):
             continue  # a prefilter: the pattern starts with alternatives
-        if getattr(env, "torch" if name == "torch_file" else name) in (None, ""):
+        if getattr(env, name) in (None, ""):
             value = _first(pattern, text)
             if value:
                 dict(_SETTERS)[name](env, value)
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
-    from_file = env.torch is not None and "-cp" in text and _first(_TORCH_FILE, text) == env.torch
-    _torch_cuda(env, from_file)
+    fetched = _first(_TORCH_FILE, text) if not env.torch else None
+    env.torch = env.torch or fetched
+    _torch_cuda(env, from_file=fetched is not None)
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
     env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(text)), None)

@@ -15,7 +15,7 @@ installer's "no version" does not tell apart:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchsmith.explain.extract.model import Extracted, InstallerError
 from torchsmith.refusal.model import split_requirement
@@ -23,6 +23,7 @@ from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
+    from torchsmith.kb.model import TorchRelease
     from torchsmith.refusal import Missing, Refusal
 
 __all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
@@ -134,7 +135,7 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> Lis
     listing = _listing_conclusion(refusal, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
-    return (out + _pruned_nightlies(refusal))[:3] + python
+    return (out + _pruned_nightlies(refusal))[:3] + python + _platform_from_listing(refusal, kb)
 
 
 def _pip_listings(refusal: Refusal) -> List[Tuple[str, Tuple[str, ...]]]:
@@ -286,6 +287,17 @@ def build_requirement_failures(text: str) -> List[InstallerError]:
                            step.group().strip(), meaning, package, ("https://peps.python.org/pep-0517/",))]
 
 
+def _listing_fits(listed: Set[str], upto: str, known: Mapping[str, TorchRelease]) -> List[Tuple[str, str]]:
+    """(platform, Python) of each platform and Python whose torch releases up to ``upto`` are exactly
+    pip's ``listed`` ones (pip lists the releases with a wheel for its interpreter). A release PyPI
+    never served (1.8.2, on the LTS index only) counts only where listed: PyPI's listing lacks it."""
+    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(upto)
+              and (r.pypi_default or r.version in listed)]
+    return [(platform, python) for platform in sorted({p for r in inside for p in r.python})
+            for python in sorted({v for r in inside for v in r.python.get(platform, ())}, key=version_tuple)
+            if {r.version for r in inside if python in r.python.get(platform, ())} == listed]
+
+
 def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
     """Which Python pip ran on, read from the torch releases it listed (pip's listing of what it
     could see: the releases with a wheel for this interpreter): the listing is exactly the releases
@@ -296,15 +308,10 @@ def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
     if not listed:
         return None
     low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
-    # every release up to the newest listed (the listing is as old as the text; none is pruned); one
-    # PyPI never served (1.8.2, on the LTS index only) counts only where listed: PyPI's listing lacks it
-    inside = [r for r in known.values() if version_tuple(r.version) <= version_tuple(high)
-              and (r.pypi_default or r.version in listed)]
     fits: Dict[str, List[str]] = {}
-    for platform in sorted({p for r in inside for p in r.python}):
-        for python in sorted({v for r in inside for v in r.python.get(platform, ())}):
-            if {r.version for r in inside if python in r.python.get(platform, ())} == listed:
-                fits.setdefault(python, []).append(platform)
+    # every release up to the newest listed (the listing is as old as the text; none is pruned)
+    for platform, python in _listing_fits(listed, high, known):
+        fits.setdefault(python, []).append(platform)
     if len(fits) != 1:
         return None
     (python, platforms), = fits.items()
@@ -319,3 +326,27 @@ def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
             said += (f"; torch {release.version} publishes wheels for Python {pythons[0]} to {pythons[-1]} "
                      f"only")
     return said
+
+
+def _platform_from_listing(refusal: Refusal, kb: KnowledgeBase) -> List[InstallerError]:
+    """The platform pip ran on, read from the torch releases it listed for a pin newer than all of
+    them: the listing is exactly the releases (up to the pin) with wheels for one platform and
+    Python, and that platform's wheels stop before the pin (e.g. macOS x86_64 after 2.2.2)."""
+    spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
+    pinned = _PIN.fullmatch(spec)
+    known = {release.version: release for release in kb.releases}
+    listed = {v for v in versions if v in known}
+    pin = pinned.group("version") if pinned and pinned.group("variant") is None else ""
+    if pin not in known or not listed or version_tuple(pin) <= version_tuple(max(listed, key=version_tuple)):
+        return []
+    fits: Dict[str, List[str]] = {}
+    for platform, python in _listing_fits(listed, pin, known):
+        fits.setdefault(platform, []).append(python)
+    if len(fits) != 1:
+        return []
+    (platform, pythons), = fits.items()
+    low, high = min(listed, key=version_tuple), max(listed, key=version_tuple)
+    why = (f"pip could see torch {low} to {high}: exactly the releases with {platform} wheels for Python "
+           f"{' or '.join(pythons)}, and torch {pin} publishes none for {platform}")
+    return [InstallerError("pip", f"listing-{platform}", f"torch=={pin} (from versions: {low} … {high})", why,
+                           "torch", (_SOURCE,))]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, field, fields
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -89,6 +90,11 @@ class GpuError:
     kind: Optional[str] = None  # arch | driver | memory | device | kernel | system | network | ...
     meaning: Optional[str] = None
     stage: Optional[str] = None  # "init": reported by CUDA's initialisation (cudaGetDeviceCount)
+
+    @property
+    def summary(self) -> Optional[str]:
+        """The meaning's first sentence: a vendor header's description often runs on for several."""
+        return re.split(r"(?<=[a-z)])\. ", self.meaning)[0] if self.meaning else None
 
 
 @dataclass(frozen=True)

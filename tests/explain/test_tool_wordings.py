@@ -1,0 +1,123 @@
+"""Build, install and run-time messages read in their tools' own fixed wording (each from the tool's
+source), with the texts that look alike but prove something else."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+
+def test_deepspeed_cuda_home_assert_is_a_missing_toolkit() -> None:
+    text = "AssertionError: CUDA_HOME does not exist, unable to compile CUDA op(s)\n"
+    assert stated(text) == ["cuda-home-not-set"]
+    assert stated("CUDA_HOME=/usr/local/cuda-12.1 exists, compiling CUDA ops\n") == []
+
+
+def test_nvcc_arch_refusal_retyped_without_its_colon_keeps_old_and_new_apart() -> None:
+    assert stated("nvcc fatal unsupported gpu architecture 'compute_86'\n") == ["nvcc-unsupported-arch"]
+    assert stated("nvcc fatal   : Unsupported gpu architecture 'compute_35'\n") == ["nvcc-arch-dropped"]
+
+
+def test_driver_too_old_reads_the_message_without_its_space() -> None:
+    text = 'It raises "The NVIDIA driver on your system is too old(found version 8000)".\n'
+    assert stated(text) == ["driver-too-old"]
+
+
+def test_where_cl_failing_is_no_msvc_on_path_but_another_command_is_not() -> None:
+    failed = "subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n"
+    assert stated(failed) == ["msvc-build-tools-missing"]
+    other = "subprocess.CalledProcessError: Command '['where', 'ninja']' returned non-zero exit status 1.\n"
+    assert "msvc-build-tools-missing" not in stated(other)
+
+
+def test_insufficient_driver_is_a_family_of_old_driver_and_no_driver() -> None:
+    text = ("RuntimeError: CUDA failed with error "
+            "CUDA driver version is insufficient for CUDA runtime version\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "driver-insufficient-for-runtime"
+    causes = " ".join(cause for cause, _check in found.candidates)
+    assert "older than the CUDA runtime" in causes and "container started without GPU access" in causes
+
+
+def test_tinycudann_without_an_extension_for_this_gpu() -> None:
+    text = "OSError: Could not find compatible tinycudann extension for compute capability 70.\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-arch-not-compiled" and "capability 70" in found.cause
+    # tinycudann's warning for a lower-cc build that still runs is no failure
+    warn = "UserWarning: tinycudann was built for lower compute capability (75) than the system's (86).\n"
+    assert "extension-arch-not-compiled" not in stated(warn)
+
+
+def test_a_malformed_wheel_names_the_file_not_this_machine() -> None:
+    record = ("Exception caught: (wheel.install.BadWheelFile) (backtrace omitted)\n"
+              "Exception message: No expected hash for file 'caffe2/python/x.so'\n")
+    (found,) = explain_report(record, CATALOG, kb=KB).explanations
+    assert found.signature.id == "broken-release-artifact" and "caffe2/python/x.so" in found.cause
+    assert stated("AssertionError: torch-cuda80==0.1.6.post17 .dist-info directory not found\n") == [
+        "broken-release-artifact"]
+    # a project built here from a git checkout (no release pinned) is no published artifact
+    unpinned = "AssertionError: yofc-oee .dist-info directory not found\n"
+    assert "broken-release-artifact" not in stated(unpinned)
+    # a hash that differs is a download or index matter, not a RECORD without the file
+    assert "broken-release-artifact" not in stated("wheel.install.BadWheelFile: Bad hash for file 'a.so'\n")
+
+
+def test_tgi_flash_models_refused_for_a_missing_kernel_module() -> None:
+    text = ("WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+            "No module named 'vllm_cache_ops'\n"
+            "NotImplementedError: Sharded Llama requires Flash Attention enabled models.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-not-built" and "vllm_cache_ops" in found.cause
+    gpu = ("WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+           "CUDA is not available\n")
+    assert "extension-not-built" not in stated(gpu)
+
+
+def test_flash_attention_unavailable_is_a_family() -> None:
+    (found,) = explain_report("WARNING - llmtuner.model.patcher - FlashAttention2 is not installed.\n",
+                              CATALOG, kb=KB).explanations
+    assert found.signature.id == "flash-attn-not-installed" and len(found.candidates) == 3
+
+
+LISTED = ("ERROR: Could not find a version that satisfies the requirement torch=={pin} "
+          "(from versions: {listed})\n"
+          "ERROR: No matching distribution found for torch=={pin}\n")
+
+
+def test_pip_listing_that_stops_at_macos_x86_64_wheels_names_that_platform() -> None:
+    # 2.0.0 .. 2.2.2 is exactly what macOS x86_64 has for Python 3.11; Linux 3.11 goes on past 2.2.2
+    text = LISTED.format(pin="2.6.0", listed="2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2")
+    report = explain_report(text, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["macos-x86-64-python"]
+    assert any("macos-x86_64 wheels for Python 3.11" in r for r in report.explanations[0].reasoning)
+
+
+def test_a_listing_every_platform_shares_or_a_pin_inside_it_names_no_platform() -> None:
+    # Python 3.7's releases end at 1.13.1 on every platform: the Python, not the platform, stops them
+    old_python = LISTED.format(pin="2.0.0", listed="1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1")
+    assert "macos-x86-64-python" not in stated(old_python)
+    # a pin no newer than the listing: the listing is as old as the text, it proves no platform
+    same_age = LISTED.format(pin="2.2.1", listed="2.2.0, 2.2.2")
+    assert "macos-x86-64-python" not in stated(same_age)
+
+
+def test_a_refused_per_build_wheel_page_is_a_build_the_project_has_not_published() -> None:
+    text = "I'm getting a 403 error when I go to this page: https://data.pyg.org/whl/torch-2.6.0+cu124.html\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-wheels-not-published" and "torch-2.6.0+cu124" in found.cause
+    mmcv = "HTTP error 404 while getting https://download.openmmlab.com/mmcv/dist/cu121/torch2.1.0/index.html\n"
+    assert stated(mmcv) == ["companion-wheels-not-published"]
+    # the page answered: pip read it (no refusal on its line), and a page of no template is not one
+    read = "Looking in links: https://data.pyg.org/whl/torch-2.6.0+cu124.html\n"
+    assert "companion-wheels-not-published" not in stated(read)
+    other = "403 Client Error: Forbidden for url: https://example.org/whl/torch-2.6.0+cu124.html\n"
+    assert "companion-wheels-not-published" not in stated(other)
+
+
+def test_nvrtc_refusing_the_architecture_and_nccl_error_without_its_space() -> None:
+    assert stated("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n") == [
+        "nvrtc-too-old-for-gpu"]
+    assert "nvrtc-too-old-for-gpu" not in stated("nvrtc: error: invalid value for --fmad\n")
+    assert stated("NCCLerror: unhandled system error (run with NCCL_DEBUG=INFO for details)\n") == [
+        "nccl-system-error"]
