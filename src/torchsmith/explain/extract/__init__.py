@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 from torchsmith.explain.extract import (
     build,
     channels,
+    downloads,
     environment,
     gpu,
     indexes,
@@ -108,7 +109,7 @@ def extract(
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text)
         + pages.companion_page_failures(text, kb),
-        transfers=indexes.transfers(text),
+        transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 

@@ -15,9 +15,9 @@ installer's "no version" does not tell apart:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchsmith.explain.extract.model import Extracted, InstallerError
+from torchsmith.explain.extract.model import InstallerError
 from torchsmith.refusal.model import split_requirement
 from torchsmith.versions import version_tuple
 
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from torchsmith.kb.model import TorchRelease
     from torchsmith.refusal import Missing, Refusal
 
-__all__ = ["build_requirement_failures", "download_damaged_shown", "fresh_download_complete_shown",
-           "index_facts", "transfers"]
+__all__ = ["build_requirement_failures", "index_facts"]
 
 _VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
@@ -207,61 +206,6 @@ def _index_not_given(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[
         return [InstallerError("uv", "index-not-given", f"torch=={version}+{variant}", why, "torch",
                                (_SOURCE,))]
     return []
-
-
-# What an installer's output shows of the file whose hash did not match (pip's HashMismatch, uv's
-# "Hash mismatch for", conda's CondaVerificationError): the transfer before it.
-_HASH_ERROR = re.compile(r"THESE PACKAGES DO NOT MATCH THE HASHES|Hash mismatch for `|CondaVerificationError")
-# (a cached .metadata file is not the file that failed)
-_FETCH = re.compile(r"^[^\n]*?\b(?P<how>Downloading|Using cached)\s+(?!\S+\.metadata\b)\S", re.MULTILINE)
-# rich's progress bar (pip 22+): "176.2/176.2 MB"; 1 decimal, so only kB/MB totals are exact enough.
-_PROGRESS = re.compile(r"(?P<done>\d+(?:\.\d+)?)/(?P<total>\d+(?:\.\d+)?) (?P<unit>[kMG]B)\b")
-_BROKEN = re.compile(r"IncompleteRead|Connection broken|ChunkedEncodingError|Connection reset by peer|"
-                     r"Read timed out|ContentTooShortError")
-
-
-def transfers(text: str) -> List[str]:
-    """How the file that failed its hash check arrived: ``cut`` (the progress bar stopped short of
-    its size, or the connection broke), ``cached`` (pip took it from its cache), ``complete`` (a
-    fresh download that reached its full size), ``conda-verify`` (conda found its extracted package
-    damaged)."""
-    failed = _HASH_ERROR.search(text)
-    if failed is None:
-        return []
-    if failed.group().startswith("CondaVerification"):
-        return ["conda-verify"]
-    before = text[: failed.start()]
-    fetches = list(_FETCH.finditer(before))
-    since = before[fetches[-1].end():] if fetches else before  # the failed file's own transfer
-    found: List[str] = ["cut"] if _BROKEN.search(since) else []
-    if fetches and fetches[-1].group("how") == "Using cached":
-        found.append("cached")
-    bars = list(_PROGRESS.finditer(since))
-    if bars:
-        done, total = float(bars[-1].group("done")), float(bars[-1].group("total"))
-        if done < total:
-            found.append("cut")
-        elif bars[-1].group("unit") != "GB" and "cached" not in found:
-            found.append("complete")
-    return list(dict.fromkeys(found))
-
-
-
-# The evidence download-corrupted and index-metadata-broken need (explain.reason.CONFIRMATION_CHECKS).
-def download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The file that failed its hash was cut short, came from pip's cache, or conda found its
-    extracted copy damaged: a local copy is at fault, not the index."""
-    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
-             "conda-verify": "conda found its extracted package damaged"}
-    return next((why for key, why in shown.items() if key in extracted.transfers), None)
-
-
-def fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
-                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
-    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
-    return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None
 
 
 # PEP 517's first hook failing: pip's "Getting requirements to build wheel ... error", or the

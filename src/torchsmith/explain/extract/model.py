@@ -208,7 +208,7 @@ class Extracted:
     conda_missing: List[MissingPackage] = field(default_factory=list)  # causes the data proves
     installer_errors: List[InstallerError] = field(default_factory=list)
     offers: List[Offer] = field(default_factory=list)  # what an index or channel had, as the resolver said
-    transfers: List[str] = field(default_factory=list)  # the failed file's download: cut, cached, complete
+    transfers: List[str] = field(default_factory=list)  # the failed file's download (extract.downloads)
     mentions_torch: bool = False  # the text names torch / PyTorch at all
 
     def empty(self) -> bool:
