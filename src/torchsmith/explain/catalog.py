@@ -62,7 +62,7 @@ _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_w
                     "kb_facts", "contradicted_by", "confirmed_by", "extracted", "explains"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
 KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
-                      "conda_channel_last",
+                      "conda_channel_last", "torch_stable_html_last",
                       "unknown_torch_release"})
 
 
@@ -79,7 +79,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
-                           "download_damaged_shown", "fresh_download_complete_shown"})
+                           "download_damaged_shown", "fresh_download_complete_shown",
+                           "requested_after_torch_stable_html"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -96,12 +96,18 @@ def _conda_channel_last(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional
     return None
 
 
+def _torch_stable_html_last(facts: Mapping[str, Any], kb: KnowledgeBase) -> Optional[str]:
+    page = kb.document("formats").get("torch_stable_html") or {}
+    return str(page["last"]) if page.get("last") else None
+
+
 _KB_FACTS = {
     "arch_last_release": _arch_last_release,
     "arch_never_released": _arch_never_released,
     "arch_toolkit": _arch_toolkit,
     "unknown_torch_release": _unknown_torch_release,
     "conda_channel_last": _conda_channel_last,
+    "torch_stable_html_last": _torch_stable_html_last,
 }
 
 

@@ -17,7 +17,12 @@ from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_
 from torchsmith.explain.extract.downloads import download_damaged_shown, fresh_download_complete_shown
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
-from torchsmith.explain.triggers import failing_package, macos_below_mps_minimum, tf32_gpu
+from torchsmith.explain.triggers import (
+    failing_package,
+    macos_below_mps_minimum,
+    requested_after_torch_stable_html,
+    tf32_gpu,
+)
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -449,6 +454,7 @@ CONFIRMATION_CHECKS: Dict[
     "build_lacks_arch": _build_lacks_arch,
     "macos_below_mps_minimum": macos_below_mps_minimum,
     "binary_compatible_gpu": _binary_compatible_gpu,
+    "requested_after_torch_stable_html": requested_after_torch_stable_html,
 }
 
 

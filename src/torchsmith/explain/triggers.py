@@ -307,3 +307,18 @@ def macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
     if torch and version_tuple(torch) >= (2, 5) and version_tuple(minimum) < (13, 0):
         minimum = "13.0"
     return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None
+
+
+def requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
+                                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The torch the text asks torch_stable.html for is newer than the newest that page lists
+    (formats.json ``torch_stable_html``: PyTorch stopped generating it before 2.4.0)."""
+    requested = facts.get("requested")
+    page = kb.document("formats").get("torch_stable_html") if kb is not None else None
+    last = page.get("last") if isinstance(page, dict) else None
+    if not isinstance(requested, str) or not isinstance(last, str):
+        return None
+    wanted = re.match(r"\d+\.\d+(?:\.\d+)?", requested)
+    if wanted is None or version_tuple(wanted.group()) <= version_tuple(last):
+        return None
+    return f"torch {requested} is newer than {last}, the newest torch torch_stable.html lists"
