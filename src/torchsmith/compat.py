@@ -36,6 +36,7 @@ __all__ = [
     "NO_JIT",
     "NO_KERNEL",
     "RUNS",
+    "VARIANT_TOKEN",
     "Arch",
     "DriverSupport",
     "DriverVersion",
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 _ARCH = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
+# A wheel variant's token where a text names one (a local version, an index URL): cu121, rocm6.3, xpu, cpu.
+VARIANT_TOKEN = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 
 
 def parse_cc(text: object) -> Optional[Tuple[int, int]]:

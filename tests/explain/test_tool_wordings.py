@@ -121,3 +121,31 @@ def test_nvrtc_refusing_the_architecture_and_nccl_error_without_its_space() -> N
     assert "nvrtc-too-old-for-gpu" not in stated("nvrtc: error: invalid value for --fmad\n")
     assert stated("NCCLerror: unhandled system error (run with NCCL_DEBUG=INFO for details)\n") == [
         "nccl-system-error"]
+
+
+def test_a_rocm_library_torch_cannot_load_is_a_family_and_a_cuda_one_is_not_it() -> None:
+    text = ('  File "/venv/lib/python3.12/site-packages/torch/__init__.py", line 416, in <module>\n'
+            "    from torch._C import *  # noqa: F403\n"
+            "ImportError: libMIOpen.so.1: cannot open shared object file: No such file or directory\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "rocm-library-missing" and len(found.candidates) == 3
+    assert "libMIOpen.so.1" in found.cause
+    cuda = text.replace("libMIOpen.so.1", "libcudnn.so.8")
+    assert "rocm-library-missing" not in stated(cuda)
+
+
+def test_nvcc_refusal_without_the_architecture_is_a_family() -> None:
+    (found,) = explain_report("nvcc fatal: Unsupported gpu architecture when compile fused_adam\n",
+                              CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvcc-gpu-architecture-rejected" and len(found.candidates) == 2
+    named = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
+    assert stated(named) == ["nvcc-unsupported-arch"]
+
+
+def test_no_nvcc_where_the_build_runs_it_and_distutils_without_visual_cpp() -> None:
+    text = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-home-not-set" and "/usr/local/cuda/bin/nvcc" in found.cause
+    other = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/ptxas.log'\n"
+    assert "cuda-home-not-set" not in stated(other)
+    assert stated("error: Unable to find vcvarsall.bat\n") == ["msvc-build-tools-missing"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.versions import version_tuple
 
@@ -20,12 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["TRIGGER", "failing_package", "fired"]
 
 TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.-]+(?::[\w-]+)?$")
-
-
-# The vendors' names of their libraries, for what a statement says.
-_LIBRARIES = {"cuda": "the CUDA runtime", "cuda-driver": "the CUDA driver API", "hip": "HIP", "nccl": "NCCL",
-              "nvml": "NVML", "cublas": "cuBLAS", "cudnn": "cuDNN", "cusparse": "cuSPARSE",
-              "cusolver": "cuSOLVER", "cufft": "cuFFT", "curand": "cuRAND"}
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
@@ -43,7 +38,7 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
             continue
         needles = [n for n in (error.name, error.message) if n]
         facts = {"error": error.name or error.message or "",
-                 "vendor_library": _LIBRARIES.get(error.api, error.api)}
+                 "vendor_library": LIBRARY_NAMES.get(error.api, error.api)}
         if error.code is not None:
             facts["code"] = str(error.code)
         if error.summary:  # the vendor's own description

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import GpuError
 
-__all__ = ["dtypes", "gpu_errors", "nccl_facts"]
+__all__ = ["LIBRARY_NAMES", "dtypes", "gpu_errors", "nccl_facts"]
 
 _NAMES = re.compile(
     r"\b(?P<name>cudaError[A-Z]\w+|CUDA_ERROR_[A-Z_]+|hipError[A-Z]\w+|nccl(?:Unhandled\w+|"
@@ -18,12 +18,15 @@ _NAMES = re.compile(
     r"(?:CUBLAS|CUDNN|CUSPARSE|CUSOLVER|CURAND)_STATUS_[A-Z0-9_]+|CUFFT_[A-Z_]+|NVML_ERROR_[A-Z_]+|"
     r"NVMLError_[A-Za-z]+)\b"
 )
-# The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports.
-_TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver"), ("hip", "hip", "hip"), ("nccl", "nccl", "nccl"),
-           ("CUBLAS_", "cublas", "cublas"), ("CUDNN_", "cudnn", "cudnn"),
-           ("CUSPARSE_", "cusparse", "cusparse"), ("CUSOLVER_", "cusolver", "cusolver"),
-           ("CUFFT_", "cufft", "cufft"), ("CURAND_", "curand", "curand"), ("NVML", "nvml", "nvml"),
-           ("cuda", "cuda", "cuda"))
+# The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports; the
+# vendor's name of that library, for what a statement says.
+_TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver", "the CUDA driver API"), ("hip", "hip", "hip", "HIP"),
+           ("nccl", "nccl", "nccl", "NCCL"), ("CUBLAS_", "cublas", "cublas", "cuBLAS"),
+           ("CUDNN_", "cudnn", "cudnn", "cuDNN"), ("CUSPARSE_", "cusparse", "cusparse", "cuSPARSE"),
+           ("CUSOLVER_", "cusolver", "cusolver", "cuSOLVER"), ("CUFFT_", "cufft", "cufft", "cuFFT"),
+           ("CURAND_", "curand", "curand", "cuRAND"), ("NVML", "nvml", "nvml", "NVML"),
+           ("cuda", "cuda", "cuda", "the CUDA runtime"))
+LIBRARY_NAMES = {api: name for _prefix, _table, api, name in _TABLES}
 # Tables whose names alone are not all statuses (cuFFT's CUFFT_R2C is a transform type): only rows.
 _ROWS_ONLY = frozenset({"cufft", "nvml"})
 # The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
@@ -86,7 +89,7 @@ def _from_row(api: str, row: Mapping[str, Any], name: Optional[str] = None) -> G
 
 
 def _named(name: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> Optional[GpuError]:
-    _prefix, table, api = next(t for t in _TABLES if name.startswith(t[0]))
+    _prefix, table, api, _name = next(t for t in _TABLES if name.startswith(t[0]))
     key = "python_name" if name.startswith("NVMLError_") else "name"
     row = _by(vocab.get(table, ()), key, name)
     if row is None and table == "cuda_driver":  # an older knowledge base: the runtime rows name it

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
+from torchsmith.compat import VARIANT_TOKEN
 from torchsmith.explain.extract.model import InstallerError
 from torchsmith.refusal.model import split_requirement
 from torchsmith.versions import version_tuple
@@ -28,18 +29,17 @@ if TYPE_CHECKING:
 
 __all__ = ["build_requirement_failures", "index_facts"]
 
-_VARIANT = r"(?:cu\d{2,3}|cpu|rocm\d+(?:\.\d+){0,2}|xpu)"
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
 # torch{marker}==2.11.0+cpu (a forked resolution). Not wheel file names (torch-2.0.1+cu118-...).
 _NAMED_BUILD = re.compile(
     r"(?<![\w.-])torch`?(?:\{[^}\n]{0,200}\})?\s{0,3}(?:===?|=|\(v|\s)\s{0,3}v?"
-    r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + _VARIANT + r")(?![\w.])"
+    r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")(?![\w.])"
 )
 # A PyTorch release index (not the nightly or test channels, whose variants come and go).
-_INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + _VARIANT + r")(?![\w.])")
+_INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + VARIANT_TOKEN + r")(?![\w.])")
 # A torch pin an installer found no version of (torchsmith.refusal reads which): its release, and
 # its variant where the pin names one.
-_PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + _VARIANT + r"))?")
+_PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + VARIANT_TOKEN + r"))?")
 _SOURCE = "https://download.pytorch.org/whl/torch/"
 # A named build is the one asked for where an installer found none (Poetry's refusal is not read
 # by torchsmith.refusal: its words), or where the text is about that build alone (a question, no

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List, Optional, Pattern, Tuple
 
+from torchsmith.compat import VARIANT_TOKEN
 from torchsmith.explain.extract.model import InstallerError
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["companion_page_failures"]
 
-_PLACEHOLDERS = {"torch": r"\d+\.\d+\.\d+", "variant": r"(?:cu\d{2,3}|cpu|rocm[\d.]+|xpu)",
+_PLACEHOLDERS = {"torch": r"\d+\.\d+\.\d+", "variant": VARIANT_TOKEN,
                  "series": r"\d+\.\d+"}
 _REFUSED = re.compile(r"(?<![\w.])40[34](?![\w.])|Forbidden|Not Found|NoSuchKey|AccessDenied")
 _S3 = "https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html"
@@ -50,13 +51,14 @@ def _pages(kb: KnowledgeBase) -> List[Tuple[str, Pattern[str], Tuple[str, ...]]]
 
 def companion_page_failures(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """Each per-build wheel page the text shows refused (403/404 on its line)."""
-    if kb is None or "40" not in text:
+    if kb is None or "40" not in text or not _REFUSED.search(text):
         return []
+    pages = _pages(kb)  # once, not once per refused line
     found: List[InstallerError] = []
     for line in text.splitlines():
         if not _REFUSED.search(line):
             continue
-        for project, pattern, cited in _pages(kb):
+        for project, pattern, cited in pages:
             match = pattern.search(line)
             if match is None:
                 continue
