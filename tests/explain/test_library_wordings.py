@@ -91,3 +91,17 @@ def test_cudnn_dispatcher_cannot_load_its_symbol() -> None:
     assert found.signature.id == "cudnn-library-missing" and found.candidates
     assert found.cause.startswith("A cuDNN library could not be loaded")
     assert "cudnn-library-missing" not in stated("Invalid handle. Cannot load symbol cublasLtCreate\n")
+
+
+def test_async_allocator_on_a_gpu_comfyui_lists_without_it() -> None:
+    # ComfyUI's startup line names the device and the allocator; its cuda_malloc.py lists the GPUs
+    # (as substrings of the device name) the allocator does not work on: formats.json.
+    text = "Device: cuda:0 NVIDIA GeForce GTX 960M : cudaMallocAsync\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-malloc-async-unsupported"
+    assert "NVIDIA GeForce GTX 960M" in found.cause
+    assert stated("Device: cuda:0 NVIDIA GeForce RTX 3060 : cudaMallocAsync\n") == []
+    assert stated("Device: cuda:0 NVIDIA GeForce GTX 960M : native\n") == []
+    # the allocator setting next to a GPU the text names elsewhere
+    env = "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync\nGPU 0: Tesla M60\n"
+    assert "cuda-malloc-async-unsupported" in stated(env)

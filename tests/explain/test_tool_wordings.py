@@ -140,3 +140,12 @@ def test_nvcc_refusal_without_the_architecture_is_a_family() -> None:
     assert found.signature.id == "nvcc-gpu-architecture-rejected" and len(found.candidates) == 2
     named = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
     assert stated(named) == ["nvcc-unsupported-arch"]
+
+
+def test_no_nvcc_where_the_build_runs_it_and_distutils_without_visual_cpp() -> None:
+    text = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-home-not-set" and "/usr/local/cuda/bin/nvcc" in found.cause
+    other = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/ptxas.log'\n"
+    assert "cuda-home-not-set" not in stated(other)
+    assert stated("error: Unable to find vcvarsall.bat\n") == ["msvc-build-tools-missing"]

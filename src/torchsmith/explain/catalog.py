@@ -80,7 +80,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",
-                           "requested_after_torch_stable_html"})
+                           "requested_after_torch_stable_html", "async_allocator_unsupported_gpu"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

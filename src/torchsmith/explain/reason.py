@@ -18,6 +18,7 @@ from torchsmith.explain.extract.downloads import download_damaged_shown, fresh_d
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import (
+    async_allocator_unsupported_gpu,
     failing_package,
     macos_below_mps_minimum,
     requested_after_torch_stable_html,
@@ -455,6 +456,7 @@ CONFIRMATION_CHECKS: Dict[
     "macos_below_mps_minimum": macos_below_mps_minimum,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "requested_after_torch_stable_html": requested_after_torch_stable_html,
+    "async_allocator_unsupported_gpu": async_allocator_unsupported_gpu,
 }
 
 

@@ -322,3 +322,19 @@ def requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, 
     if wanted is None or version_tuple(wanted.group()) <= version_tuple(last):
         return None
     return f"torch {requested} is newer than {last}, the newest torch torch_stable.html lists"
+
+
+def async_allocator_unsupported_gpu(extracted: Extracted, facts: Mapping[str, object],
+                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU the text names is one ComfyUI lists as not working with torch's cudaMallocAsync
+    allocator (formats.json ``comfyui_cuda_malloc``, read from its cuda_malloc.py)."""
+    table = kb.document("formats").get("comfyui_cuda_malloc") if kb is not None else None
+    listed = table.get("unsupported_gpus") if isinstance(table, dict) else None
+    if not isinstance(listed, list):
+        return None
+    named = [facts["gpu"]] if isinstance(facts.get("gpu"), str) else []
+    for gpu in [*named, *extracted.environment.gpus]:
+        hit = next((str(name) for name in listed if str(name) in str(gpu)), None)
+        if hit:
+            return f"{gpu} is on ComfyUI's list of GPUs without cudaMallocAsync ({hit})"
+    return None
