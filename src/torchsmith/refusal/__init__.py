@@ -2,9 +2,10 @@
 structure: who requires what (the package that pins torch, at which version or range, under which
 markers), what the environment has, what no index or channel offers, and what was offered instead.
 
-``explain`` (explain/extract/resolver.py) and ``plan --confirm``/``install`` (plan/conflict_words.py)
-both render from :func:`read`, so a refusal is read the same way wherever it is shown. Each installer's
-forms are read from the words its own source writes (see pip.py, uv.py, conda.py). Pure: no I/O."""
+``explain`` (explain/extract/resolver.py; indexes.py for the torch pins no index had) and ``plan
+--confirm``/``install`` (plan/conflict_words.py) both render from :func:`read`, so a refusal is read
+the same way wherever it is shown. Each installer's forms are read from the words its own source
+writes (see pip.py, uv.py, conda.py). Pure: no I/O."""
 
 from __future__ import annotations
 
