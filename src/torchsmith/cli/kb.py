@@ -223,12 +223,6 @@ def _table(rows: Sequence[Row]) -> Tuple[List[str], List[List[str]]]:
                      *(_cell(getattr(row, name)) for name in names)] for row in rows]
 
 
-def _plain(row: Row) -> Dict[str, Any]:
-    import dataclasses
-
-    return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
-
-
 def _validate(ctx: Context, path: Optional[str]) -> Result:
     from torchsmith.kb import load_kb
 

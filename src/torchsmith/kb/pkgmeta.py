@@ -53,9 +53,6 @@ def canonical(name: str) -> str:
 
 # --- wheel tags ---------------------------------------------------------------------------
 
-_ARCH = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "arm64",
-         "universal2": "universal2", "intel": "x86_64"}
-
 
 def tag_platforms(platform_tag: str) -> Tuple[str, ...]:
     """Our platform names one wheel platform tag installs on (``any`` -> every platform)."""

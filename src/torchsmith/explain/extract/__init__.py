@@ -85,7 +85,7 @@ def extract(
     joined = unwrap(text).text  # messages split over lines, joined
     found_frames = python.frames(text)
     refusal = read_refusal(text)
-    missing = resolver.not_found(text, refusal)
+    missing = resolver.not_found(refusal)
     rows = words.get("conda_packages", ())
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
     return Extracted(
@@ -98,7 +98,7 @@ def extract(
         dtypes=gpu.dtypes(text),
         symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
-        conflicts=resolver.conflicts(text, refusal),
+        conflicts=resolver.conflicts(refusal),
         offers=list(refusal.offers[:10]),
         not_found=missing,
         source_builds=resolver.source_builds(text),

@@ -5,11 +5,10 @@ builds from source, and the HTTP failures (URL and status). Pure."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List
 
 from torchsmith.explain.extract.model import Conflict, HttpFailure
 from torchsmith.refusal import Refusal, Requirement
-from torchsmith.refusal import read as read_refusal
 
 __all__ = ["conflicts", "http_failures", "not_found", "source_builds"]
 
@@ -35,19 +34,17 @@ def _conflict(requirement: Requirement) -> Conflict:
                     requirement.markers)
 
 
-def conflicts(text: str, refusal: Optional[Refusal] = None) -> List[Conflict]:
+def conflicts(refusal: Refusal) -> List[Conflict]:
     """The requirements a resolver reported as in conflict: who needs what (read by
     :func:`torchsmith.refusal.read`, the reader ``plan --confirm`` uses too), then what is installed."""
-    refusal = refusal if refusal is not None else read_refusal(text)
     found = [_conflict(r) for r in refusal.needs()] + [_conflict(r) for r in refusal.requested()]
     found.extend(Conflict(have.installer, "installed", have.said or f"{have.name} {have.version}",
                           what=have.name, spec=have.version) for have in refusal.installed)
     return list(dict.fromkeys(found))[:30]
 
 
-def not_found(text: str, refusal: Optional[Refusal] = None) -> List[str]:
+def not_found(refusal: Refusal) -> List[str]:
     """The requirements that no index (pip, uv) or channel (conda, pixi) could provide."""
-    refusal = refusal if refusal is not None else read_refusal(text)
     return list(refusal.missing)[:20]
 
 
