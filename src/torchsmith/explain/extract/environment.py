@@ -4,7 +4,7 @@ supports, the torch build, Python, platform, Jetson and ROCm facts. Pure."""
 from __future__ import annotations
 
 import re
-from typing import Callable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from torchsmith.explain.extract.model import Environment, Frame
 
@@ -172,21 +172,6 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
         env.rocm = tag[4:]
 
 
-_SETTERS: Tuple[Tuple[str, Callable[[Environment, str], None]], ...] = (
-    ("driver", lambda e, v: setattr(e, "driver", v)),
-    ("driver_cuda", lambda e, v: setattr(e, "driver_cuda", v)),
-    ("torch", lambda e, v: setattr(e, "torch", v)),
-    ("torch_cuda", lambda e, v: setattr(e, "torch_cuda", v)),
-    ("cuda", lambda e, v: setattr(e, "cuda", v)),
-    ("compute_mode", lambda e, v: setattr(e, "compute_mode", v)),
-    ("python", lambda e, v: setattr(e, "python", v if "." in v else f"3.{v}")),
-    ("rocm", lambda e, v: setattr(e, "rocm", v)),
-    ("gfx", lambda e, v: setattr(e, "gfx", v)),
-    ("jetson", lambda e, v: setattr(e, "jetson", v)),
-    ("macos", lambda e, v: setattr(e, "macos", v)),
-)
-
-
 def environment(text: str, frames: List[Frame]) -> Environment:
     env = Environment(gpus=_gpus(text), capability=_capability(text))
     arch_list = _ARCH_LIST.search(text)
@@ -197,8 +182,8 @@ def environment(text: str, frames: List[Frame]) -> Environment:
             continue  # a prefilter: the pattern starts with alternatives
         if getattr(env, name) in (None, ""):
             value = _first(pattern, text)
-            if value:
-                dict(_SETTERS)[name](env, value)
+            if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
+                setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
