@@ -7,20 +7,12 @@ by the real tool (uv 0.13.9, the tests' uv) as described there.
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB
+from tests.explain.test_signatures import stated as causes
 
-from torchsmith.explain.catalog import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.readout import next_checks, read_lines
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
-
-
-def causes(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def channel_list(*urls: str) -> str:

@@ -6,20 +6,12 @@ corpus); each test asserts the class, not the one text: the same reading serves 
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB
+from tests.explain.test_signatures import stated as causes
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.messages import plain_quotes
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
-
-
-def causes(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_typographic_quotes_read_as_ascii_one_for_one() -> None:
