@@ -75,7 +75,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
                             "gpu_without_tf32"})
-# Evidence a signature's cause needs from the text (explain.reason.CONFIRMATION_CHECKS).
+# Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",

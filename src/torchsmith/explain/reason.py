@@ -14,16 +14,10 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.extract.downloads import download_damaged_shown, fresh_download_complete_shown
+from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
-from torchsmith.explain.triggers import (
-    async_allocator_unsupported_gpu,
-    failing_package,
-    macos_below_mps_minimum,
-    requested_after_torch_stable_html,
-    tf32_gpu,
-)
+from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -380,42 +374,6 @@ def contradiction(
 # when the text shows what sets that cause apart; otherwise the family signature speaks -----------
 
 
-def _exclusive_mode_shown(extracted: Extracted, facts: Mapping[str, Any],
-                          kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """nvidia-smi shows a GPU in an exclusive or prohibited compute mode."""
-    mode = extracted.environment.compute_mode
-    return f"nvidia-smi shows the compute mode {mode}" if mode else None
-
-
-def _oom_kill_shown(extracted: Extracted, facts: Mapping[str, Any],
-                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The out-of-memory killer's log line (dmesg, the job scheduler, the container runtime):
-    SIGKILL alone is also a time limit's or a person's kill."""
-    return "the out-of-memory killer's log line" if "oom-killed" in extracted.symptoms else None
-
-
-def _overflow_shown(extracted: Extracted, facts: Mapping[str, Any],
-                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """inf values or an overflow named: NaN alone also comes from data, a diverging learning rate
-    or an operation's own NaN, in any precision."""
-    return "inf values or an overflow" if "overflow" in extracted.symptoms else None
-
-
-def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
-                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """/dev/shm shown full: torch's own message hedges ("it is possible that ... out of shared
-    memory"), and a memory-mapped file cut short raises the same SIGBUS."""
-    return "/dev/shm full" if "shm-full" in extracted.symptoms else None
-
-
-def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
-                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
-    precision in words alone also describe ordinary float32 rounding, or a GPU without TF32."""
-    gpu = tf32_gpu(extracted, kb)
-    return f"{gpu} (compute capability 8.0 or newer)" if gpu else None
-
-
 def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """torch's own capability warning names the arch it lacks, or the data shows that the build the
@@ -427,37 +385,11 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
     return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
 
 
-def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The GPU is above the newest capability a warning says the build supports, but a cubin for
-    X.y runs on a GPU of X.z, z >= y (CUDA C Programming Guide, "Binary Compatibility"); an
-    integrated (Jetson) GPU needs its exact architecture."""
-    have, newest = parse_cc(facts.get("capability")), facts.get("max_capability")
-    if have is None or not isinstance(newest, str) or parse_cc(newest) is None:
-        return None
-    integrated = kb is not None and have in kb.integrated_ccs
-    kernel = kernel_for(have, [sm_arch(newest)], integrated=integrated)
-    if kernel is None or kernel.how != "sass" or parse_cc(newest) == have:
-        return None
-    return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
-
-
+# Every check a signature's ``confirmed_by`` may name: the text-evidence ones, and the one that reads
+# the build's arch list through this module's conclusions.
 CONFIRMATION_CHECKS: Dict[
     str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
-] = {
-    "exclusive_mode_shown": _exclusive_mode_shown,
-    "oom_kill_shown": _oom_kill_shown,
-    "overflow_shown": _overflow_shown,
-    "shm_full_shown": _shm_full_shown,
-    "tf32_gpu_shown": _tf32_gpu_shown,
-    "download_damaged_shown": download_damaged_shown,
-    "fresh_download_complete_shown": fresh_download_complete_shown,
-    "build_lacks_arch": _build_lacks_arch,
-    "macos_below_mps_minimum": macos_below_mps_minimum,
-    "binary_compatible_gpu": _binary_compatible_gpu,
-    "requested_after_torch_stable_html": requested_after_torch_stable_html,
-    "async_allocator_unsupported_gpu": async_allocator_unsupported_gpu,
-}
+] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch}
 
 
 def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extracted: Extracted,

@@ -9,11 +9,10 @@ library of that kind), ``symbol:mkl`` (an undefined symbol of that owner), ``com
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Extracted
-from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -291,50 +290,4 @@ def fired(triggers: Sequence[str], extracted: Extracted,
             hit = _compiler(arguments[0], extracted)
         if hit is not None:
             return hit
-    return None
-
-
-def macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
-                            kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The macOS the text shows is older than MPS needs: the minimum torch's message names (12.3 when
-    none), 13.0 for torch 2.5 and later (its message still said 12.3: pytorch/pytorch#139425). The
-    same message on a new enough macOS means the process has no Metal device."""
-    shown = extracted.environment.macos
-    if not shown:
-        return None
-    minimum = str(facts.get("mps_min") or "12.3")
-    torch = extracted.environment.torch
-    if torch and version_tuple(torch) >= (2, 5) and version_tuple(minimum) < (13, 0):
-        minimum = "13.0"
-    return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None
-
-
-def requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
-                                      kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The torch the text asks torch_stable.html for is newer than the newest that page lists
-    (formats.json ``torch_stable_html``: PyTorch stopped generating it before 2.4.0)."""
-    requested = facts.get("requested")
-    page = kb.document("formats").get("torch_stable_html") if kb is not None else None
-    last = page.get("last") if isinstance(page, dict) else None
-    if not isinstance(requested, str) or not isinstance(last, str):
-        return None
-    wanted = re.match(r"\d+\.\d+(?:\.\d+)?", requested)
-    if wanted is None or version_tuple(wanted.group()) <= version_tuple(last):
-        return None
-    return f"torch {requested} is newer than {last}, the newest torch torch_stable.html lists"
-
-
-def async_allocator_unsupported_gpu(extracted: Extracted, facts: Mapping[str, object],
-                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The GPU the text names is one ComfyUI lists as not working with torch's cudaMallocAsync
-    allocator (formats.json ``comfyui_cuda_malloc``, read from its cuda_malloc.py)."""
-    table = kb.document("formats").get("comfyui_cuda_malloc") if kb is not None else None
-    listed = table.get("unsupported_gpus") if isinstance(table, dict) else None
-    if not isinstance(listed, list):
-        return None
-    named = [facts["gpu"]] if isinstance(facts.get("gpu"), str) else []
-    for gpu in [*named, *extracted.environment.gpus]:
-        hit = next((str(name) for name in listed if str(name) in str(gpu)), None)
-        if hit:
-            return f"{gpu} is on ComfyUI's list of GPUs without cudaMallocAsync ({hit})"
     return None

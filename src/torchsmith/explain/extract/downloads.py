@@ -1,18 +1,13 @@
 """How the file that failed its hash check arrived, read from the installer's output before the
-failure (a progress bar stopped short, a broken connection, pip's cache, conda's verification), and
-the evidence download-corrupted and index-metadata-broken need from it. Pure."""
+failure (a progress bar stopped short, a broken connection, pip's cache, conda's verification).
+What download-corrupted and index-metadata-broken need from it is checked in explain.confirmations. Pure."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional
+from typing import List
 
-from torchsmith.explain.extract.model import Extracted
-
-if TYPE_CHECKING:
-    from torchsmith.kb import KnowledgeBase
-
-__all__ = ["download_damaged_shown", "fresh_download_complete_shown", "transfers"]
+__all__ = ["transfers"]
 
 # What an installer's output shows of the file whose hash did not match (pip's HashMismatch, uv's
 # "Hash mismatch for", conda's CondaVerificationError): the transfer before it.
@@ -49,20 +44,3 @@ def transfers(text: str) -> List[str]:
         elif bars[-1].group("unit") != "GB" and "cached" not in found:
             found.append("complete")
     return list(dict.fromkeys(found))
-
-
-# The evidence download-corrupted and index-metadata-broken need (explain.reason.CONFIRMATION_CHECKS).
-def download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The file that failed its hash was cut short, came from pip's cache, or conda found its
-    extracted copy damaged: a local copy is at fault, not the index."""
-    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
-             "conda-verify": "conda found its extracted package damaged"}
-    return next((why for key, why in shown.items() if key in extracted.transfers), None)
-
-
-def fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
-                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
-    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
-    return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None

@@ -1,0 +1,158 @@
+"""The checks a signature's ``confirmed_by`` names: evidence in the text that sets a cause apart
+from the others a weak trigger (a phrase several causes print) may mean. Without one of them the
+signature does not fire and its family's signature speaks. Pure: no I/O.
+
+Each check takes (what the text shows, the facts its trigger read, the knowledge base) and returns
+the evidence in words, or None. :data:`TEXT_CONFIRMATIONS` names them;
+:data:`torchsmith.explain.reason.CONFIRMATION_CHECKS` adds the one that needs reason's conclusions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from torchsmith.compat import kernel_for, parse_cc, sm_arch
+from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.triggers import tf32_gpu
+from torchsmith.kb import KnowledgeBase
+from torchsmith.versions import version_tuple
+
+__all__ = ["TEXT_CONFIRMATIONS"]
+
+
+# --- what the text shows of the machine and the run ------------------------------------------
+
+
+def _exclusive_mode_shown(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """nvidia-smi shows a GPU in an exclusive or prohibited compute mode."""
+    mode = extracted.environment.compute_mode
+    return f"nvidia-smi shows the compute mode {mode}" if mode else None
+
+
+def _oom_kill_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The out-of-memory killer's log line (dmesg, the job scheduler, the container runtime):
+    SIGKILL alone is also a time limit's or a person's kill."""
+    return "the out-of-memory killer's log line" if "oom-killed" in extracted.symptoms else None
+
+
+def _overflow_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """inf values or an overflow named: NaN alone also comes from data, a diverging learning rate
+    or an operation's own NaN, in any precision."""
+    return "inf values or an overflow" if "overflow" in extracted.symptoms else None
+
+
+def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """/dev/shm shown full: torch's own message hedges ("it is possible that ... out of shared
+    memory"), and a memory-mapped file cut short raises the same SIGBUS."""
+    return "/dev/shm full" if "shm-full" in extracted.symptoms else None
+
+
+def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
+    precision in words alone also describe ordinary float32 rounding, or a GPU without TF32."""
+    gpu = tf32_gpu(extracted, kb)
+    return f"{gpu} (compute capability 8.0 or newer)" if gpu else None
+
+
+def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU is above the newest capability a warning says the build supports, but a cubin for
+    X.y runs on a GPU of X.z, z >= y (CUDA C Programming Guide, "Binary Compatibility"); an
+    integrated (Jetson) GPU needs its exact architecture."""
+    have, newest = parse_cc(facts.get("capability")), facts.get("max_capability")
+    if have is None or not isinstance(newest, str) or parse_cc(newest) is None:
+        return None
+    integrated = kb is not None and have in kb.integrated_ccs
+    kernel = kernel_for(have, [sm_arch(newest)], integrated=integrated)
+    if kernel is None or kernel.how != "sass" or parse_cc(newest) == have:
+        return None
+    return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
+
+
+def _macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
+                             kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The macOS the text shows is older than MPS needs: the minimum torch's message names (12.3 when
+    none), 13.0 for torch 2.5 and later (its message still said 12.3: pytorch/pytorch#139425). The
+    same message on a new enough macOS means the process has no Metal device."""
+    shown = extracted.environment.macos
+    if not shown:
+        return None
+    minimum = str(facts.get("mps_min") or "12.3")
+    torch = extracted.environment.torch
+    if torch and version_tuple(torch) >= (2, 5) and version_tuple(minimum) < (13, 0):
+        minimum = "13.0"
+    return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None
+
+
+def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
+                                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The torch the text asks torch_stable.html for is newer than the newest that page lists
+    (formats.json ``torch_stable_html``: PyTorch stopped generating it before 2.4.0)."""
+    requested = facts.get("requested")
+    page = kb.document("formats").get("torch_stable_html") if kb is not None else None
+    last = page.get("last") if isinstance(page, dict) else None
+    if not isinstance(requested, str) or not isinstance(last, str):
+        return None
+    wanted = re.match(r"\d+\.\d+(?:\.\d+)?", requested)
+    if wanted is None or version_tuple(wanted.group()) <= version_tuple(last):
+        return None
+    return f"torch {requested} is newer than {last}, the newest torch torch_stable.html lists"
+
+
+def _async_allocator_unsupported_gpu(extracted: Extracted, facts: Mapping[str, object],
+                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU the text names is one ComfyUI lists as not working with torch's cudaMallocAsync
+    allocator (formats.json ``comfyui_cuda_malloc``, read from its cuda_malloc.py)."""
+    table = kb.document("formats").get("comfyui_cuda_malloc") if kb is not None else None
+    listed = table.get("unsupported_gpus") if isinstance(table, dict) else None
+    if not isinstance(listed, list):
+        return None
+    named = [facts["gpu"]] if isinstance(facts.get("gpu"), str) else []
+    for gpu in [*named, *extracted.environment.gpus]:
+        hit = next((str(name) for name in listed if str(name) in str(gpu)), None)
+        if hit:
+            return f"{gpu} is on ComfyUI's list of GPUs without cudaMallocAsync ({hit})"
+    return None
+
+
+# --- how the file that failed its hash arrived (extract.downloads): the evidence download-corrupted
+# and index-metadata-broken need --------------------------------------------------------------
+
+
+def _download_damaged_shown(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The file that failed its hash was cut short, came from pip's cache, or conda found its
+    extracted copy damaged: a local copy is at fault, not the index."""
+    shown = {"cut": "the download stopped short of its size", "cached": "pip used its cached copy",
+             "conda-verify": "conda found its extracted package damaged"}
+    return next((why for key, why in shown.items() if key in extracted.transfers), None)
+
+
+def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A fresh download (not pip's cache) reached its full size and still failed its hash: the
+    bytes are the server's (TLS guards them in transit), so the index's hash is for another file."""
+    return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None
+
+
+TEXT_CONFIRMATIONS: Dict[
+    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
+] = {
+    "exclusive_mode_shown": _exclusive_mode_shown,
+    "oom_kill_shown": _oom_kill_shown,
+    "overflow_shown": _overflow_shown,
+    "shm_full_shown": _shm_full_shown,
+    "tf32_gpu_shown": _tf32_gpu_shown,
+    "download_damaged_shown": _download_damaged_shown,
+    "fresh_download_complete_shown": _fresh_download_complete_shown,
+    "macos_below_mps_minimum": _macos_below_mps_minimum,
+    "binary_compatible_gpu": _binary_compatible_gpu,
+    "requested_after_torch_stable_html": _requested_after_torch_stable_html,
+    "async_allocator_unsupported_gpu": _async_allocator_unsupported_gpu,
+}
