@@ -297,3 +297,9 @@ def test_capability_warning_below_the_builds_oldest_arch_is_a_gpu_too_old_for_to
     inside = ("RTX 3050 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
               "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75.\n")
     assert stated(inside) == ["arch-not-compiled"]
+
+
+def test_nccls_driver_api_check_reads_the_cuda_error_by_its_code_and_message() -> None:
+    # NCCL's CUCHECK (src/include/checks.h) prints "Cuda failure %d '%s'" (hiyouga/LlamaFactory#8968).
+    assert stated("[rank3]: Cuda failure 802 'system not yet initialized'\n") == ["fabric-manager-not-running"]
+    assert "fabric-manager-not-running" not in stated("[rank3]: Cuda failure 2 'out of memory'\n")
