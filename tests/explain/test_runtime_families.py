@@ -142,7 +142,8 @@ def test_capability_warning_for_a_gpu_of_the_builds_newest_major_is_a_false_posi
         assert "capability-warning-false-positive" not in [e.signature.id for e in report.explanations]
         assert "capability-warning-false-positive" in [c for c, _ in report.contradicted]
         # Below the minimum the GPU is too old for the build (its own test below).
-        assert [e.signature.id for e in report.explanations] == (["gpu-too-old-for-torch"] if cc == "3.7" else [])
+        too_old = ["gpu-too-old-for-torch"] if cc == "3.7" else []
+        assert [e.signature.id for e in report.explanations] == too_old
 
 
 def test_windows_loader_messages_state_no_single_cause() -> None:
@@ -293,7 +294,8 @@ def test_capability_warning_below_the_builds_oldest_arch_is_a_gpu_too_old_for_to
     assert [e.signature.id for e in report.explanations] == ["gpu-too-old-for-torch"]
     assert "arch-not-compiled" in [c for c, _ in report.contradicted]
     # Above the range, or an arch list that holds an older arch than the GPU: not too old.
-    assert "gpu-too-old-for-torch" not in stated(WARNING.format(gpu="Future", cc="13.0", low="8.0", high="12.0"))
+    above = WARNING.format(gpu="Future", cc="13.0", low="8.0", high="12.0")
+    assert "gpu-too-old-for-torch" not in stated(above)
     inside = ("RTX 3050 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
               "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75.\n")
     assert stated(inside) == ["arch-not-compiled"]
@@ -301,5 +303,6 @@ def test_capability_warning_below_the_builds_oldest_arch_is_a_gpu_too_old_for_to
 
 def test_nccls_driver_api_check_reads_the_cuda_error_by_its_code_and_message() -> None:
     # NCCL's CUCHECK (src/include/checks.h) prints "Cuda failure %d '%s'" (hiyouga/LlamaFactory#8968).
-    assert stated("[rank3]: Cuda failure 802 'system not yet initialized'\n") == ["fabric-manager-not-running"]
+    text = "[rank3]: Cuda failure 802 'system not yet initialized'\n"
+    assert stated(text) == ["fabric-manager-not-running"]
     assert "fabric-manager-not-running" not in stated("[rank3]: Cuda failure 2 'out of memory'\n")
