@@ -24,6 +24,16 @@ def test_driver_too_old_reads_the_message_without_its_space() -> None:
     assert stated(text) == ["driver-too-old"]
 
 
+def test_driver_too_old_is_torchs_first_sentence_also_without_the_version() -> None:
+    # c10/cuda/CUDAFunctions.cpp: the sentence is torch's fixed wording; a report may cut it there.
+    text = "RuntimeError: The NVIDIA driver on your system is too old\n"
+    assert stated(text) == ["driver-too-old"]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert "CUDA (not shown) at most" in found.cause
+    # Counter-case: the driver's age in other words is not torch's check.
+    assert "driver-too-old" not in stated("Is the NVIDIA driver on my system too old for CUDA 12?\n")
+
+
 def test_where_cl_failing_is_no_msvc_on_path_but_another_command_is_not() -> None:
     failed = "subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n"
     assert stated(failed) == ["msvc-build-tools-missing"]
