@@ -159,3 +159,16 @@ def test_no_nvcc_where_the_build_runs_it_and_distutils_without_visual_cpp() -> N
     other = "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/ptxas.log'\n"
     assert "cuda-home-not-set" not in stated(other)
     assert stated("error: Unable to find vcvarsall.bat\n") == ["msvc-build-tools-missing"]
+
+
+def test_a_missing_system_blas_is_a_wheel_that_links_it_without_carrying_it() -> None:
+    # dlerror's "<soname>: cannot open shared object file", also cut after the name.
+    assert stated("ImportError: libopenblas.so.0\n") == ["wheel-undeclared-native-deps"]
+    full = "OSError: libnvpl_blas_lp64_gomp.so.0: cannot open shared object file: No such file or directory\n"
+    assert stated(full) == ["wheel-undeclared-native-deps"]
+    # Counter-cases: other libraries keep their own causes; a name in prose is not the loader's.
+    assert stated("ImportError: libmpi.so.40: cannot open shared object file: No such file\n") == [
+        "mpi-library-missing"]
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n")
+    assert stated("ImportError: libopenblas.so.0 is fine here, see the log\n") == []
