@@ -30,6 +30,18 @@ def test_a_torch_cuda_pair_never_published_is_named_from_the_release_data() -> N
     assert index_facts("Could not find a version that satisfies the requirement torch==9.9.9+cu121\n") == []
 
 
+def test_a_release_whose_build_list_is_uncertain_proves_no_build_absent() -> None:
+    # pytorch/pytorch#67669: torch 1.10.0+cu113 exists on download.pytorch.org/whl/cu113/, though
+    # the previous-versions page (the data's source for 1.10, marked uncertain) lists no cu113.
+    text = ("Looking in links: https://download.pytorch.org/whl/cu113/torch_stable.html\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==1.10.0+cu113 "
+            "(from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)\n")
+    assert ("build-unpublished", "torch==1.10.0+cu113") not in index_facts(text)
+    assert "torch-cuda-build-not-published" not in stated(text)
+    # Counter-case: a release read from the index itself still proves a build absent.
+    assert index_facts(text.replace("1.10.0", "1.13.1")) == [("build-unpublished", "torch==1.13.1+cu113")]
+
+
 def test_an_index_no_release_was_published_to_is_named() -> None:
     # visualbruno/ComfyUI-Trellis2#131: there is no cu131 index.
     text = ("pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu131\n"

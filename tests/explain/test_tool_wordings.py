@@ -24,6 +24,16 @@ def test_driver_too_old_reads_the_message_without_its_space() -> None:
     assert stated(text) == ["driver-too-old"]
 
 
+def test_driver_too_old_is_torchs_first_sentence_also_without_the_version() -> None:
+    # c10/cuda/CUDAFunctions.cpp: the sentence is torch's fixed wording; a report may cut it there.
+    text = "RuntimeError: The NVIDIA driver on your system is too old\n"
+    assert stated(text) == ["driver-too-old"]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert "CUDA (not shown) at most" in found.cause
+    # Counter-case: the driver's age in other words is not torch's check.
+    assert "driver-too-old" not in stated("Is the NVIDIA driver on my system too old for CUDA 12?\n")
+
+
 def test_where_cl_failing_is_no_msvc_on_path_but_another_command_is_not() -> None:
     failed = "subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n"
     assert stated(failed) == ["msvc-build-tools-missing"]
@@ -162,3 +172,16 @@ def test_typing_extensions_missing_is_the_builds_only_in_a_build() -> None:
                "    from typing_extensions import ParamSpec\n"
                "ModuleNotFoundError: No module named 'typing_extensions'\n")
     assert "build-needs-typing-extensions" not in stated(runtime)
+
+
+def test_a_missing_system_blas_is_a_wheel_that_links_it_without_carrying_it() -> None:
+    # dlerror's "<soname>: cannot open shared object file", also cut after the name.
+    assert stated("ImportError: libopenblas.so.0\n") == ["wheel-undeclared-native-deps"]
+    full = "OSError: libnvpl_blas_lp64_gomp.so.0: cannot open shared object file: No such file or directory\n"
+    assert stated(full) == ["wheel-undeclared-native-deps"]
+    # Counter-cases: other libraries keep their own causes; a name in prose is not the loader's.
+    assert stated("ImportError: libmpi.so.40: cannot open shared object file: No such file\n") == [
+        "mpi-library-missing"]
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n")
+    assert stated("ImportError: libopenblas.so.0 is fine here, see the log\n") == []

@@ -52,6 +52,13 @@ def _releases(kb: KnowledgeBase) -> Dict[str, FrozenSet[str]]:
     return {release.version: frozenset(v.name for v in release.variants) for release in kb.releases}
 
 
+def _complete_lists(kb: KnowledgeBase) -> FrozenSet[str]:
+    """The releases whose variant list can prove a build absent. An ``uncertain`` release's list was
+    read from a page that names some of its builds (the previous-versions page lists no cu113 for
+    torch 1.10, yet download.pytorch.org/whl/cu113/ has torch-1.10.0+cu113 wheels)."""
+    return frozenset(release.version for release in kb.releases if not release.uncertain)
+
+
 def _listing(names: FrozenSet[str]) -> str:
     """cpu, cu117, cu118, rocm5.4.2: by kind, then by version."""
     def key(name: str) -> Tuple[str, Tuple[int, ...]]:
@@ -61,11 +68,12 @@ def _listing(names: FrozenSet[str]) -> str:
     return ", ".join(sorted(names, key=key))
 
 
-def _unpublished(version: str, variant: str, releases: Dict[str, FrozenSet[str]]) -> Optional[str]:
+def _unpublished(version: str, variant: str, releases: Dict[str, FrozenSet[str]],
+                 complete: FrozenSet[str]) -> Optional[str]:
     """Why the data proves torch ``version`` was never published as ``variant`` (None: it was, or
-    the data does not cover that release)."""
+    the data does not cover that release, or lists only some of its builds)."""
     names = releases.get(version)
-    if names is None or variant in names:
+    if names is None or variant in names or version not in complete:
         return None
     ever = any(variant in published for published in releases.values())
     why = (f"torch {version} was published for {_listing(names)}; never for {variant}")
@@ -121,8 +129,9 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> Lis
     if not releases:
         return []
     out: List[InstallerError] = []
+    complete = _complete_lists(kb)
     for version, variant, how in _requested(text, refusal):
-        why = _unpublished(version, variant, releases)
+        why = _unpublished(version, variant, releases, complete)
         if why is not None:
             shown = f"torch=={version}+{variant}" if how == "named" else \
                 f"torch=={version} from download.pytorch.org/whl/{variant}"

@@ -34,6 +34,9 @@ _MISSING = (
     re.compile(r"(?:Could not find module|Error loading) ['\"](?:[^'\"]*[\\/])?" + _LIB),
     re.compile(r"Library not loaded:\s*(?:@rpath/|\S*/)?" + _LIB),
     re.compile(_LIB + r"\s*=>\s*not found"),
+    # Python's ImportError from dlopen is "<soname>: cannot open shared object file: ..." (dlerror);
+    # a report may keep only the name: an ImportError whose whole message is a library's name.
+    re.compile(r"^\s*(?:ImportError|OSError): " + _LIB + r"\s*$", re.MULTILINE),
     re.compile(r"ld(?:\.lld)?: cannot find -l(?P<link>[\w+-]+)"),
     # make / ninja: a library the link step needs is not there
     re.compile(r"No rule to make target ['`](?:[^'`\n]*/)?" + _LIB + r"'"),
