@@ -195,7 +195,8 @@ def test_conda_superseding_a_cuda_pytorch_with_a_cpu_build_is_the_channel_order(
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "conda-channel-priority-cpu-build" and "pkgs/main" in found.cause
     # Counter-cases: a CPU build replaced by a CUDA one, or the same line outside conda's summary.
-    back = head + "  pytorch   pkgs/main::pytorch-2.0.1-cpu_py311h5_0 --> pytorch::pytorch-2.0.1-py3.11_cuda11.8_0\n"
+    back = head + ("  pytorch   pkgs/main::pytorch-2.0.1-cpu_py311h5_0 --> "
+                   "pytorch::pytorch-2.0.1-py3.11_cuda11.8_0\n")
     assert "conda-channel-priority-cpu-build" not in stated(back)
     alone = "  pytorch   pytorch::pytorch-2.0.1-py3.11_cuda11.~ --> pkgs/main::pytorch-2.0.1-cpu_py311h5_0\n"
     assert "conda-channel-priority-cpu-build" not in stated(alone)
