@@ -172,3 +172,13 @@ def test_a_missing_system_blas_is_a_wheel_that_links_it_without_carrying_it() ->
     assert "wheel-undeclared-native-deps" not in stated(
         "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n")
     assert stated("ImportError: libopenblas.so.0 is fine here, see the log\n") == []
+
+
+def test_the_drivers_open_module_requirement_is_its_own_cause() -> None:
+    # The driver's kernel log wording; NVIDIA: Grace Hopper and Blackwell need the open modules.
+    text = ("NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:2c58)\n"
+            "NVRM: installed in this system requires use of the NVIDIA open kernel modules.\n"
+            "NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:884)\n")
+    assert stated(text) == ["blackwell-needs-open-kernel-module"]
+    # Counter-case: the open modules named without a requirement.
+    assert stated("I switched to the open kernel modules last week and the GPU works.\n") == []
