@@ -140,7 +140,10 @@ def test_capability_warning_for_a_gpu_of_the_builds_newest_major_is_a_false_posi
                                ("RTX 5090", "12.0", "5.0", "9.0")):
         report = explain_report(WARNING.format(gpu=gpu, cc=cc, low=low, high=high), CATALOG, kb=KB)
         assert "capability-warning-false-positive" not in [e.signature.id for e in report.explanations]
-        assert [c for c, _ in report.contradicted] == ["capability-warning-false-positive"]
+        assert "capability-warning-false-positive" in [c for c, _ in report.contradicted]
+        # Below the minimum the GPU is too old for the build (its own test below).
+        too_old = ["gpu-too-old-for-torch"] if cc == "3.7" else []
+        assert [e.signature.id for e in report.explanations] == too_old
 
 
 def test_windows_loader_messages_state_no_single_cause() -> None:
@@ -293,3 +296,28 @@ def test_mmcv_range_from_mmdets_check_cut_short_and_from_pip() -> None:
         assert found.signature.id == "mmcv-version-incompatible" and found.facts["mmcv_version"] == "2.2.0"
     assert "mmcv-version-incompatible" not in stated("mmdet 3.3.0 requires numpy<2, but you have numpy 2.1.0 "
                                                      "which is incompatible.\n")
+
+
+def test_capability_warning_below_the_builds_oldest_arch_is_a_gpu_too_old_for_torch() -> None:
+    # Kaggle/docker-python#1546: a P100 (6.0) under a cu128 build whose range starts at 7.0; torch's
+    # third warning names sm_60 too, but the cause is the GPU's age, not a missing arch of its era.
+    text = (WARNING.format(gpu="Tesla P100-PCIE-16GB", cc="6.0", low="7.0", high="12.0")
+            + "Tesla P100-PCIE-16GB with CUDA capability sm_60 is not compatible with the current PyTorch "
+              "installation.\nThe current PyTorch install supports CUDA capabilities sm_70 sm_75 sm_80 "
+              "sm_86 sm_90 sm_100 sm_120.\n")
+    report = explain_report(text, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["gpu-too-old-for-torch"]
+    assert "arch-not-compiled" in [c for c, _ in report.contradicted]
+    # Above the range, or an arch list that holds an older arch than the GPU: not too old.
+    above = WARNING.format(gpu="Future", cc="13.0", low="8.0", high="12.0")
+    assert "gpu-too-old-for-torch" not in stated(above)
+    inside = ("RTX 3050 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
+              "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75.\n")
+    assert stated(inside) == ["arch-not-compiled"]
+
+
+def test_nccls_driver_api_check_reads_the_cuda_error_by_its_code_and_message() -> None:
+    # NCCL's CUCHECK (src/include/checks.h) prints "Cuda failure %d '%s'" (hiyouga/LlamaFactory#8968).
+    text = "[rank3]: Cuda failure 802 'system not yet initialized'\n"
+    assert stated(text) == ["fabric-manager-not-running"]
+    assert "fabric-manager-not-running" not in stated("[rank3]: Cuda failure 2 'out of memory'\n")

@@ -161,6 +161,19 @@ def test_no_nvcc_where_the_build_runs_it_and_distutils_without_visual_cpp() -> N
     assert stated("error: Unable to find vcvarsall.bat\n") == ["msvc-build-tools-missing"]
 
 
+def test_typing_extensions_missing_is_the_builds_only_in_a_build() -> None:
+    # pytorch/pytorch#121136: torchgen (run by the source build) imports typing_extensions.
+    build = ('  File "/home/u/pytorch/torchgen/utils.py", line 29, in <module>\n'
+             "    from typing_extensions import Self\n"
+             "ModuleNotFoundError: No module named 'typing_extensions'\n")
+    assert stated(build) == ["build-needs-typing-extensions"]
+    # Counter-case: `import torch` in an environment without it is no build.
+    runtime = ('  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 12, in <module>\n'
+               "    from typing_extensions import ParamSpec\n"
+               "ModuleNotFoundError: No module named 'typing_extensions'\n")
+    assert "build-needs-typing-extensions" not in stated(runtime)
+
+
 def test_a_missing_system_blas_is_a_wheel_that_links_it_without_carrying_it() -> None:
     # dlerror's "<soname>: cannot open shared object file", also cut after the name.
     assert stated("ImportError: libopenblas.so.0\n") == ["wheel-undeclared-native-deps"]

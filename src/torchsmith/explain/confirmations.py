@@ -18,7 +18,7 @@ from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
-__all__ = ["TEXT_CONFIRMATIONS"]
+__all__ = ["TEXT_CONFIRMATIONS", "gpu_below_build"]
 
 
 # --- what the text shows of the machine and the run ------------------------------------------
@@ -73,6 +73,24 @@ def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
     if kernel is None or kernel.how != "sass" or parse_cc(newest) == have:
         return None
     return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
+
+
+def gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's own capability warning shows the GPU older than the oldest architecture the build
+    carries (its minimum capability, or every sm_/compute_ entry of its arch list): no cubin runs
+    on an older major and PTX JIT-compiles only upward (CUDA C Programming Guide, "Binary
+    Compatibility"), so no kernel of this build runs there. torch prints that minimum since 2.x
+    (torch/cuda/__init__.py, _check_capability); its older wording says "too old" itself."""
+    if facts.get("too_old"):
+        return "torch's own message: the GPU is too old"
+    have = parse_cc(facts.get("capability") or facts.get("arch"))
+    listed = [parse_cc(arch) for arch in re.findall(r"(?:sm|compute)_\d+", str(facts.get("arch_list") or ""))]
+    oldest = parse_cc(facts.get("min_capability")) or min((cc for cc in listed if cc), default=None)
+    if have is None or oldest is None or have >= oldest:
+        return None
+    return (f"compute capability {have[0]}.{have[1]} is below the build's oldest architecture "
+            f"({oldest[0]}.{oldest[1]})")
 
 
 def _macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
@@ -153,6 +171,7 @@ TEXT_CONFIRMATIONS: Dict[
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
     "binary_compatible_gpu": _binary_compatible_gpu,
+    "gpu_below_build": gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,
     "async_allocator_unsupported_gpu": _async_allocator_unsupported_gpu,
 }

@@ -48,7 +48,9 @@ _IGNORED = re.compile(r"Ignored the following versions that require a different 
                       r"(?P<list>[^\n]*)\n[^\n]*?Could not find a version that satisfies the requirement "
                       r"(?P<req>[^\s\n]+)")
 _NO_DISTRIBUTION = re.compile(r"No matching distribution found for (?P<req>[^\s\n]+)")
-_FROM_VERSIONS = re.compile(r"\(from versions: (?P<versions>[^)\n]*)\)")
+# A listing a log or a report cut short (no closing parenthesis) is read as far as it goes, less
+# its last item, which may be cut inside a version.
+_FROM_VERSIONS = re.compile(r"\(from versions: (?P<versions>[^)\n]*)(?P<closed>\))?")
 _COLLECTING = re.compile(rf"^\s*Collecting (?P<req>{_NAME}[^\s(]*)[^(\n]*\(from (?P<who>{_NAME})"
                          r"(?:==(?P<version>[^\s,()>-]+))?", re.MULTILINE)
 
@@ -130,6 +132,8 @@ def _not_found(text: str) -> Tuple[List[Missing], List[Offer]]:
     for match in _NO_VERSION.finditer(text):
         versions = _FROM_VERSIONS.search(match.group("rest"))
         listed = versions.group("versions").strip() if versions else "none"
+        if versions and not versions.group("closed"):
+            listed = listed.rpartition(",")[0].strip()
         if listed in ("", "none"):
             missing.append(Missing("pip", clean(match.group("req"))))
             continue

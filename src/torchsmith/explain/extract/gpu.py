@@ -55,8 +55,9 @@ _CODES = (
     # glog's "Check failed: error == cudaSuccess (803 vs. 0)"
     (re.compile(r"\bcuda[A-Z]\w{2,40}(?:\(\))? returned (?:error )?\(?(?P<code>\d{1,3})\)?"), "cuda"),
     (re.compile(r"== cudaSuccess \((?P<code>\d{1,3}) vs\. 0\)"), "cuda"),
-    # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"
-    (re.compile(r"Cuda failure '(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
+    # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"; its CUCHECK (driver API,
+    # NVIDIA/nccl src/include/checks.h) adds the code: "Cuda failure 802 'system not yet initialized'"
+    (re.compile(r"Cuda failure (?:(?P<code>\d{1,3}) )?'(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
     # The CUDA libraries' statuses as numbers: "cusolver error: 7", "cuBLAS status 13"
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
