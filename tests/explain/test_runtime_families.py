@@ -181,6 +181,21 @@ def test_glibc_symbol_version_message_reads_as_a_cuda_library_of_another_release
     assert "cuda-library-shadowed" not in stated(missing)
 
 
+def test_a_mangled_cuda_library_symbol_with_its_version_reads_as_a_shadowed_library() -> None:
+    # pytorch/pytorch#119989: a C++ symbol in cuDNN's namespace, versioned with the library it comes
+    # from (glibc's "undefined symbol: S, version V"): another copy of that library was loaded.
+    text = ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda-12.3/lib64/"
+            "libcudnn_cnn_train.so.8: undefined symbol: _ZN5cudnn3cnn34layerNormFwd_execute_internal_"
+            "implERKNS_7backend11VariantPackEP11CUstream_st, version libcudnn_cnn_infer.so.8\n")
+    assert stated(text) == ["cuda-library-shadowed"]
+    # Counter-cases: a symbol of another namespace; the library itself missing.
+    other = text.replace("_ZN5cudnn3cnn", "_ZN5torch3cnn")
+    assert "cuda-library-shadowed" not in stated(other)
+    missing = ("Could not load library libcudnn_cnn_train.so.8. Error: libcudnn_cnn_train.so.8: cannot open "
+               "shared object file: No such file or directory\n")
+    assert stated(missing) == ["cudnn-library-missing"]
+
+
 def test_build_and_distributed_messages_in_their_tools_own_words() -> None:
     cases = (
         ("C:\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported "

@@ -200,3 +200,13 @@ def test_conda_superseding_a_cuda_pytorch_with_a_cpu_build_is_the_channel_order(
     assert "conda-channel-priority-cpu-build" not in stated(back)
     alone = "  pytorch   pytorch::pytorch-2.0.1-py3.11_cuda11.~ --> pkgs/main::pytorch-2.0.1-cpu_py311h5_0\n"
     assert "conda-channel-priority-cpu-build" not in stated(alone)
+
+
+def test_the_drivers_open_module_requirement_is_its_own_cause() -> None:
+    # The driver's kernel log wording; NVIDIA: Grace Hopper and Blackwell need the open modules.
+    text = ("NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:2c58)\n"
+            "NVRM: installed in this system requires use of the NVIDIA open kernel modules.\n"
+            "NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:884)\n")
+    assert stated(text) == ["blackwell-needs-open-kernel-module"]
+    # Counter-case: the open modules named without a requirement.
+    assert stated("I switched to the open kernel modules last week and the GPU works.\n") == []
