@@ -335,3 +335,16 @@ def test_nccls_driver_api_check_reads_the_cuda_error_by_its_code_and_message() -
     text = "[rank3]: Cuda failure 802 'system not yet initialized'\n"
     assert stated(text) == ["fabric-manager-not-running"]
     assert "fabric-manager-not-running" not in stated("[rank3]: Cuda failure 2 'out of memory'\n")
+
+
+def test_nvrtc_builtins_missing_reads_as_a_cuda_library_of_its_major() -> None:
+    # NVRTC opens libnvrtc-builtins.so.<major>.<minor> at run time; nvidia-cuda-nvrtc-cu12's wheel
+    # ships it in nvidia/cuda_nvrtc/lib/ (p-gueguen/rctd-py#17).
+    text = ("import torch ...\nnvrtc: error: failed to open libnvrtc-builtins.so.13.0.\n"
+            "  Make sure that libnvrtc-builtins.so.13.0 is installed correctly.\n")
+    (library,) = extract(text, KB).libraries
+    assert (library.kind, library.major, library.pip) == ("cuda", "13", "nvidia-cuda-nvrtc-cu13")
+    assert stated(text) == ["cuda-runtime-library-missing"]
+    # libnvrtc itself keeps its own row.
+    (plain,) = extract("OSError: libnvrtc.so.12: cannot open shared object file\n", KB).libraries
+    assert plain.library == "NVRTC"

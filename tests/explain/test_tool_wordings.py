@@ -187,6 +187,21 @@ def test_a_missing_system_blas_is_a_wheel_that_links_it_without_carrying_it() ->
     assert stated("ImportError: libopenblas.so.0 is fine here, see the log\n") == []
 
 
+def test_conda_superseding_a_cuda_pytorch_with_a_cpu_build_is_the_channel_order() -> None:
+    # conda's transaction summary (conda/plan.py display_actions); conda/conda#13011.
+    head = "The following packages will be SUPERSEDED by a higher-priority channel:\n\n"
+    text = head + ("  pytorch            pytorch::pytorch-2.0.1-py3.11_cuda11.~ --> "
+                   "pkgs/main::pytorch-2.0.1-cpu_py311h53e38e9_0\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-channel-priority-cpu-build" and "pkgs/main" in found.cause
+    # Counter-cases: a CPU build replaced by a CUDA one, or the same line outside conda's summary.
+    back = head + ("  pytorch   pkgs/main::pytorch-2.0.1-cpu_py311h5_0 --> "
+                   "pytorch::pytorch-2.0.1-py3.11_cuda11.8_0\n")
+    assert "conda-channel-priority-cpu-build" not in stated(back)
+    alone = "  pytorch   pytorch::pytorch-2.0.1-py3.11_cuda11.~ --> pkgs/main::pytorch-2.0.1-cpu_py311h5_0\n"
+    assert "conda-channel-priority-cpu-build" not in stated(alone)
+
+
 def test_the_drivers_open_module_requirement_is_its_own_cause() -> None:
     # The driver's kernel log wording; NVIDIA: Grace Hopper and Blackwell need the open modules.
     text = ("NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:2c58)\n"
