@@ -196,6 +196,20 @@ def test_a_mangled_cuda_library_symbol_with_its_version_reads_as_a_shadowed_libr
     assert stated(missing) == ["cudnn-library-missing"]
 
 
+def test_torch_not_compiled_with_cuda_is_a_family_of_where_the_cpu_torch_comes_from() -> None:
+    # patientx-cfz/comfyui-rocm#131: a CPU torch in the user site shadowed the env's ROCm build; the
+    # assertion alone proves a CPU-only torch was imported, not how it got first on sys.path.
+    text = "AssertionError: Torch not compiled with CUDA enabled\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-not-compiled-with-cuda"
+    causes = " ".join(cause for cause, _check in found.candidates)
+    assert "installed in this environment" in causes and "user site-packages" in causes
+    checks = " ".join(check for _cause, check in found.candidates)
+    assert "torch.__file__" in checks
+    # Counter-case: a GPU torch that sees no GPU is not this family.
+    assert "torch-not-compiled-with-cuda" not in stated("RuntimeError: No CUDA GPUs are available\n")
+
+
 def test_build_and_distributed_messages_in_their_tools_own_words() -> None:
     cases = (
         ("C:\\CUDA\\v11.8\\include\\crt/host_config.h(153): fatal error C1189: #error:  -- unsupported "
