@@ -11,7 +11,9 @@ Each text runs through `torchsmith explain --json --no-probe` (in process: the s
 the command line). The causes it states are the ids of its matches. For a text whose label is a
 cause (not ``unknown``):
 
-- *named*: the label is among the stated causes (recall = named / labelled texts);
+- *named*: the label is among the stated causes (recall = named / labelled texts); *by-fam*
+  counts the named texts whose label's id spoke as a family (it listed candidates and asserted
+  none of them): the id matches, but the text did not prove that cause;
 - *wrong*: a stated cause is neither the label, nor one of the text's ``also`` causes, nor a
   generic family (families whose own statement says the text does not prove the cause: GENERIC,
   and every match that carries ``candidates``, i.e. asserts none of them);
@@ -91,6 +93,7 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
     records = load(part)
     outcomes: Counter[str] = Counter()
     named_and_wrong = 0
+    named_by_family = 0  # the label's id spoke as a family (candidates, no cause asserted)
     misses: List[Dict[str, object]] = []
     unknown_causes: Counter[str] = Counter()
     for record in records:
@@ -98,6 +101,8 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
         verdict = judge(record, causes, families)
         if verdict == "wrong" and record["cause"] in causes:
             named_and_wrong += 1
+        if verdict in ("named", "wrong") and record["cause"] in causes and record["cause"] in families:
+            named_by_family += 1
         outcomes[verdict] += 1
         if verdict == "unknown-recognised":
             unknown_causes.update(causes)
@@ -112,6 +117,7 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
         "labelled": labelled,
         "unknown": len(records) - labelled,
         "named": named,
+        "named_by_family": named_by_family,
         "recall": round(named / labelled, 3) if labelled else None,
         "wrong": outcomes["wrong"],
         "generic_only": outcomes["generic-only"],
@@ -124,12 +130,12 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
 
 def _print_table(results: Dict[str, Dict[str, object]], verbose: bool, show_sealed: bool) -> None:
     print(f"{'part':<7} {'texts':>5} {'repos':>5} {'labelled':>8} {'named':>5} {'recall':>6} "
-          f"{'wrong':>5} {'generic':>7} {'not-rec':>7} {'unknown':>7} {'unk-rec':>7}")
+          f"{'by-fam':>6} {'wrong':>5} {'generic':>7} {'not-rec':>7} {'unknown':>7} {'unk-rec':>7}")
     for part, r in results.items():
         recall = "-" if r["recall"] is None else f"{float(r['recall']):.1%}"  # type: ignore[arg-type]
         print(f"{part:<7} {r['texts']:>5} {r['repos']:>5} {r['labelled']:>8} {r['named']:>5} "
-              f"{recall:>6} {r['wrong']:>5} {r['generic_only']:>7} {r['not_recognised']:>7} "
-              f"{r['unknown']:>7} {r['unknown_recognised']:>7}")
+              f"{recall:>6} {r['named_by_family']:>6} {r['wrong']:>5} {r['generic_only']:>7} "
+              f"{r['not_recognised']:>7} {r['unknown']:>7} {r['unknown_recognised']:>7}")
     if verbose:
         for part, r in results.items():
             if part == "sealed" and not show_sealed:
