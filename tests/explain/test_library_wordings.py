@@ -105,3 +105,13 @@ def test_async_allocator_on_a_gpu_comfyui_lists_without_it() -> None:
     # the allocator setting next to a GPU the text names elsewhere
     env = "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync\nGPU 0: Tesla M60\n"
     assert "cuda-malloc-async-unsupported" in stated(env)
+
+
+def test_torchcodec_load_failure_is_a_family_until_the_traceback_names_ffmpeg() -> None:
+    # torchcodec's own message lists three likely causes (FFmpeg, the torch version, another dependency)
+    message = ("RuntimeError: Could not load libtorchcodec. Likely causes: 1. FFmpeg is not properly "
+               "installed in your environment. 2. The PyTorch version (2.11.0) is not compatible.\n")
+    (found,) = explain_report(message, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torchcodec-load-failed" and found.signature.candidates
+    missing = "OSError: libavutil.so.59: cannot open shared object file: No such file or directory\n"
+    assert stated(message + missing) == ["ffmpeg-shared-libs-missing"]
