@@ -115,3 +115,13 @@ def test_torchcodec_load_failure_is_a_family_until_the_traceback_names_ffmpeg() 
     assert found.signature.id == "torchcodec-load-failed" and found.signature.candidates
     missing = "OSError: libavutil.so.59: cannot open shared object file: No such file or directory\n"
     assert stated(message + missing) == ["ffmpeg-shared-libs-missing"]
+
+
+def test_dgl_tensor_adapter_named_for_the_installed_torch_is_missing() -> None:
+    # DGL looks for libtensoradapter_pytorch_<installed torch>.so: none ships for a torch it was not built for
+    text = ("TensorDispatcher: dlopen failed: /env/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/"
+            "libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-needs-other-torch" and "torch 1.10.2" in found.cause
+    other = "OSError: /env/lib/libtensoradapter.so: cannot open shared object file: No such file or directory\n"
+    assert "companion-needs-other-torch" not in stated(other)
