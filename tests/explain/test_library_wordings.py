@@ -125,3 +125,11 @@ def test_dgl_tensor_adapter_named_for_the_installed_torch_is_missing() -> None:
     assert found.signature.id == "companion-needs-other-torch" and "torch 1.10.2" in found.cause
     other = "OSError: /env/lib/libtensoradapter.so: cannot open shared object file: No such file or directory\n"
     assert "companion-needs-other-torch" not in stated(other)
+
+
+def test_a_missing_shared_libpython_is_read_from_the_soname_table() -> None:
+    text = "ImportError: libpython3.8.so.1.0: cannot open shared object file: No such file or directory\n"
+    assert stated(text) == ["libpython-not-on-loader-path"]
+    # the loader found libpython; the library it could not open is another one
+    assert "libpython-not-on-loader-path" not in stated(
+        "ImportError: libfoo.so.2: cannot open shared object file (needed by /usr/lib/libpython3.8.so.1.0)\n")
