@@ -105,3 +105,22 @@ def test_async_allocator_on_a_gpu_comfyui_lists_without_it() -> None:
     # the allocator setting next to a GPU the text names elsewhere
     env = "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync\nGPU 0: Tesla M60\n"
     assert "cuda-malloc-async-unsupported" in stated(env)
+
+
+def test_a_name_missing_from_an_installed_package_is_a_family_not_a_cause() -> None:
+    # CPython's wordings (Python/ceval.c import_from, Objects/moduleobject.c, Python/import.c):
+    # they show which name is missing, never which release removed or lacks it.
+    for text in ("ImportError: cannot import name 'interaction_mode' from 'tensordict.nn.probabilistic'\n",
+                 "AttributeError: module 'torchaudio' has no attribute 'info'\n",
+                 "ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n"):
+        report = explain_report(text, CATALOG, kb=KB)
+        (found,) = report.explanations
+        assert found.signature.id == "dependency-api-removed" and len(found.candidates) == 3, text
+    # A circular import, and a top-level module that is not installed, are other failures.
+    assert "dependency-api-removed" not in stated(
+        "AttributeError: partially initialized module 'numpy' has no attribute 'float' "
+        "(most likely due to a circular import)\n")
+    assert "dependency-api-removed" not in stated(
+        "ImportError: cannot import name 'x' from partially initialized module 'app' "
+        "(most likely due to a circular import)\n")
+    assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'gymnasium'\n")
