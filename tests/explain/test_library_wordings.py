@@ -124,3 +124,5 @@ def test_a_name_missing_from_an_installed_package_is_a_family_not_a_cause() -> N
         "ImportError: cannot import name 'x' from partially initialized module 'app' "
         "(most likely due to a circular import)\n")
     assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'gymnasium'\n")
+    # A private submodule (a compiled part such as torch._C) missing is a build or install failure.
+    assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
