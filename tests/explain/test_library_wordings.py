@@ -133,3 +133,24 @@ def test_a_missing_shared_libpython_is_read_from_the_soname_table() -> None:
     # the loader found libpython; the library it could not open is another one
     assert "libpython-not-on-loader-path" not in stated(
         "ImportError: libfoo.so.2: cannot open shared object file (needed by /usr/lib/libpython3.8.so.1.0)\n")
+
+
+def test_a_name_missing_from_an_installed_package_is_a_family_not_a_cause() -> None:
+    # CPython's wordings (Python/ceval.c import_from, Objects/moduleobject.c, Python/import.c):
+    # they show which name is missing, never which release removed or lacks it.
+    for text in ("ImportError: cannot import name 'interaction_mode' from 'tensordict.nn.probabilistic'\n",
+                 "AttributeError: module 'torchaudio' has no attribute 'info'\n",
+                 "ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n"):
+        report = explain_report(text, CATALOG, kb=KB)
+        (found,) = report.explanations
+        assert found.signature.id == "dependency-api-removed" and len(found.candidates) == 3, text
+    # A circular import, and a top-level module that is not installed, are other failures.
+    assert "dependency-api-removed" not in stated(
+        "AttributeError: partially initialized module 'numpy' has no attribute 'float' "
+        "(most likely due to a circular import)\n")
+    assert "dependency-api-removed" not in stated(
+        "ImportError: cannot import name 'x' from partially initialized module 'app' "
+        "(most likely due to a circular import)\n")
+    assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'gymnasium'\n")
+    # A private submodule (a compiled part such as torch._C) missing is a build or install failure.
+    assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
