@@ -154,3 +154,22 @@ def test_a_name_missing_from_an_installed_package_is_a_family_not_a_cause() -> N
     assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'gymnasium'\n")
     # A private submodule (a compiled part such as torch._C) missing is a build or install failure.
     assert "dependency-api-removed" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
+
+
+def test_pybind11s_duplicate_type_registration_is_a_clash_between_modules() -> None:
+    # pybind11.h generic_type::initialize: a type another loaded module registered first.
+    text = 'ImportError: generic_type: type "_gpuDeviceProperties" is already registered!\n'
+    assert stated(text) == ["pybind11-clash-between-packages"]
+    # Its other wording is a name clash inside one module's own namespace, not between modules.
+    assert stated('ImportError: generic_type: cannot initialize type "Foo": '
+                  'an object with that name is already defined\n') == []
+
+
+def test_transformers_modeling_file_imports_read_as_the_flash_attn_family_only_for_flash_attn() -> None:
+    # transformers dynamic_module_utils.check_imports: older releases list any import that failed.
+    text = ("ImportError: This modeling file requires the following packages that were not found in your "
+            "environment: timm, flash_attn. Run `pip install timm flash_attn`\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "flash-attn-not-installed" and len(found.candidates) == 3
+    assert stated("ImportError: This modeling file requires the following packages that were not found in "
+                  "your environment: einops. Run `pip install einops`\n") == []
