@@ -173,3 +173,12 @@ def test_transformers_modeling_file_imports_read_as_the_flash_attn_family_only_f
     assert found.signature.id == "flash-attn-not-installed" and len(found.candidates) == 3
     assert stated("ImportError: This modeling file requires the following packages that were not found in "
                   "your environment: einops. Run `pip install einops`\n") == []
+
+
+def test_a_second_conda_channel_without_its_own_flag() -> None:
+    command = "conda install pytorch cudatoolkit=11.1 -c pytorch nvidia\n"
+    refused = ("usage: conda-script.py [-h] [-V] command ...\n"
+               "conda-script.py: error: unrecognized arguments: nvidia\n")
+    assert stated(command + refused) == ["conda-channel-missing-c-flag"]
+    # every channel has its flag: the refused word is something else
+    assert stated("conda install pytorch -c pytorch -c nvidia --foo\n" + refused) == []
