@@ -107,6 +107,34 @@ def test_async_allocator_on_a_gpu_comfyui_lists_without_it() -> None:
     assert "cuda-malloc-async-unsupported" in stated(env)
 
 
+def test_torchcodec_load_failure_is_a_family_until_the_traceback_names_ffmpeg() -> None:
+    # torchcodec's own message lists three likely causes (FFmpeg, the torch version, another dependency)
+    message = ("RuntimeError: Could not load libtorchcodec. Likely causes: 1. FFmpeg is not properly "
+               "installed in your environment. 2. The PyTorch version (2.11.0) is not compatible.\n")
+    (found,) = explain_report(message, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torchcodec-load-failed" and found.signature.candidates
+    missing = "OSError: libavutil.so.59: cannot open shared object file: No such file or directory\n"
+    assert stated(message + missing) == ["ffmpeg-shared-libs-missing"]
+
+
+def test_dgl_tensor_adapter_named_for_the_installed_torch_is_missing() -> None:
+    # DGL looks for libtensoradapter_pytorch_<installed torch>.so: none ships for a torch it was not built for
+    text = ("TensorDispatcher: dlopen failed: /env/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/"
+            "libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-needs-other-torch" and "torch 1.10.2" in found.cause
+    other = "OSError: /env/lib/libtensoradapter.so: cannot open shared object file: No such file\n"
+    assert "companion-needs-other-torch" not in stated(other)
+
+
+def test_a_missing_shared_libpython_is_read_from_the_soname_table() -> None:
+    text = "ImportError: libpython3.8.so.1.0: cannot open shared object file: No such file or directory\n"
+    assert stated(text) == ["libpython-not-on-loader-path"]
+    # the loader found libpython; the library it could not open is another one
+    assert "libpython-not-on-loader-path" not in stated(
+        "ImportError: libfoo.so.2: cannot open shared object file (needed by /usr/lib/libpython3.8.so.1.0)\n")
+
+
 def test_a_name_missing_from_an_installed_package_is_a_family_not_a_cause() -> None:
     # CPython's wordings (Python/ceval.c import_from, Objects/moduleobject.c, Python/import.c):
     # they show which name is missing, never which release removed or lacks it.
