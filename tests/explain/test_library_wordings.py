@@ -182,3 +182,26 @@ def test_a_second_conda_channel_without_its_own_flag() -> None:
     assert stated(command + refused) == ["conda-channel-missing-c-flag"]
     # every channel has its flag: the refused word is something else
     assert stated("conda install pytorch -c pytorch -c nvidia --foo\n" + refused) == []
+
+
+def test_torch_loads_own_2_6_sentence_is_the_weights_only_default() -> None:
+    # torch/serialization.py prints the 2.6 sentence only where weights_only was left at its default.
+    text = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded.\n"
+            "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+            "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to "
+            "`False` will likely succeed.\n\tWeightsUnpickler error: Unsupported global: "
+            "GLOBAL numpy.core.multiarray.scalar was not an allowed global by default.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-load-weights-only-default"
+    assert "numpy.core.multiarray.scalar" in found.cause
+    # The caller asked for weights_only=True itself: no default changed under it.
+    assert "torch-load-weights-only-default" not in stated(
+        "_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` with `weights_only` set "
+        "to `False` will likely succeed, but it can result in arbitrary code execution.\n")
+
+
+def test_torchaudios_torchcodec_wording_names_torchcodec_not_an_audio_backend() -> None:
+    # torchaudio 2.9 _torchcodec.py: raised when `from torchcodec.decoders import AudioDecoder` fails.
+    assert stated("ImportError: TorchCodec is required for save_with_torchcodec. Please install torchcodec "
+                  "to use this function.\n") == ["torchaudio-needs-torchcodec"]
+    assert stated("RuntimeError: No audio I/O backend is available.\n") == ["torchaudio-no-backend"]
