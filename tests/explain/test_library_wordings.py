@@ -178,10 +178,10 @@ def test_transformers_modeling_file_imports_read_as_the_flash_attn_family_only_f
 def test_torch_loads_own_2_6_sentence_is_the_weights_only_default() -> None:
     # torch/serialization.py prints the 2.6 sentence only where weights_only was left at its default.
     text = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded.\n"
-            "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
-            "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely "
-            "succeed.\n\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray.scalar was "
-            "not an allowed global by default.\n")
+            "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+            "`torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to "
+            "`False` will likely succeed.\n\tWeightsUnpickler error: Unsupported global: "
+            "GLOBAL numpy.core.multiarray.scalar was not an allowed global by default.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "torch-load-weights-only-default"
     assert "numpy.core.multiarray.scalar" in found.cause
