@@ -205,3 +205,14 @@ def test_torchaudios_torchcodec_wording_names_torchcodec_not_an_audio_backend() 
     assert stated("ImportError: TorchCodec is required for save_with_torchcodec. Please install torchcodec "
                   "to use this function.\n") == ["torchaudio-needs-torchcodec"]
     assert stated("RuntimeError: No audio I/O backend is available.\n") == ["torchaudio-no-backend"]
+
+
+def test_torch_own_pin_listed_in_pips_conflict_block() -> None:
+    # pip's resolvelib factory: "The conflict is caused by:" then one "<name> <version> depends on <req>" each
+    block = ("ERROR: Cannot install a and b because these package versions have conflicting dependencies.\n\n"
+             "The conflict is caused by:\n"
+             "    torch 2.5.1 depends on nvidia-cuda-runtime-cu12==12.4.127\n"
+             "    paddlepaddle-gpu 3.1.0 depends on nvidia-cuda-runtime-cu12==12.3.101\n")
+    assert stated(block) == ["torch-pin-conflict"]
+    others = block.replace("torch 2.5.1", "jax 0.4.30")
+    assert "torch-pin-conflict" not in stated(others)
