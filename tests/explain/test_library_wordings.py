@@ -175,6 +175,15 @@ def test_transformers_modeling_file_imports_read_as_the_flash_attn_family_only_f
                   "your environment: einops. Run `pip install einops`\n") == []
 
 
+def test_a_second_conda_channel_without_its_own_flag() -> None:
+    command = "conda install pytorch cudatoolkit=11.1 -c pytorch nvidia\n"
+    refused = ("usage: conda-script.py [-h] [-V] command ...\n"
+               "conda-script.py: error: unrecognized arguments: nvidia\n")
+    assert stated(command + refused) == ["conda-channel-missing-c-flag"]
+    # every channel has its flag: the refused word is something else
+    assert stated("conda install pytorch -c pytorch -c nvidia --foo\n" + refused) == []
+
+
 def test_torch_loads_own_2_6_sentence_is_the_weights_only_default() -> None:
     # torch/serialization.py prints the 2.6 sentence only where weights_only was left at its default.
     text = ("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded.\n"
