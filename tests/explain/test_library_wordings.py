@@ -207,6 +207,16 @@ def test_torchaudios_torchcodec_wording_names_torchcodec_not_an_audio_backend() 
     assert stated("RuntimeError: No audio I/O backend is available.\n") == ["torchaudio-no-backend"]
 
 
+def test_a_setup_scripts_own_python_range_check_names_the_range_and_the_python() -> None:
+    # coqui-ai/TTS setup.py raises this where its Python range excludes the interpreter.
+    text = "RuntimeError: TTS requires python >= 3.9 and < 3.12 but your Python version is 3.12.0 (main)\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "package-python-version-unsupported"
+    assert ">= 3.9 and < 3.12" in found.cause and "3.12.0" in found.cause
+    # A requirement on another package is not a Python range.
+    assert "package-python-version-unsupported" not in stated("TTS requires torch>=2.1 but you have 2.0\n")
+
+
 def test_torch_own_pin_listed_in_pips_conflict_block() -> None:
     # pip's resolvelib factory: "The conflict is caused by:" then one "<name> <version> depends on <req>" each
     block = ("ERROR: Cannot install a and b because these package versions have conflicting dependencies.\n\n"
