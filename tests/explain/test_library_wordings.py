@@ -226,3 +226,11 @@ def test_torch_own_pin_listed_in_pips_conflict_block() -> None:
     assert stated(block) == ["torch-pin-conflict"]
     others = block.replace("torch 2.5.1", "jax 0.4.30")
     assert "torch-pin-conflict" not in stated(others)
+
+
+def test_mooncake_has_no_module_built_for_the_installed_torch() -> None:
+    # mooncake/pg.py imports mooncake.pg_<torch version> and says so when the wheel has none
+    text = "ImportError: Mooncake PG was not built against torch==2.14.0.\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-needs-other-torch" and "torch 2.14.0" in found.cause
+    assert stated("ImportError: Mooncake PG failed to initialise its transfer engine.\n") == []
