@@ -84,6 +84,9 @@ def test_what_no_index_had_says_which_installer_said_so_and_what_pip_listed() ->
               "(line 1)) (from versions: 2.4.0)\n")
     assert [m.listed for m in read(parent).unavailable] == [("2.4.0",)]
     assert [m.listed for m in read(parent.replace("2.4.0", "none")).unavailable] == [()]
+    # A listing cut short (a log or report that ends inside it) keeps its whole items only.
+    cut = parent.replace("2.4.0)\n", "2.4.0, 2.6")
+    assert [m.listed for m in read(cut).unavailable] == [("2.4.0",)]
     assert [(m.installer, m.said) for m in read(_real("uv-version")).unavailable] == [("uv", "torch==9.9")]
 
 
