@@ -18,7 +18,7 @@ from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
-__all__ = ["TEXT_CONFIRMATIONS", "gpu_below_build"]
+__all__ = ["TEXT_CONFIRMATIONS"]
 
 
 # --- what the text shows of the machine and the run ------------------------------------------
@@ -75,8 +75,8 @@ def _binary_compatible_gpu(extracted: Extracted, facts: Mapping[str, Any],
     return f"compute capability {facts['capability']} runs the build's {kernel.name} code (same major)"
 
 
-def gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
-                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+def _gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
+                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """torch's own capability warning shows the GPU older than the oldest architecture the build
     carries (its minimum capability, or every sm_/compute_ entry of its arch list): no cubin runs
     on an older major and PTX JIT-compiles only upward (CUDA C Programming Guide, "Binary
@@ -171,7 +171,7 @@ TEXT_CONFIRMATIONS: Dict[
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
     "binary_compatible_gpu": _binary_compatible_gpu,
-    "gpu_below_build": gpu_below_build,
+    "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,
     "async_allocator_unsupported_gpu": _async_allocator_unsupported_gpu,
 }

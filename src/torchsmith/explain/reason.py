@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, gpu_below_build
+from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import failing_package
@@ -356,7 +356,8 @@ CONTRADICTION_CHECKS: Dict[
     "oom_not_workload": _oom_not_workload,
     "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
-    "gpu_below_build": gpu_below_build,
+    # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
+    "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
 }
 
 
