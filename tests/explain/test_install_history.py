@@ -81,4 +81,5 @@ def test_pip_preparing_another_torch_after_a_gpu_build_sets_the_build_aside() ->
     assert stated(text.replace("%2Bcu128", "")) == []
     assert stated(text.replace("/torch-2.7.1", "/torchvision-0.22.1")) == []
     # a resolution that failed is told by the resolver's own message, not as a replacement
-    assert "pip-replaced-torch-build" not in stated(text + "ERROR: ResolutionImpossible: for help visit ...\n")
+    failed = text + "ERROR: ResolutionImpossible: for help visit ...\n"
+    assert "pip-replaced-torch-build" not in stated(failed)

@@ -76,7 +76,8 @@ def project_resolution(text: str) -> bool:
 # cached <url>" (network/download.py: the file name alone for PyPI's file host, the whole URL elsewhere;
 # operations/prepare.py). A torch wheel's name carries its version and local build label (+cu128, %2B
 # when URL-quoted).
-_TORCH_FETCH = re.compile(r"^[^\n]*?\b(?:Downloading|Using cached)\s+(?P<where>\S*?/)?torch-(?P<version>\d[\w.]*?)"
+_TORCH_FETCH = re.compile(r"^[^\n]*?\b(?:Downloading|Using cached)\s+(?P<where>\S*?/)?"
+                          r"torch-(?P<version>\d[\w.]*?)"
                           r"(?:(?:\+|%2B)(?P<label>[a-z]+[\d.]*))?-cp\d", re.MULTILINE)
 _GPU_LABEL = re.compile(r"cu\d{2,3}|rocm[\d.]+|xpu")
 _PIP_SOURCES = ("https://github.com/pypa/pip/blob/main/src/pip/_internal/operations/prepare.py",
