@@ -11,12 +11,12 @@ from tests.explain.test_signatures import read_sample
 
 from torchsmith.cli import main
 from torchsmith.explain import catalog_of
-from torchsmith.explain.catalog import CONTRADICTIONS
+from torchsmith.explain.catalog import CONFIRMATIONS, CONTRADICTIONS
 from torchsmith.explain.extract import extract
 from torchsmith.explain.extract.loader import demangle
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.messages import unwrap
-from torchsmith.explain.reason import CONTRADICTION_CHECKS
+from torchsmith.explain.reason import CONFIRMATION_CHECKS, CONTRADICTION_CHECKS
 from torchsmith.kb import load_kb
 
 HERE = Path(__file__).parent
@@ -135,6 +135,11 @@ def test_a_cause_the_text_disproves_does_not_fire() -> None:
 
 def test_every_contradiction_a_signature_may_name_has_a_check() -> None:
     assert set(CONTRADICTION_CHECKS) == set(CONTRADICTIONS)
+
+
+def test_every_confirmation_a_signature_may_name_has_a_check() -> None:
+    # catalog lists the names by hand (validation loads it without the checks' imports)
+    assert set(CONFIRMATION_CHECKS) == set(CONFIRMATIONS)
 
 
 def test_json_shows_what_was_extracted_and_an_unknown_text_says_what_was_read(

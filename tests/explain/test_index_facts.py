@@ -166,7 +166,6 @@ def test_a_nightly_two_series_older_than_the_listed_releases_was_pruned() -> Non
     assert stated(recent) == ["no-matching-distribution"]
 
 
-
 def test_a_listing_cut_short_is_read_as_far_as_it_goes() -> None:
     # rsxdalv/TTS-WebUI#561: the report ends inside pip's listing; its last item may be cut.
     text = ("ERROR: Could not find a version that satisfies the requirement torch==2.7.0.dev20250310+cu128 "
@@ -174,6 +173,7 @@ def test_a_listing_cut_short_is_read_as_far_as_it_goes() -> None:
     assert index_facts(text) == [("nightly-pruned", "torch==2.7.0.dev20250310")]
     # Cut before any whole item: nothing listed, nothing concluded.
     assert index_facts(text[:text.index("2.9.0")] + "2.9.0.dev2025") == []
+
 
 def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause() -> None:
     # pytorch/pytorch#58681: no channel list shown, so nothing tells the candidates apart.

@@ -3,22 +3,13 @@ older release (the page's last release is data), and pip's record of removing a 
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.reason import CONFIRMATION_CHECKS
-from torchsmith.kb import load_kb
 
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
 PAGE = "https://download.pytorch.org/whl/torch_stable.html"
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
-
 
 def test_the_frozen_page_ends_at_the_release_the_data_names() -> None:
     page = KB.document("formats")["torch_stable_html"]

@@ -85,7 +85,7 @@ def gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
     if facts.get("too_old"):
         return "torch's own message: the GPU is too old"
     have = parse_cc(facts.get("capability") or facts.get("arch"))
-    listed = [parse_cc(arch) for arch in re.findall(r"(?:sm|compute)_\d+", str(facts.get("arch_list") or ""))]
+    listed = [parse_cc(arch) for arch in facts.get("arch_list") or []]  # the matcher split it
     oldest = parse_cc(facts.get("min_capability")) or min((cc for cc in listed if cc), default=None)
     if have is None or oldest is None or have >= oldest:
         return None
