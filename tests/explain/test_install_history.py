@@ -53,3 +53,24 @@ def test_pip_removing_a_build_from_pytorch_index_is_the_family() -> None:
     assert "pip-replaced-torch-build" not in stated(plain)
     # nor is a `pip show`-like line without pip's uninstall step
     assert stated("Found existing installation: torch 2.10.0+cu130\n") == []
+
+
+def test_pip_preparing_another_torch_after_a_gpu_build_sets_the_build_aside() -> None:
+    gpu = "https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl"
+    text = (f"Collecting torch\n  Downloading {gpu} (1000 MB)\nCollecting somepkg==1.0\n"
+            "  Downloading somepkg-1.0-py3-none-any.whl (10 kB)\nCollecting torch (from somepkg==1.0)\n"
+            "  Using cached torch-2.6.0-cp311-cp311-manylinux1_x86_64.whl (766 MB)\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "pip-replaced-torch-build"
+    assert "2.7.1+cu128" in found.cause and "torch 2.6.0 named by file alone" in found.cause
+    # a +cpu build prepared after the GPU build is another build too; its URL says where it came from
+    cpu = text.replace("Using cached torch-2.6.0-", "Downloading https://example.org/simple/torch-2.6.0%2Bcpu-")
+    (found,) = explain_report(cpu, CATALOG, kb=KB).explanations
+    assert "2.6.0+cpu from https://example.org/simple/" in found.cause
+    # the same build prepared again, no GPU build at all, or only a companion's GPU build: nothing set aside
+    assert stated(text.replace("torch-2.6.0-", "torch-2.7.1%2Bcu128-")) == []
+    assert stated(text.replace("%2Bcu128", "")) == []
+    assert stated(text.replace("/torch-2.7.1", "/torchvision-0.22.1")) == []
+    # a resolution that failed is told by the resolver's own message, not as a replacement
+    failed = text + "ERROR: ResolutionImpossible: for help visit ...\n"
+    assert "pip-replaced-torch-build" not in stated(failed)

@@ -16,7 +16,7 @@ from typing import Any, List, Mapping, Optional, Sequence
 
 from torchsmith.explain.extract.model import InstallerError
 
-__all__ = ["installer_errors", "preview_flag", "project_resolution"]
+__all__ = ["installer_errors", "preview_flag", "project_resolution", "torch_set_aside"]
 
 _PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview(?![-\w])|UV_PREVIEW=1"
                       r"|UV_PREVIEW_FEATURES=[\w,-]*wheel-variants")
@@ -70,3 +70,39 @@ def preview_flag(text: str) -> Optional[bool]:
 def project_resolution(text: str) -> bool:
     """uv resolved a project (``uv lock``/``sync``/``add``: for every platform at once)."""
     return bool(re.search(r"your project(?:'s)? (?:depends on|requires)|\buv (?:lock|sync|add)\b", text))
+
+
+# pip logs each candidate it prepares: "Collecting <req>" then the file it fetched, "Downloading|Using
+# cached <url>" (network/download.py: the file name alone for PyPI's file host, the whole URL elsewhere;
+# operations/prepare.py). A torch wheel's name carries its version and local build label (+cu128, %2B
+# when URL-quoted).
+_TORCH_FETCH = re.compile(r"^[^\n]*?\b(?:Downloading|Using cached)\s+(?P<where>\S*?/)?"
+                          r"torch-(?P<version>\d[\w.]*?)"
+                          r"(?:(?:\+|%2B)(?P<label>[a-z]+[\d.]*))?-cp\d", re.MULTILINE)
+_GPU_LABEL = re.compile(r"cu\d{2,3}|rocm[\d.]+|xpu")
+_PIP_SOURCES = ("https://github.com/pypa/pip/blob/main/src/pip/_internal/operations/prepare.py",
+                "https://github.com/pypa/pip/blob/main/src/pip/_internal/network/download.py")
+
+
+def torch_set_aside(text: str) -> List[InstallerError]:
+    """pip's resolver prepared a torch GPU build (+cuXXX, +rocm, +xpu) and later another torch without
+    that label: it set the build aside for a torch another requirement accepts, which it installs
+    unless the resolution then fails (a conflict, which its own message states)."""
+    if "Collecting torch" not in text or "ResolutionImpossible" in text:
+        return []
+    fetched = list(_TORCH_FETCH.finditer(text))
+    for at, first in enumerate(fetched):
+        if not _GPU_LABEL.fullmatch(first.group("label") or ""):
+            continue
+        later = next((m for m in fetched[at + 1:] if m.group("label") != first.group("label")), None)
+        if later is None:
+            return []
+        build = f"{first.group('version')}+{first.group('label')}"
+        other = later.group("version") + (f"+{later.group('label')}" if later.group("label") else "")
+        source = (f"from {later.group('where')}" if later.group("where") else
+                  "named by file alone, as pip names PyPI's files and its own wheel cache's")
+        meaning = (f"pip's resolver first prepared torch {build}, then torch {other} {source} "
+                   "(pip logs each candidate it prepares)")
+        return [InstallerError("pip", "torch-set-aside", later.group(0).strip()[:240], meaning, build,
+                               _PIP_SOURCES)]
+    return []
