@@ -159,9 +159,11 @@ def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any
     return "a fresh download that reached its full size" if extracted.transfers == ["complete"] else None
 
 
-TEXT_CONFIRMATIONS: Dict[
-    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
-] = {
+# A check: the extracted facts, the matched signature's facts and the data in; the observation
+# that proves (or contradicts) the cause out, or None.
+Check = Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
+
+TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "exclusive_mode_shown": _exclusive_mode_shown,
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,

@@ -11,10 +11,10 @@ signature does not fire. Each check is named in the signature's ``contradicted_b
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS
+from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import failing_package
@@ -341,9 +341,7 @@ def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has no TF32" if parsed and parsed < (8, 0) else None
 
 
-CONTRADICTION_CHECKS: Dict[
-    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
-] = {
+CONTRADICTION_CHECKS: Dict[str, Check] = {
     "arch_present": _arch_present,
     "driver_enough": _driver_enough,
     "virtual_cuda_enough": _virtual_cuda_enough,
@@ -389,9 +387,7 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
 
 # Every check a signature's ``confirmed_by`` may name: the text-evidence ones, and the one that reads
 # the build's arch list through this module's conclusions.
-CONFIRMATION_CHECKS: Dict[
-    str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
-] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch}
+CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch}
 
 
 def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extracted: Extracted,
