@@ -9,7 +9,7 @@ from torchsmith.explain.extract import extract
 from torchsmith.explain.extract.gpunames import gpu_names, named_gpus
 from torchsmith.explain.reason import capability, conclusions
 
-from .test_signatures import KB
+from .test_signatures import KB, stated
 
 NAMES = gpu_names(KB.gpus, KB.gfx_targets)
 
@@ -77,3 +77,16 @@ def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:
     # the cu130 wheel carries sm_110: nothing to conclude
     fine = extract(text.replace("+cu128", "+cu130"), KB)
     assert not any("sm_110" in line for line in conclusions(fine, {}, KB))
+
+
+def test_the_build_lacking_the_named_gpu_states_the_cause_and_only_then() -> None:
+    text = ('uv sync on a Jetson Thor (JetPack 7, aarch64) installed torch 2.11.0+cu128 and failed with '
+            '"no kernel image is available for execution on the device"')
+    # the runtime's message quoted in prose is read as the error it is (cudaGetErrorString's wording)
+    assert [e.name for e in extract(text, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
+    assert stated(text) == ["arch-not-compiled"]
+    assert stated(text.replace("+cu128", "+cu130")) == ["no-kernel-image"]  # the family: not torch's
+    assert stated(text.replace("Jetson Thor", "board")) == ["no-kernel-image"]  # no GPU named
+    assert extract('failed with "no kernel image for this device at all"', KB).gpu_errors == []
+    capital = "CUDA Error: no kernel image is available for execution on the device (209)"  # sglang#1058
+    assert [e.name for e in extract(capital, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
