@@ -31,7 +31,11 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+"
         r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
-    ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b")),
+    # (a lower-case "nan" only where it is a value: "nan loss", "loss is nan", "nan output")
+    ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b"
+                       r"|\b[Nn]an (?:loss(?:es)?|issues?|problems?|outputs?|results?|gradients?|grads?)\b"
+                       r"|\bloss(?:es)? (?:is|are|was|were|becomes?|became|goes|went|turns?|turned)"
+                       r"(?: to| into)? nan\b")),
     # values beyond the format's range: the word, or inf values (not "Stack Overflow", the site)
     ("overflow", re.compile(r"(?<!stack )(?<!stack)\boverflow(?:s|ed|ing)?\b"
                             r"|\b(?:infs|inf values?|infinity)\b|(?:^|[\s(\[,=:])-?inf\b",
