@@ -48,7 +48,7 @@ def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:
 
 def test_a_cuda_status_named_by_its_code_and_message_in_prose() -> None:
     # NVIDIA/gpu-operator#2781: 'error 802 ("system not yet initialized")'
-    text = 'all CUDA initialization fails with error 802 ("system not yet initialized"), while nvidia-smi works'
+    text = 'all CUDA initialization fails with error 802 ("system not yet initialized"), nvidia-smi works'
     (error,) = extract(text, KB).gpu_errors
     assert (error.name, error.code) == ("cudaErrorSystemNotReady", 802)
     assert stated(text) == ["fabric-manager-not-running"]
@@ -67,7 +67,8 @@ def test_a_jetson_named_in_a_host_name_is_a_jetson() -> None:
 
 NEWER_WARNING = (
     "torch/cuda/__init__.py:384: UserWarning: Found GPU0 {gpu} which is of compute capability (CC) {cc}.\n"
-    "The following list shows the CCs this version of PyTorch was built for and the hardware CCs it supports:\n"
+    "The following list shows the CCs this version of PyTorch was built for and the hardware CCs it "
+    "supports:\n"
     "{listed}"
     "Please follow the instructions at https://pytorch.org/get-started/locally/ to install a PyTorch release "
     "that supports one of these CUDA versions: 12.6\n")
@@ -79,7 +80,8 @@ def _listed(*ccs: str) -> str:
 
 def test_torchs_newer_capability_warning_tells_a_gpu_too_old_from_a_missing_arch() -> None:
     # torch/cuda/__init__.py _warn_unsupported_code: printed when no code of the build runs on the GPU
-    old = NEWER_WARNING.format(gpu="NVIDIA GeForce GTX 1080 Ti", cc="6.1", listed=_listed("7.5", "8.0", "12.0"))
+    old = NEWER_WARNING.format(gpu="NVIDIA GeForce GTX 1080 Ti", cc="6.1",
+                               listed=_listed("7.5", "8.0", "12.0"))
     report = explain_report(old, CATALOG, kb=KB)
     assert [e.signature.id for e in report.explanations] == ["gpu-too-old-for-torch"]
     assert report.explanations[0].facts["arch_list"] == ["sm_75", "sm_80", "sm_120"]

@@ -2,9 +2,9 @@
 
 A terminal wraps a long line at its width, a logger prefixes every line it writes (a timestamp
 and level, ``[rank0]:``, a Docker build step), a quoted reply marks its lines ``> ``, a traceback
-indents a message's continuation. The message is still one message: :func:`unwrap` gives the text with every line's prefix removed and
-the lines joined, plus the way back from a position in it to the original text, so a match found
-there is reported on the line it starts in the original.
+indents a message's continuation. The message is still one message: :func:`unwrap` gives the
+text with every line's prefix removed and the lines joined, plus the way back from a position in
+it to the original text, so a match found there is reported on the line it starts in the original.
 """
 
 from __future__ import annotations

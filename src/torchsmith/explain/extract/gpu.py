@@ -64,7 +64,8 @@ _CODES = (
 )
 # A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
 # initialized")'. Read only where the code and the message are one row of the runtime's enum.
-_PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`](?P<message>[a-zA-Z][^\"'`\n]{3,120})[\"'`]\s*\)")
+_PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
+                     r"(?P<message>[a-zA-Z][^\"'`\n]{3,120})[\"'`]\s*\)")
 # NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line);
 # libnvidia-container's "nvml error: driver not loaded" (src/driver.c call_nvml, src/error.c)
 _NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?|\bnvml error)\s*:\s*"
