@@ -9,6 +9,7 @@ from tests.explain.test_signatures import CATALOG, KB, stated
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.messages import unwrap
+from torchsmith.explain.readout import next_checks, read_lines
 
 
 def test_a_quoted_reply_is_unwrapped_like_a_logger_prefix() -> None:
@@ -91,3 +92,47 @@ def test_torchs_newer_capability_warning_tells_a_gpu_too_old_from_a_missing_arch
     # indented as a Windows log quotes it
     indented = "".join("    " + line + "\n" for line in old.splitlines())
     assert stated(indented) == ["gpu-too-old-for-torch"]
+
+
+def test_cuda_visible_devices_that_names_no_gpu_of_the_machine_hides_them_all() -> None:
+    # thuml/Autoformer#25: the scripts export CUDA_VISIBLE_DEVICES=1 on a machine with one GPU
+    said = ("On systems with 1 GPU the scripts train on CPU: they contain\n`export CUDA_VISIBLE_DEVICES=1`\n"
+            "and then `torch.cuda.is_available()` returns False\n")
+    env = extract(said, KB).environment
+    assert (env.visible_devices, env.gpu_count) == ("1", 1)
+    report = explain_report(said, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["cuda-visible-devices-hides-gpu"]
+    assert "GPU index 1, but the machine has 1 GPU" in report.explanations[0].cause
+    smi = ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-0)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n"
+           "$ CUDA_VISIBLE_DEVICES=2 python train.py\nRuntimeError: No CUDA GPUs are available\n")
+    assert extract(smi, KB).environment.gpu_count == 2
+    assert stated(smi) == ["cuda-visible-devices-hides-gpu"]
+    python = "os.environ['CUDA_VISIBLE_DEVICES'] = ''\n>>> torch.cuda.is_available()\nFalse\n"
+    assert stated(python) == ["cuda-visible-devices-hides-gpu"]
+    assert stated("export CUDA_VISIBLE_DEVICES=-1\nRuntimeError: No CUDA GPUs are available\n") == [
+        "cuda-visible-devices-hides-gpu"]
+
+
+def test_cuda_visible_devices_proves_nothing_where_it_may_name_an_existing_gpu() -> None:
+    # an index the machine has, a count the text does not show, a variable's expansion, two values
+    for text in ("export CUDA_VISIBLE_DEVICES=0\non a machine with one GPU cuda.is_available() is False\n",
+                 "export CUDA_VISIBLE_DEVICES=1\ntorch.cuda.is_available() returns False\n",
+                 "export CUDA_VISIBLE_DEVICES=$GPU\nRuntimeError: No CUDA GPUs are available\n",
+                 "CUDA_VISIBLE_DEVICES=3 python a.py\nCUDA_VISIBLE_DEVICES=0 python b.py\n"
+                 "I have one GPU.\ntorch.cuda.is_available() returns False\n"):
+        assert "cuda-visible-devices-hides-gpu" not in stated(text), text
+    # "train with one GPU" is a choice, not the machine's count; CUDA available: nothing hidden
+    assert extract("I train with one GPU", KB).environment.gpu_count is None
+    assert stated("I have a single GPU and export CUDA_VISIBLE_DEVICES=1 works fine\n") == []
+
+
+def test_cuda_unavailable_in_words_is_read_and_checked_when_nothing_is_recognised() -> None:
+    # googlecolab/colabtools#482: nothing in the text says why
+    text = "AssertionError: CUDA is not available\n> assert torch.cuda.is_available() is returning False\n"
+    read = extract(text, KB)
+    assert "cuda-unavailable" in read.symptoms
+    assert stated(text) == []
+    assert "The text says CUDA is not available to torch: it sees no GPU" in read_lines(read)
+    assert any("CUDA_VISIBLE_DEVICES" in check for check in next_checks(read))
+    for other in ("if torch.cuda.is_available(): model.cuda()", "CUDA is available"):
+        assert "cuda-unavailable" not in extract(other, KB).symptoms, other

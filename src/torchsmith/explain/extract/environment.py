@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
+from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.model import Environment, Frame
 
 __all__ = ["environment"]
@@ -173,7 +174,8 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 
 
 def environment(text: str, frames: List[Frame]) -> Environment:
-    env = Environment(gpus=_gpus(text), capability=_capability(text))
+    env = Environment(gpus=_gpus(text), capability=_capability(text), visible_devices=visible_devices(text),
+                      gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))
