@@ -136,3 +136,22 @@ def test_cuda_unavailable_in_words_is_read_and_checked_when_nothing_is_recognise
     assert any("CUDA_VISIBLE_DEVICES" in check for check in next_checks(read))
     for other in ("if torch.cuda.is_available(): model.cuda()", "CUDA is available"):
         assert "cuda-unavailable" not in extract(other, KB).symptoms, other
+
+
+def test_torchs_no_device_check_in_a_rocm_build_is_the_hip_family() -> None:
+    # c10/cuda/CUDAFunctions.cpp's "No CUDA GPUs are available", hipified (vllm-project/vllm#7207)
+    (found,) = explain_report("RuntimeError: No HIP GPUs are available\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-hip-gpus-available" and len(found.candidates) == 3
+    assert any("/dev/kfd" in check for _, check in found.candidates)
+    assert stated("RuntimeError: No CUDA GPUs are available\n") == ["no-cuda-gpus-available"]
+
+
+def test_a_dataloader_worker_that_exited_is_a_family_unless_its_signal_is_shown() -> None:
+    # torch/utils/data/dataloader.py (aws/sagemaker-python-sdk#937)
+    exited = "RuntimeError: DataLoader worker (pid(s) 76, 77) exited unexpectedly\n"
+    (found,) = explain_report(exited, CATALOG, kb=KB).explanations
+    assert found.signature.id == "dataloader-worker-exited" and len(found.candidates) == 3
+    bus = ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared "
+           "memory\n")
+    assert stated(bus + exited) == ["dataloader-worker-bus-error"]
+    assert stated("DataLoader worker (pid(s) 76) exited normally\n") == []
