@@ -53,8 +53,12 @@ def test_a_cuda_status_named_by_its_code_and_message_in_prose() -> None:
     (error,) = extract(text, KB).gpu_errors
     assert (error.name, error.code) == ("cudaErrorSystemNotReady", 802)
     assert stated(text) == ["fabric-manager-not-running"]
+    (upper,) = extract('error 100 ("no CUDA-capable device is detected")', KB).gpu_errors
+    assert upper.name == "cudaErrorNoDevice"
+    (short,) = extract('it fails with error 2 ("out of memory")', KB).gpu_errors
+    assert short.name == "cudaErrorMemoryAllocation"
     # a code and a message of two different rows of the enum prove neither
-    assert extract('it fails with error 2 ("system not yet initialized")', KB).gpu_errors == []
+    assert extract('it fails with error 3 ("out of memory")', KB).gpu_errors == []
     assert extract("HTTP error 404 (not found)", KB).gpu_errors == []
 
 
