@@ -1,7 +1,7 @@
 """uv's refusal of an option newer than the uv shown (``installer_options``), pip's log of the torch
-builds it prepared, and the wheel-variant installers' own messages (uv's preview ``wheel-variants``, variantlib), read
-through the vocabulary in ``error_vocab.json`` (``installer_messages``: each message's regex, kind
-and meaning, with the source it was read from). Pure: no I/O.
+builds it prepared, and the wheel-variant installers' own messages (uv's preview ``wheel-variants``,
+variantlib), read through the vocabulary in ``error_vocab.json`` (``installer_messages``: each
+message's regex, kind and meaning, with the source it was read from). Pure: no I/O.
 
 Kinds: ``no-variant`` (no variant fits the machine), ``preview-off`` (uv reads variants only with
 the preview flag), ``pylock`` (pylock.toml cannot hold a variant wheel), ``provider`` (a provider
