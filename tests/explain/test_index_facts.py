@@ -189,47 +189,6 @@ def test_conda_packages_not_found_is_the_family_unless_the_data_proves_a_cause()
     assert stated(win32) == ["conda-no-build-for-platform"]
 
 
-_NOT_FOUND = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
-              "  - {}\n\n")
-
-
-def _channels(*urls: str) -> str:
-    return "Current channels:\n\n" + "".join(f"  - {url}\n" for url in urls)
-
-
-def test_cudatoolkit_after_9_0_on_a_mac_is_a_platform_without_builds() -> None:
-    # vt-vl-lab/3d-photo-inpainting#120: cudatoolkit==10.1.243 -c pytorch on osx-64 (defaults' last
-    # osx-64 build is 9.0; conda-forge's recipe skips macOS for every version).
-    mac = ("https://conda.anaconda.org/pytorch/osx-64", "https://conda.anaconda.org/pytorch/noarch",
-           "https://repo.anaconda.com/pkgs/main/osx-64", "https://repo.anaconda.com/pkgs/main/noarch")
-    text = _NOT_FOUND.format("cudatoolkit==10.1.243") + _channels(*mac)
-    assert stated(text) == ["conda-no-build-for-platform"]
-    # Counter-cases: 9.0 had macOS builds; the numba channel carried a 10.0 osx-64 build; Linux.
-    assert stated(_NOT_FOUND.format("cudatoolkit=9.0") + _channels(*mac)) == ["conda-package-not-found"]
-    numba = _channels(*mac, "https://conda.anaconda.org/numba/osx-64")
-    assert stated(_NOT_FOUND.format("cudatoolkit=10.0") + numba) == ["conda-package-not-found"]
-    linux = _channels("https://conda.anaconda.org/pytorch/linux-64", "https://repo.anaconda.com/pkgs/main/linux-64")
-    assert stated(_NOT_FOUND.format("cudatoolkit==10.1.243") + linux) == ["conda-package-not-found"]
-
-
-def test_a_published_pytorch_cuda_12_that_the_pytorch_channel_did_not_show_proves_the_platform() -> None:
-    # Gouryella/ChatTTS-webui#4: pytorch-cuda=12.1* not found with the pytorch channel searched; 12.1
-    # was built for linux-64 and win-64 only, so the platform solved for is another (macOS there).
-    channels = _channels("https://conda.anaconda.org/pytorch", "https://conda.anaconda.org/nvidia",
-                         "defaults")
-    text = _NOT_FOUND.format("pytorch-cuda=12.1*") + channels
-    (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "conda-pytorch-cuda-unavailable" and "12.1" in found.cause
-    # Counter-cases: 11.8 also had noarch builds; a mirror is not the publisher's channel; a
-    # linux-64 search that missed it proves no platform; a version never published is its own cause.
-    assert stated(_NOT_FOUND.format("pytorch-cuda=11.8") + channels) == ["conda-package-not-found"]
-    mirror = _channels("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch", "defaults")
-    assert stated(_NOT_FOUND.format("pytorch-cuda=12.1") + mirror) == ["conda-package-not-found"]
-    linux = _channels("https://conda.anaconda.org/pytorch/linux-64", "https://conda.anaconda.org/pytorch/noarch")
-    assert stated(_NOT_FOUND.format("pytorch-cuda=12.1") + linux) == ["conda-package-not-found"]
-    assert "conda-pytorch-cuda-unavailable" not in stated(_NOT_FOUND.format("pytorch-cuda=12.2") + channels)
-
-
 def test_uv_resolving_for_an_x86_64_mac_names_both_machines_it_can_be() -> None:
     # vllm-project/vllm-metal#379: a forked resolution (markers in braces) for macosx_26_0_x86_64.
     text = ("  ╰─▶ Because torch{platform_machine == 'aarch64' or platform_machine == 'x86_64'}==2.11.0+cpu "
