@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Environment, Extracted
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -149,16 +149,28 @@ def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [torch], {"requirement": torch}
 
 
-def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
-    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
-    env = extracted.environment
-    found = [("GPU", env.capability)] if env.capability else []
+def named_capabilities(env: Environment, kb: Optional[KnowledgeBase]) -> List[Tuple[str, str]]:
+    """(GPU as written, compute capability) of every NVIDIA GPU the text names whose capability the
+    data knows: read through the GPU data (extract.gpunames), or a name the pattern found that the
+    data's lookup knows. A spelling several rows share with other capabilities gives none."""
+    found = [(gpu.name, gpu.capability) for gpu in env.gpu_models if gpu.capability]
+    read = {gpu.name for gpu in env.gpu_models}
     if kb is not None:
         for name in env.gpus:
+            if name in read:
+                continue
             # "A4000" is NVIDIA's "RTX A4000" (the workstation cards carry RTX in their full name)
             model = kb.gpu_by_name(name) or kb.gpu_by_name(f"RTX {name}")
             if model is not None:
                 found.append((name, model.compute_capability))
+    return found
+
+
+def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
+    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
+    env = extracted.environment
+    found = [("GPU", env.capability)] if env.capability else []
+    found.extend(named_capabilities(env, kb))
     out = []
     for name, cc in found:
         parts = cc.split(".")

@@ -18,6 +18,7 @@ from torchsmith.explain.extract import (
     downloads,
     environment,
     gpu,
+    gpunames,
     indexes,
     installers,
     loader,
@@ -35,6 +36,7 @@ from torchsmith.explain.extract.model import (
     GpuError,
     HttpFailure,
     MissingLibrary,
+    NamedGpu,
     PyException,
     UndefinedSymbol,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "GpuError",
     "HttpFailure",
     "MissingLibrary",
+    "NamedGpu",
     "PyException",
     "UndefinedSymbol",
     "extract",
@@ -104,7 +107,7 @@ def extract(
         not_found=missing,
         source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
-        environment=_environment(text, found_frames),
+        environment=_environment(text, found_frames, kb),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
@@ -117,7 +120,8 @@ def extract(
     )
 
 
-def _environment(text: str, found_frames: Sequence[Frame]) -> Environment:
-    env = environment.environment(text, list(found_frames))
+def _environment(text: str, found_frames: Sequence[Frame], kb: Optional[KnowledgeBase]) -> Environment:
+    names = gpunames.gpu_names(kb.gpus, kb.gfx_targets) if kb is not None else None
+    env = environment.environment(text, list(found_frames), names)
     env.toolchain = build.toolchain_versions(text)
     return env
