@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.optional import optional_dependency
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -234,7 +235,8 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
-    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
+    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`;
+    ``env:optional-dependency``: see :func:`.optional.optional_dependency`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
         return [env.torch or "cpu"], {}
@@ -248,6 +250,8 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "optional-dependency":
+        return optional_dependency(extracted, kb)
     return None
 
 
