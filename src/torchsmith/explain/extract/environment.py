@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from torchsmith.explain.extract import gpunames
+from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
 
@@ -191,7 +192,8 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
     gpus, models = _gpus(text, names)
-    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text))
+    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text),
+                      visible_devices=visible_devices(text), gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))
