@@ -79,6 +79,8 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # (not a minimum such as "supported on MacOS 12.3+")
     ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"
                          r"|\b[Mm]ac ?OS(?: X)?(?: version)?:? (?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])")),
+    # an Apple silicon chip: collect_env's CPU line, sysctl's brand string, "Apple M3 Max" in words
+    ("apple_chip", re.compile(r"\bApple (?P<v>M\d{1,2}(?: (?:Pro|Max|Ultra))?)\b")),
     (
         "jetson",
         re.compile(

@@ -198,6 +198,7 @@ class Environment:
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
+    apple_chip: Optional[str] = None  # an Apple silicon chip the text names ("M2 Pro"): the Mac is arm64
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 
