@@ -113,8 +113,8 @@ def _apple_silicon_shown(extracted: Extracted, facts: Mapping[str, object],
     """The Mac is Apple silicon: the text names an Apple M chip, or the loader or linker needs arm64
     (an arm64 process runs only there). An x86_64 process that meets an arm64 library may be on an
     Intel Mac, where an arm64-only package cannot run at all."""
-    if extracted.environment.apple_chip:
-        return f"the text names the Apple {extracted.environment.apple_chip} chip"
+    if extracted.environment.chip:
+        return f"the text names the Apple {extracted.environment.chip} chip"
     need = facts.get("need")
     if need in ("arm64", "arm64e"):
         return f"the process needs {need}, which runs only on Apple silicon"

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.optional import optional_dependency
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -231,10 +233,35 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
     return None
 
 
+def _x86_python_on_apple_chip(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """pip's listing shows an x86_64 macOS Python (extract.indexes) on a Mac whose chip the text
+    names as Apple silicon: the Python runs under Rosetta."""
+    chip = extracted.environment.chip
+    listing = next((e for e in extracted.installer_errors if e.kind == "listing-macos-x86_64"), None)
+    if chip is None or listing is None:
+        return None
+    return ["(from versions:", chip], {"why": f"{listing.meaning}; the Mac's chip is Apple {chip} (arm64)"}
+
+
+def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
+    CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
+    env = extracted.environment
+    unavailable = "cuda-unavailable" in extracted.symptoms or any(
+        e.name in ("cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE") for e in extracted.gpu_errors)
+    if env.visible_devices is None or not unavailable:
+        return None
+    why = hides_every_gpu(env.visible_devices, env.gpu_count)
+    if why is None:
+        return None
+    return ["CUDA_VISIBLE_DEVICES"], {"visible": env.visible_devices, "why": why}
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
-    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
+    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`;
+    ``env:optional-dependency``: see :func:`.optional.optional_dependency`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
         return [env.torch or "cpu"], {}
@@ -248,6 +275,12 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "x86-python-on-apple-chip":
+        return _x86_python_on_apple_chip(extracted)
+    if name == "visible-devices-hide":
+        return _visible_devices_hide(extracted)
+    if name == "optional-dependency":
+        return optional_dependency(extracted, kb)
     return None
 
 

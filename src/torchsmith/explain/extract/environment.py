@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from torchsmith.explain.extract import gpunames
+from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
 
@@ -41,7 +42,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     (
         "torch",
         re.compile(
-            r"(?:PyTorch [Vv]ersion|[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
+            # xformers' "PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)": the torch installed
+            r"(?:PyTorch [Vv]ersion|PyTorch [\w.+]{1,40} with CUDA \d{3,5} \(you have |"
+            r"[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
             r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
             r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
@@ -75,12 +78,15 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
     ),
     ("gfx", re.compile(r"(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    # an Apple silicon chip: sysctl's machdep.cpu.brand_string and collect_env's CPU line ("Apple M3 Max"),
+    # or a Mac named with its chip ("M2 MacBook Pro"): every Apple M chip is arm64
+    ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"
+                        r"|\b(?P<v2>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)"
+                        r" (?=Mac(?:Book| ?mini| Studio|\b)|iMac\b)")),
     # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words
     # (not a minimum such as "supported on MacOS 12.3+")
     ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"
                          r"|\b[Mm]ac ?OS(?: X)?(?: version)?:? (?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])")),
-    # an Apple silicon chip: collect_env's CPU line, sysctl's brand string, "Apple M3 Max" in words
-    ("apple_chip", re.compile(r"\bApple (?P<v>M\d{1,2}(?: (?:Pro|Max|Ultra))?)\b")),
     (
         "jetson",
         re.compile(
@@ -191,7 +197,8 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
     gpus, models = _gpus(text, names)
-    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text))
+    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text),
+                      visible_devices=visible_devices(text), gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))

@@ -62,6 +62,10 @@ _CODES = (
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
+# A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
+# initialized")'. Read only where the code and the message are one row of the runtime's enum.
+_PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
+                     r"(?P<message>[a-zA-Z][^\"'`\n]{3,120})[\"'`]\s*\)")
 # NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line);
 # libnvidia-container's "nvml error: driver not loaded" (src/driver.c call_nvml, src/error.c)
 _NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?|\bnvml error)\s*:\s*"
@@ -194,6 +198,10 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
+    for match in _PAIRED.finditer(joined):
+        error = _by_message("cuda", match.group("message"), None, vocab)
+        if error is not None and error.code == int(match.group("code")):
+            add(_staged(error, joined, match.start()))
     for match in _QUOTED.finditer(joined):
         quoted = _quoted(match.group("message"), vocab)
         if quoted is not None:

@@ -194,12 +194,14 @@ class Environment:
     python: Optional[str] = None
     platform: Optional[str] = None  # linux | windows | macos | wsl
     machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
+    chip: Optional[str] = None  # an Apple silicon chip the text names ("M3 Max"), whatever Python's machine
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
-    apple_chip: Optional[str] = None  # an Apple silicon chip the text names ("M2 Pro"): the Mac is arm64
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
+    visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
+    gpu_count: Optional[int] = None  # how many GPUs the machine has: nvidia-smi's list, or said in words
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 
 
