@@ -170,12 +170,16 @@ def _error_vocab(data: Document) -> None:
             if short:
                 raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names "
                                  f"{source_id} lists have no row (first: {short[0]})")
-    for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
+    for table in ("conda_packages", "installer_messages", "installer_options"):  # optional, each row sourced
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):
                 raise ValueError(f"{table} row {number}: missing or unknown source id")
             if table == "installer_messages":
                 re.compile(row["regex"])
+            elif table == "installer_options":
+                since = re.fullmatch(r"\d+(?:\.\d+)+", row.get("since", ""))
+                if not (row.get("option") and row.get("commands") and since):
+                    raise ValueError(f"{table} row {number}: needs option, commands and a since release")
             elif not row.get("packages") or not row.get("why"):
                 raise ValueError(f"{table} row {number}: needs packages and why")
 

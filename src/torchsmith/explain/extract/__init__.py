@@ -72,7 +72,8 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", *ENUM_TABLES)
+    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", "installer_options",
+              *ENUM_TABLES)
     return {name: document.get(name, []) for name in tables}
 
 
@@ -112,6 +113,7 @@ def extract(
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text)
         + installers.torch_set_aside(text)
+        + installers.option_too_new(text, words.get("installer_options", ()))
         + pages.companion_page_failures(text, kb),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
