@@ -121,3 +121,16 @@ def test_a_published_build_missing_from_a_many_variant_listing_is_the_root_index
     unpublished = ROOT_LISTING.replace("2.3.1+cu121", "2.0.1+cu121").format(
         newer="2.8.0+cu126, 2.8.0+cu128, 2.8.0+rocm6.4, 2.8.0+xpu")
     assert stated(unpublished) == ["torch-cuda-build-not-published"]
+
+
+def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_variant() -> None:
+    # pytorch/pytorch#54172: torch_stable.html listed the default CUDA build (cu102 for 1.7 and 1.8) as
+    # plain torch-1.8.0, labelled only the others; the pin +cu102 matches nothing, yet the build is there.
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.8.0+cu102 "
+            "(from versions: 1.7.0, 1.7.0+cpu, 1.7.0+cu101, 1.7.0+cu110, 1.8.0, 1.8.0+cpu, 1.8.0+cu101, "
+            "1.8.0+cu111)\n")
+    assert "pytorch-root-index-incomplete" not in stated(text)
+    # The same listing with a default build labelled (2.8.0+cu128, PyPI's Linux default) proves it.
+    labelled = text.replace("1.8.0+cu102", "2.3.1+cu121").replace("1.8.0+cu111)", "2.3.1, 2.3.1+cpu, "
+                                                                  "2.8.0+cu128, 2.8.0+xpu)")
+    assert stated(labelled) == ["pytorch-root-index-incomplete"]
