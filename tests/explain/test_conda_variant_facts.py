@@ -27,7 +27,7 @@ NOT_FOUND = "PackagesNotFoundError: The following packages are not available fro
 WIN32 = (NOT_FOUND + "  - cudatoolkit=10.2\n  - pytorch\n  - torchaudio\n\n"
          + channel_list("https://conda.anaconda.org/pytorch/win-32", "https://conda.anaconda.org/pytorch/noarch",
                         "https://repo.anaconda.com/pkgs/main/win-32", "https://repo.anaconda.com/pkgs/main/noarch"))
-# https://github.com/vt-vl-lab/3d-photo-inpainting/issues/120 (a Mac, CUDA 10.1: once supported there)
+# https://github.com/vt-vl-lab/3d-photo-inpainting/issues/120 (a Mac, cudatoolkit 10.1)
 MAC_CUDA_10 = (NOT_FOUND + "  - cudatoolkit==10.1.243\n\n"
                + channel_list("https://conda.anaconda.org/pytorch/osx-64", "https://conda.anaconda.org/pytorch/noarch",
                               "https://repo.anaconda.com/pkgs/main/osx-64"))
@@ -50,14 +50,40 @@ def test_a_32_bit_conda_is_the_proven_cause_for_the_torch_packages_only() -> Non
     assert "win-32" in explanation.cause and "32-bit" in explanation.cause
 
 
-def test_cuda_10_on_a_mac_is_not_claimed_because_cuda_10_once_supported_macos() -> None:
+def test_cudatoolkit_after_9_0_on_a_mac_is_a_platform_without_builds() -> None:
+    # CUDA 10.x itself still ran on macOS, but the cudatoolkit conda package did not: defaults' newest
+    # osx-64 build is 9.0 and conda-forge's recipe (Anaconda's, forked) skips osx for 9.2 to 11.2.
     read = extract(MAC_CUDA_10, KB)
     assert read.conda_search is not None and read.conda_search.subdirs == ("osx-64",)
-    assert read.conda_missing == []
-    assert causes(MAC_CUDA_10) == FAMILY
-    assert any("osx-64" in line for line in read_lines(read))
-    assert any(check.startswith("conda search -c conda-forge 'cudatoolkit' --platform osx-64")
-               for check in next_checks(read))
+    (missing,) = read.conda_missing
+    assert (missing.package, missing.kind, missing.subdir) == ("cudatoolkit", "platform", "osx-64")
+    assert causes(MAC_CUDA_10) == ["conda-no-build-for-platform"]
+    # Counter-cases: 9.0 had macOS builds; the numba channel carried a 10.0 osx-64 build; Linux.
+    assert causes(MAC_CUDA_10.replace("cudatoolkit==10.1.243", "cudatoolkit=9.0")) == FAMILY
+    numba = MAC_CUDA_10 + "  - https://conda.anaconda.org/numba/osx-64\n"
+    assert extract(numba, KB).conda_missing == [] and causes(numba) == FAMILY
+    linux = MAC_CUDA_10.replace("osx-64", "linux-64")
+    assert causes(linux) == FAMILY
+    assert any(check.startswith("conda search -c conda-forge 'cudatoolkit' --platform linux-64")
+               for check in next_checks(extract(linux, KB)))
+
+
+def test_a_published_pytorch_cuda_12_that_the_pytorch_channel_did_not_show_proves_the_platform() -> None:
+    # Gouryella/ChatTTS-webui#4: pytorch-cuda=12.1* not found with the pytorch channel searched; 12.1
+    # was built for linux-64 and win-64 only, so the platform solved for is another (macOS there).
+    channels = channel_list("https://conda.anaconda.org/pytorch", "https://conda.anaconda.org/nvidia",
+                            "defaults")
+    text = NOT_FOUND + "  - pytorch-cuda=12.1*\n\n" + channels
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-pytorch-cuda-unavailable" and "12.1" in found.cause
+    # Counter-cases: 11.8 also had noarch builds; a mirror is not the publisher's channel; a
+    # linux-64 search that missed it proves no platform; a version never published is its own cause.
+    assert causes(text.replace("12.1*", "11.8")) == FAMILY
+    mirror = channel_list("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch", "defaults")
+    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + mirror) == FAMILY
+    linux = channel_list("https://conda.anaconda.org/pytorch/linux-64", "https://conda.anaconda.org/pytorch/noarch")
+    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + linux) == FAMILY
+    assert "conda-pytorch-cuda-unavailable" not in causes(text.replace("12.1*", "12.2"))
 
 
 def test_a_published_pytorch_cuda_with_a_foreign_build_string_states_no_cause() -> None:

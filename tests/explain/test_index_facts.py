@@ -234,6 +234,25 @@ def test_an_option_the_installer_does_not_know_as_real_pip_and_uv_print_it() -> 
     assert stated("error: unexpected argument '--foo' found\n\nUsage: cargo build [OPTIONS]\n") == []
 
 
+def test_an_option_newer_than_the_uv_shown_is_that_uv_too_old() -> None:
+    # uv 0.6.8 (PyPI's wheel) run here: its version line, then its refusal of --torch-backend (0.6.9 on).
+    text = ("uv 0.6.8\nerror: unexpected argument '--torch-backend' found\n\n"
+            "  tip: a similar argument exists: '--no-cache'\n\n"
+            "Usage: uv pip install --no-cache <PACKAGE|--requirements <REQUIREMENTS>|--editable <EDITABLE>|"
+            "--group <GROUP>>\n\nFor more information, try '--help'.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-too-old-for-option" and "0.6.9" in found.cause
+    # FlashML-org/FreeToken#13: the installer's own "==> uv 0.6.7" line, `uv.exe` on Windows.
+    windows = text.replace("uv 0.6.8", "==> uv 0.6.7 (a1b2c3d 2025-03-17)")
+    windows = windows.replace("Usage: uv ", "Usage: uv.exe ")
+    assert stated(windows) == ["uv-too-old-for-option"]
+    # Counter-cases: a uv that has it; no version shown; a subcommand that never had it; prose naming a uv.
+    assert stated(text.replace("uv 0.6.8", "uv 0.6.9")) == ["installer-option-unknown"]
+    assert stated(text.replace("uv 0.6.8\n", "")) == ["installer-option-unknown"]
+    assert stated(text.replace("Usage: uv pip install", "Usage: uv sync")) == ["installer-option-unknown"]
+    assert stated(text.replace("uv 0.6.8", "I tried uv 0.6.8 first")) == ["installer-option-unknown"]
+
+
 def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:
     # imoneoi/openchat#8 (cut before the error): flash-attn's setup.py in pip's isolated build.
     text = ("Getting requirements to build wheel ... error\n"

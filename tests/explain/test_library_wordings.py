@@ -26,6 +26,23 @@ def test_xformers_message_cut_above_its_header_is_still_xformers() -> None:
     assert "xformers-torch-mismatch" not in stated(body + "  Please reinstall torch\n")
 
 
+def test_xformers_you_have_names_the_installed_torch_and_a_cpu_one_is_read_as_such() -> None:
+    # Sanster/tldream#3: xformers (xformers/_cpp_lib.py) prints the torch it finds after "you have".
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)\n"
+            "    Python  3.10.10 (you have 3.10.9)\n"
+            "  Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)\n")
+    env = extract(text, KB).environment
+    assert (env.torch, env.torch_cpu_only) == ("2.0.0+cpu", True)
+    assert stated(text) == ["xformers-torch-mismatch", "torch-not-compiled-with-cuda"]
+    # Counter-cases: the torch it was built for is not the one installed; Python's "you have" is not torch.
+    cuda = text.replace("(you have 2.0.0+cpu)", "(you have 2.1.0+cu121)")
+    env = extract(cuda, KB).environment
+    assert (env.torch, env.torch_cuda, env.torch_cpu_only) == ("2.1.0+cu121", "12.1", None)
+    assert stated(cuda) == ["xformers-torch-mismatch"]
+    assert extract("    Python  3.10.10 (you have 3.10.9)\n", KB).environment.torch is None
+
+
 def test_transformers_flash_attn_version_check() -> None:
     text = ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
             "error: you need flash_attn package version to be greater or equal than 2.1.0. "

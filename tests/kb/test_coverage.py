@@ -66,3 +66,13 @@ def test_a_post_release_the_table_lacks_keeps_the_table_release_pin() -> None:
     assert plan.ok, plan.reasons
     assert any(p.name == "flash-attn" and p.version == "2.8.3.post2" for p in plan.packages)
     assert any("post-release of 2.8.3" in w for w in plan.warnings)
+
+
+def test_torch_requirements_read_before_the_newest_torch_fail(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads((Path(DATA_DIR) / "torch_requires.json").read_text("utf-8"))
+    data["releases"] = [r for r in data["releases"] if not r["version"].startswith(("2.15", "2.14"))]
+    (tmp_path / "torch_requires.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["kb", "validate", str(tmp_path)]) == 1
+    assert "torch's requirements" in capsys.readouterr().err and "read up to torch 2.13.0" in \
+        "\n".join(coverage_problems(load_kb(str(tmp_path))))

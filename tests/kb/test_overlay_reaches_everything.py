@@ -209,6 +209,14 @@ def _signature(data: Dict[str, Any]) -> None:
     data["signatures"].append(sig)
 
 
+def _torch_extra(data: Dict[str, Any]) -> None:
+    data["releases"][0]["requires"].append(f'{MARK}mod; extra == "{MARK}-extra"')
+
+
+OPTIONAL_IMPORT = ('  File "/v/lib/python3.11/site-packages/torch/utils/x.py", line 1, in <module>\n'
+                   f"ModuleNotFoundError: No module named '{MARK}mod'\n")
+
+
 def _error_vocab(data: Dict[str, Any]) -> None:
     row = next(r for r in data["cuda"] if r["name"] == "cudaErrorNoKernelImageForDevice")
     row["meaning"] = f"the {MARK} meaning"
@@ -297,6 +305,9 @@ CASES: Dict[str, Any] = {
     "error_vocab": Case(_document("error_vocab.json", _error_vocab),
                         lambda _tmp: ["explain", "--no-probe", "--json", "CUDA error 209 happened"],
                         _has(f"the {MARK} meaning")),
+    "torch_requires": Case(_document("torch_requires.json", _torch_extra),
+                           lambda _tmp: ["explain", "--no-probe", OPTIONAL_IMPORT],
+                           _has(f"torch[{MARK}-extra]")),
     "buildreqs": Case(_document("buildreqs.json", _buildreqs),
                       lambda _tmp: ["build-env", "--rocm", "--host", RADEON, "--json"],
                       _has(f"export {MARK.upper()}_SWITCH=1")),

@@ -107,12 +107,20 @@ def _cudnn(raw: str) -> str:
     return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
 
 
+def _arch_list(raw: str) -> List[str]:
+    """"sm_75 sm_80" as listed; torch's newer capability warning lists "- 7.5 which supports
+    hardware CC >=7.5,<8.0" per line (torch/cuda/__init__.py, _warn_unsupported_code): as sm_75."""
+    if "which supports" in raw:
+        return [f"sm_{major}{minor}" for major, minor in re.findall(r"- (\d+)\.(\d+) which supports", raw)]
+    return raw.split()
+
+
 _NORMALISERS: Dict[str, Callable[[str], Any]] = {
     "driver_cuda": _cuda_api,
     "built_cuda": _cuda_short,
     "compiled_cudnn": _cudnn,
     "runtime_cudnn": _cudnn,
-    "arch_list": lambda raw: raw.split(),
+    "arch_list": _arch_list,
     "nvjitlink_needed": lambda raw: raw.replace("_", "."),
 }
 

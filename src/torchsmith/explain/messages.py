@@ -1,10 +1,10 @@
 """One message, however it was split over lines. Pure: no I/O.
 
 A terminal wraps a long line at its width, a logger prefixes every line it writes (a timestamp
-and level, ``[rank0]:``, a Docker build step), a traceback indents a message's continuation. The
-message is still one message: :func:`unwrap` gives the text with every line's prefix removed and
-the lines joined, plus the way back from a position in it to the original text, so a match found
-there is reported on the line it starts in the original.
+and level, ``[rank0]:``, a Docker build step), a quoted reply marks its lines ``> ``, a traceback
+indents a message's continuation. The message is still one message: :func:`unwrap` gives the
+text with every line's prefix removed and the lines joined, plus the way back from a position in
+it to the original text, so a match found there is reported on the line it starts in the original.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ _PREFIX = re.compile(
     r"|\s*\w[\w.-]*\s*\|"  # docker compose: "service  | "
     r"|\s*E {2,}"  # pytest's failure lines
     r"|\s*(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL)\s*[:|]"
+    r"|\s*>(?:[ \t]*>)*"  # a quoted reply (Markdown, e-mail): "> ", "> > "
     r")?[ \t]*"
 )
 

@@ -37,6 +37,10 @@ def _environment_line(extracted: Extracted) -> str:
             parts.append(f"{label} {value}")
     if env.torch_cpu_only:
         parts.append("a CPU-only torch build")
+    if env.visible_devices is not None:
+        parts.append(f"CUDA_VISIBLE_DEVICES={env.visible_devices!r}")
+    if env.gpu_count is not None:
+        parts.append(f"{env.gpu_count} GPU{'s' if env.gpu_count != 1 else ''} in the machine")
     parts.extend(f"{tool} {version}" for tool, version in env.toolchain.items())
     return "The text names: " + "; ".join(parts) if parts else ""
 
@@ -96,6 +100,8 @@ def read_lines(extracted: Extracted) -> List[str]:
     reported = [said[s] for s in extracted.symptoms if s in said]
     if reported:
         lines.append("The text reports, without an error: " + "; ".join(reported))
+    if "cuda-unavailable" in extracted.symptoms:
+        lines.append("The text says CUDA is not available to torch: it sees no GPU")
     if extracted.nccl.get("warnings"):
         lines.append("NCCL warns: " + "; ".join(extracted.nccl["warnings"][:3]))
     if extracted.exceptions:
@@ -149,6 +155,9 @@ def next_checks(extracted: Extracted) -> List[str]:
             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: rerun and read which interface and "
             "transport NCCL picks on each node"
         )
+    if "cuda-unavailable" in extracted.symptoms:
+        checks.append("nvidia-smi -L; echo $CUDA_VISIBLE_DEVICES  (the GPUs the driver lists, and "
+                      "the ones this process may see; torch.version.cuda None is a CPU-only build)")
     if any(e.kind == "kernel" for e in extracted.gpu_errors):
         checks.append("CUDA_LAUNCH_BLOCKING=1: rerun so the error points at the kernel that failed")
     return list(dict.fromkeys(checks))

@@ -17,7 +17,7 @@ from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_
 from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
-from torchsmith.explain.triggers import failing_package
+from torchsmith.explain.triggers import failing_package, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -37,12 +37,8 @@ def capability(env: Environment, facts: Mapping[str, Any], kb: Optional[Knowledg
     if isinstance(arch, str) and re.fullmatch(r"sm_\d{2,3}", arch):
         digits = arch[3:]
         return f"{digits[:-1]}.{digits[-1]}"
-    if kb is not None:
-        for name in env.gpus:
-            model = kb.gpu_by_name(name)
-            if model is not None:
-                return model.compute_capability
-    return None
+    named = named_capabilities(env, kb)
+    return named[0][1] if named else None
 
 
 def _build_cuda(env: Environment, facts: Mapping[str, Any]) -> Optional[str]:
@@ -279,10 +275,11 @@ _AMD = re.compile(r"Radeon|Instinct|\bMI\d{2,3}|^gfx", re.IGNORECASE)
 
 
 def _vendors(extracted: Extracted) -> Tuple[List[str], List[str]]:
-    """(NVIDIA GPUs, AMD GPUs) the text names."""
-    gpus = extracted.environment.gpus
-    amd = [g for g in gpus if _AMD.search(g)]
-    return [g for g in gpus if g not in amd], amd
+    """(NVIDIA GPUs, AMD GPUs) the text names: by the GPU data's vendor where it knows the name."""
+    env = extracted.environment
+    vendor = {gpu.name: gpu.vendor for gpu in env.gpu_models}
+    amd = [g for g in env.gpus if vendor.get(g) == "amd" or (g not in vendor and _AMD.search(g))]
+    return [g for g in env.gpus if g not in amd and vendor.get(g, "nvidia") == "nvidia"], amd
 
 
 def _nvidia_gpu_only(extracted: Extracted, facts: Mapping[str, Any],

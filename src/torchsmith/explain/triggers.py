@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.optional import optional_dependency
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -149,16 +151,28 @@ def _no_wheel_for_python(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [torch], {"requirement": torch}
 
 
-def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
-    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
-    env = extracted.environment
-    found = [("GPU", env.capability)] if env.capability else []
+def named_capabilities(env: Environment, kb: Optional[KnowledgeBase]) -> List[Tuple[str, str]]:
+    """(GPU as written, compute capability) of every NVIDIA GPU the text names whose capability the
+    data knows: read through the GPU data (extract.gpunames), or a name the pattern found that the
+    data's lookup knows. A spelling several rows share with other capabilities gives none."""
+    found = [(gpu.name, gpu.capability) for gpu in env.gpu_models if gpu.capability]
+    read = {gpu.name for gpu in env.gpu_models}
     if kb is not None:
         for name in env.gpus:
+            if name in read:
+                continue
             # "A4000" is NVIDIA's "RTX A4000" (the workstation cards carry RTX in their full name)
             model = kb.gpu_by_name(name) or kb.gpu_by_name(f"RTX {name}")
             if model is not None:
                 found.append((name, model.compute_capability))
+    return found
+
+
+def _capabilities(extracted: Extracted, kb: Optional[KnowledgeBase]) -> List[Tuple[str, Tuple[int, int]]]:
+    """(GPU, compute capability) of the GPUs the text states or names (names through the data)."""
+    env = extracted.environment
+    found = [("GPU", env.capability)] if env.capability else []
+    found.extend(named_capabilities(env, kb))
     out = []
     for name, cc in found:
         parts = cc.split(".")
@@ -219,10 +233,25 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
     return None
 
 
+def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
+    CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
+    env = extracted.environment
+    unavailable = "cuda-unavailable" in extracted.symptoms or any(
+        e.name in ("cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE") for e in extracted.gpu_errors)
+    if env.visible_devices is None or not unavailable:
+        return None
+    why = hides_every_gpu(env.visible_devices, env.gpu_count)
+    if why is None:
+        return None
+    return ["CUDA_VISIBLE_DEVICES"], {"visible": env.visible_devices, "why": why}
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
-    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`."""
+    whose builds are CPU/MPS by design). ``env:source-tree``: see :func:`_source_tree`;
+    ``env:optional-dependency``: see :func:`.optional.optional_dependency`."""
     env = extracted.environment
     if name == "cpu-build" and env.torch_cpu_only and env.platform != "macos":
         return [env.torch or "cpu"], {}
@@ -236,6 +265,10 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "visible-devices-hide":
+        return _visible_devices_hide(extracted)
+    if name == "optional-dependency":
+        return optional_dependency(extracted, kb)
     return None
 
 

@@ -7,6 +7,7 @@ newest torch release in the data, or they are stale caches of what the indexes p
   read past the table);
 - a table of torch pins (``torch_requirements``) reaches the newest release the snapshot saw of
   its package (a ``.post`` of the same release counts as reached);
+- torch's own requirements (``torch_requires.json``) were read up to the newest torch;
 - the stored dependency lists (``depends``, followed to torch offline) are well-formed and name
   packages the snapshot or ``package_deps.json`` holds (kb/depchain.py).
 """
@@ -52,6 +53,12 @@ def coverage_problems(kb: KnowledgeBase) -> List[str]:
     if newest_torch and _base(snapshot["torch_newest"]) < _base(newest_torch):
         problems.append(f"the package-metadata snapshot ({snapshot['retrieved']}) saw torch "
                         f"{snapshot['torch_newest']} at most; the data has torch {newest_torch}")
+    requires = kb.document("torch_requires")
+    read_newest = max((r["version"] for r in requires["releases"] if _final(r["version"])),
+                      key=_base, default="")
+    if newest_torch and _base(read_newest) < _base(newest_torch):
+        problems.append(f"torch's requirements ({requires['retrieved']}) were read up to torch "
+                        f"{read_newest}; the data has torch {newest_torch} (tools/torch_requires.py)")
     packages = {canonical(p["name"]): p for p in snapshot["packages"]}
     named = {r.package for r in kb.torch_requirements()}
     named |= {r["package"] for r in kb.document("downstream")["rows"]}

@@ -127,6 +127,21 @@ def _package_deps(data: Document) -> None:
             raise ValueError(f"package {package['name']}: a release without a version")
 
 
+def _torch_requires(data: Document) -> None:
+    """torch's own Requires-Dist per release (tools/torch_requires.py), and the top-level names
+    its requirements install."""
+    for key in ("retrieved", "source"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"missing {key!r}")
+    for number, release in enumerate(data.get("releases") or []):
+        if not (isinstance(release.get("version"), str) and isinstance(release.get("requires"), list)
+                and isinstance(release.get("extras"), list)):
+            raise ValueError(f"release {number}: needs version, requires and extras")
+    names = (data.get("import_names") or {}).get("names")
+    if not data.get("releases") or not isinstance(names, dict):
+        raise ValueError("needs releases and import_names.names")
+
+
 # The vendors' enums beside cuda/hip/nccl (optional: a knowledge-base overlay may predate them).
 ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn")
 
@@ -155,12 +170,16 @@ def _error_vocab(data: Document) -> None:
             if short:
                 raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names "
                                  f"{source_id} lists have no row (first: {short[0]})")
-    for table in ("conda_packages", "installer_messages"):  # optional tables, each row sourced
+    for table in ("conda_packages", "installer_messages", "installer_options"):  # optional, each row sourced
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):
                 raise ValueError(f"{table} row {number}: missing or unknown source id")
             if table == "installer_messages":
                 re.compile(row["regex"])
+            elif table == "installer_options":
+                since = re.fullmatch(r"\d+(?:\.\d+)+", row.get("since", ""))
+                if not (row.get("option") and row.get("commands") and since):
+                    raise ValueError(f"{table} row {number}: needs option, commands and a since release")
             elif not row.get("packages") or not row.get("why"):
                 raise ValueError(f"{table} row {number}: needs packages and why")
 
@@ -205,6 +224,7 @@ DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "buildreqs": ("buildreqs.json", "build requirements data", _buildreqs),
     "signatures": ("signatures.json", "failure signatures", _signatures),
     "package_meta": ("package_meta.json", "published package metadata", _package_meta),
+    "torch_requires": ("torch_requires.json", "torch's own requirements", _torch_requires),
     "package_deps": ("package_deps.json", "packages requirements lead to torch through", _package_deps),
     "error_vocab": ("error_vocab.json", "error vocabularies (CUDA, HIP, NCCL, NVML, CUDA libraries, sonames)",
                     _error_vocab),

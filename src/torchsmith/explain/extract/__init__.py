@@ -18,6 +18,7 @@ from torchsmith.explain.extract import (
     downloads,
     environment,
     gpu,
+    gpunames,
     indexes,
     installers,
     loader,
@@ -35,6 +36,7 @@ from torchsmith.explain.extract.model import (
     GpuError,
     HttpFailure,
     MissingLibrary,
+    NamedGpu,
     PyException,
     UndefinedSymbol,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "GpuError",
     "HttpFailure",
     "MissingLibrary",
+    "NamedGpu",
     "PyException",
     "UndefinedSymbol",
     "extract",
@@ -69,7 +72,8 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
     document: Dict[str, Any] = (
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
-    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", *ENUM_TABLES)
+    tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", "installer_options",
+              *ENUM_TABLES)
     return {name: document.get(name, []) for name in tables}
 
 
@@ -103,19 +107,21 @@ def extract(
         not_found=missing,
         source_builds=resolver.source_builds(text),
         http=resolver.http_failures(joined),
-        environment=_environment(text, found_frames),
+        environment=_environment(text, found_frames, kb),
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text)
         + installers.torch_set_aside(text)
+        + installers.option_too_new(text, words.get("installer_options", ()))
         + pages.companion_page_failures(text, kb),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )
 
 
-def _environment(text: str, found_frames: Sequence[Frame]) -> Environment:
-    env = environment.environment(text, list(found_frames))
+def _environment(text: str, found_frames: Sequence[Frame], kb: Optional[KnowledgeBase]) -> Environment:
+    names = gpunames.gpu_names(kb.gpus, kb.gfx_targets) if kb is not None else None
+    env = environment.environment(text, list(found_frames), names)
     env.toolchain = build.toolchain_versions(text)
     return env

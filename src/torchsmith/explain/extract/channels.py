@@ -78,16 +78,34 @@ def _major_minor(version: str) -> Tuple[int, ...]:
     return version_tuple(version)[:2]
 
 
-def _platform_cause(row: Mapping[str, Any], version: Optional[str], search: CondaSearch) -> Optional[str]:
-    never = [s for s in search.subdirs if s in row.get("never_subdirs", ())]
-    if not never or len(set(search.subdirs)) != 1:
-        return None
+def _from_floor(row: Mapping[str, Any], version: Optional[str]) -> bool:
+    """The release asked for (or, unpinned, every release the row lists) is at or past the row's
+    ``from_version``, compared to the floor's precision ("11": the major, "9.1": major.minor)."""
     floor = row.get("from_version")
-    if floor:
-        versions = [version] if version else list(row.get("versions", ()))
-        if not versions or any(version_tuple(v)[:1] < version_tuple(floor)[:1] for v in versions):
-            return None
-    return never[0]
+    if not floor:
+        return True
+    depth = len(version_tuple(floor))
+    versions = [version] if version else list(row.get("versions", ()))
+    return bool(versions) and all(version_tuple(v)[:depth] >= version_tuple(floor) for v in versions)
+
+
+def _platform_cause(row: Mapping[str, Any], version: Optional[str],
+                    search: CondaSearch) -> Optional[Tuple[Optional[str]]]:
+    """(the subdir shown, or None where the list names none) when the row proves this platform has
+    no build: a subdir it never builds for, or one outside the only ones it builds for. With no
+    subdir shown: the pinned release is one the row's channels publish, a channel searched is one of
+    them, and only some platforms have it, so the platform solved for is not one of those."""
+    if set(search.channels) & set(row.get("unless_channels", ())) or not _from_floor(row, version):
+        return None
+    subdirs = set(search.subdirs)
+    never = [s for s in search.subdirs if s in row.get("never_subdirs", ())]
+    only = row.get("only_subdirs", ())
+    outside = [s for s in search.subdirs if only and s not in only]
+    if len(subdirs) == 1 and (never or outside):
+        return ((never or outside)[0],)
+    if not subdirs and only and version and set(search.channels) & set(row.get("channels", ())):
+        return (None,)
+    return None
 
 
 def _cause(name: str, version: Optional[str], rows: Sequence[Mapping[str, Any]],
@@ -96,9 +114,10 @@ def _cause(name: str, version: Optional[str], rows: Sequence[Mapping[str, Any]],
         if name not in row.get("packages", ()):
             continue
         sources = tuple(row.get("source", ()))
-        subdir = _platform_cause(row, version, search)
-        if subdir is not None:
-            return MissingPackage(name, version, "platform", str(row["why"]), subdir=subdir, sources=sources)
+        platform = _platform_cause(row, version, search)
+        if platform is not None:
+            return MissingPackage(name, version, "platform", str(row["why"]), subdir=platform[0],
+                                  sources=sources)
         published = list(row.get("channels", ()))
         versions = list(row.get("versions", ()))
         if version and versions and (not search.channels or set(search.channels) & set(published)) \

@@ -4,9 +4,12 @@ supports, the torch build, Python, platform, Jetson and ROCm facts. Pure."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from torchsmith.explain.extract.model import Environment, Frame
+from torchsmith.explain.extract import gpunames
+from torchsmith.explain.extract.devices import gpu_count, visible_devices
+from torchsmith.explain.extract.gpunames import GpuNames
+from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
 
 __all__ = ["environment"]
 
@@ -39,12 +42,19 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     (
         "torch",
         re.compile(
-            r"(?:PyTorch [Vv]ersion|[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
+            # xformers' "PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)": the torch installed
+            r"(?:PyTorch [Vv]ersion|PyTorch [\w.+]{1,40} with CUDA \d{3,5} \(you have |"
+            r"[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
             r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
             r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
     ),
+    # in words, a GPU build with its local tag: "installed torch 2.11.0+cu128", "PyTorch 2.8.0+cu128"
+    # (not a requirement "torch==...", which may name a build that was never installed; a +cpu
+    # build in words is left to the lines above, whose rules read it as the build in use)
+    ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
+                         r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -138,20 +148,27 @@ def _capability(text: str) -> Optional[str]:
     return None
 
 
-def _gpus(text: str) -> List[str]:
-    found: List[str] = []
+def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu]]:
+    """Every GPU name the text writes, and those the GPU data knows (extract.gpunames); the pattern
+    only adds the names the data lacks ("GTX 680"), kept as written, with no capability."""
+    seen = gpunames.mentions(text, names) if names is not None else []
+    models: Dict[Tuple[str, str], NamedGpu] = {}
+    for gpu, _start, _end in seen:
+        models.setdefault((gpu.vendor, gpu.model or gpu.name.lower()), gpu)
+    at = [(start, gpu.name) for gpu, start, _end in seen if gpu in models.values()]
+    spans = [(start, end) for _gpu, start, end in seen]
     for match in _GPU.finditer(text):
+        if any(match.start() < end and start < match.end() for start, end in spans):
+            continue
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
         if not _BRANDED.match(match.group()) and not _GPU_CONTEXT.search(line):
             continue
         name = re.sub(r"\s+", " ", match.group()).strip()
-        if name not in found:
-            found.append(name)
-        if len(found) >= 8:
-            break
-    return found
+        at.append((match.start(), name))
+    written = list(dict.fromkeys(name for _start, name in sorted(at)))
+    return written[:8], list(models.values())[:8]
 
 
 def _torch_cuda(env: Environment, from_file: bool) -> None:
@@ -172,8 +189,11 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
         env.rocm = tag[4:]
 
 
-def environment(text: str, frames: List[Frame]) -> Environment:
-    env = Environment(gpus=_gpus(text), capability=_capability(text))
+def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
+    """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
+    gpus, models = _gpus(text, names)
+    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text),
+                      visible_devices=visible_devices(text), gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))

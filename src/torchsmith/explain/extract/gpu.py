@@ -40,7 +40,7 @@ _CODES = (
     # "CUDA error: no kernel image ..." / "HIP error: invalid device function"
     (
         re.compile(
-            r"\b(?P<api>CUDA|HIP|cuda|hip) error(?: \(?(?P<code>\d+)\)?)?\s*:\s*[\"'`]?"
+            r"\b(?P<api>CUDA|HIP|cuda|hip) [Ee]rror(?: \(?(?P<code>\d+)\)?)?\s*:\s*[\"'`]?"
             r"(?P<message>[a-zA-Z][^\n]{3,120})"
         ),
         "",
@@ -62,6 +62,10 @@ _CODES = (
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
+# A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
+# initialized")'. Read only where the code and the message are one row of the runtime's enum.
+_PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
+                     r"(?P<message>[a-zA-Z][^\"'`\n]{3,120})[\"'`]\s*\)")
 # NVML as nvidia-smi and pynvml print it: "Failed to initialize NVML: Driver Not Loaded" (read by line);
 # libnvidia-container's "nvml error: driver not loaded" (src/driver.c call_nvml, src/error.c)
 _NVML = re.compile(r"(?:Failed to initialize NVML|\bNVML(?:Error)?|\bnvml error)\s*:\s*"
@@ -138,6 +142,20 @@ def _by_message(
     return _from_row(api, coded) if coded is not None else None
 
 
+# A runtime's message quoted in prose: "failed with 'no kernel image is available for execution on
+# the device'" (cudaGetErrorString's wording, read only where it is a whole message of the enum)
+_QUOTED = re.compile(r"[\"'`](?P<message>[a-z][a-z ,/()-]{15,118}[a-z])[\"'`]")
+
+
+def _quoted(message: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> Optional[GpuError]:
+    text = _bare(message)
+    for api in ("cuda", "hip"):
+        row = next((row for known, row in _messages(vocab.get(api, ())) if known == text), None)
+        if row is not None:
+            return _from_row(api, row)
+    return None
+
+
 _INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:")
 
 
@@ -180,6 +198,14 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
+    for match in _PAIRED.finditer(joined):
+        error = _by_message("cuda", match.group("message"), None, vocab)
+        if error is not None and error.code == int(match.group("code")):
+            add(_staged(error, joined, match.start()))
+    for match in _QUOTED.finditer(joined):
+        quoted = _quoted(match.group("message"), vocab)
+        if quoted is not None:
+            add(quoted)
     for match in _NVML.finditer(text):
         message = _sentence(match.group("message"))
         # the driver's own strings (nvidia-smi's) are not published: kept as read

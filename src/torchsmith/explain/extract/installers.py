@@ -1,6 +1,7 @@
-"""The wheel-variant installers' own messages (uv's preview ``wheel-variants``, variantlib), read
-through the vocabulary in ``error_vocab.json`` (``installer_messages``: each message's regex, kind
-and meaning, with the source it was read from). Pure: no I/O.
+"""uv's refusal of an option newer than the uv shown (``installer_options``), pip's log of the torch
+builds it prepared, and the wheel-variant installers' own messages (uv's preview ``wheel-variants``,
+variantlib), read through the vocabulary in ``error_vocab.json`` (``installer_messages``: each
+message's regex, kind and meaning, with the source it was read from). Pure: no I/O.
 
 Kinds: ``no-variant`` (no variant fits the machine), ``preview-off`` (uv reads variants only with
 the preview flag), ``pylock`` (pylock.toml cannot hold a variant wheel), ``provider`` (a provider
@@ -15,8 +16,9 @@ import re
 from typing import Any, List, Mapping, Optional, Sequence
 
 from torchsmith.explain.extract.model import InstallerError
+from torchsmith.versions import version_tuple
 
-__all__ = ["installer_errors", "preview_flag", "project_resolution", "torch_set_aside"]
+__all__ = ["installer_errors", "option_too_new", "preview_flag", "project_resolution", "torch_set_aside"]
 
 _PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview(?![-\w])|UV_PREVIEW=1"
                       r"|UV_PREVIEW_FEATURES=[\w,-]*wheel-variants")
@@ -105,4 +107,36 @@ def torch_set_aside(text: str) -> List[InstallerError]:
                    "(pip logs each candidate it prepares)")
         return [InstallerError("pip", "torch-set-aside", later.group(0).strip()[:240], meaning, build,
                                _PIP_SOURCES)]
+    return []
+
+
+# clap's refusal (clap_builder/src/error/format.rs) and the usage line it prints under it, whose words
+# before the first option or placeholder are the subcommand; `uv --version` prints "uv X.Y.Z (hash date)".
+_UNKNOWN_OPTION = re.compile(r"error: unexpected argument '(?P<option>--[\w-]{1,60})' found")
+_USAGE = re.compile(r"^\s*Usage: uv(?:\.exe)? (?P<command>[a-z][a-z-]*(?: [a-z][a-z-]*)?)(?= [-<\[]|\s*$)",
+                    re.MULTILINE)
+_UV_VERSION = re.compile(r"^\W{0,6}uv (?P<version>\d+\.\d+\.\d+)(?: \([^)\n]*\))?[ \t]*$", re.MULTILINE)
+
+
+def option_too_new(text: str, rows: Sequence[Mapping[str, Any]]) -> List[InstallerError]:
+    """uv refused an option that the uv release the text shows predates: the data names the release
+    that added it to that subcommand. Not when the subcommand or the version is not shown (the option
+    may belong to another subcommand), nor for a uv as new as that release."""
+    refused = _UNKNOWN_OPTION.search(text) if "unexpected argument" in text else None
+    usage = _USAGE.search(text) if refused else None
+    shown = _UV_VERSION.search(text) if usage else None
+    if refused is None or usage is None or shown is None:
+        return []
+    option, command, version = refused.group("option"), usage.group("command"), shown.group("version")
+    for row in rows:
+        known = command in row.get("commands", ())
+        if (row.get("installer"), row.get("option")) != ("uv", option) or not known:
+            continue
+        since = str(row["since"])
+        if version_tuple(version) >= version_tuple(since):
+            return []
+        meaning = (f"uv {version} predates {option}, which `uv {command}` accepts from uv {since} on "
+                   "(uv's changelog; the releases' own --help)")
+        return [InstallerError("uv", "option-too-new", refused.group(0), meaning, option,
+                               tuple(row.get("source", ())))]
     return []

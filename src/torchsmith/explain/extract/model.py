@@ -21,6 +21,7 @@ __all__ = [
     "InstallerError",
     "MissingLibrary",
     "MissingPackage",
+    "NamedGpu",
     "PyException",
     "UndefinedSymbol",
 ]
@@ -164,11 +165,24 @@ class HttpFailure:
     text: str
 
 
+@dataclass(frozen=True)
+class NamedGpu:
+    """A GPU the text names, read through the GPU rows of the data (extract.gpunames)."""
+
+    name: str  # as the text writes it: "RTX 5070", "Jetson Thor"
+    vendor: str  # nvidia | amd | unknown
+    model: Optional[str] = None  # the data's row; None when the spelling fits several rows
+    capability: Optional[str] = None  # NVIDIA: the compute capability ("12.0"); None where rows differ
+    gfx: Optional[str] = None  # AMD: the gfx target ("gfx942")
+    jetson: bool = False  # an integrated Jetson GPU
+
+
 @dataclass
 class Environment:
     """The machine and the stack the text itself names."""
 
-    gpus: List[str] = field(default_factory=list)
+    gpus: List[str] = field(default_factory=list)  # every GPU name, as written
+    gpu_models: List[NamedGpu] = field(default_factory=list)  # the names the GPU data knows
     capability: Optional[str] = None  # "8.6"
     arch_list: List[str] = field(default_factory=list)  # the build's sm_ list as the text prints it
     driver: Optional[str] = None
@@ -185,6 +199,8 @@ class Environment:
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
+    visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
+    gpu_count: Optional[int] = None  # how many GPUs the machine has: nvidia-smi's list, or said in words
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 
 

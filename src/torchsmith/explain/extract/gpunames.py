@@ -1,0 +1,206 @@
+"""GPUs a text names in prose ("on my RTX 5070", "Jetson Thor", "MI300X", "GB10"), read through the
+GPU rows of the data (gpus.json: NVIDIA's models and compute capabilities; rocm.json: AMD's
+products and gfx targets) rather than a pattern of what names look like. Pure.
+
+Each row gives the ways people write its name: with and without the brand words ("NVIDIA GeForce
+RTX 4090", "RTX 4090"), glued or spaced ("RTX3080Ti"), cut at the model number ("RTX PRO 6000"),
+by its alias in parentheses ("DGX Spark", "AGX Thor"), and without the form factor "AGX" that
+NVIDIA's Jetson names carry ("Jetson Thor", "Jetson Orin": the Jetson product pages name the lines
+so). A spelling several rows share names a GPU but no model unless the rows agree on the capability
+(every "Jetson Orin" is 8.7; "RTX 6000" is the Turing Quadro or the Ada card). A short model
+number ("A100", "T4", "MI250") counts only on a line that speaks of GPUs, or after a brand word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from torchsmith.explain.extract.model import NamedGpu
+from torchsmith.kb.model import GfxTarget, GpuModel
+from torchsmith.kb.product_names import expand_listing
+from torchsmith.records import dataclass
+
+__all__ = ["GpuNames", "gpu_names", "mentions", "named_gpus"]
+
+
+# Words that name a vendor, a brand or a product line before the model: a spelling may leave them out.
+_BRANDS = frozenset({"nvidia", "geforce", "tesla", "quadro", "rtx", "gtx", "amd", "radeon", "instinct", "rx",
+                     "jetson", "pro"})
+# The form-factor word of NVIDIA's Jetson modules ("Jetson AGX Orin" is also written "Jetson Orin").
+_FORM_FACTOR = "agx"
+# A line that speaks of GPUs: where a short model number ("T4", "A100") is one.
+_CONTEXT = re.compile(r"gpu|nvidia|cuda|device|radeon|instinct|rocm|\bgfx|vram|\bamd\b|graphics",
+                      re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z]+|\d+")
+_SEPARATOR = re.compile(r"[ \t_-]{0,3}")
+
+
+def _tokens(name: str) -> Tuple[str, ...]:
+    return tuple(_TOKEN.findall(name.lower()))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    vendor: str
+    model: str
+    capability: Optional[str]
+    gfx: Optional[str]
+    jetson: bool
+    whole: bool = True  # the row's whole name, not a name cut short
+
+
+class GpuNames:
+    """Every spelling of every GPU row, by its tokens (``("rtx", "5070")``)."""
+
+    def __init__(self, gpus: Sequence[GpuModel], targets: Sequence[GfxTarget]) -> None:
+        spellings: Dict[Tuple[str, ...], List[_Entry]] = {}
+        for gpu in gpus:
+            entry = _Entry("nvidia", gpu.name, gpu.compute_capability, None, gpu.jetson)
+            for key in _spellings(gpu.name):
+                spellings.setdefault(key, []).append(entry)
+            for key in _cut(gpu.name):
+                spellings.setdefault(key, []).append(replace(entry, whole=False))
+        for target in targets:
+            entry = _Entry("amd", target.name, None, target.gfx, False)
+            for name in expand_listing(target.name):
+                for key in _spellings(name):
+                    spellings.setdefault(key, []).append(entry)
+        self.spellings = {key: tuple(dict.fromkeys(entries)) for key, entries in spellings.items()}
+        self.firsts = frozenset(key[0] for key in self.spellings)
+        self.longest = max((len(key) for key in self.spellings), default=0)
+
+
+def _cut(name: str) -> List[Tuple[str, ...]]:
+    """A name cut after its model number ("RTX PRO 6000 Blackwell" is written "RTX PRO 6000"), at
+    a word's end: "GTX 950M" is not a "GTX 950"."""
+    words = re.sub(r"\s*\([^)]*\)", "", name).split()
+    cuts = [" ".join(words[:i + 1]) for i in range(1, len(words) - 1) if any(c.isdigit() for c in words[i])]
+    return [key for cut in cuts for key in _spellings(cut)]
+
+
+def _spellings(name: str) -> List[Tuple[str, ...]]:
+    """The token sequences a name is written as (see the module's docstring)."""
+    plain = re.sub(r"\s*\([^)]*\)", "", name)
+    bases = [_tokens(plain)]
+    for alias in re.findall(r"\(([^)]*)\)", name):
+        words = _tokens(alias)
+        if not _usable(words):  # "(Pascal)" tells two rows apart: no name of its own
+            continue
+        lead = tuple(word for word in bases[0][:1] if word in _BRANDS)  # "Jetson" + "AGX Thor"
+        bases.extend([words, lead + words] if words[:1] != lead else [words])
+    found: List[Tuple[str, ...]] = []
+    for base in bases:
+        for whole in (base, tuple(w for w in base if w != _FORM_FACTOR)):
+            # the name, then without each leading brand word in turn
+            for start in range(len(whole)):
+                found.append(whole[start:])
+                if whole[start] not in _BRANDS:
+                    break
+    return [key for key in dict.fromkeys(found) if _usable(key)]
+
+
+def _usable(key: Tuple[str, ...]) -> bool:
+    """A spelling of two tokens or more with a word in it ("A100", "AGX Thor"): not a bare number
+    ("4090" is also a port or a count), nor one word ("Nano"), nor a CPU's name alone ("Ryzen
+    4000": its integrated GPU is written with its APU or iGPU)."""
+    if len(key) < 2 or not any(w.isalpha() for w in key):
+        return False
+    return key[0] != "ryzen" or bool({"apu", "igpu"} & set(key))
+
+
+def _short(key: Tuple[str, ...]) -> bool:
+    """A model number of two letters at most ("A100", "T4", "GB10", "6800 XT"): elsewhere a code."""
+    return sum(len(w) for w in key if w.isalpha()) <= 2 and key[0] not in _BRANDS
+
+
+_CACHE: Dict[Tuple[int, int], Tuple[Sequence[GpuModel], Sequence[GfxTarget], GpuNames]] = {}
+
+
+def gpu_names(gpus: Sequence[GpuModel], targets: Sequence[GfxTarget]) -> GpuNames:
+    """The spellings of these rows, built once per table."""
+    cached = _CACHE.get((id(gpus), id(targets)))
+    if cached is not None and cached[0] is gpus and cached[1] is targets:
+        return cached[2]
+    names = GpuNames(gpus, targets)
+    _CACHE[(id(gpus), id(targets))] = (gpus, targets, names)
+    return names
+
+
+def _ends_clear(lower: str, end: int, last: str) -> bool:
+    """The name ends at a word's end, or one letter later after a model number of two digits or
+    more ("K20m", "V100S", "5090D"), but not "L4T" (Jetson's Linux)."""
+    if end >= len(lower) or not lower[end].isalnum():
+        return True
+    return (len(last) >= 2 and last.isdigit() and lower[end].isalpha() and lower[end] != "t"
+            and (end + 1 >= len(lower) or not lower[end + 1].isalnum()))
+
+
+def _line(text: str, start: int, end: int) -> str:
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    return text[first:last if last >= 0 else len(text)]
+
+
+def _after_brand(lower: str, start: int) -> bool:
+    before = re.search(r"([a-z]+)[ \t]{1,2}$", lower[max(0, start - 24):start])
+    return before is not None and before.group(1) in _BRANDS
+
+
+def _match_at(lower: str, tokens: List[re.Match[str]], i: int, names: GpuNames) -> Optional[Tuple[int, int]]:
+    """(tokens used, end offset) of the longest spelling that starts at token ``i``."""
+    best: Optional[Tuple[int, int]] = None
+    words: List[str] = []
+    for j in range(i, min(len(tokens), i + names.longest)):
+        if j > i:
+            gap = lower[tokens[j - 1].end():tokens[j].start()]
+            if not _SEPARATOR.fullmatch(gap):
+                break
+        words.append(tokens[j].group())
+        end = tokens[j].end()
+        if tuple(words) in names.spellings and _ends_clear(lower, end, words[-1]):
+            best = (j - i + 1, end + 1 if end < len(lower) and lower[end].isalnum() else end)  # "K20m"
+    return best
+
+
+def mentions(text: str, names: GpuNames, limit: int = 40) -> List[Tuple[NamedGpu, int, int]]:
+    """Every mention of a GPU the data knows, in order: (the GPU, where it starts, where it ends)."""
+    lower = text.lower()
+    tokens = list(_TOKEN.finditer(lower))
+    found: List[Tuple[NamedGpu, int, int]] = []
+    i = 0
+    while i < len(tokens) and len(found) < limit:
+        token = tokens[i]
+        starts_word = token.start() == 0 or not lower[token.start() - 1].isalnum()
+        hit = _match_at(lower, tokens, i, names) if starts_word and token.group() in names.firsts else None
+        if hit is None:
+            i += 1
+            continue
+        used, end = hit
+        key = tuple(t.group() for t in tokens[i:i + used])
+        start = token.start()
+        if not _short(key) or _after_brand(lower, start) or _CONTEXT.search(_line(text, start, end)):
+            found.append((_named(re.sub(r"\s+", " ", text[start:end]), names.spellings[key]), start, end))
+        i += used
+    return found
+
+
+def named_gpus(text: str, names: GpuNames, limit: int = 8) -> List[NamedGpu]:
+    """The GPUs the text names, in order, once each."""
+    found: Dict[Tuple[str, str], NamedGpu] = {}
+    for gpu, _start, _end in mentions(text, names):
+        found.setdefault((gpu.vendor, gpu.model or gpu.name.lower()), gpu)
+    return list(found.values())[:limit]
+
+
+def _named(written: str, entries: Sequence[_Entry]) -> NamedGpu:
+    first = entries[0]
+    agree = len({(e.vendor, e.capability, e.gfx) for e in entries}) == 1
+    if not agree:
+        return NamedGpu(written, first.vendor if len({e.vendor for e in entries}) == 1 else "unknown")
+    # the row whose whole name this is ("RTX 3090", not the "RTX 3090 Ti" cut short)
+    models = {e.model for e in entries if e.whole} or {e.model for e in entries}
+    model = models.pop() if len(models) == 1 else None
+    return NamedGpu(written, first.vendor, model, first.capability, first.gfx,
+                    all(e.jetson for e in entries))

@@ -1,0 +1,61 @@
+"""A module torch's own code imports that torch does not require (its published Requires-Dist,
+kb/data/torch_requires.json): an optional dependency; each with the text that must not be read so."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+SITE = "/home/u/.venv/lib/python3.11/site-packages"
+
+
+def _raised_in(path: str, module: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/home/u/export.py", line 3, in <module>\n'
+            "    torch.onnx.export(model, args, dynamo=True)\n"
+            f'  File "{path}", line 18, in <module>\n'
+            f"    import {module}\n"
+            f"ModuleNotFoundError: No module named '{module}'\n")
+
+
+def test_a_module_no_torch_release_requires_is_an_optional_dependency() -> None:
+    text = _raised_in(f"{SITE}/torch/onnx/_internal/exporter/_core.py", "onnxscript")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "optional-dependency-not-installed"
+    assert "imports onnxscript" in found.cause and "no torch release lists it" in found.cause
+    assert "torch/onnx/_internal/exporter/_core.py" in found.cause
+
+
+def test_a_module_torch_declares_as_an_extra_names_the_extra() -> None:
+    text = _raised_in(f"{SITE}/torch/utils/_config_module.py", "yaml")  # pyyaml installs yaml
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "optional-dependency-not-installed"
+    assert "torch[pyyaml]" in found.cause
+
+
+def test_a_requirement_torch_installs_or_torch_own_module_is_not_optional() -> None:
+    # sympy and typing_extensions are requirements; torchgen ships in torch's own wheel
+    for module in ("sympy", "typing_extensions", "torchgen", "torch._C"):
+        assert "optional-dependency-not-installed" not in stated(
+            _raised_in(f"{SITE}/torch/__init__.py", module)), module
+    # nvidia-* wheels install the nvidia namespace
+    assert "optional-dependency-not-installed" not in stated(
+        _raised_in(f"{SITE}/torch/__init__.py", "nvidia.cudnn"))
+
+
+def test_raised_outside_torch_is_not_torch_optional_dependency() -> None:
+    # the user's own import, and another package's: their requirements are not torch's
+    own = "Traceback (most recent call last):\n  File \"/home/u/export.py\", line 3\n" \
+          "ModuleNotFoundError: No module named 'onnxscript'\n"
+    assert "optional-dependency-not-installed" not in stated(own)
+    other = _raised_in(f"{SITE}/ultralytics/utils/export.py", "onnxscript")
+    assert "optional-dependency-not-installed" not in stated(other)
+    # a torch checkout being built is no installed torch
+    build = _raised_in("/src/pytorch/torch/onnx/_internal/exporter/_core.py", "onnxscript")
+    assert "optional-dependency-not-installed" not in stated(build)
+
+
+def test_pkg_resources_from_torch_is_the_setuptools_cause() -> None:
+    text = _raised_in(f"{SITE}/torch/utils/cpp_extension.py", "pkg_resources")
+    assert stated(text) == ["setuptools-missing"]
