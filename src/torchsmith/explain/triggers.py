@@ -233,6 +233,16 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
     return None
 
 
+def _x86_python_on_apple_chip(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """pip's listing shows an x86_64 macOS Python (extract.indexes) on a Mac whose chip the text
+    names as Apple silicon: the Python runs under Rosetta."""
+    chip = extracted.environment.chip
+    listing = next((e for e in extracted.installer_errors if e.kind == "listing-macos-x86_64"), None)
+    if chip is None or listing is None:
+        return None
+    return ["(from versions:", chip], {"why": f"{listing.meaning}; the Mac's chip is Apple {chip} (arm64)"}
+
+
 def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
     CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
@@ -265,6 +275,8 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "x86-python-on-apple-chip":
+        return _x86_python_on_apple_chip(extracted)
     if name == "visible-devices-hide":
         return _visible_devices_hide(extracted)
     if name == "optional-dependency":
