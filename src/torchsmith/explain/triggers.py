@@ -247,7 +247,7 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
     """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
     CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
     env = extracted.environment
-    unavailable = "cuda-unavailable" in extracted.symptoms or any(
+    unavailable = {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms) or any(
         e.name in ("cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE") for e in extracted.gpu_errors)
     if env.visible_devices is None or not unavailable:
         return None
@@ -255,6 +255,16 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
     if why is None:
         return None
     return ["CUDA_VISIBLE_DEVICES"], {"visible": env.visible_devices, "why": why}
+
+
+def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """torch says CUDA is unavailable (not that a CUDA build found no device) on a machine the text
+    shows to be a Jetson: its JetPack / L4T release, or a Jetson module by name."""
+    env = extracted.environment
+    if "cuda-unavailable" not in extracted.symptoms or "no-gpu-visible" in extracted.symptoms:
+        return None
+    board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
+    return ([board], {}) if board else None
 
 
 def _env(name: str, extracted: Extracted,
@@ -279,6 +289,8 @@ def _env(name: str, extracted: Extracted,
         return _x86_python_on_apple_chip(extracted)
     if name == "visible-devices-hide":
         return _visible_devices_hide(extracted)
+    if name == "jetson-cuda-unavailable":
+        return _jetson_cuda_unavailable(extracted)
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None
