@@ -86,6 +86,26 @@ def test_a_published_pytorch_cuda_12_that_the_pytorch_channel_did_not_show_prove
     assert "conda-pytorch-cuda-unavailable" not in causes(text.replace("12.1*", "12.2"))
 
 
+def test_conda_4_2_and_4_3_wordings_give_the_platform_and_channels_searched() -> None:
+    # joosthub/pytorch-nlp-tutorial-sf2017#2, both texts (conda 4.3, then 4.2: conda/exceptions.py).
+    conda43 = ("PackageNotFoundError: Packages missing in current channels:\n\n  - pytorch\n\n"
+               "We have searched for the packages in the following channels:\n\n"
+               "  - https://conda.anaconda.org/soumith/win-64\n  - https://conda.anaconda.org/soumith/noarch\n")
+    read = extract(conda43, KB)
+    assert read.not_found == ["pytorch"] and read.conda_search is not None
+    assert (read.conda_search.channels, read.conda_search.subdirs) == (("soumith",), ("win-64",))
+    conda42 = ("PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n"
+               "  - cuda80 \n")
+    read = extract(conda42, KB)
+    assert read.not_found == ["cuda80"] and read.conda_search is not None
+    assert read.conda_search.subdirs == ("osx-64",)
+    # What they prove stays with the data: a 32-bit subdir proves the platform in the old wording too.
+    assert causes(conda43.replace("win-64", "win-32")) == ["conda-no-build-for-platform"]
+    assert causes(conda43) == FAMILY and causes(conda42) == FAMILY
+    # Counter-case: "missing" in other words is no conda search.
+    assert extract("Package libfoo missing in current build\n", KB).conda_search is None
+
+
 def test_a_published_pytorch_cuda_with_a_foreign_build_string_states_no_cause() -> None:
     read = extract(EXPORTED, KB)
     assert read.conda_search is not None and read.conda_search.subdirs == ("win-64",)

@@ -18,9 +18,14 @@ from torchsmith.versions import version_tuple
 
 __all__ = ["conda_checks", "conda_missing", "conda_search"]
 
-_BLOCK = re.compile(r"PackagesNotFoundError|packages are not available from current channels")
-_CURRENT = re.compile(r"^\s*Current channels:\s*\n(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,60})",
-                      re.MULTILINE)
+# conda 4.4 on: "Current channels:"; conda 4.3 (conda/exceptions.py PackageNotFoundError): "Packages
+# missing in current channels:" then "We have searched for the packages in the following channels:";
+# conda 4.2: "Package(s) missing in current <subdir> channels:", the subdir solved for in the message.
+_BLOCK = re.compile(r"PackagesNotFoundError|packages are not available from current channels"
+                    r"|missing in current (?:[a-z0-9]+-[a-z0-9_]+ )?channels")
+_CURRENT = re.compile(r"^\s*(?:Current channels|We have searched for the packages in the following channels):"
+                      r"\s*\n(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,60})", re.MULTILINE)
+_MISSING_IN = re.compile(r"missing in current (?P<subdir>[a-z0-9]+-[a-z0-9_]+) channels")
 _PLATFORM = re.compile(r"^\s*[Pp]latform:\s*(?P<subdir>[a-z0-9]+-[a-z0-9_]+)\s*$", re.MULTILINE)
 _SUBDIRS = frozenset({"linux-64", "linux-32", "linux-aarch64", "linux-ppc64le", "linux-s390x", "linux-armv6l",
                       "linux-armv7l", "osx-64", "osx-arm64", "win-64", "win-32", "win-arm64", "noarch"})
@@ -57,9 +62,9 @@ def conda_search(text: str) -> Optional[CondaSearch]:
             channels.append(name)
             if subdir and subdir != "noarch":
                 subdirs.append(subdir)
-    platform = _PLATFORM.search(text)
-    if platform is not None and platform.group("subdir") in _SUBDIRS:
-        subdirs.append(platform.group("subdir"))
+    for platform in (_PLATFORM.search(text), _MISSING_IN.search(text)):
+        if platform is not None and platform.group("subdir") in _SUBDIRS:
+            subdirs.append(platform.group("subdir"))
     return CondaSearch(tuple(dict.fromkeys(channels)), tuple(dict.fromkeys(subdirs)), listed is not None)
 
 
