@@ -79,8 +79,10 @@ def test_a_published_pytorch_cuda_12_that_the_pytorch_channel_did_not_show_prove
     # Counter-cases: 11.8 also had noarch builds; a mirror is not the publisher's channel; a
     # linux-64 search that missed it proves no platform; a version never published is its own cause.
     assert causes(text.replace("12.1*", "11.8")) == FAMILY
-    mirror = channel_list("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch", "defaults")
-    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + mirror) == FAMILY
+    for mirror in ("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch", "https://conda.example.org/pytorch"):
+        assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + channel_list(mirror, "defaults")) == FAMILY
+    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + channel_list("pytorch", "nvidia")) == [
+        "conda-pytorch-cuda-unavailable"]
     linux = channel_list("https://conda.anaconda.org/pytorch/linux-64", "https://conda.anaconda.org/pytorch/noarch")
     assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + linux) == FAMILY
     assert "conda-pytorch-cuda-unavailable" not in causes(text.replace("12.1*", "12.2"))
