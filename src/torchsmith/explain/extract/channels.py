@@ -106,7 +106,8 @@ def _platform_cause(row: Mapping[str, Any], version: Optional[str],
     subdir shown: the pinned release is one the row's channels publish, one of them was searched on
     anaconda.org itself (a mirror may lack files), and only some platforms have it, so the platform
     solved for is not one of those."""
-    if set(search.channels) & set(row.get("unless_channels", ())) or not _from_floor(row, version):
+    unless = set(row.get("unless_channels", ()))
+    if any(c.rsplit("/", 1)[-1] in unless for c in search.channels) or not _from_floor(row, version):
         return None
     subdirs = set(search.subdirs)
     never = [s for s in search.subdirs if s in row.get("never_subdirs", ())]
