@@ -35,6 +35,9 @@ def test_aliases_and_the_jetson_lines_without_their_form_factor() -> None:
     assert read("a DGX Spark") == [("DGX Spark", "12.1", None)]
     assert read("NVIDIA GB10") == [("NVIDIA GB10", "12.1", None)]
     assert read("Jetson Orin with JetPack 6") == [("Jetson Orin", "8.7", None)]  # every Orin is 8.7
+    # a GeForce series: every row of it has the capability (the workstation "RTX 5000 Ada" is not one)
+    assert read("RTX 50-series GPUs") == [("RTX 50-series", "12.0", None)]
+    assert read("on RTX 40xx cards") == [("RTX 40xx", "8.9", None)]
 
 
 def test_a_spelling_rows_share_gives_no_capability_unless_they_agree() -> None:
@@ -90,3 +93,19 @@ def test_the_build_lacking_the_named_gpu_states_the_cause_and_only_then() -> Non
     assert extract('failed with "no kernel image for this device at all"', KB).gpu_errors == []
     capital = "CUDA Error: no kernel image is available for execution on the device (209)"  # sglang#1058
     assert [e.name for e in extract(capital, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
+
+
+LISTING = ("ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: "
+           "2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n"
+           "ERROR: No matching distribution found for torch==2.5.1\n")
+
+
+def test_an_apple_chip_named_beside_an_x86_64_listing_is_rosetta() -> None:
+    # disler/always-on-ai-assistant#2: pip's listing stops at 2.2.2 (macOS x86_64) on an "Apple M3 Max"
+    assert extract("Apple M3 Max - MacOS 15.2", KB).environment.chip == "M3 Max"
+    assert extract("on my M2 MacBook Pro", KB).environment.chip == "M2"
+    assert extract("the M2 milestone of the Mac port", KB).environment.chip is None
+    assert stated(LISTING + "\nApple M3 Max - MacOS 15.2\n") == ["x86-python-on-apple-silicon"]
+    # an Intel Mac, or no chip named: the family, whose candidates differ in the fix
+    assert stated(LISTING + "\nIntel Core i9 - MacOS 13.6\n") == ["macos-x86-64-python"]
+    assert stated(LISTING) == ["macos-x86-64-python"]

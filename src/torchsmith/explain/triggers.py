@@ -233,11 +233,21 @@ def _fp16_overflow(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, 
     return None
 
 
+def _x86_python_on_apple_chip(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """pip's listing shows an x86_64 macOS Python (extract.indexes) on a Mac whose chip the text
+    names as Apple silicon: the Python runs under Rosetta."""
+    chip = extracted.environment.chip
+    listing = next((e for e in extracted.installer_errors if e.kind == "listing-macos-x86_64"), None)
+    if chip is None or listing is None:
+        return None
+    return ["(from versions:", chip], {"why": f"{listing.meaning}; the Mac's chip is Apple {chip} (arm64)"}
+
+
 def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
     CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
     env = extracted.environment
-    unavailable = "cuda-unavailable" in extracted.symptoms or any(
+    unavailable = {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms) or any(
         e.name in ("cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE") for e in extracted.gpu_errors)
     if env.visible_devices is None or not unavailable:
         return None
@@ -245,6 +255,16 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
     if why is None:
         return None
     return ["CUDA_VISIBLE_DEVICES"], {"visible": env.visible_devices, "why": why}
+
+
+def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """torch says CUDA is unavailable (not that a CUDA build found no device) on a machine the text
+    shows to be a Jetson: its JetPack / L4T release, or a Jetson module by name."""
+    env = extracted.environment
+    if "cuda-unavailable" not in extracted.symptoms or "no-gpu-visible" in extracted.symptoms:
+        return None
+    board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
+    return ([board], {}) if board else None
 
 
 def _env(name: str, extracted: Extracted,
@@ -265,8 +285,12 @@ def _env(name: str, extracted: Extracted,
         return _tf32(extracted, kb)
     if name == "fp16-overflow":
         return _fp16_overflow(extracted)
+    if name == "x86-python-on-apple-chip":
+        return _x86_python_on_apple_chip(extracted)
     if name == "visible-devices-hide":
         return _visible_devices_hide(extracted)
+    if name == "jetson-cuda-unavailable":
+        return _jetson_cuda_unavailable(extracted)
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None

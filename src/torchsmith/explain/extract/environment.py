@@ -78,6 +78,11 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
     ),
     ("gfx", re.compile(r"(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    # an Apple silicon chip: sysctl's machdep.cpu.brand_string and collect_env's CPU line ("Apple M3 Max"),
+    # or a Mac named with its chip ("M2 MacBook Pro"): every Apple M chip is arm64
+    ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"
+                        r"|\b(?P<v2>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)"
+                        r" (?=Mac(?:Book| ?mini| Studio|\b)|iMac\b)")),
     # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words
     # (not a minimum such as "supported on MacOS 12.3+")
     ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"

@@ -4,11 +4,12 @@ products and gfx targets) rather than a pattern of what names look like. Pure.
 
 Each row gives the ways people write its name: with and without the brand words ("NVIDIA GeForce
 RTX 4090", "RTX 4090"), glued or spaced ("RTX3080Ti"), cut at the model number ("RTX PRO 6000"),
-by its alias in parentheses ("DGX Spark", "AGX Thor"), and without the form factor "AGX" that
-NVIDIA's Jetson names carry ("Jetson Thor", "Jetson Orin": the Jetson product pages name the lines
-so). A spelling several rows share names a GPU but no model unless the rows agree on the capability
-(every "Jetson Orin" is 8.7; "RTX 6000" is the Turing Quadro or the Ada card). A short model
-number ("A100", "T4", "MI250") counts only on a line that speaks of GPUs, or after a brand word.
+by its alias in parentheses ("DGX Spark", "AGX Thor"), by its GeForce series ("RTX 50 series"),
+and without the form factor "AGX" that NVIDIA's Jetson names carry ("Jetson Thor", "Jetson Orin":
+the Jetson product pages name the lines so). A spelling several rows share names a GPU but no model
+unless the rows agree on the capability (every "Jetson Orin" is 8.7; "RTX 6000" is the Turing
+Quadro or the Ada card). A short model number ("A100", "T4", "MI250") counts only on a line that
+speaks of GPUs, or after a brand word.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class GpuNames:
             entry = _Entry("nvidia", gpu.name, gpu.compute_capability, None, gpu.jetson)
             for key in _spellings(gpu.name):
                 spellings.setdefault(key, []).append(entry)
-            for key in _cut(gpu.name):
+            for key in _cut(gpu.name) + _series(gpu.name):
                 spellings.setdefault(key, []).append(replace(entry, whole=False))
         for target in targets:
             entry = _Entry("amd", target.name, None, target.gfx, False)
@@ -78,6 +79,17 @@ def _cut(name: str) -> List[Tuple[str, ...]]:
     words = re.sub(r"\s*\([^)]*\)", "", name).split()
     cuts = [" ".join(words[:i + 1]) for i in range(1, len(words) - 1) if any(c.isdigit() for c in words[i])]
     return [key for cut in cuts for key in _spellings(cut)]
+
+
+def _series(name: str) -> List[Tuple[str, ...]]:
+    """GeForce's series by the model number's first two digits: "RTX 50 series", "RTX 50xx",
+    "GTX 10-series" (a capability only where every row of the series has the same)."""
+    # GeForce rows only: the workstation "RTX 5000 Ada" is no RTX 50
+    found = re.match(r"geforce (rtx|gtx) (\d\d)\d\d\b", name.lower())
+    if found is None:
+        return []
+    line, series = found.groups()
+    return [(line, series, "series"), (line, series, "xx"), ("geforce", line, series, "series")]
 
 
 def _spellings(name: str) -> List[Tuple[str, ...]]:

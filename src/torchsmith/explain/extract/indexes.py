@@ -41,6 +41,7 @@ _INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + VARIANT_TOKEN +
 # its variant where the pin names one.
 _PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + VARIANT_TOKEN + r"))?")
 _SOURCE = "https://download.pytorch.org/whl/torch/"
+_ROOT_SOURCE = "https://download.pytorch.org/whl/"
 # A named build is the one asked for where an installer found none (Poetry's refusal is not read
 # by torchsmith.refusal: its words), or where the text is about that build alone (a question, no
 # other failure): not a build named beside another error.
@@ -140,6 +141,8 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> Lis
         out.extend(_failed_indexes(text, refusal, releases))
     if not out:
         out.extend(_index_not_given(text, refusal, releases))
+    if not out:
+        out.extend(_variant_missing_from_listing(refusal, kb))
     listing = _listing_conclusion(refusal, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
@@ -214,6 +217,58 @@ def _index_not_given(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[
                f"index was not among the ones it read for torch; {where}")
         return [InstallerError("uv", "index-not-given", f"torch=={version}+{variant}", why, "torch",
                                (_SOURCE,))]
+    return []
+
+
+_LABEL = re.compile(r"\+(?P<variant>" + VARIANT_TOKEN + r")$")
+
+
+def _variant_kind(variant: str) -> str:
+    """cu121 -> cu, rocm6.4 -> rocm, cpu, xpu."""
+    kind = re.match(r"[a-z]+", variant)
+    return kind.group() if kind else variant
+
+
+def _labels_defaults(listed: Sequence[str], platforms: Sequence[str],
+                     known: Mapping[str, TorchRelease]) -> bool:
+    """Whether the listing labels some release's default build of one of ``platforms`` (the variant
+    PyPI serves unlabelled, e.g. 2.8.0+cu128 on linux-x86_64): an index that does not (the old
+    find-links pages list the default CUDA build as plain torch-1.8.0) hides that build under the
+    plain version, and its label's absence proves nothing."""
+    for entry in listed:
+        version, _, label = entry.partition("+")
+        release = known.get(version)
+        if label and release is not None and any(release.pypi_default.get(p) == label for p in platforms):
+            return True
+    return False
+
+
+def _variant_missing_from_listing(refusal: Refusal, kb: KnowledgeBase) -> Sequence[InstallerError]:
+    """pip found no version of a published torch build, and its listing of what it could see holds
+    builds of several other variants of several kinds (+cpu, +cu126, +xpu...) but none of the
+    asked one: PyPI lists no +label at all and a per-variant index (whl/cu126) only its own, so pip
+    read an index that lists many variants, as the root download.pytorch.org/whl does, and that
+    index does not carry this variant (the root index lists only some CUDA variants)."""
+    known = {release.version: release for release in kb.releases}
+    for spec, listed in _pip_listings(refusal):
+        pin = _PIN.fullmatch(spec)
+        release = known.get(pin.group("version")) if pin else None
+        if pin is None or release is None or release.variant(pin.group("variant") or "") is None:
+            continue
+        version, variant = pin.group("version"), pin.group("variant")
+        labels = {m.group("variant") for m in (_LABEL.search(v) for v in listed) if m}
+        if variant in labels or len(labels) < 3 or len({_variant_kind(v) for v in labels}) < 2:
+            continue
+        defaults = [p for p, name in release.pypi_default.items() if name == variant]
+        if defaults and not _labels_defaults(listed, defaults, known):
+            continue
+        why = (f"torch {version}+{variant} was published on download.pytorch.org/whl/{variant}; the index "
+               f"pip read lists torch builds of several variants ({_listing(frozenset(labels))}) but none "
+               f"of {variant}: PyPI lists no +variant builds and a per-variant index only its own, so pip "
+               f"read an index listing many variants, as the root index download.pytorch.org/whl does (or "
+               f"several per-variant indexes, none of them {variant}'s)")
+        return [InstallerError("pip", "variant-missing-from-index", f"torch=={version}+{variant}", why,
+                               "torch", (_SOURCE, _ROOT_SOURCE))]
     return []
 
 

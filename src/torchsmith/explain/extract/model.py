@@ -196,6 +196,7 @@ class Environment:
     python: Optional[str] = None
     platform: Optional[str] = None  # linux | windows | macos | wsl
     machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
+    chip: Optional[str] = None  # an Apple silicon chip the text names ("M3 Max"), whatever Python's machine
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
     rocm: Optional[str] = None
     gfx: Optional[str] = None

@@ -1,0 +1,136 @@
+"""Installer, wheel, loader and compiler messages read in their tools' own wording (each source cited
+in its signature): what each proves, the family where it proves no single cause, and the look-alike
+texts that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+
+DYNAMO = ("W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8] torch._dynamo hit "
+          "config.{limit} (8)\n"
+          "W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8]    function: 'step' "
+          "(/src/train.py:10)\n"
+          "W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8]    last reason: 2/7: "
+          "tensor 'x' size mismatch at index 0. expected 32, actual 7\n")
+
+
+def test_dynamos_recompile_limit_warning_is_torch_compile_recompiling() -> None:
+    # torch/_dynamo/convert_frame.py logs "torch._dynamo hit config.%s (%s)" only when the limit is hit.
+    for limit in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit"):
+        (found,) = explain_report(DYNAMO.format(limit=limit), CATALOG, kb=KB).explanations
+        assert found.signature.id == "torch-compile-recompiles"
+        assert found.facts["limit_type"] == limit and found.facts["function"] == "step"
+        assert "size mismatch at index 0" in found.cause
+    limit_hit = "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True.\n"
+    assert stated(limit_hit) == ["torch-compile-recompiles"]
+    # Counter-cases: recompiles logged below the limit, and the advice to log them, are no failure.
+    assert stated("V0110 torch/_dynamo/guards.py] [__recompiles] Recompiling function step in "
+                  "/src/train.py:10\n    triggered by the following guard failure(s):\n") == []
+    assert stated("To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n") == []
+
+
+def test_pips_invalid_wheel_with_a_missing_dist_info_file_is_the_published_file() -> None:
+    # pip/_internal/utils/wheel.py: read_wheel_metadata_file wraps KeyError (a missing entry).
+    text = ("ERROR: torch-scatter has an invalid wheel, could not read "
+            "'torch_scatter-2.1.2.dist-info/WHEEL' file: KeyError(\"There is no item named "
+            "'torch_scatter-2.1.2.dist-info/WHEEL' in the archive\")\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "broken-release-artifact" and not found.candidates
+    assert found.facts["file"] == "torch_scatter-2.1.2.dist-info/WHEEL"
+    assert stated("ERROR: foo has an invalid wheel, multiple .dist-info directories found: a.dist-info, "
+                  "b.dist-info\n") == ["broken-release-artifact"]
+    # Counter-case: BadZipFile is a damaged archive (a download cut short), not a malformed build.
+    assert "broken-release-artifact" not in stated(
+        "ERROR: foo has an invalid wheel, could not read 'foo-1.0.dist-info/WHEEL' file: "
+        "BadZipFile('Bad CRC-32 for file')\n")
+
+
+def test_uvs_match_runtime_refusal_is_a_family_of_uv_release_and_missing_metadata() -> None:
+    # uv-build-frontend/src/error.rs: UnmatchedRuntime, wrapped over lines by uv's reporter.
+    text = ("  × Failed to download and build `flash-attn==2.8.3`\n"
+            "  ╰─▶ Extra build requirement `torch` was declared with `match-runtime\n"
+            "      = true`, but `flash-attn` does not declare static metadata, making\n"
+            "      runtime-matching impossible\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-match-runtime-without-static-metadata"
+    assert (found.facts["requirement"], found.facts["package"]) == ("torch", "flash-attn")
+    assert len(found.candidates) == 2 and "0.11.0" in found.candidates[0][0]
+    # Counter-case: the setting itself, in a pyproject shown beside another error, is no refusal.
+    assert stated('flash-attn = [{ requirement = "torch", match-runtime = true }]\n') == []
+
+
+def test_windows_loader_wordings_name_the_dll_family() -> None:
+    # CPython's dynload_win.c: "DLL load failed" (with or without the module and reason after it).
+    assert stated("from torch._C import * (ImportError: DLL load failed)\n") == ["windows-dll-load-failed"]
+    # Windows' own dialog, and a report in prose, name the DLL.
+    (found,) = explain_report("The code execution cannot proceed because c10.dll was not found.\n",
+                              CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10.dll"
+    assert found.candidates
+    assert stated("Running benchmark.py I get fbgemm.dll missing.\n") == ["windows-dll-load-failed"]
+    # Counter-cases: TensorFlow's dso_loader (its own signature), and a Linux library, are not it.
+    tf = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+          "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
+    assert "windows-dll-load-failed" not in stated(tf)
+    assert stated("libfoo.so missing after the upgrade\n") == []
+
+
+MACOS_LOAD = ("ImportError: dlopen({prefix}/torch/_C.cpython-37m-darwin.so, 9): Library not loaded: "
+              "/usr/local/opt/libomp/lib/libomp.dylib\n  Referenced from: {prefix}/torch/lib/libshm.dylib\n"
+              "  Reason: image not found\n")
+
+
+def test_macos_loader_missing_a_library_of_an_installed_module_is_a_family_not_a_compiler() -> None:
+    # pytorch/pytorch#20030 and #20118: one message, the 1.1.0 wheel's Homebrew libomp; it proves no
+    # compiler without OpenMP, and not whether the wheel, a removed library or a local build is at fault.
+    text = MACOS_LOAD.format(prefix="/Users/a/venv/lib/python3.7/site-packages")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "installed-binary-library-not-loaded"
+    assert found.facts["lib_path"] == "/usr/local/opt/libomp/lib/libomp.dylib"
+    assert found.facts["package"] == "torch" and len(found.candidates) == 3
+    # macOS 12's wording quotes both paths and puts the image's UUID before the second.
+    quoted = ("Library not loaded: '@rpath/libc++.1.dylib'\n  Referenced from: '<0A1B2C3D-1111-2222-3333-"
+              "444455556666> /opt/py/lib/python3.11/site-packages/foo/_ext.so'\n  Reason: tried: ...\n")
+    assert stated(quoted) == ["installed-binary-library-not-loaded"]
+    # Counter-cases: a binary outside site-packages (a build tree) is not an installed package's, and
+    # a compiler without OpenMP is still openmp-missing.
+    assert stated(MACOS_LOAD.format(prefix="/Users/a/src/build")) == []
+    assert stated("-- Could NOT find OpenMP_CXX (missing: OpenMP_CXX_FLAGS OpenMP_CXX_LIB_NAMES)\n") \
+        == ["openmp-missing"]
+
+
+ROOT_LISTING = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 "
+                "(from versions: 2.2.2, 2.2.2+cpu, 2.3.1, 2.3.1+cpu, {newer})\n"
+                "ERROR: No matching distribution found for torch==2.3.1+cu121\n")
+
+
+def test_a_published_build_missing_from_a_many_variant_listing_is_the_root_index() -> None:
+    # pytorch/pytorch#170511: the root index lists +cpu, newer CUDA, ROCm and XPU builds, not cu121.
+    text = ROOT_LISTING.format(newer="2.8.0+cu126, 2.8.0+cu128, 2.8.0+rocm6.4, 2.8.0+xpu")
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "variant-missing-from-index"]
+    assert error.text == "torch==2.3.1+cu121" and "cpu, cu126, cu128, rocm6.4, xpu" in error.meaning
+    assert stated(text) == ["pytorch-root-index-incomplete"]
+    # Counter-cases: a per-variant index lists its own variant only (too few kinds to be the root
+    # index); a listing that holds the variant; a build never published (the data proves that instead).
+    assert stated(ROOT_LISTING.format(newer="2.8.0+cu126, 2.9.0+cu126")) == ["no-matching-distribution"]
+    assert "pytorch-root-index-incomplete" not in stated(
+        ROOT_LISTING.format(newer="2.3.0+cu121, 2.8.0+cu126, 2.8.0+rocm6.4, 2.8.0+xpu"))
+    unpublished = ROOT_LISTING.replace("2.3.1+cu121", "2.0.1+cu121").format(
+        newer="2.8.0+cu126, 2.8.0+cu128, 2.8.0+rocm6.4, 2.8.0+xpu")
+    assert stated(unpublished) == ["torch-cuda-build-not-published"]
+
+
+def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_variant() -> None:
+    # pytorch/pytorch#54172: torch_stable.html listed the default CUDA build (cu102 for 1.7 and 1.8) as
+    # plain torch-1.8.0, labelled only the others; the pin +cu102 matches nothing, yet the build is there.
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.8.0+cu102 "
+            "(from versions: 1.7.0, 1.7.0+cpu, 1.7.0+cu101, 1.7.0+cu110, 1.8.0, 1.8.0+cpu, 1.8.0+cu101, "
+            "1.8.0+cu111)\n")
+    assert "pytorch-root-index-incomplete" not in stated(text)
+    # The same listing with a default build labelled (2.8.0+cu128, PyPI's Linux default) proves it.
+    labelled = text.replace("1.8.0+cu102", "2.3.1+cu121").replace("1.8.0+cu111)", "2.3.1, 2.3.1+cpu, "
+                                                                  "2.8.0+cu128, 2.8.0+xpu)")
+    assert stated(labelled) == ["pytorch-root-index-incomplete"]
