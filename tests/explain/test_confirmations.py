@@ -185,8 +185,17 @@ def test_the_macos_architecture_message_is_read_in_its_direction() -> None:
     # dyld prints what the file has and what the process needs
     arm64_python = read_sample(CORPUS / "macos-library-wrong-architecture--1.txt")[1]  # google/pytype#1515
     assert stated(arm64_python) == ["macos-library-wrong-architecture"]
-    x86_python = read_sample(CORPUS / "x86-python-on-apple-silicon--2.txt")[1]  # ml-explore/mlx#621
-    assert stated(x86_python) == ["x86-python-on-apple-silicon"]
+    # An arm64 library in an x86_64 process: an x86_64 Python under Rosetta only where the Mac is shown
+    # to be Apple silicon; on an Intel Mac an arm64-only package cannot run at all (dream-textures#346).
+    x86_process = read_sample(CORPUS / "macos-library-wrong-architecture--2.txt")[1]  # ml-explore/mlx#621
+    assert stated(x86_process) == ["macos-library-wrong-architecture"]
+    intel = ("OSError: dlopen(/Users/me/addon/torch/lib/libtorch_global_deps.dylib, 0x000A): tried: "
+             "'/Users/me/addon/torch/lib/libtorch_global_deps.dylib' (mach-o file, but is an incompatible "
+             "architecture (have (arm64), need (x86_64h)))\n")
+    (family,) = explain_report(intel, CATALOG, kb=KB).explanations
+    assert family.signature.id == "macos-library-wrong-architecture" and family.candidates
+    assert "built for arm64: the process needs x86_64h" in family.cause
+    assert stated("Chip: Apple M1 Pro\n" + intel) == ["x86-python-on-apple-silicon"]
 
 
 def test_a_missing_windows_path_is_a_long_path_only_beyond_max_path() -> None:

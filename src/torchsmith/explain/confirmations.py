@@ -108,6 +108,19 @@ def _macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
     return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None
 
 
+def _apple_silicon_shown(extracted: Extracted, facts: Mapping[str, object],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The Mac is Apple silicon: the text names an Apple M chip, or the loader or linker needs arm64
+    (an arm64 process runs only there). An x86_64 process that meets an arm64 library may be on an
+    Intel Mac, where an arm64-only package cannot run at all."""
+    if extracted.environment.chip:
+        return f"the text names the Apple {extracted.environment.chip} chip"
+    need = facts.get("need")
+    if need in ("arm64", "arm64e"):
+        return f"the process needs {need}, which runs only on Apple silicon"
+    return None
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -172,6 +185,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "download_damaged_shown": _download_damaged_shown,
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
+    "apple_silicon_shown": _apple_silicon_shown,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,
