@@ -129,6 +129,8 @@ class CondaSearch:
     subdirs: Tuple[str, ...]  # the platforms solved for: "win-32", "osx-arm64" (noarch left out)
     listed: bool  # the text holds conda's "Current channels:" list
     checks: Tuple[str, ...] = ()  # commands that tell which channel and platform has each package
+    # the channels searched on anaconda.org itself (its URL, or a bare name): not a mirror's copy
+    hosted: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
