@@ -66,9 +66,9 @@ def failing_package(extracted: Extracted) -> Optional[str]:
 
 
 def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
-    """A CUDA the text names (the toolkit, torch's build) of another major than ``major``."""
+    """A CUDA the text names (the toolkit, nvcc's release, torch's build) of another major than ``major``."""
     env = extracted.environment
-    for cuda in (env.cuda, env.torch_cuda):
+    for cuda in (env.cuda, env.toolchain.get("nvcc"), env.torch_cuda):
         if major and cuda and cuda.split(".")[0] != major.split(".")[0]:
             return cuda
     return None
