@@ -380,3 +380,21 @@ def test_tensorflows_dso_loader_not_opening_cudnn_is_the_cudnn_family() -> None:
     extension = ('  File "/v/lib/python3.10/site-packages/onnxruntime/capi/_pybind_state.py", line 3\n'
                  "OSError: Couldn't open CUDA library libcudnn.so.8\n")
     assert stated(extension) == ["extension-cuda-library-missing"]
+
+
+def test_onnxruntimes_cuda_provider_not_loaded_is_the_extensions_cuda_library_family() -> None:
+    # onnxruntime/python/onnxruntime_pybind_state.cc: the CUDA provider library did not load, CUDA_PATH set
+    text = ("RuntimeError: D:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:739 "
+            "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasn't able "
+            "to be loaded. Please install the correct version of CUDA and cuDNN as mentioned in the GPU "
+            "requirements page\n")
+    assert stated(text) == ["extension-cuda-library-missing"]
+    assert stated("ROCM_PATH is set but ROCM wasn't able to be loaded.\n") == []
+
+
+def test_a_torch_library_an_extension_cannot_open_cut_after_shared_is_still_that_family() -> None:
+    # pyg-team/pytorch_geometric#8365: the report stops after "cannot open shared"
+    text = ("---> [20] from torch_sparse import SparseTensor\n"
+            "OSError: libtorch_cuda_cu.so: cannot open shared\n")
+    assert stated(text) == ["torch-library-missing"]
+    assert stated("OSError: libtorch_cuda_cu.so: cannot open shared memory segment for the cache\n") == []
