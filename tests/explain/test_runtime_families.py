@@ -398,3 +398,11 @@ def test_a_torch_library_an_extension_cannot_open_cut_after_shared_is_still_that
             "OSError: libtorch_cuda_cu.so: cannot open shared\n")
     assert stated(text) == ["torch-library-missing"]
     assert stated("OSError: libtorch_cuda_cu.so: cannot open shared memory segment for the cache\n") == []
+
+
+def test_the_loaders_undefined_symbol_without_its_library_is_the_undefined_symbol_family() -> None:
+    # dlerror's "<library>: undefined symbol: S", pasted from the symbol on (sgl-project/sglang#30562)
+    assert stated("undefined symbol: c10::MessageLogger::stream[abi:cxx11]()\n") == ["undefined-symbol"]
+    assert stated("ImportError: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n") == ["undefined-symbol"]
+    # the words inside a sentence are no loader message
+    assert stated("I think the build left an undefined symbol: foo somewhere\n") == []
