@@ -401,8 +401,13 @@ def test_a_torch_library_an_extension_cannot_open_cut_after_shared_is_still_that
 
 
 def test_the_loaders_undefined_symbol_without_its_library_is_the_undefined_symbol_family() -> None:
-    # dlerror's "<library>: undefined symbol: S", pasted from the symbol on (sgl-project/sglang#30562)
+    # dlerror's "<library>: undefined symbol: S" pasted from the symbol on, a torch C++ symbol (whose
+    # library the text does not name: an extension's or a companion's) (sgl-project/sglang#30562)
     assert stated("undefined symbol: c10::MessageLogger::stream[abi:cxx11]()\n") == ["undefined-symbol"]
-    assert stated("ImportError: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n") == ["undefined-symbol"]
+    assert stated("ImportError: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n") == \
+        ["undefined-symbol"]
+    # another library's symbol without its library is read by that library's signatures
+    assert "undefined-symbol" not in stated("undefined symbol: cudaGraphInstantiateWithFlags, version "
+                                            "libcudart.so.11.0\n")
     # the words inside a sentence are no loader message
     assert stated("I think the build left an undefined symbol: foo somewhere\n") == []
