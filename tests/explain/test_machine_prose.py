@@ -174,3 +174,15 @@ def test_cuda_unavailable_in_words_on_a_jetson_release_is_the_generic_wheel() ->
     assert stated(text.replace("JetPack 5.1.2", "my PC")) == []
     assert "jetson-cpu-wheel" not in stated("JetPack 5.1.2\nRuntimeError: No CUDA GPUs are available\n")
     assert "cuda-unavailable" not in extract("JetPack 4.6 does not support CUDA 12", KB).symptoms
+
+
+def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among_its_causes() -> None:
+    # Lightning-AI/pytorch-lightning#14634; Lightning's docs name an emulated (x86_64) Python first
+    text = ("lightning_fabric.utilities.exceptions.MisconfigurationException: `MPSAccelerator` can not run "
+            "on your system since the accelerator is not available.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "mps-unavailable"
+    assert any("Rosetta" in cause for cause, _ in found.candidates)
+    assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
+    cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
+    assert stated(cuda) == []
