@@ -186,3 +186,15 @@ def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among
     assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
     cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
     assert stated(cuda) == []
+
+
+def test_torchs_cuda_init_failure_cut_before_its_error_is_a_family_the_error_itself_settles() -> None:
+    # c10/cuda/CUDAFunctions.cpp prints "... Error N: <message>" after it (nanoporetech/dorado#1214 cut it)
+    head = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some "
+            "cuda functions before calling NumCudaDevices() that might have already set an error?")
+    (found,) = explain_report(head + "\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-init-unexpected-error" and len(found.candidates) == 4
+    full = head + " Error 802: system not yet initialized\n"
+    report = explain_report(full, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["fabric-manager-not-running"]
+    assert "cuda-init-unexpected-error" in [c for c, _ in report.contradicted]
