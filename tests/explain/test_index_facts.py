@@ -251,6 +251,13 @@ def test_an_option_newer_than_the_uv_shown_is_that_uv_too_old() -> None:
     assert stated(text.replace("uv 0.6.8\n", "")) == ["installer-option-unknown"]
     assert stated(text.replace("Usage: uv pip install", "Usage: uv sync")) == ["installer-option-unknown"]
     assert stated(text.replace("uv 0.6.8", "I tried uv 0.6.8 first")) == ["installer-option-unknown"]
+    # uv 0.4.22 run here on the --index that torchsmith renders for uv (0.4.23 on), its own usage line.
+    index = ("uv 0.4.22\nerror: unexpected argument '--index' found\n\n"
+             "  tip: a similar argument exists: '--index-url'\n\n"
+             "Usage: uv pip install <PACKAGE|--requirement <REQUIREMENT>|--editable <EDITABLE>> <--index-url "
+             "<INDEX_URL>|--extra-index-url <EXTRA_INDEX_URL>|--find-links <FIND_LINKS>|--no-index>\n")
+    (found,) = explain_report(index, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-too-old-for-option" and "0.4.23" in found.cause
 
 
 def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:
