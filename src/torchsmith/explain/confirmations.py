@@ -9,6 +9,7 @@ the evidence in words, or None. :data:`TEXT_CONFIRMATIONS` names them;
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any, Callable, Dict, Mapping, Optional
 
@@ -121,6 +122,31 @@ def _apple_silicon_shown(extracted: Extracted, facts: Mapping[str, object],
     return None
 
 
+_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+
+
+def _address_not_a_host(extracted: Extracted, facts: Mapping[str, object],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The address a client connected to cannot be a host's: reserved (240.0.0.0/4, where netmasks
+    such as 255.255.0.0 fall), multicast or broadcast (Python's ipaddress, from the IANA registries),
+    or in 0.0.0.0/8, which RFC 1122 (3.2.1.3) allows only as a source (a MASTER_ADDR that is a bare
+    number reads as one). A host name, or an ordinary address, proves nothing: the master may just
+    not be listening."""
+    text = str(facts.get("address") or "")
+    if text.lower().startswith("::ffff:") and "." in text:  # IPv4 printed in IPv6 form: [::ffff:a.b.c.d]
+        text = text[7:]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if address.is_loopback:  # IPv6's ::1 lies in a reserved block, but is this host
+        return None
+    this_network = address.version == 4 and address in _THIS_NETWORK and not address.is_unspecified
+    kinds = [kind for kind, flag in (("reserved", address.is_reserved), ("multicast", address.is_multicast),
+                                     ("'this network' (0.0.0.0/8)", this_network)) if flag]
+    return f"{address} is a {kinds[0]} address, no host's" if kinds else None
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -186,6 +212,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
     "apple_silicon_shown": _apple_silicon_shown,
+    "address_not_a_host": _address_not_a_host,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,
