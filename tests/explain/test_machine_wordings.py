@@ -101,3 +101,17 @@ def test_a_rendezvous_address_that_is_no_hosts_is_a_wrong_master_addr() -> None:
     timed_out = ("torch.distributed.DistNetworkError: The client socket has timed out after 900s while "
                  "trying to connect to (10.1.2.3, 29500).\n")
     assert stated(timed_out) == ["rendezvous-unreachable"]
+
+
+def test_hip_out_of_memory_on_a_device_smaller_than_any_listed_gpu_is_an_apus_carve_out() -> None:
+    # formats.json rocm_gpu_vram: AMD's ROCm GPU specifications, the smallest listed is 4 GiB
+    def oom(total: str) -> str:
+        return (f"torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; {total} "
+                "total capacity; 150.39 MiB already allocated; 312.00 MiB free)\n")
+
+    (found,) = explain_report(oom("512.00 MiB"), CATALOG, kb=KB).explanations
+    assert found.signature.id == "apu-vram-carveout-too-small" and "512.00 MiB" in found.cause
+    # A discrete card's memory, less its firmware reserve, is the workload's size; so is CUDA's
+    assert stated(oom("3.98 GiB")) == ["cuda-out-of-memory"]
+    assert stated(oom("15.98 GiB")) == ["cuda-out-of-memory"]
+    assert stated(oom("512.00 MiB").replace("HIP", "CUDA")) == ["cuda-out-of-memory"]
