@@ -77,6 +77,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "gpu_without_tf32", "gpu_below_build"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
+                           "docker_default_shm_shown",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",

@@ -53,6 +53,15 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "/dev/shm full" if "shm-full" in extracted.symptoms else None
 
 
+def _docker_default_shm_shown(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host:
+    the container's /dev/shm is Docker's default 64 MB (extract.containers)."""
+    if extracted.environment.docker_shm != "default":
+        return None
+    return "docker run without --shm-size or --ipc=host: the container's /dev/shm is Docker's default 64 MB"
+
+
 def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
@@ -234,6 +243,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
+    "docker_default_shm_shown": _docker_default_shm_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
     "download_damaged_shown": _download_damaged_shown,
     "fresh_download_complete_shown": _fresh_download_complete_shown,

@@ -47,8 +47,11 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("oom-killed", re.compile(r"Out of memory: Kill(?:ed)? process|invoked oom-killer|oom[-_]kill\b"
                               r"|OOMKilled\b|virtual memory exhausted|memory cgroup out of memory",
                               re.IGNORECASE)),
-    # /dev/shm full: torch's shared-memory file (THMapAllocator's /torch_PID_N) or /dev/shm itself
-    ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>[^\n]{0,40}No space left"
+    # /dev/shm full: torch's shared-memory file (THMapAllocator's /torch_PID_N) or /dev/shm itself.
+    # MapAllocator writes one byte into the shm object it has just sized (shm_open, ftruncate, then
+    # write: pytorch/pytorch@0392872 aten/src/ATen/MapAllocator.cpp), the write that takes the tmpfs
+    # page; it fails for want of space, and older torch prints no errno after the name
+    ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>(?!: (?!No space left))"
                             r"|/dev/shm[^\n]{0,120}No space left|No space left on device[^\n]{0,120}/dev/shm"
                             r"|100%\s+/dev/shm\b")),
     # CUDA unavailable to torch, as the REPL prints it or a sentence says it (either order)
@@ -79,7 +82,7 @@ _WORDS = {
     "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
     "overflow": ("overflow", "inf"),
     "oom-killed": ("out of memory", "oom", "memory exhausted"),
-    "shm-full": ("no space left", "/dev/shm"),
+    "shm-full": ("no space left", "/dev/shm", "unable to write to file </torch_"),
     "fp16": ("fp16", "float16", "half", "16"),
     "cuda-unavailable": ("is_available", "not available", "support cuda", "cuda support", "have cuda",
                          "use cuda"),
