@@ -69,6 +69,8 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert capability(env, {}, KB) == "8.6"
     assert extract("RTX 6000 gpu", KB).environment.gpu_models[0].capability is None
     assert capability(extract("RTX 6000 gpu", KB).environment, {}, KB) is None
+    # an unbranded code the GPU data does not know is no NVIDIA GPU (Intel's Arc Pro B70 here)
+    assert extract("Level Zero sees the B70 device", KB).environment.gpus == []
 
 
 def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:
