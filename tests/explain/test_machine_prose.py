@@ -174,3 +174,27 @@ def test_cuda_unavailable_in_words_on_a_jetson_release_is_the_generic_wheel() ->
     assert stated(text.replace("JetPack 5.1.2", "my PC")) == []
     assert "jetson-cpu-wheel" not in stated("JetPack 5.1.2\nRuntimeError: No CUDA GPUs are available\n")
     assert "cuda-unavailable" not in extract("JetPack 4.6 does not support CUDA 12", KB).symptoms
+
+
+def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among_its_causes() -> None:
+    # Lightning-AI/pytorch-lightning#14634; Lightning's docs name an emulated (x86_64) Python first
+    text = ("lightning_fabric.utilities.exceptions.MisconfigurationException: `MPSAccelerator` can not run "
+            "on your system since the accelerator is not available.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "mps-unavailable"
+    assert any("Rosetta" in cause for cause, _ in found.candidates)
+    assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
+    cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
+    assert stated(cuda) == []
+
+
+def test_torchs_cuda_init_failure_cut_before_its_error_is_a_family_the_error_itself_settles() -> None:
+    # c10/cuda/CUDAFunctions.cpp prints "... Error N: <message>" after it (nanoporetech/dorado#1214 cut it)
+    head = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some "
+            "cuda functions before calling NumCudaDevices() that might have already set an error?")
+    (found,) = explain_report(head + "\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-init-unexpected-error" and len(found.candidates) == 4
+    full = head + " Error 802: system not yet initialized\n"
+    report = explain_report(full, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["fabric-manager-not-running"]
+    assert "cuda-init-unexpected-error" in [c for c, _ in report.contradicted]

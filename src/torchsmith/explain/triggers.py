@@ -76,7 +76,9 @@ def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
 
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``library:KIND`` a missing library of that kind; ``:extension`` asked for by a compiled
-    extension, ``:torch`` by torch; ``:mixed`` of another CUDA major than the one the text names;
+    extension, ``:torch`` by torch, ``:framework`` by a framework's own loader (torch's, or one that
+    names no importer, as TensorFlow's dso_loader logs do); ``:mixed`` of another CUDA major than
+    the one the text names;
     ``:incompatible`` found, but of another release than the one asked for; ``:dll`` a Windows DLL."""
     kind, qualifier = arguments[0], (arguments[1:] or [""])[0]
     package = failing_package(extracted)
@@ -85,6 +87,8 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
         return None  # "extension": loaded by a compiled extension, not by torch
     if qualifier == "torch" and (extension or not extracted.mentions_torch):
         return None  # a cause about torch's own libraries: torch must be in the text
+    if qualifier == "framework" and extension:
+        return None  # an extension's library: extension-cuda-library-missing's
     wanted = "incompatible" if qualifier == "incompatible" else None
     for library in extracted.libraries:
         if library.kind != kind or library.problem != wanted:
