@@ -51,7 +51,8 @@ def test_onnxruntime_on_windows_not_loading_its_cuda_provider_is_the_extensions_
     assert found.signature.id == "extension-cuda-library-missing" and len(found.candidates) == 2
     assert "a CUDA library" in found.cause
     # Counter-cases: another error (193: a DLL of the wrong architecture) or another DLL.
-    for other in (text.replace("error 126", "error 193"), text.replace("providers_cuda", "providers_openvino")):
+    for other in (text.replace("error 126", "error 193"),
+                  text.replace("providers_cuda", "providers_openvino")):
         assert "extension-cuda-library-missing" not in stated(other)
 
 
