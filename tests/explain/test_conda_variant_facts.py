@@ -60,8 +60,9 @@ def test_cudatoolkit_after_9_0_on_a_mac_is_a_platform_without_builds() -> None:
     assert causes(MAC_CUDA_10) == ["conda-no-build-for-platform"]
     # Counter-cases: 9.0 had macOS builds; the numba channel carried a 10.0 osx-64 build; Linux.
     assert causes(MAC_CUDA_10.replace("cudatoolkit==10.1.243", "cudatoolkit=9.0")) == FAMILY
-    numba = MAC_CUDA_10 + "  - https://conda.anaconda.org/numba/osx-64\n"
-    assert extract(numba, KB).conda_missing == [] and causes(numba) == FAMILY
+    for numba in ("https://conda.anaconda.org/numba/osx-64",
+                  "https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/numba/osx-64"):
+        assert extract(MAC_CUDA_10 + f"  - {numba}\n", KB).conda_missing == []
     linux = MAC_CUDA_10.replace("osx-64", "linux-64")
     assert causes(linux) == FAMILY
     assert any(check.startswith("conda search -c conda-forge 'cudatoolkit' --platform linux-64")
@@ -79,11 +80,34 @@ def test_a_published_pytorch_cuda_12_that_the_pytorch_channel_did_not_show_prove
     # Counter-cases: 11.8 also had noarch builds; a mirror is not the publisher's channel; a
     # linux-64 search that missed it proves no platform; a version never published is its own cause.
     assert causes(text.replace("12.1*", "11.8")) == FAMILY
-    mirror = channel_list("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch", "defaults")
-    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + mirror) == FAMILY
+    for mirror in ("https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch",
+                   "https://conda.example.org/pytorch"):
+        assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + channel_list(mirror, "defaults")) == FAMILY
+    assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + channel_list("pytorch", "nvidia")) == [
+        "conda-pytorch-cuda-unavailable"]
     linux = channel_list("https://conda.anaconda.org/pytorch/linux-64", "https://conda.anaconda.org/pytorch/noarch")
     assert causes(NOT_FOUND + "  - pytorch-cuda=12.1\n\n" + linux) == FAMILY
     assert "conda-pytorch-cuda-unavailable" not in causes(text.replace("12.1*", "12.2"))
+
+
+def test_conda_4_2_and_4_3_wordings_give_the_platform_and_channels_searched() -> None:
+    # joosthub/pytorch-nlp-tutorial-sf2017#2, both texts (conda 4.3, then 4.2: conda/exceptions.py).
+    conda43 = ("PackageNotFoundError: Packages missing in current channels:\n\n  - pytorch\n\n"
+               "We have searched for the packages in the following channels:\n\n"
+               "  - https://conda.anaconda.org/soumith/win-64\n  - https://conda.anaconda.org/soumith/noarch\n")
+    read = extract(conda43, KB)
+    assert read.not_found == ["pytorch"] and read.conda_search is not None
+    assert (read.conda_search.channels, read.conda_search.subdirs) == (("soumith",), ("win-64",))
+    conda42 = ("PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n"
+               "  - cuda80 \n")
+    read = extract(conda42, KB)
+    assert read.not_found == ["cuda80"] and read.conda_search is not None
+    assert read.conda_search.subdirs == ("osx-64",)
+    # What they prove stays with the data: a 32-bit subdir proves the platform in the old wording too.
+    assert causes(conda43.replace("win-64", "win-32")) == ["conda-no-build-for-platform"]
+    assert causes(conda43) == FAMILY and causes(conda42) == FAMILY
+    # Counter-case: "missing" in other words is no conda search.
+    assert extract("Package libfoo missing in current build\n", KB).conda_search is None
 
 
 def test_a_published_pytorch_cuda_with_a_foreign_build_string_states_no_cause() -> None:

@@ -185,8 +185,17 @@ def test_the_macos_architecture_message_is_read_in_its_direction() -> None:
     # dyld prints what the file has and what the process needs
     arm64_python = read_sample(CORPUS / "macos-library-wrong-architecture--1.txt")[1]  # google/pytype#1515
     assert stated(arm64_python) == ["macos-library-wrong-architecture"]
-    x86_python = read_sample(CORPUS / "x86-python-on-apple-silicon--2.txt")[1]  # ml-explore/mlx#621
-    assert stated(x86_python) == ["x86-python-on-apple-silicon"]
+    # An arm64 library in an x86_64 process: an x86_64 Python under Rosetta only where the Mac is shown
+    # to be Apple silicon; on an Intel Mac an arm64-only package cannot run at all (dream-textures#346).
+    x86_process = read_sample(CORPUS / "macos-library-wrong-architecture--2.txt")[1]  # ml-explore/mlx#621
+    assert stated(x86_process) == ["macos-library-wrong-architecture"]
+    intel = ("OSError: dlopen(/Users/me/addon/torch/lib/libtorch_global_deps.dylib, 0x000A): tried: "
+             "'/Users/me/addon/torch/lib/libtorch_global_deps.dylib' (mach-o file, but is an incompatible "
+             "architecture (have (arm64), need (x86_64h)))\n")
+    (family,) = explain_report(intel, CATALOG, kb=KB).explanations
+    assert family.signature.id == "macos-library-wrong-architecture" and family.candidates
+    assert "built for arm64: the process needs x86_64h" in family.cause
+    assert stated("Chip: Apple M1 Pro\n" + intel) == ["x86-python-on-apple-silicon"]
 
 
 def test_a_missing_windows_path_is_a_long_path_only_beyond_max_path() -> None:
@@ -209,9 +218,24 @@ def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -
     text = read_sample(CORPUS / "dataloader-worker-bus-error--1.txt")[1]
     assert stated(text) == ["dataloader-worker-bus-error"]
     full = "RuntimeError: unable to write to file </torch_18692_1954506982>: No space left on device (28)"
-    for shown in (full,
+    # pangeo-data/pangeo-docker-images#258: an older torch names no errno after the shm object it
+    # could not write (MapAllocator's one-byte write into the object it sized: tmpfs had no page)
+    older = "RuntimeError: unable to write to file </torch_1394_2747491098>"
+    for shown in (full, older,
                   "shm              64M   64M     0 100% /dev/shm"):
         assert stated(text + "\n" + shown) == ["dataloader-shm-too-small"], shown
+    # a container started with Docker's default /dev/shm (64 MB); not where the run sets it
+    run = "$ docker run --gpus all -it \\\n    -v /data:/data my-image python train.py"
+    assert extract(run, KB).environment.docker_shm == "default"
+    assert stated(run + "\n" + text) == ["dataloader-shm-too-small"]
+    for given in ("--shm-size=8g", "--ipc=host", "--ipc host"):
+        wider = run.replace("-v /data", f"{given} -v /data")
+        assert extract(wider, KB).environment.docker_shm == "set", given
+        assert stated(wider + "\n" + text) == ["dataloader-worker-bus-error"], given
+    # another errno, or a file that is not torch's shm object, shows no full /dev/shm
+    for other in ("RuntimeError: unable to write to file </torch_1394_2747491098>: Bad address (14)",
+                  "RuntimeError: unable to write to file </data/cache.bin>"):
+        assert stated(text + "\n" + other) == ["dataloader-worker-bus-error"], other
 
 
 def test_a_pytorch_cuda_dependency_missing_is_the_platform_only_on_a_mac() -> None:

@@ -171,6 +171,14 @@ def test_a_library_another_library_asked_for_is_that_extensions() -> None:
     report = explain_report(text + "\nnvcc: Cuda compilation tools, release 12.4, V12.4.131\nCUDA 12.4",
                             CATALOG, kb=KB)
     assert [e.signature.id for e in report.explanations] == ["extension-cuda-mismatch"]
+    # nvcc's own version line alone names the installed toolkit (not the driver's "CUDA Version").
+    nvcc = "\nnvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n"
+    assert [e.signature.id for e in explain_report(text + nvcc, CATALOG, kb=KB).explanations] == [
+        "extension-cuda-mismatch"]
+    driver = "\n| NVIDIA-SMI 535.54  Driver Version: 535.54  CUDA Version: 12.2 |\n"
+    for same_or_driver in (nvcc.replace("12.4", "11.8"), driver):
+        (found,) = explain_report(text + same_or_driver, CATALOG, kb=KB).explanations
+        assert found.signature.id == "extension-cuda-library-missing"
 
 
 def test_a_cpu_build_shown_in_conda_list_is_read() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tests.explain.test_signatures import CATALOG, KB, stated
 
+from torchsmith.explain.extract import extract
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.reason import CONFIRMATION_CHECKS
@@ -74,3 +75,25 @@ def test_pip_preparing_another_torch_after_a_gpu_build_sets_the_build_aside() ->
     # a resolution that failed is told by the resolver's own message, not as a replacement
     failed = text + "ERROR: ResolutionImpossible: for help visit ...\n"
     assert "pip-replaced-torch-build" not in stated(failed)
+
+
+PYPI_LOG = ("Collecting torch==1.7.1\n"
+            "  Downloading torch-1.7.1-cp38-cp38-{tag}.whl (184.0 MB)\n"
+            "Installing collected packages: torch\n"
+            "Successfully installed torch-1.7.1\n")
+
+
+def test_pip_installing_pypis_torch_where_pypi_serves_the_cpu_build_is_a_cpu_only_torch() -> None:
+    # pytorch/pytorch#52662: PyPI's Windows wheels are the CPU builds (torch_releases.json pypi_default)
+    text = PYPI_LOG.format(tag="win_amd64")
+    (fact,) = [e for e in extract(text, KB).installer_errors if e.kind == "pypi-cpu-build"]
+    assert "windows-x86_64" in fact.meaning and fact.package == "1.7.1"
+    assert stated(text) == ["torch-not-compiled-with-cuda"]
+    # Linux x86_64: PyPI's 1.7.1 is the cu102 build
+    assert stated(PYPI_LOG.format(tag="manylinux1_x86_64")) == []
+    # a wheel from another index is named by its whole URL; a download not installed proves nothing
+    other = text.replace("Downloading torch-", "Downloading https://download.pytorch.org/whl/cu110/torch-")
+    assert stated(other) == []
+    assert stated(text.replace("Successfully installed torch-1.7.1", "")) == []
+    # a log that goes on to fail reports that failure, not the build
+    assert "torch-not-compiled-with-cuda" not in stated(text + "ERROR: Could not build wheels for xformers\n")

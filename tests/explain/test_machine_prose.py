@@ -39,10 +39,13 @@ def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:
     # dreamgaussian/dreamgaussian#36, karpathy/nanoGPT#167
     for said in ("the GUI shows a nan loss when training in float16",
                  "I got the nan issue with dtype `float16`",
-                 "with fp16 the loss becomes nan after 6000 iters"):
+                 "with fp16 the loss becomes nan after 6000 iters",
+                 "使用V100 FP16推理/训练出现大量的数值溢出(nan)问题",  # QwenLM/Qwen3#868
+                 "fp16 output: tensor([nan, nan], device='cuda:0', dtype=torch.float16)"):
         assert "nan" in extract(said, KB).symptoms, said
         assert stated(said) == ["fp16-nan"], said
-    for other in ("nanoGPT trains in float16", "Nan Zhang trained it in float16", "a banana in fp16"):
+    for other in ("nanoGPT trains in float16", "Nan Zhang trained it in float16", "a banana in fp16",
+                  "(nanoGPT, fp16)"):
         assert "nan" not in extract(other, KB).symptoms, other
         assert stated(other) == [], other
 
@@ -159,3 +162,39 @@ def test_a_dataloader_worker_that_exited_is_a_family_unless_its_signal_is_shown(
            "memory\n")
     assert stated(bus + exited) == ["dataloader-worker-bus-error"]
     assert stated("DataLoader worker (pid(s) 76) exited normally\n") == []
+
+
+def test_cuda_unavailable_in_words_on_a_jetson_release_is_the_generic_wheel() -> None:
+    # pinokiocomputer/pinokio#1027: the JetPack release named, CUDA unavailable said in words
+    text = ("Running `pip install torch` installs a generic manylinux version that does not support CUDA on "
+            "this board.\nNVIDIA's wheels for JetPack 5.1.2 are the ones to use.\n")
+    assert "cuda-unavailable" in extract(text, KB).symptoms
+    assert stated(text) == ["jetson-cpu-wheel"]
+    # no Jetson shown; a CUDA build that found no device; a CUDA release named, not CUDA itself
+    assert stated(text.replace("JetPack 5.1.2", "my PC")) == []
+    assert "jetson-cpu-wheel" not in stated("JetPack 5.1.2\nRuntimeError: No CUDA GPUs are available\n")
+    assert "cuda-unavailable" not in extract("JetPack 4.6 does not support CUDA 12", KB).symptoms
+
+
+def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among_its_causes() -> None:
+    # Lightning-AI/pytorch-lightning#14634; Lightning's docs name an emulated (x86_64) Python first
+    text = ("lightning_fabric.utilities.exceptions.MisconfigurationException: `MPSAccelerator` can not run "
+            "on your system since the accelerator is not available.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "mps-unavailable"
+    assert any("Rosetta" in cause for cause, _ in found.candidates)
+    assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
+    cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
+    assert stated(cuda) == []
+
+
+def test_torchs_cuda_init_failure_cut_before_its_error_is_a_family_the_error_itself_settles() -> None:
+    # c10/cuda/CUDAFunctions.cpp prints "... Error N: <message>" after it (nanoporetech/dorado#1214 cut it)
+    head = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some "
+            "cuda functions before calling NumCudaDevices() that might have already set an error?")
+    (found,) = explain_report(head + "\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-init-unexpected-error" and len(found.candidates) == 4
+    full = head + " Error 802: system not yet initialized\n"
+    report = explain_report(full, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["fabric-manager-not-running"]
+    assert "cuda-init-unexpected-error" in [c for c, _ in report.contradicted]

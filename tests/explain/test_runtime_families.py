@@ -348,3 +348,35 @@ def test_nvrtc_builtins_missing_reads_as_a_cuda_library_of_its_major() -> None:
     # libnvrtc itself keeps its own row.
     (plain,) = extract("OSError: libnvrtc.so.12: cannot open shared object file\n", KB).libraries
     assert plain.library == "NVRTC"
+
+
+def test_ctranslate2s_own_wording_for_a_library_it_cannot_open_is_the_extensions_library() -> None:
+    # OpenNMT/CTranslate2 src/cuda/cublas_stub.cc:
+    # "Library " CUBLAS_LIBNAME " is not found or cannot be loaded"
+    text = ('  File "D:\\env\\lib\\site-packages\\faster_whisper\\transcribe.py", line 629, in encode\n'
+            "    return self.model.encode(features, to_cpu=to_cpu)\n"
+            "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded\n")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind, library.major) == ("cublas64_12.dll", "cuda", "12")
+    # the extension's CUDA library family (a Windows DLL's family may speak beside it)
+    assert "extension-cuda-library-missing" in stated(text)
+    assert set(stated(text)) <= {"extension-cuda-library-missing", "windows-dll-load-failed"}
+    # the same words about a file that is no library
+    assert extract("RuntimeError: Library model.bin is not found or cannot be loaded\n", KB).libraries == []
+
+
+def test_tensorflows_dso_loader_not_opening_cudnn_is_the_cudnn_family() -> None:
+    # tensorflow/tensorflow#5591: TensorFlow 1.x opened the unversioned names and logged each
+    text = (">>> import tensorflow\n"
+            "I tensorflow/stream_executor/dso_loader.cc:111] successfully opened CUDA library "
+            "libcublas.so locally\n"
+            "I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcudnn.so. "
+            "LD_LIBRARY_PATH: \n")
+    (library,) = extract(text, KB).libraries
+    assert (library.soname, library.kind) == ("libcudnn.so", "cudnn")
+    assert stated(text) == ["cudnn-library-missing"]
+    # a library opened is no failure; one an extension asked for is the extension's cause
+    assert stated(text.splitlines(keepends=True)[1]) == []
+    extension = ('  File "/v/lib/python3.10/site-packages/onnxruntime/capi/_pybind_state.py", line 3\n'
+                 "OSError: Couldn't open CUDA library libcudnn.so.8\n")
+    assert stated(extension) == ["extension-cuda-library-missing"]

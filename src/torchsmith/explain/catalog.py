@@ -74,14 +74,15 @@ TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "pa
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
-                            "gpu_without_tf32", "gpu_below_build"})
+                            "gpu_without_tf32", "gpu_below_build", "cuda_error_shown"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
+                           "docker_default_shm_shown",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",
                            "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
-                           "gpu_below_build"})
+                           "gpu_below_build", "apple_silicon_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

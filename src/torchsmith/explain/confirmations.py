@@ -52,6 +52,15 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "/dev/shm full" if "shm-full" in extracted.symptoms else None
 
 
+def _docker_default_shm_shown(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host:
+    the container's /dev/shm is Docker's default 64 MB (extract.containers)."""
+    if extracted.environment.docker_shm != "default":
+        return None
+    return "docker run without --shm-size or --ipc=host: the container's /dev/shm is Docker's default 64 MB"
+
+
 def _tf32_gpu_shown(extracted: Extracted, facts: Mapping[str, Any],
                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """A GPU with TF32 (compute capability 8.0 on, NVIDIA's Ampere tuning guide) is shown: TF32 and
@@ -106,6 +115,19 @@ def _macos_below_mps_minimum(extracted: Extracted, facts: Mapping[str, object],
     if torch and version_tuple(torch) >= (2, 5) and version_tuple(minimum) < (13, 0):
         minimum = "13.0"
     return f"macOS {shown}, older than {minimum}" if version_tuple(shown) < version_tuple(minimum) else None
+
+
+def _apple_silicon_shown(extracted: Extracted, facts: Mapping[str, object],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The Mac is Apple silicon: the text names an Apple M chip, or the loader or linker needs arm64
+    (an arm64 process runs only there). An x86_64 process that meets an arm64 library may be on an
+    Intel Mac, where an arm64-only package cannot run at all."""
+    if extracted.environment.chip:
+        return f"the text names the Apple {extracted.environment.chip} chip"
+    need = facts.get("need")
+    if need in ("arm64", "arm64e"):
+        return f"the process needs {need}, which runs only on Apple silicon"
+    return None
 
 
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
@@ -168,10 +190,12 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
+    "docker_default_shm_shown": _docker_default_shm_shown,
     "tf32_gpu_shown": _tf32_gpu_shown,
     "download_damaged_shown": _download_damaged_shown,
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
+    "apple_silicon_shown": _apple_silicon_shown,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,

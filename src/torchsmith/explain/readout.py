@@ -100,7 +100,7 @@ def read_lines(extracted: Extracted) -> List[str]:
     reported = [said[s] for s in extracted.symptoms if s in said]
     if reported:
         lines.append("The text reports, without an error: " + "; ".join(reported))
-    if "cuda-unavailable" in extracted.symptoms:
+    if {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms):
         lines.append("The text says CUDA is not available to torch: it sees no GPU")
     if extracted.nccl.get("warnings"):
         lines.append("NCCL warns: " + "; ".join(extracted.nccl["warnings"][:3]))
@@ -155,7 +155,7 @@ def next_checks(extracted: Extracted) -> List[str]:
             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: rerun and read which interface and "
             "transport NCCL picks on each node"
         )
-    if "cuda-unavailable" in extracted.symptoms:
+    if {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms):
         checks.append("nvidia-smi -L; echo $CUDA_VISIBLE_DEVICES  (the GPUs the driver lists, and "
                       "the ones this process may see; torch.version.cuda None is a CPU-only build)")
     if any(e.kind == "kernel" for e in extracted.gpu_errors):

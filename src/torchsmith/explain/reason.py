@@ -338,6 +338,14 @@ def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has no TF32" if parsed and parsed < (8, 0) else None
 
 
+def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text names the CUDA status itself (torch prints it after "Unexpected error from
+    cudaGetDeviceCount()."): the signature of that status speaks, not the family of them all."""
+    named = next((e for e in extracted.gpu_errors if e.api.startswith("cuda") and e.name and e.code), None)
+    return f"the text names the CUDA error itself ({named.name}, {named.code})" if named else None
+
+
 CONTRADICTION_CHECKS: Dict[str, Check] = {
     "arch_present": _arch_present,
     "driver_enough": _driver_enough,
@@ -351,6 +359,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "oom_not_workload": _oom_not_workload,
     "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
+    "cuda_error_shown": _cuda_error_shown,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
 }

@@ -66,9 +66,9 @@ def failing_package(extracted: Extracted) -> Optional[str]:
 
 
 def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
-    """A CUDA the text names (the toolkit, torch's build) of another major than ``major``."""
+    """A CUDA the text names (the toolkit, nvcc's release, torch's build) of another major than ``major``."""
     env = extracted.environment
-    for cuda in (env.cuda, env.torch_cuda):
+    for cuda in (env.cuda, env.toolchain.get("nvcc"), env.torch_cuda):
         if major and cuda and cuda.split(".")[0] != major.split(".")[0]:
             return cuda
     return None
@@ -76,7 +76,9 @@ def _other_cuda(major: Optional[str], extracted: Extracted) -> Optional[str]:
 
 def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``library:KIND`` a missing library of that kind; ``:extension`` asked for by a compiled
-    extension, ``:torch`` by torch; ``:mixed`` of another CUDA major than the one the text names;
+    extension, ``:torch`` by torch, ``:framework`` by a framework's own loader (torch's, or one that
+    names no importer, as TensorFlow's dso_loader logs do); ``:mixed`` of another CUDA major than
+    the one the text names;
     ``:incompatible`` found, but of another release than the one asked for; ``:dll`` a Windows DLL."""
     kind, qualifier = arguments[0], (arguments[1:] or [""])[0]
     package = failing_package(extracted)
@@ -85,6 +87,8 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
         return None  # "extension": loaded by a compiled extension, not by torch
     if qualifier == "torch" and (extension or not extracted.mentions_torch):
         return None  # a cause about torch's own libraries: torch must be in the text
+    if qualifier == "framework" and extension:
+        return None  # an extension's library: extension-cuda-library-missing's
     wanted = "incompatible" if qualifier == "incompatible" else None
     for library in extracted.libraries:
         if library.kind != kind or library.problem != wanted:
@@ -247,7 +251,7 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
     """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
     CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
     env = extracted.environment
-    unavailable = "cuda-unavailable" in extracted.symptoms or any(
+    unavailable = {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms) or any(
         e.name in ("cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE") for e in extracted.gpu_errors)
     if env.visible_devices is None or not unavailable:
         return None
@@ -255,6 +259,16 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
     if why is None:
         return None
     return ["CUDA_VISIBLE_DEVICES"], {"visible": env.visible_devices, "why": why}
+
+
+def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """torch says CUDA is unavailable (not that a CUDA build found no device) on a machine the text
+    shows to be a Jetson: its JetPack / L4T release, or a Jetson module by name."""
+    env = extracted.environment
+    if "cuda-unavailable" not in extracted.symptoms or "no-gpu-visible" in extracted.symptoms:
+        return None
+    board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
+    return ([board], {}) if board else None
 
 
 def _env(name: str, extracted: Extracted,
@@ -279,6 +293,8 @@ def _env(name: str, extracted: Extracted,
         return _x86_python_on_apple_chip(extracted)
     if name == "visible-devices-hide":
         return _visible_devices_hide(extracted)
+    if name == "jetson-cuda-unavailable":
+        return _jetson_cuda_unavailable(extracted)
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None

@@ -31,7 +31,8 @@ __all__ = ["read"]
 _WORDS = ("Unsatisfiable", "Encountered problems while solving", "nothing provides", "Could not solve",
           "LibMamba", "The following packages are incompatible",
           "The following package could not be installed",
-          "Found conflicts", "PackagesNotFoundError", "Cannot solve the request", "No candidates were found")
+          "Found conflicts", "PackagesNotFoundError", "Cannot solve the request", "No candidates were found",
+          "missing in current")
 _RESOLVO = ("Cannot solve the request", "any of the following options", "for which no candidates were found",
             "No candidates were found for", " would constrain")
 _LIBSOLV = (
@@ -82,6 +83,8 @@ _FEATURE = re.compile(r"feature:[|@]*/[\w-]+::(?P<name>__\w+)==(?P<version>[^=\s
 _YOUR = re.compile(r"Your (?:python: python=(?P<python>\S+)|installed CUDA driver is: (?P<cuda>\S+))")
 _MISSING_BLOCK = re.compile(
     r"(?:PackagesNotFoundError|packages are not available from current channels|"
+    # conda 4.2/4.3 (conda/exceptions.py): "Package(s) missing in current [osx-64 ]channels:"
+    r"Packages? missing in current (?:[\w-]+ )?channels:|"
     r"The following packages are (?:missing|not available))[^\n]*\n"
     r"(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,20})"
 )

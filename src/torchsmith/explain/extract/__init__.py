@@ -114,7 +114,7 @@ def extract(
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb) + indexes.build_requirement_failures(text)
         + isolation.isolated_build_without_torch(text, kb)
-        + installers.torch_set_aside(text)
+        + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
         + installers.option_too_new(text, words.get("installer_options", ()))
         + pages.companion_page_failures(text, kb),
         transfers=downloads.transfers(text),

@@ -18,9 +18,15 @@ from torchsmith.versions import version_tuple
 
 __all__ = ["conda_checks", "conda_missing", "conda_search"]
 
-_BLOCK = re.compile(r"PackagesNotFoundError|packages are not available from current channels")
-_CURRENT = re.compile(r"^\s*Current channels:\s*\n(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,60})",
-                      re.MULTILINE)
+# conda 4.4 on: "Current channels:"; conda 4.3 (conda/exceptions.py PackageNotFoundError): "Packages
+# missing in current channels:" then "We have searched for the packages in the following channels:";
+# conda 4.2: "Package(s) missing in current <subdir> channels:", the subdir solved for in the message.
+_BLOCK = re.compile(r"PackagesNotFoundError|packages are not available from current channels"
+                    r"|missing in current (?:[a-z0-9]+-[a-z0-9_]+ )?channels")
+_CURRENT = re.compile(r"^\s*(?:Current channels|We have searched for the packages in the following channels):"
+                      r"\s*\n(?P<block>(?:[ \t]*\n|[ \t]*-[ \t]*\S[^\n]*\n?){1,60})", re.MULTILINE)
+_ANACONDA_ORG = re.compile(r"https?://conda\.anaconda\.org/")
+_MISSING_IN = re.compile(r"missing in current (?P<subdir>[a-z0-9]+-[a-z0-9_]+) channels")
 _PLATFORM = re.compile(r"^\s*[Pp]latform:\s*(?P<subdir>[a-z0-9]+-[a-z0-9_]+)\s*$", re.MULTILINE)
 _SUBDIRS = frozenset({"linux-64", "linux-32", "linux-aarch64", "linux-ppc64le", "linux-s390x", "linux-armv6l",
                       "linux-armv7l", "osx-64", "osx-arm64", "win-64", "win-32", "win-arm64", "noarch"})
@@ -46,6 +52,7 @@ def conda_search(text: str) -> Optional[CondaSearch]:
     if not _BLOCK.search(text):
         return None
     channels: List[str] = []
+    hosted: List[str] = []
     subdirs: List[str] = []
     listed = _CURRENT.search(text)
     if listed is not None:
@@ -55,12 +62,15 @@ def conda_search(text: str) -> Optional[CondaSearch]:
                 continue
             name, subdir = _channel(entry)
             channels.append(name)
+            if _ANACONDA_ORG.match(entry) or "://" not in entry:
+                hosted.append(name)
             if subdir and subdir != "noarch":
                 subdirs.append(subdir)
-    platform = _PLATFORM.search(text)
-    if platform is not None and platform.group("subdir") in _SUBDIRS:
-        subdirs.append(platform.group("subdir"))
-    return CondaSearch(tuple(dict.fromkeys(channels)), tuple(dict.fromkeys(subdirs)), listed is not None)
+    for platform in (_PLATFORM.search(text), _MISSING_IN.search(text)):
+        if platform is not None and platform.group("subdir") in _SUBDIRS:
+            subdirs.append(platform.group("subdir"))
+    return CondaSearch(tuple(dict.fromkeys(channels)), tuple(dict.fromkeys(subdirs)), listed is not None,
+                       hosted=tuple(dict.fromkeys(hosted)))
 
 
 def _spec(requirement: str) -> Tuple[str, Optional[str]]:
@@ -93,9 +103,11 @@ def _platform_cause(row: Mapping[str, Any], version: Optional[str],
                     search: CondaSearch) -> Optional[Tuple[Optional[str]]]:
     """(the subdir shown, or None where the list names none) when the row proves this platform has
     no build: a subdir it never builds for, or one outside the only ones it builds for. With no
-    subdir shown: the pinned release is one the row's channels publish, a channel searched is one of
-    them, and only some platforms have it, so the platform solved for is not one of those."""
-    if set(search.channels) & set(row.get("unless_channels", ())) or not _from_floor(row, version):
+    subdir shown: the pinned release is one the row's channels publish, one of them was searched on
+    anaconda.org itself (a mirror may lack files), and only some platforms have it, so the platform
+    solved for is not one of those."""
+    unless = set(row.get("unless_channels", ()))
+    if any(c.rsplit("/", 1)[-1] in unless for c in search.channels) or not _from_floor(row, version):
         return None
     subdirs = set(search.subdirs)
     never = [s for s in search.subdirs if s in row.get("never_subdirs", ())]
@@ -103,7 +115,7 @@ def _platform_cause(row: Mapping[str, Any], version: Optional[str],
     outside = [s for s in search.subdirs if only and s not in only]
     if len(subdirs) == 1 and (never or outside):
         return ((never or outside)[0],)
-    if not subdirs and only and version and set(search.channels) & set(row.get("channels", ())):
+    if not subdirs and only and version and set(search.hosted) & set(row.get("channels", ())):
         return (None,)
     return None
 

@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from torchsmith.explain.extract import gpunames
+from torchsmith.explain.extract.containers import docker_shm
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
@@ -211,6 +212,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
+    env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)

@@ -13,12 +13,16 @@ resolution), whose answer for variants differs from ``uv pip install``'s.
 from __future__ import annotations
 
 import re
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence
 
 from torchsmith.explain.extract.model import InstallerError
 from torchsmith.versions import version_tuple
 
-__all__ = ["installer_errors", "option_too_new", "preview_flag", "project_resolution", "torch_set_aside"]
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+
+__all__ = ["installer_errors", "option_too_new", "preview_flag", "project_resolution", "pypi_cpu_build",
+           "torch_set_aside"]
 
 _PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview(?![-\w])|UV_PREVIEW=1"
                       r"|UV_PREVIEW_FEATURES=[\w,-]*wheel-variants")
@@ -106,6 +110,38 @@ def torch_set_aside(text: str) -> List[InstallerError]:
         meaning = (f"pip's resolver first prepared torch {build}, then torch {other} {source} "
                    "(pip logs each candidate it prepares)")
         return [InstallerError("pip", "torch-set-aside", later.group(0).strip()[:240], meaning, build,
+                               _PIP_SOURCES)]
+    return []
+
+
+# The wheel pip downloaded by its file name alone: PyPI's (network/download.py names only files of
+# PyPI's file host so); its platform tag says which of PyPI's builds it is.
+_PYPI_TORCH = re.compile(r"^[^\n]*?\bDownloading torch-(?P<version>\d+(?:\.\d+)+)-cp\d+[\w]*-[\w]+-"
+                         r"(?P<platform>win_amd64|(?:many)?linux\w*_(?:x86_64|aarch64))\.whl", re.MULTILINE)
+_FAILURE = re.compile(r"^\s*(?:ERROR\b|error:|Traceback \(most recent call last\)|(?:\w+\.)*[A-Z]\w*"
+                      r"(?:Error|Exception)\b)", re.MULTILINE)
+_PLATFORM_OF_TAG = (("win_amd64", "windows-x86_64"), ("aarch64", "linux-aarch64"), ("x86_64", "linux-x86_64"))
+
+
+def pypi_cpu_build(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip downloaded torch from PyPI (the file named alone, no local label) and installed it, for a
+    platform where PyPI's wheel of that release is the CPU-only build (the data's ``pypi_default``).
+    Only from a log that shows no failure: where one follows, that failure is what the text reports."""
+    if kb is None or "Successfully installed" not in text or _FAILURE.search(text):
+        return []
+    for fetched in _PYPI_TORCH.finditer(text):
+        version = fetched.group("version")
+        if not re.search(r"^Successfully installed\b[^\n]*\btorch-" + re.escape(version) + r"(?![\w.+])",
+                         text, re.MULTILINE):
+            continue
+        tag = fetched.group("platform")
+        platform = next(name for key, name in _PLATFORM_OF_TAG if key in tag)
+        release = kb.release(version)
+        if release is None or release.pypi_default.get(platform) != "cpu":
+            continue
+        meaning = (f"pip installed torch {version} from PyPI (its wheel named by file alone, as pip names "
+                   f"PyPI's files), and PyPI's torch {version} for {platform} is the CPU-only build")
+        return [InstallerError("pip", "pypi-cpu-build", fetched.group(0).strip()[:240], meaning, version,
                                _PIP_SOURCES)]
     return []
 

@@ -33,6 +33,9 @@ _MISSING = (
     ),
     re.compile(r"(?:Could not find module|Error loading) ['\"](?:[^'\"]*[\\/])?" + _LIB),
     re.compile(r"Library not loaded:\s*(?:@rpath/|\S*/)?" + _LIB),
+    # CTranslate2's stubs open cuBLAS, NCCL and MPI at first use and say so in their own words
+    # (OpenNMT/CTranslate2 src/cuda/cublas_stub.cc, nccl_stub.cc, mpi_stub.cc)
+    re.compile(r"\bLibrary " + _LIB + r" is not found or cannot be loaded"),
     re.compile(_LIB + r"\s*=>\s*not found"),
     # Python's ImportError from dlopen is "<soname>: cannot open shared object file: ..." (dlerror);
     # a report may keep only the name: an ImportError whose whole message is a library's name.
@@ -105,6 +108,10 @@ _SYMBOL_VERSION = re.compile(
     r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?, version \S+ not defined in file ")
 
 
+# "Could not load library A. Error: B: undefined symbol: S": A was found and opened
+_FOUND_BUT_SYMBOL = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?: undefined symbol")
+
+
 def _problem(text: str, match: re.Match[str]) -> Optional[str]:
     """What is wrong with the library matched: None when it is not this library's fault (the
     loader names another one it needed: "Could not load library A. Error: B: cannot open ...";
@@ -116,6 +123,8 @@ def _problem(text: str, match: re.Match[str]) -> Optional[str]:
         return "incompatible"
     if _SYMBOL_VERSION.match(text, match.end()):  # the loader: a library it loaded is of another release
         return "incompatible"
+    if _FOUND_BUT_SYMBOL.match(text, match.end()):
+        return None  # found: a library it loaded lacks a symbol (glibc's "undefined symbol")
     because = _BECAUSE.match(text, match.end())
     if because and because.group("lib") != match.groupdict().get("lib"):
         return None

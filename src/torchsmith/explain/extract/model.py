@@ -129,6 +129,8 @@ class CondaSearch:
     subdirs: Tuple[str, ...]  # the platforms solved for: "win-32", "osx-arm64" (noarch left out)
     listed: bool  # the text holds conda's "Current channels:" list
     checks: Tuple[str, ...] = ()  # commands that tell which channel and platform has each package
+    # the channels searched on anaconda.org itself (its URL, or a bare name): not a mirror's copy
+    hosted: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,7 @@ class Environment:
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
+    docker_shm: Optional[str] = None  # a docker run shown: "default" (Docker's 64 MB /dev/shm) or "set"
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
     gpu_count: Optional[int] = None  # how many GPUs the machine has: nvidia-smi's list, or said in words

@@ -31,8 +31,9 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:between|across|each|every)\s+runs?\b|\brun[- ]to[- ]run\b|non-?determinis\w+|reproducib\w+"
         r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
-    # (a lower-case "nan" only where it is a value: "nan loss", "loss is nan", "nan output")
-    ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b"
+    # (a lower-case "nan" only where it is a value: "nan loss", "loss is nan", "(nan)", as torch and
+    # numpy print it in a tensor or array: "tensor([nan, nan])")
+    ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b|[(\[,] ?nan\b"
                        r"|\b[Nn]an (?:loss(?:es)?|issues?|problems?|outputs?|results?|gradients?|grads?)\b"
                        r"|\bloss(?:es)? (?:is|are|was|were|becomes?|became|goes|went|turns?|turned)"
                        r"(?: to| into)? nan\b")),
@@ -46,21 +47,29 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("oom-killed", re.compile(r"Out of memory: Kill(?:ed)? process|invoked oom-killer|oom[-_]kill\b"
                               r"|OOMKilled\b|virtual memory exhausted|memory cgroup out of memory",
                               re.IGNORECASE)),
-    # /dev/shm full: torch's shared-memory file (THMapAllocator's /torch_PID_N) or /dev/shm itself
-    ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>[^\n]{0,40}No space left"
+    # /dev/shm full: torch's shared-memory file (THMapAllocator's /torch_PID_N) or /dev/shm itself.
+    # MapAllocator writes one byte into the shm object it has just sized (shm_open, ftruncate, then
+    # write: pytorch/pytorch@0392872 aten/src/ATen/MapAllocator.cpp), the write that takes the tmpfs
+    # page; it fails for want of space, and older torch prints no errno after the name
+    ("shm-full", re.compile(r"unable to write to file </torch_\d+_\d+[^>\n]{0,40}>(?!: (?!No space left))"
                             r"|/dev/shm[^\n]{0,120}No space left|No space left on device[^\n]{0,120}/dev/shm"
                             r"|100%\s+/dev/shm\b")),
-    # CUDA unavailable to torch, as the REPL prints it or a sentence says it (either order), or as torch
-    # and the CUDA runtime say it (torch/cuda/__init__.py; cudaErrorNoDevice's message)
+    # CUDA unavailable to torch, as the REPL prints it or a sentence says it (either order)
     ("cuda-unavailable", re.compile(
         r"cuda\.is_available\(\)\W{0,40}(?:(?:(?:is|was|keeps) )?(?:returns?|returning|returned|gives|gave|"
         r"giving|prints|printed|is|was|shows?|I get|I got)\W{1,3})?(?i:false)\b"
-        r"|\b(?:returns?|returning|returned|gives|prints|is|was)\W{1,3}(?i:false)\W{1,60}(?:torch\.)?cuda\.is_available"
-        r"|No CUDA GPUs are available|no CUDA-capable device is detected|\b(?i:cuda) is not available\b"
-        r"|\bhas no (?:cuda|CUDA|GPU) devices?\b")),
+        r"|\b(?:returns?|returning|returned|gives|prints|is|was)\W{1,3}(?i:false)\W{1,60}"
+        r"(?:torch\.)?cuda\.is_available|\b(?i:cuda) is not available\b"
+        r"|\b(?:does|do|did)(?: not|n't) (?:support|have|use) CUDA\b(?![ -]?\d)"
+        r"|\b(?:without|no) CUDA support\b")),
+    # a CUDA (or ROCm) build that found no device: torch's check (c10/cuda/CUDAFunctions.cpp, hipified
+    # for ROCm), cudaErrorNoDevice's message, a project's own words
+    ("no-gpu-visible", re.compile(r"No (?:CUDA|HIP) GPUs are available|no CUDA-capable device is detected"
+                                  r"|\bhas no (?:cuda|CUDA|GPU) devices?\b")),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
-    ("fp16", re.compile(r"\b(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]precision|"
-                        r"precision\s*=\s*['\"]?16)\b", re.IGNORECASE)),
+    # (bounded by ASCII letters and digits only: "FP16推理" next to a CJK word is still FP16)
+    ("fp16", re.compile(r"(?<![A-Za-z0-9_])(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]"
+                        r"precision|precision\s*=\s*['\"]?16)(?![A-Za-z0-9_])", re.IGNORECASE)),
 )
 
 
@@ -73,9 +82,11 @@ _WORDS = {
     "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
     "overflow": ("overflow", "inf"),
     "oom-killed": ("out of memory", "oom", "memory exhausted"),
-    "shm-full": ("no space left", "/dev/shm"),
+    "shm-full": ("no space left", "/dev/shm", "unable to write to file </torch_"),
     "fp16": ("fp16", "float16", "half", "16"),
-    "cuda-unavailable": ("is_available", "no cuda", "cuda-capable", "no gpu", "not available"),
+    "cuda-unavailable": ("is_available", "not available", "support cuda", "cuda support", "have cuda",
+                         "use cuda"),
+    "no-gpu-visible": ("gpus are available", "cuda-capable", "devices"),
 }
 
 

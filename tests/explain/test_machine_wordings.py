@@ -1,0 +1,85 @@
+"""Machine, driver, container and device messages read in their tools' own fixed wording (each from
+the tool's source), with the texts that look alike but prove something else."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+
+def test_tensors_on_two_devices_is_the_calling_code_on_cuda_and_on_mps() -> None:
+    # aten/src/ATen/core/op_registration/adaption.cpp; MPS: OperationUtils.mm's Placeholder check
+    cuda = ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu! (when checking argument for argument index in method wrapper__index_select)\n")
+    (found,) = explain_report(cuda, CATALOG, kb=KB).explanations
+    assert found.signature.id == "tensors-on-different-devices"
+    assert "(cuda:0 and cpu)" in found.cause
+    assert stated("RuntimeError: Placeholder storage has not been allocated on MPS device!\n") == [
+        "tensors-on-different-devices"]
+    # Counter-case: a device named in words is no device mismatch.
+    assert stated("Expected the model on the same device as before, but it moved\n") == []
+
+
+def test_an_mps_operation_needs_the_macos_torch_names_not_a_warning_that_falls_back() -> None:
+    text = ("RuntimeError: MPS: max_pool2d op with int64 input is supported natively starting from "
+            "macOS 13.0.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "mps-op-needs-newer-macos"
+    assert "max_pool2d on int64 data needs macOS 13.0" in found.cause
+    bfloat16 = "TypeError: MPS BFloat16 is only supported on MacOS 14 or newer\n"
+    assert stated(bfloat16) == ["mps-op-needs-newer-macos"]
+    # torch's warning that it falls back on the CPU is no failure
+    warning = ("UserWarning: MPS: nonzero op is supported natively starting from macOS 13.0. Falling back on "
+               "CPU. This may have performance implications.\n")
+    assert stated(warning) == []
+
+
+def test_modpost_refusing_the_nvidia_module_is_a_driver_older_than_the_kernel() -> None:
+    # scripts/mod/modpost.c: "GPL-incompatible module %s.ko uses GPL-only symbol '%s'"
+    text = "ERROR: modpost: GPL-incompatible module nvidia-drm.ko uses GPL-only symbol '__rcu_read_lock'\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "driver-too-old-for-kernel"
+    assert "nvidia-drm.ko" in found.cause and "__rcu_read_lock" in found.cause
+    # Another vendor's module is not the NVIDIA driver's
+    zfs = "ERROR: modpost: GPL-incompatible module zfs.ko uses GPL-only symbol 'bio_start_io_acct'\n"
+    assert stated(zfs) == []
+
+
+def test_an_unresolvable_cdi_device_is_a_spec_the_engine_did_not_find() -> None:
+    # container-device-interface pkg/cdi/cache.go: "unresolvable CDI devices %s"
+    text = "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=0\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cdi-spec-not-found"
+    assert "nvidia.com/gpu=0" in found.cause
+    assert stated("Error: setting up CDI devices: failed to inject devices\n") == []
+
+
+def test_autocast_refusing_bfloat16_on_the_current_device_is_a_gpu_without_it() -> None:
+    # torch/amp/autocast_mode.py raises it when torch.cuda.is_bf16_supported() is False
+    text = "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n"
+    assert stated(text) == ["bf16-unsupported-gpu"]
+    assert stated("The current CUDA device supports bfloat16.\n") == []
+
+
+def test_float16_and_nan_in_one_sentence_is_the_fp16_family_in_any_language() -> None:
+    (found,) = explain_report("V100 FP16推理出现大量的数值溢出(nan)问题\n", CATALOG, kb=KB).explanations
+    assert found.signature.id == "fp16-nan" and found.candidates  # a family: it asserts no cause
+    # Counter-cases: no NaN, or a word that only contains the letters
+    assert stated("FP16 inference is fast on the V100\n") == []
+    assert stated("fp16 training with nanoGPT works\n") == []
+
+
+def test_the_capability_warning_names_a_gpu_too_old_only_below_the_builds_oldest_arch() -> None:
+    # torch/cuda/__init__.py prints the GPU's sm_XY and the build's arch list
+    old = ("NVIDIA GeForce GTX 1080 with CUDA capability sm_61 is not compatible with the current PyTorch "
+           "installation.\nThe current PyTorch install supports CUDA capabilities sm_75 sm_80 sm_86 sm_90 "
+           "sm_100 sm_120.\n")
+    (found,) = explain_report(old, CATALOG, kb=KB).explanations
+    assert found.signature.id == "gpu-too-old-for-torch"
+    assert "compute capability 6.1" in found.cause
+    # Counter-case: a GPU newer than the build's newest arch is a build without it
+    new = ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
+           "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
+           "sm_80 sm_86 sm_90.\n")
+    assert stated(new) == ["arch-not-compiled"]
