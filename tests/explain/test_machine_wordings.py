@@ -83,3 +83,35 @@ def test_the_capability_warning_names_a_gpu_too_old_only_below_the_builds_oldest
            "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
            "sm_80 sm_86 sm_90.\n")
     assert stated(new) == ["arch-not-compiled"]
+
+
+def test_a_rendezvous_address_that_is_no_hosts_is_a_wrong_master_addr() -> None:
+    # torch/csrc/distributed/c10d/socket.cpp: the address the client socket connected to
+    def socket(address: str) -> str:
+        return (f"[W socket.cpp:663] [c10d] The client socket has failed to connect to [{address}]:29500 "
+                "(errno: 110 - Connection timed out).\n")
+
+    assert stated(socket("::ffff:255.255.0.0")) == ["rendezvous-address-wrong"]
+    assert stated(socket("224.0.0.1")) == ["rendezvous-address-wrong"]
+    assert stated(socket("::ffff:0.0.0.5")) == ["rendezvous-address-wrong"]  # MASTER_ADDR=5 (RFC 1122)
+    # An ordinary or loopback address proves nothing: the family lists why a rank may not connect
+    for address in ("::ffff:192.168.0.1", "node-0", "::1", "0.0.0.0"):
+        (family,) = explain_report(socket(address), CATALOG, kb=KB).explanations
+        assert family.signature.id == "rendezvous-unreachable" and family.candidates
+    timed_out = ("torch.distributed.DistNetworkError: The client socket has timed out after 900s while "
+                 "trying to connect to (10.1.2.3, 29500).\n")
+    assert stated(timed_out) == ["rendezvous-unreachable"]
+
+
+def test_hip_out_of_memory_on_a_device_smaller_than_any_listed_gpu_is_an_apus_carve_out() -> None:
+    # formats.json rocm_gpu_vram: AMD's ROCm GPU specifications, the smallest listed is 4 GiB
+    def oom(total: str) -> str:
+        return (f"torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; {total} "
+                "total capacity; 150.39 MiB already allocated; 312.00 MiB free)\n")
+
+    (found,) = explain_report(oom("512.00 MiB"), CATALOG, kb=KB).explanations
+    assert found.signature.id == "apu-vram-carveout-too-small" and "512.00 MiB" in found.cause
+    # A discrete card's memory, less its firmware reserve, is the workload's size; so is CUDA's
+    assert stated(oom("3.98 GiB")) == ["cuda-out-of-memory"]
+    assert stated(oom("15.98 GiB")) == ["cuda-out-of-memory"]
+    assert stated(oom("512.00 MiB").replace("HIP", "CUDA")) == ["cuda-out-of-memory"]

@@ -82,7 +82,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",
                            "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
-                           "gpu_below_build", "apple_silicon_shown"})
+                           "gpu_below_build", "apple_silicon_shown",
+                           "address_not_a_host", "hip_memory_below_listed_gpus"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -9,6 +9,7 @@ the evidence in words, or None. :data:`TEXT_CONFIRMATIONS` names them;
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any, Callable, Dict, Mapping, Optional
 
@@ -130,6 +131,58 @@ def _apple_silicon_shown(extracted: Extracted, facts: Mapping[str, object],
     return None
 
 
+_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+
+
+def _address_not_a_host(extracted: Extracted, facts: Mapping[str, object],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The address a client connected to cannot be a host's: reserved (240.0.0.0/4, where netmasks
+    such as 255.255.0.0 fall), multicast or broadcast (Python's ipaddress, from the IANA registries),
+    or in 0.0.0.0/8, which RFC 1122 (3.2.1.3) allows only as a source (a MASTER_ADDR that is a bare
+    number reads as one). A host name, or an ordinary address, proves nothing: the master may just
+    not be listening."""
+    text = str(facts.get("address") or "")
+    if text.lower().startswith("::ffff:") and "." in text:  # IPv4 printed in IPv6 form: [::ffff:a.b.c.d]
+        text = text[7:]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if address.is_loopback:  # IPv6's ::1 lies in a reserved block, but is this host
+        return None
+    this_network = address.version == 4 and address in _THIS_NETWORK and not address.is_unspecified
+    kinds = [kind for kind, flag in (("reserved", address.is_reserved), ("multicast", address.is_multicast),
+                                     ("'this network' (0.0.0.0/8)", this_network)) if flag]
+    return f"{address} is a {kinds[0]} address, no host's" if kinds else None
+
+
+_SIZE = re.compile(r"(?P<number>[\d.]+) (?P<unit>[KMGT])i?B")
+
+
+def _gib(size: str) -> Optional[float]:
+    """'512.00 MiB' in GiB (torch prints binary units, 'MB' in older releases)."""
+    match = _SIZE.fullmatch(size.strip())
+    if match is None:
+        return None
+    return float(match.group("number")) * 1024.0 ** ("KMGT".index(match.group("unit")) - 2)
+
+
+def _hip_memory_below_listed_gpus(extracted: Extracted, facts: Mapping[str, object],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The HIP device's whole memory is at most a quarter of the smallest VRAM among the GPUs AMD's
+    ROCm specifications list (formats.json ``rocm_gpu_vram``): no such discrete card, but an
+    integrated GPU whose memory is the BIOS carve-out. A quarter, not the smallest itself: a card
+    reports its VRAM less a firmware reserve, and consumer cards ROCm never listed had 2 GiB."""
+    total = _gib(str(facts.get("total") or ""))
+    table = kb.document("formats").get("rocm_gpu_vram") if kb is not None else None
+    rows = table.get("rows") if isinstance(table, dict) else None
+    sizes = [row["vram_gib"] for row in rows or () if isinstance(row.get("vram_gib"), (int, float))]
+    if total is None or not sizes or total > min(sizes) / 4:
+        return None
+    return (f"the device's whole memory is {facts['total']}, a quarter or less of the smallest GPU AMD's "
+            f"ROCm specifications list ({min(sizes)} GiB)")
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -196,6 +249,8 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "fresh_download_complete_shown": _fresh_download_complete_shown,
     "macos_below_mps_minimum": _macos_below_mps_minimum,
     "apple_silicon_shown": _apple_silicon_shown,
+    "address_not_a_host": _address_not_a_host,
+    "hip_memory_below_listed_gpus": _hip_memory_below_listed_gpus,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,

@@ -65,7 +65,7 @@ def _formats(data: Document) -> None:
             raise ValueError(f"missing table {key!r}")
     for table in ("conda", "pixi", "jetson_torchvision_build", "jetson_numpy", "jetson_cython",
                   "conda_legacy", "conda_compiled", "tensorflow_windows_gpu", "torch_stable_html",
-                  "comfyui_cuda_malloc"):
+                  "comfyui_cuda_malloc", "rocm_gpu_vram"):
         for source in data[table].get("sources", ()):
             if source not in data["sources"]:
                 raise ValueError(f"{table}: unknown source id {source!r}")
