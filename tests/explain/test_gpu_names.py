@@ -7,9 +7,10 @@ from typing import List, Optional, Tuple
 
 from torchsmith.explain.extract import extract
 from torchsmith.explain.extract.gpunames import gpu_names, named_gpus
+from torchsmith.explain.matcher import explain_report
 from torchsmith.explain.reason import capability, conclusions
 
-from .test_signatures import KB, stated
+from .test_signatures import CATALOG, KB, stated
 
 NAMES = gpu_names(KB.gpus, KB.gfx_targets)
 
@@ -68,6 +69,8 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert capability(env, {}, KB) == "8.6"
     assert extract("RTX 6000 gpu", KB).environment.gpu_models[0].capability is None
     assert capability(extract("RTX 6000 gpu", KB).environment, {}, KB) is None
+    # an unbranded code the GPU data does not know is no NVIDIA GPU (Intel's Arc Pro B70 here)
+    assert extract("Level Zero sees the B70 device", KB).environment.gpus == []
 
 
 def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:
@@ -88,6 +91,8 @@ def test_the_build_lacking_the_named_gpu_states_the_cause_and_only_then() -> Non
     # the runtime's message quoted in prose is read as the error it is (cudaGetErrorString's wording)
     assert [e.name for e in extract(text, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
     assert stated(text) == ["arch-not-compiled"]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert "The GPU (Jetson Thor, sm_110)" in found.cause  # the GPU read in prose fills the cause
     assert stated(text.replace("+cu128", "+cu130")) == ["no-kernel-image"]  # the family: not torch's
     assert stated(text.replace("Jetson Thor", "board")) == ["no-kernel-image"]  # no GPU named
     assert extract('failed with "no kernel image for this device at all"', KB).gpu_errors == []

@@ -251,6 +251,54 @@ def test_an_option_newer_than_the_uv_shown_is_that_uv_too_old() -> None:
     assert stated(text.replace("uv 0.6.8\n", "")) == ["installer-option-unknown"]
     assert stated(text.replace("Usage: uv pip install", "Usage: uv sync")) == ["installer-option-unknown"]
     assert stated(text.replace("uv 0.6.8", "I tried uv 0.6.8 first")) == ["installer-option-unknown"]
+    # uv 0.4.22 run here on the --index that torchsmith renders for uv (0.4.23 on), its own usage line.
+    index = ("uv 0.4.22\nerror: unexpected argument '--index' found\n\n"
+             "  tip: a similar argument exists: '--index-url'\n\n"
+             "Usage: uv pip install <PACKAGE|--requirement <REQUIREMENT>|--editable <EDITABLE>> <--index-url "
+             "<INDEX_URL>|--extra-index-url <EXTRA_INDEX_URL>|--find-links <FIND_LINKS>|--no-index>\n")
+    (found,) = explain_report(index, CATALOG, kb=KB).explanations
+    assert found.signature.id == "uv-too-old-for-option" and "0.4.23" in found.cause
+
+
+# pip 23.2.1 run here with no index configured (pip download --isolated, PyPI): its first line is the error.
+_PIP_PYPI_ONLY = ("$ pip install torch==2.3.1+cu121\n"
+                  "ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 (from "
+                  "versions: 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, "
+                  "2.3.1, 2.4.0)\nERROR: No matching distribution found for torch==2.3.1+cu121\n")
+
+
+def test_pip_showing_it_read_pypi_alone_proves_the_pytorch_index_was_not_given() -> None:
+    (found,) = explain_report(_PIP_PYPI_ONLY, CATALOG, kb=KB).explanations
+    assert found.signature.id == "pytorch-index-not-given" and "read PyPI alone" in found.cause
+    facts = [(e.installer, e.kind, e.text) for e in extract(_PIP_PYPI_ONLY, KB).installer_errors]
+    assert ("pip", "index-not-given", "torch==2.3.1+cu121") in facts
+
+
+def test_pip_configured_with_an_index_says_so_first_and_proves_no_index_missing() -> None:
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    # Real pip with an index configured prints "Looking in indexes:" before anything else.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    with tempfile.TemporaryDirectory() as empty:
+        run = subprocess.run([sys.executable, "-m", "pip", "download", "--isolated", "--no-deps", "-d", empty,
+                              "--index-url", Path(empty).as_uri(), "torch==2.3.1+cu121"],
+                             capture_output=True, text=True, check=False, env=env)
+    printed = run.stdout + run.stderr
+    assert printed.lstrip().startswith("Looking in indexes:")
+    looking = _PIP_PYPI_ONLY.replace("\nERROR: Could", "\n" + printed.splitlines()[0] + "\nERROR: Could", 1)
+    assert "pytorch-index-not-given" not in stated(looking)
+    # Counter-cases: a requirements file or a links page on the command line (either may name an
+    # index); lines between the command and pip's first line; no command shown (pytorch/pytorch#86630);
+    # a listing with +variant builds (a PyTorch index was read).
+    for other in (_PIP_PYPI_ONLY.replace("install torch==2.3.1+cu121", "install -r requirements.txt"),
+                  _PIP_PYPI_ONLY.replace("+cu121\n", "+cu121 -f https://x.org/t.html\n", 1),
+                  _PIP_PYPI_ONLY.replace("+cu121\n", "+cu121\n...\n", 1),
+                  _PIP_PYPI_ONLY.split("\n", 1)[1],
+                  _PIP_PYPI_ONLY.replace("2.3.1, 2.4.0", "2.3.1, 2.3.1+cpu, 2.4.0")):
+        assert "pytorch-index-not-given" not in stated(other), other
 
 
 def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:

@@ -148,7 +148,7 @@ def test_cuda_unavailable_in_words_is_read_and_checked_when_nothing_is_recognise
 def test_torchs_no_device_check_in_a_rocm_build_is_the_hip_family() -> None:
     # c10/cuda/CUDAFunctions.cpp's "No CUDA GPUs are available", hipified (vllm-project/vllm#7207)
     (found,) = explain_report("RuntimeError: No HIP GPUs are available\n", CATALOG, kb=KB).explanations
-    assert found.signature.id == "no-hip-gpus-available" and len(found.candidates) == 3
+    assert found.signature.id == "no-hip-gpus-available" and len(found.candidates) == 4
     assert any("/dev/kfd" in check for _, check in found.candidates)
     assert stated("RuntimeError: No CUDA GPUs are available\n") == ["no-cuda-gpus-available"]
 
@@ -198,3 +198,12 @@ def test_torchs_cuda_init_failure_cut_before_its_error_is_a_family_the_error_its
     report = explain_report(full, CATALOG, kb=KB)
     assert [e.signature.id for e in report.explanations] == ["fabric-manager-not-running"]
     assert "cuda-init-unexpected-error" in [c for c, _ in report.contradicted]
+
+
+def test_torchs_cuda_driver_error_wording_is_read_as_the_status_it_names() -> None:
+    # noonghunna/club-3090#50: torch's driver API check prints the driver's own string
+    (error,) = extract("RuntimeError: CUDA driver error: device not ready\n", KB).gpu_errors
+    assert (error.name, error.code) == ("cudaErrorNotReady", 600)
+    (oom,) = extract("RuntimeError: CUDA driver error: out of memory\n", KB).gpu_errors
+    assert oom.name == "cudaErrorMemoryAllocation"
+    assert extract("the CUDA driver errors out sometimes\n", KB).gpu_errors == []

@@ -41,6 +41,21 @@ def test_no_kernel_image_reads_a_published_release_arch_list() -> None:
     assert any("2.0.1 (cu118)" in r for r in found.reasoning)
 
 
+def test_onnxruntime_on_windows_not_loading_its_cuda_provider_is_the_extensions_family() -> None:
+    # onnxruntime's own Windows wording (core/platform/windows/env.cc: LoadLibraryExW failed; 126 is
+    # ERROR_MOD_NOT_FOUND, a DLL the provider links is missing: CUDA's or cuDNN's of its build).
+    text = ('[E:onnxruntime:Default, provider_bridge_ort.cc:1534 onnxruntime::ProviderLibrary::Get] '
+            '[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load '
+            '"C:\\Python310\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll"\n')
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-cuda-library-missing" and len(found.candidates) == 2
+    assert "a CUDA library" in found.cause
+    # Counter-cases: another error (193: a DLL of the wrong architecture) or another DLL.
+    for other in (text.replace("error 126", "error 193"),
+                  text.replace("providers_cuda", "providers_openvino")):
+        assert "extension-cuda-library-missing" not in stated(other)
+
+
 def test_torch_capability_warning_still_proves_arch_not_compiled_alone() -> None:
     text = ("NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current "
             "PyTorch installation.\n")

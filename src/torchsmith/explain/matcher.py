@@ -13,11 +13,12 @@ import re
 from dataclasses import field
 from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tuple
 
+from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
 from torchsmith.explain.reason import blocked, capability, conclusions, plan_flags
-from torchsmith.explain.triggers import fired
+from torchsmith.explain.triggers import fired, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
 from torchsmith.records import dataclass
@@ -391,6 +392,19 @@ def _machine_capability(machine: Optional[Machine]) -> Optional[str]:
     return next((g.compute_capability for g in machine.nvidia.visible_gpus if g.compute_capability), None)
 
 
+def _gpu_facts(sig: Signature, facts: Dict[str, str], read: Extracted, machine: Optional[Machine],
+               kb: Optional[KnowledgeBase]) -> Dict[str, str]:
+    """The GPU's capability (the machine's, or the text's); without a machine, the GPU the text
+    names in prose and its sm_XY for a cause that speaks of the GPU where its trigger read no name
+    (a runtime error, not torch's capability warning)."""
+    gpu_cc = _machine_capability(machine) or capability(read.environment, facts, kb)
+    out = {"gpu_capability": gpu_cc} if gpu_cc else {}
+    named = named_capabilities(read.environment, kb) if machine is None else []
+    if named and "{gpu_name" in sig.cause and "gpu_name" not in facts and "arch" not in facts:
+        out.update(gpu_name=named[0][0], arch=sm_arch(named[0][1]))
+    return out
+
+
 def explain_report(
     text: str,
     catalog: Catalog,
@@ -432,10 +446,8 @@ def explain_report(
         if against:
             report.contradicted.append((sig.id, against))
             continue
-        derived = kb_facts(sig.kb_facts, found.facts, kb)
-        gpu_cc = _machine_capability(machine) or capability(read.environment, found.facts, kb)
-        if gpu_cc:
-            derived.setdefault("gpu_capability", gpu_cc)
+        gpu = _gpu_facts(sig, found.facts, read, machine, kb)
+        derived = {**gpu, **kb_facts(sig.kb_facts, found.facts, kb)}
         facts = {**found.facts, **derived}
         report.explanations.append(Explanation(
             signature=sig,

@@ -169,7 +169,8 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
-        if not _BRANDED.match(match.group()) and not _GPU_CONTEXT.search(line):
+        # with the GPU data at hand, an unbranded code it does not know ("B70") is no GPU of ours
+        if not _BRANDED.match(match.group()) and (names is not None or not _GPU_CONTEXT.search(line)):
             continue
         name = re.sub(r"\s+", " ", match.group()).strip()
         at.append((match.start(), name))

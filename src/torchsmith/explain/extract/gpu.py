@@ -37,10 +37,12 @@ _DTYPES = (  # (name, words one of which every match holds, pattern)
      re.compile(r"\bCUDA_R_16F\b|\bCUDNN_DATA_HALF\b|\btorch\.(?:float16|half)\b|\bHalf\b")),
 )
 _CODES = (
-    # "CUDA error: no kernel image ..." / "HIP error: invalid device function"
+    # "CUDA error: no kernel image ..." / "HIP error: invalid device function"; torch's driver API check
+    # "CUDA driver error: device not ready" (c10/cuda/driver_api.h: the driver's own string, which is
+    # the runtime's message for the same status)
     (
         re.compile(
-            r"\b(?P<api>CUDA|HIP|cuda|hip) [Ee]rror(?: \(?(?P<code>\d+)\)?)?\s*:\s*[\"'`]?"
+            r"\b(?P<api>CUDA|HIP|cuda|hip)(?: [Dd]river)? [Ee]rror(?: \(?(?P<code>\d+)\)?)?\s*:\s*[\"'`]?"
             r"(?P<message>[a-zA-Z][^\n]{3,120})"
         ),
         "",

@@ -121,9 +121,11 @@ def _requested(text: str, refusal: Refusal) -> List[Tuple[str, str, str]]:
     return list(dict.fromkeys(found))
 
 
-def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase],
+                raw: Optional[str] = None) -> List[InstallerError]:
     """The torch builds the text asks for that the data proves unpublished, or published where
-    the resolver did not look (``refusal``: the text's refusal, read by torchsmith.refusal)."""
+    the resolver did not look (``refusal``: the text's refusal, read by torchsmith.refusal; ``text``
+    with messages joined over lines, ``raw`` as written: its lines show what pip printed first)."""
     if kb is None or "torch" not in text:
         return []
     releases = _releases(kb)
@@ -141,6 +143,8 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> Lis
         out.extend(_failed_indexes(text, refusal, releases))
     if not out:
         out.extend(_index_not_given(text, refusal, releases))
+    if not out:
+        out.extend(_pip_index_not_given(text if raw is None else raw, refusal, releases))
     if not out:
         out.extend(_variant_missing_from_listing(refusal, kb))
     listing = _listing_conclusion(refusal, kb)
@@ -213,10 +217,61 @@ def _index_not_given(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[
         where = (f"the PyTorch index the text names ({', '.join(given)}) is another variant's" if given
                  else "the text names no PyTorch index")
         why = (f"torch {version}+{variant} is published only on download.pytorch.org/whl/{variant}, and "
-               f"the resolver found no version of it at all (not a wheel unfit for this platform): that "
-               f"index was not among the ones it read for torch; {where}")
+               f"the resolver found no version of it at all (uv names a wheel unfit for this platform in "
+               f"other words: \"has no wheels with a matching platform tag\"), so that index was not among "
+               f"the ones it read for torch; {where}")
         return [InstallerError("uv", "index-not-given", f"torch=={version}+{variant}", why, "torch",
                                (_SOURCE,))]
+    return []
+
+
+# pip logs "Looking in indexes: ..." / "Looking in links: ..." before it resolves whenever an index
+# other than PyPI or a links page is configured: on the command line, in a requirements file, in
+# pip.conf or a PIP_* variable (search_scope.get_formatted_locations, logged by req_command's
+# trace_basic_info since pip 10.0); with none, a requirement it finds no version of is its first line.
+_PIP_LOCATIONS = "https://github.com/pypa/pip/blob/23.2.1/src/pip/_internal/models/search_scope.py"
+_PIP_INSTALL = re.compile(r"^[^\n]*?\b(?:pip3?(?:\.exe)?|python[\d.]*(?:\.exe)? -m pip) install "
+                          r"(?P<args>[^\n]*)$", re.MULTILINE)
+# options that name an index, a links page or a file of requirements (which may name them)
+_SOURCE_OPTION = re.compile(r"(?:^|\s)(?:-[rcif]\S*|--(?:requirement|constraint|index-url|extra-index-url|"
+                            r"find-links|no-index|index)\b)")
+_PIP_FIRST = re.compile(r"\s*(?:ERROR: Could not find a version|Collecting |Defaulting to user installation)")
+
+
+def _pip_read_pypi_alone(text: str, requirement: str) -> bool:
+    """The text shows the pip command that asked for ``requirement`` with no index, links page or
+    requirements file, followed at once by pip's own first lines, and no "Looking in" line."""
+    if "Looking in indexes" in text or "Looking in links" in text:
+        return False
+    for command in _PIP_INSTALL.finditer(text):
+        args = command.group("args")
+        if requirement not in args.split() or _SOURCE_OPTION.search(args):
+            continue
+        after = text[command.end():].lstrip("\n")
+        return bool(after) and _PIP_FIRST.match(after.split("\n", 1)[0]) is not None
+    return False
+
+
+def _pip_index_not_given(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[str]]
+                         ) -> Sequence[InstallerError]:
+    """pip found no version of a torch build that the data says was published, listed that release
+    without any +variant build (PyPI's listing), and the text shows it read no other index."""
+    for spec, listed in _pip_listings(refusal):
+        pin = _PIN.fullmatch(spec)
+        if pin is None or pin.group("variant") is None or any("+" in v for v in listed):
+            continue
+        version, variant = pin.group("version"), pin.group("variant")
+        if variant not in releases.get(version, frozenset()) or version not in listed:
+            continue
+        if not _pip_read_pypi_alone(text, f"torch{spec}"):
+            continue
+        why = (f"torch {version}+{variant} is published only on download.pytorch.org/whl/{variant}; the pip "
+               f"command shown names no index, links page or requirements file, and pip printed no "
+               f"'Looking in indexes/links' line (it prints one whenever another index or a links page is "
+               f"configured, pip.conf and PIP_* included), so it read PyPI alone, which lists torch "
+               f"{version} with no +{variant} build")
+        return [InstallerError("pip", "index-not-given", f"torch=={version}+{variant}", why, "torch",
+                               (_SOURCE, _PIP_LOCATIONS))]
     return []
 
 
