@@ -302,11 +302,13 @@ def test_pip_configured_with_an_index_says_so_first_and_proves_no_index_missing(
 
 
 def test_a_build_script_failing_for_its_requirements_is_the_family_until_its_error_shows() -> None:
-    # imoneoi/openchat#8 (cut before the error): flash-attn's setup.py in pip's isolated build.
+    # Cut before the error (as SHI-Labs/NATTEN#243): a package the data says nothing of, built isolated.
     text = ("Getting requirements to build wheel ... error\n"
-            "cwd: /tmp/pip-install-_op0fkvy/flash-attn_32ecdb534ca149cebac1b8d1956665eb\n")
+            "cwd: /tmp/pip-install-_op0fkvy/natten_32ecdb534ca149cebac1b8d1956665eb\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "build-requirements-step-failed" and found.facts["package"] == "flash-attn"
+    assert found.signature.id == "build-requirements-step-failed" and found.facts["package"] == "natten"
+    # imoneoi/openchat#8: flash-attn, whose every sdist's setup.py imports torch undeclared (downstream.json).
+    assert stated(text.replace("natten_", "flash-attn_")) == ["build-isolation-hides-torch"]
     # With the error shown, the cause is stated.
     shown = text + "    ModuleNotFoundError: No module named 'torch'\n"
     assert stated(shown) == ["build-isolation-hides-torch"]

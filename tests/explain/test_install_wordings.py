@@ -134,3 +134,57 @@ def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_va
     labelled = text.replace("1.8.0+cu102", "2.3.1+cu121").replace("1.8.0+cu111)", "2.3.1, 2.3.1+cpu, "
                                                                   "2.8.0+cu128, 2.8.0+xpu)")
     assert stated(labelled) == ["pytorch-root-index-incomplete"]
+
+
+# pip 23.2.1 building flash-attn 2.8.3 from its sdist on this machine (2026-11-26), cut to its lines.
+PIP_ISOLATED_FLASH_ATTN = """Collecting flash-attn==2.8.3
+  Downloading flash_attn-2.8.3.tar.gz (8.4 MB)
+  Installing build dependencies: started
+  Installing build dependencies: finished with status 'done'
+  Getting requirements to build wheel: started
+  Getting requirements to build wheel: finished with status 'error'
+  error: subprocess-exited-with-error
+
+  × Getting requirements to build wheel did not run successfully.
+  │ exit code: 1
+  ╰─> [23 lines of output]
+      Traceback (most recent call last):
+        File "/tmp/pip-build-env-2my6ra1e/overlay/lib/python3.11/site-packages/setuptools/build_meta.py", \
+line 333, in get_requires_for_build_wheel
+          return self._get_build_requires(config_settings, requirements=[])
+        File "<string>", line 22, in <module>
+      ModuleNotFoundError: No module named 'torch'
+      [end of output]
+"""
+
+
+def test_an_isolated_build_that_cannot_import_torch_is_build_isolation() -> None:
+    # pip runs get_requires_for_build_wheel only for an isolated build (distributions/sdist.py).
+    (found,) = explain_report(PIP_ISOLATED_FLASH_ATTN, CATALOG, kb=KB).explanations
+    assert found.signature.id == "build-isolation-hides-torch" and not found.candidates
+    # Cut before the build's own error: the data says which packages import torch undeclared.
+    cut = PIP_ISOLATED_FLASH_ATTN.split("      Traceback")[0]
+    (error,) = [e for e in extract(cut, KB).installer_errors if e.kind == "isolated-build-without-torch"]
+    assert error.package == "flash-attn" and "every release read up to 2.8.3.post2" in error.meaning
+    assert stated(cut) == ["build-isolation-hides-torch"]
+    git = ("Collecting git+https://github.com/facebookresearch/detectron2.git\n"
+           "  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n")
+    (found,) = explain_report(git, CATALOG, kb=KB).explanations
+    assert found.signature.id == "build-isolation-hides-torch"
+    assert "git+https://github.com/facebookresearch/detectron2.git" in " ".join(found.fix)
+    # uv's build venv (builds-v0) is isolated too.
+    uv = ("  × Failed to build `flash-attn==2.8.2`\n      File \"/home/u/.cache/uv/builds-v0/.tmpEHrRRA/lib/"
+          "python3.11/site-packages/setuptools/build_meta.py\", line 331, in get_requires_for_build_wheel\n")
+    assert stated(uv) == ["build-isolation-hides-torch"]
+
+
+def test_a_build_step_failure_without_torchs_absence_shown_or_known_stays_the_family() -> None:
+    # A package the data does not know, a release newer than the newest read, a build not shown isolated.
+    other = PIP_ISOLATED_FLASH_ATTN.split("      Traceback")[0].replace("flash-attn==2.8.3", "somepkg==1.0") \
+        .replace("flash_attn-2.8.3", "somepkg-1.0")
+    assert stated(other) == ["build-requirements-step-failed"]
+    newer = PIP_ISOLATED_FLASH_ATTN.split("      Traceback")[0].replace("2.8.3", "9.0.0")
+    assert stated(newer) == ["build-requirements-step-failed"]
+    not_isolated = ("  × Failed to build `flash-attn==2.8.2`\n      File \"/home/u/venv/lib/python3.11/"
+                    "site-packages/setuptools/build_meta.py\", line 331, in get_requires_for_build_wheel\n")
+    assert stated(not_isolated) == ["build-requirements-step-failed"]

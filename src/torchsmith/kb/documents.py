@@ -211,10 +211,19 @@ def _variant_labels(data: Document) -> None:
             raise ValueError(f"intel family {row.get('family')}: needs label_ips and devices")
 
 
+def _downstream(data: Document) -> None:
+    _RowsWith(package=str, version=str)(data)
+    for row in data.get("build_imports_torch", ()):
+        if not (isinstance(row.get("package"), str) and isinstance(row.get("upto"), str)
+                and row.get("source") and all(s in data["sources"] for s in row["source"])):
+            raise ValueError(f"build_imports_torch {row.get('package')}: needs package, upto and known "
+                             "sources")
+
+
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _RowsWith(package=str)),
-    "downstream": ("downstream.json", "downstream pins", _RowsWith(package=str, version=str)),
+    "downstream": ("downstream.json", "downstream pins", _downstream),
     "hsa_override": ("hsa_override.json", "HSA override table", _hsa_override),
     "manylinux": ("manylinux.json", "manylinux glibc table",
                   _RowsWith(platform=str, first=str, last=str, tag=str, min_glibc=str)),

@@ -21,6 +21,7 @@ from torchsmith.explain.extract import (
     gpunames,
     indexes,
     installers,
+    isolation,
     loader,
     pages,
     python,
@@ -112,6 +113,7 @@ def extract(
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb, raw=text) + indexes.build_requirement_failures(text)
+        + isolation.isolated_build_without_torch(text, kb)
         + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
         + installers.option_too_new(text, words.get("installer_options", ()))
         + pages.companion_page_failures(text, kb),
