@@ -256,8 +256,8 @@ def test_mooncake_has_no_module_built_for_the_installed_torch() -> None:
 def test_transformers_refusing_torch_load_below_2_6_is_the_torch_transformers_needs() -> None:
     # transformers/utils/import_utils.py check_torch_load_is_safe (4.52 on), wrapped as a logger prints it
     text = ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with "
-            "`weights_only=True`, we now require users to upgrade torch to at least v2.6\nin order to use the function. This version "
-            "restriction does not apply when loading files with safetensors.\n")
+            "`weights_only=True`, we now require users to upgrade torch to at least v2.6\nin order to use "
+            "the function. This version restriction does not apply when loading files with safetensors.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "transformers-needs-newer-torch"
     assert "at least 2.6" in found.cause
