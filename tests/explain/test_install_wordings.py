@@ -90,11 +90,22 @@ def test_macos_loader_missing_a_library_of_an_installed_module_is_a_family_not_a
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "installed-binary-library-not-loaded"
     assert found.facts["lib_path"] == "/usr/local/opt/libomp/lib/libomp.dylib"
-    assert found.facts["package"] == "torch" and len(found.candidates) == 3
+    assert found.facts["package"] == "torch" and len(found.candidates) == 4
     # macOS 12's wording quotes both paths and puts the image's UUID before the second.
     quoted = ("Library not loaded: '@rpath/libc++.1.dylib'\n  Referenced from: '<0A1B2C3D-1111-2222-3333-"
               "444455556666> /opt/py/lib/python3.11/site-packages/foo/_ext.so'\n  Reason: tried: ...\n")
     assert stated(quoted) == ["installed-binary-library-not-loaded"]
+    # Pasted on one line (xgboost's documented libomp), and a library of torch a companion links.
+    one_line = ("OSError: dlopen(/v/site-packages/xgboost/lib/libxgboost.dylib, 0x0006): Library not loaded: "
+                "@rpath/libomp.dylib Referenced from: /v/site-packages/xgboost/lib/libxgboost.dylib Reason: "
+                "tried: '/opt/homebrew/opt/libomp/lib/libomp.dylib' (no such file)\n")
+    (found,) = explain_report(one_line, CATALOG, kb=KB).explanations
+    assert (found.facts["package"], found.facts["lib_path"]) == ("xgboost", "@rpath/libomp.dylib")
+    companion = MACOS_LOAD.format(prefix="/v/site-packages").replace(
+        "/usr/local/opt/libomp/lib/libomp.dylib", "@rpath/libtorch_cpu.dylib").replace(
+        "torch/lib/libshm", "torchvision/_C")
+    (found,) = explain_report(companion, CATALOG, kb=KB).explanations
+    assert found.facts["package"] == "torchvision" and "torch's libtorch_cpu" in found.candidates[3][0]
     # Counter-cases: a binary outside site-packages (a build tree) is not an installed package's, and
     # a compiler without OpenMP is still openmp-missing.
     assert stated(MACOS_LOAD.format(prefix="/Users/a/src/build")) == []
