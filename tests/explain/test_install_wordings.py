@@ -71,6 +71,11 @@ def test_windows_loader_wordings_name_the_dll_family() -> None:
     assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10.dll"
     assert found.candidates
     assert stated("Running benchmark.py I get fbgemm.dll missing.\n") == ["windows-dll-load-failed"]
+    # ERROR_PROC_NOT_FOUND (127): the DLL loaded, a dependency of another release lacks a function.
+    proc = ('OSError: [WinError 127] The specified procedure could not be found. Error loading '
+            '"C:\\py\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.\n')
+    (found,) = explain_report(proc, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10_cuda.dll"
     # Counter-cases: TensorFlow's dso_loader (its own signature), and a Linux library, are not it.
     tf = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
           "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
