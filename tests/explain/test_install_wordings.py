@@ -152,6 +152,17 @@ def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_va
     assert stated(labelled) == ["pytorch-root-index-incomplete"]
 
 
+def test_the_root_index_named_proves_it_with_fewer_variants_listed() -> None:
+    listing = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 "
+               "(from versions: 2.3.1, 2.3.1+cpu, 2.8.0+cu128)\n")
+    root = "Looking in indexes: https://download.pytorch.org/whl\n" + listing
+    (error,) = [e for e in extract(root, KB).installer_errors if e.kind == "variant-missing-from-index"]
+    assert "names the root index" in error.meaning
+    # Counter-case: a per-variant index named is not the root one; two labels of two kinds prove nothing.
+    other = "Looking in indexes: https://download.pytorch.org/whl/cu128\n" + listing
+    assert "pytorch-root-index-incomplete" not in stated(other)
+
+
 # pip 23.2.1 building flash-attn 2.8.3 from its sdist on this machine (2026-11-26), cut to its lines.
 PIP_ISOLATED_FLASH_ATTN = """Collecting flash-attn==2.8.3
   Downloading flash_attn-2.8.3.tar.gz (8.4 MB)
