@@ -115,3 +115,20 @@ def test_hip_out_of_memory_on_a_device_smaller_than_any_listed_gpu_is_an_apus_ca
     assert stated(oom("3.98 GiB")) == ["cuda-out-of-memory"]
     assert stated(oom("15.98 GiB")) == ["cuda-out-of-memory"]
     assert stated(oom("512.00 MiB").replace("HIP", "CUDA")) == ["cuda-out-of-memory"]
+
+
+def test_a_gfx_target_no_build_for_the_named_rocm_carries_is_unsupported_there() -> None:
+    # torch_releases.json: the gfx targets of each ROCm build (rocm6.1 lacks gfx1102, rocm6.4 has it)
+    def text(gpu: str, rocm: str) -> str:
+        return (f"rocm {rocm} with wheel pytorch at {gpu} => HSA_STATUS_ERROR_INVALID_ISA: The instruction "
+                "set architecture is invalid. code: 0x100f\n")
+
+    assert stated(text("RX 7600 XT", "6.1.0")) == ["rocm-gfx-target-unsupported"]
+    # Counter-cases: a build that carries the target, a target carried, no ROCm named: the family
+    for gpu, rocm in (("RX 7600 XT", "6.4"), ("RX 7900 XTX", "6.1.0")):
+        (family,) = explain_report(text(gpu, rocm), CATALOG, kb=KB).explanations
+        assert family.signature.id == "hip-invalid-device-function" and family.candidates
+    assert stated("HSA_STATUS_ERROR_INVALID_ISA on my RX 7600 XT\n") == ["hip-invalid-device-function"]
+    # Not torch: llama.cpp's own kernels on ROCm 6.1
+    llama = "ggml_cuda_compute_forward: hipErrorNoBinaryForGpu on RX 7600 XT with ROCm 6.1 (llama.cpp)\n"
+    assert stated(llama) == ["hip-invalid-device-function"]

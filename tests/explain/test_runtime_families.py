@@ -395,3 +395,16 @@ def test_tensorflows_dso_loader_not_opening_cudnn_is_the_cudnn_family() -> None:
     extension = ('  File "/v/lib/python3.10/site-packages/onnxruntime/capi/_pybind_state.py", line 3\n'
                  "OSError: Couldn't open CUDA library libcudnn.so.8\n")
     assert stated(extension) == ["extension-cuda-library-missing"]
+
+
+def test_insufficient_driver_is_the_driver_too_old_where_the_text_shows_driver_and_build() -> None:
+    smi = "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
+    error = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
+    assert stated(smi + "PyTorch version: 2.3.0+cu121\n" + error) == ["driver-too-old"]
+    # nvidia-smi's CUDA Version alone tells it too: 11.4 runs no CUDA 12 build
+    assert stated("CUDA Version: 11.4\nPyTorch version: 2.3.0+cu121\n" + error) == ["driver-too-old"]
+    # a CUDA 11.8 build runs on driver 470 (minor-version compatibility); no driver or no build
+    # shown: the family, whose candidates include a driver the process cannot reach
+    for text in (smi + "PyTorch version: 2.3.0+cu118\n" + error, "PyTorch version: 2.3.0+cu121\n" + error,
+                 smi + error):
+        assert stated(text) == ["driver-insufficient-for-runtime"], text

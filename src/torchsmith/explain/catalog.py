@@ -83,7 +83,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "download_damaged_shown", "fresh_download_complete_shown",
                            "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
                            "gpu_below_build", "apple_silicon_shown",
-                           "address_not_a_host", "hip_memory_below_listed_gpus"})
+                           "address_not_a_host", "hip_memory_below_listed_gpus",
+                           "rocm_build_lacks_gfx"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

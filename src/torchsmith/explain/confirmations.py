@@ -183,6 +183,37 @@ def _hip_memory_below_listed_gpus(extracted: Extracted, facts: Mapping[str, obje
             f"ROCm specifications list ({min(sizes)} GiB)")
 
 
+def _major_minor(version: Optional[str]) -> Optional[str]:
+    match = re.match(r"\d+\.\d+", version or "")
+    return match.group() if match else None
+
+
+def _rocm_build_lacks_gfx(extracted: Extracted, facts: Mapping[str, object],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text names one AMD gfx target (or a GPU the data maps to one) and a ROCm release, and no
+    torch build for that ROCm release in the data (of the torch the text names, if any) carries
+    that target: the build has no code for the GPU. Only where the text is about torch: another
+    program's kernels (rocBLAS's own library files, llama.cpp) are not torch's build."""
+    env = extracted.environment
+    if not (extracted.mentions_torch or env.torch):
+        return None
+    targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
+        {env.gfx} if env.gfx else set())
+    rocm = _major_minor(env.rocm)
+    if len(targets) != 1 or rocm is None or kb is None:
+        return None
+    (gfx,) = targets
+    torch = version_tuple(env.torch)[:3] if env.torch else None
+    builds = [variant for release in kb.table("releases")
+              if torch is None or version_tuple(release.version)[:3] == torch
+              for variant in release.variants
+              if variant.kind == "rocm" and variant.gfx and _major_minor(variant.rocm) == rocm]
+    if not builds or any(gfx in variant.gfx for variant in builds):
+        return None
+    carried = sorted({target for variant in builds for target in variant.gfx})
+    return f"no torch build for ROCm {rocm} carries {gfx} (they carry {', '.join(carried)})"
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -251,6 +282,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "apple_silicon_shown": _apple_silicon_shown,
     "address_not_a_host": _address_not_a_host,
     "hip_memory_below_listed_gpus": _hip_memory_below_listed_gpus,
+    "rocm_build_lacks_gfx": _rocm_build_lacks_gfx,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,

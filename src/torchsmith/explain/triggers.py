@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from torchsmith.compat import driver_support
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -247,6 +248,29 @@ def _x86_python_on_apple_chip(extracted: Extracted) -> Optional[Tuple[List[str],
     return ["(from versions:", chip], {"why": f"{listing.meaning}; the Mac's chip is Apple {chip} (arm64)"}
 
 
+# The runtime's and the driver API's status for a driver older than the runtime (error_vocab.json)
+_INSUFFICIENT_DRIVER = frozenset({"cudaErrorInsufficientDriver", "CUDA_ERROR_INSUFFICIENT_DRIVER"})
+
+
+def _driver_below_torch(extracted: Extracted,
+                        kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """The CUDA runtime says the driver is insufficient, and the text shows both the driver (its
+    version, or nvidia-smi's CUDA Version) and torch's CUDA build: by the data's driver floors
+    (compat.driver_support) that driver is too old for that CUDA even with minor-version
+    compatibility. Without both, the family's candidates (no driver reachable) stand."""
+    error = next((e for e in extracted.gpu_errors if e.name in _INSUFFICIENT_DRIVER), None)
+    env = extracted.environment
+    if error is None or kb is None or not env.torch_cuda or not (env.driver or env.driver_cuda):
+        return None
+    system = "windows" if env.platform in ("windows", "wsl") else "linux"
+    cuda = env.torch_cuda
+    support = driver_support(kb.cuda_release(cuda), cuda, system, env.driver, env.driver_cuda)
+    if support.mode != "too-old":
+        return None
+    have = (kb.driver_max_cuda(env.driver, system) if env.driver else None) or env.driver_cuda
+    return [error.message or error.name or "insufficient"], {"driver_cuda": have or "an older CUDA"}
+
+
 def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """CUDA is unavailable (torch says so, or the runtime finds no device) and the text sets
     CUDA_VISIBLE_DEVICES to a value that leaves no GPU of this machine visible."""
@@ -291,6 +315,8 @@ def _env(name: str, extracted: Extracted,
         return _fp16_overflow(extracted)
     if name == "x86-python-on-apple-chip":
         return _x86_python_on_apple_chip(extracted)
+    if name == "driver-below-torch":
+        return _driver_below_torch(extracted, kb)
     if name == "visible-devices-hide":
         return _visible_devices_hide(extracted)
     if name == "jetson-cuda-unavailable":
