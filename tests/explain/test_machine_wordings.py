@@ -146,3 +146,17 @@ def test_a_no_gpu_failure_of_one_vendors_build_beside_only_the_others_gpus_is_th
     assert stated("RuntimeError: No HIP GPUs are available\n") == ["no-hip-gpus-available"]
     igpu = "GPU: AMD Radeon 780M (Phoenix APU)\nRuntimeError: Found no NVIDIA driver on your system.\n"
     assert "wrong-gpu-vendor-build" not in stated(igpu)
+
+
+def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:
+    job = 'srun python -c "import torch; print(torch.cuda.is_available())"\n# False\n'
+    (family,) = explain_report(job, CATALOG, kb=KB).explanations
+    assert family.signature.id == "scheduler-job-without-gpu" and len(family.candidates) == 3
+    batch = "#SBATCH --partition=cpu\nRuntimeError: No CUDA GPUs are available\n"
+    assert "scheduler-job-without-gpu" in stated(batch)
+    # Counter-cases: the same check outside a job, a job that sees its GPU, srun named in a sentence
+    check = 'python -c "import torch; print(torch.cuda.is_available())"\n'
+    assert "scheduler-job-without-gpu" not in stated(check + "# False\n")
+    assert stated("srun " + check + "# True\n") == []
+    prose = "I do not use srun here; torch.cuda.is_available() False\n"
+    assert "scheduler-job-without-gpu" not in stated(prose)
