@@ -59,6 +59,8 @@ def test_codes_that_are_not_gpus_are_left_alone() -> None:
     assert read("NVIDIA Pascal GPU") == [] and read("Jetson Nano") != [] and read("nano cuda") == []
     assert read("AMD Ryzen 4000 CPU and GPU") == []  # a CPU's name alone
     assert read("GA100 die, cuda") == []  # inside a word
+    # tokens a name always glues ("GB10", "A100") written apart are a size or a count
+    assert read("CUDA device: 24 GB 10 GB free") == [] and read("A 100 cuda") == []
 
 
 def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:

@@ -71,6 +71,11 @@ def test_windows_loader_wordings_name_the_dll_family() -> None:
     assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10.dll"
     assert found.candidates
     assert stated("Running benchmark.py I get fbgemm.dll missing.\n") == ["windows-dll-load-failed"]
+    # ERROR_PROC_NOT_FOUND (127): the DLL loaded, a dependency of another release lacks a function.
+    proc = ('OSError: [WinError 127] The specified procedure could not be found. Error loading '
+            '"C:\\py\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.\n')
+    (found,) = explain_report(proc, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10_cuda.dll"
     # Counter-cases: TensorFlow's dso_loader (its own signature), and a Linux library, are not it.
     tf = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
           "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
@@ -90,11 +95,22 @@ def test_macos_loader_missing_a_library_of_an_installed_module_is_a_family_not_a
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "installed-binary-library-not-loaded"
     assert found.facts["lib_path"] == "/usr/local/opt/libomp/lib/libomp.dylib"
-    assert found.facts["package"] == "torch" and len(found.candidates) == 3
+    assert found.facts["package"] == "torch" and len(found.candidates) == 4
     # macOS 12's wording quotes both paths and puts the image's UUID before the second.
     quoted = ("Library not loaded: '@rpath/libc++.1.dylib'\n  Referenced from: '<0A1B2C3D-1111-2222-3333-"
               "444455556666> /opt/py/lib/python3.11/site-packages/foo/_ext.so'\n  Reason: tried: ...\n")
     assert stated(quoted) == ["installed-binary-library-not-loaded"]
+    # Pasted on one line (xgboost's documented libomp), and a library of torch a companion links.
+    one_line = ("OSError: dlopen(/v/site-packages/xgboost/lib/libxgboost.dylib, 0x0006): Library not loaded: "
+                "@rpath/libomp.dylib Referenced from: /v/site-packages/xgboost/lib/libxgboost.dylib Reason: "
+                "tried: '/opt/homebrew/opt/libomp/lib/libomp.dylib' (no such file)\n")
+    (found,) = explain_report(one_line, CATALOG, kb=KB).explanations
+    assert (found.facts["package"], found.facts["lib_path"]) == ("xgboost", "@rpath/libomp.dylib")
+    companion = MACOS_LOAD.format(prefix="/v/site-packages").replace(
+        "/usr/local/opt/libomp/lib/libomp.dylib", "@rpath/libtorch_cpu.dylib").replace(
+        "torch/lib/libshm", "torchvision/_C")
+    (found,) = explain_report(companion, CATALOG, kb=KB).explanations
+    assert found.facts["package"] == "torchvision" and "torch's libtorch_cpu" in found.candidates[3][0]
     # Counter-cases: a binary outside site-packages (a build tree) is not an installed package's, and
     # a compiler without OpenMP is still openmp-missing.
     assert stated(MACOS_LOAD.format(prefix="/Users/a/src/build")) == []
@@ -134,6 +150,17 @@ def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_va
     labelled = text.replace("1.8.0+cu102", "2.3.1+cu121").replace("1.8.0+cu111)", "2.3.1, 2.3.1+cpu, "
                                                                   "2.8.0+cu128, 2.8.0+xpu)")
     assert stated(labelled) == ["pytorch-root-index-incomplete"]
+
+
+def test_the_root_index_named_proves_it_with_fewer_variants_listed() -> None:
+    listing = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 "
+               "(from versions: 2.3.1, 2.3.1+cpu, 2.8.0+cu128)\n")
+    root = "Looking in indexes: https://download.pytorch.org/whl\n" + listing
+    (error,) = [e for e in extract(root, KB).installer_errors if e.kind == "variant-missing-from-index"]
+    assert "names the root index" in error.meaning
+    # Counter-case: a per-variant index named is not the root one; two labels of two kinds prove nothing.
+    other = "Looking in indexes: https://download.pytorch.org/whl/cu128\n" + listing
+    assert "pytorch-root-index-incomplete" not in stated(other)
 
 
 # pip 23.2.1 building flash-attn 2.8.3 from its sdist on this machine (2026-11-26), cut to its lines.

@@ -397,6 +397,37 @@ def test_tensorflows_dso_loader_not_opening_cudnn_is_the_cudnn_family() -> None:
     assert stated(extension) == ["extension-cuda-library-missing"]
 
 
+def test_onnxruntimes_cuda_provider_not_loaded_is_the_extensions_cuda_library_family() -> None:
+    # onnxruntime/python/onnxruntime_pybind_state.cc: the CUDA provider library did not load, CUDA_PATH set
+    text = ("RuntimeError: D:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:739 "
+            "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasn't able "
+            "to be loaded. Please install the correct version of CUDA and cuDNN as mentioned in the GPU "
+            "requirements page\n")
+    assert stated(text) == ["extension-cuda-library-missing"]
+    assert stated("ROCM_PATH is set but ROCM wasn't able to be loaded.\n") == []
+
+
+def test_a_torch_library_an_extension_cannot_open_cut_after_shared_is_still_that_family() -> None:
+    # pyg-team/pytorch_geometric#8365: the report stops after "cannot open shared"
+    text = ("---> [20] from torch_sparse import SparseTensor\n"
+            "OSError: libtorch_cuda_cu.so: cannot open shared\n")
+    assert stated(text) == ["torch-library-missing"]
+    assert stated("OSError: libtorch_cuda_cu.so: cannot open shared memory segment for the cache\n") == []
+
+
+def test_the_loaders_undefined_symbol_without_its_library_is_the_undefined_symbol_family() -> None:
+    # dlerror's "<library>: undefined symbol: S" pasted from the symbol on, a torch C++ symbol (whose
+    # library the text does not name: an extension's or a companion's) (sgl-project/sglang#30562)
+    assert stated("undefined symbol: c10::MessageLogger::stream[abi:cxx11]()\n") == ["undefined-symbol"]
+    assert stated("ImportError: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n") == \
+        ["undefined-symbol"]
+    # another library's symbol without its library is read by that library's signatures
+    assert "undefined-symbol" not in stated("undefined symbol: cudaGraphInstantiateWithFlags, version "
+                                            "libcudart.so.11.0\n")
+    # the words inside a sentence are no loader message
+    assert stated("I think the build left an undefined symbol: foo somewhere\n") == []
+
+
 def test_insufficient_driver_is_the_driver_too_old_where_the_text_shows_driver_and_build() -> None:
     smi = "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
     error = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
