@@ -215,3 +215,11 @@ def test_a_build_step_failure_without_torchs_absence_shown_or_known_stays_the_fa
     not_isolated = ("  × Failed to build `flash-attn==2.8.2`\n      File \"/home/u/venv/lib/python3.11/"
                     "site-packages/setuptools/build_meta.py\", line 331, in get_requires_for_build_wheel\n")
     assert stated(not_isolated) == ["build-requirements-step-failed"]
+    # The build that failed is the last package collected before the step, not an earlier one the
+    # data knows; and a No module named 'torch' far below the build's output is another event.
+    earlier = ("Collecting flash-attn==2.8.3\n  Using cached flash_attn-2.8.3-cp311-linux_x86_64.whl\n"
+               "Collecting natten==0.20.1\n  Using cached natten-0.20.1.tar.gz (2.6 MB)\n"
+               "  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n")
+    assert stated(earlier) == ["build-requirements-step-failed"]
+    later = earlier + "progress\n" * 2000 + "ModuleNotFoundError: No module named 'torch'\n"
+    assert "build-isolation-hides-torch" not in stated(later)
