@@ -78,7 +78,8 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
 def test_the_repls_answer_to_get_device_capability_is_the_capability() -> None:
     shown = ">>> torch.cuda.get_device_capability()\n(12, 0)\n>>> torch.__version__\n'2.5.1+cu124'"
     assert extract(shown, KB).environment.capability == "12.0"
-    assert extract(">>> print(torch.cuda.get_device_capability(0))\n(8, 6)", KB).environment.capability == "8.6"
+    printed = ">>> print(torch.cuda.get_device_capability(0))\n(8, 6)"
+    assert extract(printed, KB).environment.capability == "8.6"
     assert extract(">>> torch.cuda.get_device_capability()\n>>> (1, 2)", KB).environment.capability is None
 
 
