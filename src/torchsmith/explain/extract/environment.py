@@ -28,6 +28,9 @@ _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
     re.compile(r"(?:cuda capability|capability)\s*(?P<major>\d{1,2})\.(?P<minor>\d)"),
+    # the REPL's answer to torch.cuda.get_device_capability(): "(8, 6)" on the next line
+    re.compile(r"get_device_capability\([^)\n]{0,12}\)\)?\s{0,4}\n?(?:Out\[\d+\]: )?"
+               r"\((?P<major>\d{1,2}), (?P<minor>\d)\)"),
 )
 _ARCH_LIST = re.compile(
     r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
