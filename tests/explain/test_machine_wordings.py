@@ -160,3 +160,12 @@ def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:
     assert stated("srun " + check + "# True\n") == []
     prose = "I do not use srun here; torch.cuda.is_available() False\n"
     assert "scheduler-job-without-gpu" not in stated(prose)
+
+
+def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None:
+    # gloo/transport/tcp/pair.cc: "connect <peer>: <strerror>"; the peer address is the one it advertised
+    def pair(peer: str) -> str:
+        return f"[/opt/gloo/gloo/transport/tcp/pair.cc:761] connect [{peer}]:60817: Connection refused\n"
+
+    assert stated(pair("127.0.1.1")) == ["nccl-network-interface"]
+    assert stated(pair("10.0.0.2")) == []  # a routable peer that refuses: nothing proves the interface
