@@ -439,3 +439,18 @@ def test_insufficient_driver_is_the_driver_too_old_where_the_text_shows_driver_a
     for text in (smi + "PyTorch version: 2.3.0+cu118\n" + error, "PyTorch version: 2.3.0+cu121\n" + error,
                  smi + error):
         assert stated(text) == ["driver-insufficient-for-runtime"], text
+
+
+def test_a_hardware_xid_in_the_kernel_log_states_the_gpu_fault_over_the_kernel_fault() -> None:
+    # NVIDIA's Xid catalog: 79 the GPU fell off the bus, 48/63/64/92/94/95 ECC, 74 NVLink
+    fault = "RuntimeError: CUDA error: unspecified launch failure\n"
+    for log in ("[ 8123.442] NVRM: Xid (PCI:0000:2b:00): 79, pid=1234, GPU has fallen off the bus.",
+                "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping",
+                "XID 48 An uncorrectable double bit error (DBE) has been detected on GPU (0000:3b:00)"):
+        (error,) = extract(log, KB).gpu_errors
+        assert (error.api, error.kind) == ("xid", "hardware"), log
+        assert stated(fault + log) == ["gpu-hardware-fault"], log
+    # an application's Xid (13: graphics engine exception; 31: its own page fault) is no hardware fault
+    for log in ("NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception",
+                "NVRM: Xid (PCI:0000:01:00): 31, pid=9"):
+        assert extract(log, KB).gpu_errors == [] and stated(fault + log) == ["cuda-kernel-fault"], log
