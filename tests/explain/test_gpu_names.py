@@ -75,6 +75,14 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert extract("Level Zero sees the B70 device", KB).environment.gpus == []
 
 
+def test_the_repls_answer_to_get_device_capability_is_the_capability() -> None:
+    shown = ">>> torch.cuda.get_device_capability()\n(12, 0)\n>>> torch.__version__\n'2.5.1+cu124'"
+    assert extract(shown, KB).environment.capability == "12.0"
+    printed = ">>> print(torch.cuda.get_device_capability(0))\n(8, 6)"
+    assert extract(printed, KB).environment.capability == "8.6"
+    assert extract(">>> torch.cuda.get_device_capability()\n>>> (1, 2)", KB).environment.capability is None
+
+
 def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:
     # cubert-hyperspectral/cuvis-ai#107: the cu128 aarch64 wheel carries sm_80..sm_120, no sm_110
     text = ('uv sync on a Jetson Thor (JetPack 7, aarch64) installed torch 2.11.0+cu128 and failed with '

@@ -28,6 +28,9 @@ _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
     re.compile(r"(?:cuda capability|capability)\s*(?P<major>\d{1,2})\.(?P<minor>\d)"),
+    # the REPL's answer to torch.cuda.get_device_capability(): "(8, 6)" on the next line
+    re.compile(r"get_device_capability\([^)\n]{0,12}\)\)?\s{0,4}\n?(?:Out\[\d+\]: )?"
+               r"\((?P<major>\d{1,2}), (?P<minor>\d)\)"),
 )
 _ARCH_LIST = re.compile(
     r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
@@ -134,7 +137,9 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
 # build string "py3.8_cpu_0", the cpuonly metapackage, a +cpu build (not a +cpu requirement).
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
-                        r"|^\s*pytorch\s+[\d.]+\s+py[\d.]+_cpu_\d|^\s*cpuonly\s+[\d.]+\s"
+                        # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
+                        r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
+                        r"|^\s*cpuonly\s+[\d.]+\s"
                         r"|PyTorch version: [\d.]+\+cpu\b", re.MULTILINE)
 
 
