@@ -174,8 +174,8 @@ def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None
 def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
     xpu = "PyTorch version: 2.8.0+xpu\nAssertionError: Torch not compiled with CUDA enabled\n"
     assert stated(xpu) == ["code-hardcodes-cuda"]
-    pip_list = ("FAILED test/xpu/test_ops.py::test_mm_xpu - AssertionError: Torch not compiled with CUDA enabled\n"
-                "torch                        2.13.0.dev20260607+xpu\n")
+    pip_list = ("FAILED test/xpu/test_ops.py::test_mm_xpu - AssertionError: Torch not compiled with CUDA "
+                "enabled\ntorch                        2.13.0.dev20260607+xpu\n")
     assert stated(pip_list) == ["code-hardcodes-cuda"]  # pip list's row names the installed torch
     # Counter-cases: a CPU build is the install; on a Mac the corpus labels it the CPU-only build
     linux = "PyTorch version: 2.8.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n"
