@@ -73,6 +73,19 @@ def test_a_jetson_named_in_a_host_name_is_a_jetson() -> None:
     assert "jetson-cpu-wheel" not in stated(text.replace("jetsonxavier", "workstation"))
 
 
+def test_a_jetson_shown_running_a_gpu_build_of_torch_is_not_the_cpu_wheel() -> None:
+    # NVIDIA's own Jetson build (.nvYY.MM), or any build whose torch.version.cuda is a version: CUDA
+    # unavailable there has another cause (a container without the NVIDIA runtime, a JetPack mismatch)
+    nvidia = ("Jetson AGX Orin, JetPack 5.1.2\n>>> torch.__version__\n'2.1.0a0+41361538.nv23.06'\n"
+              ">>> torch.cuda.is_available()\nFalse\n")
+    assert "jetson-cpu-wheel" not in stated(nvidia)
+    cuda = ("Jetson Orin Nano (L4T R36.3)\n>>> torch.version.cuda\n'12.2'\n>>> torch.cuda.is_available()\n"
+            "False\n")
+    assert "jetson-cpu-wheel" not in stated(cuda)
+    cpu = cuda.replace("'12.2'", "None")  # the generic wheel prints None
+    assert stated(cpu) == ["jetson-cpu-wheel"]
+
+
 NEWER_WARNING = (
     "torch/cuda/__init__.py:384: UserWarning: Found GPU0 {gpu} which is of compute capability (CC) {cc}.\n"
     "The following list shows the CCs this version of PyTorch was built for and the hardware CCs it "

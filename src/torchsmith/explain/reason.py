@@ -255,6 +255,22 @@ def _cuda_build_shown(
     return f"the text shows a CUDA build of torch ({env.torch})"
 
 
+def _torch_gpu_build_shown(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The torch in use is shown to be a GPU build: torch.version.cuda (or collect_env's CUDA used
+    to build PyTorch) printed as a version, a +cuXYZ label, or NVIDIA's own Jetson build (its
+    version ends in .nvYY.MM, as in 2.1.0a0+41361538.nv23.06). A CPU-only wheel prints None."""
+    env = extracted.environment
+    if env.torch_cpu_only:
+        return None
+    if env.torch and re.search(r"[+.]nv\d{2}\.\d{2}\b", env.torch):
+        return f"the text shows NVIDIA's own torch build ({env.torch})"
+    if env.torch_cuda:
+        return f"the text shows a torch built with CUDA {env.torch_cuda}"
+    return None
+
+
 def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
                         kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The library was asked for by a compiled extension (the traceback's innermost package), not torch."""
@@ -351,6 +367,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "driver_enough": _driver_enough,
     "virtual_cuda_enough": _virtual_cuda_enough,
     "cuda_build_shown": _cuda_build_shown,
+    "torch_gpu_build_shown": _torch_gpu_build_shown,
     "importer_not_torch": _importer_not_torch,
     "on_wsl": _on_wsl,
     "nvidia_gpu_only": _nvidia_gpu_only,
