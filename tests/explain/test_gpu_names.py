@@ -100,6 +100,17 @@ def test_the_build_lacking_the_named_gpu_states_the_cause_and_only_then() -> Non
     assert [e.name for e in extract(capital, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
 
 
+def test_several_gpus_named_prove_the_build_lacks_an_arch_only_where_it_lacks_every_one() -> None:
+    # the RTX 3090 (sm_86) runs torch 2.5.1+cu124: the kernel missing is not torch's, whichever
+    # GPU failed; the RTX 5090 (sm_120) named first does not make it torch's
+    text = ("I tested this before on an RTX 5090 at work. Now at home on my RTX 3090 with torch 2.5.1+cu124, "
+            "my compiled extension fails:\nRuntimeError: CUDA error: no kernel image is available for "
+            "execution on the device\n")
+    assert stated(text) == ["no-kernel-image"]
+    # both lack it (an RTX 5090 and an RTX 5080, sm_120): the build's cause
+    assert stated(text.replace("RTX 3090", "RTX 5080")) == ["arch-not-compiled"]
+
+
 LISTING = ("ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: "
            "2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n"
            "ERROR: No matching distribution found for torch==2.5.1\n")

@@ -28,6 +28,11 @@ __all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability
 # --- the machine the text describes ------------------------------------------------------------
 
 
+def _stated_capability(env: Environment, facts: Mapping[str, Any]) -> bool:
+    """The capability is printed (a message's sm_XY, collect_env's), not looked up from a name."""
+    return bool(facts.get("capability") or facts.get("arch") or env.capability)
+
+
 def capability(env: Environment, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The GPU's compute capability: stated, or known from the GPU's name."""
     stated = facts.get("capability") if isinstance(facts.get("capability"), str) else env.capability
@@ -130,20 +135,29 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
     listed = _arch_list(env, facts)
     base, variant = _release_variant(env, kb)
     toolkit = kb.arch_support(env.torch_cuda) if env.torch_cuda else None
+
+    def carries(gpu: Tuple[int, int]) -> bool:
+        """Whether the build has code for ``gpu`` (True where the data cannot say)."""
+        if listed:
+            return kernel_for(gpu, listed) is not None
+        if variant is not None and variant.sass(platform):
+            return kernel_for(gpu, variant.sass(platform), variant.ptx(platform)) is not None
+        return toolkit is None or kernel_for(gpu, toolkit.archs) is not None
+
+    if carries(cc):
+        return None
     if listed:
-        if kernel_for(cc, listed) is not None:
-            return None
         build = f"this build (arch list {' '.join(listed)})"
     elif variant is not None and variant.sass(platform):
-        if kernel_for(cc, variant.sass(platform), variant.ptx(platform)) is not None:
-            return None
         build = f"torch {base} ({variant.name})"
-    elif toolkit is not None and kernel_for(cc, toolkit.archs) is None:
-        # a build for CUDA X.Y carries no code for a GPU that toolkit cannot compile for at all
+    elif toolkit is not None:  # a CUDA X.Y build has no code for a GPU that toolkit cannot compile for
         build = (f"a torch build for CUDA {env.torch_cuda} ({env.torch or 'the build the text names'}; "
                  f"CUDA {env.torch_cuda} compiles for {toolkit.min_arch} to {toolkit.max_arch})")
     else:
         return None
+    if not _stated_capability(env, facts) and any(
+            carries(other) for other in (parse_cc(c) for _, c in named_capabilities(env, kb)) if other):
+        return None  # the text names several GPUs, and the build runs on one: which one failed?
     where = _release_that_does(cc, kb, platform, base)
     return f"{build} carries no {sm_arch(cc_text)} code for this GPU; {where}"
 
