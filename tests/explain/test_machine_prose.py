@@ -33,6 +33,10 @@ def test_torchs_autocast_refusing_bfloat16_names_a_gpu_without_bf16() -> None:
     project = "ValueError: Requested bf16 precision, but the current CUDA device does not support bfloat16.\n"
     assert stated(project) == ["bf16-unsupported-gpu"]
     assert stated("The current CUDA device does support bfloat16.\n") == []
+    # an Ampere GPU shown has bfloat16: before torch 2.3 is_bf16_supported() was also False for a build
+    # of CUDA before 11 (torch/cuda/__init__.py), so the GPU is not the cause there
+    assert "bf16-unsupported-gpu" not in stated("GPU: NVIDIA A100-SXM4-40GB, torch 1.12.1+cu102\n" + text)
+    assert stated("GPU: Tesla V100-SXM2-32GB\n" + text) == ["bf16-unsupported-gpu"]
 
 
 def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:

@@ -368,6 +368,16 @@ def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has no TF32" if parsed and parsed < (8, 0) else None
 
 
+def _gpu_with_bf16(extracted: Extracted, facts: Mapping[str, Any],
+                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU shown is Ampere or newer (compute capability 8.0 on), which has bfloat16: a refusal
+    there comes from elsewhere (torch's is_bf16_supported() is also False for a build of CUDA
+    before 11, torch/cuda/__init__.py)."""
+    cc = capability(extracted.environment, facts, kb)
+    parsed = parse_cc(cc) if cc else None
+    return f"the GPU shown (compute capability {cc}) has bfloat16" if parsed and parsed >= (8, 0) else None
+
+
 def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text names the CUDA status itself (torch prints it after "Unexpected error from
@@ -390,6 +400,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "oom_not_workload": _oom_not_workload,
     "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
+    "gpu_with_bf16": _gpu_with_bf16,
     "cuda_error_shown": _cuda_error_shown,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
