@@ -125,3 +125,10 @@ def test_an_apple_chip_named_beside_an_x86_64_listing_is_rosetta() -> None:
     # an Intel Mac, or no chip named: the family, whose candidates differ in the fix
     assert stated(LISTING + "\nIntel Core i9 - MacOS 13.6\n") == ["macos-x86-64-python"]
     assert stated(LISTING) == ["macos-x86-64-python"]
+    # an Apple silicon Mac and an Intel one both named: the listing may be the Intel Mac's
+    both = "It works on my M1 MacBook, but on my Intel MacBook Pro (2019) I get:\n" + LISTING
+    assert extract(both, KB).environment.chip is None
+    assert stated(both) == ["macos-x86-64-python"]
+    # an Intel Python on the Apple silicon Mac is Rosetta's case, not a second Mac
+    rosetta = "Apple M2 Pro, but my conda Python is the Intel (x86_64) build\n" + LISTING
+    assert stated(rosetta) == ["x86-python-on-apple-silicon"]
