@@ -195,12 +195,14 @@ def test_a_cause_of_one_gpu_vendor_does_not_fire_on_the_others_gpu() -> None:
     rocm_on_nvidia = ("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1b2c)\n"
                       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n")
     report = explain_report(rocm_on_nvidia, CATALOG, kb=KB)
-    assert "hip-invalid-device-function" not in [e.signature.id for e in report.explanations]
-    assert "hip-invalid-device-function" in dict(report.contradicted)
+    # the NVIDIA GPU proves the other vendor's cause: a ROCm build on an NVIDIA machine
+    assert [e.signature.id for e in report.explanations] == ["wrong-gpu-vendor-build"]
+    assert "rocm-gfx-target-unsupported" in dict(report.contradicted)
     assert "hip-invalid-device-function" in causes(rocm_on_nvidia.split("\n", 1)[1])
     cuda_on_amd = ("AMD Radeon RX 6800 XT\nRuntimeError: Found no NVIDIA driver on your system. Please check "
                    "that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
     assert "no-nvidia-driver" not in causes(cuda_on_amd)
+    assert "wrong-gpu-vendor-build" in causes(cuda_on_amd)
     assert "no-nvidia-driver" in causes(cuda_on_amd.split("\n", 1)[1])
 
 

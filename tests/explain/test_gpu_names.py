@@ -59,6 +59,8 @@ def test_codes_that_are_not_gpus_are_left_alone() -> None:
     assert read("NVIDIA Pascal GPU") == [] and read("Jetson Nano") != [] and read("nano cuda") == []
     assert read("AMD Ryzen 4000 CPU and GPU") == []  # a CPU's name alone
     assert read("GA100 die, cuda") == []  # inside a word
+    # tokens a name always glues ("GB10", "A100") written apart are a size or a count
+    assert read("CUDA device: 24 GB 10 GB free") == [] and read("A 100 cuda") == []
 
 
 def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
@@ -71,6 +73,14 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert capability(extract("RTX 6000 gpu", KB).environment, {}, KB) is None
     # an unbranded code the GPU data does not know is no NVIDIA GPU (Intel's Arc Pro B70 here)
     assert extract("Level Zero sees the B70 device", KB).environment.gpus == []
+
+
+def test_the_repls_answer_to_get_device_capability_is_the_capability() -> None:
+    shown = ">>> torch.cuda.get_device_capability()\n(12, 0)\n>>> torch.__version__\n'2.5.1+cu124'"
+    assert extract(shown, KB).environment.capability == "12.0"
+    printed = ">>> print(torch.cuda.get_device_capability(0))\n(8, 6)"
+    assert extract(printed, KB).environment.capability == "8.6"
+    assert extract(">>> torch.cuda.get_device_capability()\n>>> (1, 2)", KB).environment.capability is None
 
 
 def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:

@@ -32,6 +32,24 @@ def test_dynamos_recompile_limit_warning_is_torch_compile_recompiling() -> None:
     assert stated("To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n") == []
 
 
+def test_dynamos_recompile_log_shows_repeated_recompiles_by_its_guard_list_or_compile_id() -> None:
+    # torch/_dynamo/guards.py (TORCH_LOGS=recompiles): one failed guard listed per version compiled so far.
+    prefix = "[2023-11-21 19:02:27,364] torch._dynamo.guards.__recompiles: [DEBUG]"
+    listed = (f"{prefix} Recompiling function accumulate in <ipython-input-6>:6\n"
+              f"{prefix}     triggered by the following guard failure(s):\n"
+              f"{prefix}     - L['start'] == 6\n{prefix}     - L['start'] == 5\n")
+    (found,) = explain_report(listed, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-compile-recompiles"
+    assert (found.facts["function"], found.facts["reason"]) == ("accumulate", "L['start'] == 6")
+    # The compile id [frame/N]: N = 2 is the function's third compilation.
+    third = ("V0920 13:54:46.150000 3904 torch/_dynamo/guards.py:4760] [0/2] [__recompiles] Recompiling "
+             "function _backward in /home/a/fa.py:4\n")
+    assert stated(third) == ["torch-compile-recompiles"]
+    # Counter-case: the first recompile ([0/1], one guard listed) is no pattern of repetition.
+    assert stated(third.replace("[0/2]", "[0/1]")) == []
+    assert stated(listed.rsplit(prefix, 1)[0]) == []
+
+
 def test_pips_invalid_wheel_with_a_missing_dist_info_file_is_the_published_file() -> None:
     # pip/_internal/utils/wheel.py: read_wheel_metadata_file wraps KeyError (a missing entry).
     text = ("ERROR: torch-scatter has an invalid wheel, could not read "
@@ -71,6 +89,11 @@ def test_windows_loader_wordings_name_the_dll_family() -> None:
     assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10.dll"
     assert found.candidates
     assert stated("Running benchmark.py I get fbgemm.dll missing.\n") == ["windows-dll-load-failed"]
+    # ERROR_PROC_NOT_FOUND (127): the DLL loaded, a dependency of another release lacks a function.
+    proc = ('OSError: [WinError 127] The specified procedure could not be found. Error loading '
+            '"C:\\py\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.\n')
+    (found,) = explain_report(proc, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and found.facts["dll_name"] == "c10_cuda.dll"
     # Counter-cases: TensorFlow's dso_loader (its own signature), and a Linux library, are not it.
     tf = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
           "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
@@ -90,11 +113,22 @@ def test_macos_loader_missing_a_library_of_an_installed_module_is_a_family_not_a
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "installed-binary-library-not-loaded"
     assert found.facts["lib_path"] == "/usr/local/opt/libomp/lib/libomp.dylib"
-    assert found.facts["package"] == "torch" and len(found.candidates) == 3
+    assert found.facts["package"] == "torch" and len(found.candidates) == 4
     # macOS 12's wording quotes both paths and puts the image's UUID before the second.
     quoted = ("Library not loaded: '@rpath/libc++.1.dylib'\n  Referenced from: '<0A1B2C3D-1111-2222-3333-"
               "444455556666> /opt/py/lib/python3.11/site-packages/foo/_ext.so'\n  Reason: tried: ...\n")
     assert stated(quoted) == ["installed-binary-library-not-loaded"]
+    # Pasted on one line (xgboost's documented libomp), and a library of torch a companion links.
+    one_line = ("OSError: dlopen(/v/site-packages/xgboost/lib/libxgboost.dylib, 0x0006): Library not loaded: "
+                "@rpath/libomp.dylib Referenced from: /v/site-packages/xgboost/lib/libxgboost.dylib Reason: "
+                "tried: '/opt/homebrew/opt/libomp/lib/libomp.dylib' (no such file)\n")
+    (found,) = explain_report(one_line, CATALOG, kb=KB).explanations
+    assert (found.facts["package"], found.facts["lib_path"]) == ("xgboost", "@rpath/libomp.dylib")
+    companion = MACOS_LOAD.format(prefix="/v/site-packages").replace(
+        "/usr/local/opt/libomp/lib/libomp.dylib", "@rpath/libtorch_cpu.dylib").replace(
+        "torch/lib/libshm", "torchvision/_C")
+    (found,) = explain_report(companion, CATALOG, kb=KB).explanations
+    assert found.facts["package"] == "torchvision" and "torch's libtorch_cpu" in found.candidates[3][0]
     # Counter-cases: a binary outside site-packages (a build tree) is not an installed package's, and
     # a compiler without OpenMP is still openmp-missing.
     assert stated(MACOS_LOAD.format(prefix="/Users/a/src/build")) == []
@@ -138,6 +172,17 @@ def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_va
     labelled = text.replace("1.8.0+cu102", "2.3.1+cu121").replace("1.8.0+cu111)", "2.3.1, 2.3.1+cpu, "
                                                                   "2.8.0+cu128, 2.8.0+xpu)")
     assert stated(labelled) == ["pytorch-root-index-incomplete"]
+
+
+def test_the_root_index_named_proves_it_with_fewer_variants_listed() -> None:
+    listing = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 "
+               "(from versions: 2.3.1, 2.3.1+cpu, 2.8.0+cu128)\n")
+    root = "Looking in indexes: https://download.pytorch.org/whl\n" + listing
+    (error,) = [e for e in extract(root, KB).installer_errors if e.kind == "variant-missing-from-index"]
+    assert "names the root index" in error.meaning
+    # Counter-case: a per-variant index named is not the root one; two labels of two kinds prove nothing.
+    other = "Looking in indexes: https://download.pytorch.org/whl/cu128\n" + listing
+    assert "pytorch-root-index-incomplete" not in stated(other)
 
 
 # pip 23.2.1 building flash-attn 2.8.3 from its sdist on this machine (2026-11-26), cut to its lines.
@@ -192,3 +237,11 @@ def test_a_build_step_failure_without_torchs_absence_shown_or_known_stays_the_fa
     not_isolated = ("  × Failed to build `flash-attn==2.8.2`\n      File \"/home/u/venv/lib/python3.11/"
                     "site-packages/setuptools/build_meta.py\", line 331, in get_requires_for_build_wheel\n")
     assert stated(not_isolated) == ["build-requirements-step-failed"]
+    # The build that failed is the last package collected before the step, not an earlier one the
+    # data knows; and a No module named 'torch' far below the build's output is another event.
+    earlier = ("Collecting flash-attn==2.8.3\n  Using cached flash_attn-2.8.3-cp311-linux_x86_64.whl\n"
+               "Collecting natten==0.20.1\n  Using cached natten-0.20.1.tar.gz (2.6 MB)\n"
+               "  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n")
+    assert stated(earlier) == ["build-requirements-step-failed"]
+    later = earlier + "progress\n" * 2000 + "ModuleNotFoundError: No module named 'torch'\n"
+    assert "build-isolation-hides-torch" not in stated(later)

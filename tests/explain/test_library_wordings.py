@@ -251,3 +251,17 @@ def test_mooncake_has_no_module_built_for_the_installed_torch() -> None:
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "companion-needs-other-torch" and "torch 2.14.0" in found.cause
     assert stated("ImportError: Mooncake PG failed to initialise its transfer engine.\n") == []
+
+
+def test_transformers_refusing_torch_load_below_2_6_is_the_torch_transformers_needs() -> None:
+    # transformers/utils/import_utils.py check_torch_load_is_safe (4.52 on), wrapped as a logger prints it
+    text = ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with "
+            "`weights_only=True`, we now require users to upgrade torch to at least v2.6\nin order to use "
+            "the function. This version restriction does not apply when loading files with safetensors.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "transformers-needs-newer-torch"
+    assert "at least 2.6" in found.cause
+    # torch's own weights_only message is another cause
+    assert "transformers-needs-newer-torch" not in stated(
+        "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default value "
+        "of the `weights_only` argument in `torch.load` from `False` to `True`.\n")

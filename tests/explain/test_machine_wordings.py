@@ -132,3 +132,31 @@ def test_a_gfx_target_no_build_for_the_named_rocm_carries_is_unsupported_there()
     # Not torch: llama.cpp's own kernels on ROCm 6.1
     llama = "ggml_cuda_compute_forward: hipErrorNoBinaryForGpu on RX 7600 XT with ROCm 6.1 (llama.cpp)\n"
     assert stated(llama) == ["hip-invalid-device-function"]
+
+
+def test_a_no_gpu_failure_of_one_vendors_build_beside_only_the_others_gpus_is_the_wrong_build() -> None:
+    rocm_on_nvidia = 'gpu="Nvidia T4"\nRuntimeError: No HIP GPUs are available\n'
+    assert stated(rocm_on_nvidia) == ["wrong-gpu-vendor-build"]
+    cuda_on_amd = "GPU: AMD Radeon RX 7900 XTX\nRuntimeError: Found no NVIDIA driver on your system.\n"
+    assert stated(cuda_on_amd) == ["wrong-gpu-vendor-build"]
+    # Counter-cases: the vendor's own GPU named (an AMD card for HIP), no GPU named, an integrated
+    # Radeon (an NVIDIA GPU may sit beside it)
+    assert stated("GPU: Radeon RX 7900 XTX\nRuntimeError: No HIP GPUs are available\n") == [
+        "no-hip-gpus-available"]
+    assert stated("RuntimeError: No HIP GPUs are available\n") == ["no-hip-gpus-available"]
+    igpu = "GPU: AMD Radeon 780M (Phoenix APU)\nRuntimeError: Found no NVIDIA driver on your system.\n"
+    assert "wrong-gpu-vendor-build" not in stated(igpu)
+
+
+def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:
+    job = 'srun python -c "import torch; print(torch.cuda.is_available())"\n# False\n'
+    (family,) = explain_report(job, CATALOG, kb=KB).explanations
+    assert family.signature.id == "scheduler-job-without-gpu" and len(family.candidates) == 3
+    batch = "#SBATCH --partition=cpu\nRuntimeError: No CUDA GPUs are available\n"
+    assert "scheduler-job-without-gpu" in stated(batch)
+    # Counter-cases: the same check outside a job, a job that sees its GPU, srun named in a sentence
+    check = 'python -c "import torch; print(torch.cuda.is_available())"\n'
+    assert "scheduler-job-without-gpu" not in stated(check + "# False\n")
+    assert stated("srun " + check + "# True\n") == []
+    prose = "I do not use srun here; torch.cuda.is_available() False\n"
+    assert "scheduler-job-without-gpu" not in stated(prose)

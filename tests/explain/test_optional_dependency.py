@@ -77,3 +77,14 @@ def test_a_module_torch_load_unpickles_is_the_checkpoint_s_not_torch_s() -> None
     bare = f'  File "{SITE}/torch/onnx/_internal/exporter/_core.py", line 18, in <module>\n' \
            "ModuleNotFoundError: No module named 'onnxscript'\n"
     assert "optional-dependency-not-installed" not in stated(bare)
+
+
+def test_the_torch_release_the_text_names_decides_what_it_requires() -> None:
+    # numpy was a requirement of torch 1.1 to 1.8.1 and is none of 2.x (torch_requires.json)
+    text = _raised_in(f"{SITE}/torch/_tensor.py", "numpy")
+    (found,) = explain_report("PyTorch version: 2.4.0\n" + text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "optional-dependency-not-installed"
+    assert "torch 2.4.0 does not list it" in found.cause
+    assert "optional-dependency-not-installed" not in stated("PyTorch version: 1.7.1\n" + text)
+    # no release named: what any release required is not called optional
+    assert "optional-dependency-not-installed" not in stated(text)

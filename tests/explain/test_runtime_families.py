@@ -397,6 +397,37 @@ def test_tensorflows_dso_loader_not_opening_cudnn_is_the_cudnn_family() -> None:
     assert stated(extension) == ["extension-cuda-library-missing"]
 
 
+def test_onnxruntimes_cuda_provider_not_loaded_is_the_extensions_cuda_library_family() -> None:
+    # onnxruntime/python/onnxruntime_pybind_state.cc: the CUDA provider library did not load, CUDA_PATH set
+    text = ("RuntimeError: D:\\a\\_work\\1\\s\\onnxruntime\\python\\onnxruntime_pybind_state.cc:739 "
+            "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasn't able "
+            "to be loaded. Please install the correct version of CUDA and cuDNN as mentioned in the GPU "
+            "requirements page\n")
+    assert stated(text) == ["extension-cuda-library-missing"]
+    assert stated("ROCM_PATH is set but ROCM wasn't able to be loaded.\n") == []
+
+
+def test_a_torch_library_an_extension_cannot_open_cut_after_shared_is_still_that_family() -> None:
+    # pyg-team/pytorch_geometric#8365: the report stops after "cannot open shared"
+    text = ("---> [20] from torch_sparse import SparseTensor\n"
+            "OSError: libtorch_cuda_cu.so: cannot open shared\n")
+    assert stated(text) == ["torch-library-missing"]
+    assert stated("OSError: libtorch_cuda_cu.so: cannot open shared memory segment for the cache\n") == []
+
+
+def test_the_loaders_undefined_symbol_without_its_library_is_the_undefined_symbol_family() -> None:
+    # dlerror's "<library>: undefined symbol: S" pasted from the symbol on, a torch C++ symbol (whose
+    # library the text does not name: an extension's or a companion's) (sgl-project/sglang#30562)
+    assert stated("undefined symbol: c10::MessageLogger::stream[abi:cxx11]()\n") == ["undefined-symbol"]
+    assert stated("ImportError: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs\n") == \
+        ["undefined-symbol"]
+    # another library's symbol without its library is read by that library's signatures
+    assert "undefined-symbol" not in stated("undefined symbol: cudaGraphInstantiateWithFlags, version "
+                                            "libcudart.so.11.0\n")
+    # the words inside a sentence are no loader message
+    assert stated("I think the build left an undefined symbol: foo somewhere\n") == []
+
+
 def test_insufficient_driver_is_the_driver_too_old_where_the_text_shows_driver_and_build() -> None:
     smi = "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
     error = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
@@ -408,3 +439,18 @@ def test_insufficient_driver_is_the_driver_too_old_where_the_text_shows_driver_a
     for text in (smi + "PyTorch version: 2.3.0+cu118\n" + error, "PyTorch version: 2.3.0+cu121\n" + error,
                  smi + error):
         assert stated(text) == ["driver-insufficient-for-runtime"], text
+
+
+def test_a_hardware_xid_in_the_kernel_log_states_the_gpu_fault_over_the_kernel_fault() -> None:
+    # NVIDIA's Xid catalog: 79 the GPU fell off the bus, 48/63/64/92/94/95 ECC, 74 NVLink
+    fault = "RuntimeError: CUDA error: unspecified launch failure\n"
+    for log in ("[ 8123.442] NVRM: Xid (PCI:0000:2b:00): 79, pid=1234, GPU has fallen off the bus.",
+                "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping",
+                "XID 48 An uncorrectable double bit error (DBE) has been detected on GPU (0000:3b:00)"):
+        (error,) = extract(log, KB).gpu_errors
+        assert (error.api, error.kind) == ("xid", "hardware"), log
+        assert stated(fault + log) == ["gpu-hardware-fault"], log
+    # an application's Xid (13: graphics engine exception; 31: its own page fault) is no hardware fault
+    for log in ("NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception",
+                "NVRM: Xid (PCI:0000:01:00): 31, pid=9"):
+        assert extract(log, KB).gpu_errors == [] and stated(fault + log) == ["cuda-kernel-fault"], log

@@ -435,7 +435,27 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
 
 # Every check a signature's ``confirmed_by`` may name: the text-evidence ones, and the one that reads
 # the build's arch list through this module's conclusions.
-CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch}
+_INTEGRATED = re.compile(r"APU|iGPU|Radeon(?:\(TM\))? Graphics\b|Vega \d+ Graphics", re.IGNORECASE)
+
+
+def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The build's vendor (the pattern's ``rocm_build`` or ``cuda_build`` group) is not the GPU's: a
+    ROCm build's failure where the text names only NVIDIA GPUs, a CUDA build's where it names only
+    discrete AMD ones (an integrated Radeon often sits beside an NVIDIA GPU the text leaves out)."""
+    if facts.get("rocm_build"):
+        return _nvidia_gpu_only(extracted, facts, kb)
+    if facts.get("cuda_build"):
+        models = {gpu.name: gpu.model or "" for gpu in extracted.environment.gpu_models}
+        _, amd = _vendors(extracted)
+        if any(_INTEGRATED.search(f"{gpu} {models.get(gpu, '')}") for gpu in amd):
+            return None
+        return _amd_gpu_only(extracted, facts, kb)
+    return None
+
+
+CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch,
+                                         "other_vendor_gpu_only": _other_vendor_gpu_only}
 
 
 def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extracted: Extracted,

@@ -295,6 +295,20 @@ def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], 
     return ([board], {}) if board else None
 
 
+_NO_DEVICE = frozenset({"cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE", "NVML_ERROR_DRIVER_NOT_LOADED"})
+
+
+def _scheduler_no_gpu(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """The text runs under a batch scheduler (a Slurm launch) and the job sees no GPU: torch says
+    CUDA is unavailable, CUDA finds no device, or nvidia-smi reaches no driver."""
+    scheduler = extracted.environment.scheduler
+    unavailable = {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms) or any(
+        e.name in _NO_DEVICE for e in extracted.gpu_errors)
+    if scheduler is None or not unavailable:
+        return None
+    return ["srun", "sbatch", "#SBATCH", "salloc", "SLURM_JOB_ID"], {}
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
@@ -321,6 +335,8 @@ def _env(name: str, extracted: Extracted,
         return _visible_devices_hide(extracted)
     if name == "jetson-cuda-unavailable":
         return _jetson_cuda_unavailable(extracted)
+    if name == "scheduler-no-gpu":
+        return _scheduler_no_gpu(extracted)
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None

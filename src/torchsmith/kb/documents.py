@@ -170,6 +170,11 @@ def _error_vocab(data: Document) -> None:
             if short:
                 raise ValueError(f"{source['table']}: {len(short)} of the {len(listed)} names "
                                  f"{source_id} lists have no row (first: {short[0]})")
+    for number, row in enumerate(data.get("xid", [])):  # optional: the driver's Xid codes that are faults
+        if not row.get("source") or any(s not in sources for s in row["source"]):
+            raise ValueError(f"xid row {number}: missing or unknown source id")
+        if not isinstance(row.get("code"), int) or not row.get("meaning"):
+            raise ValueError(f"xid row {number}: needs an integer code and a meaning")
     for table in ("conda_packages", "installer_messages", "installer_options"):  # optional, each row sourced
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):

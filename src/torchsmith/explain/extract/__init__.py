@@ -74,7 +74,7 @@ def vocabulary(kb: Optional[KnowledgeBase]) -> Mapping[str, Sequence[Mapping[str
         kb.document("error_vocab") if kb is not None else read_document("error_vocab", DATA_DIR, None)
     )
     tables = ("cuda", "hip", "nccl", "sonames", "conda_packages", "installer_messages", "installer_options",
-              *ENUM_TABLES)
+              "xid", *ENUM_TABLES)
     return {name: document.get(name, []) for name in tables}
 
 

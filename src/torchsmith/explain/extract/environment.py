@@ -28,6 +28,9 @@ _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
     re.compile(r"(?:cuda capability|capability)\s*(?P<major>\d{1,2})\.(?P<minor>\d)"),
+    # the REPL's answer to torch.cuda.get_device_capability(): "(8, 6)" on the next line
+    re.compile(r"get_device_capability\([^)\n]{0,12}\)\)?\s{0,4}\n?(?:Out\[\d+\]: )?"
+               r"\((?P<major>\d{1,2}), (?P<minor>\d)\)"),
 )
 _ARCH_LIST = re.compile(
     r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
@@ -117,6 +120,10 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# A Slurm job: its launch commands at a line's start (a prompt allowed), a batch script's directives,
+# the step daemon, the job's environment (Slurm's srun/sbatch man pages)
+_SLURM = re.compile(r"^[ \t]*(?:\$[ \t]*)?(?:srun|sbatch|salloc)[ \t]"
+                    r"|#SBATCH\b|\bslurmstepd\b|\bSLURM_JOB_ID\b", re.MULTILINE)
 _MACHINE = re.compile(r"(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
 # A 32-bit Python: Windows' "python38-32" folder, sys.version's "[MSC v.1916 32 bit (Intel)]",
 # a win32 wheel tag; a 32-bit ARM board.
@@ -131,7 +138,9 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 _INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
                         r"|\bMac\w*(?: (?:Pro|Air|mini))? \(Intel\b|\bIntel(?:\(R\))? Core(?:\(TM\))? i\d")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
-                        r"|^\s*pytorch\s+[\d.]+\s+py[\d.]+_cpu_\d|^\s*cpuonly\s+[\d.]+\s"
+                        # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
+                        r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
+                        r"|^\s*cpuonly\s+[\d.]+\s"
                         r"|PyTorch version: [\d.]+\+cpu\b", re.MULTILINE)
 
 
@@ -226,6 +235,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
     env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(text)), None)
+    if _SLURM.search(text):
+        env.scheduler = "slurm"
     machine = _MACHINE.search(text)
     if machine:
         env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))

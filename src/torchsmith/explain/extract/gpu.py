@@ -27,6 +27,7 @@ _TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver", "the CUDA driver API"),
            ("CURAND_", "curand", "curand", "cuRAND"), ("NVML", "nvml", "nvml", "NVML"),
            ("cuda", "cuda", "cuda", "the CUDA runtime"))
 LIBRARY_NAMES = {api: name for _prefix, _table, api, name in _TABLES}
+LIBRARY_NAMES["xid"] = "The NVIDIA driver (its Xid report in the kernel log)"
 # Tables whose names alone are not all statuses (cuFFT's CUFFT_R2C is a transform type): only rows.
 _ROWS_ONLY = frozenset({"cufft", "nvml"})
 # The data types a failing call names: cudaDataType_t (library_types.h), cudnnDataType_t, torch's.
@@ -172,6 +173,24 @@ def _sentence(message: str) -> str:
     return re.split(r"(?<=[a-z)])\.(?:\s|$)|\s{2,}| CUDA kernel errors| For debugging", message)[0].strip()
 
 
+# The NVIDIA driver's Xid report in the kernel log: "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen
+# off the bus."; the page-retirement form "XID 48 An uncorrectable ..."; "Xid 79" in words
+_XID = re.compile(r"\bX[Ii][Dd](?: \((?:PCI:)?[\w:.]{4,20}\))?:? (?P<code>\d{1,3})\b")
+
+
+def _xids(text: str, table: Sequence[Mapping[str, Any]]) -> List[GpuError]:
+    """The Xids the text shows that the table lists (a fault of the GPU's memory, link or bus)."""
+    if "xid" not in text.lower():
+        return []
+    found = []
+    for match in _XID.finditer(text):
+        row = _by(table, "code", int(match.group("code")))
+        if row is not None:
+            found.append(GpuError("xid", f"Xid {row['code']}", row["code"], match.group(), row.get("kind"),
+                                  f"{row.get('name')}: {row.get('meaning')}"))
+    return found
+
+
 def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> List[GpuError]:
     """Each CUDA / HIP / NCCL error the text names, once, with its code, kind and meaning;
     ``joined`` is the text with its messages joined (:func:`..messages.unwrap`)."""
@@ -208,6 +227,8 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         quoted = _quoted(match.group("message"), vocab)
         if quoted is not None:
             add(quoted)
+    for error in _xids(text, vocab.get("xid", ())):
+        add(error)
     for match in _NVML.finditer(text):
         message = _sentence(match.group("message"))
         # the driver's own strings (nvidia-smi's) are not published: kept as read

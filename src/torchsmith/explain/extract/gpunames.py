@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.explain.extract.model import NamedGpu
 from torchsmith.kb.model import GfxTarget, GpuModel
@@ -69,8 +69,23 @@ class GpuNames:
                 for key in _spellings(name):
                     spellings.setdefault(key, []).append(entry)
         self.spellings = {key: tuple(dict.fromkeys(entries)) for key, entries in spellings.items()}
+        names = [gpu.name for gpu in gpus] + [n for t in targets for n in expand_listing(t.name)]
+        self.glued = _glued_pairs(names)
         self.firsts = frozenset(key[0] for key in self.spellings)
         self.longest = max((len(key) for key in self.spellings), default=0)
+
+
+def _glued_pairs(names: Sequence[str]) -> FrozenSet[Tuple[str, str]]:
+    """Neighbouring tokens the names always write glued ("A100", "GB10", "MI300X", "950M"): a text
+    that spaces them ("GB 10", "A 100") writes something else, a size or a count."""
+    glued: Set[Tuple[str, str]] = set()
+    spaced: Set[Tuple[str, str]] = set()
+    for name in names:
+        tokens = list(_TOKEN.finditer(name.lower()))
+        for first, second in zip(tokens, tokens[1:]):
+            pair = (first.group(), second.group())
+            (glued if first.end() == second.start() else spaced).add(pair)
+    return frozenset(glued - spaced)
 
 
 def _cut(name: str) -> List[Tuple[str, ...]]:
@@ -167,7 +182,7 @@ def _match_at(lower: str, tokens: List[re.Match[str]], i: int, names: GpuNames) 
     for j in range(i, min(len(tokens), i + names.longest)):
         if j > i:
             gap = lower[tokens[j - 1].end():tokens[j].start()]
-            if not _SEPARATOR.fullmatch(gap):
+            if not _SEPARATOR.fullmatch(gap) or (gap and (words[-1], tokens[j].group()) in names.glued):
                 break
         words.append(tokens[j].group())
         end = tokens[j].end()

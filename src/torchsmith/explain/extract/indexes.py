@@ -146,7 +146,7 @@ def index_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase],
     if not out:
         out.extend(_pip_index_not_given(text if raw is None else raw, refusal, releases))
     if not out:
-        out.extend(_variant_missing_from_listing(refusal, kb))
+        out.extend(_variant_missing_from_listing(text, refusal, kb))
     listing = _listing_conclusion(refusal, kb)
     python = [InstallerError("pip", "python-from-listing", "(from versions: …)", listing, "torch", (_SOURCE,))
               for listing in [listing] if listing]
@@ -314,7 +314,11 @@ def _published_where_listed(build: Optional[VariantBuild], listed: Sequence[str]
     return build is not None and bool(platforms) and set(platforms or ()) <= set(build.platforms)
 
 
-def _variant_missing_from_listing(refusal: Refusal, kb: KnowledgeBase) -> Sequence[InstallerError]:
+# The root index itself, named (an --index-url, a "Looking in indexes:" line): no variant after /whl.
+_ROOT_INDEX = re.compile(r"download\.pytorch\.org/whl/?(?=[\s\"'`,;)]|$)", re.MULTILINE)
+
+
+def _variant_missing_from_listing(text: str, refusal: Refusal, kb: KnowledgeBase) -> Sequence[InstallerError]:
     """pip found no version of a published torch build, and its listing of what it could see holds
     builds of several other variants of several kinds (+cpu, +cu126, +xpu...) but none of the
     asked one: PyPI lists no +label at all and a per-variant index (whl/cu126) only its own, so pip
@@ -328,18 +332,22 @@ def _variant_missing_from_listing(refusal: Refusal, kb: KnowledgeBase) -> Sequen
             continue
         version, variant = pin.group("version"), pin.group("variant")
         labels = {m.group("variant") for m in (_LABEL.search(v) for v in listed) if m}
-        if variant in labels or len(labels) < 3 or len({_variant_kind(v) for v in labels}) < 2:
+        named = _ROOT_INDEX.search(text) is not None
+        many = len(labels) >= 3 and len({_variant_kind(v) for v in labels}) >= 2
+        if variant in labels or not (many or (named and labels)):
             continue
         defaults = [p for p, name in release.pypi_default.items() if name == variant]
         if defaults and not _labels_defaults(listed, defaults, known):
             continue
         if not _published_where_listed(release.variant(variant), listed, known):
             continue
+        read = ("the text names the root index download.pytorch.org/whl" if named else
+                "PyPI lists no +variant builds and a per-variant index only its own, so pip read an index "
+                "listing many variants, as the root index download.pytorch.org/whl does (or several "
+                f"per-variant indexes, none of them {variant}'s)")
         why = (f"torch {version}+{variant} was published on download.pytorch.org/whl/{variant}; the index "
-               f"pip read lists torch builds of several variants ({_listing(frozenset(labels))}) but none "
-               f"of {variant}: PyPI lists no +variant builds and a per-variant index only its own, so pip "
-               f"read an index listing many variants, as the root index download.pytorch.org/whl does (or "
-               f"several per-variant indexes, none of them {variant}'s)")
+               f"pip read lists torch builds of other variants ({_listing(frozenset(labels))}) but none "
+               f"of {variant}: {read}")
         return [InstallerError("pip", "variant-missing-from-index", f"torch=={version}+{variant}", why,
                                "torch", (_SOURCE, _ROOT_SOURCE))]
     return []

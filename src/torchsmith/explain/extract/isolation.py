@@ -32,17 +32,21 @@ _HOOK = re.compile(r"in get_requires_for_build_(?:wheel|editable)\b")
 # The backend's own files under an isolated environment: pip's overlay, uv's build venvs.
 _ISOLATED_ENV = re.compile(r"pip-build-env-\w+[\\/]+overlay[\\/]|[\\/]builds-v\d+[\\/]+\.tmp\w*[\\/]")
 _NO_TORCH = re.compile(r"No module named '?torch'?(?![\w.])")
-# What was being built: uv's "Failed to build `name==version`", pip's "Collecting name==version"
-# or its unpacked sdist directory, a git URL's repository name, a downloaded sdist's file name.
-_PACKAGE = (
-    re.compile(r"Failed to (?:download and )?build `(?P<name>[A-Za-z][\w.-]{0,80}?)"
-               r"(?:==(?P<version>[\w.+!]+))?`"),
-    re.compile(r"Collecting (?P<name>[A-Za-z][\w.-]{0,80}?)==(?P<version>[\w.+!]+)"),
+# What was being built: uv names it ("Failed to build `name==version`"); old pip's failing command
+# ran in its unpacked sdist directory (pip-install-*/name_<hash>, printed after the step); otherwise
+# the last package pip collected or fetched as an sdist before the step.
+_UV_BUILT = re.compile(r"Failed to (?:download and )?build `(?P<name>[A-Za-z][\w.-]{0,80}?)"
+                       r"(?:==(?P<version>[\w.+!]+))?`")
+_PIP_BUILD_DIR = re.compile(r"pip-install-\w{1,40}[\\/]+(?P<name>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}")
+_PIP_COLLECTED = (
+    re.compile(r"Collecting (?P<name>[A-Za-z][\w.-]{0,80}?)(?:==(?P<version>[\w.+!]+))?(?=[\s(;\[<>=!~,]|$)",
+               re.MULTILINE),
     re.compile(r"Collecting (?P<url>git\+https?://[^\s/]+/[^\s/]+/(?P<name>[A-Za-z][\w.-]{0,80}?)"
                r"(?:\.git)?(?:@\S*)?)\s"),
-    re.compile(r"pip-install-\w{1,40}[\\/]+(?P<name>[A-Za-z][\w.-]{0,80}?)_[0-9a-f]{32}"),
-    re.compile(r"Downloading (?:\S*/)?(?P<name>[A-Za-z][\w.]{0,80}?)-(?P<version>\d[\w.+!]*)\.tar\.gz"),
+    re.compile(r"(?:Downloading|Using cached) (?:\S*/)?(?P<name>[A-Za-z][\w.]{0,80}?)-(?P<version>\d[\w.+!]*)"
+               r"\.tar\.gz"),
 )
+_AFTER_STEP = 8000  # characters after the failed step that hold its own output
 _SOURCES = ("https://github.com/pypa/pip/blob/main/src/pip/_internal/distributions/sdist.py",
             "https://peps.python.org/pep-0517/#build-environment")
 
@@ -51,25 +55,29 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _isolated(text: str) -> Optional[Tuple[str, str]]:
-    """(the failed step's line, the installer) where the text proves an isolated build failed there."""
+def _isolated(text: str) -> Optional[Tuple[str, str, int]]:
+    """(the failed step's line, the installer, where) where the text proves an isolated build failed."""
     step = _PIP_STEP.search(text)
     if step is not None:
-        return step.group(), "pip"
+        return step.group(), "pip", step.start()
     hook = _HOOK.search(text)
     if hook is not None and _ISOLATED_ENV.search(text):
-        return hook.group(), "uv" if "builds-v" in text else "pip"
+        return hook.group(), "uv" if "builds-v" in text else "pip", hook.start()
     return None
 
 
-def _built(text: str) -> Tuple[Optional[str], Optional[str], Optional[str]]:
-    """(name, version, what to give the installer: the name, or the git URL it was built from)."""
-    for pattern in _PACKAGE:
-        match = pattern.search(text)
-        if match is not None:
-            groups = match.groupdict()
-            return match.group("name"), groups.get("version"), groups.get("url") or match.group("name")
-    return None, None, None
+def _built(text: str, at: int) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+    """(name, version, what to give the installer: the name, or the git URL) of the package whose
+    build failed at ``at``."""
+    match = _UV_BUILT.search(text) or _PIP_BUILD_DIR.search(text, at, at + _AFTER_STEP)
+    if match is None:
+        before = [m for pattern in _PIP_COLLECTED for m in pattern.finditer(text, 0, at)]
+        match = max(before, key=lambda m: m.start()) if before else None
+    if match is None:
+        return None, None, None
+    groups = match.groupdict()
+    name = _canonical(match.group("name"))  # an sdist's file name spells it flash_attn
+    return name, groups.get("version"), groups.get("url") or name
 
 
 def _imports_torch(name: str, version: Optional[str], rows: Sequence[Mapping[str, object]]) -> Optional[str]:
@@ -93,10 +101,10 @@ def isolated_build_without_torch(text: str, kb: Optional[KnowledgeBase]) -> List
     isolated = _isolated(text)
     if isolated is None:
         return []
-    step, installer = isolated
-    name, version, requirement = _built(text)
+    step, installer, at = isolated
+    name, version, requirement = _built(text, at)
     why: Optional[str] = "the build's own output ends in No module named 'torch'"
-    if not _NO_TORCH.search(text[text.find(step):]):
+    if not _NO_TORCH.search(text, at, at + _AFTER_STEP):
         rows = kb.document("downstream").get("build_imports_torch", ()) if kb is not None else ()
         why = _imports_torch(name, version, rows) if name else None
     if why is None:
