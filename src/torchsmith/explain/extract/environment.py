@@ -59,6 +59,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # build in words is left to the lines above, whose rules read it as the build in use)
     ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
+    # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
+    ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
+                         re.MULTILINE)),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
