@@ -59,6 +59,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # build in words is left to the lines above, whose rules read it as the build in use)
     ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
+    # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
+    ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
+                         re.MULTILINE)),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -133,6 +136,10 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
 # build string "py3.8_cpu_0", the cpuonly metapackage, a +cpu build (not a +cpu requirement).
+# An Intel Mac named beside an Apple chip ("works on my M1, fails on my Intel MacBook Pro"); not
+# "an Intel Python under Rosetta", which is the Apple silicon Mac's own case.
+_INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
+                        r"|\bMac\w*(?: (?:Pro|Air|mini))? \(Intel\b|\bIntel(?:\(R\))? Core(?:\(TM\))? i\d")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
                         r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
@@ -222,6 +229,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
+    if env.chip and "Intel" in text and _INTEL_MAC.search(text):
+        env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
     env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
