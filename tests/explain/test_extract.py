@@ -188,3 +188,13 @@ def test_a_cpu_build_shown_in_conda_list_is_read() -> None:
     ids = [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
     assert ids == ["torch-not-compiled-with-cuda"]
     assert not extract("No matching distribution found for torch==1.7.0+cpu", KB).environment.torch_cpu_only
+
+
+def test_conda_forges_cpu_build_strings_in_conda_list_are_a_cpu_build() -> None:
+    # conda-forge's pytorch-cpu-feedstock names its CPU builds cpu_<blas>_py3X... (older: cpu_py3X...)
+    for build in ("cpu_mkl_py310h1234567_100", "cpu_generic_py312h0a1b2c3_0", "cpu_py311h53e38e9_0"):
+        text = f"pytorch                   2.1.0           {build}    conda-forge\n"
+        assert extract(text, KB).environment.torch_cpu_only, build
+    # its CUDA builds are not
+    cuda = "pytorch                   2.5.1           cuda126_mkl_py312h5a6b7c8_300    conda-forge\n"
+    assert not extract(cuda, KB).environment.torch_cpu_only

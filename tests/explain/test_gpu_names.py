@@ -75,6 +75,26 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert extract("Level Zero sees the B70 device", KB).environment.gpus == []
 
 
+def test_a_named_gpu_without_a_named_build_says_which_releases_carry_it() -> None:
+    # Comfy-Org/ComfyUI#7380: the family stands (no build named), and the reasoning names the releases
+    text = "GPU RTX 5070 user\nCUDA error: no kernel image is available for execution on the device\n"
+    assert stated(text) == ["no-kernel-image"]
+    (line,) = conclusions(extract(text, KB), {}, KB)
+    assert line.startswith("the text names no torch build; RTX 5070 is sm_120, which torch 2.7.0 (cu128) to")
+    # with a build named, the arch reasoning speaks instead; without a kernel-image error, nothing
+    assert not any("names no torch build" in c
+                   for c in conclusions(extract(text + "torch 2.7.0+cu128\n", KB), {}, KB))
+    assert conclusions(extract("GPU RTX 5070 user\nCUDA error: out of memory\n", KB), {}, KB) == []
+
+
+def test_the_repls_answer_to_get_device_capability_is_the_capability() -> None:
+    shown = ">>> torch.cuda.get_device_capability()\n(12, 0)\n>>> torch.__version__\n'2.5.1+cu124'"
+    assert extract(shown, KB).environment.capability == "12.0"
+    printed = ">>> print(torch.cuda.get_device_capability(0))\n(8, 6)"
+    assert extract(printed, KB).environment.capability == "8.6"
+    assert extract(">>> torch.cuda.get_device_capability()\n>>> (1, 2)", KB).environment.capability is None
+
+
 def test_a_gpu_in_prose_proves_the_build_lacks_its_arch() -> None:
     # cubert-hyperspectral/cuvis-ai#107: the cu128 aarch64 wheel carries sm_80..sm_120, no sm_110
     text = ('uv sync on a Jetson Thor (JetPack 7, aarch64) installed torch 2.11.0+cu128 and failed with '

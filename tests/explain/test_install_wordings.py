@@ -32,6 +32,24 @@ def test_dynamos_recompile_limit_warning_is_torch_compile_recompiling() -> None:
     assert stated("To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n") == []
 
 
+def test_dynamos_recompile_log_shows_repeated_recompiles_by_its_guard_list_or_compile_id() -> None:
+    # torch/_dynamo/guards.py (TORCH_LOGS=recompiles): one failed guard listed per version compiled so far.
+    prefix = "[2023-11-21 19:02:27,364] torch._dynamo.guards.__recompiles: [DEBUG]"
+    listed = (f"{prefix} Recompiling function accumulate in <ipython-input-6>:6\n"
+              f"{prefix}     triggered by the following guard failure(s):\n"
+              f"{prefix}     - L['start'] == 6\n{prefix}     - L['start'] == 5\n")
+    (found,) = explain_report(listed, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-compile-recompiles"
+    assert (found.facts["function"], found.facts["reason"]) == ("accumulate", "L['start'] == 6")
+    # The compile id [frame/N]: N = 2 is the function's third compilation.
+    third = ("V0920 13:54:46.150000 3904 torch/_dynamo/guards.py:4760] [0/2] [__recompiles] Recompiling "
+             "function _backward in /home/a/fa.py:4\n")
+    assert stated(third) == ["torch-compile-recompiles"]
+    # Counter-case: the first recompile ([0/1], one guard listed) is no pattern of repetition.
+    assert stated(third.replace("[0/2]", "[0/1]")) == []
+    assert stated(listed.rsplit(prefix, 1)[0]) == []
+
+
 def test_pips_invalid_wheel_with_a_missing_dist_info_file_is_the_published_file() -> None:
     # pip/_internal/utils/wheel.py: read_wheel_metadata_file wraps KeyError (a missing entry).
     text = ("ERROR: torch-scatter has an invalid wheel, could not read "

@@ -160,3 +160,25 @@ def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:
     assert stated("srun " + check + "# True\n") == []
     prose = "I do not use srun here; torch.cuda.is_available() False\n"
     assert "scheduler-job-without-gpu" not in stated(prose)
+
+
+def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None:
+    # gloo/transport/tcp/pair.cc: "connect <peer>: <strerror>"; the peer address is the one it advertised
+    def pair(peer: str) -> str:
+        return f"[/opt/gloo/gloo/transport/tcp/pair.cc:761] connect [{peer}]:60817: Connection refused\n"
+
+    assert stated(pair("127.0.1.1")) == ["nccl-network-interface"]
+    assert stated(pair("10.0.0.2")) == []  # a routable peer that refuses: nothing proves the interface
+
+
+def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
+    xpu = "PyTorch version: 2.8.0+xpu\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert stated(xpu) == ["code-hardcodes-cuda"]
+    pip_list = ("FAILED test/xpu/test_ops.py::test_mm_xpu - AssertionError: Torch not compiled with CUDA "
+                "enabled\ntorch                        2.13.0.dev20260607+xpu\n")
+    assert stated(pip_list) == ["code-hardcodes-cuda"]  # pip list's row names the installed torch
+    # Counter-cases: a CPU build is the install; on a Mac the corpus labels it the CPU-only build
+    linux = "PyTorch version: 2.8.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert stated(linux) == ["torch-not-compiled-with-cuda"]
+    assert stated("AssertionError: Torch not compiled with CUDA enabled on M1 Mac\n") == [
+        "torch-not-compiled-with-cuda"]

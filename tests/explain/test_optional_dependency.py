@@ -59,3 +59,14 @@ def test_raised_outside_torch_is_not_torch_optional_dependency() -> None:
 def test_pkg_resources_from_torch_is_the_setuptools_cause() -> None:
     text = _raised_in(f"{SITE}/torch/utils/cpp_extension.py", "pkg_resources")
     assert stated(text) == ["setuptools-missing"]
+
+
+def test_the_torch_release_the_text_names_decides_what_it_requires() -> None:
+    # numpy was a requirement of torch 1.1 to 1.8.1 and is none of 2.x (torch_requires.json)
+    text = _raised_in(f"{SITE}/torch/_tensor.py", "numpy")
+    (found,) = explain_report("PyTorch version: 2.4.0\n" + text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "optional-dependency-not-installed"
+    assert "torch 2.4.0 does not list it" in found.cause
+    assert "optional-dependency-not-installed" not in stated("PyTorch version: 1.7.1\n" + text)
+    # no release named: what any release required is not called optional
+    assert "optional-dependency-not-installed" not in stated(text)

@@ -454,3 +454,14 @@ def test_a_hardware_xid_in_the_kernel_log_states_the_gpu_fault_over_the_kernel_f
     for log in ("NVRM: Xid (PCI:0000:01:00): 13, Graphics Exception",
                 "NVRM: Xid (PCI:0000:01:00): 31, pid=9"):
         assert extract(log, KB).gpu_errors == [] and stated(fault + log) == ["cuda-kernel-fault"], log
+
+
+def test_npp_is_a_cuda_library_of_its_cuda_major() -> None:
+    # nvidia-npp-cu12 ships nvidia/npp/lib/libnppicc.so.12 (its wheel's file list)
+    (library,) = extract("OSError: libnppicc.so.12: cannot open shared object file\n", KB).libraries
+    assert (library.kind, library.major, library.pip) == ("cuda", "12", "nvidia-npp-cu12")
+    # said in words, no importer shown (meta-pytorch/torchcodec#1257): the CUDA library family
+    text = "the root cause turned out to be that I couldn't load `libnppicc.so`\n"
+    assert stated(text) == ["cuda-runtime-library-missing"]
+    (dll,) = extract("Could not locate nppicc64_12.dll\n", KB).libraries
+    assert (dll.kind, dll.major) == ("cuda", "12")

@@ -84,7 +84,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
                            "gpu_below_build", "apple_silicon_shown",
                            "address_not_a_host", "hip_memory_below_listed_gpus",
-                           "rocm_build_lacks_gfx", "other_vendor_gpu_only"})
+                           "rocm_build_lacks_gfx", "other_vendor_gpu_only",
+                           "torch_without_cuda_by_design"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

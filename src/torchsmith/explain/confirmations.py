@@ -214,6 +214,17 @@ def _rocm_build_lacks_gfx(extracted: Extracted, facts: Mapping[str, object],
     return f"no torch build for ROCm {rocm} carries {gfx} (they carry {', '.join(carried)})"
 
 
+def _torch_without_cuda_by_design(extracted: Extracted, facts: Mapping[str, object],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text shows a torch that has no CUDA by design where the right build for the GPU is no
+    CUDA one: an Intel GPU build (+xpu). (On macOS the same message is labelled a CPU-only build,
+    torch-not-compiled-with-cuda, in the field corpus: that case stays there.)"""
+    torch = extracted.environment.torch
+    if torch and "+xpu" in torch:
+        return f"torch {torch} is the Intel GPU (XPU) build, which has no CUDA"
+    return None
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -283,6 +294,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "address_not_a_host": _address_not_a_host,
     "hip_memory_below_listed_gpus": _hip_memory_below_listed_gpus,
     "rocm_build_lacks_gfx": _rocm_build_lacks_gfx,
+    "torch_without_cuda_by_design": _torch_without_cuda_by_design,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,

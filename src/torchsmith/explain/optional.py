@@ -25,14 +25,17 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _names(kb: KnowledgeBase) -> Tuple[Set[str], Dict[str, str], Set[str]]:
-    """(import names of what some torch release requires, import name -> the extra that declares
-    it, torch's own top-level names)."""
+def _names(kb: KnowledgeBase, torch: Optional[str]) -> Tuple[Set[str], Dict[str, str], Set[str], str]:
+    """(import names of what the torch release the text names requires, else of what any release
+    requires; import name -> the extra that declares it; torch's own top-level names; whose
+    requirements were read)."""
     document = kb.document("torch_requires")
     installs: Dict[str, List[str]] = document["import_names"]["names"]
     required: Set[str] = set()
     extras: Dict[str, str] = {}
-    for release in document["releases"]:
+    base = (torch or "").split("+")[0]
+    named = [r for r in document["releases"] if r["version"] == base]
+    for release in named or document["releases"]:
         for requirement in release["requires"]:
             name = _canonical(re.split(r"[;\[ ]", requirement)[0])
             provided = {_canonical(n) for n in installs.get(name, ())} | {name}
@@ -42,7 +45,7 @@ def _names(kb: KnowledgeBase) -> Tuple[Set[str], Dict[str, str], Set[str]]:
             else:
                 required |= provided
     own = {_canonical(n) for n in installs.get("torch", ("torch",))}
-    return required, extras, own
+    return required, extras, own, f"torch {base}" if named else "no torch release"
 
 
 def optional_dependency(extracted: Extracted,
@@ -52,6 +55,7 @@ def optional_dependency(extracted: Extracted,
     release: torch imported an optional dependency that is not installed."""
     if kb is None or not extracted.frames or extracted.frames[-1].package != "torch":
         return None
+    path = extracted.frames[-1].path
     missing = next((m for e in reversed(extracted.exceptions)
                     if e.type.endswith(("ModuleNotFoundError", "ImportError"))
                     for m in [_NO_MODULE.match(e.message)] if m), None)
@@ -59,11 +63,12 @@ def optional_dependency(extracted: Extracted,
         return None
     module = missing.group("module")
     top = _canonical(module.split(".")[0])
-    required, extras, own = _names(kb)
+    required, extras, own, read = _names(kb, extracted.environment.torch)
     if top in own or top in required:
         return None  # torch's own module, or a dependency pip installs with torch: another cause
     extra = extras.get(top)
     declared = (f"torch declares it only as the optional extra torch[{extra}]" if extra
-                else "no torch release lists it in its requirements")
-    return [missing.group(0)], {"module": module, "path": extracted.frames[-1].path,
-                                "declared": declared}
+                else f"{read} lists it in its requirements" if read == "no torch release"
+                else f"{read} does not list it in its requirements")
+    return [missing.group(0)], {"module": module, "path": path, "declared": declared}
+

@@ -185,12 +185,32 @@ def _library_conclusions(extracted: Extracted) -> List[str]:
     return out
 
 
+def _builds_for_named_gpu(extracted: Extracted, kb: KnowledgeBase) -> Optional[str]:
+    """A kernel-image error, a discrete GPU named in prose and no torch build named: which releases
+    carry compiled code for that GPU (what the candidates' check should find in the build)."""
+    env = extracted.environment
+    named = next((gpu for gpu in env.gpu_models if gpu.capability and not gpu.jetson), None)
+    cc = parse_cc(named.capability) if named is not None and named.capability else None
+    if cc is None or named is None or env.torch or not any(
+            e.kind == "arch" and e.api == "cuda" for e in extracted.gpu_errors):
+        return None
+    platform = "windows-x86_64" if env.platform == "windows" else (
+        "linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64")
+    carrying, arch = _releases_with(cc, kb, platform), sm_arch(named.capability or "")
+    if not carrying:
+        return f"the text names no torch build; {named.name} is {arch}, which no release in the data carries"
+    first, last = carrying[0], carrying[-1]
+    return (f"the text names no torch build; {named.name} is {arch}, which torch {first[0]} ({first[1]}) to "
+            f"{last[0]} ({last[1]}) carry ({platform})")
+
+
 def conclusions(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> List[str]:
     """What the rules conclude from the text's facts (and a signature's own facts)."""
     if kb is None:
         return _library_conclusions(extracted)
     env = extracted.environment
     out = [text for text in (_arch_conclusion(env, facts, kb), _driver_conclusion(env, facts, kb)) if text]
+    out = out or [text for text in (_builds_for_named_gpu(extracted, kb),) if text]
     listed = [e.meaning for e in extracted.installer_errors
               if e.kind == "python-from-listing" or e.kind.startswith("listing-")]
     return out + pin_conclusions(extracted, kb) + _library_conclusions(extracted) + listed

@@ -28,6 +28,9 @@ _CAPABILITY = (
     re.compile(r"CUDA capability sm_(?P<cc>\d{2,3})"),
     re.compile(r"[Cc]ompute [Cc]apability:?\s*\(?(?P<major>\d{1,2})[.,]\s*(?P<minor>\d)\)?"),
     re.compile(r"(?:cuda capability|capability)\s*(?P<major>\d{1,2})\.(?P<minor>\d)"),
+    # the REPL's answer to torch.cuda.get_device_capability(): "(8, 6)" on the next line
+    re.compile(r"get_device_capability\([^)\n]{0,12}\)\)?\s{0,4}\n?(?:Out\[\d+\]: )?"
+               r"\((?P<major>\d{1,2}), (?P<minor>\d)\)"),
 )
 _ARCH_LIST = re.compile(
     r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
@@ -56,6 +59,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # build in words is left to the lines above, whose rules read it as the build in use)
     ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
+    # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
+    ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
+                         re.MULTILINE)),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
     (
@@ -131,7 +137,9 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
 # build string "py3.8_cpu_0", the cpuonly metapackage, a +cpu build (not a +cpu requirement).
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
-                        r"|^\s*pytorch\s+[\d.]+\s+py[\d.]+_cpu_\d|^\s*cpuonly\s+[\d.]+\s"
+                        # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
+                        r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
+                        r"|^\s*cpuonly\s+[\d.]+\s"
                         r"|PyTorch version: [\d.]+\+cpu\b", re.MULTILINE)
 
 
