@@ -9,7 +9,8 @@ and without the form factor "AGX" that NVIDIA's Jetson names carry ("Jetson Thor
 the Jetson product pages name the lines so). A spelling several rows share names a GPU but no model
 unless the rows agree on the capability (every "Jetson Orin" is 8.7; "RTX 6000" is the Turing
 Quadro or the Ada card). A short model number ("A100", "T4", "MI250") counts only on a line that
-speaks of GPUs, or after a brand word.
+speaks of GPUs, or after a brand word; what every name glues ("A100", "GB10") is not a name when a
+text spaces it ("24 GB 10 GB free").
 """
 
 from __future__ import annotations
