@@ -232,6 +232,12 @@ def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -
         wider = run.replace("-v /data", f"{given} -v /data")
         assert extract(wider, KB).environment.docker_shm == "set", given
         assert stated(wider + "\n" + text) == ["dataloader-worker-bus-error"], given
+    # a run of nvidia-smi that checks the GPU is not the workload; a Compose file sets the size
+    check = "$ docker run --rm --gpus all nvidia/cuda:12.1.0-base-ubuntu22.04 nvidia-smi"
+    assert extract(check, KB).environment.docker_shm is None
+    assert stated(check + "\n" + text) == ["dataloader-worker-bus-error"]
+    for compose in ("services:\n  train:\n    shm_size: '16gb'", "services:\n  train:\n    ipc: host"):
+        assert extract(run + "\n" + compose, KB).environment.docker_shm == "set", compose
     # another errno, or a file that is not torch's shm object, shows no full /dev/shm
     for other in ("RuntimeError: unable to write to file </torch_1394_2747491098>: Bad address (14)",
                   "RuntimeError: unable to write to file </data/cache.bin>"):

@@ -122,6 +122,17 @@ def test_the_build_lacking_the_named_gpu_states_the_cause_and_only_then() -> Non
     assert [e.name for e in extract(capital, KB).gpu_errors] == ["cudaErrorNoKernelImageForDevice"]
 
 
+def test_several_gpus_named_prove_the_build_lacks_an_arch_only_where_it_lacks_every_one() -> None:
+    # the RTX 3090 (sm_86) runs torch 2.5.1+cu124: the kernel missing is not torch's, whichever
+    # GPU failed; the RTX 5090 (sm_120) named first does not make it torch's
+    text = ("I tested this before on an RTX 5090 at work. Now at home on my RTX 3090 with torch 2.5.1+cu124, "
+            "my compiled extension fails:\nRuntimeError: CUDA error: no kernel image is available for "
+            "execution on the device\n")
+    assert stated(text) == ["no-kernel-image"]
+    # both lack it (an RTX 5090 and an RTX 5080, sm_120): the build's cause
+    assert stated(text.replace("RTX 3090", "RTX 5080")) == ["arch-not-compiled"]
+
+
 LISTING = ("ERROR: Could not find a version that satisfies the requirement torch==2.5.1 (from versions: "
            "2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n"
            "ERROR: No matching distribution found for torch==2.5.1\n")
@@ -136,3 +147,10 @@ def test_an_apple_chip_named_beside_an_x86_64_listing_is_rosetta() -> None:
     # an Intel Mac, or no chip named: the family, whose candidates differ in the fix
     assert stated(LISTING + "\nIntel Core i9 - MacOS 13.6\n") == ["macos-x86-64-python"]
     assert stated(LISTING) == ["macos-x86-64-python"]
+    # an Apple silicon Mac and an Intel one both named: the listing may be the Intel Mac's
+    both = "It works on my M1 MacBook, but on my Intel MacBook Pro (2019) I get:\n" + LISTING
+    assert extract(both, KB).environment.chip is None
+    assert stated(both) == ["macos-x86-64-python"]
+    # an Intel Python on the Apple silicon Mac is Rosetta's case, not a second Mac
+    rosetta = "Apple M2 Pro, but my conda Python is the Intel (x86_64) build\n" + LISTING
+    assert stated(rosetta) == ["x86-python-on-apple-silicon"]

@@ -155,6 +155,10 @@ def test_a_published_build_missing_from_a_many_variant_listing_is_the_root_index
     unpublished = ROOT_LISTING.replace("2.3.1+cu121", "2.0.1+cu121").format(
         newer="2.8.0+cu126, 2.8.0+cu128, 2.8.0+rocm6.4, 2.8.0+xpu")
     assert stated(unpublished) == ["torch-cuda-build-not-published"]
+    # pip lists only its own platform's builds: on linux-aarch64 (2.5.1+cu124 and 2.7.0+cu128 have
+    # aarch64 wheels, 2.3.1+cu121 none) no index pip could read has the build, so no index is blamed
+    aarch64 = ROOT_LISTING.format(newer="2.5.1+cpu, 2.5.1+cu124, 2.7.0+cpu, 2.7.0+cu128")
+    assert "pytorch-root-index-incomplete" not in stated(aarch64)
 
 
 def test_a_listing_that_never_labels_the_default_cuda_build_proves_no_missing_variant() -> None:

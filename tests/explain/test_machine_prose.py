@@ -33,6 +33,10 @@ def test_torchs_autocast_refusing_bfloat16_names_a_gpu_without_bf16() -> None:
     project = "ValueError: Requested bf16 precision, but the current CUDA device does not support bfloat16.\n"
     assert stated(project) == ["bf16-unsupported-gpu"]
     assert stated("The current CUDA device does support bfloat16.\n") == []
+    # an Ampere GPU shown has bfloat16: before torch 2.3 is_bf16_supported() was also False for a build
+    # of CUDA before 11 (torch/cuda/__init__.py), so the GPU is not the cause there
+    assert "bf16-unsupported-gpu" not in stated("GPU: NVIDIA A100-SXM4-40GB, torch 1.12.1+cu102\n" + text)
+    assert stated("GPU: Tesla V100-SXM2-32GB\n" + text) == ["bf16-unsupported-gpu"]
 
 
 def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:
@@ -71,6 +75,19 @@ def test_a_jetson_named_in_a_host_name_is_a_jetson() -> None:
             "False\n")
     assert stated(text) == ["jetson-cpu-wheel"]
     assert "jetson-cpu-wheel" not in stated(text.replace("jetsonxavier", "workstation"))
+
+
+def test_a_jetson_shown_running_a_gpu_build_of_torch_is_not_the_cpu_wheel() -> None:
+    # NVIDIA's own Jetson build (.nvYY.MM), or any build whose torch.version.cuda is a version: CUDA
+    # unavailable there has another cause (a container without the NVIDIA runtime, a JetPack mismatch)
+    nvidia = ("Jetson AGX Orin, JetPack 5.1.2\n>>> torch.__version__\n'2.1.0a0+41361538.nv23.06'\n"
+              ">>> torch.cuda.is_available()\nFalse\n")
+    assert "jetson-cpu-wheel" not in stated(nvidia)
+    cuda = ("Jetson Orin Nano (L4T R36.3)\n>>> torch.version.cuda\n'12.2'\n>>> torch.cuda.is_available()\n"
+            "False\n")
+    assert "jetson-cpu-wheel" not in stated(cuda)
+    cpu = cuda.replace("'12.2'", "None")  # the generic wheel prints None
+    assert stated(cpu) == ["jetson-cpu-wheel"]
 
 
 NEWER_WARNING = (

@@ -61,6 +61,24 @@ def test_pkg_resources_from_torch_is_the_setuptools_cause() -> None:
     assert stated(text) == ["setuptools-missing"]
 
 
+def test_a_module_torch_load_unpickles_is_the_checkpoint_s_not_torch_s() -> None:
+    # torch.load's unpickler imports the modules a checkpoint names (YOLOv5's 'models'): the
+    # innermost frame is torch's, but its line imports nothing of torch's own
+    text = ("Traceback (most recent call last):\n"
+            '  File "detect.py", line 12, in <module>\n'
+            "    model = torch.load('best.pt', map_location='cpu')['model']\n"
+            f'  File "{SITE}/torch/serialization.py", line 882, in _load\n'
+            "    result = unpickler.load()\n"
+            f'  File "{SITE}/torch/serialization.py", line 875, in find_class\n'
+            "    return super().find_class(mod_name, name)\n"
+            "ModuleNotFoundError: No module named 'models'\n")
+    assert "optional-dependency-not-installed" not in stated(text)
+    # a frame shown without its line proves no import either
+    bare = f'  File "{SITE}/torch/onnx/_internal/exporter/_core.py", line 18, in <module>\n' \
+           "ModuleNotFoundError: No module named 'onnxscript'\n"
+    assert "optional-dependency-not-installed" not in stated(bare)
+
+
 def test_the_torch_release_the_text_names_decides_what_it_requires() -> None:
     # numpy was a requirement of torch 1.1 to 1.8.1 and is none of 2.x (torch_requires.json)
     text = _raised_in(f"{SITE}/torch/_tensor.py", "numpy")

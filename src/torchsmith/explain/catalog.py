@@ -72,9 +72,10 @@ TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "pa
                            "gpu", "vendor_library", "code", "module", "declared", "visible"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
+                            "torch_gpu_build_shown",
                             "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
-                            "gpu_without_tf32", "gpu_below_build", "cuda_error_shown"})
+                            "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown",

@@ -18,6 +18,8 @@ __all__ = ["optional_dependency"]
 
 # CPython's wording (Python/import.c: "No module named %R"; Python 2 left the quotes out)
 _NO_MODULE = re.compile(r"^No module named '?(?P<module>[A-Za-z_][\w.]*)'?")
+# The statement torch's innermost frame shows: the import of the missing module itself.
+_IMPORT = re.compile(r"(?:import|from)\s+(?P<module>[A-Za-z_][\w.]*)")
 _EXTRA = re.compile(r"""extra\s*==\s*['"](?P<extra>[\w.-]+)['"]""")
 
 
@@ -51,11 +53,13 @@ def _names(kb: KnowledgeBase, torch: Optional[str]) -> Tuple[Set[str], Dict[str,
 def optional_dependency(extracted: Extracted,
                         kb: Optional[KnowledgeBase]) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """"No module named 'M'" raised inside torch itself (the traceback's innermost frame is in the
-    installed torch), where M is neither torch's own nor installed by any requirement of any torch
-    release: torch imported an optional dependency that is not installed."""
+    installed torch, and the line it shows imports M), where M is neither torch's own nor installed
+    by any requirement of any torch release: torch imported an optional dependency that is not
+    installed. A frame that loads a name it was given (torch.load's unpickler finding the classes a
+    checkpoint names) imports the caller's modules, not torch's dependencies."""
     if kb is None or not extracted.frames or extracted.frames[-1].package != "torch":
         return None
-    path = extracted.frames[-1].path
+    innermost = extracted.frames[-1]
     missing = next((m for e in reversed(extracted.exceptions)
                     if e.type.endswith(("ModuleNotFoundError", "ImportError"))
                     for m in [_NO_MODULE.match(e.message)] if m), None)
@@ -63,6 +67,9 @@ def optional_dependency(extracted: Extracted,
         return None
     module = missing.group("module")
     top = _canonical(module.split(".")[0])
+    imported = _IMPORT.match(innermost.code or "")
+    if imported is None or _canonical(imported.group("module").split(".")[0]) != top:
+        return None  # torch's code does not import it there: an unpickler's find_class, importlib
     required, extras, own, read = _names(kb, extracted.environment.torch)
     if top in own or top in required:
         return None  # torch's own module, or a dependency pip installs with torch: another cause
@@ -70,5 +77,4 @@ def optional_dependency(extracted: Extracted,
     declared = (f"torch declares it only as the optional extra torch[{extra}]" if extra
                 else f"{read} lists it in its requirements" if read == "no torch release"
                 else f"{read} does not list it in its requirements")
-    return [missing.group(0)], {"module": module, "path": path, "declared": declared}
-
+    return [missing.group(0)], {"module": module, "path": innermost.path, "declared": declared}

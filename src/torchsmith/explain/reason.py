@@ -28,6 +28,11 @@ __all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability
 # --- the machine the text describes ------------------------------------------------------------
 
 
+def _stated_capability(env: Environment, facts: Mapping[str, Any]) -> bool:
+    """The capability is printed (a message's sm_XY, collect_env's), not looked up from a name."""
+    return bool(facts.get("capability") or facts.get("arch") or env.capability)
+
+
 def capability(env: Environment, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The GPU's compute capability: stated, or known from the GPU's name."""
     stated = facts.get("capability") if isinstance(facts.get("capability"), str) else env.capability
@@ -130,20 +135,29 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
     listed = _arch_list(env, facts)
     base, variant = _release_variant(env, kb)
     toolkit = kb.arch_support(env.torch_cuda) if env.torch_cuda else None
+
+    def carries(gpu: Tuple[int, int]) -> bool:
+        """Whether the build has code for ``gpu`` (True where the data cannot say)."""
+        if listed:
+            return kernel_for(gpu, listed) is not None
+        if variant is not None and variant.sass(platform):
+            return kernel_for(gpu, variant.sass(platform), variant.ptx(platform)) is not None
+        return toolkit is None or kernel_for(gpu, toolkit.archs) is not None
+
+    if carries(cc):
+        return None
     if listed:
-        if kernel_for(cc, listed) is not None:
-            return None
         build = f"this build (arch list {' '.join(listed)})"
     elif variant is not None and variant.sass(platform):
-        if kernel_for(cc, variant.sass(platform), variant.ptx(platform)) is not None:
-            return None
         build = f"torch {base} ({variant.name})"
-    elif toolkit is not None and kernel_for(cc, toolkit.archs) is None:
-        # a build for CUDA X.Y carries no code for a GPU that toolkit cannot compile for at all
+    elif toolkit is not None:  # a CUDA X.Y build has no code for a GPU that toolkit cannot compile for
         build = (f"a torch build for CUDA {env.torch_cuda} ({env.torch or 'the build the text names'}; "
                  f"CUDA {env.torch_cuda} compiles for {toolkit.min_arch} to {toolkit.max_arch})")
     else:
         return None
+    if not _stated_capability(env, facts) and any(
+            carries(other) for other in (parse_cc(c) for _, c in named_capabilities(env, kb)) if other):
+        return None  # the text names several GPUs, and the build runs on one: which one failed?
     where = _release_that_does(cc, kb, platform, base)
     return f"{build} carries no {sm_arch(cc_text)} code for this GPU; {where}"
 
@@ -275,6 +289,22 @@ def _cuda_build_shown(
     return f"the text shows a CUDA build of torch ({env.torch})"
 
 
+def _torch_gpu_build_shown(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The torch in use is shown to be a GPU build: torch.version.cuda (or collect_env's CUDA used
+    to build PyTorch) printed as a version, a +cuXYZ label, or NVIDIA's own Jetson build (its
+    version ends in .nvYY.MM, as in 2.1.0a0+41361538.nv23.06). A CPU-only wheel prints None."""
+    env = extracted.environment
+    if env.torch_cpu_only:
+        return None
+    if env.torch and re.search(r"[+.]nv\d{2}\.\d{2}\b", env.torch):
+        return f"the text shows NVIDIA's own torch build ({env.torch})"
+    if env.torch_cuda:
+        return f"the text shows a torch built with CUDA {env.torch_cuda}"
+    return None
+
+
 def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
                         kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The library was asked for by a compiled extension (the traceback's innermost package), not torch."""
@@ -358,6 +388,16 @@ def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has no TF32" if parsed and parsed < (8, 0) else None
 
 
+def _gpu_with_bf16(extracted: Extracted, facts: Mapping[str, Any],
+                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU shown is Ampere or newer (compute capability 8.0 on), which has bfloat16: a refusal
+    there comes from elsewhere (torch's is_bf16_supported() is also False for a build of CUDA
+    before 11, torch/cuda/__init__.py)."""
+    cc = capability(extracted.environment, facts, kb)
+    parsed = parse_cc(cc) if cc else None
+    return f"the GPU shown (compute capability {cc}) has bfloat16" if parsed and parsed >= (8, 0) else None
+
+
 def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text names the CUDA status itself (torch prints it after "Unexpected error from
@@ -371,6 +411,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "driver_enough": _driver_enough,
     "virtual_cuda_enough": _virtual_cuda_enough,
     "cuda_build_shown": _cuda_build_shown,
+    "torch_gpu_build_shown": _torch_gpu_build_shown,
     "importer_not_torch": _importer_not_torch,
     "on_wsl": _on_wsl,
     "nvidia_gpu_only": _nvidia_gpu_only,
@@ -379,6 +420,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "oom_not_workload": _oom_not_workload,
     "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
+    "gpu_with_bf16": _gpu_with_bf16,
     "cuda_error_shown": _cuda_error_shown,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],

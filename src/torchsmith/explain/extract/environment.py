@@ -136,6 +136,10 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 
 # A CPU-only torch: torch.version.cuda None, collect_env's "CUDA used to build PyTorch: None", a conda
 # build string "py3.8_cpu_0", the cpuonly metapackage, a +cpu build (not a +cpu requirement).
+# An Intel Mac named beside an Apple chip ("works on my M1, fails on my Intel MacBook Pro"); not
+# "an Intel Python under Rosetta", which is the Apple silicon Mac's own case.
+_INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
+                        r"|\bMac\w*(?: (?:Pro|Air|mini))? \(Intel\b|\bIntel(?:\(R\))? Core(?:\(TM\))? i\d")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
                         r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
@@ -225,6 +229,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
     if _CPU_BUILD.search(text):
         env.torch_cpu_only = True
+    if env.chip and "Intel" in text and _INTEL_MAC.search(text):
+        env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
     env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched

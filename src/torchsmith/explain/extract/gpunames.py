@@ -9,7 +9,8 @@ and without the form factor "AGX" that NVIDIA's Jetson names carry ("Jetson Thor
 the Jetson product pages name the lines so). A spelling several rows share names a GPU but no model
 unless the rows agree on the capability (every "Jetson Orin" is 8.7; "RTX 6000" is the Turing
 Quadro or the Ada card). A short model number ("A100", "T4", "MI250") counts only on a line that
-speaks of GPUs, or after a brand word.
+speaks of GPUs, or after a brand word; what every name glues ("A100", "GB10") is not a name when a
+text spaces it ("24 GB 10 GB free").
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _CONTEXT = re.compile(r"gpu|nvidia|cuda|device|radeon|instinct|rocm|\bgfx|vram|\
                       re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z]+|\d+")
 _SEPARATOR = re.compile(r"[ \t_-]{0,3}")
+_WINDOW = 80  # characters a spelling may span
 
 
 def _tokens(name: str) -> Tuple[str, ...]:
@@ -71,7 +73,10 @@ class GpuNames:
         self.spellings = {key: tuple(dict.fromkeys(entries)) for key, entries in spellings.items()}
         names = [gpu.name for gpu in gpus] + [n for t in targets for n in expand_listing(t.name)]
         self.glued = _glued_pairs(names)
-        self.firsts = frozenset(key[0] for key in self.spellings)
+        firsts = sorted({key[0] for key in self.spellings}, key=lambda word: (-len(word), word))
+        # a first token at a word's start, whole: "a" of "A100", not of "and" or "GA100"
+        self.starts = re.compile(r"(?<![a-z0-9])(?:" + "|".join(firsts) + r")"
+                                 r"(?:(?<=[a-z])(?![a-z])|(?<=\d)(?!\d))")
         self.longest = max((len(key) for key in self.spellings), default=0)
 
 
@@ -194,22 +199,23 @@ def _match_at(lower: str, tokens: List[re.Match[str]], i: int, names: GpuNames) 
 def mentions(text: str, names: GpuNames, limit: int = 40) -> List[Tuple[NamedGpu, int, int]]:
     """Every mention of a GPU the data knows, in order: (the GPU, where it starts, where it ends)."""
     lower = text.lower()
-    tokens = list(_TOKEN.finditer(lower))
     found: List[Tuple[NamedGpu, int, int]] = []
-    i = 0
-    while i < len(tokens) and len(found) < limit:
-        token = tokens[i]
-        starts_word = token.start() == 0 or not lower[token.start() - 1].isalnum()
-        hit = _match_at(lower, tokens, i, names) if starts_word and token.group() in names.firsts else None
+    at = 0
+    while len(found) < limit:
+        first = names.starts.search(lower, at)  # a word that starts some spelling: the rest is skipped
+        if first is None:
+            break
+        start = first.start()
+        tokens = list(_TOKEN.finditer(lower, start, min(len(lower), start + _WINDOW)))
+        hit = _match_at(lower, tokens, 0, names)
         if hit is None:
-            i += 1
+            at = first.end()
             continue
         used, end = hit
-        key = tuple(t.group() for t in tokens[i:i + used])
-        start = token.start()
+        key = tuple(t.group() for t in tokens[:used])
         if not _short(key) or _after_brand(lower, start) or _CONTEXT.search(_line(text, start, end)):
             found.append((_named(re.sub(r"\s+", " ", text[start:end]), names.spellings[key]), start, end))
-        i += used
+        at = end
     return found
 
 

@@ -24,7 +24,7 @@ from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
-    from torchsmith.kb.model import TorchRelease
+    from torchsmith.kb.model import TorchRelease, VariantBuild
     from torchsmith.refusal import Missing, Refusal
 
 __all__ = ["build_requirement_failures", "index_facts"]
@@ -298,6 +298,22 @@ def _labels_defaults(listed: Sequence[str], platforms: Sequence[str],
     return False
 
 
+def _published_where_listed(build: Optional[VariantBuild], listed: Sequence[str],
+                            known: Mapping[str, TorchRelease]) -> bool:
+    """Whether ``build`` is published for every platform pip may be running on: pip lists only the
+    builds of its own platform, so that platform is one every labelled build listed was published
+    for. A build of fewer platforms (cu121 has no linux-aarch64 wheel) may be missing from every
+    index pip could read, not from the one it read."""
+    platforms: Optional[FrozenSet[str]] = None
+    for entry in listed:
+        version, _, label = entry.partition("+")
+        release = known.get(version)
+        other = release.variant(label) if label and release is not None else None
+        if other is not None:
+            platforms = frozenset(other.platforms) if platforms is None else platforms & set(other.platforms)
+    return build is not None and bool(platforms) and set(platforms or ()) <= set(build.platforms)
+
+
 # The root index itself, named (an --index-url, a "Looking in indexes:" line): no variant after /whl.
 _ROOT_INDEX = re.compile(r"download\.pytorch\.org/whl/?(?=[\s\"'`,;)]|$)", re.MULTILINE)
 
@@ -322,6 +338,8 @@ def _variant_missing_from_listing(text: str, refusal: Refusal, kb: KnowledgeBase
             continue
         defaults = [p for p, name in release.pypi_default.items() if name == variant]
         if defaults and not _labels_defaults(listed, defaults, known):
+            continue
+        if not _published_where_listed(release.variant(variant), listed, known):
             continue
         read = ("the text names the root index download.pytorch.org/whl" if named else
                 "PyPI lists no +variant builds and a per-variant index only its own, so pip read an index "

@@ -44,6 +44,7 @@ class Frame:
     path: str
     package: Optional[str] = None  # the top-level directory under site-packages / dist-packages
     python: Optional[str] = None  # "3.10" from ".../python3.10/site-packages/..."
+    code: Optional[str] = None  # the source line Python prints under the frame ("import onnxscript")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from torchsmith.explain.extract.model import Frame, PyException
 
@@ -30,6 +30,16 @@ _EXCEPTION = re.compile(
 _MAX = 20
 
 
+def _code(text: str, match: re.Match[str]) -> Optional[str]:
+    """The source line Python prints indented under a ``File "...", line N`` frame, if shown."""
+    start = text.find("\n", match.end()) + 1
+    end = text.find("\n", start)
+    line = text[start : end if end >= 0 else len(text)] if start else ""
+    if not line.startswith("    ") or not line.strip():
+        return None
+    return line.strip()
+
+
 def frames(text: str) -> List[Frame]:
     """Every traceback frame's file, with its package and Python where the path shows them."""
     found: List[Frame] = []
@@ -47,7 +57,7 @@ def frames(text: str) -> List[Frame]:
         package = site.group("package") if site else None
         if package is not None:
             package = re.sub(r"\.py$", "", package)
-        found.append(Frame(path, package, python))
+        found.append(Frame(path, package, python, _code(text, match) if match.group("path") else None))
         if len(found) >= 200:
             break
     return found
