@@ -14,7 +14,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
+from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, WHEEL_CHECKS, Check
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import failing_package, named_capabilities
@@ -408,6 +408,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "cuda_error_shown": _cuda_error_shown,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
+    **WHEEL_CHECKS,
 }
 
 
