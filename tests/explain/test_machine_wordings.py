@@ -177,6 +177,9 @@ def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
     pip_list = ("FAILED test/xpu/test_ops.py::test_mm_xpu - AssertionError: Torch not compiled with CUDA "
                 "enabled\ntorch                        2.13.0.dev20260607+xpu\n")
     assert stated(pip_list) == ["code-hardcodes-cuda"]  # pip list's row names the installed torch
+    # an +xpu torch on a machine whose GPUs are NVIDIA's (or AMD's) is the wrong build, not the code
+    for gpu in ("NVIDIA GeForce RTX 4070", "AMD Radeon RX 7900 XTX"):
+        assert "code-hardcodes-cuda" not in stated(f"{gpu}\n" + xpu), gpu
     # Counter-cases: a CPU build is the install; on a Mac the corpus labels it the CPU-only build
     linux = "PyTorch version: 2.8.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n"
     assert stated(linux) == ["torch-not-compiled-with-cuda"]
