@@ -146,6 +146,15 @@ def test_a_no_gpu_failure_of_one_vendors_build_beside_only_the_others_gpus_is_th
     assert stated("RuntimeError: No HIP GPUs are available\n") == ["no-hip-gpus-available"]
     igpu = "GPU: AMD Radeon 780M (Phoenix APU)\nRuntimeError: Found no NVIDIA driver on your system.\n"
     assert "wrong-gpu-vendor-build" not in stated(igpu)
+    # a GPU named in a sentence may be another machine's: only a line that declares it proves it this one's
+    for said in ("This happens on my AMD card; the same script works fine on my friend's RTX 4090.\n",
+                 "The same code runs fine on an RTX 3090 under CUDA, but on our ROCm box it fails.\n"):
+        hip = "RuntimeError: HIP error: invalid device function\n"
+        assert "wrong-gpu-vendor-build" not in stated(hip + said)
+    smi = "|   0  NVIDIA GeForce RTX 3090        Off |   00000000:01:00.0  On |                  N/A |\n"
+    assert stated(smi + "RuntimeError: No HIP GPUs are available\n") == ["wrong-gpu-vendor-build"]
+    said_amd = "It worked on my RX 7900 XTX at home; on the VM: Found no NVIDIA driver on your system.\n"
+    assert "wrong-gpu-vendor-build" not in stated(said_amd)
 
 
 def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:

@@ -462,10 +462,13 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
                            kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The build's vendor (the pattern's ``rocm_build`` or ``cuda_build`` group) is not the GPU's: a
     ROCm build's failure where the text names only NVIDIA GPUs, a CUDA build's where it names only
-    discrete AMD ones (an integrated Radeon often sits beside an NVIDIA GPU the text leaves out)."""
+    discrete AMD ones (an integrated Radeon often sits beside an NVIDIA GPU the text leaves out),
+    and a line declares that GPU the machine's ("GPU: X", gpu="X", nvidia-smi's rows): a GPU named
+    in a sentence may be another machine's ("works on my friend's RTX 4090")."""
+    declared = extracted.environment.declared_vendors
     if facts.get("rocm_build"):
-        return _nvidia_gpu_only(extracted, facts, kb)
-    if facts.get("cuda_build"):
+        return _nvidia_gpu_only(extracted, facts, kb) if "nvidia" in declared else None
+    if facts.get("cuda_build") and "amd" in declared:
         models = {gpu.name: gpu.model or "" for gpu in extracted.environment.gpu_models}
         _, amd = _vendors(extracted)
         if any(_INTEGRATED.search(f"{gpu} {models.get(gpu, '')}") for gpu in amd):

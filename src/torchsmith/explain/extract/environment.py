@@ -4,7 +4,7 @@ supports, the torch build, Python, platform, Jetson and ROCm facts. Pure."""
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract import gpunames
 from torchsmith.explain.extract.containers import docker_shm
@@ -170,9 +170,35 @@ def _capability(text: str) -> Optional[str]:
     return None
 
 
-def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu]]:
+# What precedes a GPU name on a line that declares the machine's GPU: "GPU: ", gpu="...", collect_env's
+# "GPU models and configuration: GPU 0: ", nvidia-smi -L's "GPU 0: ", its table's "|   0  "; or a line
+# that is the name alone
+_BRANDS = r"(?:(?:NVIDIA|Nvidia|nvidia|AMD|GeForce|Radeon|Tesla|Quadro)\s+)*"
+_DECLARES = re.compile(r"\b(?:[Gg][Pp][Uu]s?|[Dd]evice|[Gg]raphics|configuration)\b[^\n:=]{0,25}[:=]"
+                       r"\s*['\"(\[]?\s*(?:GPU \d+:\s*)?" + _BRANDS
+                       + r"$|^\|\s{1,4}\d{1,2}\s+" + _BRANDS + "$")
+_ALONE = re.compile(r"^\s*" + _BRANDS + "$")
+_ALONE_AFTER = re.compile(r"\s*(?:\([^)\n]*\))?[,.]?\s*")
+
+
+def _declared_vendors(text: str, seen: Sequence[Tuple[NamedGpu, int, int]]) -> List[str]:
+    """Vendors of the GPUs named where a line declares the machine's GPU, not in a sentence ("works
+    on my friend's RTX 4090")."""
+    found: List[str] = []
+    for gpu, start, end in seen:
+        before = text[text.rfind("\n", 0, start) + 1 : start]
+        line_end = text.find("\n", end)
+        rest = text[end : line_end if line_end >= 0 else None]
+        alone = _ALONE.match(before) and _ALONE_AFTER.fullmatch(rest)
+        if gpu.vendor not in found and (alone or _DECLARES.search(before)):
+            found.append(gpu.vendor)
+    return found
+
+
+def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu], List[str]]:
     """Every GPU name the text writes, and those the GPU data knows (extract.gpunames); the pattern
-    only adds the names the data lacks ("GTX 680"), kept as written, with no capability."""
+    only adds the names the data lacks ("GTX 680"), kept as written, with no capability; the vendors
+    of the GPUs a line declares."""
     seen = gpunames.mentions(text, names) if names is not None else []
     models: Dict[Tuple[str, str], NamedGpu] = {}
     for gpu, _start, _end in seen:
@@ -191,7 +217,7 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
         name = re.sub(r"\s+", " ", match.group()).strip()
         at.append((match.start(), name))
     written = list(dict.fromkeys(name for _start, name in sorted(at)))
-    return written[:8], list(models.values())[:8]
+    return written[:8], list(models.values())[:8], _declared_vendors(text, seen)
 
 
 def _torch_cuda(env: Environment, from_file: bool) -> None:
@@ -214,8 +240,8 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
-    gpus, models = _gpus(text, names)
-    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text),
+    gpus, models, declared = _gpus(text, names)
+    env = Environment(gpus=gpus, gpu_models=models, declared_vendors=declared, capability=_capability(text),
                       visible_devices=visible_devices(text), gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
