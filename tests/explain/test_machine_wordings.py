@@ -178,6 +178,12 @@ def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None
 
     assert stated(pair("127.0.1.1")) == ["nccl-network-interface"]
     assert stated(pair("10.0.0.2")) == []  # a routable peer that refuses: nothing proves the interface
+    # a job launched on one node: loopback reaches every peer, and the one refusing was not listening
+    for launch in ("torchrun --standalone --nproc_per_node=4 train.py", "torchrun --nnodes=1 train.py",
+                   "export MASTER_ADDR=localhost", "init_method='tcp://127.0.0.1:23456'"):
+        assert "nccl-network-interface" not in stated(launch + "\n" + pair("127.0.1.1")), launch
+    two = "torchrun --nnodes=2 --node_rank=0 train.py\n"
+    assert stated(two + pair("127.0.1.1")) == ["nccl-network-interface"]
 
 
 def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:

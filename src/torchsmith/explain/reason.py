@@ -398,6 +398,17 @@ def _gpu_with_bf16(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has bfloat16" if parsed and parsed >= (8, 0) else None
 
 
+def _loopback_peer_on_one_node(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """gloo could not connect to a peer at a loopback address in a job the text launches on one node:
+    every peer is on this host, so loopback reaches it, and a refused connection is a peer that was
+    not listening (it exited), not an interface that reaches no other node."""
+    peer = facts.get("peer")
+    if not peer or not extracted.environment.one_node:
+        return None
+    return f"the job runs on one node, where the peer's loopback address {peer} is this host"
+
+
 def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text names the CUDA status itself (torch prints it after "Unexpected error from
@@ -421,6 +432,7 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
     "gpu_with_bf16": _gpu_with_bf16,
+    "loopback_peer_on_one_node": _loopback_peer_on_one_node,
     "cuda_error_shown": _cuda_error_shown,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],

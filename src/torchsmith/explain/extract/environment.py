@@ -140,6 +140,11 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 # "an Intel Python under Rosetta", which is the Apple silicon Mac's own case.
 _INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
                         r"|\bMac\w*(?: (?:Pro|Air|mini))? \(Intel\b|\bIntel(?:\(R\))? Core(?:\(TM\))? i\d")
+# A distributed job on one node: torchrun's --standalone or --nnodes=1 (not an elastic 1:2), a master
+# or rendezvous at the loopback address, which only this host reaches (torch.distributed.run's options)
+_ONE_NODE = re.compile(r"--standalone\b|--nnodes[= ]1\b(?!:)|\bMASTER_ADDR\W{1,3}(?:localhost|127\.0\.0\.1)\b"
+                       r"|--(?:master[_-]addr|rdzv[_-]endpoint)[= ](?:localhost|127\.0\.0\.1)\b"
+                       r"|tcp://(?:localhost|127\.0\.0\.1):")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
                         r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
@@ -257,6 +262,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
+    env.one_node = bool(_ONE_NODE.search(text))
     env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
