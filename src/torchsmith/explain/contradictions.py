@@ -114,6 +114,25 @@ def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names the CUDA error itself ({named.name}, {named.code})" if named else None
 
 
+# uv's reason a version has no distribution it can use here (crates/uv-resolver/src/pubgrub/report.rs,
+# since astral-sh/uv#1293): wheels only for other platforms or Pythons
+_NO_FITTING_WHEEL = re.compile(r"has no wheels with a matching (?:platform|Python ABI|Python implementation) "
+                               r"tag")
+
+
+def _torch_unusable_here(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """uv's derivation shows that torch itself, or a requirement of the torch it derives, has no
+    wheel for this platform or Python: that torch cannot be installed here whatever pins it, so the
+    refusal is not pins in conflict."""
+    unfit = {offer.name for offer in extracted.offers if _NO_FITTING_WHEEL.search(offer.said)}
+    needed = {"torch"} | {c.what for c in extracted.conflicts if c.who_name == "torch"}
+    shown = sorted(unfit & needed)
+    if not shown:
+        return None
+    return f"uv says {shown[0]}, which that torch needs, has no wheel for this platform or Python"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_build_shown": _cuda_build_shown,
     "torch_gpu_build_shown": _torch_gpu_build_shown,
@@ -124,4 +143,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "path_within_max_path": _path_within_max_path,
     "loopback_peer_on_one_node": _loopback_peer_on_one_node,
     "cuda_error_shown": _cuda_error_shown,
+    "torch_unusable_here": _torch_unusable_here,
 }
