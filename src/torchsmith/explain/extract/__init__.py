@@ -93,6 +93,7 @@ def extract(
     missing = resolver.not_found(refusal)
     rows = words.get("conda_packages", ())
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
+    found_conflicts = resolver.conflicts(refusal)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
         frames=found_frames,
@@ -103,7 +104,7 @@ def extract(
         dtypes=gpu.dtypes(text),
         symptoms=symptoms.symptoms(text),
         compiler=build.compiler_messages(text),
-        conflicts=resolver.conflicts(refusal),
+        conflicts=found_conflicts,
         offers=list(refusal.offers[:10]),
         not_found=missing,
         source_builds=resolver.source_builds(text),
@@ -116,7 +117,8 @@ def extract(
         + isolation.isolated_build_without_torch(text, kb)
         + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
         + installers.option_too_new(text, words.get("installer_options", ()))
-        + pages.companion_page_failures(text, kb),
+        + pages.companion_page_failures(text, kb)
+        + resolver.shared_nvidia_wheels(found_conflicts, text),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )

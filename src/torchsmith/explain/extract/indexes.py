@@ -37,6 +37,10 @@ _NAMED_BUILD = re.compile(
 )
 # A PyTorch release index (not the nightly or test channels, whose variants come and go).
 _INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>" + VARIANT_TOKEN + r")(?![\w.])")
+# A CUDA index spelt with the CUDA version's dot (whl/cu12.6, whl/cuda12.4): PyTorch names its CUDA
+# indexes cu + major + minor with no dot (cu126), so no such index exists.
+_DOTTED_INDEX = re.compile(r"download\.pytorch\.org/whl/(?P<variant>cu(?:da)?\d{1,2}\.\d{1,2})"
+                           r"(?=[/\s\"'`]|$)")
 # A torch pin an installer found no version of (torchsmith.refusal reads which): its release, and
 # its variant where the pin names one.
 _PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)(?:\+(?P<variant>" + VARIANT_TOKEN + r"))?")
@@ -198,6 +202,13 @@ def _failed_indexes(text: str, refusal: Refusal, releases: Dict[str, FrozenSet[s
         if why is not None:
             out.append(InstallerError("index", "build-unpublished", f"download.pytorch.org/whl/{variant}",
                                       why, "torch", (_SOURCE,)))
+    for variant in dict.fromkeys(m.group("variant") for m in _DOTTED_INDEX.finditer(text)):
+        if _index_without_release(variant, releases) is not None:
+            why = (f"PyTorch names its CUDA indexes cu + the CUDA major and minor with no dot (cu124 for "
+                   f"CUDA 12.4); no torch release in torchsmith's data was published for {variant}, so "
+                   f"download.pytorch.org/whl/{variant} holds no torch")
+            out.append(InstallerError("index", "build-unpublished", f"download.pytorch.org/whl/{variant}",
+                                      why, "torch", (_ROOT_SOURCE, _SOURCE)))
     return out
 
 

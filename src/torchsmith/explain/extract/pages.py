@@ -31,10 +31,13 @@ def _template(url: str) -> Optional[Pattern[str]]:
     """The regex of a URL template with {placeholders} (None: a single page, no build in its URL)."""
     if "{" not in url:
         return None
-    parts = re.split(r"\{(\w+)\}", url.split("://", 1)[-1])
+    # a directory page is quoted with or without its final slash (whl/cu123 and whl/cu123/)
+    bare = url.split("://", 1)[-1]
+    parts = re.split(r"\{(\w+)\}", bare.rstrip("/"))
     regex = "".join(re.escape(part) if i % 2 == 0 else _PLACEHOLDERS.get(part, r"[\w.+-]+")
                     for i, part in enumerate(parts))
-    return re.compile(r"(?:https?://)?" + regex.replace(r"\+", r"(?:\+|%2B)"))
+    regex = regex.replace(r"\+", r"(?:\+|%2B)") + ("/?" if bare.endswith("/") else "")
+    return re.compile(r"(?:https?://)?" + regex + r"(?![\w+-]|\.\w)")
 
 
 def _pages(kb: KnowledgeBase) -> List[Tuple[str, Pattern[str], Tuple[str, ...]]]:
@@ -62,9 +65,9 @@ def companion_page_failures(text: str, kb: Optional[KnowledgeBase]) -> List[Inst
             match = pattern.search(line)
             if match is None:
                 continue
-            meaning = (f"{project}'s page for this torch build ({match.group()}) was refused: the project "
-                       f"publishes one such page per torch build it has built wheels for, so it has none "
-                       f"for this build (yet)")
+            meaning = (f"{project}'s page for this build ({match.group()}) was refused: the project "
+                       f"publishes one such page per torch build or CUDA variant it has built wheels for, "
+                       f"so it has none for this one (yet)")
             found.append(InstallerError("index", "companion-page-missing", match.group(), meaning, project,
                                         (*cited, _S3)))
     return found[:2]

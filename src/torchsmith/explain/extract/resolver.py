@@ -5,12 +5,12 @@ builds from source, and the HTTP failures (URL and status). Pure."""
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import List, Optional
 
-from torchsmith.explain.extract.model import Conflict, HttpFailure
+from torchsmith.explain.extract.model import Conflict, HttpFailure, InstallerError
 from torchsmith.refusal import Refusal, Requirement
 
-__all__ = ["conflicts", "http_failures", "not_found", "source_builds"]
+__all__ = ["conflicts", "http_failures", "not_found", "shared_nvidia_wheels", "source_builds"]
 
 _HTTP = (
     re.compile(r"HTTP error (?P<status>\d{3}) while getting (?P<url>\S+)"),
@@ -79,3 +79,59 @@ def http_failures(text: str) -> List[HttpFailure]:
                 HttpFailure(url, status.lower() if status == "SSL" else status, match.group().strip()[:200])
             )
     return found
+
+
+# torch's CUDA wheels pin NVIDIA's library wheels exactly (torch 2.1.1 Requires-Dist:
+# nvidia-cudnn-cu12==8.9.2.26); one environment holds one version of each such wheel.
+_REQUIRES_DIST = "https://pypi.org/project/torch/2.1.1/ (Requires-Dist: nvidia-cudnn-cu12==8.9.2.26; ...)"
+_UV_REPORT = "https://github.com/astral-sh/uv/blob/main/crates/uv-resolver/src/pubgrub/report.rs"
+# uv's word for a version unfit for the platform: then the wheel is missing, not taken by another package
+_NO_PLATFORM_WHEEL = re.compile(r"matching platform tag|has no wheels|no versions? of nvidia-", re.IGNORECASE)
+
+
+def _version(spec: str) -> str:
+    return re.sub(r"^\s*===?\s*", "", spec).strip()
+
+
+def _replaced(pin: Conflict, found: List[Conflict]) -> Optional[InstallerError]:
+    """Another version of the NVIDIA wheel torch pins: installed in its place, or asked for."""
+    pinned = _version(pin.spec)
+    other = next((c for c in found if c.what == pin.what and c.who_name != "torch"
+                  and _version(c.spec) not in ("", pinned)), None)
+    if other is None:
+        return None
+    have = _version(other.spec)
+    whose = ("installed in its place" if other.who == "installed"
+             else f"required by {other.who}" if other.who != "user" else "asked for")
+    why = (f"{pin.who} pins {pin.what}=={pinned} (the NVIDIA library wheel it is built against), and this "
+           f"environment has {pin.what} {have} {whose}: an environment holds one version of that wheel, "
+           f"so torch and what needs the other version cannot both have theirs")
+    return InstallerError(pin.installer, "nvidia-wheel-shared", f"{pin.what} {have}", why, pin.what,
+                          (_REQUIRES_DIST,))
+
+
+def _excluded_by_uv(pin: Conflict, found: List[Conflict], text: str) -> Optional[InstallerError]:
+    """uv's derivation runs through several versions torch pins and a term excluding them ("!=")."""
+    pins = {_version(c.spec) for c in found if c.what == pin.what and c.who_name == "torch"}
+    negated = re.search(re.escape(pin.what) + r"(?:\{[^}\n]{0,200}\})?!=", text)
+    if pin.installer != "uv" or len(pins) < 2 or negated is None or _NO_PLATFORM_WHEEL.search(text):
+        return None
+    why = (f"the resolver found no solution through the versions of {pin.what} that torch pins "
+           f"({', '.join(sorted(pins))}): another requirement excludes them ({negated.group()}...), so "
+           f"that package and these torch releases need different versions of one NVIDIA wheel")
+    return InstallerError(pin.installer, "nvidia-wheel-shared", negated.group(), why, pin.what,
+                          (_REQUIRES_DIST, _UV_REPORT))
+
+
+def shared_nvidia_wheels(found: List[Conflict], text: str) -> List[InstallerError]:
+    """torch pins an NVIDIA library wheel exactly, and the resolver shows that same wheel wanted at
+    another version: installed in its place (pip's "torch X requires nvidia-Y==A, but you have
+    nvidia-Y B"), asked for by another package, or (uv) excluded from every version torch pins by a
+    term "nvidia-Y!=A" of its derivation."""
+    for pin in found:
+        if pin.who_name != "torch" or not pin.what.startswith("nvidia-") or not pin.spec.startswith("=="):
+            continue
+        error = _replaced(pin, found) or _excluded_by_uv(pin, found, text)
+        if error is not None:
+            return [error]
+    return []

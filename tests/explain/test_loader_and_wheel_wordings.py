@@ -1,0 +1,108 @@
+"""Loader and installer messages read by their shape (glibc's execstack refusal, Windows' module
+text after a DLL's name, cuDNN's DLL names, a project's per-variant wheel index, a dotted PyTorch
+index, a shared NVIDIA wheel), each with the text that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+
+
+def test_glibc_refusing_an_executable_stack_library_is_the_2_41_dlopen_refusal() -> None:
+    # glibc 2.41 NEWS / elf/dl-load.c: dlopen fails with EINVAL where it used to make the stack executable
+    text = ("ImportError: libamdhip64.so: cannot enable executable stack as shared object requires: "
+            "Invalid argument\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "glibc-execstack-refused" and "libamdhip64.so" in found.cause
+    # "Permission denied" is SELinux/PaX/MemoryDenyWriteExecute refusing mprotect: another cause
+    denied = text.replace("Invalid argument", "Permission denied")
+    assert "glibc-execstack-refused" not in stated(denied)
+
+
+def test_windows_module_text_after_a_dll_name_is_a_dll_load_failure() -> None:
+    # FormatMessage's text for ERROR_MOD_NOT_FOUND (126), as Windows' dialog titles it with the DLL
+    text = "fbgemm.dll - The specified module could not be found\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and "fbgemm.dll" in found.cause
+    assert stated("The specified module could not be found in the archive.\n") == []
+
+
+def test_a_cudnn_dll_not_found_is_cudnn_missing_not_any_dll() -> None:
+    for text in ("cudnn ops64_9.dll is not found\n",
+                 "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n",
+                 "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\n"):
+        assert stated(text) == ["cudnn-library-missing"], text
+    assert stated("cublas64_12.dll is not found\n") == ["windows-dll-load-failed"]
+
+
+def test_a_refused_variant_index_of_a_project_is_a_variant_it_does_not_publish() -> None:
+    # llama-cpp-python's README: --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/<cuda-version>
+    for url in ("https://abetlen.github.io/llama-cpp-python/whl/cu123",
+                "https://abetlen.github.io/llama-cpp-python/whl/cu125/"):
+        text = f"Link {url} returns 404 Not Found.\n"
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "companion-wheels-not-published" and "whl/cu12" in found.cause
+    # the page answered, or a path under it that is not the variant page
+    assert stated("Looking in indexes: https://abetlen.github.io/llama-cpp-python/whl/cu124\n") == []
+    other = "404 for https://abetlen.github.io/llama-cpp-python/whl/cu124x/llama_cpp_python.whl\n"
+    assert "companion-wheels-not-published" not in stated(other)
+
+
+DOTTED = ("python -m pip install torch==2.4.0 -i https://download.pytorch.org/whl/{variant}\n"
+          "Looking in indexes: https://download.pytorch.org/whl/{variant}\n"
+          "ERROR: Could not find a version that satisfies the requirement torch==2.4.0 "
+          "(from versions: none)\n"
+          "ERROR: No matching distribution found for torch==2.4.0\n")
+
+
+def test_a_pytorch_index_spelt_with_the_cuda_dot_is_no_index() -> None:
+    text = DOTTED.format(variant="cu12.6")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-cuda-build-not-published" and "whl/cu12.6" in found.cause
+    assert "torch-cuda-build-not-published" in stated(DOTTED.format(variant="cuda12.4"))
+    # a real index, and a ROCm index whose name has its dot
+    assert "torch-cuda-build-not-published" not in stated(DOTTED.format(variant="cu124"))
+    assert "torch-cuda-build-not-published" not in stated(DOTTED.format(variant="rocm6.1"))
+
+
+PIP_CHECK = ("ERROR: pip's dependency resolver does not currently take into account all the packages "
+             "that are installed. This behaviour is the source of the following dependency conflicts.\n"
+             "torch 2.1.1 requires nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" and "
+             "platform_machine == \"x86_64\", but you have nvidia-cudnn-cu12 {have} which is incompatible.\n")
+
+
+def test_torch_pinned_nvidia_wheel_replaced_by_another_version_is_a_shared_wheel_conflict() -> None:
+    text = PIP_CHECK.format(have="9.5.1.17")
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "nvidia-wheel-shared"]
+    assert error.text == "nvidia-cudnn-cu12 9.5.1.17" and "installed in its place" in error.meaning
+    assert stated(text) == ["shared-nvidia-wheel-conflict"]
+    # torch's pin against a non-NVIDIA package, or the same version: not this
+    other = text.replace("nvidia-cudnn-cu12", "numpy")
+    assert "shared-nvidia-wheel-conflict" not in stated(other)
+
+
+UV = ("  x No solution found when resolving dependencies:\n"
+      "  `-> Because torch>=2.2.0,<=2.3.1 depends on nvidia-cudnn-cu12==8.9.2.26 and\n"
+      "      nvidia-cudnn-cu12==9.1.0.70, we can conclude that nvidia-cudnn-cu12!=8.9.2.26,\n"
+      "      torch>=2.2.0,<=2.6.0, nvidia-cudnn-cu12!=9.1.0.70 are incompatible. (1)\n")
+
+
+def test_uv_deriving_through_torchs_nvidia_pins_is_a_shared_wheel_conflict() -> None:
+    assert stated(UV) == ["shared-nvidia-wheel-conflict"]
+    # uv finding no wheel of torch's pinned NVIDIA wheel for this platform is another failure
+    platform = UV.replace("are incompatible. (1)", "are incompatible, and nvidia-cudnn-cu12==9.1.0.70 "
+                          "has no wheels with a matching platform tag")
+    assert "shared-nvidia-wheel-conflict" not in stated(platform)
+    assert "shared-nvidia-wheel-conflict" not in stated(UV.replace("!=", "=="))
+
+
+def test_a_pip_conflict_on_torchs_nvidia_pin_stays_the_pin_conflict_it_states() -> None:
+    text = ("ERROR: Cannot install -r requirements.txt (line 2) and -r requirements.txt (line 28) because "
+            "these package versions have conflicting dependencies.\n\nThe conflict is caused by:\n"
+            "    torch 2.5.1 depends on nvidia-cuda-runtime-cu12==12.4.127\n"
+            "    paddlepaddle-gpu 3.1.0 depends on nvidia-cuda-runtime-cu12==12.3.101\n")
+    # the reader sees the shared wheel; torch-pin-conflict, which quotes that same pin, explains it
+    assert any(e.kind == "nvidia-wheel-shared" for e in extract(text, KB).installer_errors)
+    assert stated(text) == ["torch-pin-conflict"]
