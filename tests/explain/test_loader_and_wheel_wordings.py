@@ -127,3 +127,13 @@ def test_transformers_precision_refusal_is_a_family_until_the_text_shows_an_olde
     assert found.signature.id == "bf16-unsupported-gpu" and "7.0" in found.cause
     # an A100 (8.0) shown has bf16: the refusal comes from elsewhere, the family stands
     assert stated(BF16.format(gpu="GPU: NVIDIA A100-SXM4-40GB\n")) == ["transformers-precision-refused"]
+
+
+def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> None:
+    # detectron2's INSTALL.md and DGL's install page: one find-links page per CUDA variant and torch series
+    d2 = ("WARNING: Retrying ... 403 Client Error: Forbidden for url: "
+          "https://dl.fbaipublicfiles.com/detectron2/wheels/cu121/torch2.1/index.html\n")
+    assert stated(d2) == ["companion-wheels-not-published"]
+    dgl = "HTTP error 403 while getting https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n"
+    assert stated(dgl) == ["companion-wheels-not-published"]
+    assert stated("Looking in links: https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n") == []
