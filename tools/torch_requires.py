@@ -22,7 +22,7 @@ import re
 import struct
 import sys
 import urllib.error
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
@@ -30,9 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from package_snapshot import DATA, JSON_ACCEPT, _get, _head_length, _pre, wheel_metadata
 
 from torchsmith.kb.pkgmeta import IndexFile, parse_index_page, split_filename
-
-_FAMILIES = (("linux-x86_64", ("linux", "x86_64")), ("linux-aarch64", ("linux", "aarch64")),
-             ("windows", ("win_amd64",)), ("macos", ("macosx",)))
+from torchsmith.kb.torch_requires import release_requires
 
 
 def wheel_top_levels(url: str) -> List[str]:
@@ -95,47 +93,9 @@ def _metadata(wheel: IndexFile) -> str:
         return _get(wheel.url + ".metadata").decode("utf-8", "replace")
     except urllib.error.HTTPError:
         return wheel_metadata(wheel.url) or ""
-
-
-def _headers(text: str) -> Tuple[List[str], List[str]]:
-    from email.parser import HeaderParser
-
-    headers = HeaderParser().parsestr(text, headersonly=True)
-    return ([r.strip() for r in headers.get_all("Requires-Dist") or ()],
-            [e.strip() for e in headers.get_all("Provides-Extra") or ()])
-
-
-def _without_range(requirement: str) -> str:
-    """``sympy>=1.13.3`` -> ``sympy``; ``triton==3.5.0; platform_system == "Linux"`` keeps its marker."""
-    head, _, marker = requirement.partition(";")
-    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?)", head)
-    text = name.group(1) if name else head.strip()
-    return f"{text}; {marker.strip()}" if marker.strip() else text
-
-
-def release_requires(wheels: List[IndexFile]) -> Optional[Dict[str, object]]:
-    requires: List[str] = []
-    extras: List[str] = []
-    read: List[str] = []
-    for family, needles in _FAMILIES:
-        picked = sorted((w for w in wheels if all(n in w.filename for n in needles)),
-                        key=lambda w: w.filename)
-        if not picked:
-            continue
-        try:
-            text = _metadata(picked[-1])
-        except OSError as exc:
-            print(f"  {picked[-1].filename}: {exc}", file=sys.stderr)
-            continue
-        if not text:
-            continue
-        read.append(family)
-        found, provided = _headers(text)
-        requires.extend(r for r in map(_without_range, found) if r not in requires)
-        extras.extend(e for e in provided if e not in extras)
-    if not read:
-        return None
-    return {"requires": requires, "extras": extras, "platforms_read": read}
+    except OSError as exc:
+        print(f"  {wheel.filename}: {exc}", file=sys.stderr)
+        return ""
 
 
 def main() -> int:
@@ -152,7 +112,7 @@ def main() -> int:
             continue
         by_version.setdefault(split[1], []).append(entry)
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        read = dict(zip(by_version, pool.map(release_requires, by_version.values())))
+        read = dict(zip(by_version, pool.map(lambda w: release_requires(w, _metadata), by_version.values())))
     from packaging.version import Version
 
     ordered = sorted(read.items(), key=lambda i: Version(i[0]), reverse=True)

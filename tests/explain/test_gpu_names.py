@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 from torchsmith.explain.extract import extract
 from torchsmith.explain.extract.gpunames import gpu_names, named_gpus
 from torchsmith.explain.matcher import explain_report
+from torchsmith.explain.planflags import plan_flags
 from torchsmith.explain.reason import capability, conclusions
 
 from .test_signatures import CATALOG, KB, stated
@@ -69,6 +70,7 @@ def test_the_environment_keeps_text_order_and_names_the_data_lacks() -> None:
     assert env.gpus == ["NVIDIA GeForce GTX 680", "RTX 3090"]
     assert [gpu.model for gpu in env.gpu_models] == ["GeForce RTX 3090"]
     assert capability(env, {}, KB) == "8.6"
+    assert plan_flags(env, KB) == "--gpu '8.6:RTX 3090'"  # the capability's own GPU, not the first named
     assert extract("RTX 6000 gpu", KB).environment.gpu_models[0].capability is None
     assert capability(extract("RTX 6000 gpu", KB).environment, {}, KB) is None
     # an unbranded code the GPU data does not know is no NVIDIA GPU (Intel's Arc Pro B70 here)

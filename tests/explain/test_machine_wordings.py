@@ -17,8 +17,24 @@ def test_tensors_on_two_devices_is_the_calling_code_on_cuda_and_on_mps() -> None
     assert "(cuda:0 and cpu)" in found.cause
     assert stated("RuntimeError: Placeholder storage has not been allocated on MPS device!\n") == [
         "tensors-on-different-devices"]
-    # Counter-case: a device named in words is no device mismatch.
+    # Older wordings of the same checks: TensorUtils.cpp's checkSameGPU/checkBackend, Convolution.cpp's
+    # input and weight types, TH's device type
+    for older in ("Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking "
+                  "arguments for addmm)",
+                  "Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 "
+                  "'weight'; but device 1 does not equal 0 (while checking arguments for cudnn_convolution)",
+                  "Expected tensor to have CUDA Backend, but got tensor with CPU Backend (while checking "
+                  "arguments for cudnn_convolution)",
+                  "Expected object of device type cuda but got device type cpu for argument #1 'self' in "
+                  "call to _th_mm",
+                  "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the "
+                  "same",
+                  "Input type (MPSFloatType) and weight type (torch.FloatTensor) should be the same"):
+        assert stated(f"RuntimeError: {older}\n") == ["tensors-on-different-devices"], older
+    # Counter-cases: a device named in words is no device mismatch; input and weight of two dtypes
     assert stated("Expected the model on the same device as before, but it moved\n") == []
+    assert stated("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
+                  "the same\n") == []
 
 
 def test_an_mps_operation_needs_the_macos_torch_names_not_a_warning_that_falls_back() -> None:

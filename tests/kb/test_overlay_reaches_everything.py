@@ -214,6 +214,7 @@ def _torch_extra(data: Dict[str, Any]) -> None:
 
 
 OPTIONAL_IMPORT = ('  File "/v/lib/python3.11/site-packages/torch/utils/x.py", line 1, in <module>\n'
+                   f"    import {MARK}mod\n"
                    f"ModuleNotFoundError: No module named '{MARK}mod'\n")
 
 

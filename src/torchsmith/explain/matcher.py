@@ -17,7 +17,8 @@ from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
-from torchsmith.explain.reason import blocked, capability, conclusions, plan_flags
+from torchsmith.explain.planflags import plan_flags
+from torchsmith.explain.reason import blocked, capability, conclusions
 from torchsmith.explain.triggers import fired, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine

@@ -22,7 +22,7 @@ from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
 __all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability", "conclusions",
-           "contradiction", "plan_flags"]
+           "contradiction"]
 
 
 # --- the machine the text describes ------------------------------------------------------------
@@ -56,22 +56,6 @@ def _build_cuda(env: Environment, facts: Mapping[str, Any]) -> Optional[str]:
 
 def _system(env: Environment) -> str:
     return "windows" if env.platform in ("windows", "wsl") else "linux"
-
-
-def plan_flags(env: Environment, kb: Optional[KnowledgeBase]) -> str:
-    """``torchsmith plan`` flags describing the machine the text names ("" when it names none)."""
-    flags: List[str] = []
-    cc = capability(env, {}, kb)
-    if cc:
-        name = env.gpus[0] if env.gpus else ""
-        flags.append(f"--gpu '{cc}:{name}'" if name else f"--gpu {cc}")
-    if env.driver:
-        flags.append(f"--driver {env.driver}")
-    elif env.driver_cuda:
-        flags.append(f"--driver-cuda {env.driver_cuda}")
-    if env.python:
-        flags.append(f"--python {env.python}")
-    return " ".join(flags)
 
 
 # --- what the rules say about it -----------------------------------------------------------------

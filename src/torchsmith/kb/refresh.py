@@ -309,11 +309,18 @@ def _package_snapshot(packaged: KnowledgeBase, fetch: Fetch, index: str, pypi: M
                       newest: str, date: str, timeout: float, read: List[Dict[str, Any]]
                       ) -> Dict[str, Dict[str, object]]:
     from torchsmith.kb.metaread import refresh_snapshot
+    from torchsmith.kb.torch_requires import refresh_torch_requires
 
     finals = [v for v in pypi if not re.search(r"(a|b|rc|dev)\d*", v)] or [newest]
-    return refresh_snapshot(packaged.document("package_meta"), fetch, index,
-                            torch_newest=max(finals, key=version_key), today=date, timeout=timeout, read=read,
-                            packaged_deps=packaged.document("package_deps"))
+    files = refresh_snapshot(packaged.document("package_meta"), fetch, index,
+                             torch_newest=max(finals, key=version_key), today=date, timeout=timeout,
+                             read=read, packaged_deps=packaged.document("package_deps"))
+    # torch's own requirements of the releases the packaged file lacks (explain's optional-dependency reader)
+    requires = refresh_torch_requires(packaged.document("torch_requires"), fetch, index, today=date,
+                                      timeout=timeout, read=read)
+    if requires is not None:
+        files["torch_requires.json"] = requires
+    return files
 
 
 def _recent_variants(kb: KnowledgeBase) -> List[str]:
