@@ -216,3 +216,24 @@ def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
     assert stated(linux) == ["torch-not-compiled-with-cuda"]
     assert stated("AssertionError: Torch not compiled with CUDA enabled on M1 Mac\n") == [
         "torch-not-compiled-with-cuda"]
+
+
+def test_no_nvidia_module_for_the_running_kernel_beside_nvidia_smi_is_the_module_not_built_for_it() -> None:
+    # kmod's modprobe.c: "Module %s not found in directory %s" (the running kernel's); nvidia-smi ran
+    smi = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+           "latest NVIDIA driver is installed and running.\n")
+    module = "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic\n"
+    (found,) = explain_report(smi + module, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvidia-module-not-built-for-kernel" and "6.8.0-45-generic" in found.cause
+    # Counter-cases: no nvidia-smi (the driver may not be installed at all), nvidia-smi missing, WSL
+    assert stated(module) == []
+    assert stated("bash: nvidia-smi: command not found\n" + module) == []
+    wsl = "Linux 5.15.153.1-microsoft-standard-WSL2\n"
+    assert "nvidia-module-not-built-for-kernel" not in stated(wsl + smi + module)
+
+
+def test_the_kernel_modules_api_mismatch_is_the_driver_library_mismatch() -> None:
+    # NVIDIA's kernel-open/nvidia/nv.c: "NVRM: API mismatch: the client has the version %s, but ..."
+    text = ("[   27.950245] NVRM: API mismatch: the client has the version 415.27, but\n"
+            "               NVRM: this kernel module has the version 390.129.  Please\n")
+    assert stated(text) == ["nvml-driver-mismatch"]
