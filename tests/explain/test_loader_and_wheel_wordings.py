@@ -106,3 +106,34 @@ def test_a_pip_conflict_on_torchs_nvidia_pin_stays_the_pin_conflict_it_states() 
     # the reader sees the shared wheel; torch-pin-conflict, which quotes that same pin, explains it
     assert any(e.kind == "nvidia-wheel-shared" for e in extract(text, KB).installer_errors)
     assert stated(text) == ["torch-pin-conflict"]
+
+
+BF16 = ("{gpu}  File \"/usr/lib/python3.9/site-packages/transformers/training_args.py\", line 1098, "
+        "in __post_init__\n"
+        "    raise ValueError(\n"
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with "
+        "cuda>=11.0\n")
+
+
+def test_transformers_precision_refusal_is_a_family_until_the_text_shows_an_older_gpu() -> None:
+    # transformers' training_args.py raises it when is_torch_bf16_gpu_available() is False: a GPU
+    # below 8.0, no CUDA device, or an old torch / CUDA build
+    (found,) = explain_report(BF16.format(gpu=""), CATALOG, kb=KB).explanations
+    assert found.signature.id == "transformers-precision-refused" and len(found.candidates) == 3
+    tf32 = "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7\n"
+    assert stated(tf32) == ["transformers-precision-refused"]
+    # a V100 (7.0) shown: the GPU is the cause
+    (found,) = explain_report(BF16.format(gpu="GPU: Tesla V100-SXM2-32GB\n"), CATALOG, kb=KB).explanations
+    assert found.signature.id == "bf16-unsupported-gpu" and "7.0" in found.cause
+    # an A100 (8.0) shown has bf16: the refusal comes from elsewhere, the family stands
+    assert stated(BF16.format(gpu="GPU: NVIDIA A100-SXM4-40GB\n")) == ["transformers-precision-refused"]
+
+
+def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> None:
+    # detectron2's INSTALL.md and DGL's install page: one find-links page per CUDA variant and torch series
+    d2 = ("WARNING: Retrying ... 403 Client Error: Forbidden for url: "
+          "https://dl.fbaipublicfiles.com/detectron2/wheels/cu121/torch2.1/index.html\n")
+    assert stated(d2) == ["companion-wheels-not-published"]
+    dgl = "HTTP error 403 while getting https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n"
+    assert stated(dgl) == ["companion-wheels-not-published"]
+    assert stated("Looking in links: https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n") == []

@@ -87,7 +87,7 @@ def test_a_library_that_failed_itself_is_not_its_own_requester() -> None:
 def test_a_bare_cuda_or_torch_library_miss_names_no_single_cause() -> None:
     for text, sig, count in (
             ("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
-             "cuda-runtime-library-missing", 2),
+             "cuda-runtime-library-missing", 3),
             ("OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such file or directory",
              "torch-library-missing", 3)):
         (found,) = explain_report(text, CATALOG, kb=KB).explanations

@@ -19,7 +19,7 @@ from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
-__all__ = ["TEXT_CONFIRMATIONS", "WHEEL_CHECKS"]
+__all__ = ["TEXT_CONFIRMATIONS"]
 
 
 # --- what the text shows of the machine and the run ------------------------------------------
@@ -279,46 +279,6 @@ def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any
 # A check: the extracted facts, the matched signature's facts and the data in; the observation
 # that proves (or contradicts) the cause out, or None.
 Check = Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
-
-def _wheel_python(facts: Mapping[str, Any]) -> Optional[bool]:
-    """Whether the wheel pip fetched for the package it refuses is tagged for the Python it runs
-    (``cp315`` for 3.15); None when the facts do not show that wheel, that package and that Python."""
-    tag, python = facts.get("wheel_python"), facts.get("python")
-    wheel, package = facts.get("wheel_package"), facts.get("package")
-    if not (isinstance(tag, str) and isinstance(python, str) and isinstance(wheel, str)
-            and isinstance(package, str)):
-        return None
-    if re.sub(r"[-_.]+", "-", wheel).lower() != re.sub(r"[-_.]+", "-", package).lower():
-        return None
-    return tag == "".join(python.split(".")[:2])
-
-
-def _wheel_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The refused package's wheel is tagged for this very Python: its Requires-Python contradicts
-    its own tag, a fault of the published file, not of the interpreter."""
-    if _wheel_python(facts):
-        return (f"the {facts['package']} wheel pip fetched is tagged cp{facts['wheel_python']}, "
-                "for this Python")
-    return None
-
-
-def _wheel_not_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
-                               kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """pip refused a package for the Python it runs ("python" read), and the text does not show a
-    wheel of that package tagged for that Python: the refusal is the package's range, not a fault
-    of the file."""
-    if "python" in facts and not _wheel_python(facts):
-        return "no wheel of the refused package tagged for this Python is shown"
-    return None
-
-
-# Evidence about the file pip fetched: it confirms one cause and contradicts the other.
-WHEEL_CHECKS: Dict[str, Check] = {
-    "wheel_for_this_python": _wheel_for_this_python,
-    "wheel_not_for_this_python": _wheel_not_for_this_python,
-}
-
 
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "exclusive_mode_shown": _exclusive_mode_shown,
