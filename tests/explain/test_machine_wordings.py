@@ -222,11 +222,11 @@ def test_the_kernel_modules_api_mismatch_is_the_driver_library_mismatch() -> Non
 
 
 def test_a_refused_module_signature_is_secure_boot_blocking_the_nvidia_module() -> None:
-    # the kernel's module signature check (EKEYREJECTED/ENOKEY) as modprobe prints it; nvidia-installer's own
+    # the kernel's module signature check (EKEYREJECTED, ENOKEY) as modprobe prints it; nvidia-installer
     assert stated("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n") == [
         "secure-boot-blocks-nvidia-module"]
-    # the kernel's module signature check (EKEYREJECTED, ENOKEY) as modprobe prints it; nvidia-installer's
-                  "likely because it was not signed by a key that is trusted by the kernel.\n") == [
-        "secure-boot-blocks-nvidia-module"]
+    installer = ("ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this "
+                 "is likely because it was not signed by a key that is trusted by the kernel.\n")
+    assert stated(installer) == ["secure-boot-blocks-nvidia-module"]
     # Counter-case: another module refused is not the NVIDIA driver's
     assert stated("modprobe: ERROR: could not insert 'r8125': Key was rejected by service\n") == []
