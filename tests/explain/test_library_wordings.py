@@ -245,6 +245,26 @@ def test_torch_own_pin_listed_in_pips_conflict_block() -> None:
     assert "torch-pin-conflict" not in stated(others)
 
 
+UV_CHAIN = ("  × No solution found when resolving dependencies:\n"
+            "  ╰─▶ Because {what} has no wheels with a matching platform tag\n"
+            "      (e.g., `manylinux_2_28_x86_64`) and torch==2.8.0 depends on {what}, we can conclude\n"
+            "      that torch==2.8.0 cannot be used. And because vllm==0.11.0 depends on torch==2.8.0, we\n"
+            "      can conclude that vllm==0.11.0 cannot be used.\n")
+
+
+def test_a_torch_that_has_no_wheel_here_is_no_pin_conflict() -> None:
+    # ray-project/ray#57713: a requirement of torch 2.8.0 has no wheel for the platform, so that torch
+    # cannot be installed here whatever pins it; uv's words for it (crates/uv-resolver, astral-sh/uv#1293)
+    unfit = UV_CHAIN.format(what="nvidia-cuda-nvrtc-cu12==12.8.93")
+    report = explain_report(unfit, CATALOG, kb=KB)
+    assert "torch-pin-conflict" in dict(report.contradicted)
+    # Counter-case: two pins of torch that cannot both hold are the conflict
+    pinned = ("  ╰─▶ Because only vllm<=0.10.0 is available and vllm==0.10.0 depends on torch==2.7.1\n"
+              "      and you require torch==2.8.0, we can conclude that your requirements are\n"
+              "      unsatisfiable.\n")
+    assert "torch-pin-conflict" in stated(pinned)
+
+
 def test_mooncake_has_no_module_built_for_the_installed_torch() -> None:
     # mooncake/pg.py imports mooncake.pg_<torch version> and says so when the wheel has none
     text = "ImportError: Mooncake PG was not built against torch==2.14.0.\n"

@@ -162,6 +162,15 @@ def test_a_no_gpu_failure_of_one_vendors_build_beside_only_the_others_gpus_is_th
     assert stated("RuntimeError: No HIP GPUs are available\n") == ["no-hip-gpus-available"]
     igpu = "GPU: AMD Radeon 780M (Phoenix APU)\nRuntimeError: Found no NVIDIA driver on your system.\n"
     assert "wrong-gpu-vendor-build" not in stated(igpu)
+    # a GPU named in a sentence may be another machine's: only a line that declares it proves it this one's
+    for said in ("This happens on my AMD card; the same script works fine on my friend's RTX 4090.\n",
+                 "The same code runs fine on an RTX 3090 under CUDA, but on our ROCm box it fails.\n"):
+        hip = "RuntimeError: HIP error: invalid device function\n"
+        assert "wrong-gpu-vendor-build" not in stated(hip + said)
+    smi = "|   0  NVIDIA GeForce RTX 3090        Off |   00000000:01:00.0  On |                  N/A |\n"
+    assert stated(smi + "RuntimeError: No HIP GPUs are available\n") == ["wrong-gpu-vendor-build"]
+    said_amd = "It worked on my RX 7900 XTX at home; on the VM: Found no NVIDIA driver on your system.\n"
+    assert "wrong-gpu-vendor-build" not in stated(said_amd)
 
 
 def test_no_gpu_inside_a_slurm_job_is_the_jobs_gpu_request_family() -> None:
@@ -185,6 +194,12 @@ def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None
 
     assert stated(pair("127.0.1.1")) == ["nccl-network-interface"]
     assert stated(pair("10.0.0.2")) == []  # a routable peer that refuses: nothing proves the interface
+    # a job launched on one node: loopback reaches every peer, and the one refusing was not listening
+    for launch in ("torchrun --standalone --nproc_per_node=4 train.py", "torchrun --nnodes=1 train.py",
+                   "export MASTER_ADDR=localhost", "init_method='tcp://127.0.0.1:23456'"):
+        assert "nccl-network-interface" not in stated(launch + "\n" + pair("127.0.1.1")), launch
+    two = "torchrun --nnodes=2 --node_rank=0 train.py\n"
+    assert stated(two + pair("127.0.1.1")) == ["nccl-network-interface"]
 
 
 def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
@@ -193,6 +208,9 @@ def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:
     pip_list = ("FAILED test/xpu/test_ops.py::test_mm_xpu - AssertionError: Torch not compiled with CUDA "
                 "enabled\ntorch                        2.13.0.dev20260607+xpu\n")
     assert stated(pip_list) == ["code-hardcodes-cuda"]  # pip list's row names the installed torch
+    # an +xpu torch on a machine whose GPUs are NVIDIA's (or AMD's) is the wrong build, not the code
+    for gpu in ("NVIDIA GeForce RTX 4070", "AMD Radeon RX 7900 XTX"):
+        assert "code-hardcodes-cuda" not in stated(f"{gpu}\n" + xpu), gpu
     # Counter-cases: a CPU build is the install; on a Mac the corpus labels it the CPU-only build
     linux = "PyTorch version: 2.8.0+cpu\nAssertionError: Torch not compiled with CUDA enabled\n"
     assert stated(linux) == ["torch-not-compiled-with-cuda"]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from torchsmith.compat import Variant, driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.compat import driver_support, kernel_for, parse_cc, sm_arch
 from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
+from torchsmith.explain.contradictions import TEXT_CONTRADICTIONS
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.pins import pin_conclusions
-from torchsmith.explain.triggers import failing_package, named_capabilities
+from torchsmith.explain.triggers import named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -261,50 +262,6 @@ def _virtual_cuda_enough(
     return None
 
 
-def _cuda_build_shown(
-    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
-) -> Optional[str]:
-    """The build the error comes from is a CUDA build (torch.version.cuda printed beside it)."""
-    env = extracted.environment
-    if env.torch_cpu_only or not env.torch or not env.torch_cuda or not Variant.parse(f"cu{env.torch_cuda}"):
-        return None
-    if "+cu" not in env.torch:
-        return None
-    return f"the text shows a CUDA build of torch ({env.torch})"
-
-
-def _torch_gpu_build_shown(
-    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
-) -> Optional[str]:
-    """The torch in use is shown to be a GPU build: torch.version.cuda (or collect_env's CUDA used
-    to build PyTorch) printed as a version, a +cuXYZ label, or NVIDIA's own Jetson build (its
-    version ends in .nvYY.MM, as in 2.1.0a0+41361538.nv23.06). A CPU-only wheel prints None."""
-    env = extracted.environment
-    if env.torch_cpu_only:
-        return None
-    if env.torch and re.search(r"[+.]nv\d{2}\.\d{2}\b", env.torch):
-        return f"the text shows NVIDIA's own torch build ({env.torch})"
-    if env.torch_cuda:
-        return f"the text shows a torch built with CUDA {env.torch_cuda}"
-    return None
-
-
-def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
-                        kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The library was asked for by a compiled extension (the traceback's innermost package), not torch."""
-    package = failing_package(extracted)
-    if package is None or package in ("torch", "nvidia", "importlib", "ctypes"):
-        return None
-    return f"the import that failed is {package}'s, a compiled extension, not torch's"
-
-
-def _on_wsl(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text comes from WSL, where the GPU is the Windows driver's and Linux-side causes do not hold."""
-    if extracted.environment.platform != "wsl":
-        return None
-    return "the text comes from WSL, where the GPU belongs to the Windows driver"
-
-
 _AMD = re.compile(r"Radeon|Instinct|\bMI\d{2,3}|^gfx", re.IGNORECASE)
 
 
@@ -334,36 +291,6 @@ def _amd_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names an AMD GPU ({amd[0]}) and no NVIDIA one: a CUDA build on an AMD machine"
 
 
-def _op_on_gpu(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The kernel the message names is a GPU one ("topk_cuda", "..._cuda_kernel"): not the CPU's."""
-    op = str(facts.get("op") or "")
-    if not re.search(r"cuda|cudnn|hip|mps", op, re.IGNORECASE):
-        return None
-    return f"the kernel it names, {op}, is a GPU kernel: this ran on the GPU, not the CPU"
-
-
-def _oom_not_workload(extracted: Extracted, facts: Mapping[str, Any],
-                      kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """CUDA's initialisation reported the out-of-memory status: no workload had run yet. (The
-    free memory an OOM message prints is no such evidence: fragmentation and HIP's accounting
-    leave allocations failing with more than the request free.)"""
-    memory = [g for g in extracted.gpu_errors if g.kind == "memory"]
-    if not facts.get("requested") and memory and all(g.stage == "init" for g in memory):
-        return "CUDA reported out of memory while initialising (cudaGetDeviceCount), before any workload ran"
-    return None
-
-
-def _path_within_max_path(extracted: Extracted, facts: Mapping[str, Any],
-                          kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The path a not-found error names is shorter than Windows' MAX_PATH (260 characters with
-    its terminating null): no long-path limit was hit (pip itself hints at one only above 260)."""
-    path = facts.get("path")
-    if not isinstance(path, str):
-        return None
-    length = len(path.replace("\\\\", "\\"))  # as Python's repr printed it: backslashes doubled
-    return f"the path is {length} characters, within Windows' 260" if length < 260 else None
-
-
 def _gpu_without_tf32(extracted: Extracted, facts: Mapping[str, Any],
                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The GPU shown is older than Ampere: TF32 tensor cores need compute capability 8.0."""
@@ -382,30 +309,15 @@ def _gpu_with_bf16(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has bfloat16" if parsed and parsed >= (8, 0) else None
 
 
-def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
-                      kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text names the CUDA status itself (torch prints it after "Unexpected error from
-    cudaGetDeviceCount()."): the signature of that status speaks, not the family of them all."""
-    named = next((e for e in extracted.gpu_errors if e.api.startswith("cuda") and e.name and e.code), None)
-    return f"the text names the CUDA error itself ({named.name}, {named.code})" if named else None
-
-
 CONTRADICTION_CHECKS: Dict[str, Check] = {
     "arch_present": _arch_present,
     "driver_enough": _driver_enough,
     "virtual_cuda_enough": _virtual_cuda_enough,
-    "cuda_build_shown": _cuda_build_shown,
-    "torch_gpu_build_shown": _torch_gpu_build_shown,
-    "importer_not_torch": _importer_not_torch,
-    "on_wsl": _on_wsl,
     "nvidia_gpu_only": _nvidia_gpu_only,
     "amd_gpu_only": _amd_gpu_only,
-    "op_on_gpu": _op_on_gpu,
-    "oom_not_workload": _oom_not_workload,
-    "path_within_max_path": _path_within_max_path,
     "gpu_without_tf32": _gpu_without_tf32,
     "gpu_with_bf16": _gpu_with_bf16,
-    "cuda_error_shown": _cuda_error_shown,
+    **TEXT_CONTRADICTIONS,
     # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
     "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
 }
@@ -446,10 +358,13 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
                            kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The build's vendor (the pattern's ``rocm_build`` or ``cuda_build`` group) is not the GPU's: a
     ROCm build's failure where the text names only NVIDIA GPUs, a CUDA build's where it names only
-    discrete AMD ones (an integrated Radeon often sits beside an NVIDIA GPU the text leaves out)."""
+    discrete AMD ones (an integrated Radeon often sits beside an NVIDIA GPU the text leaves out),
+    and a line declares that GPU the machine's ("GPU: X", gpu="X", nvidia-smi's rows): a GPU named
+    in a sentence may be another machine's ("works on my friend's RTX 4090")."""
+    declared = extracted.environment.declared_vendors
     if facts.get("rocm_build"):
-        return _nvidia_gpu_only(extracted, facts, kb)
-    if facts.get("cuda_build"):
+        return _nvidia_gpu_only(extracted, facts, kb) if "nvidia" in declared else None
+    if facts.get("cuda_build") and "amd" in declared:
         models = {gpu.name: gpu.model or "" for gpu in extracted.environment.gpu_models}
         _, amd = _vendors(extracted)
         if any(_INTEGRATED.search(f"{gpu} {models.get(gpu, '')}") for gpu in amd):

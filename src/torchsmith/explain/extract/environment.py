@@ -4,7 +4,7 @@ supports, the torch build, Python, platform, Jetson and ROCm facts. Pure."""
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract import gpunames
 from torchsmith.explain.extract.containers import docker_shm
@@ -140,6 +140,11 @@ _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-c
 # "an Intel Python under Rosetta", which is the Apple silicon Mac's own case.
 _INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
                         r"|\bMac\w*(?: (?:Pro|Air|mini))? \(Intel\b|\bIntel(?:\(R\))? Core(?:\(TM\))? i\d")
+# A distributed job on one node: torchrun's --standalone or --nnodes=1 (not an elastic 1:2), a master
+# or rendezvous at the loopback address, which only this host reaches (torch.distributed.run's options)
+_ONE_NODE = re.compile(r"--standalone\b|--nnodes[= ]1\b(?!:)|\bMASTER_ADDR\W{1,3}(?:localhost|127\.0\.0\.1)\b"
+                       r"|--(?:master[_-]addr|rdzv[_-]endpoint)[= ](?:localhost|127\.0\.0\.1)\b"
+                       r"|tcp://(?:localhost|127\.0\.0\.1):")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
                         r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
@@ -170,9 +175,35 @@ def _capability(text: str) -> Optional[str]:
     return None
 
 
-def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu]]:
+# What precedes a GPU name on a line that declares the machine's GPU: "GPU: ", gpu="...", collect_env's
+# "GPU models and configuration: GPU 0: ", nvidia-smi -L's "GPU 0: ", its table's "|   0  "; or a line
+# that is the name alone
+_BRANDS = r"(?:(?:NVIDIA|Nvidia|nvidia|AMD|GeForce|Radeon|Tesla|Quadro)\s+)*"
+_DECLARES = re.compile(r"\b(?:[Gg][Pp][Uu]s?|[Dd]evice|[Gg]raphics|configuration)\b[^\n:=]{0,25}[:=]"
+                       r"\s*['\"(\[]?\s*(?:GPU \d+:\s*)?" + _BRANDS
+                       + r"$|^\|\s{1,4}\d{1,2}\s+" + _BRANDS + "$")
+_ALONE = re.compile(r"^\s*" + _BRANDS + "$")
+_ALONE_AFTER = re.compile(r"\s*(?:\([^)\n]*\))?[,.]?\s*")
+
+
+def _declared_vendors(text: str, seen: Sequence[Tuple[NamedGpu, int, int]]) -> List[str]:
+    """Vendors of the GPUs named where a line declares the machine's GPU, not in a sentence ("works
+    on my friend's RTX 4090")."""
+    found: List[str] = []
+    for gpu, start, end in seen:
+        before = text[text.rfind("\n", 0, start) + 1 : start]
+        line_end = text.find("\n", end)
+        rest = text[end : line_end if line_end >= 0 else None]
+        alone = _ALONE.match(before) and _ALONE_AFTER.fullmatch(rest)
+        if gpu.vendor not in found and (alone or _DECLARES.search(before)):
+            found.append(gpu.vendor)
+    return found
+
+
+def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu], List[str]]:
     """Every GPU name the text writes, and those the GPU data knows (extract.gpunames); the pattern
-    only adds the names the data lacks ("GTX 680"), kept as written, with no capability."""
+    only adds the names the data lacks ("GTX 680"), kept as written, with no capability; the vendors
+    of the GPUs a line declares."""
     seen = gpunames.mentions(text, names) if names is not None else []
     models: Dict[Tuple[str, str], NamedGpu] = {}
     for gpu, _start, _end in seen:
@@ -191,7 +222,7 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
         name = re.sub(r"\s+", " ", match.group()).strip()
         at.append((match.start(), name))
     written = list(dict.fromkeys(name for _start, name in sorted(at)))
-    return written[:8], list(models.values())[:8]
+    return written[:8], list(models.values())[:8], _declared_vendors(text, seen)
 
 
 def _torch_cuda(env: Environment, from_file: bool) -> None:
@@ -214,8 +245,8 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
-    gpus, models = _gpus(text, names)
-    env = Environment(gpus=gpus, gpu_models=models, capability=_capability(text),
+    gpus, models, declared = _gpus(text, names)
+    env = Environment(gpus=gpus, gpu_models=models, declared_vendors=declared, capability=_capability(text),
                       visible_devices=visible_devices(text), gpu_count=gpu_count(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
@@ -231,6 +262,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
+    env.one_node = bool(_ONE_NODE.search(text))
     env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched

@@ -206,6 +206,9 @@ class Environment:
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
     gpu_count: Optional[int] = None  # how many GPUs the machine has: nvidia-smi's list, or said in words
+    one_node: bool = False  # a job launched on one node (torchrun --standalone, --nnodes=1, localhost)
+    # vendors of the GPUs a line declares the machine's ("GPU: X", gpu="X", nvidia-smi's rows), not prose
+    declared_vendors: List[str] = field(default_factory=list)
     scheduler: Optional[str] = None  # the batch scheduler the text runs under ("slurm": srun, #SBATCH)
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 

@@ -1,0 +1,183 @@
+"""Evidence in a text against a signature's cause that its facts show directly: the build, the
+platform, the stage or the place of the failure. :data:`TEXT_CONTRADICTIONS` names them;
+:data:`torchsmith.explain.reason.CONTRADICTION_CHECKS` adds the ones that reason with the compat
+rules (arch lists, driver floors) and the GPUs' vendors. Pure: no I/O.
+
+Each check takes (what the text shows, the facts its trigger read, the knowledge base) and returns
+the evidence in words, or None.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Mapping, Optional
+
+from torchsmith.compat import Variant
+from torchsmith.explain.confirmations import Check
+from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.triggers import failing_package
+from torchsmith.kb import KnowledgeBase
+
+__all__ = ["TEXT_CONTRADICTIONS"]
+
+
+def _cuda_build_shown(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The build the error comes from is a CUDA build (torch.version.cuda printed beside it)."""
+    env = extracted.environment
+    if env.torch_cpu_only or not env.torch or not env.torch_cuda or not Variant.parse(f"cu{env.torch_cuda}"):
+        return None
+    if "+cu" not in env.torch:
+        return None
+    return f"the text shows a CUDA build of torch ({env.torch})"
+
+
+def _torch_gpu_build_shown(
+    extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]
+) -> Optional[str]:
+    """The torch in use is shown to be a GPU build: torch.version.cuda (or collect_env's CUDA used
+    to build PyTorch) printed as a version, a +cuXYZ label, or NVIDIA's own Jetson build (its
+    version ends in .nvYY.MM, as in 2.1.0a0+41361538.nv23.06). A CPU-only wheel prints None."""
+    env = extracted.environment
+    if env.torch_cpu_only:
+        return None
+    if env.torch and re.search(r"[+.]nv\d{2}\.\d{2}\b", env.torch):
+        return f"the text shows NVIDIA's own torch build ({env.torch})"
+    if env.torch_cuda:
+        return f"the text shows a torch built with CUDA {env.torch_cuda}"
+    return None
+
+
+def _importer_not_torch(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The library was asked for by a compiled extension (the traceback's innermost package), not torch."""
+    package = failing_package(extracted)
+    if package is None or package in ("torch", "nvidia", "importlib", "ctypes"):
+        return None
+    return f"the import that failed is {package}'s, a compiled extension, not torch's"
+
+
+def _on_wsl(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text comes from WSL, where the GPU is the Windows driver's and Linux-side causes do not hold."""
+    if extracted.environment.platform != "wsl":
+        return None
+    return "the text comes from WSL, where the GPU belongs to the Windows driver"
+
+
+def _op_on_gpu(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The kernel the message names is a GPU one ("topk_cuda", "..._cuda_kernel"): not the CPU's."""
+    op = str(facts.get("op") or "")
+    if not re.search(r"cuda|cudnn|hip|mps", op, re.IGNORECASE):
+        return None
+    return f"the kernel it names, {op}, is a GPU kernel: this ran on the GPU, not the CPU"
+
+
+def _oom_not_workload(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """CUDA's initialisation reported the out-of-memory status: no workload had run yet. (The
+    free memory an OOM message prints is no such evidence: fragmentation and HIP's accounting
+    leave allocations failing with more than the request free.)"""
+    memory = [g for g in extracted.gpu_errors if g.kind == "memory"]
+    if not facts.get("requested") and memory and all(g.stage == "init" for g in memory):
+        return "CUDA reported out of memory while initialising (cudaGetDeviceCount), before any workload ran"
+    return None
+
+
+def _path_within_max_path(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The path a not-found error names is shorter than Windows' MAX_PATH (260 characters with
+    its terminating null): no long-path limit was hit (pip itself hints at one only above 260)."""
+    path = facts.get("path")
+    if not isinstance(path, str):
+        return None
+    length = len(path.replace("\\\\", "\\"))  # as Python's repr printed it: backslashes doubled
+    return f"the path is {length} characters, within Windows' 260" if length < 260 else None
+
+
+def _loopback_peer_on_one_node(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """gloo could not connect to a peer at a loopback address in a job the text launches on one node:
+    every peer is on this host, so loopback reaches it, and a refused connection is a peer that was
+    not listening (it exited), not an interface that reaches no other node."""
+    peer = facts.get("peer")
+    if not peer or not extracted.environment.one_node:
+        return None
+    return f"the job runs on one node, where the peer's loopback address {peer} is this host"
+
+
+def _cuda_error_shown(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text names the CUDA status itself (torch prints it after "Unexpected error from
+    cudaGetDeviceCount()."): the signature of that status speaks, not the family of them all."""
+    named = next((e for e in extracted.gpu_errors if e.api.startswith("cuda") and e.name and e.code), None)
+    return f"the text names the CUDA error itself ({named.name}, {named.code})" if named else None
+
+
+# uv's reason a version has no distribution it can use here (crates/uv-resolver/src/pubgrub/report.rs,
+# since astral-sh/uv#1293): wheels only for other platforms or Pythons
+_NO_FITTING_WHEEL = re.compile(r"has no wheels with a matching (?:platform|Python ABI|Python implementation) "
+                               r"tag")
+
+
+def _torch_unusable_here(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """uv's derivation shows that torch itself, or a requirement of the torch it derives, has no
+    wheel for this platform or Python: that torch cannot be installed here whatever pins it, so the
+    refusal is not pins in conflict."""
+    unfit = {offer.name for offer in extracted.offers if _NO_FITTING_WHEEL.search(offer.said)}
+    needed = {"torch"} | {c.what for c in extracted.conflicts if c.who_name == "torch"}
+    shown = sorted(unfit & needed)
+    if not shown:
+        return None
+    return f"uv says {shown[0]}, which that torch needs, has no wheel for this platform or Python"
+
+
+def _wheel_python(facts: Mapping[str, Any]) -> Optional[bool]:
+    """Whether the wheel pip fetched for the package it refuses is tagged for the Python it runs
+    (``cp315`` for 3.15); None when the facts do not show that wheel, that package and that Python."""
+    tag, python = facts.get("wheel_python"), facts.get("python")
+    wheel, package = facts.get("wheel_package"), facts.get("package")
+    if not (isinstance(tag, str) and isinstance(python, str) and isinstance(wheel, str)
+            and isinstance(package, str)):
+        return None
+    if re.sub(r"[-_.]+", "-", wheel).lower() != re.sub(r"[-_.]+", "-", package).lower():
+        return None
+    return tag == "".join(python.split(".")[:2])
+
+
+def _wheel_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The refused package's wheel is tagged for this very Python: its Requires-Python contradicts
+    its own tag, a fault of the published file, not of the interpreter."""
+    if _wheel_python(facts):
+        return (f"the {facts['package']} wheel pip fetched is tagged cp{facts['wheel_python']}, "
+                "for this Python")
+    return None
+
+
+def _wheel_not_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip refused a package for the Python it runs ("python" read), and the text does not show a
+    wheel of that package tagged for that Python: the refusal is the package's range, not a fault
+    of the file."""
+    if "python" in facts and not _wheel_python(facts):
+        return "no wheel of the refused package tagged for this Python is shown"
+    return None
+
+
+TEXT_CONTRADICTIONS: Dict[str, Check] = {
+    # the wheel pip fetched for the package it refuses: tagged for this Python or not
+    "wheel_for_this_python": _wheel_for_this_python,
+    "wheel_not_for_this_python": _wheel_not_for_this_python,
+    "cuda_build_shown": _cuda_build_shown,
+    "torch_gpu_build_shown": _torch_gpu_build_shown,
+    "importer_not_torch": _importer_not_torch,
+    "on_wsl": _on_wsl,
+    "op_on_gpu": _op_on_gpu,
+    "oom_not_workload": _oom_not_workload,
+    "path_within_max_path": _path_within_max_path,
+    "loopback_peer_on_one_node": _loopback_peer_on_one_node,
+    "cuda_error_shown": _cuda_error_shown,
+    "torch_unusable_here": _torch_unusable_here,
+}
