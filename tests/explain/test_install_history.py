@@ -97,3 +97,30 @@ def test_pip_installing_pypis_torch_where_pypi_serves_the_cpu_build_is_a_cpu_onl
     assert stated(text.replace("Successfully installed torch-1.7.1", "")) == []
     # a log that goes on to fail reports that failure, not the build
     assert "torch-not-compiled-with-cuda" not in stated(text + "ERROR: Could not build wheels for xformers\n")
+
+
+PYTHON_REFUSED = "ERROR: Package '{package}' requires a different Python: 3.15.0 not in '<3.15,>=3.10'\n"
+
+
+def test_pip_refusing_a_wheel_tagged_for_this_very_python_is_the_files_fault() -> None:
+    # pip resolvelib/factory.py's wording; pytorch/pytorch#186099: a cp315 wheel whose
+    # Requires-Python stops before 3.15
+    fetched = ("Collecting triton\n  Downloading triton-3.7.0+git88b227e2-cp315-cp315-"
+               "manylinux_2_28_x86_64.whl.metadata (1.7 kB)\n")
+    assert stated(fetched + PYTHON_REFUSED.format(package="triton")) == ["broken-release-artifact"]
+    # a wheel for another Python, another package's wheel, or none shown: the package's range
+    other = fetched.replace("cp315-cp315", "cp312-cp312")
+    assert stated(other + PYTHON_REFUSED.format(package="triton")) == ["package-python-version-unsupported"]
+    assert stated(fetched + PYTHON_REFUSED.format(package="gemma")) == ["package-python-version-unsupported"]
+    assert stated(PYTHON_REFUSED.format(package="gemma")) == ["package-python-version-unsupported"]
+
+
+def test_nvidias_rotated_cuda_repository_key() -> None:
+    # apt on NVIDIA's CUDA repository, signed since April 2022 with the key 3bf863cc
+    text = ("W: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu1804/x86_64 "
+            "InRelease: The following signatures couldn't be verified because the public key is not "
+            "available: NO_PUBKEY A4B469963BF863CC\n")
+    assert stated(text) == ["cuda-apt-repo-key-rotated"]
+    # another repository's missing key is not NVIDIA's rotation
+    other = text.replace("developer.download.nvidia.com/compute/cuda/repos", "ppa.launchpad.net/x")
+    assert stated(other) == []

@@ -237,3 +237,14 @@ def test_the_kernel_modules_api_mismatch_is_the_driver_library_mismatch() -> Non
     text = ("[   27.950245] NVRM: API mismatch: the client has the version 415.27, but\n"
             "               NVRM: this kernel module has the version 390.129.  Please\n")
     assert stated(text) == ["nvml-driver-mismatch"]
+
+
+def test_a_refused_module_signature_is_secure_boot_blocking_the_nvidia_module() -> None:
+    # the kernel's module signature check (EKEYREJECTED, ENOKEY) as modprobe prints it; nvidia-installer
+    assert stated("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n") == [
+        "secure-boot-blocks-nvidia-module"]
+    installer = ("ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this "
+                 "is likely because it was not signed by a key that is trusted by the kernel.\n")
+    assert stated(installer) == ["secure-boot-blocks-nvidia-module"]
+    # Counter-case: another module refused is not the NVIDIA driver's
+    assert stated("modprobe: ERROR: could not insert 'r8125': Key was rejected by service\n") == []

@@ -146,7 +146,43 @@ def _bf16_emulated_by_torch(extracted: Extracted, facts: Mapping[str, Any],
     return f"torch {torch} reports bfloat16 on GPUs without it (emulated): the refusal is not the GPU's age"
 
 
+def _wheel_python(facts: Mapping[str, Any]) -> Optional[bool]:
+    """Whether the wheel pip fetched for the package it refuses is tagged for the Python it runs
+    (``cp315`` for 3.15); None when the facts do not show that wheel, that package and that Python."""
+    tag, python = facts.get("wheel_python"), facts.get("python")
+    wheel, package = facts.get("wheel_package"), facts.get("package")
+    if not (isinstance(tag, str) and isinstance(python, str) and isinstance(wheel, str)
+            and isinstance(package, str)):
+        return None
+    if re.sub(r"[-_.]+", "-", wheel).lower() != re.sub(r"[-_.]+", "-", package).lower():
+        return None
+    return tag == "".join(python.split(".")[:2])
+
+
+def _wheel_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The refused package's wheel is tagged for this very Python: its Requires-Python contradicts
+    its own tag, a fault of the published file, not of the interpreter."""
+    if _wheel_python(facts):
+        return (f"the {facts['package']} wheel pip fetched is tagged cp{facts['wheel_python']}, "
+                "for this Python")
+    return None
+
+
+def _wheel_not_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip refused a package for the Python it runs ("python" read), and the text does not show a
+    wheel of that package tagged for that Python: the refusal is the package's range, not a fault
+    of the file."""
+    if "python" in facts and not _wheel_python(facts):
+        return "no wheel of the refused package tagged for this Python is shown"
+    return None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
+    # the wheel pip fetched for the package it refuses: tagged for this Python or not
+    "wheel_for_this_python": _wheel_for_this_python,
+    "wheel_not_for_this_python": _wheel_not_for_this_python,
     "cuda_build_shown": _cuda_build_shown,
     "torch_gpu_build_shown": _torch_gpu_build_shown,
     "importer_not_torch": _importer_not_torch,
