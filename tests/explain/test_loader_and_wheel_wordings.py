@@ -141,3 +141,15 @@ def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> No
     dgl = "HTTP error 403 while getting https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n"
     assert stated(dgl) == ["companion-wheels-not-published"]
     assert stated("Looking in links: https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n") == []
+
+
+TF32 = "{gpu}ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7\n"
+
+
+def test_transformers_tf32_refusal_names_the_gpu_only_when_the_text_shows_one_below_ampere() -> None:
+    shown = TF32.format(gpu="CudaDeviceProperties(name='Tesla T4', major=7, minor=5, total_memory=15102MB)\n")
+    (found,) = explain_report(shown, CATALOG, kb=KB).explanations
+    assert found.signature.id == "tf32-unsupported-gpu" and "7.5" in found.cause
+    # gensyn-ai/rl-swarm#199: the same refusal on an RTX 4090 (8.9) had another cause (no CUDA device)
+    assert stated(TF32.format(gpu="My hardware (24GB RTX 4090 GPU)\n")) == ["transformers-precision-refused"]
+    assert stated(TF32.format(gpu="")) == ["transformers-precision-refused"]

@@ -69,7 +69,8 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 # Facts a signature fired by an extracted fact carries (explain.triggers).
 TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
                            "subdir", "versions", "message", "meaning", "what", "requested", "requirement",
-                           "gpu", "vendor_library", "code", "module", "declared", "visible"})
+                           "gpu", "vendor_library", "code", "module", "declared", "visible", "gpu_name",
+                           "capability"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "torch_gpu_build_shown",
