@@ -127,6 +127,10 @@ def test_transformers_precision_refusal_is_a_family_until_the_text_shows_an_olde
     assert found.signature.id == "bf16-unsupported-gpu" and "7.0" in found.cause
     # an A100 (8.0) shown has bf16: the refusal comes from elsewhere, the family stands
     assert stated(BF16.format(gpu="GPU: NVIDIA A100-SXM4-40GB\n")) == ["transformers-precision-refused"]
+    # newer transformers asks torch.cuda.is_bf16_supported(), which from torch 2.3 emulates bf16 on a
+    # V100 (pytorch#115924): beside such a torch the V100 is not what was refused
+    newer = BF16.format(gpu="PyTorch version: 2.5.1+cu124\nGPU: Tesla V100-SXM2-32GB\n")
+    assert stated(newer) == ["transformers-precision-refused"]
 
 
 def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> None:

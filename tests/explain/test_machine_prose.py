@@ -37,6 +37,10 @@ def test_torchs_autocast_refusing_bfloat16_names_a_gpu_without_bf16() -> None:
     # of CUDA before 11 (torch/cuda/__init__.py), so the GPU is not the cause there
     assert "bf16-unsupported-gpu" not in stated("GPU: NVIDIA A100-SXM4-40GB, torch 1.12.1+cu102\n" + text)
     assert stated("GPU: Tesla V100-SXM2-32GB\n" + text) == ["bf16-unsupported-gpu"]
+    # torch 2.3 on answers is_bf16_supported() True on any GPU that can hold a bf16 tensor (emulated,
+    # pytorch#115924): beside it the refusal is not the GPU's age
+    assert "bf16-unsupported-gpu" not in stated("PyTorch version: 2.4.1+cu121\nGPU: Tesla V100\n" + text)
+    assert stated("PyTorch version: 2.1.2+cu121\nGPU: Tesla V100\n" + text) == ["bf16-unsupported-gpu"]
 
 
 def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:
@@ -88,6 +92,11 @@ def test_a_jetson_shown_running_a_gpu_build_of_torch_is_not_the_cpu_wheel() -> N
     assert "jetson-cpu-wheel" not in stated(cuda)
     cpu = cuda.replace("'12.2'", "None")  # the generic wheel prints None
     assert stated(cpu) == ["jetson-cpu-wheel"]
+    # JetPack 7 and Jetson Thor run the SBSA CUDA stack, where upstream aarch64 CUDA wheels use the GPU
+    for board in ("Jetson AGX Thor, JetPack 7.0", "Jetson Orin (L4T R38.2.0)", "Jetson Thor dev kit"):
+        said = board + "\n>>> torch.cuda.is_available()\nFalse\n"
+        assert "jetson-cpu-wheel" not in stated(said), board
+    assert stated("Jetson Orin, JetPack 6.1\n>>> torch.cuda.is_available()\nFalse\n") == ["jetson-cpu-wheel"]
 
 
 NEWER_WARNING = (

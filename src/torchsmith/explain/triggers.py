@@ -227,7 +227,7 @@ def _setup_refused_on_older_gpu(extracted: Extracted, kb: Optional[KnowledgeBase
     if not shown or any(cc >= (8, 0) for _, cc in shown):
         return None
     name, (major, minor) = shown[0]
-    return [words], {"gpu_name": name, "capability": f"{major}.{minor}"}
+    return [words], {"gpu_name": name, "capability": f"{major}.{minor}", "bf16_check": words}
 
 
 def _no_error(extracted: Extracted) -> bool:
