@@ -127,6 +127,10 @@ def test_transformers_precision_refusal_is_a_family_until_the_text_shows_an_olde
     assert found.signature.id == "bf16-unsupported-gpu" and "7.0" in found.cause
     # an A100 (8.0) shown has bf16: the refusal comes from elsewhere, the family stands
     assert stated(BF16.format(gpu="GPU: NVIDIA A100-SXM4-40GB\n")) == ["transformers-precision-refused"]
+    # newer transformers asks torch.cuda.is_bf16_supported(), which from torch 2.3 emulates bf16 on a
+    # V100 (pytorch#115924): beside such a torch the V100 is not what was refused
+    newer = BF16.format(gpu="PyTorch version: 2.5.1+cu124\nGPU: Tesla V100-SXM2-32GB\n")
+    assert stated(newer) == ["transformers-precision-refused"]
 
 
 def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> None:
@@ -137,3 +141,15 @@ def test_detectron2_and_dgl_pages_refused_are_builds_they_do_not_publish() -> No
     dgl = "HTTP error 403 while getting https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n"
     assert stated(dgl) == ["companion-wheels-not-published"]
     assert stated("Looking in links: https://data.dgl.ai/wheels/torch-2.4/cu121/repo.html\n") == []
+
+
+TF32 = "{gpu}ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7\n"
+
+
+def test_transformers_tf32_refusal_names_the_gpu_only_when_the_text_shows_one_below_ampere() -> None:
+    shown = TF32.format(gpu="CudaDeviceProperties(name='Tesla T4', major=7, minor=5, total_memory=15102MB)\n")
+    (found,) = explain_report(shown, CATALOG, kb=KB).explanations
+    assert found.signature.id == "tf32-unsupported-gpu" and "7.5" in found.cause
+    # gensyn-ai/rl-swarm#199: the same refusal on an RTX 4090 (8.9) had another cause (no CUDA device)
+    assert stated(TF32.format(gpu="My hardware (24GB RTX 4090 GPU)\n")) == ["transformers-precision-refused"]
+    assert stated(TF32.format(gpu="")) == ["transformers-precision-refused"]

@@ -37,6 +37,10 @@ def test_torchs_autocast_refusing_bfloat16_names_a_gpu_without_bf16() -> None:
     # of CUDA before 11 (torch/cuda/__init__.py), so the GPU is not the cause there
     assert "bf16-unsupported-gpu" not in stated("GPU: NVIDIA A100-SXM4-40GB, torch 1.12.1+cu102\n" + text)
     assert stated("GPU: Tesla V100-SXM2-32GB\n" + text) == ["bf16-unsupported-gpu"]
+    # torch 2.3 on answers is_bf16_supported() True on any GPU that can hold a bf16 tensor (emulated,
+    # pytorch#115924): beside it the refusal is not the GPU's age
+    assert "bf16-unsupported-gpu" not in stated("PyTorch version: 2.4.1+cu121\nGPU: Tesla V100\n" + text)
+    assert stated("PyTorch version: 2.1.2+cu121\nGPU: Tesla V100\n" + text) == ["bf16-unsupported-gpu"]
 
 
 def test_nan_in_words_is_a_value_only_where_it_reads_as_one() -> None:

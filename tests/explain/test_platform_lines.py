@@ -107,3 +107,12 @@ def test_a_dockerfile_named_beside_a_running_container_is_no_image_build() -> No
     # Counter-case: the image's Dockerfile named while a container runs: GPUs not given to `docker run`.
     ran = "I built the image from the Dockerfile above, then: docker run -it my-image python train.py\n"
     assert "gpu-not-available-during-docker-build" not in stated(ran + message)
+
+
+def test_a_windows_profile_under_mnt_is_wsl_not_a_mac() -> None:
+    # WSL mounts Windows' drives at /mnt/<drive>/ (NVIDIA/cuml#6218); a Mac's home is /Users/<name>/
+    wsl = ('  File "/mnt/c/Users/Hongb/Documents/Git/proj/.venv/lib/python3.12/site-packages/numba_cuda/'
+           'numba/cuda/cudadrv/driver.py", line 258, in ensure_initialized\n')
+    assert extract(wsl, KB).environment.platform == "wsl"
+    mac = '  File "/Users/hongbo/proj/.venv/lib/python3.12/site-packages/torch/__init__.py", line 1\n'
+    assert extract(mac, KB).environment.platform == "macos"

@@ -69,7 +69,8 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 # Facts a signature fired by an extracted fact carries (explain.triggers).
 TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
                            "subdir", "versions", "message", "meaning", "what", "requested", "requirement",
-                           "gpu", "vendor_library", "code", "module", "declared", "visible"})
+                           "gpu", "vendor_library", "code", "module", "declared", "visible", "gpu_name",
+                           "capability"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "torch_gpu_build_shown",
@@ -77,7 +78,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
                             "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16",
                             "loopback_peer_on_one_node", "torch_unusable_here",
-                            "wheel_for_this_python", "wheel_not_for_this_python"})
+                            "bf16_emulated_by_torch", "wheel_for_this_python",
+                            "wheel_not_for_this_python"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown",

@@ -17,6 +17,7 @@ from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
+from torchsmith.versions import version_tuple
 
 __all__ = ["TEXT_CONTRADICTIONS"]
 
@@ -133,6 +134,18 @@ def _torch_unusable_here(extracted: Extracted, facts: Mapping[str, Any],
     return f"uv says {shown[0]}, which that torch needs, has no wheel for this platform or Python"
 
 
+def _bf16_emulated_by_torch(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A refusal that follows torch.cuda.is_bf16_supported() (autocast's, transformers' own: the
+    signature's ``bf16_check``) beside a torch of 2.3 or later: that function then answers True on
+    any CUDA GPU that can hold a bfloat16 tensor, emulating it where the GPU has none (pytorch#115924),
+    so an older GPU is not what it refused."""
+    torch = extracted.environment.torch
+    if not facts.get("bf16_check") or not torch or version_tuple(torch)[:2] < (2, 3):
+        return None
+    return f"torch {torch} reports bfloat16 on GPUs without it (emulated): the refusal is not the GPU's age"
+
+
 def _wheel_python(facts: Mapping[str, Any]) -> Optional[bool]:
     """Whether the wheel pip fetched for the package it refuses is tagged for the Python it runs
     (``cp315`` for 3.15); None when the facts do not show that wheel, that package and that Python."""
@@ -180,4 +193,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "loopback_peer_on_one_node": _loopback_peer_on_one_node,
     "cuda_error_shown": _cuda_error_shown,
     "torch_unusable_here": _torch_unusable_here,
+    "bf16_emulated_by_torch": _bf16_emulated_by_torch,
 }

@@ -209,21 +209,22 @@ def _bf16_unsupported(extracted: Extracted, kb: Optional[KnowledgeBase],
 # transformers' own refusals (training_args.py __post_init__), raised when is_torch_bf16_gpu_available()
 # or is_torch_tf32_available() (utils/import_utils.py) is False: a GPU below 8.0, no CUDA device, a
 # torch older than 1.10/1.7 or built for CUDA before 11. Which one, only a GPU the text shows can tell.
-_BF16_SETUP_REFUSED = "Your setup doesn't support bf16/gpu"
+_SETUP_REFUSED = {"bf16": "Your setup doesn't support bf16/gpu",
+                  "tf32": "--tf32 requires Ampere or a newer GPU"}
 
 
-def _bf16_setup_refused_on_older_gpu(extracted: Extracted, kb: Optional[KnowledgeBase]
-                                     ) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """transformers refused bf16 for this setup, and every GPU the text shows is older than Ampere
-    (compute capability below 8.0): that GPU is the cause."""
-    words = _BF16_SETUP_REFUSED
+def _setup_refused_on_older_gpu(extracted: Extracted, kb: Optional[KnowledgeBase], dtype: str
+                                ) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """transformers refused bf16 or TF32 for this setup, and every GPU the text shows is older than
+    Ampere (compute capability below 8.0): that GPU is the cause."""
+    words = _SETUP_REFUSED[dtype]
     if not any(words in e.message for e in extracted.exceptions):
         return None
     shown = _capabilities(extracted, kb)
     if not shown or any(cc >= (8, 0) for _, cc in shown):
         return None
     name, (major, minor) = shown[0]
-    return [words], {"gpu_name": name, "capability": f"{major}.{minor}"}
+    return [words], {"gpu_name": name, "capability": f"{major}.{minor}", "bf16_check": words}
 
 
 def _no_error(extracted: Extracted) -> bool:
@@ -341,8 +342,8 @@ def _env(name: str, extracted: Extracted,
         return _source_tree(extracted)
     if name == "no-wheel-for-python":
         return _no_wheel_for_python(extracted)
-    if name == "bf16-setup-older-gpu":
-        return _bf16_setup_refused_on_older_gpu(extracted, kb)
+    if name in ("bf16-setup-older-gpu", "tf32-setup-older-gpu"):
+        return _setup_refused_on_older_gpu(extracted, kb, name[:4])
     if name in ("bf16-unsupported", "bf16-refused"):
         return _bf16_unsupported(extracted, kb, gpu_shown=name == "bf16-unsupported")
     if name == "tf32":

@@ -109,7 +109,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 # necessarily what is installed (see _torch_cuda)
 _TORCH_FILE = re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")
 _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
-    ("wsl", re.compile(r"microsoft-standard-WSL|\bWSL2?\b|/usr/lib/wsl/")),
+    # WSL mounts the Windows drives at /mnt/<drive>/ (wsl.conf automount root): a path into a Windows
+    # profile from Linux is WSL, and its /Users/ is Windows', not a Mac's
+    ("wsl", re.compile(r"microsoft-standard-WSL|\bWSL2?\b|/usr/lib/wsl/"
+                       r"|/mnt/[a-z]/(?:Users|Program Files)/")),
     (
         "windows",
         re.compile(
@@ -118,7 +121,8 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
-    ("macos", re.compile(r"/Users/\w+/|macosx_\d+|OS: macOS|Darwin Kernel|/opt/homebrew/|\bMPS\b")),
+    ("macos", re.compile(r"(?<!/mnt/[a-z])/Users/\w+/|macosx_\d+|OS: macOS|Darwin Kernel|/opt/homebrew/"
+                         r"|\bMPS\b")),
     (
         "linux",
         re.compile(
