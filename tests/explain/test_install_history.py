@@ -124,3 +124,28 @@ def test_nvidias_rotated_cuda_repository_key() -> None:
     # another repository's missing key is not NVIDIA's rotation
     other = text.replace("developer.download.nvidia.com/compute/cuda/repos", "ppa.launchpad.net/x")
     assert stated(other) == []
+
+
+def test_conda_naming_a_cuda_requirement_incompatible_with_the_system_is_the_cuda_virtual_package() -> None:
+    # conda's UnsatisfiableError for virtual packages (conda/exceptions.py): a chain that ends in __cuda
+    text = ("UnsatisfiableError: The following specifications were found to be incompatible with your "
+            "system:\n\n  - feature:/linux-64::__glibc==2.35=0\n  - pytorch==2[build=*cuda*] -> __cuda\n"
+            "\nYour installed version is: 0\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-cuda-virtual-package"
+    assert "pytorch==2[build=*cuda*]" in found.cause
+    # glibc alone is another cause
+    glibc_only = text.replace("  - pytorch==2[build=*cuda*] -> __cuda\n", "")
+    assert "conda-cuda-virtual-package" not in stated(glibc_only)
+
+
+def test_uv_finding_no_wheel_of_any_package_it_was_asked_to_install() -> None:
+    # uv's own hint for a direct requirement (Lightricks/LTX-2#256: torchcodec on aarch64)
+    text = ("error: Distribution `torchcodec==0.9.1 @ registry+https://pypi.org/simple` can't be installed\n"
+            "because it doesn't have a source distribution or wheel for the current platform\n")
+    assert stated(text) == ["uv-no-matching-wheel"]
+    # a dependency deep in a resolution chain is not read as the package asked for
+    chain = ("Because nvidia-cuda-nvrtc-cu12==12.8.93 has no wheels with a matching platform tag and "
+             "torch==2.8.0 depends on nvidia-cuda-nvrtc-cu12==12.8.93, we can conclude that torch==2.8.0 "
+             "cannot be used.\n")
+    assert "uv-no-matching-wheel" not in stated(chain)
