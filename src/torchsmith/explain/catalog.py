@@ -90,7 +90,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "gpu_below_build", "apple_silicon_shown",
                            "address_not_a_host", "hip_memory_below_listed_gpus",
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
-                           "torch_without_cuda_by_design"})
+                           "torch_without_cuda_by_design", "hsa_override_not_this_gpu"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
