@@ -127,3 +127,6 @@ def test_the_platforms_uv_says_other_wheels_exist_for_are_not_this_machine() -> 
             "      `manylinux_2_17_aarch64`, `manylinux2014_aarch64`, `win_amd64`\n")
     assert extract(text, KB).environment.platform == "linux"
     assert extract("OS: Microsoft Windows 11 Pro\n" + text, KB).environment.platform == "windows"
+    skipped = ("Skipping link: none of the wheel's tags (cp310-cp310-win_amd64) are compatible (run pip "
+               "debug --verbose to show compatible tags): https://download.pytorch.org/whl/cu121/torch\n")
+    assert extract(skipped, KB).environment.platform is None
