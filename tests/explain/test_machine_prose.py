@@ -92,6 +92,11 @@ def test_a_jetson_shown_running_a_gpu_build_of_torch_is_not_the_cpu_wheel() -> N
     assert "jetson-cpu-wheel" not in stated(cuda)
     cpu = cuda.replace("'12.2'", "None")  # the generic wheel prints None
     assert stated(cpu) == ["jetson-cpu-wheel"]
+    # JetPack 7 and Jetson Thor run the SBSA CUDA stack, where upstream aarch64 CUDA wheels use the GPU
+    for board in ("Jetson AGX Thor, JetPack 7.0", "Jetson Orin (L4T R38.2.0)", "Jetson Thor dev kit"):
+        said = board + "\n>>> torch.cuda.is_available()\nFalse\n"
+        assert "jetson-cpu-wheel" not in stated(said), board
+    assert stated("Jetson Orin, JetPack 6.1\n>>> torch.cuda.is_available()\nFalse\n") == ["jetson-cpu-wheel"]
 
 
 NEWER_WARNING = (

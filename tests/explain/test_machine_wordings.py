@@ -248,3 +248,17 @@ def test_a_refused_module_signature_is_secure_boot_blocking_the_nvidia_module() 
     assert stated(installer) == ["secure-boot-blocks-nvidia-module"]
     # Counter-case: another module refused is not the NVIDIA driver's
     assert stated("modprobe: ERROR: could not insert 'r8125': Key was rejected by service\n") == []
+
+
+def test_an_hsa_override_for_another_target_beside_a_fault_is_the_override() -> None:
+    # ROCR's fault report; hsa_override.json: 10.3.0 runs gfx1030 code (gfx1031-36), 11.0.0 gfx1100's (-03)
+    fault = "Memory access fault by GPU node-2 (Agent handle: 0x55d1) on address (nil). Reason: Unknown.\n"
+    assert stated("export HSA_OVERRIDE_GFX_VERSION=10.3.0\nGPU: AMD Instinct MI210\n" + fault) == [
+        "hsa-override-wrong-target"]
+    rdna2 = "HSA_OVERRIDE_GFX_VERSION=11.0.0\nAMD Radeon RX 6800 XT\n"
+    assert stated(rdna2 + fault) == ["hsa-override-wrong-target"]
+    # Counter-cases: a sibling the override is meant for, no override, no GPU named: the family
+    for text in ("HSA_OVERRIDE_GFX_VERSION=10.3.0\nAMD Radeon RX 6600 XT\n" + fault, fault,
+                 "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + fault):
+        (family,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert family.signature.id == "rocm-memory-access-fault" and len(family.candidates) == 3

@@ -79,7 +79,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16",
                             "loopback_peer_on_one_node", "torch_unusable_here",
                             "bf16_emulated_by_torch", "wheel_for_this_python",
-                            "wheel_not_for_this_python"})
+                            "wheel_not_for_this_python", "sbsa_jetson_shown"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown",
@@ -90,7 +90,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "gpu_below_build", "apple_silicon_shown",
                            "address_not_a_host", "hip_memory_below_listed_gpus",
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
-                           "torch_without_cuda_by_design"})
+                           "torch_without_cuda_by_design", "hsa_override_not_this_gpu"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -225,6 +225,27 @@ def _torch_without_cuda_by_design(extracted: Extracted, facts: Mapping[str, obje
     return None
 
 
+def _hsa_override_not_this_gpu(extracted: Extracted, facts: Mapping[str, object],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """HSA_OVERRIDE_GFX_VERSION=<major>.<minor>.<stepping> makes the runtime load gfx<major><minor><stepping>
+    code (hsa_override.json's convention); the text names one AMD GPU whose gfx target is neither that one
+    nor a sibling the data lists for that override: code of another ISA runs on it."""
+    env = extracted.environment
+    version = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", env.hsa_override or "")
+    targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
+        {env.gfx} if env.gfx else set())
+    if version is None or len(targets) != 1 or kb is None:
+        return None
+    major, minor, stepping = (int(part) for part in version.groups())
+    runs_as = f"gfx{major}{minor}{stepping:x}"
+    (gfx,) = targets
+    rows = kb.document("hsa_override").get("rows") or []
+    siblings = {g for row in rows if row.get("runs_as") == runs_as for g in row.get("gfx") or ()}
+    if gfx == runs_as or gfx in siblings:
+        return None
+    return f"HSA_OVERRIDE_GFX_VERSION={env.hsa_override} loads {runs_as} code on this {gfx} GPU"
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -295,6 +316,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "hip_memory_below_listed_gpus": _hip_memory_below_listed_gpus,
     "rocm_build_lacks_gfx": _rocm_build_lacks_gfx,
     "torch_without_cuda_by_design": _torch_without_cuda_by_design,
+    "hsa_override_not_this_gpu": _hsa_override_not_this_gpu,
     "binary_compatible_gpu": _binary_compatible_gpu,
     "gpu_below_build": _gpu_below_build,
     "requested_after_torch_stable_html": _requested_after_torch_stable_html,

@@ -179,6 +179,25 @@ def _wheel_not_for_this_python(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+# JetPack 7 (L4T r38) on, and Jetson Thor, run NVIDIA's SBSA CUDA stack (jetson.json's JetPack 7 rows)
+_SBSA_JETPACK = re.compile(r"JetPack (?:[7-9]|\d{2})\b|L4T R?(?:3[89]|[4-9]\d)\.|\bR(?:3[89]) \(release\)")
+
+
+def _sbsa_jetson_shown(extracted: Extracted, facts: Mapping[str, Any],
+                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The Jetson is on JetPack 7 or later, or is a Jetson Thor: it runs the SBSA CUDA stack, where
+    the upstream aarch64 CUDA wheels (cu130 on, PyPI's own from torch 2.11) use its GPU, so a wheel
+    not built by NVIDIA for the board is not thereby one without CUDA."""
+    env = extracted.environment
+    if env.jetson and _SBSA_JETPACK.search(env.jetson):
+        return f"the text shows {env.jetson}, which runs the SBSA CUDA stack that upstream wheels support"
+    thor = next((g.name for g in env.gpu_models if g.jetson and g.capability
+                 and version_tuple(g.capability) >= (10, 0)), None)
+    if thor is None:
+        return None
+    return f"the text names {thor}, which runs the SBSA CUDA stack that upstream wheels support"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -194,4 +213,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_error_shown": _cuda_error_shown,
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
+    "sbsa_jetson_shown": _sbsa_jetson_shown,
 }

@@ -85,6 +85,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?:ROCm|HIP runtime|ROCM used to build PyTorch|rocm)[ :v-]*(?P<v>\d\.\d(?:\.\d)?)"),
     ),
     ("gfx", re.compile(r"(?P<v>gfx\d{3,4}[a-z]?)\b")),
+    # the ROCm runtime's override of the GPU's ISA, as a shell, a container or Python sets it
+    ("hsa_override", re.compile(r"HSA_OVERRIDE_GFX_VERSION[\"']?\s*(?:=|:|,)\s*[\"']?"
+                                r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b")),
     # an Apple silicon chip: sysctl's machdep.cpu.brand_string and collect_env's CPU line ("Apple M3 Max"),
     # or a Mac named with its chip ("M2 MacBook Pro"): every Apple M chip is arm64
     ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"

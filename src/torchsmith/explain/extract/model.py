@@ -210,6 +210,7 @@ class Environment:
     # vendors of the GPUs a line declares the machine's ("GPU: X", gpu="X", nvidia-smi's rows), not prose
     declared_vendors: List[str] = field(default_factory=list)
     scheduler: Optional[str] = None  # the batch scheduler the text runs under ("slurm": srun, #SBATCH)
+    hsa_override: Optional[str] = None  # HSA_OVERRIDE_GFX_VERSION as the text sets it ("10.3.0")
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
 
 
