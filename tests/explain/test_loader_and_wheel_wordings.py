@@ -153,3 +153,15 @@ def test_transformers_tf32_refusal_names_the_gpu_only_when_the_text_shows_one_be
     # gensyn-ai/rl-swarm#199: the same refusal on an RTX 4090 (8.9) had another cause (no CUDA device)
     assert stated(TF32.format(gpu="My hardware (24GB RTX 4090 GPU)\n")) == ["transformers-precision-refused"]
     assert stated(TF32.format(gpu="")) == ["transformers-precision-refused"]
+
+
+def test_a_python_c_api_symbol_the_interpreter_lacks_is_a_family_of_two_pythons() -> None:
+    text = ("python3: symbol lookup error: /home/u/anaconda3/lib/python3.6/site-packages/torch/lib/"
+            "libtorch_python.so: undefined symbol: PySlice_Unpack\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "python-c-api-symbol-missing" and len(found.candidates) == 2
+    assert "PySlice_Unpack" in found.cause
+    # a linker's undefined reference while building is no interpreter's; torch's own symbol is not Python's
+    assert stated("/usr/bin/ld: foo.o: in function `f': undefined reference to `PyFloat_Type'\n") == []
+    torch_symbol = "ImportError: /x/_C.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs\n"
+    assert "python-c-api-symbol-missing" not in stated(torch_symbol)

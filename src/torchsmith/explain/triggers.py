@@ -105,9 +105,12 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
     return None
 
 
-def _symbol(owner: str, extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+def _symbol(owner: str, extracted: Extracted,
+            loaded: bool = False) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """``symbol:OWNER``: an undefined symbol of that owner; ``symbol:OWNER:loaded``: one the loader
+    reported for a library it loaded (not a linker's "undefined reference" while building)."""
     for symbol in extracted.symbols:
-        if symbol.owner_kind == owner:
+        if symbol.owner_kind == owner and (symbol.library or not loaded):
             facts = {"symbol": symbol.symbol}
             if symbol.version:
                 facts["version"] = symbol.version
@@ -407,7 +410,7 @@ def fired(triggers: Sequence[str], extracted: Extracted,
         elif kind == "env":
             hit = _env(arguments[0], extracted, kb)
         elif kind == "symbol":
-            hit = _symbol(arguments[0], extracted)
+            hit = _symbol(arguments[0], extracted, loaded=arguments[1:] == ["loaded"])
         elif kind == "conda":
             hit = _conda(arguments, extracted)
         elif kind == "installer":
