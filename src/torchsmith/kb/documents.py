@@ -38,8 +38,9 @@ class _RowsWith:
     """A ``_sourced_rows`` check that also needs ``fields`` (name -> type) in every row: what the
     commands read from the rows, so a missing field is the file's error, not a crash later."""
 
-    def __init__(self, **fields: type) -> None:
+    def __init__(self, then: Optional[Callable[[Document], None]] = None, **fields: type) -> None:
         self.fields = fields
+        self.then = then  # the document's own checks beyond its rows
 
     def __call__(self, data: Document) -> None:
         _sourced_rows(data)
@@ -47,6 +48,8 @@ class _RowsWith:
             for name, kind in self.fields.items():
                 if not isinstance(row.get(name), kind):
                     raise ValueError(f"row {number} field {name}: missing or not a {kind.__name__}")
+        if self.then is not None:
+            self.then(data)
 
 
 def _hsa_override(data: Document) -> None:
@@ -216,8 +219,7 @@ def _variant_labels(data: Document) -> None:
             raise ValueError(f"intel family {row.get('family')}: needs label_ips and devices")
 
 
-def _downstream(data: Document) -> None:
-    _RowsWith(package=str, version=str)(data)
+def _build_imports_torch(data: Document) -> None:
     for row in data.get("build_imports_torch", ()):
         if not (isinstance(row.get("package"), str) and isinstance(row.get("upto"), str)
                 and row.get("source") and all(s in data["sources"] for s in row["source"])):
@@ -228,7 +230,8 @@ def _downstream(data: Document) -> None:
 # name -> (file in kb/data or the overlay, what it is, its check)
 DOCUMENTS: Mapping[str, Tuple[str, str, Callable[[Document], None]]] = {
     "companion_limits": ("companion_limits.json", "companion limits", _RowsWith(package=str)),
-    "downstream": ("downstream.json", "downstream pins", _downstream),
+    "downstream": ("downstream.json", "downstream pins",
+                   _RowsWith(package=str, version=str, then=_build_imports_torch)),
     "hsa_override": ("hsa_override.json", "HSA override table", _hsa_override),
     "manylinux": ("manylinux.json", "manylinux glibc table",
                   _RowsWith(platform=str, first=str, last=str, tag=str, min_glibc=str)),
