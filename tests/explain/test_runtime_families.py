@@ -80,7 +80,7 @@ def test_a_library_that_failed_itself_is_not_its_own_requester() -> None:
     (library,) = extract(text, KB).libraries
     assert library.needed_by is None
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "cudnn-library-missing" and len(found.candidates) == 2
+    assert found.signature.id == "cudnn-library-missing" and len(found.candidates) == 3
     assert "does not show which" in found.cause
 
 
