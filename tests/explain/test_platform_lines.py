@@ -116,3 +116,17 @@ def test_a_windows_profile_under_mnt_is_wsl_not_a_mac() -> None:
     assert extract(wsl, KB).environment.platform == "wsl"
     mac = '  File "/Users/hongbo/proj/.venv/lib/python3.12/site-packages/torch/__init__.py", line 1\n'
     assert extract(mac, KB).environment.platform == "macos"
+
+
+def test_the_platforms_uv_says_other_wheels_exist_for_are_not_this_machine() -> None:
+    # uv's hint lists where a version does have wheels; the tag it needed ("e.g.") is this machine's
+    text = ("  ╰─▶ Because nvidia-cuda-nvrtc-cu12==12.8.93 has no wheels with a matching platform tag\n"
+            "      (e.g., `manylinux_2_28_x86_64`) and torch==2.8.0 depends on it, ...\n"
+            "      hint: Wheels are available for `nvidia-cuda-nvrtc-cu12`\n"
+            "      (v12.8.93) on the following platforms: `manylinux_2_12_x86_64`,\n"
+            "      `manylinux_2_17_aarch64`, `manylinux2014_aarch64`, `win_amd64`\n")
+    assert extract(text, KB).environment.platform == "linux"
+    assert extract("OS: Microsoft Windows 11 Pro\n" + text, KB).environment.platform == "windows"
+    skipped = ("Skipping link: none of the wheel's tags (cp310-cp310-win_amd64) are compatible (run pip "
+               "debug --verbose to show compatible tags): https://download.pytorch.org/whl/cu121/torch\n")
+    assert extract(skipped, KB).environment.platform is None

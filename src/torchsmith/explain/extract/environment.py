@@ -108,6 +108,13 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 # a wheel's file name, read where nothing names the torch installed: what was fetched, not
 # necessarily what is installed (see _torch_cuda)
 _TORCH_FILE = re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")
+# Wheels for other machines: uv's hint of the platforms a version does have wheels for (uv-resolver's
+# report: "Wheels are available for `torch` (v2.5.1) on the following platforms: `…`, `win_amd64`"),
+# pip's link it skips ("none of the wheel's tags (cp310-cp310-win_amd64) are compatible",
+# index/package_finder.py): none of their tags is this machine's
+_ELSEWHERE = re.compile(r"Wheels are available for[^:]{0,200}?on the following platforms?:"
+                        r"(?:\s*`[^`\n]{1,80}`,?(?:\s*and)?)+"
+                        r"|none of the wheel's tags \([^)\n]{1,400}\) are compatible")
 _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # WSL mounts the Windows drives at /mnt/<drive>/ (wsl.conf automount root): a path into a Windows
     # profile from Linux is WSL, and its /Users/ is Windows', not a Mac's
@@ -276,7 +283,9 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     _torch_cuda(env, from_file=fetched is not None)
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
-    env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(text)), None)
+    elsewhere = "on the following platform" in text or "none of the wheel's tags" in text
+    platforms = _ELSEWHERE.sub(" ", text) if elsewhere else text
+    env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(platforms)), None)
     if _SLURM.search(text):
         env.scheduler = "slurm"
     machine = _MACHINE.search(text)
