@@ -149,3 +149,17 @@ def test_uv_finding_no_wheel_of_any_package_it_was_asked_to_install() -> None:
              "torch==2.8.0 depends on nvidia-cuda-nvrtc-cu12==12.8.93, we can conclude that torch==2.8.0 "
              "cannot be used.\n")
     assert "uv-no-matching-wheel" not in stated(chain)
+
+
+def test_libmambas_missing_dependency_is_the_conda_package_not_found_family() -> None:
+    # libmamba's problems graph (libmamba/src/solver/problems_graph.cpp), deep and at the top
+    deep = ("The following package could not be installed\n"
+            "└─ pytorch-cuda 12.1  is not installable because it requires\n"
+            "   └─ libnvjitlink >=12.1.105,<12.2.0 , which does not exist (perhaps a missing channel).\n")
+    (found,) = explain_report(deep, CATALOG, kb=KB).explanations
+    assert found.signature.id == "conda-package-not-found" and "libnvjitlink" in found.cause
+    top = ("The following package could not be installed\n"
+           "└─ pytorhc does not exist (perhaps a typo or a missing channel).\n")
+    assert stated(top) == ["conda-package-not-found"]
+    # a virtual package is the system's, not a channel's
+    assert "conda-package-not-found" not in stated("   └─ __cuda, which is missing on the system.\n")

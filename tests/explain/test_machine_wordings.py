@@ -258,7 +258,11 @@ def test_an_hsa_override_for_another_target_beside_a_fault_is_the_override() -> 
     rdna2 = "HSA_OVERRIDE_GFX_VERSION=11.0.0\nAMD Radeon RX 6800 XT\n"
     assert stated(rdna2 + fault) == ["hsa-override-wrong-target"]
     # Counter-cases: a sibling the override is meant for, no override, no GPU named: the family
+    # a target of the override's own family the data does not list: no proof either way (9.0.0 on a
+    # Vega APU's gfx90c, 11.0.0 on gfx1151)
     for text in ("HSA_OVERRIDE_GFX_VERSION=10.3.0\nAMD Radeon RX 6600 XT\n" + fault, fault,
-                 "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + fault):
+                 "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" + fault,
+                 "HSA_OVERRIDE_GFX_VERSION=9.0.0\nrocminfo: gfx90c\n" + fault,
+                 "HSA_OVERRIDE_GFX_VERSION=11.0.0\nrocminfo: gfx1151\n" + fault):
         (family,) = explain_report(text, CATALOG, kb=KB).explanations
         assert family.signature.id == "rocm-memory-access-fault" and len(family.candidates) == 3

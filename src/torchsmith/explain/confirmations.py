@@ -229,7 +229,9 @@ def _hsa_override_not_this_gpu(extracted: Extracted, facts: Mapping[str, object]
                                kb: Optional[KnowledgeBase]) -> Optional[str]:
     """HSA_OVERRIDE_GFX_VERSION=<major>.<minor>.<stepping> makes the runtime load gfx<major><minor><stepping>
     code (hsa_override.json's convention); the text names one AMD GPU whose gfx target is neither that one
-    nor a sibling the data lists for that override: code of another ISA runs on it."""
+    nor a sibling the data lists for that override, and of another major family (gfx10xx under 11.0.0,
+    gfx9xx under 10.3.0): code of another ISA runs on it. Within one family the data's few rows do not
+    say which targets run another's code (9.0.0 is the usual override for Vega APUs, gfx90c)."""
     env = extracted.environment
     version = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", env.hsa_override or "")
     targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
@@ -241,8 +243,8 @@ def _hsa_override_not_this_gpu(extracted: Extracted, facts: Mapping[str, object]
     (gfx,) = targets
     rows = kb.document("hsa_override").get("rows") or []
     siblings = {g for row in rows if row.get("runs_as") == runs_as for g in row.get("gfx") or ()}
-    if gfx == runs_as or gfx in siblings:
-        return None
+    if gfx == runs_as or gfx in siblings or gfx[3:-2] == str(major):
+        return None  # the same family (9.0.0 on a gfx90c APU, 11.0.0 on gfx1151): a two-row table is no proof
     return f"HSA_OVERRIDE_GFX_VERSION={env.hsa_override} loads {runs_as} code on this {gfx} GPU"
 
 
