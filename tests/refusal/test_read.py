@@ -153,6 +153,23 @@ def test_explain_concludes_from_a_range_as_from_a_pin() -> None:
     assert conclusions(extract(_real("pip-chain"), KB), {}, KB) == ["beta 2.0 pins torch==2.4.0"]
 
 
+def test_a_name_or_specifier_wrapped_inside_the_word_is_one_word() -> None:
+    # pixi (prefix-dev/pixi#3193) wraps with the textwrap crate, which also breaks after a hyphen.
+    text = (" Error: \n  × failed to solve the pypi requirements of 'default' 'linux-64'\n"
+            "  ╰─▶ Because there is no version of pytorch-triton{platform_machine == 'x86_64' and "
+            "sys_platform == 'linux'}\n      ==3.2.0+git0d4682f0 and torch>=2.7.0.dev20250105+cu124 "
+            "depends on pytorch-\n      triton{platform_machine == 'x86_64'}==3.2.0+git0d4682f0, we can "
+            "conclude that\n      torch>=2.7.0.dev20250105+cu124 cannot be used.\n")
+    refusal = read(text)
+    assert refusal.missing == ("pytorch-triton==3.2.0+git0d4682f0",)
+    assert _needs(text) == [("torch", ">=2.7.0.dev20250105+cu124", "pytorch-triton", "==3.2.0+git0d4682f0",
+                             "platform_machine == 'x86_64'")]
+    # Counter-case: a marker's own operator at a line start stays apart from the word before it.
+    wrapped_marker = text.replace("pytorch-triton{platform_machine == 'x86_64'}",
+                                  "pytorch-triton{platform_machine\n      == 'x86_64'}")
+    assert _needs(wrapped_marker)[0][4] == "platform_machine == 'x86_64'"
+
+
 def test_a_coloured_refusal_reads_as_a_plain_one() -> None:
     # uv under FORCE_COLOR colours its labels, tags and package names in its hints
     coloured = read(_real("uv-color"))

@@ -56,8 +56,16 @@ def _one_range(match: re.Match[str]) -> str:
     return name + "||".join(s[len(name):] for s in segments if s.startswith(name))
 
 
+# A wrap inside one word: pixi (miette) wraps with the textwrap crate, whose default word splitter
+# also breaks after a hyphen ("pytorch-" / "triton{...}"), and a specifier may start the next line
+# ("...'linux'}" / "==3.2.0"); uv writes no space inside a name or between it and its specifier.
+_WORD_WRAP = re.compile(r"(?<=[A-Za-z0-9]-)[ \t]*\n[ \t]*(?:│[ \t]*)?(?=[A-Za-z0-9])"
+                        r"|(?<=[\w.}])[ \t]*\n[ \t]*(?:│[ \t]*)?(?====?|[<>!~]=)(?=[<>=!~]{1,3}[\w*])")
+
+
 def _flat(region: str) -> str:
     """uv's report as one line: its wrapped lines and its frame ("cause:", "╰─▶") joined."""
+    region = _WORD_WRAP.sub("", region)
     flat = re.sub(r"\s*\n\s*(?:cause:|╰─▶|│|×)?\s*", " ", region).strip() + " "
     return _SEGMENTS.sub(_one_range, flat).strip()
 
