@@ -145,6 +145,9 @@ def test_a_gfx_target_no_build_for_the_named_rocm_carries_is_unsupported_there()
         (family,) = explain_report(text(gpu, rocm), CATALOG, kb=KB).explanations
         assert family.signature.id == "hip-invalid-device-function" and family.candidates
     assert stated("HSA_STATUS_ERROR_INVALID_ISA on my RX 7600 XT\n") == ["hip-invalid-device-function"]
+    # HSA_OVERRIDE_GFX_VERSION set: the runtime loads that target's code, not the GPU's own
+    overridden = "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n" + text("RX 7600 XT", "6.1.0")
+    assert "rocm-gfx-target-unsupported" not in stated(overridden)
     # Not torch: llama.cpp's own kernels on ROCm 6.1
     llama = "ggml_cuda_compute_forward: hipErrorNoBinaryForGpu on RX 7600 XT with ROCm 6.1 (llama.cpp)\n"
     assert stated(llama) == ["hip-invalid-device-function"]

@@ -195,8 +195,8 @@ def _rocm_build_lacks_gfx(extracted: Extracted, facts: Mapping[str, object],
     that target: the build has no code for the GPU. Only where the text is about torch: another
     program's kernels (rocBLAS's own library files, llama.cpp) are not torch's build."""
     env = extracted.environment
-    if not (extracted.mentions_torch or env.torch):
-        return None
+    if not (extracted.mentions_torch or env.torch) or env.hsa_override:
+        return None  # an override makes the runtime load another target's code: the GPU's own is moot
     targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
         {env.gfx} if env.gfx else set())
     rocm = _major_minor(env.rocm)
