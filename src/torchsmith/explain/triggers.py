@@ -227,7 +227,10 @@ def _setup_refused_on_older_gpu(extracted: Extracted, kb: Optional[KnowledgeBase
     if not shown or any(cc >= (8, 0) for _, cc in shown):
         return None
     name, (major, minor) = shown[0]
-    return [words], {"gpu_name": name, "capability": f"{major}.{minor}", "bf16_check": words}
+    facts = {"gpu_name": name, "capability": f"{major}.{minor}"}
+    if dtype == "bf16":  # transformers asks torch.cuda.is_bf16_supported() (contradictions: bf16_emulated)
+        facts["bf16_check"] = words
+    return [words], facts
 
 
 def _no_error(extracted: Extracted) -> bool:
