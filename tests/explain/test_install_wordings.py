@@ -243,5 +243,13 @@ def test_a_build_step_failure_without_torchs_absence_shown_or_known_stays_the_fa
                "Collecting natten==0.20.1\n  Using cached natten-0.20.1.tar.gz (2.6 MB)\n"
                "  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n")
     assert stated(earlier) == ["build-requirements-step-failed"]
+    # The build's traceback runs through torch's own files (torch was in the build env, e.g. a build
+    # dependency added by config): it failed later, on CUDA_HOME, not for want of torch
+    had_torch = PIP_ISOLATED_FLASH_ATTN.replace(
+        "      ModuleNotFoundError: No module named 'torch'\n",
+        '        File "/tmp/pip-build-env-2my6ra1e/overlay/lib/python3.11/site-packages/torch/utils/'
+        'cpp_extension.py", line 1076, in CUDAExtension\n'
+        "      OSError: CUDA_HOME environment variable is not set. Please set it.\n")
+    assert "build-isolation-hides-torch" not in stated(had_torch)
     later = earlier + "progress\n" * 2000 + "ModuleNotFoundError: No module named 'torch'\n"
     assert "build-isolation-hides-torch" not in stated(later)

@@ -31,6 +31,8 @@ _PIP_STEP = re.compile(r"Getting requirements to build (?:wheel|editable)(?: \.\
 _HOOK = re.compile(r"in get_requires_for_build_(?:wheel|editable)\b")
 # The backend's own files under an isolated environment: pip's overlay, uv's build venvs.
 _ISOLATED_ENV = re.compile(r"pip-build-env-\w+[\\/]+overlay[\\/]|[\\/]builds-v\d+[\\/]+\.tmp\w*[\\/]")
+# torch's own files in the build's traceback (its overlay's site-packages/torch/): torch imported there
+_TORCH_LOADED = re.compile(r"[\\/](?:site|dist)-packages[\\/]torch[\\/]")
 _NO_TORCH = re.compile(r"No module named '?torch'?(?![\w.])")
 # What was being built: uv names it ("Failed to build `name==version`"); old pip's failing command
 # ran in its unpacked sdist directory (pip-install-*/name_<hash>, printed after the step); otherwise
@@ -105,6 +107,8 @@ def isolated_build_without_torch(text: str, kb: Optional[KnowledgeBase]) -> List
     name, version, requirement = _built(text, at)
     why: Optional[str] = "the build's own output ends in No module named 'torch'"
     if not _NO_TORCH.search(text, at, at + _AFTER_STEP):
+        if _TORCH_LOADED.search(text, at, at + _AFTER_STEP):
+            return []  # the build's own traceback runs through torch: it had torch, and failed later
         rows = kb.document("downstream").get("build_imports_torch", ()) if kb is not None else ()
         why = _imports_torch(name, version, rows) if name else None
     if why is None:
