@@ -138,7 +138,7 @@ def test_a_rocm_library_torch_cannot_load_is_a_family_and_a_cuda_one_is_not_it()
             "    from torch._C import *  # noqa: F403\n"
             "ImportError: libMIOpen.so.1: cannot open shared object file: No such file or directory\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "rocm-library-missing" and len(found.candidates) == 3
+    assert found.signature.id == "rocm-library-missing" and len(found.candidates) == 4
     assert "libMIOpen.so.1" in found.cause
     cuda = text.replace("libMIOpen.so.1", "libcudnn.so.8")
     assert "rocm-library-missing" not in stated(cuda)

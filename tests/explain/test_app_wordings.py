@@ -1,0 +1,36 @@
+"""Messages that users of generation and LLM apps paste (ComfyUI, InvokeAI, text-generation-webui):
+torch's own Windows DLL loader and NumPy's ABI warning, read in their sources' words. What each
+proves, and the look-alike texts that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+# torch/__init__.py _load_dll_libraries: LoadLibraryExW over torch\lib\*.dll, in name order
+_LOADER = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+           '"C:\\app\\python_embeded\\Lib\\site-packages\\torch\\lib\\{dll}" or one of its dependencies.\n')
+
+
+def test_a_torch_hip_dll_failing_on_windows_is_the_rocm_family_not_the_generic_dll_one() -> None:
+    (found,) = explain_report(_LOADER.format(dll="c10_hip.dll"), CATALOG, kb=KB).explanations
+    assert found.signature.id == "rocm-library-missing" and len(found.candidates) == 4
+    assert any("amdhip64" in cause for cause, _ in found.candidates)
+    assert stated(_LOADER.format(dll="torch_hip.dll")) == ["rocm-library-missing"]
+    # Counter-cases: a CUDA build's DLL, or torch's CPU DLL, is the generic Windows family.
+    for dll in ("c10_cuda.dll", "torch_cpu.dll"):
+        assert stated(_LOADER.format(dll=dll)) == ["windows-dll-load-failed"]
+    # A *_hip.dll outside torch's lib directory is not torch's loader speaking.
+    other = _LOADER.format(dll="c10_hip.dll").replace("\\torch\\lib\\", "\\other\\bin\\")
+    assert "rocm-library-missing" not in stated(other)
+
+
+def test_numpys_abi_warning_is_read_without_its_first_word_and_for_any_numpy_2() -> None:
+    quoted = ("module that was compiled using NumPy 1.x cannot be run in NumPy 2.1.2 as it may crash. "
+              "To support both 1.x and 2.x versions of NumPy, modules must be compiled with NumPy 2.0.\n")
+    (found,) = explain_report(quoted, CATALOG, kb=KB).explanations
+    assert found.signature.id == "numpy2-abi" and found.facts["numpy"] == "2.1.2"
+    assert stated("A " + quoted) == ["numpy2-abi"]
+    # Counter-case: a module built for NumPy 2 is not this failure.
+    assert stated(quoted.replace("NumPy 1.x", "NumPy 2.x")) == []
