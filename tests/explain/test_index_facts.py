@@ -54,7 +54,7 @@ def test_an_index_no_release_was_published_to_is_named() -> None:
     assert index_facts(real) == []
     report = explain_report(real, CATALOG, kb=KB)
     assert [e.signature.id for e in report.explanations] == ["no-matching-distribution"]
-    assert len(report.explanations[0].candidates) == 5
+    assert len(report.explanations[0].candidates) == 6
 
 
 def test_no_version_of_a_published_build_means_its_index_was_not_read() -> None:
@@ -79,8 +79,12 @@ def test_no_matching_distribution_is_a_family_for_any_package() -> None:
             "ERROR: No matching distribution found for triton==2.0.0\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "no-matching-distribution"
-    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 5
+    assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 6
     assert "triton==2.0.0" in found.candidates[0][1]
+    # One candidate is torch's own pinned requirement (pytorch/test-infra#7569: the index's allow
+    # list left out the triton-xpu its torch pins), with the check on the index that served torch.
+    (own,) = [c for c in found.candidates if c[0].startswith("A requirement of torch itself")]
+    assert 'pip download "triton==2.0.0" --no-deps -d /tmp/probe --index-url https://' in own[1]
 
 
 HASH = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "
