@@ -203,6 +203,11 @@ def test_gloo_connecting_to_a_loopback_peer_is_the_interface_it_picked() -> None
         assert "nccl-network-interface" not in stated(launch + "\n" + pair("127.0.1.1")), launch
     two = "torchrun --nnodes=2 --node_rank=0 train.py\n"
     assert stated(two + pair("127.0.1.1")) == ["nccl-network-interface"]
+    # torchrun defaults to one node; a second node's rank shown voids that
+    one = "torchrun --nproc_per_node=8 train.py\n"
+    assert "nccl-network-interface" not in stated(one + pair("127.0.1.1"))
+    other = one + "export NODE_RANK=1\n"
+    assert stated(other + pair("127.0.1.1")) == ["nccl-network-interface"]
 
 
 def test_no_cuda_in_the_xpu_build_is_the_code_asking_for_it() -> None:

@@ -88,3 +88,12 @@ def test_the_torch_release_the_text_names_decides_what_it_requires() -> None:
     assert "optional-dependency-not-installed" not in stated("PyTorch version: 1.7.1\n" + text)
     # no release named: what any release required is not called optional
     assert "optional-dependency-not-installed" not in stated(text)
+
+
+def test_a_submodule_missing_is_an_installed_package_of_another_release() -> None:
+    # Python's import names the first part it cannot find: 'onnxscript.ir' missing means onnxscript
+    # is installed, a release without that submodule, not that it is not installed
+    text = _raised_in(f"{SITE}/torch/onnx/_internal/exporter/_core.py", "onnxscript").replace(
+        "    import onnxscript\n", "    from onnxscript import ir\n").replace(
+        "No module named 'onnxscript'", "No module named 'onnxscript.ir'")
+    assert "optional-dependency-not-installed" not in stated(text)

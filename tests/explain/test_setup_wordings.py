@@ -30,6 +30,12 @@ def test_a_channel_404_from_a_mirror_is_the_mirror_and_from_anaconda_org_is_not(
     # Counter-case: anaconda.org itself answering 404 is a channel that does not exist (a typo).
     assert "conda-mirror-lacks-channel" not in stated(
         text.replace("http://mirrors.tuna.tsinghua.edu.cn/anaconda/nvidia", "https://conda.anaconda.org/nvidai"))
+    # a channel the data does not know may be a typo, which a mirror answers 404 for too; Anaconda's
+    # own older hosts are no mirror
+    typo = text.replace("channel nvidia", "channel nvidai").replace("anaconda/nvidia", "anaconda/nvidai")
+    assert "conda-mirror-lacks-channel" not in stated(typo)
+    old_host = text.replace("http://mirrors.tuna.tsinghua.edu.cn/anaconda/nvidia", "https://repo.continuum.io/nvidia")
+    assert "conda-mirror-lacks-channel" not in stated(old_host)
 
 
 def test_ngc_containers_driver_check_names_the_drivers() -> None:

@@ -82,7 +82,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "wheel_not_for_this_python", "sbsa_jetson_shown"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
-                           "docker_default_shm_shown",
+                           "docker_default_shm_shown", "channel_known_upstream",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",

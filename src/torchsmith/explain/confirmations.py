@@ -248,6 +248,27 @@ def _hsa_override_not_this_gpu(extracted: Extracted, facts: Mapping[str, object]
     return f"HSA_OVERRIDE_GFX_VERSION={env.hsa_override} loads {runs_as} code on this {gfx} GPU"
 
 
+# Anaconda's own hosts beside conda.anaconda.org / repo.anaconda.com: not mirrors
+_ANACONDA_HOST = re.compile(r"^https?://(?:[\w-]+\.)*(?:anaconda\.(?:org|com|cloud)|continuum\.io)(?:[:/]|$)")
+
+
+def _channel_known_upstream(extracted: Extracted, facts: Mapping[str, object],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The channel a host answered 404 for is one the data knows anaconda.org carries (conda.json's
+    channels, conda_packages' channels), and the host is not Anaconda's own: a mirror lacks a real
+    channel. A name the data does not know may be a typo, which any host answers 404 for."""
+    channel, url = str(facts.get("channel") or ""), str(facts.get("url") or "")
+    if kb is None or not channel or _ANACONDA_HOST.match(url):
+        return None
+    known = {row.channel for row in kb.conda_channels}
+    for row in kb.document("error_vocab").get("conda_packages", ()):
+        known.update(str(c) for c in (*row.get("channels", ()), *row.get("unless_channels", ())))
+    known.discard("virtual")
+    if channel not in known:
+        return None
+    return f"{channel} is a channel anaconda.org carries, and {url} is not anaconda.org"
+
+
 def _requested_after_torch_stable_html(extracted: Extracted, facts: Mapping[str, object],
                                        kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The torch the text asks torch_stable.html for is newer than the newest that page lists
@@ -304,6 +325,7 @@ def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any
 Check = Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
+    "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
     "oom_kill_shown": _oom_kill_shown,
     "overflow_shown": _overflow_shown,

@@ -66,7 +66,9 @@ def optional_dependency(extracted: Extracted,
     if missing is None:
         return None
     module = missing.group("module")
-    top = _canonical(module.split(".")[0])
+    if "." in module:
+        return None  # Python names the first part it cannot find: 'M.sub' missing means M is installed
+    top = _canonical(module)
     imported = _IMPORT.match(innermost.code or "")
     if imported is None or _canonical(imported.group("module").split(".")[0]) != top:
         return None  # torch's code does not import it there: an unpickler's find_class, importlib

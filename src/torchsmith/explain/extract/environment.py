@@ -158,7 +158,12 @@ _INTEL_MAC = re.compile(r"\bIntel(?:-based|[- ]powered)? (?:Mac|iMac)\w*"
 # or rendezvous at the loopback address, which only this host reaches (torch.distributed.run's options)
 _ONE_NODE = re.compile(r"--standalone\b|--nnodes[= ]1\b(?!:)|\bMASTER_ADDR\W{1,3}(?:localhost|127\.0\.0\.1)\b"
                        r"|--(?:master[_-]addr|rdzv[_-]endpoint)[= ](?:localhost|127\.0\.0\.1)\b"
-                       r"|tcp://(?:localhost|127\.0\.0\.1):")
+                       r"|tcp://(?:localhost|127\.0\.0\.1):"
+                       # torchrun / torch.distributed.run|launch default to one node (--nnodes 1)
+                       r"|\b(?:torchrun|torch\.distributed\.(?:run|launch))\b(?![^\n]*--(?:nnodes|rdzv|master))")
+# any sign of a job over several nodes voids the above
+_MANY_NODES = re.compile(r"--nnodes[= ](?:[2-9]|\d{2,}|1:)|--node[_-]rank[= ]?[1-9]|\bNODE_RANK\W{1,3}[1-9]"
+                         r"|--num_machines[= ](?:[2-9]|\d{2,})|\bPET_NNODES\b")
 _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyTorch: (?:None|N/A)\b"
                         # `conda list`: the pytorch channel's py3.X_cpu_N, conda-forge's cpu_mkl_/cpu_generic_
                         r"|^\s*pytorch\s+[\d.]+\s+(?:py[\d.]+_cpu_\d|cpu_(?:(?:mkl|generic|openblas)_)?py\d)"
@@ -276,7 +281,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
-    env.one_node = bool(_ONE_NODE.search(text))
+    env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
