@@ -34,3 +34,25 @@ def test_numpys_abi_warning_is_read_without_its_first_word_and_for_any_numpy_2()
     assert stated("A " + quoted) == ["numpy2-abi"]
     # Counter-case: a module built for NumPy 2 is not this failure.
     assert stated(quoted.replace("NumPy 1.x", "NumPy 2.x")) == []
+
+
+# pip's warning after an install (pip/_internal/commands/install.py) and torchao's own check
+_WARNED = ("Skipping import of cpp extensions due to incompatible torch version. Please upgrade to torch >= "
+           "2.11.0 (found 2.10.0+cu130).\n"
+           "unsloth 2026.6.8 requires torch<2.11.0,>=2.4.0, but you have torch 2.11.0+cu130 which is "
+           "incompatible.\n")
+
+
+def test_a_cap_on_torch_below_what_another_package_needs_is_a_pin_conflict() -> None:
+    (found,) = explain_report(_WARNED, CATALOG, kb=KB).explanations
+    assert found.signature.id == "torch-pin-conflict" and "torch<2.11.0,>=2.4.0" in found.cause
+    assert stated(_WARNED.replace("<2.11.0,", "==2.10.0,")) == ["torch-pin-conflict"]
+
+
+def test_requirements_that_a_torch_release_meets_are_no_pin_conflict() -> None:
+    # Counter-cases: the cap lies above the floor, or no other requirement is in the text.
+    report = explain_report(_WARNED.replace("torch >= 2.11.0", "torch >= 2.9.0"), CATALOG, kb=KB)
+    assert "torch-pin-conflict" not in [e.signature.id for e in report.explanations]
+    assert any(sid == "torch-pin-conflict" for sid, _ in report.contradicted)
+    alone = _WARNED.split("\n", 1)[1]
+    assert "torch-pin-conflict" not in stated(alone)

@@ -87,6 +87,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "binary_compatible_gpu", "macos_below_mps_minimum",
                            "download_damaged_shown", "fresh_download_complete_shown",
                            "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
+                           "resolver_reported_conflict", "disjoint_torch_requirements",
                            "gpu_below_build", "apple_silicon_shown",
                            "address_not_a_host", "hip_memory_below_listed_gpus",
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
