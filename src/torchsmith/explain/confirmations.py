@@ -322,19 +322,21 @@ def _fresh_download_complete_shown(extracted: Extracted, facts: Mapping[str, Any
 
 # --- two requirements on torch that no release meets (torch-pin-conflict) --------------------
 
-_CLAUSE = re.compile(r"(<=|<|==)\s*(\d+(?:\.\d+){0,2})(?![\w.*])")
+_CLAUSE = re.compile(r"(<=|<)\s*(\d+(?:\.\d+){0,2})(?![\w.*])")
 
 
 def _resolver_reported_conflict(extracted: Extracted, facts: Mapping[str, Any],
                                 kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The resolver's own refusal named the pin (pip's ResolutionImpossible, uv's and conda's): it
     searched and found no set; pip's after-the-fact warning (``warned_range``) is not a search."""
-    return None if "warned_range" in facts else "the resolver reported that no set of versions satisfies the pins"
+    if "warned_range" in facts:
+        return None
+    return "the resolver reported that no set of versions satisfies the pins"
 
 
 def _disjoint_torch_requirements(extracted: Extracted, facts: Mapping[str, Any],
                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """One package caps torch below (or pins it under) the release another one asks for at least
+    """One package caps torch below the release another one asks for at least
     (``torch_min``, e.g. torchao's "Please upgrade to torch >= X"): no torch meets both."""
     warned, least = facts.get("warned_range"), facts.get("torch_min")
     if not isinstance(warned, str) or not isinstance(least, str):
@@ -342,7 +344,7 @@ def _disjoint_torch_requirements(extracted: Extracted, facts: Mapping[str, Any],
     floor = version_tuple(least)
     for op, version in _CLAUSE.findall(warned):
         cap = version_tuple(version)
-        if (op == "<" and cap <= floor) or (op in ("<=", "==") and cap < floor):
+        if (op == "<" and cap <= floor) or (op == "<=" and cap < floor):
             return f"torch{op}{version} and torch>={least} are both required: no torch release meets both"
     return None
 
