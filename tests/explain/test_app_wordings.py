@@ -56,3 +56,17 @@ def test_requirements_that_a_torch_release_meets_are_no_pin_conflict() -> None:
     assert any(sid == "torch-pin-conflict" for sid, _ in report.contradicted)
     alone = _WARNED.split("\n", 1)[1]
     assert "torch-pin-conflict" not in stated(alone)
+
+
+def test_an_extension_kernels_own_no_kernel_image_status_is_the_extensions_arch_list() -> None:
+    # flashinfer's and sgl-kernel's TORCH_CHECK: "<Kernel> failed with error code " + cudaGetErrorString
+    text = ("RuntimeError: GemmaRMSNorm failed with error code no kernel image is available for execution "
+            "on the device\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-arch-not-compiled" and found.facts["kernel"] == "GemmaRMSNorm"
+    assert "TORCH_CUDA_ARCH_LIST" in " ".join(found.fix)
+    # Counter-cases: the same status from torch's own call is the family; another status is not this.
+    assert stated("RuntimeError: CUDA error: no kernel image is available for execution on the device\n") == [
+        "no-kernel-image"]
+    assert "extension-arch-not-compiled" not in stated(
+        "RuntimeError: GemmaRMSNorm failed with error code out of memory\n")
