@@ -45,3 +45,13 @@ def test_docs_links_point_at_files_that_exist() -> None:
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", doc.read_text()):
             assert (doc.parent / target).resolve().is_file(), (doc, target)
+
+
+@pytest.mark.parametrize("field", ["confirmed_by", "contradicted_by"])
+def test_explain_page_names_every_check_a_signature_may_name(field: str) -> None:
+    from torchsmith.explain.catalog import CONFIRMATIONS, CONTRADICTIONS
+
+    page = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith(f"| `{field}` |"))
+    known = CONFIRMATIONS if field == "confirmed_by" else CONTRADICTIONS
+    assert sorted(name for name in known if f"`{name}`" not in row) == []
