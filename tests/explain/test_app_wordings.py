@@ -70,3 +70,15 @@ def test_an_extension_kernels_own_no_kernel_image_status_is_the_extensions_arch_
         "no-kernel-image"]
     assert "extension-arch-not-compiled" not in stated(
         "RuntimeError: GemmaRMSNorm failed with error code out of memory\n")
+
+
+def test_a_procedure_missing_on_import_is_its_own_family_in_any_windows_language() -> None:
+    # Python's dynload_win.c: "DLL load failed while importing %s: " + FormatMessage(error 127)
+    for words in ("The specified procedure could not be found.", "找不到指定的程序。"):
+        (found,) = explain_report(f"ImportError: DLL load failed while importing exllamav2_ext: {words}\n",
+                                  CATALOG, kb=KB).explanations
+        assert found.signature.id == "windows-dll-procedure-missing" and len(found.candidates) == 2
+        assert "exllamav2_ext" in found.cause
+    # Counter-case: a module not found (error 126) is the missing-DLL family.
+    missing = "ImportError: DLL load failed while importing _C: The specified module could not be found.\n"
+    assert stated(missing) == ["windows-dll-load-failed"]
