@@ -74,7 +74,8 @@ def _blocks(text: str) -> Iterator[Dict[str, object]]:
 
 
 def _record(header: str, body: str) -> Dict[str, object]:
-    fields = [f.strip() for f in header.split(" | ")]
+    # " | " separates the fields; an empty last field leaves a bare trailing "|" once stripped
+    fields = [f.strip() for f in re.split(r"\s\|(?:\s|$)", header, maxsplit=2)]
     url, causes = fields[0], [c.strip() for c in fields[1].split(",") if c.strip()]
     record: Dict[str, object] = {"url": url, "repo": repo_of(url), "cause": causes[0]}
     if causes[1:]:

@@ -104,3 +104,11 @@ def test_unknown_labels_stay_a_minority() -> None:
     for part, records in PARTS.items():
         unknown = sum(1 for r in records if r["cause"] == "unknown")
         assert unknown * 3 <= len(records), (part, unknown, len(records))
+
+
+def test_a_block_header_with_an_empty_last_field_keeps_its_cause_clean() -> None:
+    blocks = ("@@ https://github.com/a/b/issues/1 | unknown | \nsome text\n"
+              "@@ https://github.com/a/b/issues/2 | x,y | a | b\nt\n")
+    first, second = FIELD_MODULE._blocks(blocks)
+    assert first["cause"] == "unknown" and "fix" not in first
+    assert (second["cause"], second["also"], second["fix"]) == ("x", ["y"], "a | b")
