@@ -274,3 +274,39 @@ def test_an_hsa_override_for_another_target_beside_a_fault_is_the_override() -> 
                  "HSA_OVERRIDE_GFX_VERSION=11.0.0\nrocminfo: gfx1151\n" + fault):
         (family,) = explain_report(text, CATALOG, kb=KB).explanations
         assert family.signature.id == "rocm-memory-access-fault" and len(family.candidates) == 3
+
+
+def test_a_driver_install_beside_modprobe_shows_the_driver_user_space_is_there() -> None:
+    module = "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.2.0-1011-azure\n"
+    for install in ("Installing drivers ...\n", "Setting up nvidia-driver-535 (535.129.03-0ubuntu1) ...\n",
+                    "Installing the NVIDIA display driver...\n"):
+        assert stated(install + module) == ["nvidia-module-not-built-for-kernel"], install
+    # Counter-cases: an install of something else, or none at all: the driver may not be installed
+    assert stated("Installing collected packages: torch\n" + module) == []
+    assert stated(module) == []
+
+
+def test_nccls_unreachable_network_is_the_interface_it_picked() -> None:
+    # NCCL's socket.cc: WARN("Connect to %s failed : %s", ..., strerror(errno))
+    assert stated("NCCL Network is unreachable / Connection refused when initializing DDP\n") == [
+        "nccl-network-interface"]
+    assert stated("node1:42:42 [0] NCCL INFO Call to connect returned No route to host\n") == [
+        "nccl-network-interface"]
+    # Counter-cases: an unreachable network without NCCL (a download), NCCL with another error
+    assert "nccl-network-interface" not in stated(
+        "CondaHTTPError: HTTP 000 CONNECTION FAILED\n[Errno 101] Network is unreachable\n")
+    assert "nccl-network-interface" not in stated("NCCL error: unhandled cuda error\n")
+
+
+def test_rdma_that_cannot_allocate_memory_is_the_memlock_family() -> None:
+    # rdma-core's libibverbs/init.c warns when RLIMIT_MEMLOCK is 32 KiB or less; verbs and
+    # libfabric calls report ENOMEM as 'Cannot allocate memory' / (-12)
+    for text in ("ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.\n",
+                 "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n",
+                 "Libfabric error: (-12) Cannot allocate memory\nEFA internal error: (4112)\n",
+                 "libibverbs: Warning: RLIMIT_MEMLOCK is 32768 bytes.\n"):
+        (family,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert family.signature.id == "memlock-limit-too-low" and len(family.candidates) == 2, text
+    # Counter-cases: ENOMEM from elsewhere, a verbs call failing for another reason
+    assert "memlock-limit-too-low" not in stated("OSError: [Errno 12] Cannot allocate memory\n")
+    assert "memlock-limit-too-low" not in stated("ibv_create_qp() failed: Invalid argument\n")
