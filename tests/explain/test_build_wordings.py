@@ -67,3 +67,22 @@ def test_a_companions_own_module_missing_a_torch_symbol_is_the_companion_for_ano
     # Counter-case: any other extension's module is the extension built against another torch.
     mmcv = "/venv/lib/python3.10/site-packages/mmcv/_ext.cpython-310-x86_64-linux-gnu.so"
     assert stated(f"ImportError: {mmcv}: {symbol}") == ["extension-abi-mismatch"]
+
+
+def test_a_core_thrust_name_missing_is_a_toolkit_newer_than_the_source() -> None:
+    # CCCL (CUDA 12.x, 13) removed transitive includes; sort_by_key is in every Thrust release
+    line = 'src/spmm.cu(112): error: namespace "thrust" has no member "sort_by_key"\n'
+    (found,) = explain_report(line, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-toolkit-too-new-for-source" and found.facts["name"] == "sort_by_key"
+    # Counter-case: a Thrust name that is not one of its long-standing algorithms proves nothing here.
+    assert stated('error: namespace "thrust" has no member "cuda_cub"\n') == []
+
+
+def test_pybind11s_unregistered_default_argument_type_is_a_family() -> None:
+    # pybind11/attr.h: process_attribute<arg_v> (debug and release wordings)
+    for text in ("ImportError: arg(): could not convert default argument 'timer: tv::Timer' in method "
+                 "'<class 'spconv.core_cc.Gemm'>.__init__' into a Python object (type not registered yet?)\n",
+                 "ImportError: arg(): could not convert default argument into a Python object (type not "
+                 "registered yet?). Compile in debug mode for more information.\n"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "pybind11-type-not-registered" and len(found.candidates) == 3
