@@ -23,13 +23,14 @@ def test_a_cstdint_type_missing_from_std_is_a_compiler_newer_than_the_source() -
 
 def test_a_missing_third_party_header_is_a_family_and_torchs_own_headers_are_not() -> None:
     msvc = 'fatal error C1083: Cannot open include file: "glm/glm.hpp": No such file or directory\n'
-    for line in ("fatal error: EGL/egl.h: No such file or directory\n", msvc):
+    sparsehash = "hashmap_cpu.hpp:4:10: fatal error: google/dense_hash_map: No such file or directory\n"
+    for line in ("fatal error: EGL/egl.h: No such file or directory\n", msvc, sparsehash):
         (found,) = explain_report(line, CATALOG, kb=KB).explanations
         assert found.signature.id == "build-library-headers-missing" and len(found.candidates) == 3
     # torch's removed TH/THC headers prove the source needs an older torch (removed in torch 1.11/1.12)
     assert stated("dcn_v2_cpu.cpp:7:10: fatal error: TH/TH.h: No such file or directory\n") == [
         "extension-source-needs-other-torch"]
-    for header in ("Python.h", "cuda_runtime.h"):
+    for header in ("Python.h", "cuda_runtime.h", "cstdint", "bits/c++config.h"):
         text = f"fatal error: {header}: No such file or directory\n"
         assert "build-library-headers-missing" not in stated(text)
 
