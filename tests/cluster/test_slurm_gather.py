@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from typing import Any, Dict, List, Optional
@@ -143,7 +144,8 @@ def test_fleet_reports_a_drained_and_a_hanging_node(slurm_env: SlurmCluster,
     assert code == 0
     assert "1 node(s), 1 node type(s)" in captured.out
     assert "Did not answer (2):" in captured.out
-    assert "node3: Slurm reports it drain" in captured.out
+    # "drng" (draining) while a job of an earlier test still runs there, "drain" once it is idle
+    assert re.search(r"node3: Slurm reports it (drain|drng)", captured.out), captured.out
     assert "node2: did not answer" in captured.out
     assert "hidden; -v shows" in captured.err  # the warning behind that line: -v
 

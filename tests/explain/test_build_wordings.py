@@ -1,0 +1,88 @@
+"""Messages of a compiled research extension's build (gcc, nvcc's EDG front end, MSVC, apex's and
+flash-attn's setup.py) and of its first import: what each proves, and the look-alike texts that
+must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+
+def test_a_cstdint_type_missing_from_std_is_a_compiler_newer_than_the_source() -> None:
+    # nvcc (EDG) and GCC wordings; GCC 13's libstdc++ stopped including <cstdint> transitively
+    for line in ('impl.h(24): error: namespace "std" has no member "uintptr_t"\n',
+                 'impl.h(37): error: identifier "uint32_t" is undefined\n',
+                 "src/a.h:12:5: error: 'uint64_t' does not name a type\n",
+                 "src/a.h:12:5: error: 'uintptr_t' is not a member of 'std'\n"):
+        assert stated(line) == ["compiler-too-new-for-source"], line
+    # Counter-cases: a torch name missing is a source for another torch; other std names are not this.
+    assert stated('error: namespace "at" has no member "Type"\n') == ["extension-source-needs-other-torch"]
+    assert stated('error: namespace "std" has no member "optional"\n') == []
+
+
+def test_a_missing_third_party_header_is_a_family_and_torchs_own_headers_are_not() -> None:
+    msvc = 'fatal error C1083: Cannot open include file: "glm/glm.hpp": No such file or directory\n'
+    for line in ("fatal error: EGL/egl.h: No such file or directory\n", msvc):
+        (found,) = explain_report(line, CATALOG, kb=KB).explanations
+        assert found.signature.id == "build-library-headers-missing" and len(found.candidates) == 3
+    # torch's removed TH/THC headers prove the source needs an older torch (removed in torch 1.11/1.12)
+    assert stated("dcn_v2_cpu.cpp:7:10: fatal error: TH/TH.h: No such file or directory\n") == [
+        "extension-source-needs-other-torch"]
+    for header in ("Python.h", "cuda_runtime.h"):
+        text = f"fatal error: {header}: No such file or directory\n"
+        assert "build-library-headers-missing" not in stated(text)
+
+
+def test_setup_scripts_own_nvcc_checks() -> None:
+    # apex's raise_if_cuda_home_none / flash-attn's check_if_cuda_home_none, and a shell without nvcc
+    assert stated("UserWarning: mamba_ssm was requested, but nvcc was not found.\n") == ["cuda-home-not-set"]
+    shell = "Obtained compute capability 80 from PyTorch\nsh: 1: nvcc: not found\n"
+    assert stated(shell) == ["cuda-home-not-set"]
+    # apex's check_cuda_torch_binary_vs_bare_metal refuses any difference, minor included
+    apex = ("Cuda compilation tools, release 12.3, V12.3.52\n"
+            "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match "
+            "the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 12.1.\n")
+    (found,) = explain_report(apex, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-cuda-mismatch"
+    assert (found.facts["torch_cuda"], found.facts["toolkit_cuda"]) == ("12.1", "12.3")
+
+
+def test_an_extensions_own_kernel_check_reporting_no_kernel_image_names_its_kernel() -> None:
+    text = ("CUDA kernel failed : no kernel image is available for execution on the device\n"
+            "void group_points_kernel_wrapper(int, int, const float*) at L:38 in group_points_gpu.cu\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-arch-not-compiled"
+    assert found.facts["kernel"] == "group_points_kernel_wrapper"
+    # Counter-case: CUDA's message alone does not say whose kernel it is.
+    cuda = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert stated(cuda) == ["no-kernel-image"]
+
+
+def test_a_companions_own_module_missing_a_torch_symbol_is_the_companion_for_another_torch() -> None:
+    symbol = "undefined symbol: _ZN2at13nanmedian_outERNS_6TensorES1_RKS0_lb\n"
+    for library in ("/usr/local/lib/python3.6/dist-packages/_XLAC.cpython-36m-x86_64-linux-gnu.so",
+                    "/venv/lib/python3.10/site-packages/torchaudio/lib/libtorchaudio.so"):
+        assert stated(f"ImportError: {library}: {symbol}") == ["companion-needs-other-torch"], library
+    # Counter-case: any other extension's module is the extension built against another torch.
+    mmcv = "/venv/lib/python3.10/site-packages/mmcv/_ext.cpython-310-x86_64-linux-gnu.so"
+    assert stated(f"ImportError: {mmcv}: {symbol}") == ["extension-abi-mismatch"]
+
+
+def test_a_core_thrust_name_missing_is_a_toolkit_newer_than_the_source() -> None:
+    # CCCL (CUDA 12.x, 13) removed transitive includes; sort_by_key is in every Thrust release
+    line = 'src/spmm.cu(112): error: namespace "thrust" has no member "sort_by_key"\n'
+    (found,) = explain_report(line, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cuda-toolkit-too-new-for-source" and found.facts["name"] == "sort_by_key"
+    # Counter-case: a Thrust name that is not one of its long-standing algorithms proves nothing here.
+    assert stated('error: namespace "thrust" has no member "cuda_cub"\n') == []
+
+
+def test_pybind11s_unregistered_default_argument_type_is_a_family() -> None:
+    # pybind11/attr.h: process_attribute<arg_v> (debug and release wordings)
+    for text in ("ImportError: arg(): could not convert default argument 'timer: tv::Timer' in method "
+                 "'<class 'spconv.core_cc.Gemm'>.__init__' into a Python object (type not registered yet?)\n",
+                 "ImportError: arg(): could not convert default argument into a Python object (type not "
+                 "registered yet?). Compile in debug mode for more information.\n"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "pybind11-type-not-registered" and len(found.candidates) == 3
