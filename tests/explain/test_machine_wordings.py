@@ -310,3 +310,21 @@ def test_rdma_that_cannot_allocate_memory_is_the_memlock_family() -> None:
     # Counter-cases: ENOMEM from elsewhere, a verbs call failing for another reason
     assert "memlock-limit-too-low" not in stated("OSError: [Errno 12] Cannot allocate memory\n")
     assert "memlock-limit-too-low" not in stated("ibv_create_qp() failed: Invalid argument\n")
+
+
+def test_runtime_families_state_no_cause_their_message_does_not_prove() -> None:
+    # torch's ProcessGroupNCCL.cpp, nvdiffrast's glutil.cpp, Triton's driver.c: each message has
+    # several causes, so each is a family with a check per candidate
+    for text, family_id in (
+            ("[rank=0] RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!\n",
+             "nccl-process-group-no-gpus"),
+            ("[F glutil.cpp:338] eglInitialize() failed\n", "driver-egl-libs-missing"),
+            ("import nvdiffrast.torch as dr\nglctx = dr.RasterizeGLContext()\n"
+             "RuntimeError: eglGetDisplay() failed\n", "driver-egl-libs-missing"),
+            ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n",
+             "triton-kernel-image-invalid")):
+        (family,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert family.signature.id == family_id and len(family.candidates) >= 2, text
+    # Counter-cases: EGL failing outside nvdiffrast (an Android or X11 app), a CUDA image error without Triton
+    assert stated("E/Renderer: eglInitialize() failed\n") == []
+    assert "triton-kernel-image-invalid" not in stated("CUDA error: device kernel image is invalid\n")
