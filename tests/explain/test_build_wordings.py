@@ -87,3 +87,22 @@ def test_pybind11s_unregistered_default_argument_type_is_a_family() -> None:
                  "registered yet?). Compile in debug mode for more information.\n"):
         (found,) = explain_report(text, CATALOG, kb=KB).explanations
         assert found.signature.id == "pybind11-type-not-registered" and len(found.candidates) == 3
+
+
+_PAGE = "https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py38_cu110_pyt171/download.html"
+_NONE = ("ERROR: Could not find a version that satisfies the requirement {0} (from versions: none)\n"
+         "ERROR: No matching distribution found for {0}\n")
+
+
+def test_a_torch_build_page_read_and_no_version_found_is_the_project_without_that_wheel() -> None:
+    # pip's "Looking in links:" (search_scope.py) then "(from versions: none)": nothing installs here
+    text = f"Looking in links: {_PAGE}\n" + _NONE.format("pytorch3d")
+    found = [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+    assert found[0] == "companion-wheels-not-published"
+    pyg = "Looking in links: https://data.pyg.org/whl/torch-2.5.0+cu124.html\n" + _NONE.format("pyg-lib")
+    assert "companion-wheels-not-published" in stated(pyg)
+    # Counter-cases: torch itself missing, a page not named for a torch build, a version that exists.
+    for other in (f"Looking in links: {_PAGE}\n" + _NONE.format("torch"),
+                  "Looking in links: https://example.org/wheels/\n" + _NONE.format("pytorch3d"),
+                  f"Looking in links: {_PAGE}\n" + _NONE.format("pytorch3d").replace("none", "0.7.4")):
+        assert "companion-wheels-not-published" not in stated(other), other

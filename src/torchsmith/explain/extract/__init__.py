@@ -117,7 +117,7 @@ def extract(
         + isolation.isolated_build_without_torch(text, kb)
         + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
         + installers.option_too_new(text, words.get("installer_options", ()))
-        + pages.companion_page_failures(text, kb)
+        + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),

@@ -19,12 +19,13 @@ from torchsmith.explain.extract.model import InstallerError
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["companion_page_failures"]
+__all__ = ["build_page_without_wheel", "companion_page_failures"]
 
 _PLACEHOLDERS = {"torch": r"\d+\.\d+\.\d+", "variant": VARIANT_TOKEN,
                  "series": r"\d+\.\d+"}
 _REFUSED = re.compile(r"(?<![\w.])40[34](?![\w.])|Forbidden|Not Found|NoSuchKey|AccessDenied")
 _S3 = "https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html"
+_PIP_LOCATIONS = "https://github.com/pypa/pip/blob/23.2.1/src/pip/_internal/models/search_scope.py"
 
 
 def _template(url: str) -> Optional[Pattern[str]]:
@@ -71,3 +72,37 @@ def companion_page_failures(text: str, kb: Optional[KnowledgeBase]) -> List[Inst
             found.append(InstallerError("index", "companion-page-missing", match.group(), meaning, project,
                                         (*cited, _S3)))
     return found[:2]
+
+
+# pip logs "Looking in links: <pages>" (models/search_scope.py get_formatted_locations) and, when
+# no candidate on any page or index fits, "Could not find a version that satisfies the requirement
+# <req> (from versions: none)" (resolution/resolvelib/factory.py): nothing anywhere installs here.
+_PIP_FINDER = "https://github.com/pypa/pip/blob/23.2.1/src/pip/_internal/resolution/resolvelib/factory.py"
+_LINKS = re.compile(r"Looking in links: (?P<pages>[^\n]+)")
+_NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement "
+                         r"(?P<package>[A-Za-z0-9][\w.-]{0,80})[^\n]{0,200}?\(from versions: none\)")
+# a page named for one torch build: its torch release (pyt171, torch-2.5.0, torch2.4.0) and its CUDA/CPU
+_TORCH_TAG = re.compile(r"(?:pyt|torch[-_]?)\d[\d.]{1,6}")
+_BUILD_TAG = re.compile(r"(?<![a-z])(?:cu\d{2,3}|cpu|rocm\d[\d.]*)(?![a-z])")
+_TORCH_ITSELF = {"torch", "torchvision", "torchaudio", "pytorch"}
+
+
+def build_page_without_wheel(text: str) -> List[InstallerError]:
+    """A links page named for one torch build (a project's own wheel page: pytorch3d's
+    ``py38_cu110_pyt171``, PyG's ``torch-2.5.0+cu124.html``) was read, and pip then found no version
+    of the project's package at all: the project published no wheel for that build here."""
+    if "Looking in links" not in text or "from versions: none" not in text:
+        return []
+    missing = _NO_VERSION.search(text)
+    links = _LINKS.search(text)
+    if missing is None or links is None or missing.group("package").lower() in _TORCH_ITSELF:
+        return []
+    package = missing.group("package")
+    for page in re.split(r"[,\s]+", links.group("pages").strip()):
+        if _TORCH_TAG.search(page) and _BUILD_TAG.search(page):
+            meaning = (f"pip read the project's page for one torch build ({page}) and found no version of "
+                       f"{package} that installs here, on it or anywhere: the project has published no wheel "
+                       f"of {package} for this torch build, CUDA and Python (its pages are a support matrix)")
+            return [InstallerError("index", "companion-page-missing", page, meaning, package,
+                                   (_PIP_LOCATIONS, _PIP_FINDER))]
+    return []
