@@ -106,3 +106,10 @@ def test_a_torch_build_page_read_and_no_version_found_is_the_project_without_tha
                   "Looking in links: https://example.org/wheels/\n" + _NONE.format("pytorch3d"),
                   f"Looking in links: {_PAGE}\n" + _NONE.format("pytorch3d").replace("none", "0.7.4")):
         assert "companion-wheels-not-published" not in stated(other), other
+    # pip could not read the page (network, TLS): "none" is no proof; a 404 for the page still is
+    unread = (f"Looking in links: {_PAGE}\nWARNING: Could not fetch URL {_PAGE}: There was a problem "
+              "confirming the ssl certificate - skipping\n" + _NONE.format("pytorch3d"))
+    assert "companion-wheels-not-published" not in stated(unread)
+    gone = unread.replace("There was a problem confirming the ssl certificate",
+                          f"404 Client Error: Not Found for url: {_PAGE}")
+    assert "companion-wheels-not-published" in stated(gone)

@@ -85,6 +85,11 @@ _NO_VERSION = re.compile(r"Could not find a version that satisfies the requireme
 _TORCH_TAG = re.compile(r"(?:pyt|torch[-_]?)\d[\d.]{1,6}")
 _BUILD_TAG = re.compile(r"(?<![a-z])(?:cu\d{2,3}|cpu|rocm\d[\d.]*)(?![a-z])")
 _TORCH_ITSELF = {"torch", "torchvision", "torchaudio", "pytorch"}
+# pip failing to read a page or index (index/collector.py "Could not fetch URL <url>: <reason> - skipping",
+# urllib3's retries), other than the page answering 404 (which says the page is not published)
+_UNREAD = re.compile(r"Could not fetch URL (?![^\n]*(?:404 Client Error|Not Found for url))"
+                     r"|Retrying \(Retry\(|connection broken by|Failed to establish a new connection|SSLError"
+                     r"|ProxyError")
 
 
 def build_page_without_wheel(text: str) -> List[InstallerError]:
@@ -97,6 +102,8 @@ def build_page_without_wheel(text: str) -> List[InstallerError]:
     links = _LINKS.search(text)
     if missing is None or links is None or missing.group("package").lower() in _TORCH_ITSELF:
         return []
+    if _UNREAD.search(text):
+        return []  # pip could not read a page (network, TLS, proxy): "none" is then no proof
     package = missing.group("package")
     for page in re.split(r"[,\s]+", links.group("pages").strip()):
         if _TORCH_TAG.search(page) and _BUILD_TAG.search(page):
