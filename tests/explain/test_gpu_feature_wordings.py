@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from tests.explain.test_signatures import stated
 
+FP8 = "fp8-unsupported-gpu"
+TRT = "tensorrt-too-old-for-gpu"
+
 
 def test_each_fp8_refusal_wording_names_the_fp8_cause() -> None:
     refusals = [
         # aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm_out_cuda)
-        "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9,"
-        " or ROCm MI300+\n",
+        "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability"
+        " >= 9.0 or 8.9, or ROCm MI300+\n",
         # transformer_engine/pytorch/fp8.py (check_fp8_support)
         "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.\n",
         # vllm model loader: the quantization method's get_min_capability()
-        "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 90."
-        " Current capability: 86.\n",
+        "ValueError: The quantization method fp8 is not supported for the current GPU."
+        " Minimum capability: 90. Current capability: 86.\n",
         # triton/language/semantic.py: the fp8 dtypes an architecture has
         "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are"
         " ('fp8e4b15', 'fp8e5')\")\n",
@@ -23,23 +26,25 @@ def test_each_fp8_refusal_wording_names_the_fp8_cause() -> None:
         " Your GPU's capability is 8.6.\n",
     ]
     for text in refusals:
-        assert stated(text) == ["fp8-unsupported-gpu"], text
+        assert stated(text) == [FP8], text
 
 
 def test_other_quantization_methods_and_fp8_prose_are_not_fp8_refusals() -> None:
-    awq = ("ValueError: The quantization method awq is not supported for the current GPU. Minimum capability: 75."
-           " Current capability: 70.\n")
-    assert "fp8-unsupported-gpu" not in stated(awq)
-    assert "fp8-unsupported-gpu" not in stated("Loading the FP8 checkpoint on an H100 (compute capability 9.0)\n")
-    assert "fp8-unsupported-gpu" not in stated("type fp8e5 is supported in this architecture\n")
+    awq = ("ValueError: The quantization method awq is not supported for the current GPU."
+           " Minimum capability: 75. Current capability: 70.\n")
+    assert FP8 not in stated(awq)
+    assert FP8 not in stated("Loading the FP8 checkpoint on an H100 (compute capability 9.0)\n")
+    assert FP8 not in stated("type fp8e5 is supported in this architecture\n")
 
 
 def test_tensorrt_architecture_refusals_name_a_tensorrt_too_old_for_the_gpu() -> None:
-    old = "[E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)\n"
-    older = "[E] [TRT] ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)\n"
+    old = ("[E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error"
+           " (Unsupported SM: 0x809)\n")
+    older = ("[E] [TRT] ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0"
+             " (Unsupported SM.)\n")
     new = ("[E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error"
            " (Target GPU SM 120 is not supported by this TensorRT release.)\n")
     for text in (old, older, new):
-        assert stated(text) == ["tensorrt-too-old-for-gpu"], text
-    assert "tensorrt-too-old-for-gpu" not in stated("[E] [TRT] Error Code 1: Internal Error (Unsupported SM)\n"
-                                                    "unrelated line mentioning trtSmToCask\n")
+        assert stated(text) == [TRT], text
+    assert TRT not in stated("[E] [TRT] Error Code 1: Internal Error (Unsupported SM)\n"
+                             "unrelated line mentioning trtSmToCask\n")
