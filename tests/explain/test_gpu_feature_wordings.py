@@ -48,3 +48,20 @@ def test_tensorrt_architecture_refusals_name_a_tensorrt_too_old_for_the_gpu() ->
         assert stated(text) == [TRT], text
     assert TRT not in stated("[E] [TRT] Error Code 1: Internal Error (Unsupported SM)\n"
                              "unrelated line mentioning trtSmToCask\n")
+
+
+def test_the_mps_convolution_limit_names_a_macos_older_than_15_1() -> None:
+    # aten/src/ATen/native/mps/operations/Convolution.mm checks it only on macOS < 15.1
+    text = ("NotImplementedError: Output channels > 65536 not supported at the MPS device. As a temporary"
+            " fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`\n")
+    assert stated(text) == ["mps-op-needs-newer-macos"]
+    assert stated("Output channels > 65536 in this layer\n") == []
+
+
+def test_the_cudnn_plan_warning_is_a_harmless_warning_not_a_library_status() -> None:
+    warning = ("UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:"
+               " cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED"
+               " (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n")
+    assert stated(warning) == ["cudnn-plan-failed-warning"]
+    other_status = warning.replace("CUDNN_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_EXECUTION_FAILED")
+    assert "cudnn-plan-failed-warning" not in stated(other_status)
