@@ -1,0 +1,58 @@
+"""Tools' own fixed wordings: harmless warnings said harmless, and errors whose format names their cause."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from torchsmith.explain import catalog_of, find_signatures
+from torchsmith.kb import load_kb
+
+CATALOG = catalog_of(load_kb(packaged_only=True))
+
+
+def ids(text: str) -> List[str]:
+    return [f.signature.id for f in find_signatures(text, CATALOG)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # xformers/__init__.py logs this when `import triton` fails; the typo'd copy is a reporter's retyping.
+    ("WARNING  A matching Triton is not available, some optimizations will not be enabled   __init__.py:61",
+     "triton-windows-unsupported"),
+    ("UserWarning: 1Torch was not compiled with flash attention. (Triggered internally at ...)",
+     "windows-torch-no-flash-sdpa"),
+    ("  - package pytorch-cpu-0.4.1-py36_cpu_1 is excluded by strict repo priority",
+     "conda-strict-priority-excludes-pin"),
+    ("ModuleNotFoundError: No module named 'torch._C._distributed_c10d'; 'torch._C' is not a package",
+     "torch-built-without-distributed"),
+    ("RuntimeError: CUDA failed with error out of memory", "cuda-out-of-memory"),
+    ("Non-zero status code returned while running Conv node. Name:'Conv_0' Status Message: "
+     "CUDA error cudaErrorNoKernelImageForDevice:no kernel image is available for execution on the device",
+     "extension-arch-not-compiled"),
+])
+def test_fixed_wording_names_its_cause(text: str, expected: str) -> None:
+    assert expected in ids(text)
+
+
+@pytest.mark.parametrize("text, not_expected", [
+    # Other tools' Triton notices and a missing triton module alone are not xformers' warning.
+    ("Triton is not available, some optimizations will not be enabled.", "triton-windows-unsupported"),
+    ("ModuleNotFoundError: No module named 'triton'", "triton-windows-unsupported"),
+    # CTranslate2's other CUDA errors are not memory.
+    ("RuntimeError: CUDA failed with error invalid argument", "cuda-out-of-memory"),
+    ("ModuleNotFoundError: No module named 'torch._C'", "torch-built-without-distributed"),
+    # onnxruntime's other CUDA errors are not a missing architecture.
+    ("Non-zero status code returned while running Conv node. Name:'Conv_0' Status Message: "
+     "CUDA error cudaErrorMemoryAllocation:out of memory", "extension-arch-not-compiled"),
+    ("package python-3.7.13-haa1d7c7_1 requires openssl >=1.1.1, but none of the providers can be installed",
+     "conda-strict-priority-excludes-pin"),
+])
+def test_neighbouring_wording_does_not(text: str, not_expected: str) -> None:
+    assert not_expected not in ids(text)
+
+
+def test_a_real_error_comes_before_the_harmless_warning() -> None:
+    found = ids("UserWarning: 1Torch was not compiled with flash attention.\n"
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert found.index("cuda-out-of-memory") < found.index("windows-torch-no-flash-sdpa")
