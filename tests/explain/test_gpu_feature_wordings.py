@@ -65,3 +65,21 @@ def test_the_cudnn_plan_warning_is_a_harmless_warning_not_a_library_status() -> 
     assert stated(warning) == ["cudnn-plan-failed-warning"]
     other_status = warning.replace("CUDNN_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_EXECUTION_FAILED")
     assert "cudnn-plan-failed-warning" not in stated(other_status)
+
+
+def test_a_ptxas_triton_ran_that_lacks_the_arch_is_a_triton_older_than_the_gpu() -> None:
+    # Triton's bundled ptxas-blackwell, and its PTXASError wording (backends/nvidia/compiler.py)
+    bundled = "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'\n"
+    codegen = ("triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+               "`ptxas` stderr:\n(EngineCore_0 pid=9492) ptxas fatal   : Value 'sm_121a' is not defined"
+               " for option 'gpu-name'\n")
+    assert stated(bundled) == ["triton-predates-gpu-arch"]
+    assert stated(codegen) == ["triton-predates-gpu-arch"]
+    nvcc_build = "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
+    assert stated(nvcc_build) == ["nvcc-unsupported-arch"]
+
+
+def test_a_capitalised_undefined_nvjitlink_symbol_is_the_nvjitlink_mismatch() -> None:
+    text = "Undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\n"
+    assert stated(text) == ["nvjitlink-mismatch"]
+    assert stated("Undefined symbol: cublasLtCreate\n") != ["nvjitlink-mismatch"]
