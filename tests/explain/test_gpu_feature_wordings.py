@@ -1,0 +1,67 @@
+"""GPU-feature refusals read in their tools' own wording (FP8 compute, TensorRT's architecture
+check), each with the neighbouring text that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import stated
+
+FP8 = "fp8-unsupported-gpu"
+TRT = "tensorrt-too-old-for-gpu"
+
+
+def test_each_fp8_refusal_wording_names_the_fp8_cause() -> None:
+    refusals = [
+        # aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm_out_cuda)
+        "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability"
+        " >= 9.0 or 8.9, or ROCm MI300+\n",
+        # transformer_engine/pytorch/fp8.py (check_fp8_support)
+        "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.\n",
+        # vllm model loader: the quantization method's get_min_capability()
+        "ValueError: The quantization method fp8 is not supported for the current GPU."
+        " Minimum capability: 90. Current capability: 86.\n",
+        # triton/language/semantic.py: the fp8 dtypes an architecture has
+        "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are"
+        " ('fp8e4b15', 'fp8e5')\")\n",
+        "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090)."
+        " Your GPU's capability is 8.6.\n",
+    ]
+    for text in refusals:
+        assert stated(text) == [FP8], text
+
+
+def test_other_quantization_methods_and_fp8_prose_are_not_fp8_refusals() -> None:
+    awq = ("ValueError: The quantization method awq is not supported for the current GPU."
+           " Minimum capability: 75. Current capability: 70.\n")
+    assert FP8 not in stated(awq)
+    assert FP8 not in stated("Loading the FP8 checkpoint on an H100 (compute capability 9.0)\n")
+    assert FP8 not in stated("type fp8e5 is supported in this architecture\n")
+
+
+def test_tensorrt_architecture_refusals_name_a_tensorrt_too_old_for_the_gpu() -> None:
+    old = ("[E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error"
+           " (Unsupported SM: 0x809)\n")
+    older = ("[E] [TRT] ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0"
+             " (Unsupported SM.)\n")
+    new = ("[E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error"
+           " (Target GPU SM 120 is not supported by this TensorRT release.)\n")
+    for text in (old, older, new):
+        assert stated(text) == [TRT], text
+    assert TRT not in stated("[E] [TRT] Error Code 1: Internal Error (Unsupported SM)\n"
+                             "unrelated line mentioning trtSmToCask\n")
+
+
+def test_the_mps_convolution_limit_names_a_macos_older_than_15_1() -> None:
+    # aten/src/ATen/native/mps/operations/Convolution.mm checks it only on macOS < 15.1
+    text = ("NotImplementedError: Output channels > 65536 not supported at the MPS device. As a temporary"
+            " fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`\n")
+    assert stated(text) == ["mps-op-needs-newer-macos"]
+    assert stated("Output channels > 65536 in this layer\n") == []
+
+
+def test_the_cudnn_plan_warning_is_a_harmless_warning_not_a_library_status() -> None:
+    warning = ("UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:"
+               " cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED"
+               " (Triggered internally at ../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n")
+    assert stated(warning) == ["cudnn-plan-failed-warning"]
+    other_status = warning.replace("CUDNN_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_EXECUTION_FAILED")
+    assert "cudnn-plan-failed-warning" not in stated(other_status)
