@@ -30,6 +30,8 @@ def ids(text: str) -> List[str]:
     ("Non-zero status code returned while running Conv node. Name:'Conv_0' Status Message: "
      "CUDA error cudaErrorNoKernelImageForDevice:no kernel image is available for execution on the device",
      "extension-arch-not-compiled"),
+    ("C:/pytorch\\c10/cuda/CUDAStream.h(261): error C2872: \u201cstd\u201d: ambiguous symbol",
+     "torch-header-msvc-std-ambiguous"),
 ])
 def test_fixed_wording_names_its_cause(text: str, expected: str) -> None:
     assert expected in ids(text)
@@ -47,6 +49,8 @@ def test_fixed_wording_names_its_cause(text: str, expected: str) -> None:
      "CUDA error cudaErrorMemoryAllocation:out of memory", "extension-arch-not-compiled"),
     ("package python-3.7.13-haa1d7c7_1 requires openssl >=1.1.1, but none of the providers can be installed",
      "conda-strict-priority-excludes-pin"),
+    # Another ambiguous symbol is not the std namespace clash.
+    ("error C2872: 'byte': ambiguous symbol", "torch-header-msvc-std-ambiguous"),
 ])
 def test_neighbouring_wording_does_not(text: str, not_expected: str) -> None:
     assert not_expected not in ids(text)
