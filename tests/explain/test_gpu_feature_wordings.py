@@ -83,3 +83,11 @@ def test_a_capitalised_undefined_nvjitlink_symbol_is_the_nvjitlink_mismatch() ->
     text = "Undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\n"
     assert stated(text) == ["nvjitlink-mismatch"]
     assert stated("Undefined symbol: cublasLtCreate\n") != ["nvjitlink-mismatch"]
+
+
+def test_a_raised_hiplt_architecture_check_is_that_torch_release_s_bug() -> None:
+    # aten/src/ATen/native/cuda/Blas.cpp (2.5-era): isSupportedHipLtROCmArch raised, fixed by pytorch#138267
+    text = "!!! Exception during processing !!! Attempting to use hipBLASLt on a unsupported architecture!\n"
+    assert stated(text) == ["torch-release-bug"]
+    later = "Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas\n"
+    assert "torch-release-bug" not in stated(later)
