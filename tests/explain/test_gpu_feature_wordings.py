@@ -91,3 +91,10 @@ def test_a_raised_hiplt_architecture_check_is_that_torch_release_s_bug() -> None
     assert stated(text) == ["torch-release-bug"]
     later = "Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas\n"
     assert "torch-release-bug" not in stated(later)
+
+
+def test_a_kernel_architecture_guard_that_trapped_is_the_library_release_s_gap() -> None:
+    # vLLM csrc/cutlass_extensions/common.hpp: enable_sm120_only prints this, then traps
+    text = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
+    assert stated(text) == ["companion-release-bug"]
+    assert "companion-release-bug" not in stated("cudaErrorLaunchFailure: unspecified launch failure\n")
