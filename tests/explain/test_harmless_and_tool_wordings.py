@@ -7,9 +7,11 @@ from typing import List
 import pytest
 
 from torchsmith.explain import catalog_of, find_signatures
+from torchsmith.explain.matcher import explain_report
 from torchsmith.kb import load_kb
 
-CATALOG = catalog_of(load_kb(packaged_only=True))
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
 
 
 def ids(text: str) -> List[str]:
@@ -60,3 +62,18 @@ def test_a_real_error_comes_before_the_harmless_warning() -> None:
     found = ids("UserWarning: 1Torch was not compiled with flash attention.\n"
                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
     assert found.index("cuda-out-of-memory") < found.index("windows-torch-no-flash-sdpa")
+
+
+@pytest.mark.parametrize("warning, harmless_id", [
+    ("UserWarning: 1Torch was not compiled with flash attention.", "windows-torch-no-flash-sdpa"),
+    ("A matching Triton is not available, some optimizations will not be enabled",
+     "triton-windows-unsupported"),
+])
+def test_a_harmless_warning_is_stated_only_when_no_failure_is(warning: str, harmless_id: str) -> None:
+    def stated(text: str) -> List[str]:
+        return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+    assert stated(warning) == [harmless_id]
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    with_failure = stated(f"{warning}\n{oom}")
+    assert "cuda-out-of-memory" in with_failure and harmless_id not in with_failure

@@ -59,7 +59,7 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
-                    "kb_facts", "contradicted_by", "confirmed_by", "extracted", "explains"))
+                    "kb_facts", "contradicted_by", "confirmed_by", "extracted", "explains", "harmless"))
 # Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
 KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
                       "conda_channel_last", "torch_stable_html_last",
@@ -174,6 +174,8 @@ class Signature:
     sources: Tuple[str, ...]
     related_finding: Optional[str] = None
     priority: int = 1  # 1 root cause, 2 direct effect, 3 downstream symptom
+    # A warning that stops nothing: stated only when the text shows no failure of its own.
+    harmless: bool = False
     fix_with_plan: bool = False  # the fix is another torch build: point at `torchsmith plan`
     host_facts: Tuple[str, ...] = ()
     # Signatures this one explains better when its match covers theirs (dropped then).
@@ -271,6 +273,13 @@ def _check_placeholders(sig: Signature, where: str) -> None:
                                       f"({{{name}|text}})")
 
 
+def _flag(raw: Any, where: str, name: str) -> bool:
+    value = raw.get(name, False)
+    if not isinstance(value, bool):
+        raise _invalid(where, f"'{name}' must be true or false")
+    return value
+
+
 def _candidates(value: Any, where: str) -> Tuple[Tuple[str, str], ...]:
     if not isinstance(value, list) or any(
             not isinstance(c, Mapping) or set(c) != {"cause", "check"}
@@ -346,9 +355,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
     priority = raw.get("priority", 1)
     if priority not in (1, 2, 3) or isinstance(priority, bool):
         raise _invalid(where, f"'priority' must be 1, 2 or 3, got {priority!r}")
-    with_plan = raw.get("fix_with_plan", False)
-    if not isinstance(with_plan, bool):
-        raise _invalid(where, "'fix_with_plan' must be true or false")
+    with_plan, harmless = _flag(raw, where, "fix_with_plan"), _flag(raw, where, "harmless")
     host_facts = _strings(raw.get("host_facts", []), where, "host_facts", allow_empty=True)
     unknown_kinds = sorted(set(host_facts) - HOST_FACT_KINDS)
     if unknown_kinds:
@@ -369,6 +376,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         sources=sources,
         related_finding=related,
         priority=priority,
+        harmless=harmless,
         fix_with_plan=with_plan,
         host_facts=host_facts,
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),

@@ -463,6 +463,8 @@ def explain_report(
                         for cause, check in sig.candidates],
             reasoning=conclusions(read, found.facts, kb),
         ))
+    if any(not e.signature.harmless for e in report.explanations):  # the failure, not the noise
+        report.explanations = [e for e in report.explanations if not e.signature.harmless]
     return report
 
 
