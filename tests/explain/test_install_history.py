@@ -158,6 +158,7 @@ def test_libmambas_missing_dependency_is_the_conda_package_not_found_family() ->
             "   └─ libnvjitlink >=12.1.105,<12.2.0 , which does not exist (perhaps a missing channel).\n")
     (found,) = explain_report(deep, CATALOG, kb=KB).explanations
     assert found.signature.id == "conda-package-not-found" and "libnvjitlink" in found.cause
+    assert found.candidates  # a family: the channel, the platform or the version may be missing
     top = ("The following package could not be installed\n"
            "└─ pytorhc does not exist (perhaps a typo or a missing channel).\n")
     assert stated(top) == ["conda-package-not-found"]

@@ -48,14 +48,7 @@ def test_ngc_containers_driver_check_names_the_drivers() -> None:
     assert "driver-too-old" not in stated(text.replace("version 535.104.05 was", "version  was"))
 
 
-def test_libmambas_missing_package_is_the_not_found_family_and_uvs_quoted_build_the_build_family() -> None:
-    # libmamba's problems_graph.cpp: "{pkg}, which does not exist (perhaps a missing channel)".
-    mamba = ("Could not solve for environment specs\nThe following package could not be installed\n"
-             "\u2514\u2500 pytorch-cuda 12.1  is not installable because it requires\n"
-             "   \u2514\u2500 libnvjitlink >=12.1.105,<12.2.0 , which does not exist "
-             "(perhaps a missing channel).\n")
-    (found,) = explain_report(mamba, CATALOG, kb=KB).explanations
-    assert found.signature.id == "conda-package-not-found" and found.candidates
+def test_uvs_quoted_build_is_the_extension_build_family() -> None:
     # uv quotes what it failed to build: "Failed to build `flash-attn==2.6.3`".
     uv = "  \u251c\u2500\u25b6 Failed to download and build `flash-attn==2.6.3`\n"
     assert stated(uv) == ["extension-build-failed"]
