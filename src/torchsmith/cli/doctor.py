@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from torchsmith.cli.common import Context, add_host_options, add_json_option
 from torchsmith.errors import UsageError
@@ -44,7 +44,7 @@ def _kb(ctx: Context) -> Optional[KnowledgeBase]:
         return None
 
 
-def _machine(ctx: Context, report: Dict[str, Any]) -> Machine:
+def _machine(ctx: Context, report: Callable[[], Dict[str, Any]]) -> Machine:
     """``--host`` or the described machine; else this one, with the inspected interpreter."""
     if getattr(ctx.args, "host", None) or not ctx.environment_python():
         return ctx.machine()

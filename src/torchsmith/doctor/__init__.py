@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 from torchsmith.doctor.build import torch_build
 from torchsmith.doctor.checks import CHECKS, run_checks
 from torchsmith.doctor.checks.environment import read_companion
-from torchsmith.doctor.fixes import KbSource
+from torchsmith.doctor.fixes import KbSource, kb_of
 from torchsmith.doctor.inspect import DYNAMIC_TIMEOUT, inspect_dynamic, inspect_kernels, inspect_static
 from torchsmith.doctor.model import Diagnosis, Fact, Finding
 from torchsmith.host import Host
@@ -110,7 +110,7 @@ def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, 
     """
     if report is None:
         report = inspect_static(host, python, min(timeout, 20.0))
-    if not quick and (report.get("torch") or report.get("torch_installs")):
+    if not quick and "dynamic" not in report and (report.get("torch") or report.get("torch_installs")):
         report["dynamic"] = inspect_dynamic(host, python, timeout)
     dynamic = report.get("dynamic")
     cuda = dynamic.get("cuda") if isinstance(dynamic, dict) else None
@@ -122,23 +122,39 @@ def diagnose(host: Host, machine: Machine, python: str, kb: KbSource = None, *, 
     return diagnose_report(report, machine, kb)
 
 
-def examine(host: Host, python: str, describe: Callable[[Dict[str, Any]], Machine], kb: KbSource = None,
-            *, quick: bool = False, timeout: float = DYNAMIC_TIMEOUT) -> Diagnosis:
+def examine(host: Host, python: str, describe: Callable[[Callable[[], Dict[str, Any]]], Machine],
+            kb: KbSource = None, *, quick: bool = False, timeout: float = DYNAMIC_TIMEOUT) -> Diagnosis:
     """``torchsmith doctor`` as one call: inspect ``python`` without importing torch, describe the
-    machine from that report (``describe``), then diagnose (importing torch unless ``quick``)."""
-    report = inspect_static(host, python)
-    return diagnose(host, describe(report), python, kb, quick=quick, timeout=timeout, report=report)
+    machine (``describe`` gets a call that waits for that report), then diagnose.
+
+    The children run side by side: the torch import (unless ``quick``) is the long pole, started
+    at once, and the static inspection, the probe and the data's loading finish inside it. Its
+    answer is used only when the static report finds a torch (without one the import fails at
+    once)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        dynamic = None if quick else pool.submit(inspect_dynamic, host, python, timeout)
+        static = pool.submit(inspect_static, host, python)
+        data = pool.submit(kb_of, kb)  # read while the children run
+        machine = describe(static.result)
+        report = static.result()
+        if dynamic is not None and (report.get("torch") or report.get("torch_installs")):
+            report["dynamic"] = dynamic.result()
+    return diagnose(host, machine, python, data.result(), quick=quick, timeout=timeout, report=report)
 
 
-def probed_with(host: Host, report: Dict[str, Any], overrides: Overrides) -> Machine:
+def probed_with(host: Host, report: Callable[[], Dict[str, Any]], overrides: Overrides) -> Machine:
     """This machine probed, with the inspected interpreter as its Python: probing with that
-    interpreter would run it once more only to learn what the static report already says."""
+    interpreter would run it once more only to learn what the static report (``report()``,
+    which may still be running) already says."""
     import dataclasses
 
     from torchsmith.overrides import apply_overrides
     from torchsmith.probe import probe
 
-    return apply_overrides(dataclasses.replace(probe(host), python=python_info(report)), overrides)
+    machine = probe(host)
+    return apply_overrides(dataclasses.replace(machine, python=python_info(report())), overrides)
 
 
 def quick_verdict(machine: Machine, python: Optional[str], host: Host, kb: KbSource = None) -> List[str]:

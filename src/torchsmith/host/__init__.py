@@ -195,14 +195,23 @@ class JobHost(Host, Protocol):
         """Whether process ``pid`` still exists (in this PID namespace)."""
 
 
+# Interpreter flags that only change how Python starts (isolated, no site), not what a snippet
+# reports: a capture recorded with or without them replays the same.
+_START_FLAGS = frozenset({"-I", "-S", "-IS", "-E", "-s", "-B"})
+
+
 def command_key(argv: Sequence[str]) -> str:
     """A stable name for a command, the same on every machine, for captures.
 
     The executable is reduced to its basename (without ``.exe``), any Python interpreter to
-    ``python``, and files inside the torchsmith package to ``torchsmith:<relative path>``.
+    ``python`` (its start flags dropped), and files inside the torchsmith package to
+    ``torchsmith:<relative path>``.
     """
     parts: List[str] = []
+    python = bool(argv) and argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower().startswith("python")
     for index, arg in enumerate(argv):
+        if python and index == 1 and arg in _START_FLAGS:
+            continue
         if index == 0:
             # Both separators and no ".exe": a Windows capture replays the same on Linux.
             base = arg.replace("\\", "/").rsplit("/", 1)[-1]

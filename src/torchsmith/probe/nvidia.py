@@ -130,7 +130,7 @@ def _driver_present(host: Host) -> bool:
 def _from_nvml(host: Host, python: str, notes: List[ProbeNote]
                ) -> Tuple[Optional[Dict[str, Any]], bool]:
     """NVML's answer, and whether the query hung."""
-    result = host.run([python, os.path.join(_SNIPPETS, "nvml_probe.py")], TIMEOUT)
+    result = host.run([python, "-IS", os.path.join(_SNIPPETS, "nvml_probe.py")], TIMEOUT)
     if not result.ok:
         notes.append(ProbeNote("nvml", result.problem()))
         return None, result.timed_out
@@ -261,7 +261,7 @@ def _from_nvidia_smi(
 
 
 def _cuda_from_libcuda(host: Host, python: str, notes: List[ProbeNote]) -> Optional[str]:
-    result = host.run([python, os.path.join(_SNIPPETS, "cuda_driver.py")], TIMEOUT)
+    result = host.run([python, "-IS", os.path.join(_SNIPPETS, "cuda_driver.py")], TIMEOUT)
     if not result.ok:
         notes.append(ProbeNote("cuDriverGetVersion", result.problem()))
         return None
