@@ -59,12 +59,14 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize("text, not_expected", [
     # a torchvision module missing a symbol that is not torch's: not the torch pairing
-    ("/site-packages/torchvision/_C.so: undefined symbol: cudaLaunchKernelExC", "companion-needs-other-torch"),
+    ("/site-packages/torchvision/_C.so: undefined symbol: cudaLaunchKernelExC",
+     "companion-needs-other-torch"),
     # torchcodec's loading traceback names each FFmpeg major it tried: no refusal of a version
     ("FFmpeg version 7: Could not find module 'C:\\torchcodec\\libtorchcodec_core7.dll' (or one of its "
      "dependencies).", "ffmpeg-version-unsupported"),
     # found, but of another build: not a missing library
-    ("ImportError: /usr/lib/libnvinfer.so.8: undefined symbol: _ZN5nvinfer7ILogger", "tensorrt-library-missing"),
+    ("ImportError: /usr/lib/libnvinfer.so.8: undefined symbol: _ZN5nvinfer7ILogger",
+     "tensorrt-library-missing"),
     # a C++ symbol of CuPy's own is no CUDA API function
     ("/site-packages/cupy/_core/core.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN4cupy3fooEv",
      "cupy-wheel-cuda-mismatch"),
@@ -79,9 +81,10 @@ def test_near_miss_does_not_name_it(text: str, not_expected: str) -> None:
 
 
 def test_onnxruntime_preload_before_torch_explains_the_cudnn_procedure_error() -> None:
-    text = (">>> import onnxruntime\n>>> onnxruntime.preload_dlls(verbose=True)\n----List of loaded DLLs----\n"
-            "D:\\env\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn_graph64_9.dll\n>>> import torch\n"
-            + _PRELOADED_TORCH_DLL)
+    text = (">>> import onnxruntime\n>>> onnxruntime.preload_dlls(verbose=True)\n"
+            "----List of loaded DLLs----\n"
+            "D:\\env\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn_graph64_9.dll\n"
+            ">>> import torch\n" + _PRELOADED_TORCH_DLL)
     assert stated(text) == ["windows-dll-preloaded-by-other-package"]
     # without the preload, the same error is the cuDNN mix torch's loader shows
     assert "windows-dll-preloaded-by-other-package" not in stated(_PRELOADED_TORCH_DLL)
