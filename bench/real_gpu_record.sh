@@ -32,6 +32,9 @@ step doctor
 timeout 240 "${ts[@]}" doctor --json > "$out/doctor-full.json" 2> "$out/doctor-full.stderr"
 timeout 240 "${ts[@]}" doctor -v --color never > "$out/doctor-full.txt" 2>&1
 timeout 60 "${ts[@]}" doctor --quick --json > "$out/doctor-quick.json" 2> "$out/doctor-quick.stderr"
+# The GPU hidden from the process, as an empty CUDA_VISIBLE_DEVICES does: the doctor must say so.
+CUDA_VISIBLE_DEVICES= timeout 240 "${ts[@]}" doctor --json > "$out/doctor-hidden-gpu.json" 2> "$out/doctor-hidden-gpu.stderr"
+timeout 60 "${ts[@]}" plan --json > "$out/plan.json" 2> "$out/plan.stderr"
 
 step watch
 cat > "$out/job-launch-bound.py" <<'EOF'
@@ -66,7 +69,8 @@ TORCHSMITH_GPU_TESTS=1 timeout 300 "$py" -m pytest -q -p no:cacheprovider tests/
   > "$out/pytest-real-gpu.txt" 2>&1
 
 step timings
-timeout 300 "$py" - > "$out/timings.json" 2> "$out/timings.stderr" <<'EOF'
+timings() {  # $1: the JSON file to write
+timeout 300 "$py" - > "$1" 2> "${1%.json}.stderr" <<'EOF'
 # Medians of fresh processes after one warm-up each; ratios are within this run only.
 import json, os, statistics, subprocess, sys, time
 py = sys.executable
@@ -82,15 +86,22 @@ ts = [py, "-m", "torchsmith"]
 result = {
     "cpus": os.cpu_count(),
     "python_startup_ms": wall([py, "-c", "pass"], 15),
-    "probe_json_ms": wall([*ts, "probe", "--json"], 9),
-    "doctor_quick_ms": wall([*ts, "doctor", "--quick", "--json"], 9),
-    "import_torch_ms": wall([py, "-c", "import torch"], 3),
+    "probe_json_ms": wall([*ts, "probe", "--json"], 15),
+    "doctor_quick_ms": wall([*ts, "doctor", "--quick", "--json"], 15),
+    "import_torch_ms": wall([py, "-c", "import torch"], 5),
     "import_torch_arch_list_ms": wall([py, "-c", "import torch; torch.cuda.get_arch_list()"], 3),
-    "doctor_full_ms": wall([*ts, "doctor", "--json"], 3),
+    "doctor_full_ms": wall([*ts, "doctor", "--json"], 5),
 }
 result["probe_over_startup"] = round(result["probe_json_ms"] / result["python_startup_ms"], 2)
 result["quick_speedup_over_arch_list"] = round(result["import_torch_arch_list_ms"] / result["doctor_quick_ms"], 1)
 result["full_minus_import_torch_ms"] = round(result["doctor_full_ms"] - result["import_torch_ms"], 1)
 print(json.dumps(result, indent=2))
 EOF
+}
+# As run from a source tree where the interpreter writes no bytecode, then as an install has it
+# (pip compiles bytecode when it installs a wheel).
+timings "$out/timings-source.json"
+"$py" -m compileall -q src
+timings "$out/timings-compiled.json"
+
 step done

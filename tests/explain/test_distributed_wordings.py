@@ -1,0 +1,98 @@
+"""Distributed-training failures read in their tools' own wording (NCCL's init checks, FSDP's
+flattening, DDP's reducer, the notebook launchers, accelerate's P2P refusal, RCCL's warnings),
+each with the neighbouring text that must not be read the same way."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain import find_signatures
+from torchsmith.explain.matcher import Explanation, explain_report
+
+
+def _facts(text: str, signature_id: str) -> Dict[str, Any]:
+    return next(f.facts for f in find_signatures(text, CATALOG) if f.signature.id == signature_id)
+
+
+def _explanations(text: str) -> List[Explanation]:
+    return explain_report(text, CATALOG, kb=KB).explanations
+
+
+def test_nccls_duplicate_gpu_check_names_ranks_sharing_one_gpu() -> None:
+    # NCCL src/init.cc: WARN("Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx")
+    warn = ("node1:176:194 [0] init.cc:573 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on"
+            " CUDA device 1cb00000\n")
+    assert stated(warn) == ["ranks-share-one-gpu"]
+    assert _facts(warn, "ranks-share-one-gpu")["bus_id"] == "1cb00000"
+    # torch's DistBackendError carries NCCL's last error on the line after "Last error:"
+    chained = ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, invalid usage\n"
+               "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+               "Last error:\nDuplicate GPU detected : rank 7 and rank 3 both on CUDA device c7000\n")
+    assert "ranks-share-one-gpu" in stated(chained)
+    assert "ranks-share-one-gpu" not in stated("Detected 8 GPUs; rank 0 uses CUDA device 0\n")
+
+
+def test_fsdp_uniform_dtype_refusals_name_mixed_parameter_dtypes() -> None:
+    new = "ValueError: Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32\n"
+    old = "ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and torch.float32\n"
+    assert stated(new) == ["fsdp-mixed-param-dtypes"]
+    assert stated(old) == ["fsdp-mixed-param-dtypes"]
+    assert _facts(new, "fsdp-mixed-param-dtypes")["other_dtype"] == "torch.float32"
+    # FSDP's other flattening checks are other causes
+    for other in ("ValueError: Must flatten tensors with uniform `requires_grad` when"
+                  " `use_orig_params=False`\n",
+                  "ValueError: Must flatten tensors on the same device but got both cuda:0 and cpu\n"):
+        assert "fsdp-mixed-param-dtypes" not in stated(other)
+
+
+def test_ddps_prior_reduction_error_names_unused_parameters() -> None:
+    text = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new"
+            " one. This error indicates that your module has parameters that were not used in producing"
+            " loss.\n"
+            "Parameter indices which did not receive grad for rank 0: 2 217 394\n")
+    assert stated(text) == ["ddp-unused-parameters"]
+    assert _facts(text, "ddp-unused-parameters")["param_indices"].split() == ["2", "217", "394"]
+    # the reducer's other check (a parameter marked ready twice) is another cause
+    assert stated("RuntimeError: Expected to mark a variable ready only once.\n") == []
+
+
+def test_fork_after_cuda_init_is_read_from_torch_accelerate_and_lightning() -> None:
+    texts = [
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing,"
+        " you must use the 'spawn' start method\n",
+        "ValueError: To launch a multi-GPU training from your notebook, you need to avoid running any"
+        " instruction using `torch.cuda` in any cell. Restart your notebook and make sure no cells use any"
+        " CUDA function.\n",
+        "RuntimeError: CUDA has been initialized before the `notebook_launcher` could create a forked"
+        " subprocess. This likely stems from an outside import causing issues once the `notebook_launcher()`"
+        " is called.\n",
+        "RuntimeError: Lightning can't create new processes if CUDA is already initialized. Did you manually"
+        " call `torch.cuda.*` functions, have moved the model to the device, or allocated memory on the GPU"
+        " any other way?\n",
+    ]
+    for text in texts:
+        assert stated(text) == ["cuda-initialized-before-fork"], text
+    # accelerate's other notebook refusal (an Accelerator made outside the function) is not a fork of CUDA
+    accelerator = ("ValueError: To launch a multi-GPU training from your notebook, the `Accelerator` should"
+                   " only be initialized inside your training function.\n")
+    assert "cuda-initialized-before-fork" not in stated(accelerator)
+
+
+def test_accelerates_rtx_40xx_refusal_names_p2p_and_rccls_warning_is_a_family() -> None:
+    refusal = ("NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via"
+               " P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate"
+               " launch` which will do this automatically.\n")
+    older = ("NotImplementedError: Using RTX 3090 or 4000 series doesn't support faster communication"
+             " broadband via P2P or IB.\n")
+    assert stated(refusal) == ["gpu-p2p-unsupported-or-broken"]
+    assert stated(older) == ["gpu-p2p-unsupported-or-broken"]
+    warn = ('node:402:402 [0] /src/rccl/hipify/src/init.cc:179 NCCL WARN Missing "iommu=pt" from kernel'
+            " command line which can lead to system instablity or hang!\n")
+    report = _explanations(warn)
+    assert [e.signature.id for e in report] == ["nccl-p2p-acs"]
+    assert report[0].candidates, "the warning alone proves no hang: a family"
+    # printed on every RCCL start: beside another failure it yields to that failure
+    assert stated(warn + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n") == [
+        "cuda-out-of-memory"]
