@@ -35,6 +35,12 @@ _PRELOADED_TORCH_DLL = (
      "companion-needs-other-torch"),
     ("OSError: /env/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: "
      "_ZN3c1017RegisterOperatorsD1Ev", "companion-needs-other-torch"),
+    # torchcodec registers each op's schema and its BackendSelect/CPU kernel in one library
+    # (custom_ops.cpp): a schema without its kernel there is a library built for another torch
+    ("NotImplementedError: Could not run 'torchcodec_ns::scan_all_streams_to_update_metadata' with "
+     "arguments from the 'CPU' backend.", "companion-needs-other-torch"),
+    ("but no fallback function is registered for schema torchcodec_ns::create_from_file.",
+     "companion-needs-other-torch"),
     # torchvision/io/video.py's own message when `import av` failed
     ("ImportError: PyAV is not installed, and is necessary for the video operations in torchvision.",
      "optional-dependency-not-installed"),
@@ -60,6 +66,9 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
 @pytest.mark.parametrize("text, not_expected", [
     # a torchvision module missing a symbol that is not torch's: not the torch pairing
     ("/site-packages/torchvision/_C.so: undefined symbol: cudaLaunchKernelExC",
+     "companion-needs-other-torch"),
+    # torchcodec registers no CUDA kernels of its own: the CUDA backend's absence proves nothing
+    ("Could not run 'torchcodec_ns::get_next_frame' with arguments from the 'CUDA' backend.",
      "companion-needs-other-torch"),
     # torchcodec's loading traceback names each FFmpeg major it tried: no refusal of a version
     ("FFmpeg version 7: Could not find module 'C:\\torchcodec\\libtorchcodec_core7.dll' (or one of its "
