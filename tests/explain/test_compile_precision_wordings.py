@@ -137,3 +137,22 @@ def test_an_mps_fallback_warning_is_not_a_failure() -> None:
 ])
 def test_more_wordings_of_the_same_causes(text: str) -> None:
     assert stated(text) in (["amp-autocast-api-deprecated"], ["triton-torch-version-mismatch"])
+
+
+def test_msvc_without_python_headers_names_them_and_the_windows_step() -> None:
+    text = ("C:\\ComfyUI\\python_embeded\\Include\\x.c(1): fatal error C1083: Cannot open include file: "
+            "'Python.h': No such file or directory\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "python-headers-missing"
+    assert "embeddable Python" in found.fix[0]
+    other = 'fatal error C1083: Cannot open include file: "glm/glm.hpp"'
+    assert "python-headers-missing" not in stated(other)
+
+
+def test_the_kernel_reasons_torch_warns_before_giving_up_name_the_restriction() -> None:
+    text = ("UserWarning: Flash attention kernel not used because: "
+            "(Triggered internally at sdp_utils.cpp:555.)\n"
+            "UserWarning: Expected query, key and value to all be of dtype: {Half, BFloat16}.\n")
+    assert "sdpa-backend-forced-unavailable" in stated(text)
+    # a single reason torch prints when asked (can_use_flash_attention(params, debug=True)) is not it
+    assert stated("UserWarning: Flash attention requires q,k,v to have the same last dimension") == []
