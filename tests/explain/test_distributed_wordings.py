@@ -10,6 +10,7 @@ from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain import find_signatures
 from torchsmith.explain.matcher import Explanation, explain_report
+from torchsmith.explain.messages import unwrap
 
 
 def _facts(text: str, signature_id: str) -> Dict[str, Any]:
@@ -96,3 +97,19 @@ def test_accelerates_rtx_40xx_refusal_names_p2p_and_rccls_warning_is_a_family() 
     # printed on every RCCL start: beside another failure it yields to that failure
     assert stated(warn + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n") == [
         "cuda-out-of-memory"]
+
+
+def test_a_message_written_as_adjacent_string_literals_is_read_as_python_joins_it() -> None:
+    # a traceback shows the raising source line; Python joins adjacent literals into one message
+    one_line = ('  File "train.py", line 88, in main\n'
+                '    raise RuntimeError("Distributed package doesn\'t have NCCL " "built in")\n')
+    over_lines = ('    raise RuntimeError(\n'
+                  '        "Distributed package doesn\'t have NCCL "\n'
+                  '        f"built in"\n'
+                  '    )\n')
+    for text in (one_line, over_lines):
+        assert stated(text) == ["nccl-unavailable-on-platform"], text
+    found = find_signatures(over_lines, CATALOG)
+    assert [(f.signature.id, f.line) for f in found] == [("nccl-unavailable-on-platform", 2)]
+    joined = unwrap('print("a", "b"); x = "left" \'right\'\n').text
+    assert '"a", "b"' in joined and '"left" \'right\'' in joined  # separate arguments, other quotes
