@@ -9,6 +9,7 @@ from typing import Any, Dict, List
 from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain import find_signatures
+from torchsmith.explain.extract.services import services
 from torchsmith.explain.matcher import Explanation, explain_report
 from torchsmith.explain.messages import unwrap
 
@@ -113,3 +114,20 @@ def test_a_message_written_as_adjacent_string_literals_is_read_as_python_joins_i
     assert [(f.signature.id, f.line) for f in found] == [("nccl-unavailable-on-platform", 2)]
     joined = unwrap('print("a", "b"); x = "left" \'right\'\n').text
     assert '"a", "b"' in joined and '"left" \'right\'' in joined  # separate arguments, other quotes
+
+
+def test_systemctl_status_of_a_fabric_manager_that_is_down_names_it() -> None:
+    status = ("● nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+              "     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled; vendor preset:"
+              " enabled)\n"
+              "     Active: {state} since Mon 2024-07-01 14:43:57 UTC; 5s ago\n")
+    failed = status.format(state="failed (Result: exit-code)")
+    assert services(failed) == {"nvidia-fabricmanager.service": "failed (Result: exit-code)"}
+    report = _explanations(failed)
+    assert [e.signature.id for e in report] == ["fabric-manager-not-running"]
+    assert "failed (Result: exit-code)" in report[0].cause
+    assert stated(status.format(state="inactive (dead)")) == ["fabric-manager-not-running"]
+    # running, or another unit down: not this cause
+    assert stated(status.format(state="active (running)")) == []
+    other = failed.replace("nvidia-fabricmanager", "nvidia-persistenced")
+    assert "fabric-manager-not-running" not in stated(other)
