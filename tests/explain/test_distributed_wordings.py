@@ -131,3 +131,34 @@ def test_systemctl_status_of_a_fabric_manager_that_is_down_names_it() -> None:
     assert stated(status.format(state="active (running)")) == []
     other = failed.replace("nvidia-fabricmanager", "nvidia-persistenced")
     assert "fabric-manager-not-running" not in stated(other)
+
+
+def test_colabs_own_refusals_name_a_hosted_gpu_it_could_not_assign() -> None:
+    for text in ("Failed to assign a backend\nNo backend with GPU available. Would you like to use a runtime"
+                 " with no accelerator?\n",
+                 "You cannot currently connect to a GPU due to usage limits in Colab.\n"):
+        assert stated(text) == ["hosted-gpu-unavailable"], text
+    assert _facts("No backend with TPU available.\n", "hosted-gpu-unavailable")["accelerator"] == "TPU"
+    # the runtime type left at None is another cause: torch simply sees no CUDA there
+    assert "hosted-gpu-unavailable" not in stated("Colab: torch.cuda.is_available() returns False\n")
+
+
+def test_the_trainers_accelerate_check_is_a_family_of_missing_or_older() -> None:
+    text = ("ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`: Please run"
+            " `pip install transformers[torch]` or `pip install 'accelerate>=0.26.0'`\n")
+    report = _explanations(text)
+    assert [e.signature.id for e in report] == ["trainer-needs-accelerate"]
+    assert len(report[0].candidates) == 2 and "0.26.0" in report[0].cause
+    assert stated("Using the `Trainer` with `PyTorch`\n") == []
+
+
+def test_lightnings_device_check_is_a_family_of_why_fewer_gpus_are_visible() -> None:
+    old = "MisconfigurationException: You requested GPUs: [0, 1]\n But your machine only has: [0]\n"
+    quoted = ("MisconfigurationException('You requested gpu: [0, 1, 2, 3]\\n But your machine only has:"
+              " [0]')\n")
+    for text in (old, quoted):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["requested-gpus-not-visible"], text
+        assert report[0].candidates
+    assert _facts(quoted, "requested-gpus-not-visible")["requested"] == "0, 1, 2, 3"
+    assert stated("You requested 4 GPUs and got them\n") == []
