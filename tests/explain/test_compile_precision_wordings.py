@@ -1,0 +1,106 @@
+"""torch's own wordings for compile, CUDA graphs, determinism, AMP and TF32 (and the tools next to
+them): each message shape names its cause; a neighbouring wording does not."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from torchsmith.explain import catalog_of, find_signatures
+from torchsmith.explain.matcher import explain_report
+from torchsmith.kb import load_kb
+
+KB = load_kb(packaged_only=True)
+CATALOG = catalog_of(KB)
+
+
+def ids(text: str) -> List[str]:
+    return [f.signature.id for f in find_signatures(text, CATALOG)]
+
+
+def stated(text: str) -> List[str]:
+    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # sdp_utils_cpp.cpp (the CPU path) words it with two spaces.
+    ("RuntimeError: No available kernel.  Aborting execution.", "sdpa-backend-forced-unavailable"),
+    ("UserWarning: TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled. "
+     "Consider setting `torch.set_float32_matmul_precision('high')` for better performance.",
+     "tf32-matmul-precision-hint"),
+    ("You are using a CUDA device ('NVIDIA GeForce RTX 4090') that has Tensor Cores. "
+     "To properly utilize them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`",
+     "tf32-matmul-precision-hint"),
+    ("FutureWarning: `torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
+     "`torch.amp.GradScaler('cpu', args...)` instead.", "amp-autocast-api-deprecated"),
+    ("FutureWarning: `torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+     "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", "amp-autocast-api-deprecated"),
+    # torch 1.7's name for the switch.
+    ("RuntimeError: index_add_cuda_ does not have a deterministic implementation, but you set "
+     "'torch.set_deterministic(True)'.", "nondeterministic-op-in-deterministic-mode"),
+    ("ValueError: Attempting to unscale FP16 gradients.", "grad-scaler-fp16-params"),
+    ("RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten "
+     "by a subsequent run.",
+     "cudagraph-output-overwritten"),
+    ("  File \"/venv/lib/site-packages/triton/backends/nvidia/driver.py\", line 23, in libcuda_dirs\n"
+     "FileNotFoundError: [Errno 2] No such file or directory: '/sbin/ldconfig'", "nix-no-ldconfig"),
+    ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+     "    from triton.compiler.compiler import AttrsDescriptor\n"
+     "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'",
+     "triton-torch-version-mismatch"),
+    ("RuntimeError: Python 3.12+ not yet supported for torch.compile", "torch-compile-unsupported-platform"),
+    ("RuntimeError: Compiler: cl is not found.", "msvc-build-tools-missing"),
+])
+def test_torch_wording_names_its_cause(text: str, expected: str) -> None:
+    assert expected in ids(text)
+
+
+@pytest.mark.parametrize("text, not_expected", [
+    # With warn_only torch only warns: nothing failed.
+    ("UserWarning: median CUDA with indices output does not have a deterministic implementation, but you set "
+     "'torch.use_deterministic_algorithms(True, warn_only=True)'.",
+     "nondeterministic-op-in-deterministic-mode"),
+    # ldconfig failing for another program is not Triton's lookup of libcuda.
+    ("subprocess.CalledProcessError: Command '['ldconfig', '-p']' returned non-zero exit status 1.",
+     "nix-no-ldconfig"),
+    # A Triton name missing with no Inductor frame: who imports it is not shown.
+    ("ImportError: cannot import name 'AttrsDescriptor' from 'triton.backends.compiler'",
+     "triton-torch-version-mismatch"),
+    ("AttributeError: type object 'CompiledKernel' has no attribute 'launch_enter_hook'",
+     "triton-torch-version-mismatch"),
+    # Torch built without flash attention warns; that is not "no kernel left".
+    ("UserWarning: 1Torch was not compiled with flash attention.", "sdpa-backend-forced-unavailable"),
+    # The TF32 deprecation is not a TF32 precision question.
+    ("UserWarning: Please use the new API settings to control TF32 behavior, such as "
+     "torch.backends.cudnn.conv.fp32_precision = 'tf32'", "tf32-precision"),
+    ("RuntimeError: Compiler: g++ is not found.", "msvc-build-tools-missing"),
+    ("GradScaler: found inf in gradients, skipping step", "grad-scaler-fp16-params"),
+])
+def test_neighbouring_wording_does_not(text: str, not_expected: str) -> None:
+    assert not_expected not in ids(text)
+
+
+def test_skip_reason_is_read_as_a_fact() -> None:
+    found = find_signatures("skipping cudagraphs due to cpu device (primals_88). Found from :", CATALOG)
+    skip = next(f for f in found if f.signature.id == "cudagraphs-skipped-mutated-inputs")
+    assert skip.facts["reason"] == "cpu device (primals_88)"
+
+
+def test_an_inductor_frame_makes_the_triton_import_torchs_not_a_family() -> None:
+    text = ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+            "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'")
+    said = stated(text)
+    assert "triton-torch-version-mismatch" in said
+    assert "dependency-api-removed" not in said
+
+
+def test_a_deprecation_warning_is_dropped_next_to_a_failure() -> None:
+    text = ("model.py:31: FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated. "
+            "Please use `torch.amp.autocast('cuda', args...)` instead.\n"
+            "ValueError: Attempting to unscale FP16 gradients.\n")
+    said = stated(text)
+    assert "grad-scaler-fp16-params" in said
+    assert "amp-autocast-api-deprecated" not in said
+    alone = stated(text.splitlines()[0])
+    assert alone == ["amp-autocast-api-deprecated"]
