@@ -69,6 +69,12 @@ def test_torch_wording_names_its_cause(text: str, expected: str) -> None:
      "triton-torch-version-mismatch"),
     ("AttributeError: type object 'CompiledKernel' has no attribute 'launch_enter_hook'",
      "triton-torch-version-mismatch"),
+    # A triton folder left behind by an uninstall imports as an empty namespace package: a broken install.
+    ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+     "ImportError: cannot import name 'AttrsDescriptor' from 'triton' (unknown location)",
+     "triton-torch-version-mismatch"),
+    ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+     "AttributeError: module 'triton' has no attribute 'language'", "triton-torch-version-mismatch"),
     # Torch built without flash attention warns; that is not "no kernel left".
     ("UserWarning: 1Torch was not compiled with flash attention.", "sdpa-backend-forced-unavailable"),
     # The TF32 deprecation is not a TF32 precision question.
@@ -104,3 +110,55 @@ def test_a_deprecation_warning_is_dropped_next_to_a_failure() -> None:
     assert "amp-autocast-api-deprecated" not in said
     alone = stated(text.splitlines()[0])
     assert alone == ["amp-autocast-api-deprecated"]
+
+
+@pytest.mark.parametrize("text, macos_min", [
+    # torch's MPS checks (aten/src/ATen/native/mps/operations/*.mm), each naming the macOS it needs.
+    ("RuntimeError: Tiling of batch matmul for larger than 2**32 entries only available from MacOS15 onwards",
+     "15"),
+    ("RuntimeError: torch.int32 is only supported on MacOS15+", "15"),
+    ("RuntimeError: FFT operations are only supported on MacOS 14+", "14"),
+    ("TypeError: MPS complex types are only supported on MacOS 14.0 or newer.", "14.0"),
+    ("RuntimeError: MPS bfloat16 type is supported on MacOS 14.0 or newer.", "14.0"),
+])
+def test_an_mps_check_names_the_macos_it_needs(text: str, macos_min: str) -> None:
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "mps-op-needs-newer-macos"
+    assert f"needs macOS {macos_min} or newer" in found.cause
+    assert "convolution" not in found.cause
+
+
+def test_an_mps_fallback_warning_is_not_a_failure() -> None:
+    text = "UserWarning: torch.sort is supported by MPS on MacOS 13+, please upgrade. Falling back to CPU\n"
+    assert "mps-op-needs-newer-macos" not in stated(text)
+
+
+@pytest.mark.parametrize("text", [
+    # Markdown ate the backticks.
+    "FutureWarning: torch.cuda.amp.autocast(args...) is deprecated. Please use torch.amp.autocast('cuda', "
+    "args...) instead.",
+    # Inductor's generated kernel (its cache path) uses a Triton name this Triton lacks.
+    "  File \"/tmp/torchinductor_me/ab/cabc.py\", line 12, in <module>\n"
+    "AttributeError: module 'triton.language' has no attribute 'fdiv'",
+])
+def test_more_wordings_of_the_same_causes(text: str) -> None:
+    assert stated(text) in (["amp-autocast-api-deprecated"], ["triton-torch-version-mismatch"])
+
+
+def test_msvc_without_python_headers_names_them_and_the_windows_step() -> None:
+    text = ("C:\\ComfyUI\\python_embeded\\Include\\x.c(1): fatal error C1083: Cannot open include file: "
+            "'Python.h': No such file or directory\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "python-headers-missing"
+    assert "embeddable Python" in found.fix[0]
+    other = 'fatal error C1083: Cannot open include file: "glm/glm.hpp"'
+    assert "python-headers-missing" not in stated(other)
+
+
+def test_the_kernel_reasons_torch_warns_before_giving_up_name_the_restriction() -> None:
+    text = ("UserWarning: Flash attention kernel not used because: "
+            "(Triggered internally at sdp_utils.cpp:555.)\n"
+            "UserWarning: Expected query, key and value to all be of dtype: {Half, BFloat16}.\n")
+    assert "sdpa-backend-forced-unavailable" in stated(text)
+    # a single reason torch prints when asked (can_use_flash_attention(params, debug=True)) is not it
+    assert stated("UserWarning: Flash attention requires q,k,v to have the same last dimension") == []

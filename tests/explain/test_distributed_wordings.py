@@ -9,7 +9,9 @@ from typing import Any, Dict, List
 from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain import find_signatures
+from torchsmith.explain.extract.services import services
 from torchsmith.explain.matcher import Explanation, explain_report
+from torchsmith.explain.messages import unwrap
 
 
 def _facts(text: str, signature_id: str) -> Dict[str, Any]:
@@ -96,3 +98,67 @@ def test_accelerates_rtx_40xx_refusal_names_p2p_and_rccls_warning_is_a_family() 
     # printed on every RCCL start: beside another failure it yields to that failure
     assert stated(warn + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n") == [
         "cuda-out-of-memory"]
+
+
+def test_a_message_written_as_adjacent_string_literals_is_read_as_python_joins_it() -> None:
+    # a traceback shows the raising source line; Python joins adjacent literals into one message
+    one_line = ('  File "train.py", line 88, in main\n'
+                '    raise RuntimeError("Distributed package doesn\'t have NCCL " "built in")\n')
+    over_lines = ('    raise RuntimeError(\n'
+                  '        "Distributed package doesn\'t have NCCL "\n'
+                  '        f"built in"\n'
+                  '    )\n')
+    for text in (one_line, over_lines):
+        assert stated(text) == ["nccl-unavailable-on-platform"], text
+    found = find_signatures(over_lines, CATALOG)
+    assert [(f.signature.id, f.line) for f in found] == [("nccl-unavailable-on-platform", 2)]
+    joined = unwrap('print("a", "b"); x = "left" \'right\'\n').text
+    assert '"a", "b"' in joined and '"left" \'right\'' in joined  # separate arguments, other quotes
+
+
+def test_systemctl_status_of_a_fabric_manager_that_is_down_names_it() -> None:
+    status = ("● nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+              "     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled; vendor preset:"
+              " enabled)\n"
+              "     Active: {state} since Mon 2024-07-01 14:43:57 UTC; 5s ago\n")
+    failed = status.format(state="failed (Result: exit-code)")
+    assert services(failed) == {"nvidia-fabricmanager.service": "failed (Result: exit-code)"}
+    report = _explanations(failed)
+    assert [e.signature.id for e in report] == ["fabric-manager-not-running"]
+    assert "failed (Result: exit-code)" in report[0].cause
+    assert stated(status.format(state="inactive (dead)")) == ["fabric-manager-not-running"]
+    # running, or another unit down: not this cause
+    assert stated(status.format(state="active (running)")) == []
+    other = failed.replace("nvidia-fabricmanager", "nvidia-persistenced")
+    assert "fabric-manager-not-running" not in stated(other)
+
+
+def test_colabs_own_refusals_name_a_hosted_gpu_it_could_not_assign() -> None:
+    for text in ("Failed to assign a backend\nNo backend with GPU available. Would you like to use a runtime"
+                 " with no accelerator?\n",
+                 "You cannot currently connect to a GPU due to usage limits in Colab.\n"):
+        assert stated(text) == ["hosted-gpu-unavailable"], text
+    assert _facts("No backend with TPU available.\n", "hosted-gpu-unavailable")["accelerator"] == "TPU"
+    # the runtime type left at None is another cause: torch simply sees no CUDA there
+    assert "hosted-gpu-unavailable" not in stated("Colab: torch.cuda.is_available() returns False\n")
+
+
+def test_the_trainers_accelerate_check_is_a_family_of_missing_or_older() -> None:
+    text = ("ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`: Please run"
+            " `pip install transformers[torch]` or `pip install 'accelerate>=0.26.0'`\n")
+    report = _explanations(text)
+    assert [e.signature.id for e in report] == ["trainer-needs-accelerate"]
+    assert len(report[0].candidates) == 2 and "0.26.0" in report[0].cause
+    assert stated("Using the `Trainer` with `PyTorch`\n") == []
+
+
+def test_lightnings_device_check_is_a_family_of_why_fewer_gpus_are_visible() -> None:
+    old = "MisconfigurationException: You requested GPUs: [0, 1]\n But your machine only has: [0]\n"
+    quoted = ("MisconfigurationException('You requested gpu: [0, 1, 2, 3]\\n But your machine only has:"
+              " [0]')\n")
+    for text in (old, quoted):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["requested-gpus-not-visible"], text
+        assert report[0].candidates
+    assert _facts(quoted, "requested-gpus-not-visible")["requested"] == "0, 1, 2, 3"
+    assert stated("You requested 4 GPUs and got them\n") == []

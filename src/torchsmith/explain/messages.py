@@ -5,6 +5,10 @@ and level, ``[rank0]:``, a Docker build step), a quoted reply marks its lines ``
 indents a message's continuation. The message is still one message: :func:`unwrap` gives the
 text with every line's prefix removed and the lines joined, plus the way back from a position in
 it to the original text, so a match found there is reported on the line it starts in the original.
+
+A traceback also shows the source line that raised, where a long message is often written as
+adjacent string literals (``raise RuntimeError("... have NCCL " "built in")``, or one literal per
+line): Python joins them into one string, and so does :func:`unwrap`.
 """
 
 from __future__ import annotations
@@ -66,11 +70,39 @@ class Unwrapped:
         return original + (position - joined)
 
 
+# Where one string literal ends and the next begins: the closing quote, blanks, an optional
+# prefix (f, r, b, u) and the same quote, between text on both sides (Python joins them).
+_ADJACENT_LITERALS = re.compile(r"""(?<=[^"'\\])(["'])[ \t]+(?:[rRbBfFuU]{1,2})?\1(?=[^\s"',)\]])""")
+_LITERAL_END = re.compile(r"""[^"'\\](["'])$""")
+_LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{1,2})?(["'])[^\s"',)\]]""")
+
+
 def _joiner(line: str, following: str) -> str:
     """ "" where a terminal cut a word in two at its width, else one space."""
     if len(line) in _WIDTHS and line[-1:].isalnum() and following[:1].isalnum():
         return ""
     return " "
+
+
+def _literal_continues(before: str, body: str) -> int:
+    """Where ``body``'s text starts when it opens a string literal right after ``before`` closed
+    one with the same quote (0: it does not)."""
+    end = _LITERAL_END.search(before[-2:])
+    start = _LITERAL_START.match(body) if end else None
+    return start.end(1) if start and end and start.group(1) == end.group(1) else 0
+
+
+def _literal_pieces(body: str, start: int) -> List[Tuple[int, str]]:
+    """(offset in ``body``, text) of the pieces of ``body`` from ``start`` with the quotes
+    between adjacent string literals left out."""
+    if '"' not in body and "'" not in body:
+        return [(start, body[start:])]
+    pieces: List[Tuple[int, str]] = []
+    for found in _ADJACENT_LITERALS.finditer(body, start):
+        pieces.append((start, body[start:found.start()]))
+        start = found.end()
+    pieces.append((start, body[start:]))
+    return [piece for piece in pieces if piece[1]] or [(start, "")]
 
 
 def unwrap(text: str) -> Unwrapped:
@@ -86,13 +118,18 @@ def unwrap(text: str) -> Unwrapped:
         skip = prefix.end() if prefix else 0
         body = stripped[skip:].rstrip()
         if body:
-            if pieces:
+            start = _literal_continues(pieces[-1], body) if pieces else 0
+            if start:  # the line goes on with the string literal the previous one closed
+                pieces[-1] = pieces[-1][:-1]
+                length -= 1
+            elif pieces:
                 glue = _joiner(previous, body)
                 pieces.append(glue)
                 length += len(glue)
-            marks.append((length, position + skip))
-            pieces.append(body)
-            length += len(body)
+            for offset, piece in _literal_pieces(body, start):
+                marks.append((length, position + skip + offset))
+                pieces.append(piece)
+                length += len(piece)
             previous = stripped
         position += len(line) + 1
     if not marks:

@@ -336,6 +336,21 @@ def _scheduler_no_gpu(extracted: Extracted) -> Optional[Tuple[List[str], Dict[st
     return ["srun", "sbatch", "#SBATCH", "salloc", "SLURM_JOB_ID"], {}
 
 
+# The unit NVIDIA's Fabric Manager runs as (the nvidia-fabricmanager package; Fabric Manager user guide).
+_FABRIC_MANAGER = "nvidia-fabricmanager.service"
+
+
+def _fabric_manager_down(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """systemctl shows the Fabric Manager's unit on this machine, and not running: the package is
+    installed (an NVSwitch system) and its service failed or was stopped."""
+    state = extracted.environment.services.get(_FABRIC_MANAGER)
+    if state is None or state.startswith(("active", "activating", "reloading")):
+        return None
+    why = f"systemctl shows {_FABRIC_MANAGER} {state}: it is installed here and not running"
+    what = "the installed Fabric Manager unit shows that this machine is one"
+    return [_FABRIC_MANAGER], {"why": why, "what": what}
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
@@ -366,6 +381,8 @@ def _env(name: str, extracted: Extracted,
         return _jetson_cuda_unavailable(extracted)
     if name == "scheduler-no-gpu":
         return _scheduler_no_gpu(extracted)
+    if name == "fabric-manager-down":
+        return _fabric_manager_down(extracted)
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None

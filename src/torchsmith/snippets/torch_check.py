@@ -49,7 +49,8 @@ def device_checks(torch, index):
         "index": index,
         "name": getattr(props, "name", None) or value(lambda: torch.cuda.get_device_name(index)),
         "capability": "%d.%d" % (props.major, props.minor) if props is not None else capability,
-        "gcn_arch": getattr(props, "gcnArchName", None),
+        # A CUDA build's properties carry gcnArchName too (the device's name, on torch 2.11).
+        "gcn_arch": getattr(props, "gcnArchName", None) if value(lambda: torch.version.hip) else None,
         "memory_mib": int(props.total_memory // (1024 * 1024)) if props is not None else None,
     }
 

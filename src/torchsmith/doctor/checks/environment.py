@@ -16,6 +16,7 @@ from torchsmith.doctor.build import (
 from torchsmith.doctor.checks.common import (
     Report,
     amd_gpus,
+    dynamic_of,
     gpu_facts,
     nvidia_gpus,
     torch_fact,
@@ -288,13 +289,23 @@ def check_libstdcxx_too_old(report: Report, machine: Machine, kb: KbSource) -> O
 
 
 def check_gpus_hidden(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:
+    """CUDA_VISIBLE_DEVICES, as the inspected environment has it, leaves CUDA none of the GPUs the
+    driver lists (CUDA's rule: empty, -1, or a first entry that names no device)."""
+    from torchsmith.probe.nvidia import parse_visible_devices
+
     visible = (report.get("environ") or {}).get("CUDA_VISIBLE_DEVICES")
-    if visible is None or visible.strip() not in ("", "-1") or not nvidia_gpus(machine):
+    listed = machine.nvidia.gpus if machine.nvidia else ()
+    if visible is None or not listed or parse_visible_devices(visible, listed):
         return None
+    source = (machine.nvidia.gpus_source if machine.nvidia else "") or "probe"
+    facts = [Fact(f"CUDA_VISIBLE_DEVICES={visible!r}", "environment"),
+             *gpu_facts([(g.name, g.compute_capability, f"machine.nvidia.gpus ({g.source or source})")
+                         for g in listed])]
+    cuda = dynamic_of(report).get("cuda") or {}
+    if cuda.get("device_count") == 0:
+        facts.append(Fact("torch.cuda.device_count() = 0", "import torch"))
     return Finding("gpus-hidden", "warning", f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU from torch",
-                   (Fact(f"CUDA_VISIBLE_DEVICES={visible!r}", "environment"),
-                    *gpu_facts(nvidia_gpus(machine))),
-                   ("unset CUDA_VISIBLE_DEVICES",))
+                   tuple(facts), ("unset CUDA_VISIBLE_DEVICES",))
 
 
 def check_install_interrupted(report: Report, machine: Machine, kb: KbSource) -> Optional[Finding]:

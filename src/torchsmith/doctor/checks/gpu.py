@@ -80,6 +80,8 @@ def check_gpu_build_on_cpu_host(report: Report, machine: Machine, kb: KbSource) 
         return None
     if nvidia_gpus(machine) or amd_gpus(machine) or machine.os.system == "macos":
         return None
+    if machine.nvidia and machine.nvidia.gpus:
+        return None  # GPUs CUDA_VISIBLE_DEVICES hides: check_gpus_hidden says so
     from torchsmith.plan.detection import detection_failure
 
     if detection_failure(machine) is not None:

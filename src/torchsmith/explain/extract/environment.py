@@ -11,6 +11,7 @@ from torchsmith.explain.extract.containers import docker_shm
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
+from torchsmith.explain.extract.services import services
 
 __all__ = ["environment"]
 
@@ -283,6 +284,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
     env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
+    env.services = services(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)
