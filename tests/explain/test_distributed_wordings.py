@@ -162,3 +162,20 @@ def test_lightnings_device_check_is_a_family_of_why_fewer_gpus_are_visible() -> 
         assert report[0].candidates
     assert _facts(quoted, "requested-gpus-not-visible")["requested"] == "0, 1, 2, 3"
     assert stated("You requested 4 GPUs and got them\n") == []
+
+
+def test_a_watchdog_timeout_is_a_family_that_yields_to_what_explains_it() -> None:
+    timeout = ("[rank3]:[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout:"
+               " WorkNCCL(SeqNum=4967570, OpType=ALLREDUCE, NumelIn=73728, NumelOut=73728,"
+               " Timeout(ms)=1800000) ran for 1800542 milliseconds before timing out.\n")
+    report = _explanations(timeout)
+    assert [e.signature.id for e in report] == ["nccl-collective-timeout"]
+    assert len(report[0].candidates) == 4 and "ALLREDUCE" in report[0].cause
+    older = ("[E ProcessGroupNCCL.cpp:566] [Rank 1] Caught collective operation timeout:"
+             " WorkNCCL(OpType=BROADCAST, Timeout(ms)=1800000) ran for 1806401 milliseconds before timing"
+             " out.\n")
+    assert stated(older) == ["nccl-collective-timeout"]
+    # another rank ran out of memory: that is the failure, the timeout its consequence
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    assert stated(oom + timeout) == ["cuda-out-of-memory"]
+    assert stated("collective operation finished before its timeout\n") == []
