@@ -42,6 +42,11 @@ def test_fsdp_uniform_dtype_refusals_name_mixed_parameter_dtypes() -> None:
     assert stated(new) == ["fsdp-mixed-param-dtypes"]
     assert stated(old) == ["fsdp-mixed-param-dtypes"]
     assert _facts(new, "fsdp-mixed-param-dtypes")["other_dtype"] == "torch.float32"
+    # FSDP2 (fully_shard) checks each parameter group's original dtypes
+    mixed = "{torch.float32, torch.bfloat16}\n"
+    assert stated("AssertionError: FSDP expects uniform original parameter dtype but got " + mixed) == [
+        "fsdp-mixed-param-dtypes"]
+    assert stated("AssertionError: FSDP expects uniform reduce dtype but got " + mixed) == []
     # FSDP's other flattening checks are other causes
     for other in ("ValueError: Must flatten tensors with uniform `requires_grad` when"
                   " `use_orig_params=False`\n",
@@ -56,6 +61,11 @@ def test_ddps_prior_reduction_error_names_unused_parameters() -> None:
             "Parameter indices which did not receive grad for rank 0: 2 217 394\n")
     assert stated(text) == ["ddp-unused-parameters"]
     assert _facts(text, "ddp-unused-parameters")["param_indices"].split() == ["2", "217", "394"]
+    # Lightning replaces the reducer's message with its own (lightning/pytorch/strategies/ddp.py)
+    lightning = ("RuntimeError: It looks like your LightningModule has parameters that were not used in"
+                 " producing the loss returned by training_step. If this is intentional, you must enable the"
+                 " detection of unused parameters in DDP\n")
+    assert stated(lightning) == ["ddp-unused-parameters"]
     # the reducer's other check (a parameter marked ready twice) is another cause
     assert stated("RuntimeError: Expected to mark a variable ready only once.\n") == []
 
