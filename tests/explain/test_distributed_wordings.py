@@ -189,3 +189,28 @@ def test_a_watchdog_timeout_is_a_family_that_yields_to_what_explains_it() -> Non
     oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
     assert stated(oom + timeout) == ["cuda-out-of-memory"]
     assert stated("collective operation finished before its timeout\n") == []
+
+
+def test_an_unset_rendezvous_variable_names_a_script_started_without_a_launcher() -> None:
+    for variable in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        text = ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment"
+                f" variable {variable} expected, but not set\n")
+        assert stated(text) == ["rendezvous-env-vars-not-set"], variable
+        assert _facts(text, "rendezvous-env-vars-not-set")["variable"] == variable
+    # torchelastic's own helper says the same of other variables: not the env:// rendezvous
+    assert stated("ValueError: Environment variable TORCHELASTIC_RUN_ID expected, but not set\n") == []
+
+
+def test_deepspeeds_ssh_check_is_a_family_of_why_login_failed() -> None:
+    refusal = ("RuntimeError: Using hostfile at /job/hostfile but host=node-1 was not reachable via ssh."
+               " If you are running with a single node please remove /job/hostfile or setup passwordless"
+               " ssh.\n")
+    check = ("subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no -p 2222 10.0.0.2"
+             " hostname' returned non-zero exit status 255.\n")
+    listed = ("subprocess.CalledProcessError: Command '['ssh', '-o', 'PasswordAuthentication=no', 'node-2',"
+              " 'hostname']' returned non-zero exit status 255.\n")
+    for text, host in ((refusal, "node-1"), (check, "10.0.0.2"), (listed, "node-2")):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["passwordless-ssh-not-set-up"], text
+        assert report[0].candidates and _facts(text, "passwordless-ssh-not-set-up")["host"] == host
+    assert stated("Command 'ssh node-1 hostname' returned non-zero exit status 255.\n") == []
