@@ -89,6 +89,14 @@ def test_an_optional_fact_in_a_placeholder_needs_a_default() -> None:
     assert parse_catalog(doc).signatures[0].cause == "it was {thing|something}"
 
 
+def test_only_a_confirmed_signature_may_cite_its_confirmation() -> None:
+    doc = one_signature(patterns=["first"], cause="proved: {confirmation|the text shows it}")
+    doc["signatures"][0].pop("confirmed_by", None)
+    assert "names no regex group" in invalid(doc)
+    doc["signatures"][0]["confirmed_by"] = ["overflow_shown"]
+    assert parse_catalog(doc).signatures[0].confirmed_by == ("overflow_shown",)
+
+
 def test_unreadable_and_corrupted_files_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(TorchsmithError, match="cannot read signature file"):
         load_catalog(str(tmp_path / "absent.json"))

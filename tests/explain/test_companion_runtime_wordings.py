@@ -8,6 +8,7 @@ from typing import List
 import pytest
 
 from torchsmith.explain import catalog_of, find_signatures
+from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
 from torchsmith.kb import load_kb
 
@@ -35,6 +36,12 @@ _PRELOADED_TORCH_DLL = (
      "companion-needs-other-torch"),
     ("OSError: /env/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: "
      "_ZN3c1017RegisterOperatorsD1Ev", "companion-needs-other-torch"),
+    # torchcodec registers each op's schema and its BackendSelect/CPU kernel in one library
+    # (custom_ops.cpp): a schema without its kernel there is a library built for another torch
+    ("NotImplementedError: Could not run 'torchcodec_ns::scan_all_streams_to_update_metadata' with "
+     "arguments from the 'CPU' backend.", "companion-needs-other-torch"),
+    ("but no fallback function is registered for schema torchcodec_ns::create_from_file.",
+     "companion-needs-other-torch"),
     # torchvision/io/video.py's own message when `import av` failed
     ("ImportError: PyAV is not installed, and is necessary for the video operations in torchvision.",
      "optional-dependency-not-installed"),
@@ -60,6 +67,9 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
 @pytest.mark.parametrize("text, not_expected", [
     # a torchvision module missing a symbol that is not torch's: not the torch pairing
     ("/site-packages/torchvision/_C.so: undefined symbol: cudaLaunchKernelExC",
+     "companion-needs-other-torch"),
+    # torchcodec registers no CUDA kernels of its own: the CUDA backend's absence proves nothing
+    ("Could not run 'torchcodec_ns::get_next_frame' with arguments from the 'CUDA' backend.",
      "companion-needs-other-torch"),
     # torchcodec's loading traceback names each FFmpeg major it tried: no refusal of a version
     ("FFmpeg version 7: Could not find module 'C:\\torchcodec\\libtorchcodec_core7.dll' (or one of its "
@@ -97,3 +107,48 @@ def test_pyav_message_names_torchvision_as_the_importer() -> None:
                        if e.signature.id == "optional-dependency-not-installed")
     assert explanation.cause.startswith("torchvision's own code")
     assert "PyAV" in explanation.cause
+
+
+_CUPY_NVRTC_12 = ("RuntimeError: CuPy failed to load libnvrtc.so.12: OSError: libnvrtc.so.12: cannot open "
+                  "shared object file: No such file or directory")
+
+
+def test_cupy_load_failure_alone_is_a_family() -> None:
+    # the text shows no CUDA installed: no toolkit and a wheel for another major both fit
+    assert stated(_CUPY_NVRTC_12) == ["cupy-cuda-library-missing"]
+    explanation = explain_report(_CUPY_NVRTC_12, CATALOG, kb=KB).explanations[0]
+    assert len(explanation.candidates) == 2
+
+
+def test_cupy_load_failure_with_a_toolkit_of_another_major_is_the_wheel_mismatch() -> None:
+    text = "$ nvcc --version\nCuda compilation tools, release 13.0, V13.0.48\n" + _CUPY_NVRTC_12
+    explanations = explain_report(text, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in explanations] == ["cupy-wheel-cuda-mismatch"]
+    assert "nvcc shows CUDA 13.0" in explanations[0].cause  # the cause cites what proved it
+
+
+@pytest.mark.parametrize("shown", [
+    "Cuda compilation tools, release 12.4, V12.4.131",  # the same major: CuPy's library is just not there
+    # the driver's newest CUDA, not an installed one
+    "| NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0 |",
+    "torch 2.9.0+cu130",  # torch's nvidia-* wheels are not where CuPy before v14 looks
+])
+def test_cupy_load_failure_is_not_called_a_mismatch_without_another_toolkit(shown: str) -> None:
+    assert "cupy-wheel-cuda-mismatch" not in stated(shown + "\n" + _CUPY_NVRTC_12)
+
+
+def test_windows_nvrtc_dll_names_its_cuda_major() -> None:
+    text = ("RuntimeError: CuPy failed to load nvrtc64_120_0.dll: FileNotFoundError: Could not find module "
+            "'nvrtc64_120_0.dll' (or one of its dependencies).")
+    library = next(lib for lib in extract(text, KB).libraries if lib.soname == "nvrtc64_120_0.dll")
+    assert (library.library, library.major, library.kind) == ("NVRTC", "12", "cuda")
+    # with a CUDA 13 toolkit shown, that major decides
+    assert "cupy-wheel-cuda-mismatch" in stated("Cuda compilation tools, release 13.0, V13.0.48\n" + text)
+
+
+def test_uv_derivation_over_torchs_nvidia_wheel_stays_the_shared_wheel_conflict() -> None:
+    # the user's other version of an NVIDIA wheel torch pins: not a plain pin conflict on torch
+    text = ("  ╰─▶ Because torch==2.5.1 depends on nvidia-cudnn-cu12==9.1.0.70 and you require "
+            "nvidia-cudnn-cu12==9.8.0.87, we can conclude that your requirements and torch==2.5.1 are "
+            "incompatible.")
+    assert stated(text) == ["shared-nvidia-wheel-conflict"]

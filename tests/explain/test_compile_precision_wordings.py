@@ -69,6 +69,12 @@ def test_torch_wording_names_its_cause(text: str, expected: str) -> None:
      "triton-torch-version-mismatch"),
     ("AttributeError: type object 'CompiledKernel' has no attribute 'launch_enter_hook'",
      "triton-torch-version-mismatch"),
+    # A triton folder left behind by an uninstall imports as an empty namespace package: a broken install.
+    ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+     "ImportError: cannot import name 'AttrsDescriptor' from 'triton' (unknown location)",
+     "triton-torch-version-mismatch"),
+    ("  File \"/venv/lib/site-packages/torch/_inductor/runtime/hints.py\", line 36, in <module>\n"
+     "AttributeError: module 'triton' has no attribute 'language'", "triton-torch-version-mismatch"),
     # Torch built without flash attention warns; that is not "no kernel left".
     ("UserWarning: 1Torch was not compiled with flash attention.", "sdpa-backend-forced-unavailable"),
     # The TF32 deprecation is not a TF32 precision question.

@@ -91,7 +91,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "gpu_below_build", "apple_silicon_shown",
                            "address_not_a_host", "hip_memory_below_listed_gpus",
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
-                           "torch_without_cuda_by_design", "hsa_override_not_this_gpu"})
+                           "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
+                           "toolkit_other_major_shown"})
 
 
 _META = frozenset(".^$*+?{}[]|()")
@@ -254,7 +255,8 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     in_every_pattern = set(sig.patterns[0].groupindex) if sig.patterns else set()
     for pattern in sig.patterns[1:]:
         in_every_pattern &= set(pattern.groupindex)
-    known = set(sig.groups) | set(sig.kb_facts) | (TRIGGER_FACTS if sig.triggers else set())
+    known = (set(sig.groups) | set(sig.kb_facts) | (TRIGGER_FACTS if sig.triggers else set())
+             | ({"confirmation"} if sig.confirmed_by else set()))  # the evidence that confirmed it
     conditional = sig.fix_if + sig.fix_instead_if
     unknown_facts = [name for name, _ in conditional if name not in known]
     if unknown_facts:

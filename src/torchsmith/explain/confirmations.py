@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Extracted
@@ -353,6 +353,44 @@ def _disjoint_torch_requirements(extracted: Extracted, facts: Mapping[str, Any],
 # that proves (or contradicts) the cause out, or None.
 Check = Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]], Optional[str]]
 
+# --- a package's CUDA release against the one the text shows in use --------------------------------
+
+
+def _asked_cuda_major(extracted: Extracted, facts: Mapping[str, Any]) -> Optional[str]:
+    """The CUDA major the failing package was built for: the one it says it requires, else the major
+    of the CUDA library it asked for (a CUDA library's soname carries its CUDA major; cuDNN's major is
+    cuDNN's own release, not CUDA's)."""
+    said = facts.get("cuda_major")
+    if isinstance(said, str):
+        return said
+    asked = facts.get("lib")
+    library = next((lib for lib in extracted.libraries
+                    if lib.soname == asked and lib.kind == "cuda" and lib.major), None)
+    return library.major.split(".")[0] if library is not None and library.major else None
+
+
+def _other_major(asked: Optional[str], shown: Sequence[Tuple[str, Optional[str]]]) -> Optional[str]:
+    """The first CUDA the text shows (what shows it, its version) of another major than ``asked``."""
+    if asked is None:
+        return None
+    for what, version in shown:
+        if version and version.split(".")[0] != asked:
+            return f"{what} shows CUDA {version}, and the package asks for CUDA {asked}'s libraries"
+    return None
+
+
+def _toolkit_other_major_shown(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """nvcc shows a CUDA toolkit of another major than the library the package asked for (CuPy's
+    wheels before v14 load NVRTC and the CUDA libraries from the system toolkit); or the package's
+    compiled module lacks a CUDA API function (``symbol``): the CUDA loaded is older than its build."""
+    symbol = facts.get("symbol")
+    if isinstance(symbol, str):
+        return f"its compiled module needs {symbol}, which the CUDA library loaded does not have"
+    nvcc = extracted.environment.toolchain.get("nvcc")
+    return _other_major(_asked_cuda_major(extracted, facts), [("nvcc", nvcc)])
+
+
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
@@ -376,4 +414,5 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "async_allocator_unsupported_gpu": _async_allocator_unsupported_gpu,
     "resolver_reported_conflict": _resolver_reported_conflict,
     "disjoint_torch_requirements": _disjoint_torch_requirements,
+    "toolkit_other_major_shown": _toolkit_other_major_shown,
 }

@@ -18,7 +18,7 @@ from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
 from torchsmith.explain.planflags import plan_flags
-from torchsmith.explain.reason import blocked, capability, conclusions
+from torchsmith.explain.reason import blocked, capability, conclusions, confirmation
 from torchsmith.explain.triggers import fired, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.machine import Machine
@@ -393,6 +393,19 @@ def _machine_capability(machine: Optional[Machine]) -> Optional[str]:
     return next((g.compute_capability for g in machine.nvidia.visible_gpus if g.compute_capability), None)
 
 
+def _derived_facts(sig: Signature, facts: Dict[str, str], read: Extracted, machine: Optional[Machine],
+                   kb: Optional[KnowledgeBase]) -> Dict[str, str]:
+    """Facts beyond the match's own: the GPU's, the knowledge base's, and the evidence that confirmed
+    the cause where the cause cites it (``{confirmation}``)."""
+    from torchsmith.explain.context import kb_facts
+
+    derived = {**_gpu_facts(sig, facts, read, machine, kb), **kb_facts(sig.kb_facts, facts, kb)}
+    evidence = confirmation(sig.confirmed_by, read, facts, kb) if "{confirmation" in sig.cause else None
+    if evidence:
+        derived["confirmation"] = evidence
+    return derived
+
+
 def _gpu_facts(sig: Signature, facts: Dict[str, str], read: Extracted, machine: Optional[Machine],
                kb: Optional[KnowledgeBase]) -> Dict[str, str]:
     """The GPU's capability (the machine's, or the text's); without a machine, the GPU the text
@@ -424,7 +437,7 @@ def explain_report(
     facts only (see ``host_facts``). ``kb`` gives the facts some signatures compute from the data
     and the rules' conclusions (None: explain without them).
     """
-    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context, kb_facts
+    from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context
     from torchsmith.explain.host import host_facts
 
     text = plain_quotes(text)
@@ -447,8 +460,7 @@ def explain_report(
         if against:
             report.contradicted.append((sig.id, against))
             continue
-        gpu = _gpu_facts(sig, found.facts, read, machine, kb)
-        derived = {**gpu, **kb_facts(sig.kb_facts, found.facts, kb)}
+        derived = _derived_facts(sig, found.facts, read, machine, kb)
         facts = {**found.facts, **derived}
         report.explanations.append(Explanation(
             signature=sig,

@@ -23,7 +23,7 @@ from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
 __all__ = ["CONFIRMATION_CHECKS", "CONTRADICTION_CHECKS", "blocked", "capability", "conclusions",
-           "contradiction"]
+           "confirmation", "contradiction"]
 
 
 # --- the machine the text describes ------------------------------------------------------------
@@ -386,3 +386,11 @@ def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extract
     if any(CONFIRMATION_CHECKS[name](extracted, facts, kb) for name in confirmed_by):
         return None
     return f"not shown in the text: {' or '.join(n.replace('_', ' ') for n in confirmed_by)}"
+
+
+def confirmation(confirmed_by: Sequence[str], extracted: Extracted, facts: Mapping[str, Any],
+                 kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The evidence in words that confirmed a signature's cause (the first check that holds), for
+    its cause to cite: ``{confirmation}``."""
+    return next((evidence for evidence in (CONFIRMATION_CHECKS[name](extracted, facts, kb)
+                                           for name in confirmed_by) if evidence), None)
