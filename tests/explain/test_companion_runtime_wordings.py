@@ -152,3 +152,29 @@ def test_uv_derivation_over_torchs_nvidia_wheel_stays_the_shared_wheel_conflict(
             "nvidia-cudnn-cu12==9.8.0.87, we can conclude that your requirements and torch==2.5.1 are "
             "incompatible.")
     assert stated(text) == ["shared-nvidia-wheel-conflict"]
+
+
+def test_a_rust_source_build_is_a_family_that_names_the_package() -> None:
+    text = ("      running build_rust\n      error: can't find Rust compiler\n"
+            "  ERROR: Failed building wheel for tokenizers\n")
+    explanation = explain_report(text, CATALOG, kb=KB).explanations[0]
+    assert explanation.signature.id == "source-build-needs-rust"
+    assert explanation.facts.get("package") == "tokenizers"
+    assert len(explanation.candidates) == 3  # asserts none: why no wheel was used is not in the text
+
+
+def test_xla_cudnn_older_than_its_build_is_a_family() -> None:
+    text = ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:466] Loaded runtime CuDNN library: 9.1.0 "
+            "but source was compiled with: 9.8.0. CuDNN library needs to have matching major version")
+    explanation = explain_report(text, CATALOG, kb=KB).explanations[0]
+    assert explanation.signature.id == "cudnn-older-than-build"
+    assert (explanation.facts["runtime_cudnn"], explanation.facts["compiled_cudnn"]) == ("9.1.0", "9.8.0")
+    assert len(explanation.candidates) == 3  # where the older cuDNN came from is not in the message
+
+
+def test_torchcodecs_loading_traceback_alone_is_the_load_family() -> None:
+    text = ("[start of libtorchcodec loading traceback]\nFFmpeg version 7: Could not find module "
+            "'C:\\Python313\\site-packages\\torchcodec\\libtorchcodec_core7.dll' (or one of its "
+            "dependencies).\n"
+            "[end of libtorchcodec loading traceback].")
+    assert stated(text) == ["torchcodec-load-failed"]
