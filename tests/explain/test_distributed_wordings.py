@@ -214,3 +214,20 @@ def test_deepspeeds_ssh_check_is_a_family_of_why_login_failed() -> None:
         assert [e.signature.id for e in report] == ["passwordless-ssh-not-set-up"], text
         assert report[0].candidates and _facts(text, "passwordless-ssh-not-set-up")["host"] == host
     assert stated("Command 'ssh node-1 hostname' returned non-zero exit status 255.\n") == []
+
+
+def test_a_distributed_hang_in_words_is_a_family_that_yields_to_any_error() -> None:
+    for text in ("[BUG] Deadlock in distribution with multiple 4090\n",
+                 "all pytorch lightning code will hang when using more than 1 GPU.\n",
+                 "Both ranks report Init COMPLETE, but execution hangs on the first collective operation.\n",
+                 "NCCL all_reduce got stuck on rank 3\n"):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["distributed-hang"], text
+        assert len(report[0].candidates) == 4
+    for other in ("my code hangs when loading images\n", "The model is stuck in a local minimum\n",
+                  "the training hangs at the end of the epoch\n"):
+        assert stated(other) == [], other
+    # an error in the same text explains it
+    duplicate = ("DDP hangs at start\nNCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA"
+                 " device 1000\n")
+    assert stated(duplicate) == ["ranks-share-one-gpu"]
