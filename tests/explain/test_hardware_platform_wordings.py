@@ -70,7 +70,8 @@ def test_no_kernel_image_with_a_named_build_above_the_named_gpu_is_a_gpu_too_old
 
 def test_a_two_part_pin_is_read_as_pep_440_pads_it_to_tell_the_platform_from_pip_s_listing() -> None:
     listing = "1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2"
-    text = (f"ERROR: Could not find a version that satisfies the requirement torch==2.4 (from versions: {listing})\n"
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.4"
+            f" (from versions: {listing})\n"
             "ERROR: No matching distribution found for torch==2.4\n")
     assert "macos-x86-64-python" in stated(text)
     # a pin no newer than the listing says nothing of the platform
