@@ -50,7 +50,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
             # xformers' "PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)": the torch installed
             r"(?:PyTorch [Vv]ersion|PyTorch [\w.+]{1,40} with CUDA \d{3,5} \(you have |"
             r"[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
-            r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
+            r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?|"
+            # torch's own capability warning (2.1x, torch/cuda/__init__.py): "Your installed torch==X+cuNNN"
+            r"Your installed torch==)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
             r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
