@@ -198,6 +198,16 @@ def _sbsa_jetson_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names {thor}, which runs the SBSA CUDA stack that upstream wheels support"
 
 
+def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A shell's "nvcc: command not found" answers the user's own lookup (``nvcc --version``,
+    ``which nvcc``, an interactive bash) and the text shows no build: nvcc is absent, but nothing
+    was being compiled, so that is not what failed."""
+    if not facts.get("nvcc_missing") or not facts.get("nvcc_lookup") or extracted.build_shown:
+        return None
+    return "nvcc was looked up by hand, and the text shows no build that needed it"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -214,4 +224,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
+    "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
 }
