@@ -208,6 +208,20 @@ def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any]
     return "nvcc was looked up by hand, and the text shows no build that needed it"
 
 
+def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, Any],
+                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's cpp_extension only warns where its version check finds no cl on PATH (get_compiler_abi_
+    compatibility_and_version), and setuptools finds MSVC on its own (vswhere): the build shown running
+    cl.exe, or failing in nvcc for a reason of nvcc's own, went past that check."""
+    if not facts.get("cl_version_check"):
+        return None
+    if facts.get("cl_ran") or any(m.tool == "cl" for m in extracted.compiler):
+        return "the text shows MSVC's cl.exe running"
+    own = next((m for m in extracted.compiler if m.tool in ("nvcc", "ptxas", "cicc")
+                and not re.search(r"\bcl(?:\.exe)?\b|host compiler", m.text)), None)
+    return f"the build reached {own.tool}, which failed for its own reason ({own.text})" if own else None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -225,4 +239,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
+    "build_went_past_compiler_check": _build_went_past_compiler_check,
 }
