@@ -33,3 +33,19 @@ def test_torchs_cl_version_warning_is_not_missing_build_tools_where_the_build_we
     assert stated(warning) == ["msvc-build-tools-missing"]
     refused = warning + 'error: Microsoft Visual C++ 14.0 or greater is required. Get it with "Microsoft C++ Build Tools"\n'
     assert stated(refused) == ["msvc-build-tools-missing"]
+
+
+def test_an_extensions_own_function_taking_torch_types_is_not_torchs_symbol() -> None:
+    # the module lacks its own function (a CUDA source not compiled in): at::Tensor is only a parameter
+    own = ("ImportError: /home/u/DCNv2/_ext.cpython-38-x86_64-linux-gnu.so: undefined symbol: "
+           "_Z19dcn_v2_cuda_forwardRKN2at6TensorES2_S2_S2_S2_iiiiiiiii\n")
+    nested = "ImportError: /x/site-packages/mylib/_C.so: undefined symbol: _ZN5mylib7forwardERKN2at6TensorE\n"
+    # a name that merely contains '2at' (a 12-character attention_op)
+    inside = "ImportError: /x/fused/_C.so: undefined symbol: _ZN12attention_op7forwardEPKfPfiii\n"
+    for text in (own, nested, inside):
+        assert "extension-abi-mismatch" not in stated(text), text
+    # torch's own functions: c10::cuda::SetDevice, c10::Error's constructor taking a __cxx11 string
+    for symbol in ("_ZN3c104cuda9SetDeviceEi",
+                   "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"):
+        text = f"ImportError: /x/site-packages/flash_attn_2_cuda.so: undefined symbol: {symbol}\n"
+        assert stated(text) == ["extension-abi-mismatch"], symbol

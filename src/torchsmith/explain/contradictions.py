@@ -14,6 +14,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from torchsmith.compat import Variant
 from torchsmith.explain.confirmations import Check
+from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
@@ -222,6 +223,23 @@ def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, An
     return f"the build reached {own.tool}, which failed for its own reason ({own.text})" if own else None
 
 
+def _symbol_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
+                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The undefined symbol, demangled, is a function of another namespace than torch's (at, c10,
+    torch, caffe2): torch's types only in its parameters (``mylib::forward(at::Tensor const&)``), or
+    a name that merely contains one (``12attention``). The module lacks a function of its own (a
+    source not compiled or linked into it), not one that torch stopped exporting."""
+    symbol = facts.get("symbol")
+    if not isinstance(symbol, str):
+        return None
+    name = demangle(symbol)
+    # the symbol's own reading (std::vector<at::Tensor> is torch's interface), or its name's namespace
+    # alone (c10::Error::Error taking a __cxx11 string is still torch's)
+    if not name or "torch" in (symbol_owner(symbol, name)[0], symbol_owner(name, name)[0]):
+        return None
+    return f"the missing symbol is {name}, not a function of torch's (c10/ATen/torch)"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -240,4 +258,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "sbsa_jetson_shown": _sbsa_jetson_shown,
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "build_went_past_compiler_check": _build_went_past_compiler_check,
+    "symbol_not_torchs": _symbol_not_torchs,
 }
