@@ -74,9 +74,9 @@ def toolchain_versions(text: str) -> Dict[str, str]:
 
 # The marks of a build in progress: setuptools' and pip's build steps, torch's cpp_extension, CMake,
 # make and ninja, nvcc's own command lines.
-_BUILD = re.compile(r"setup\.py|build_ext|cpp_extension|pip-build-env|bdist_wheel|[Bb]uilding (?:wheel|editable"
-                    r"|[\w-]+ extension|PyTorch|CUDA|')|[Rr]unning build|CMake|cmake|make(?:\[\d+\])?:|\bninja\b"
-                    r"|-gencode|\bnvcc\b[^\n]{0,200}\s-c\s")
+_BUILD = re.compile(r"setup\.py|build_ext|cpp_extension|pip-build-env|bdist_wheel"
+                    r"|[Bb]uilding (?:wheel|editable|[\w-]+ extension|PyTorch|CUDA|')|[Rr]unning build"
+                    r"|CMake|cmake|make(?:\[\d+\])?:|\bninja\b|-gencode|\bnvcc\b[^\n]{0,200}\s-c\s")
 
 
 def build_shown(text: str) -> bool:
