@@ -152,3 +152,66 @@ def test_uv_derivation_over_torchs_nvidia_wheel_stays_the_shared_wheel_conflict(
             "nvidia-cudnn-cu12==9.8.0.87, we can conclude that your requirements and torch==2.5.1 are "
             "incompatible.")
     assert stated(text) == ["shared-nvidia-wheel-conflict"]
+
+
+def test_a_rust_source_build_is_a_family_that_names_the_package() -> None:
+    text = ("      running build_rust\n      error: can't find Rust compiler\n"
+            "  ERROR: Failed building wheel for tokenizers\n")
+    explanation = explain_report(text, CATALOG, kb=KB).explanations[0]
+    assert explanation.signature.id == "source-build-needs-rust"
+    assert explanation.facts.get("package") == "tokenizers"
+    assert len(explanation.candidates) == 3  # asserts none: why no wheel was used is not in the text
+
+
+def test_xla_cudnn_older_than_its_build_is_a_family() -> None:
+    text = ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:466] Loaded runtime CuDNN library: 9.1.0 "
+            "but source was compiled with: 9.8.0. CuDNN library needs to have matching major version")
+    explanation = explain_report(text, CATALOG, kb=KB).explanations[0]
+    assert explanation.signature.id == "cudnn-older-than-build"
+    assert (explanation.facts["runtime_cudnn"], explanation.facts["compiled_cudnn"]) == ("9.1.0", "9.8.0")
+    assert len(explanation.candidates) == 3  # where the older cuDNN came from is not in the message
+
+
+def test_torchcodecs_loading_traceback_alone_is_the_load_family() -> None:
+    text = ("[start of libtorchcodec loading traceback]\nFFmpeg version 7: Could not find module "
+            "'C:\\Python313\\site-packages\\torchcodec\\libtorchcodec_core7.dll' (or one of its "
+            "dependencies).\n"
+            "[end of libtorchcodec loading traceback].")
+    assert stated(text) == ["torchcodec-load-failed"]
+
+
+_ORT_CPU_ONLY = ("UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."
+                 "Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n")
+
+
+def test_pip_output_shapes_name_the_installed_distributions() -> None:
+    text = ("Package          Version\n---------------- -------\nonnxruntime      1.19.0\n"
+            "Onnxruntime_GPU  1.19.0\nThe system is   ready\n[pip3] torch==2.3.1\nName: av\n"
+            "Successfully installed coloredlogs-15.0.1 onnxruntime_extensions-0.9.0\n"
+            "Requirement already satisfied: numpy>=1.21 in ./venv/lib (1.26.4)\n")
+    assert extract(text, KB).installed == ["onnxruntime", "onnxruntime-gpu", "torch", "av", "numpy",
+                                           "coloredlogs", "onnxruntime-extensions"]
+
+
+def test_cpu_onnxruntime_beside_the_gpu_package_is_the_overwrite() -> None:
+    text = _ORT_CPU_ONLY + "onnxruntime              1.19.0\nonnxruntime-gpu          1.19.0\n"
+    explanations = explain_report(text, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in explanations] == ["onnxruntime-cpu-package-overwrites-gpu"]
+    assert "both onnxruntime and onnxruntime-gpu installed" in explanations[0].cause
+
+
+@pytest.mark.parametrize("shown", [
+    "",  # nothing installed shown: a CPU-only install fits as well
+    "onnxruntime              1.19.0\n",  # only the CPU package: never the GPU one
+    "onnxruntime-gpu          1.19.0\n",  # only the GPU package: its module would list CUDA
+])
+def test_the_cpu_provider_list_alone_is_the_family(shown: str) -> None:
+    assert stated(_ORT_CPU_ONLY + shown) == ["onnxruntime-provider-not-built-in"]
+
+
+def test_both_packages_with_the_gpu_module_loaded_is_not_the_overwrite() -> None:
+    # the GPU package's files won (CUDA listed); OpenVINO is another package's provider
+    text = ("UserWarning: Specified provider 'OpenVINOExecutionProvider' is not in available provider names."
+            "Available providers: 'TensorrtExecutionProvider, CUDAExecutionProvider, CPUExecutionProvider'\n"
+            "onnxruntime              1.19.0\nonnxruntime-gpu          1.19.0\n")
+    assert stated(text) == ["onnxruntime-provider-not-built-in"]

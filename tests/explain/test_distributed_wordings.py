@@ -42,6 +42,11 @@ def test_fsdp_uniform_dtype_refusals_name_mixed_parameter_dtypes() -> None:
     assert stated(new) == ["fsdp-mixed-param-dtypes"]
     assert stated(old) == ["fsdp-mixed-param-dtypes"]
     assert _facts(new, "fsdp-mixed-param-dtypes")["other_dtype"] == "torch.float32"
+    # FSDP2 (fully_shard) checks each parameter group's original dtypes
+    mixed = "{torch.float32, torch.bfloat16}\n"
+    assert stated("AssertionError: FSDP expects uniform original parameter dtype but got " + mixed) == [
+        "fsdp-mixed-param-dtypes"]
+    assert stated("AssertionError: FSDP expects uniform reduce dtype but got " + mixed) == []
     # FSDP's other flattening checks are other causes
     for other in ("ValueError: Must flatten tensors with uniform `requires_grad` when"
                   " `use_orig_params=False`\n",
@@ -56,6 +61,11 @@ def test_ddps_prior_reduction_error_names_unused_parameters() -> None:
             "Parameter indices which did not receive grad for rank 0: 2 217 394\n")
     assert stated(text) == ["ddp-unused-parameters"]
     assert _facts(text, "ddp-unused-parameters")["param_indices"].split() == ["2", "217", "394"]
+    # Lightning replaces the reducer's message with its own (lightning/pytorch/strategies/ddp.py)
+    lightning = ("RuntimeError: It looks like your LightningModule has parameters that were not used in"
+                 " producing the loss returned by training_step. If this is intentional, you must enable the"
+                 " detection of unused parameters in DDP\n")
+    assert stated(lightning) == ["ddp-unused-parameters"]
     # the reducer's other check (a parameter marked ready twice) is another cause
     assert stated("RuntimeError: Expected to mark a variable ready only once.\n") == []
 
@@ -162,3 +172,62 @@ def test_lightnings_device_check_is_a_family_of_why_fewer_gpus_are_visible() -> 
         assert report[0].candidates
     assert _facts(quoted, "requested-gpus-not-visible")["requested"] == "0, 1, 2, 3"
     assert stated("You requested 4 GPUs and got them\n") == []
+
+
+def test_a_watchdog_timeout_is_a_family_that_yields_to_what_explains_it() -> None:
+    timeout = ("[rank3]:[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout:"
+               " WorkNCCL(SeqNum=4967570, OpType=ALLREDUCE, NumelIn=73728, NumelOut=73728,"
+               " Timeout(ms)=1800000) ran for 1800542 milliseconds before timing out.\n")
+    report = _explanations(timeout)
+    assert [e.signature.id for e in report] == ["nccl-collective-timeout"]
+    assert len(report[0].candidates) == 4 and "ALLREDUCE" in report[0].cause
+    older = ("[E ProcessGroupNCCL.cpp:566] [Rank 1] Caught collective operation timeout:"
+             " WorkNCCL(OpType=BROADCAST, Timeout(ms)=1800000) ran for 1806401 milliseconds before timing"
+             " out.\n")
+    assert stated(older) == ["nccl-collective-timeout"]
+    # another rank ran out of memory: that is the failure, the timeout its consequence
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    assert stated(oom + timeout) == ["cuda-out-of-memory"]
+    assert stated("collective operation finished before its timeout\n") == []
+
+
+def test_an_unset_rendezvous_variable_names_a_script_started_without_a_launcher() -> None:
+    for variable in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        text = ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment"
+                f" variable {variable} expected, but not set\n")
+        assert stated(text) == ["rendezvous-env-vars-not-set"], variable
+        assert _facts(text, "rendezvous-env-vars-not-set")["variable"] == variable
+    # torchelastic's own helper says the same of other variables: not the env:// rendezvous
+    assert stated("ValueError: Environment variable TORCHELASTIC_RUN_ID expected, but not set\n") == []
+
+
+def test_deepspeeds_ssh_check_is_a_family_of_why_login_failed() -> None:
+    refusal = ("RuntimeError: Using hostfile at /job/hostfile but host=node-1 was not reachable via ssh."
+               " If you are running with a single node please remove /job/hostfile or setup passwordless"
+               " ssh.\n")
+    check = ("subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no -p 2222 10.0.0.2"
+             " hostname' returned non-zero exit status 255.\n")
+    listed = ("subprocess.CalledProcessError: Command '['ssh', '-o', 'PasswordAuthentication=no', 'node-2',"
+              " 'hostname']' returned non-zero exit status 255.\n")
+    for text, host in ((refusal, "node-1"), (check, "10.0.0.2"), (listed, "node-2")):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["passwordless-ssh-not-set-up"], text
+        assert report[0].candidates and _facts(text, "passwordless-ssh-not-set-up")["host"] == host
+    assert stated("Command 'ssh node-1 hostname' returned non-zero exit status 255.\n") == []
+
+
+def test_a_distributed_hang_in_words_is_a_family_that_yields_to_any_error() -> None:
+    for text in ("[BUG] Deadlock in distribution with multiple 4090\n",
+                 "all pytorch lightning code will hang when using more than 1 GPU.\n",
+                 "Both ranks report Init COMPLETE, but execution hangs on the first collective operation.\n",
+                 "NCCL all_reduce got stuck on rank 3\n"):
+        report = _explanations(text)
+        assert [e.signature.id for e in report] == ["distributed-hang"], text
+        assert len(report[0].candidates) == 4
+    for other in ("my code hangs when loading images\n", "The model is stuck in a local minimum\n",
+                  "the training hangs at the end of the epoch\n"):
+        assert stated(other) == [], other
+    # an error in the same text explains it
+    duplicate = ("DDP hangs at start\nNCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA"
+                 " device 1000\n")
+    assert stated(duplicate) == ["ranks-share-one-gpu"]

@@ -391,6 +391,25 @@ def _toolkit_other_major_shown(extracted: Extracted, facts: Mapping[str, Any],
     return _other_major(_asked_cuda_major(extracted, facts), [("nvcc", nvcc)])
 
 
+# onnxruntime's execution-provider packages; each installs the same `onnxruntime` module as the CPU
+# package (https://onnxruntime.ai/docs/install/: "only one of these packages should be installed").
+_ORT_PROVIDER_PACKAGES = ("onnxruntime-gpu", "onnxruntime-openvino", "onnxruntime-directml",
+                          "onnxruntime-rocm", "onnxruntime-qnn", "onnxruntime-training")
+_ORT_CPU_PROVIDERS = frozenset({"CPUExecutionProvider", "AzureExecutionProvider"})
+
+
+def _both_onnxruntime_packages_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip's output shows the CPU package onnxruntime and an execution-provider package installed in
+    one environment: both write the one `onnxruntime` module, so the last installed wins; and the
+    module loaded lists only the CPU package's providers (CPU, Azure): the CPU package's files won."""
+    available = {p.strip() for p in str(facts.get("available", "")).split(",") if p.strip()}
+    if "onnxruntime" not in extracted.installed or not available <= _ORT_CPU_PROVIDERS:
+        return None
+    other = next((name for name in _ORT_PROVIDER_PACKAGES if name in extracted.installed), None)
+    return f"pip's output shows both onnxruntime and {other} installed" if other else None
+
+
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
@@ -415,4 +434,5 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "resolver_reported_conflict": _resolver_reported_conflict,
     "disjoint_torch_requirements": _disjoint_torch_requirements,
     "toolkit_other_major_shown": _toolkit_other_major_shown,
+    "both_onnxruntime_packages_shown": _both_onnxruntime_packages_shown,
 }

@@ -383,6 +383,8 @@ def _env(name: str, extracted: Extracted,
         return _scheduler_no_gpu(extracted)
     if name == "fabric-manager-down":
         return _fabric_manager_down(extracted)
+    if name == "distributed-hang" and "distributed-hang" in extracted.symptoms:
+        return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
     return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 from torchsmith.explain.extract import (
     build,
     channels,
+    distributions,
     downloads,
     environment,
     gpu,
@@ -108,6 +109,7 @@ def extract(
         offers=list(refusal.offers[:10]),
         not_found=missing,
         source_builds=resolver.source_builds(text),
+        installed=distributions.installed_distributions(text),
         http=resolver.http_failures(joined),
         environment=_environment(text, found_frames, kb),
         conda_search=search,

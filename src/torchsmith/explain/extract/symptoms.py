@@ -66,6 +66,17 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # for ROCm), cudaErrorNoDevice's message, a project's own words
     ("no-gpu-visible", re.compile(r"No (?:CUDA|HIP) GPUs are available|no CUDA-capable device is detected"
                                   r"|\bhas no (?:cuda|CUDA|GPU) devices?\b")),
+    # a multi-GPU / distributed run that stops making progress, in words: a hang, a deadlock or a
+    # freeze next to what it waits in (NCCL, a collective, DDP, several GPUs or ranks), either order
+    ("distributed-hang", re.compile(
+        r"\b(?:hangs?|hanging|hung|stuck|deadlock(?:s|ed)?|freez(?:e|es|ing)|frozen)\b[^\n.]{0,120}?"
+        r"\b(?:NCCL|RCCL|all_?reduce|all_?gather|collectives?|barrier|DDP|FSDP|multi-?GPUs?"
+        r"|multiple (?:\w+ )?GPUs|(?:more than|over) (?:1|one) GPUs?|[2-9] GPUs|distribut\w*|ranks?"
+        r"|multi-?node)\b"
+        r"|\b(?:NCCL|RCCL|all_?reduce|all_?gather|collectives?|DDP|FSDP|multi-?GPUs?|multiple (?:\w+ )?GPUs"
+        r"|distribut\w*|multi-?node)\b[^\n.]{0,120}?\b(?:hangs?|hanging|hung|stuck|deadlock(?:s|ed)?"
+        r"|freez(?:es|ing))\b",
+        re.IGNORECASE)),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     # (bounded by ASCII letters and digits only: "FP16推理" next to a CJK word is still FP16)
     ("fp16", re.compile(r"(?<![A-Za-z0-9_])(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]"
@@ -87,6 +98,7 @@ _WORDS = {
     "cuda-unavailable": ("is_available", "not available", "support cuda", "cuda support", "have cuda",
                          "use cuda"),
     "no-gpu-visible": ("gpus are available", "cuda-capable", "devices"),
+    "distributed-hang": ("hang", "hung", "stuck", "deadlock", "freez", "frozen"),
 }
 
 

@@ -1,0 +1,40 @@
+"""The distributions a text shows installed, in pip's own output formats: ``pip list``'s rows
+(name, two or more spaces, version), ``pip freeze``'s ``name==version``, ``pip show``'s
+``Name:`` line, ``Successfully installed name-version ...`` and ``Requirement already
+satisfied: name``. Names are canonical (PEP 503: lower case, runs of -_. as one -). Pure."""
+
+from __future__ import annotations
+
+import re
+from typing import List
+
+__all__ = ["installed_distributions"]
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}"
+_LINES = (
+    re.compile(rf"^[ \t]*(?P<name>{_NAME})[ \t]{{2,}}\d[\w.+!-]{{0,40}}[ \t]*(?:[ \t]\S+)?[ \t]*$",
+               re.MULTILINE),
+    # pip freeze, and torch's collect_env listing it ("[pip3] numpy==1.26.4")
+    re.compile(rf"^[ \t]*(?:\[pip3?\] )?(?P<name>{_NAME})==\d[\w.+!-]{{0,40}}[ \t]*$", re.MULTILINE),
+    re.compile(rf"^[ \t]*Name: (?P<name>{_NAME})[ \t]*$", re.MULTILINE),
+    re.compile(rf"Requirement already satisfied: (?P<name>{_NAME}?)(?=[ \t<>=!~;\[(]|$)", re.MULTILINE),
+)
+_INSTALLED = re.compile(r"Successfully installed ([^\n]{1,4000})")
+_WITH_VERSION = re.compile(rf"^(?P<name>{_NAME}?)-\d[\w.+!]*$")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_distributions(text: str) -> List[str]:
+    """Each distribution the text shows installed, once, in the order first shown (at most 300)."""
+    found: List[str] = []
+    for pattern in _LINES:
+        found.extend(_canonical(m.group("name")) for m in pattern.finditer(text))
+    for line in _INSTALLED.finditer(text):
+        for token in line.group(1).split():
+            named = _WITH_VERSION.match(token)
+            if named:
+                found.append(_canonical(named.group("name")))
+    return list(dict.fromkeys(found))[:300]
