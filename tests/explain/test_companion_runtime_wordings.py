@@ -85,6 +85,10 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
      "torch-pin-conflict"),
     # torch's DLL failing without a preload before it
     (_PRELOADED_TORCH_DLL, "windows-dll-preloaded-by-other-package"),
+    # TensorFlow's dso_loader tries TensorRT as an option (TF-TRT) and runs without it: no failure
+    ("W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+     "library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or "
+     "directory", "tensorrt-library-missing"),
 ])
 def test_near_miss_does_not_name_it(text: str, not_expected: str) -> None:
     assert not_expected not in ids(text)
