@@ -189,3 +189,24 @@ def test_a_triton_name_used_by_other_code_than_torchs_is_not_the_pairing(innermo
     triton_frame = "  File \"/venv/lib/python3.10/site-packages/triton/language/__init__.py\", line 5, in <module>\n"
     assert "triton-torch-version-mismatch" in stated(inductor + torchs.replace("AttributeError", triton_frame
                                                                                 + "AttributeError"))
+
+
+_SAM2_FALLBACK = (
+    "/sam2/modeling/sam/transformer.py:270: UserWarning: Memory efficient kernel not used because: (Triggered "
+    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:718.)\n"
+    "/sam2/modeling/sam/transformer.py:270: UserWarning: Flash attention kernel not used because: (Triggered "
+    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:720.)\n"
+    "/sam2/modeling/sam/transformer.py:274: UserWarning: Flash Attention kernel failed due to: No available "
+    "kernel. Aborting execution.\n"
+    "Falling back to all available kernels for scaled_dot_product_attention (which may have a slower speed).\n")
+
+
+def test_an_sdpa_refusal_the_caller_caught_is_not_the_failure() -> None:
+    # SAM 2 restricts SDPA to flash, catches the refusal, warns and retries with every kernel
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    report = explain_report(_SAM2_FALLBACK + oom, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["cuda-out-of-memory"]
+    assert any(sig == "sdpa-backend-forced-unavailable" for sig, _ in report.contradicted)
+    # raised (the same warnings, then the RuntimeError that ended the run): the refusal is the failure
+    raised = _SAM2_FALLBACK.splitlines()[0] + "\nRuntimeError: No available kernel. Aborting execution.\n"
+    assert stated(raised) == ["sdpa-backend-forced-unavailable"]

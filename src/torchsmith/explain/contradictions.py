@@ -214,6 +214,22 @@ def _triton_name_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
     return f"the code that uses the Triton name is {outside[-1].path}, not torch's"
 
 
+_SDPA_REFUSAL = "No available kernel"
+
+
+def _sdpa_refusal_caught(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """SDPA's refusal shows only inside a warning, never raised: the caller caught it and went on
+    (a library that first restricts SDPA to a fused kernel retries with every kernel and warns, as
+    SAM 2's transformer.py does), so it is not what failed."""
+    warned = [w for w in extracted.warnings + extracted.exceptions
+              if w.type.endswith("Warning") and _SDPA_REFUSAL in w.message]
+    raised = [e for e in extracted.exceptions if not e.type.endswith("Warning") and _SDPA_REFUSAL in e.message]
+    if not warned or raised:
+        return None
+    return f"the refusal shows only in a {warned[0].type} (the caller caught it and went on), never raised"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -231,4 +247,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
     "triton_name_not_torchs": _triton_name_not_torchs,
+    "sdpa_refusal_caught": _sdpa_refusal_caught,
 }
