@@ -176,8 +176,8 @@ def test_the_kernel_reasons_torch_warns_before_giving_up_name_the_restriction() 
 ])
 def test_a_triton_name_used_by_other_code_than_torchs_is_not_the_pairing(innermost: str) -> None:
     inductor = ("Traceback (most recent call last):\n"
-                "  File \"/venv/lib/python3.10/site-packages/torch/_inductor/codegen/wrapper.py\", line 900, in "
-                "define_user_defined_triton_kernel\n"
+                "  File \"/venv/lib/python3.10/site-packages/torch/_inductor/codegen/wrapper.py\", line 900, "
+                "in define_user_defined_triton_kernel\n"
                 "    kernel.fn(*args)\n")
     report = explain_report(inductor + innermost, CATALOG, kb=KB)
     assert "triton-torch-version-mismatch" not in [e.signature.id for e in report.explanations]
@@ -186,19 +186,21 @@ def test_a_triton_name_used_by_other_code_than_torchs_is_not_the_pairing(innermo
     torchs = innermost.replace("/home/u/kernels/rmsnorm.py", "/tmp/torchinductor_u/ab/cabc.py").replace(
         "/venv/lib/python3.10/site-packages/xformers/ops/fmha/triton_splitk.py",
         "/venv/lib/python3.10/site-packages/torch/_inductor/runtime/hints.py")
-    triton_frame = "  File \"/venv/lib/python3.10/site-packages/triton/language/__init__.py\", line 5, in <module>\n"
+    triton_frame = ("  File \"/venv/lib/python3.10/site-packages/triton/language/__init__.py\", line 5, "
+                    "in <module>\n")
     assert "triton-torch-version-mismatch" in stated(inductor + torchs.replace("AttributeError", triton_frame
                                                                                 + "AttributeError"))
 
 
 _SAM2_FALLBACK = (
-    "/sam2/modeling/sam/transformer.py:270: UserWarning: Memory efficient kernel not used because: (Triggered "
-    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:718.)\n"
+    "/sam2/modeling/sam/transformer.py:270: UserWarning: Memory efficient kernel not used because: "
+    "(Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:718.)\n"
     "/sam2/modeling/sam/transformer.py:270: UserWarning: Flash attention kernel not used because: (Triggered "
     "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:720.)\n"
     "/sam2/modeling/sam/transformer.py:274: UserWarning: Flash Attention kernel failed due to: No available "
     "kernel. Aborting execution.\n"
-    "Falling back to all available kernels for scaled_dot_product_attention (which may have a slower speed).\n")
+    "Falling back to all available kernels for scaled_dot_product_attention (which may have a slower "
+    "speed).\n")
 
 
 def test_an_sdpa_refusal_the_caller_caught_is_not_the_failure() -> None:

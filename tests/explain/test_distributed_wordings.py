@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 import pytest
-
 from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain import find_signatures

@@ -224,7 +224,8 @@ def _sdpa_refusal_caught(extracted: Extracted, facts: Mapping[str, Any],
     SAM 2's transformer.py does), so it is not what failed."""
     warned = [w for w in extracted.warnings + extracted.exceptions
               if w.type.endswith("Warning") and _SDPA_REFUSAL in w.message]
-    raised = [e for e in extracted.exceptions if not e.type.endswith("Warning") and _SDPA_REFUSAL in e.message]
+    raised = [e for e in extracted.exceptions
+              if not e.type.endswith("Warning") and _SDPA_REFUSAL in e.message]
     if not warned or raised:
         return None
     return f"the refusal shows only in a {warned[0].type} (the caller caught it and went on), never raised"

@@ -342,8 +342,8 @@ _FABRIC_MANAGER = "nvidia-fabricmanager.service"
 
 # GPUs no NVSwitch baseboard carries: consumer and workstation cards, PCIe-only data-centre parts
 # (Fabric Manager user guide: NVSwitch systems are DGX/HGX A100, H100, H200, B200 and later)
-_NO_NVSWITCH = re.compile(r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|\b(?:A2|A10G?|A16|A30|A40|L4|L20|L40S?|T4|P4|P40)\b",
-                          re.IGNORECASE)
+_NO_NVSWITCH = re.compile(
+    r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|\b(?:A2|A10G?|A16|A30|A40|L4|L20|L40S?|T4|P4|P40)\b", re.IGNORECASE)
 
 
 _NOT_READY = ("cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY")
@@ -352,7 +352,8 @@ _NOT_READY = ("cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY")
 def _cuda_said_otherwise(extracted: Extracted) -> bool:
     """CUDA reported another status than "system not ready" (with Fabric Manager down, an NVSwitch
     system fails CUDA's initialisation with that one), or ran work: torch's allocator out of memory."""
-    other = any(e.api.startswith("cuda") and e.name and e.name not in _NOT_READY for e in extracted.gpu_errors)
+    other = any(e.api.startswith("cuda") and e.name and e.name not in _NOT_READY
+                for e in extracted.gpu_errors)
     return other or any("CUDA out of memory. Tried to allocate" in e.message for e in extracted.exceptions)
 
 

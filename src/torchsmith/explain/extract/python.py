@@ -29,8 +29,8 @@ _EXCEPTION = re.compile(
 )
 # A warning as Python's warnings module prints it: "FILE:LINE: CATEGORY: MESSAGE" (Lib/warnings.py,
 # formatwarning), the category a Warning subclass
-_WARNING = re.compile(r"^[^\n]{0,400}?:\d+: (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (?P<message>[^\n]*)$",
-                      re.MULTILINE)
+_WARNING = re.compile(
+    r"^[^\n]{0,400}?:\d+: (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (?P<message>[^\n]*)$", re.MULTILINE)
 _MAX = 20
 
 
