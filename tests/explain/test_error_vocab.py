@@ -293,8 +293,10 @@ def test_no_kernel_image_is_torchs_missing_arch_only_where_the_data_proves_it() 
     (cause,) = explain_report(proven, CATALOG, kb=KB).explanations
     assert cause.signature.id == "arch-not-compiled"  # confirmed_by build_lacks_arch
     assert any("sm_120" in line for line in cause.reasoning)
-    # the release's published arch list: 2.3.1 (cu121) has no sm_37 for a K80
-    assert stated(NO_KERNEL + "GPU 0: Tesla K80\ntorch.__version__: 2.3.1+cu121\n") == ["arch-not-compiled"]
+    # the release's published arch list: 2.3.1 (cu121) starts at sm_50, above a K80's sm_37: the GPU
+    # is older than every architecture of the build (reason.gpu_below_build, from the data)
+    k80 = NO_KERNEL + "GPU 0: Tesla K80\ntorch.__version__: 2.3.1+cu121\n"
+    assert stated(k80) == ["gpu-too-old-for-torch"]
     # counter-cases: no torch named; a build that carries the GPU's code (the extension may lack it)
     for text in (NO_KERNEL + "GPU: NVIDIA GeForce RTX 5080\n",
                  NO_KERNEL + "GPU: NVIDIA GeForce RTX 5080\nPyTorch version: 2.7.0+cu128\n"):

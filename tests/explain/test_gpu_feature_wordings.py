@@ -75,8 +75,13 @@ def test_a_ptxas_triton_ran_that_lacks_the_arch_is_a_triton_older_than_the_gpu()
                " for option 'gpu-name'\n")
     assert stated(bundled) == ["triton-predates-gpu-arch"]
     assert stated(codegen) == ["triton-predates-gpu-arch"]
-    nvcc_build = "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
-    assert stated(nvcc_build) == ["nvcc-unsupported-arch"]
+    # a bare ptxas line: nvcc's build, Triton and XLA all run ptxas, so it is a family
+    bare = "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
+    assert stated(bare) == ["ptxas-unknown-gpu-arch"]
+    bundled_path = ("Command '['/venv/lib/python3.12/site-packages/triton/backends/nvidia/bin/ptxas', '-v',"
+                    " '--gpu-name=sm_121a', '/tmp/k.ptx']' returned non-zero exit status 255.\n" + bare)
+    assert stated(bundled_path) == ["triton-predates-gpu-arch"]
+    assert stated("nvcc fatal   : Unsupported gpu architecture 'compute_121a'\n") == ["nvcc-unsupported-arch"]
 
 
 def test_a_capitalised_undefined_nvjitlink_symbol_is_the_nvjitlink_mismatch() -> None:

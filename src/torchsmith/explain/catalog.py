@@ -93,7 +93,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "address_not_a_host", "hip_memory_below_listed_gpus",
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
                            "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
-                           "toolkit_other_major_shown", "both_onnxruntime_packages_shown"})
+                           "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
+                           "ffmpeg_major_not_supported"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

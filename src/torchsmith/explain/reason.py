@@ -318,8 +318,6 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "gpu_without_tf32": _gpu_without_tf32,
     "gpu_with_bf16": _gpu_with_bf16,
     **TEXT_CONTRADICTIONS,
-    # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
-    "gpu_below_build": TEXT_CONFIRMATIONS["gpu_below_build"],
 }
 
 
@@ -349,6 +347,35 @@ def _build_lacks_arch(extracted: Extracted, facts: Mapping[str, Any],
     return _arch_conclusion(extracted.environment, facts, kb) if kb is not None else None
 
 
+def _gpu_below_named_build(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GPU the text shows is older than the oldest architecture the data lists for the torch build
+    the text names (``2.14.0+cu130``): no cubin runs on an older major and PTX JIT-compiles only upward
+    (CUDA C Programming Guide, "Binary Compatibility"), so no kernel of that build runs there."""
+    env = extracted.environment
+    if kb is None or (not _stated_capability(env, facts) and len(named_capabilities(env, kb)) != 1):
+        return None  # several GPUs named and none stated: which one failed?
+    cc_text = capability(env, facts, kb)
+    cc = parse_cc(cc_text)
+    base, variant = _release_variant(env, kb)
+    platform = "windows-x86_64" if env.platform == "windows" else (
+        "linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64")
+    sass = variant.sass(platform) if variant else ()
+    built = [parsed for parsed in (parse_cc(a) for a in sass) if parsed]
+    if cc is None or not built or cc >= min(built):
+        return None
+    oldest = min(built)
+    return (f"compute capability {cc[0]}.{cc[1]} is below the oldest architecture torch {base} "
+            f"({variant.name if variant else ''}) carries (sm_{oldest[0]}{oldest[1]})")
+
+
+def _gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
+                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's own warning shows the GPU below the build, or the data does for the build the text names."""
+    return (TEXT_CONFIRMATIONS["gpu_below_build"](extracted, facts, kb)
+            or _gpu_below_named_build(extracted, facts, kb))
+
+
 # Every check a signature's ``confirmed_by`` may name: the text-evidence ones, and the one that reads
 # the build's arch list through this module's conclusions.
 _INTEGRATED = re.compile(r"APU|iGPU|Radeon(?:\(TM\))? Graphics\b|Vega \d+ Graphics", re.IGNORECASE)
@@ -374,7 +401,10 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
 
 
 CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch,
-                                         "other_vendor_gpu_only": _other_vendor_gpu_only}
+                                         "other_vendor_gpu_only": _other_vendor_gpu_only,
+                                         "gpu_below_build": _gpu_below_build}
+# the same check: a GPU below the build's oldest arch confirms one cause and contradicts others
+CONTRADICTION_CHECKS["gpu_below_build"] = _gpu_below_build
 
 
 def blocked(contradicted_by: Sequence[str], confirmed_by: Sequence[str], extracted: Extracted,

@@ -21,13 +21,16 @@ from torchsmith.explain.extract import (
     gpu,
     gpunames,
     indexes,
+    indexscope,
     installers,
     isolation,
     loader,
     pages,
+    pinwheels,
     python,
     resolver,
     symptoms,
+    uvproject,
 )
 from torchsmith.explain.extract.model import (
     CompilerMessage,
@@ -117,11 +120,15 @@ def extract(
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
         + indexes.index_facts(joined, refusal, kb, raw=text) + indexes.build_requirement_failures(text)
-        + isolation.isolated_build_without_torch(text, kb)
+        + isolation.isolated_build_without_torch(text, kb) + isolation.named_build_without_torch(text, kb)
         + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
         + installers.option_too_new(text, words.get("installer_options", ()))
+        + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
-        + resolver.shared_nvidia_wheels(found_conflicts, text),
+        + resolver.shared_nvidia_wheels(found_conflicts, text)
+        + pinwheels.pin_lacks_python_wheel(text, refusal, kb)
+        + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
+        + (indexscope.pytorch_index_alone(text, refusal, kb) if kb is not None else []),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
     )

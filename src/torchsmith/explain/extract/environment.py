@@ -50,7 +50,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
             # xformers' "PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)": the torch installed
             r"(?:PyTorch [Vv]ersion|PyTorch [\w.+]{1,40} with CUDA \d{3,5} \(you have |"
             r"[Tt]orch [Vv]ersion|torch\.__version__\W{0,8}|you have torch |"
-            r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?)\s*:?\s*"
+            r"Successfully installed [^\n]*?torch-|Requirement already satisfied: torch==?|"
+            # torch's own capability warning (2.1x, torch/cuda/__init__.py): "Your installed torch==X+cuNNN"
+            r"Your installed torch==)\s*:?\s*"
             r"(?P<v>\d\.\d{1,2}\.\d+"
             r"(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)"
         ),
@@ -79,6 +81,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                                 r"nvidia-smi [^\n]{0,40}-c (?P<v3>EXCLUSIVE_PROCESS|PROHIBITED)\b")),
     # "cuda12.1", "CUDA 11.8", "CUDA-12.4" in words (not nvidia-smi's "CUDA Version: 12.2")
     ("cuda", re.compile(r"\b(?:CUDA|[Cc]uda)[ -]?(?P<v>\d{1,2}\.\d)\b")),
+    # ffmpeg's own banner (ffmpeg -version / any ffmpeg run): "ffmpeg version 7.1.1 Copyright (c) ...";
+    # not torchcodec's "FFmpeg version 7:" entries, which name the builds it tried
+    ("ffmpeg", re.compile(r"^\s*ffmpeg version n?(?P<v>\d+(?:\.\d+){0,2})\S*\s+Copyright", re.MULTILINE)),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
     ("python", re.compile(r"cp3(?P<v>\d{1,2})-cp3")),
     (

@@ -433,7 +433,8 @@ def _platform_from_listing(refusal: Refusal, kb: KnowledgeBase) -> List[Installe
     them: the listing is exactly the releases (up to the pin) with wheels for one platform and
     Python, and that platform's wheels stop before the pin (e.g. macOS x86_64 after 2.2.2)."""
     spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
-    pinned = _PIN.fullmatch(spec)
+    # PEP 440 pads a release with zeros to compare it: ==2.4 asks for 2.4.0
+    pinned = _PIN.fullmatch(spec) or _PIN.fullmatch(re.sub(r"^(===?\d+\.\d+)$", r"\1.0", spec))
     known = {release.version: release for release in kb.releases}
     listed = {v for v in versions if v in known}
     pin = pinned.group("version") if pinned and pinned.group("variant") is None else ""

@@ -21,7 +21,8 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["installer_errors", "option_too_new", "preview_flag", "project_resolution", "pypi_cpu_build",
+__all__ = ["backend_too_new", "installer_errors", "option_too_new", "preview_flag", "project_resolution",
+           "pypi_cpu_build",
            "torch_set_aside"]
 
 _PREVIEW = re.compile(r"--preview-features[= ]+[\w,-]*wheel-variants|--preview(?![-\w])|UV_PREVIEW=1"
@@ -176,3 +177,32 @@ def option_too_new(text: str, rows: Sequence[Mapping[str, Any]]) -> List[Install
         return [InstallerError("uv", "option-too-new", refused.group(0), meaning, option,
                                tuple(row.get("source", ())))]
     return []
+
+
+# clap's refusal of a value outside an option's enum, with the values this binary knows
+# (clap_builder/src/error/format.rs: "invalid value '{}' for '{}'", then "[possible values: ...]").
+_INVALID_BACKEND = re.compile(r"error: invalid value '(?P<value>[\w.]{1,20})' for '--torch-backend"
+                              r"(?: <[A-Z_]+>)?'\s*\n?\s*\[possible values: (?P<known>[^\]\n]{1,2000})\]")
+_BACKEND_SOURCES = ("https://github.com/clap-rs/clap/blob/master/clap_builder/src/error/format.rs",
+                    "https://docs.astral.sh/uv/reference/cli/#uv-pip-install--torch-backend",
+                    "https://download.pytorch.org/whl/torch/")
+
+
+def backend_too_new(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """uv refused a --torch-backend value that names a variant PyTorch publishes torch for, and the
+    values it lists lack it: uv learns each PyTorch index at a release, so this uv predates it."""
+    refused = _INVALID_BACKEND.search(text) if kb is not None and "--torch-backend" in text else None
+    if refused is None or kb is None:
+        return []
+    value = refused.group("value")
+    known = {v.strip() for v in refused.group("known").split(",")}
+    published = sorted((r.version for r in kb.releases if r.variant(value) is not None), key=version_tuple)
+    if value in known or not published:
+        return []
+    shown = _UV_VERSION.search(text)
+    uv = f"uv {shown.group('version')}" if shown else "this uv"
+    meaning = (f"{uv} lists the torch backends it knows, and {value} is not among them, while PyTorch "
+               f"publishes torch {published[0]} to {published[-1]} for {value}: uv adds each PyTorch index "
+               f"to --torch-backend in a release, so this uv predates {value}")
+    return [InstallerError("uv", "option-too-new", refused.group(0).split("\n")[0].strip(), meaning,
+                           f"--torch-backend {value}", _BACKEND_SOURCES)]

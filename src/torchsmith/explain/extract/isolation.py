@@ -24,7 +24,7 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["isolated_build_without_torch"]
+__all__ = ["isolated_build_without_torch", "named_build_without_torch"]
 
 _PIP_STEP = re.compile(r"Getting requirements to build (?:wheel|editable)(?: \.\.\. error|: finished with "
                        r"status 'error'| did not run successfully)")
@@ -117,3 +117,36 @@ def isolated_build_without_torch(text: str, kb: Optional[KnowledgeBase]) -> List
                f"declared build requirements ({step.strip()}), and {why}")
     return [InstallerError(installer, "isolated-build-without-torch", step.strip(), meaning, requirement,
                            _SOURCES)]
+
+
+# A build of a named package, in an installer's or a person's words: "Building wheel for X", "Failed
+# to build X", "the X build", "X's setup.py".
+_NAMED_BUILD = re.compile(r"\b(?:[Bb]uilding (?:wheel for )?|[Ff]ailed to build |[Bb]uild(?:ing)? of )`?"
+                          r"(?P<a>[A-Za-z][\w.-]{1,60}?)`?(?=[\s,.:;)(]|$)"
+                          r"|(?<![\w.-])`?(?P<b>[A-Za-z][\w.-]{1,60}?)`?(?:'s)? (?:build\b|setup\.py\b)",
+                          re.MULTILINE)
+_NEAR_CHARS = 2000  # of the text either side of "No module named 'torch'"
+
+
+def named_build_without_torch(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """No module named 'torch' beside a named build of a package whose build script imports torch
+    without declaring it (``build_imports_torch``): under the default build isolation of pip and uv
+    that build never sees torch. Not where the text passes --no-build-isolation (torch is then read
+    from the environment itself)."""
+    missing = _NO_TORCH.search(text) if kb is not None else None
+    if missing is None or kb is None or "no-build-isolation" in text or _isolated(text) is not None:
+        return []
+    rows = kb.document("downstream").get("build_imports_torch", ())
+    window = text[max(0, missing.start() - _NEAR_CHARS):missing.end() + _NEAR_CHARS]
+    for match in _NAMED_BUILD.finditer(window):
+        name = _canonical(match.group("a") or match.group("b"))
+        why = _imports_torch(name, None, rows)
+        if why is None:
+            continue
+        said = match.group(0).strip()
+        meaning = (f"the text names {name}'s build beside No module named 'torch' ({said}), "
+                   f"and {why}: pip and uv build a package in an isolated environment holding only its "
+                   f"declared build requirements unless told otherwise (--no-build-isolation)")
+        return [InstallerError("build", "isolated-build-without-torch", missing.group(0), meaning, name,
+                               _SOURCES)]
+    return []

@@ -13,11 +13,13 @@ from typing import Dict
 __all__ = ["services"]
 
 _MAX_UNITS = 20
-# The unit's header line, up to four "Field: value" lines, then its Active: line.
+# The unit's header line (at a line's start, after systemctl's state dot), up to four
+# "Field: value" lines, then its Active: line.
 _STATUS = re.compile(
-    r"(?P<unit>[\w@:.\\-]{1,200}\.service) - [^\n]{0,300}\n"
+    r"^[ \t]{0,8}(?:\S{1,2} )?(?P<unit>[\w@:.\\-]{1,200}\.service) - [^\n]{0,300}\n"
     r"(?:[ \t]{0,20}[A-Z][\w-]{0,20}:[^\n]{0,600}\n){0,4}?"
-    r"[ \t]{0,20}Active: (?P<state>[a-z-]{1,20})(?: \((?P<sub>[^)\n]{1,80})\))?"
+    r"[ \t]{0,20}Active: (?P<state>[a-z-]{1,20})(?: \((?P<sub>[^)\n]{1,80})\))?",
+    re.MULTILINE,
 )
 
 

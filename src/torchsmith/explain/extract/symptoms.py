@@ -66,17 +66,6 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # for ROCm), cudaErrorNoDevice's message, a project's own words
     ("no-gpu-visible", re.compile(r"No (?:CUDA|HIP) GPUs are available|no CUDA-capable device is detected"
                                   r"|\bhas no (?:cuda|CUDA|GPU) devices?\b")),
-    # a multi-GPU / distributed run that stops making progress, in words: a hang, a deadlock or a
-    # freeze next to what it waits in (NCCL, a collective, DDP, several GPUs or ranks), either order
-    ("distributed-hang", re.compile(
-        r"\b(?:hangs?|hanging|hung|stuck|deadlock(?:s|ed)?|freez(?:e|es|ing)|frozen)\b[^\n.]{0,120}?"
-        r"\b(?:NCCL|RCCL|all_?reduce|all_?gather|collectives?|barrier|DDP|FSDP|multi-?GPUs?"
-        r"|multiple (?:\w+ )?GPUs|(?:more than|over) (?:1|one) GPUs?|[2-9] GPUs|distribut\w*|ranks?"
-        r"|multi-?node)\b"
-        r"|\b(?:NCCL|RCCL|all_?reduce|all_?gather|collectives?|DDP|FSDP|multi-?GPUs?|multiple (?:\w+ )?GPUs"
-        r"|distribut\w*|multi-?node)\b[^\n.]{0,120}?\b(?:hangs?|hanging|hung|stuck|deadlock(?:s|ed)?"
-        r"|freez(?:es|ing))\b",
-        re.IGNORECASE)),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     # (bounded by ASCII letters and digits only: "FP16推理" next to a CJK word is still FP16)
     ("fp16", re.compile(r"(?<![A-Za-z0-9_])(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]"
@@ -98,8 +87,35 @@ _WORDS = {
     "cuda-unavailable": ("is_available", "not available", "support cuda", "cuda support", "have cuda",
                          "use cuda"),
     "no-gpu-visible": ("gpus are available", "cuda-capable", "devices"),
-    "distributed-hang": ("hang", "hung", "stuck", "deadlock", "freez", "frozen"),
 }
+
+# A multi-GPU / distributed run that stops making progress, in words: a hang, a deadlock or a freeze
+# in the same sentence as what it waits in (NCCL, a collective, DDP, several GPUs or ranks).
+_HANG = re.compile(r"\b(?:hangs?|hanging|hung|stuck|deadlock(?:s|ed)?|freez(?:e|es|ing)|frozen)\b",
+                   re.IGNORECASE)
+_WAITS_IN = re.compile(
+    r"\b(?:NCCL|RCCL|all_?reduce|all_?gather|collectives?|barrier|DDP|FSDP|multi-?GPUs?"
+    r"|multiple (?:\w+ )?GPUs|(?:more than|over) (?:1|one) GPUs?|[2-9] GPUs|distribut\w*|ranks?"
+    r"|multi-?node)\b",
+    re.IGNORECASE)
+_HANG_WORDS = ("hang", "hung", "stuck", "deadlock", "freez", "frozen")
+_SENTENCE_CHARS = 120  # either side of the hang word
+_MAX_HANG_WORDS = 100  # hang words looked at (a log may repeat one)
+
+
+def _distributed_hang(text: str) -> bool:
+    """A hang word with what it waits in, in the same sentence (a window of a few words each side)."""
+    for count, hang in enumerate(_HANG.finditer(text)):
+        if count >= _MAX_HANG_WORDS:
+            break
+        left = max(0, hang.start() - _SENTENCE_CHARS)
+        start = max(text.rfind("\n", left, hang.start()), text.rfind(".", left, hang.start())) + 1
+        right = min(len(text), hang.end() + _SENTENCE_CHARS)
+        ends = [at for at in (text.find("\n", hang.end(), right), text.find(".", hang.end(), right))
+                if at >= 0]
+        if _WAITS_IN.search(text, max(start, left), min(ends, default=right)):
+            return True
+    return False
 
 
 def symptoms(text: str) -> List[str]:
@@ -111,4 +127,6 @@ def symptoms(text: str) -> List[str]:
             continue  # it only qualifies a discrepancy
         if any(word in lower for word in _WORDS[name]) and pattern.search(text):
             found.append(name)
+    if any(word in lower for word in _HANG_WORDS) and _distributed_hang(text):
+        found.append("distributed-hang")
     return found

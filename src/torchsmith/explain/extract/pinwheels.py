@@ -1,0 +1,147 @@
+"""A pinned release that publishes no wheel for the interpreter's Python. Pure.
+
+pip's "(from versions: ...)" lists only the releases with a file that installs into the running
+interpreter (its finder drops a wheel whose tags or Requires-Python do not fit,
+``src/pip/_internal/index/package_finder.py``), so a pinned release absent from the listing is one
+of several causes. Two facts make it this one:
+
+- the text shows which Python pip ran under, in pip's own words: ``pip X from PATH (python 3.10)``
+  (``pip --version``), the location of a requirement it found installed (``Requirement already
+  satisfied: ... in .../python3.12/site-packages``), or the Python tag of a wheel it fetched for
+  another requirement (``torch-2.5.1+cu121-cp313-cp313-...whl``); all of them must agree;
+- the data says every release the pin allows publishes no wheel for that Python on any platform:
+  torch's from ``torch_releases.json`` (the indexes' wheels), the others' from the package
+  snapshot (``package_meta.json``: each release's wheel tags on PyPI; the PyTorch indexes carry the
+  same builds under +labels), and none of them ships a source distribution pip could build.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+
+from torchsmith.explain.extract.model import InstallerError
+from torchsmith.refusal.model import split_requirement
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+    from torchsmith.refusal import Refusal
+
+__all__ = ["pin_lacks_python_wheel", "pip_python"]
+
+# pip's own lines that name its interpreter (src/pip/_internal/utils/misc.py get_pip_version; the
+# installed distribution's location in "Requirement already satisfied: <req> in <location>";
+# network/download.py logs each file it fetches, whose name carries its Python tag).
+_PIP_VERSION = re.compile(r"\bpip \d+(?:\.\d+)+ from [^\n]{1,400}? \(python (?P<v>3\.\d{1,2})\)")
+_SATISFIED = re.compile(r"^Requirement already satisfied: [^\n]{1,300}? in [^\n]{0,300}?[\\/]python"
+                        r"(?P<v>3\.\d{1,2})[\\/](?:site|dist)-packages\b", re.MULTILINE)
+_FETCHED = re.compile(r"^\s*(?:Downloading|Using cached) \S{0,400}?-cp3(?P<v>\d{1,2})-cp3(?P=v)-",
+                      re.MULTILINE)
+_SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
+            "https://github.com/pypa/pip/blob/24.0/src/pip/_internal/utils/misc.py")
+_WHEEL_PYTHON = re.compile(r"(?:cp|py)(?P<major>\d)(?P<minor>\d{0,2})")
+
+
+def pip_python(text: str) -> Optional[str]:
+    """The Python pip ran under, where pip's own lines name one (and only one)."""
+    found = {m.group("v") for p in (_PIP_VERSION, _SATISFIED) for m in p.finditer(text)}
+    found |= {f"3.{m.group('v')}" for m in _FETCHED.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _fits(tag: str, python: str) -> bool:
+    """Whether a wheel's ``python-abi-platform`` tag installs on CPython ``python`` (3.12)."""
+    parts = tag.split("-")
+    if len(parts) < 3:
+        return True  # unreadable: assume it fits, so nothing is claimed
+    interpreters, abi = parts[0], parts[1]
+    minor = int(python.split(".")[1])
+    for interpreter in interpreters.split("."):
+        match = _WHEEL_PYTHON.fullmatch(interpreter)
+        if match is None or match.group("major") != "3":
+            continue
+        if not match.group("minor") or interpreter.startswith("py"):
+            return True  # py3: any Python 3
+        wheel_minor = int(match.group("minor"))
+        if wheel_minor == minor or (abi == "abi3" and wheel_minor <= minor):
+            return True
+    return False
+
+
+def _matching(spec: str, versions: Sequence[str]) -> List[str]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    base = re.sub(r"\+[\w.]+", "", spec)  # the data holds releases, not their +labels
+    try:
+        wanted = SpecifierSet(base)
+    except InvalidSpecifier:
+        return []
+    out = []
+    for version in versions:
+        try:
+            if wanted.contains(Version(version), prereleases=False):
+                out.append(version)
+        except InvalidVersion:
+            continue
+    return out
+
+
+def _torch_pythons(kb: KnowledgeBase) -> Dict[str, Optional[Tuple[str, ...]]]:
+    """torch release -> every Python it publishes wheels for, on any platform."""
+    return {r.version: tuple(sorted({p for ps in r.python.values() for p in ps})) for r in kb.releases}
+
+
+def _snapshot_pythons(kb: KnowledgeBase, name: str, python: str) -> Dict[str, Optional[Tuple[str, ...]]]:
+    """A snapshot package's release -> () where none of its wheels fits ``python`` and it has no
+    source distribution; None where one fits (or the release's files are not all known)."""
+    out: Dict[str, Optional[Tuple[str, ...]]] = {}
+    for package in kb.document("package_meta").get("packages", ()):
+        if package.get("name") != name:
+            continue
+        for release in package.get("releases", ()):
+            wheels = release.get("wheels") or ()
+            fits = not wheels or release.get("sdist") or any(_fits(str(w), python) for w in wheels)
+            out[str(release["version"])] = None if fits else ()
+    return out
+
+
+def _releases_without(name: str, spec: str, python: str, kb: KnowledgeBase) -> Optional[List[str]]:
+    """The releases ``spec`` allows, where every one of them lacks a wheel for ``python`` (None:
+    none is known, or one has a wheel for it)."""
+    table = _torch_pythons(kb) if name == "torch" else _snapshot_pythons(kb, name, python)
+    allowed = _matching(spec, list(table))
+    if not allowed:
+        return None
+    for version in allowed:
+        pythons = table[version]
+        if pythons is None or python in pythons:
+            return None
+    return sorted(allowed, key=version_tuple)
+
+
+def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """A requirement pip found no version of, whose every allowed release lacks a wheel for the
+    Python pip's own lines name."""
+    if kb is None or not refusal.unavailable:
+        return []
+    python = pip_python(text)
+    if python is None:
+        return []
+    for missing in refusal.unavailable:
+        name, spec, _ = split_requirement(missing.said)
+        if missing.installer != "pip" or not spec or not name:
+            continue
+        if any(_matching(spec, [v.split("+")[0]]) for v in missing.listed):
+            continue  # pip could see a release it allows: not a wheel it lacked
+        releases = _releases_without(name, spec, python, kb)
+        if not releases:
+            continue
+        shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+        where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
+        meaning = (f"pip ran under Python {python} (its own lines say so), and {name} {shown} — every "
+                   f"release {name}{spec} allows — publishes no wheel for Python {python} on any platform "
+                   f"({where}), so pip lists none of them")
+        return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]
+    return []

@@ -1,0 +1,157 @@
+"""Installer refusals read with the data: a pin with no wheel for the Python pip names, a PyTorch
+index read alone, a torch backend newer than the uv, uv's Python ABI refusal, musl's loader on
+torch's files, and a named build that cannot see torch; each with the neighbouring text that must
+not be read the same way."""
+
+from __future__ import annotations
+
+from typing import List
+
+from tests.explain.test_signatures import KB, stated
+
+from torchsmith.explain.extract import extract
+
+PIN = "torch-pin-lacks-python-wheel"
+ALONE = "index-url-replaces-pypi"
+FAMILY = "no-matching-distribution"
+
+
+def _pip_refusal(python: str, pin: str, listed: str) -> str:
+    return (f"Requirement already satisfied: omegaconf~=2.3.0 in /home/u/venv/lib/python{python}/"
+            f"site-packages (from -r requirements.txt (line 1)) (2.3.0)\n"
+            f"ERROR: Could not find a version that satisfies the requirement {pin}"
+            f" (from versions: {listed})\n"
+            f"ERROR: No matching distribution found for {pin}\n")
+
+
+def test_a_pin_whose_releases_have_no_wheel_for_the_python_pip_names() -> None:
+    assert stated(_pip_refusal("3.12", "torch~=2.1.0", "2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1")) == [PIN]
+    # torchvision's wheels on PyPI (the package snapshot): 0.20.1 has none for cp313
+    fetched = ("Collecting torch==2.5.1+cu121\n  Downloading https://download.pytorch.org/whl/cu121/"
+               "torch-2.5.1%2Bcu121-cp313-cp313-linux_x86_64.whl (780.4 MB)\n"
+               "ERROR: Could not find a version that satisfies the requirement torchvision==0.20.1+cu121"
+               " (from versions: 0.1.6, 0.2.0, 0.21.0, 0.22.0)\n")
+    assert stated(fetched) == [PIN]
+
+
+def test_a_pin_with_wheels_for_that_python_or_two_pythons_named_stay_the_family() -> None:
+    # torch 2.1 publishes cp311 wheels: this Python is not why
+    assert stated(_pip_refusal("3.11", "torch~=2.1.0", "2.2.0, 2.3.0")) == [FAMILY]
+    two = (_pip_refusal("3.12", "torch~=2.1.0", "2.2.0")
+           + "pip 24.0 from /usr/lib/python3/dist-packages/pip (python 3.10)\n")
+    assert stated(two) == [FAMILY]
+    # a release the data does not know
+    assert stated(_pip_refusal("3.12", "torch==9.9.9", "2.2.0")) == [FAMILY]
+    # uv's own refusal is read by its own signature
+    assert PIN not in stated("  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.1.0"
+                             " has no wheels with a matching Python ABI tag (e.g., `cp312`)\n")
+
+
+def _alone(first_index: str, requirement: str) -> str:
+    return (f"$ pip3 install {requirement} --pre torch --index-url {first_index}\n"
+            f"Looking in indexes: {first_index}\n"
+            f"ERROR: Could not find a version that satisfies the requirement {requirement}"
+            " (from versions: none)\n")
+
+
+def test_a_pytorch_index_read_alone_finds_no_pypi_package() -> None:
+    assert stated(_alone("https://download.pytorch.org/whl/nightly/cu117", "numpy")) == [ALONE]
+    frontend = "comfyui-frontend-package==1.14.6"
+    assert stated(_alone("https://download.pytorch.org/whl/cu128", frontend)) == [ALONE]
+
+
+def test_pypi_among_the_indexes_or_a_pytorch_package_is_not_the_index_replacing_pypi() -> None:
+    both = ("Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu117\n"
+            "ERROR: Could not find a version that satisfies the requirement numpy (from versions: none)\n")
+    assert ALONE not in stated(both)
+    assert ALONE not in stated(_alone("https://download.pytorch.org/whl/cu121", "torchvision==0.99.0"))
+    # a dependency the index's torch builds require: the index should have carried it
+    cudnn = "nvidia-cudnn-cu12==9.1.0.70"
+    assert ALONE not in stated(_alone("https://download.pytorch.org/whl/cu124", cudnn))
+    assert ALONE not in stated(_alone("https://download.pytorch.org/whl/cu124", "filelock"))
+    assert ALONE not in stated(_alone("https://mirror.example.org/simple", "numpy"))
+
+
+_BACKEND = ("==> uv 0.7.3\nerror: invalid value '{value}' for '--torch-backend <TORCH_BACKEND>'\n"
+            "  [possible values: auto, cpu, cu128, cu126, cu124, cu121, cu118]\n\n"
+            "For more information, try '--help'.\n")
+
+
+def test_a_torch_backend_pytorch_publishes_but_this_uv_does_not_list_is_a_uv_too_old() -> None:
+    assert stated(_BACKEND.format(value="cu130")) == ["uv-too-old-for-option"]
+    # not a PyTorch variant at all: a typo, not an old uv
+    assert stated(_BACKEND.format(value="cu12.8")) == []
+    assert stated(_BACKEND.format(value="cu999")) == []
+
+
+def test_uv_python_abi_refusal_of_any_package() -> None:
+    text = ("  × No solution found when resolving dependencies:\n"
+            "  ╰─▶ Because all versions of torchcodec have no wheels with a matching Python ABI tag"
+            " (e.g., `cp314`) and you require torchcodec, we can conclude that your requirements are"
+            " unsatisfiable.\n")
+    assert stated(text) == ["uv-no-matching-wheel"]
+
+
+def test_musl_relocation_errors_on_torch_files_and_not_on_others() -> None:
+    torch_lib = ("OSError: Error relocating /usr/local/lib/python3.9/site-packages/torch/lib/"
+                 "libgomp-a34b3233.so.1: pthread_attr_setaffinity_np: symbol not found\n")
+    assert stated(torch_lib) == ["musl-libc-unsupported"]
+    assert stated("Error relocating /usr/lib/libfoo.so.1: bar_init: symbol not found\n") == []
+
+
+def test_a_named_build_of_a_package_that_imports_torch_to_build() -> None:
+    prose = ("`uv sync` was failing with `ModuleNotFoundError: No module named 'torch'` during the"
+             " flash-attn build on an x86_64 system.\n")
+    assert stated(prose) == ["build-isolation-hides-torch"]
+    setup = ("ModuleNotFoundError: No module named 'torch' is the known flash-attn build issue:\n"
+             "- flash-attn's setup.py tries to import torch during build\n")
+    assert stated(setup) == ["build-isolation-hides-torch"]
+
+
+def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() -> None:
+    def read(text: str) -> List[str]:
+        return [e.kind for e in extract(text, KB).installer_errors]
+
+    named = "ModuleNotFoundError: No module named 'torch' during the flash-attn build\n"
+    assert read(named) == ["isolated-build-without-torch"]
+    # torch is then read from the environment itself: the build did see it, and it was not there
+    assert read("pip install flash-attn --no-build-isolation\n" + named) == []
+    other = "ModuleNotFoundError: No module named 'torch' during the numpy build\n"
+    assert read(other) == []
+    assert "build-isolation-hides-torch" not in stated(other)
+
+
+_SYNCED = ("> uv sync --locked --extra cuda\nResolved 288 packages in 1ms\nInstalled 1 package in 6.13s\n"
+           " + torch==2.11.0+cu128\n")
+
+
+def test_a_bare_uv_run_after_a_sync_with_an_extra_that_uninstalls_packages() -> None:
+    run = "> uv run python -m app\nUninstalled 2 packages in 771ms\nInstalled 2 packages in 7.19s\n"
+    assert stated(_SYNCED + run) == ["uv-run-resyncs-without-extra"]
+
+
+def test_uv_run_with_the_extra_or_without_sync_or_uninstalling_nothing_is_not_a_resync() -> None:
+    kept = "> uv run --extra cuda python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(_SYNCED + kept) == []
+    assert stated(_SYNCED + "> uv run --no-sync python -m app\nUninstalled 2 packages in 771ms\n") == []
+    assert stated(_SYNCED + "> uv run python -m app\nStarting app on port 8000\n") == []
+    plain = "> uv sync --locked\n> uv run python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(plain) == []
+
+
+_MARKER = ("[tool.uv.sources]\ntorch = [{{ index = \"pytorch-cu128\", marker = \"{marker}\" }}]\n"
+           ">>> platform.machine()\n'AMD64'\n")
+
+
+def test_a_uv_source_gated_on_x86_64_where_the_text_shows_windows_amd64() -> None:
+    text = _MARKER.format(marker="platform_machine == 'x86_64'")
+    assert stated(text) == ["uv-source-marker-misses-windows-amd64"]
+
+
+def test_a_marker_naming_amd64_or_linux_only_or_no_windows_shown_is_not_that_cause() -> None:
+    both = _MARKER.format(marker="platform_machine == 'x86_64' or platform_machine == 'AMD64'")
+    assert stated(both) == []
+    linux = _MARKER.format(marker="sys_platform == 'linux' and platform_machine == 'x86_64'")
+    assert stated(linux) == []
+    no_windows = _MARKER.format(marker="platform_machine == 'x86_64'").replace("'AMD64'", "'x86_64'")
+    assert stated(no_windows) == []
