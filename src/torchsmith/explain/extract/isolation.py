@@ -128,8 +128,9 @@ _NAMED_BUILD = re.compile(r"\b(?:[Bb]uilding (?:wheel for )?|[Ff]ailed to build 
 _NEAR_CHARS = 2000  # of the text either side of "No module named 'torch'"
 # pip's legacy path runs setup.py itself in the target environment, never isolated (isolation is for
 # PEP 517 builds only: sdist.py prepares a build environment under use_pep517)
-_LEGACY_BUILD = re.compile(r"Building wheel for [\w.-]{1,80} \(setup\.py\)|Running setup\.py (?:install|develop) "
-                           r"for |python setup\.py (?:bdist_wheel|egg_info|develop|install) did not run")
+_LEGACY_BUILD = re.compile(r"Building wheel for [\w.-]{1,80} \(setup\.py\)"
+                           r"|Running setup\.py (?:install|develop) for "
+                           r"|python setup\.py (?:bdist_wheel|egg_info|develop|install) did not run")
 _FRAME_FILE = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d+')
 # files a build runs: the build script, pip's inline `-c` (<string>), a backend's hooks, a build env
 _BUILD_FILE = re.compile(r"(?:^|[\\/])(?:setup|hatch_build|build)\.py$|^<string>$|pip-build-env|builds-v\d"
