@@ -125,7 +125,8 @@ def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() 
               "  × python setup.py bdist_wheel did not run successfully.\n"
               "        File \"/tmp/pip-install-abc/flash-attn_0123456789abcdef0123456789abcdef/"
               "setup.py\", line 9, in <module>\n          import torch\n"
-              "      ModuleNotFoundError: No module named 'torch'\n  ERROR: Failed building wheel for flash-attn\n")
+              "      ModuleNotFoundError: No module named 'torch'\n"
+              "  ERROR: Failed building wheel for flash-attn\n")
     assert read(legacy) == []
     assert "build-isolation-hides-torch" not in stated(legacy)
     # the import that failed is a script's own, not the build's
