@@ -85,9 +85,27 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
      "torch-pin-conflict"),
     # torch's DLL failing without a preload before it
     (_PRELOADED_TORCH_DLL, "windows-dll-preloaded-by-other-package"),
+    # TensorFlow's dso_loader tries TensorRT as an option (TF-TRT) and runs without it: no failure
+    ("W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+     "library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or "
+     "directory", "tensorrt-library-missing"),
 ])
 def test_near_miss_does_not_name_it(text: str, not_expected: str) -> None:
     assert not_expected not in ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the preload named in prose (advice tried or read), not run before torch
+    "I read that calling onnxruntime.preload_dlls() first might help, but it did not.\n"
+    + _PRELOADED_TORCH_DLL,
+    "I tried `onnxruntime.preload_dlls()` too.\n" + _PRELOADED_TORCH_DLL,
+    # run before torch, but the DLL was not found at all (126): a preload adds DLLs, it hides none
+    ">>> onnxruntime.preload_dlls(cuda=True, cudnn=True, msvc=False)\n>>> import torch\n"
+    + _PRELOADED_TORCH_DLL.replace("[WinError 127] The specified procedure",
+                                   "[WinError 126] The specified module"),
+])
+def test_a_preload_that_did_not_run_before_torch_or_a_missing_dll_is_not_it(text: str) -> None:
+    assert "windows-dll-preloaded-by-other-package" not in stated(text)
 
 
 def test_onnxruntime_preload_before_torch_explains_the_cudnn_procedure_error() -> None:
@@ -215,3 +233,35 @@ def test_both_packages_with_the_gpu_module_loaded_is_not_the_overwrite() -> None
             "Available providers: 'TensorrtExecutionProvider, CUDAExecutionProvider, CPUExecutionProvider'\n"
             "onnxruntime              1.19.0\nonnxruntime-gpu          1.19.0\n")
     assert stated(text) == ["onnxruntime-provider-not-built-in"]
+
+
+_TORCHCODEC_LOAD = (
+    "RuntimeError: Could not load libtorchcodec. Likely causes:\n"
+    "          1. FFmpeg is not properly installed in your environment. We support\n"
+    "             versions 4, 5, 6 and 7.\n"
+    "[start of libtorchcodec loading traceback]\n"
+    "FFmpeg version 7: libavutil.so.59: cannot open shared object file: No such file or directory\n"
+    "[end of libtorchcodec loading traceback].\n")
+_TORIO_LOAD = ("ImportError: Failed to intialize FFmpeg extension. Tried versions: ['6', '5', '4', '']. "
+               "Enable DEBUG logging to see more details about the error.\n")
+
+
+@pytest.mark.parametrize("banner, load_error", [
+    ("ffmpeg version 8.0 Copyright (c) 2000-2025 the FFmpeg developers\n", _TORCHCODEC_LOAD),
+    ("ffmpeg version 7.0.2-full_build-www.gyan.dev Copyright (c) 2000-2024 the FFmpeg developers\n",
+     _TORIO_LOAD),
+])
+def test_an_ffmpeg_major_outside_the_loaders_list_is_unsupported(banner: str, load_error: str) -> None:
+    explanations = explain_report(banner + load_error, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in explanations] == ["ffmpeg-version-unsupported"]
+    assert "ffmpeg shows version" in explanations[0].cause
+
+
+def test_the_loaders_own_entries_are_not_the_installed_ffmpeg() -> None:
+    # torchcodec's "FFmpeg version 7:" names a build it tried, not what is installed
+    assert extract(_TORCHCODEC_LOAD, KB).environment.ffmpeg is None
+    assert "ffmpeg-version-unsupported" not in stated(_TORCHCODEC_LOAD)
+    # a supported major installed: its libraries are what is missing
+    banner = "ffmpeg version 7.1.1 Copyright (c) 2000-2025 the FFmpeg developers\n"
+    assert "ffmpeg-version-unsupported" not in stated(banner + _TORCHCODEC_LOAD)
+    assert stated(_TORIO_LOAD) == ["torchaudio-ffmpeg-load-failed"]

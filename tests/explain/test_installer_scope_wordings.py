@@ -119,3 +119,39 @@ def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() 
     other = "ModuleNotFoundError: No module named 'torch' during the numpy build\n"
     assert read(other) == []
     assert "build-isolation-hides-torch" not in stated(other)
+
+
+_SYNCED = ("> uv sync --locked --extra cuda\nResolved 288 packages in 1ms\nInstalled 1 package in 6.13s\n"
+           " + torch==2.11.0+cu128\n")
+
+
+def test_a_bare_uv_run_after_a_sync_with_an_extra_that_uninstalls_packages() -> None:
+    run = "> uv run python -m app\nUninstalled 2 packages in 771ms\nInstalled 2 packages in 7.19s\n"
+    assert stated(_SYNCED + run) == ["uv-run-resyncs-without-extra"]
+
+
+def test_uv_run_with_the_extra_or_without_sync_or_uninstalling_nothing_is_not_a_resync() -> None:
+    kept = "> uv run --extra cuda python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(_SYNCED + kept) == []
+    assert stated(_SYNCED + "> uv run --no-sync python -m app\nUninstalled 2 packages in 771ms\n") == []
+    assert stated(_SYNCED + "> uv run python -m app\nStarting app on port 8000\n") == []
+    plain = "> uv sync --locked\n> uv run python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(plain) == []
+
+
+_MARKER = ("[tool.uv.sources]\ntorch = [{{ index = \"pytorch-cu128\", marker = \"{marker}\" }}]\n"
+           ">>> platform.machine()\n'AMD64'\n")
+
+
+def test_a_uv_source_gated_on_x86_64_where_the_text_shows_windows_amd64() -> None:
+    text = _MARKER.format(marker="platform_machine == 'x86_64'")
+    assert stated(text) == ["uv-source-marker-misses-windows-amd64"]
+
+
+def test_a_marker_naming_amd64_or_linux_only_or_no_windows_shown_is_not_that_cause() -> None:
+    both = _MARKER.format(marker="platform_machine == 'x86_64' or platform_machine == 'AMD64'")
+    assert stated(both) == []
+    linux = _MARKER.format(marker="sys_platform == 'linux' and platform_machine == 'x86_64'")
+    assert stated(linux) == []
+    no_windows = _MARKER.format(marker="platform_machine == 'x86_64'").replace("'AMD64'", "'x86_64'")
+    assert stated(no_windows) == []

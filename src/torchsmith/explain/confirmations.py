@@ -410,6 +410,22 @@ def _both_onnxruntime_packages_shown(extracted: Extracted, facts: Mapping[str, A
     return f"pip's output shows both onnxruntime and {other} installed" if other else None
 
 
+def _ffmpeg_major_not_supported(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The build refused the FFmpeg it found (torchcodec's CMake: ``libavcodec``/``ffmpeg_major``), or
+    ffmpeg's own banner shows an FFmpeg major outside the majors the loader says it supports
+    (``supported``: torchcodec's "We support versions ...", torchaudio's "Tried versions: [...]")."""
+    if isinstance(facts.get("libavcodec"), str):
+        return f"the build refused the FFmpeg it found (libavcodec {facts['libavcodec']})"
+    if isinstance(facts.get("ffmpeg_major"), str):
+        return f"the build refused the FFmpeg it found (FFmpeg {facts['ffmpeg_major']})"
+    supported = re.findall(r"\d+", str(facts.get("supported", "")))
+    installed = extracted.environment.ffmpeg
+    if not supported or not installed or installed.split(".")[0] in supported:
+        return None
+    return f"ffmpeg shows version {installed}, and this build supports FFmpeg {', '.join(supported)}"
+
+
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
@@ -435,4 +451,5 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "disjoint_torch_requirements": _disjoint_torch_requirements,
     "toolkit_other_major_shown": _toolkit_other_major_shown,
     "both_onnxruntime_packages_shown": _both_onnxruntime_packages_shown,
+    "ffmpeg_major_not_supported": _ffmpeg_major_not_supported,
 }

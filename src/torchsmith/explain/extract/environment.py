@@ -81,6 +81,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                                 r"nvidia-smi [^\n]{0,40}-c (?P<v3>EXCLUSIVE_PROCESS|PROHIBITED)\b")),
     # "cuda12.1", "CUDA 11.8", "CUDA-12.4" in words (not nvidia-smi's "CUDA Version: 12.2")
     ("cuda", re.compile(r"\b(?:CUDA|[Cc]uda)[ -]?(?P<v>\d{1,2}\.\d)\b")),
+    # ffmpeg's own banner (ffmpeg -version / any ffmpeg run): "ffmpeg version 7.1.1 Copyright (c) ...";
+    # not torchcodec's "FFmpeg version 7:" entries, which name the builds it tried
+    ("ffmpeg", re.compile(r"^\s*ffmpeg version n?(?P<v>\d+(?:\.\d+){0,2})\S*\s+Copyright", re.MULTILINE)),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
     ("python", re.compile(r"cp3(?P<v>\d{1,2})-cp3")),
     (

@@ -202,6 +202,7 @@ class Environment:
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
+    ffmpeg: Optional[str] = None  # the FFmpeg release ffmpeg's own banner shows ("7.1.1")
     docker_shm: Optional[str] = None  # a docker run shown: "default" (Docker's 64 MB /dev/shm) or "set"
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
@@ -218,6 +219,7 @@ class Environment:
 @dataclass
 class Extracted:
     exceptions: List[PyException] = field(default_factory=list)
+    warnings: List[PyException] = field(default_factory=list)  # "FILE:LINE: CATEGORY: MESSAGE" lines
     frames: List[Frame] = field(default_factory=list)
     libraries: List[MissingLibrary] = field(default_factory=list)
     symbols: List[UndefinedSymbol] = field(default_factory=list)
