@@ -100,6 +100,7 @@ def test_a_missing_librocm_sysdeps_library_is_therock_s_rocm_off_the_loader_path
 def test_uv_s_report_of_a_version_range_without_a_platform_wheel_is_read_like_one_version() -> None:
     # uv-resolver pubgrub/report.rs prints the range: "torch>=2.5.0 has no wheels with ..."
     text = ("  ╰─▶ Because torch>=2.5.0 has no wheels with a matching platform tag"
-            " (e.g., `macosx_14_0_arm64`) and you require torch>=2.5.0, we can conclude that your requirements are unsatisfiable.\n")
+            " (e.g., `macosx_14_0_arm64`) and you require torch>=2.5.0, we can conclude that your"
+            " requirements are unsatisfiable.\n")
     assert "uv-no-matching-wheel" in stated(text)
     assert "uv-no-matching-wheel" not in stated("torch>=2.5.0 has wheels for every platform tag\n")
