@@ -198,6 +198,39 @@ def _sbsa_jetson_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names {thor}, which runs the SBSA CUDA stack that upstream wheels support"
 
 
+# torch's own files (site-packages/torch) and the kernels Inductor writes (torchinductor_<user>/...)
+_TORCH_CODE = re.compile(r"[\\/]torch[\\/]|torchinductor_")
+_TRITON_CODE = re.compile(r"[\\/]triton[\\/]|^<")  # Triton's own frames, and <frozen importlib...>
+
+
+def _triton_name_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The traceback's innermost frame outside Triton is not torch's code nor a kernel Inductor
+    wrote: another library's import of Triton, or a user's own Triton kernel that Inductor only
+    traced, uses the name (that code against the installed Triton, not torch against Triton)."""
+    outside = [frame for frame in extracted.frames if not _TRITON_CODE.search(frame.path)]
+    if not outside or _TORCH_CODE.search(outside[-1].path):
+        return None
+    return f"the code that uses the Triton name is {outside[-1].path}, not torch's"
+
+
+_SDPA_REFUSAL = "No available kernel"
+
+
+def _sdpa_refusal_caught(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """SDPA's refusal shows only inside a warning, never raised: the caller caught it and went on
+    (a library that first restricts SDPA to a fused kernel retries with every kernel and warns, as
+    SAM 2's transformer.py does), so it is not what failed."""
+    warned = [w for w in extracted.warnings + extracted.exceptions
+              if w.type.endswith("Warning") and _SDPA_REFUSAL in w.message]
+    raised = [e for e in extracted.exceptions
+              if not e.type.endswith("Warning") and _SDPA_REFUSAL in e.message]
+    if not warned or raised:
+        return None
+    return f"the refusal shows only in a {warned[0].type} (the caller caught it and went on), never raised"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -214,4 +247,6 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
+    "triton_name_not_torchs": _triton_name_not_torchs,
+    "sdpa_refusal_caught": _sdpa_refusal_caught,
 }

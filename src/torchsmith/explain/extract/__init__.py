@@ -100,6 +100,7 @@ def extract(
     found_conflicts = resolver.conflicts(refusal)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
+        warnings=python.warnings(text),
         frames=found_frames,
         libraries=loader.missing_libraries(joined, words.get("sonames", ())),
         symbols=loader.undefined_symbols(joined),
