@@ -171,3 +171,24 @@ def test_a_marker_naming_amd64_or_linux_only_or_no_windows_shown_is_not_that_cau
     assert stated(linux) == []
     no_windows = _MARKER.format(marker="platform_machine == 'x86_64'").replace("'AMD64'", "'x86_64'")
     assert stated(no_windows) == []
+
+
+def test_a_pytorch_index_read_alone_that_lacks_a_dependency_torch_asks_for() -> None:
+    asked = ("Looking in indexes: https://download.pytorch.org/whl/cu124\n"
+             "Collecting nvidia-cudnn-cu12==9.1.0.70 (from torch==2.4.0)\n"
+             "ERROR: Could not find a version that satisfies the requirement nvidia-cudnn-cu12==9.1.0.70"
+             " (from torch) (from versions: none)\n")
+    assert stated(asked) == ["index-missing-torch-dependency"]
+    # nobody says torch asked for it: the user may have; the family stays
+    alone = asked.replace(" (from torch==2.4.0)", "").replace(" (from torch)", "")
+    assert stated(alone) == [FAMILY]
+    # PyPI read too: not an index read alone
+    both = asked.replace("whl/cu124\n", "whl/cu124, https://pypi.org/simple\n")
+    assert "index-missing-torch-dependency" not in stated(both)
+
+
+def test_no_compiler_said_in_words() -> None:
+    said = "however I found that there is no gcc or g++ in nvidia-docker. what should I do?\n"
+    assert stated(said) == ["no-cxx-compiler"]
+    assert stated("there is no gcc 9 in the Ubuntu 22.04 repositories\n") == []
+    assert stated("There is no g++ error any more after the update\n") == []
