@@ -104,3 +104,9 @@ def test_uv_s_report_of_a_version_range_without_a_platform_wheel_is_read_like_on
             " requirements are unsatisfiable.\n")
     assert "uv-no-matching-wheel" in stated(text)
     assert "uv-no-matching-wheel" not in stated("torch>=2.5.0 has wheels for every platform tag\n")
+
+
+def test_a_crash_told_in_words_as_an_illegal_instruction_is_one() -> None:
+    text = "It installed pytorch 2.4\nMy detection program failed with an illegal instruction.\n"
+    assert stated(text) == ["illegal-instruction"]
+    assert "illegal-instruction" not in stated("The compiler warned about an illegal instruction encoding.\n")
