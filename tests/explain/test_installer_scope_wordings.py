@@ -192,3 +192,21 @@ def test_no_compiler_said_in_words() -> None:
     assert stated(said) == ["no-cxx-compiler"]
     assert stated("there is no gcc 9 in the Ubuntu 22.04 repositories\n") == []
     assert stated("There is no g++ error any more after the update\n") == []
+
+
+_WHEEL_LIB = "/env/lib/python3.10/site-packages/nvidia/cudnn/lib"
+_TRACE = ("5580:     calling init: " + _WHEEL_LIB + "/libcudnn.so.9\n"
+          "5580:     calling init: " + _WHEEL_LIB + "/libcudnn_graph.so.9\n"
+          "5580:     calling init: {last}\n")
+
+
+def test_a_wheel_library_the_loader_took_from_the_system_beside_its_siblings_from_the_wheel() -> None:
+    text = _TRACE.format(last="/lib/x86_64-linux-gnu/libcudnn_engines_tensor_ir.so.9")
+    assert stated(text) == ["broken-release-artifact"]
+
+
+def test_a_whole_family_from_one_place_or_another_release_or_a_second_copy_is_not_a_gap() -> None:
+    assert stated(_TRACE.format(last=_WHEEL_LIB + "/libcudnn_heuristic.so.9")) == []
+    # cuDNN 8 from the system beside the wheel's cuDNN 9: another release, loaded by someone else
+    assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8")) == []
+    assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9")) == []

@@ -24,6 +24,7 @@ from torchsmith.explain.extract import (
     indexscope,
     installers,
     isolation,
+    lddebug,
     loader,
     pages,
     pinwheels,
@@ -126,7 +127,7 @@ def extract(
         + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text)
-        + pinwheels.pin_lacks_python_wheel(text, refusal, kb)
+        + pinwheels.pin_lacks_python_wheel(text, refusal, kb) + lddebug.wheel_library_from_system(text)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) if kb is not None else []),
         transfers=downloads.transfers(text),
