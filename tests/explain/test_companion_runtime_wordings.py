@@ -85,9 +85,27 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
      "torch-pin-conflict"),
     # torch's DLL failing without a preload before it
     (_PRELOADED_TORCH_DLL, "windows-dll-preloaded-by-other-package"),
+    # TensorFlow's dso_loader tries TensorRT as an option (TF-TRT) and runs without it: no failure
+    ("W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+     "library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or "
+     "directory", "tensorrt-library-missing"),
 ])
 def test_near_miss_does_not_name_it(text: str, not_expected: str) -> None:
     assert not_expected not in ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the preload named in prose (advice tried or read), not run before torch
+    "I read that calling onnxruntime.preload_dlls() first might help, but it did not.\n"
+    + _PRELOADED_TORCH_DLL,
+    "I tried `onnxruntime.preload_dlls()` too.\n" + _PRELOADED_TORCH_DLL,
+    # run before torch, but the DLL was not found at all (126): a preload adds DLLs, it hides none
+    ">>> onnxruntime.preload_dlls(cuda=True, cudnn=True, msvc=False)\n>>> import torch\n"
+    + _PRELOADED_TORCH_DLL.replace("[WinError 127] The specified procedure",
+                                   "[WinError 126] The specified module"),
+])
+def test_a_preload_that_did_not_run_before_torch_or_a_missing_dll_is_not_it(text: str) -> None:
+    assert "windows-dll-preloaded-by-other-package" not in stated(text)
 
 
 def test_onnxruntime_preload_before_torch_explains_the_cudnn_procedure_error() -> None:

@@ -162,3 +162,53 @@ def test_the_kernel_reasons_torch_warns_before_giving_up_name_the_restriction() 
     assert "sdpa-backend-forced-unavailable" in stated(text)
     # a single reason torch prints when asked (can_use_flash_attention(params, debug=True)) is not it
     assert stated("UserWarning: Flash attention requires q,k,v to have the same last dimension") == []
+
+
+@pytest.mark.parametrize("innermost", [
+    # a user's own Triton kernel that Inductor traced (user-defined Triton kernels) uses an old name
+    "  File \"/home/u/kernels/rmsnorm.py\", line 22, in _rms_kernel\n"
+    "    y = tl.libdevice.rsqrt(x)\n"
+    "AttributeError: module 'triton.language' has no attribute 'libdevice'",
+    # another library imports the Triton name while torch.compile runs
+    "  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/triton_splitk.py\", line 12, in <module>\n"
+    "    from triton.ops.matmul_perf_model import early_config_prune\n"
+    "ImportError: cannot import name 'early_config_prune' from 'triton.ops.matmul_perf_model'",
+])
+def test_a_triton_name_used_by_other_code_than_torchs_is_not_the_pairing(innermost: str) -> None:
+    inductor = ("Traceback (most recent call last):\n"
+                "  File \"/venv/lib/python3.10/site-packages/torch/_inductor/codegen/wrapper.py\", line 900, "
+                "in define_user_defined_triton_kernel\n"
+                "    kernel.fn(*args)\n")
+    report = explain_report(inductor + innermost, CATALOG, kb=KB)
+    assert "triton-torch-version-mismatch" not in [e.signature.id for e in report.explanations]
+    assert any(sig == "triton-torch-version-mismatch" for sig, _ in report.contradicted)
+    # the same name used by torch's own file, or a kernel Inductor wrote, under Triton's frames: the pairing
+    torchs = innermost.replace("/home/u/kernels/rmsnorm.py", "/tmp/torchinductor_u/ab/cabc.py").replace(
+        "/venv/lib/python3.10/site-packages/xformers/ops/fmha/triton_splitk.py",
+        "/venv/lib/python3.10/site-packages/torch/_inductor/runtime/hints.py")
+    triton_frame = ("  File \"/venv/lib/python3.10/site-packages/triton/language/__init__.py\", line 5, "
+                    "in <module>\n")
+    assert "triton-torch-version-mismatch" in stated(inductor + torchs.replace("AttributeError", triton_frame
+                                                                                + "AttributeError"))
+
+
+_SAM2_FALLBACK = (
+    "/sam2/modeling/sam/transformer.py:270: UserWarning: Memory efficient kernel not used because: "
+    "(Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:718.)\n"
+    "/sam2/modeling/sam/transformer.py:270: UserWarning: Flash attention kernel not used because: (Triggered "
+    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:720.)\n"
+    "/sam2/modeling/sam/transformer.py:274: UserWarning: Flash Attention kernel failed due to: No available "
+    "kernel. Aborting execution.\n"
+    "Falling back to all available kernels for scaled_dot_product_attention (which may have a slower "
+    "speed).\n")
+
+
+def test_an_sdpa_refusal_the_caller_caught_is_not_the_failure() -> None:
+    # SAM 2 restricts SDPA to flash, catches the refusal, warns and retries with every kernel
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    report = explain_report(_SAM2_FALLBACK + oom, CATALOG, kb=KB)
+    assert [e.signature.id for e in report.explanations] == ["cuda-out-of-memory"]
+    assert any(sig == "sdpa-backend-forced-unavailable" for sig, _ in report.contradicted)
+    # raised (the same warnings, then the RuntimeError that ended the run): the refusal is the failure
+    raised = _SAM2_FALLBACK.splitlines()[0] + "\nRuntimeError: No available kernel. Aborting execution.\n"
+    assert stated(raised) == ["sdpa-backend-forced-unavailable"]

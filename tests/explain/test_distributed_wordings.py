@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+import pytest
 from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain import find_signatures
@@ -231,3 +232,22 @@ def test_a_distributed_hang_in_words_is_a_family_that_yields_to_any_error() -> N
     duplicate = ("DDP hangs at start\nNCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA"
                  " device 1000\n")
     assert stated(duplicate) == ["ranks-share-one-gpu"]
+
+
+@pytest.mark.parametrize("beside", [
+    # the GPUs shown are parts no NVSwitch baseboard carries: Fabric Manager fails for want of NVSwitches
+    "|   0  NVIDIA A40                     Off | 00000000:17:00.0 Off |                    0 |\n"
+    "|   1  NVIDIA A40                     Off | 00000000:65:00.0 Off |                    0 |\n",
+    # CUDA said something else (an NVSwitch system with Fabric Manager down says "system not ready")
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n",
+    # CUDA ran work: it was not waiting for Fabric Manager
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n",
+])
+def test_a_fabric_manager_unit_down_is_not_the_cause_where_the_text_shows_otherwise(beside: str) -> None:
+    down = ("● nvidia-fabricmanager.service - NVIDIA fabric manager service\n"
+            "     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled; vendor preset:"
+            " enabled)\n"
+            "     Active: failed (Result: exit-code) since Mon 2024-07-01 14:43:57 UTC; 5s ago\n")
+    assert "fabric-manager-not-running" not in stated(down + beside)
+    # CUDA's own "system not yet initialized" beside it: the cause
+    assert "fabric-manager-not-running" in stated(down + "Error 802: system not yet initialized\n")

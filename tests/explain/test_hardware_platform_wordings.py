@@ -77,3 +77,36 @@ def test_a_two_part_pin_is_read_as_pep_440_pads_it_to_tell_the_platform_from_pip
     # a pin no newer than the listing says nothing of the platform
     older = text.replace("torch==2.4", "torch==2.1")
     assert "macos-x86-64-python" not in stated(older)
+
+
+def test_a_name_torch_npu_lacks_is_a_torch_npu_not_paired_with_its_caller() -> None:
+    text = "AttributeError: module 'torch_npu' has no attribute '_npu_flash_attention'\n"
+    assert stated(text) == ["torch-npu-version-unpaired"]
+    assert stated("ImportError: cannot import name 'npu_format_cast' from 'torch_npu.contrib'\n") == [
+        "torch-npu-version-unpaired"]
+    # another module's missing name stays the general family
+    other = "AttributeError: module 'torch' has no attribute 'npu'\n"
+    assert "torch-npu-version-unpaired" not in stated(other)
+
+
+def test_a_missing_librocm_sysdeps_library_is_therock_s_rocm_off_the_loader_path() -> None:
+    # TheRock renames the system libraries it bundles librocm_sysdeps_* (third-party/sysdeps)
+    text = "ImportError: librocm_sysdeps_numa.so.1: cannot open shared object file: No such file or directory"
+    assert stated(text) == ["rocm-sdk-wheel-libs-not-on-path"]
+    system = "ImportError: libnuma.so.1: cannot open shared object file: No such file or directory\n"
+    assert "rocm-sdk-wheel-libs-not-on-path" not in stated(system)
+
+
+def test_uv_s_report_of_a_version_range_without_a_platform_wheel_is_read_like_one_version() -> None:
+    # uv-resolver pubgrub/report.rs prints the range: "torch>=2.5.0 has no wheels with ..."
+    text = ("  ╰─▶ Because torch>=2.5.0 has no wheels with a matching platform tag"
+            " (e.g., `macosx_14_0_arm64`) and you require torch>=2.5.0, we can conclude that your"
+            " requirements are unsatisfiable.\n")
+    assert "uv-no-matching-wheel" in stated(text)
+    assert "uv-no-matching-wheel" not in stated("torch>=2.5.0 has wheels for every platform tag\n")
+
+
+def test_a_crash_told_in_words_as_an_illegal_instruction_is_one() -> None:
+    text = "It installed pytorch 2.4\nMy detection program failed with an illegal instruction.\n"
+    assert stated(text) == ["illegal-instruction"]
+    assert "illegal-instruction" not in stated("The compiler warned about an illegal instruction encoding.\n")

@@ -119,3 +119,94 @@ def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() 
     other = "ModuleNotFoundError: No module named 'torch' during the numpy build\n"
     assert read(other) == []
     assert "build-isolation-hides-torch" not in stated(other)
+
+    # pip's legacy setup.py build runs in the environment itself (isolation is for PEP 517 builds)
+    legacy = ("  Building wheel for flash-attn (setup.py) ... error\n"
+              "  × python setup.py bdist_wheel did not run successfully.\n"
+              "        File \"/tmp/pip-install-abc/flash-attn_0123456789abcdef0123456789abcdef/"
+              "setup.py\", line 9, in <module>\n          import torch\n"
+              "      ModuleNotFoundError: No module named 'torch'\n"
+              "  ERROR: Failed building wheel for flash-attn\n")
+    assert read(legacy) == []
+    assert "build-isolation-hides-torch" not in stated(legacy)
+    # the import that failed is a script's own, not the build's
+    script = ("I am building flash-attn in a new venv; torch is in my base env.\nTraceback (most recent call "
+              "last):\n  File \"run.py\", line 1, in <module>\n    import torch\n"
+              "ModuleNotFoundError: No module named 'torch'\n")
+    assert read(script) == []
+    assert read(script.replace('"run.py"', '"setup.py"')) == ["isolated-build-without-torch"]
+
+
+_SYNCED = ("> uv sync --locked --extra cuda\nResolved 288 packages in 1ms\nInstalled 1 package in 6.13s\n"
+           " + torch==2.11.0+cu128\n")
+
+
+def test_a_bare_uv_run_after_a_sync_with_an_extra_that_uninstalls_packages() -> None:
+    run = "> uv run python -m app\nUninstalled 2 packages in 771ms\nInstalled 2 packages in 7.19s\n"
+    assert stated(_SYNCED + run) == ["uv-run-resyncs-without-extra"]
+
+
+def test_uv_run_with_the_extra_or_without_sync_or_uninstalling_nothing_is_not_a_resync() -> None:
+    kept = "> uv run --extra cuda python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(_SYNCED + kept) == []
+    assert stated(_SYNCED + "> uv run --no-sync python -m app\nUninstalled 2 packages in 771ms\n") == []
+    assert stated(_SYNCED + "> uv run python -m app\nStarting app on port 8000\n") == []
+    plain = "> uv sync --locked\n> uv run python -m app\nUninstalled 2 packages in 771ms\n"
+    assert stated(plain) == []
+
+
+_MARKER = ("[tool.uv.sources]\ntorch = [{{ index = \"pytorch-cu128\", marker = \"{marker}\" }}]\n"
+           ">>> platform.machine()\n'AMD64'\n")
+
+
+def test_a_uv_source_gated_on_x86_64_where_the_text_shows_windows_amd64() -> None:
+    text = _MARKER.format(marker="platform_machine == 'x86_64'")
+    assert stated(text) == ["uv-source-marker-misses-windows-amd64"]
+
+
+def test_a_marker_naming_amd64_or_linux_only_or_no_windows_shown_is_not_that_cause() -> None:
+    both = _MARKER.format(marker="platform_machine == 'x86_64' or platform_machine == 'AMD64'")
+    assert stated(both) == []
+    linux = _MARKER.format(marker="sys_platform == 'linux' and platform_machine == 'x86_64'")
+    assert stated(linux) == []
+    no_windows = _MARKER.format(marker="platform_machine == 'x86_64'").replace("'AMD64'", "'x86_64'")
+    assert stated(no_windows) == []
+
+
+def test_a_pytorch_index_read_alone_that_lacks_a_dependency_torch_asks_for() -> None:
+    asked = ("Looking in indexes: https://download.pytorch.org/whl/cu124\n"
+             "Collecting nvidia-cudnn-cu12==9.1.0.70 (from torch==2.4.0)\n"
+             "ERROR: Could not find a version that satisfies the requirement nvidia-cudnn-cu12==9.1.0.70"
+             " (from torch) (from versions: none)\n")
+    assert stated(asked) == ["index-missing-torch-dependency"]
+    # nobody says torch asked for it: the user may have; the family stays
+    alone = asked.replace(" (from torch==2.4.0)", "").replace(" (from torch)", "")
+    assert stated(alone) == [FAMILY]
+    # PyPI read too: not an index read alone
+    both = asked.replace("whl/cu124\n", "whl/cu124, https://pypi.org/simple\n")
+    assert "index-missing-torch-dependency" not in stated(both)
+
+
+def test_no_compiler_said_in_words() -> None:
+    said = "however I found that there is no gcc or g++ in nvidia-docker. what should I do?\n"
+    assert stated(said) == ["no-cxx-compiler"]
+    assert stated("there is no gcc 9 in the Ubuntu 22.04 repositories\n") == []
+    assert stated("There is no g++ error any more after the update\n") == []
+
+
+_WHEEL_LIB = "/env/lib/python3.10/site-packages/nvidia/cudnn/lib"
+_TRACE = ("5580:     calling init: " + _WHEEL_LIB + "/libcudnn.so.9\n"
+          "5580:     calling init: " + _WHEEL_LIB + "/libcudnn_graph.so.9\n"
+          "5580:     calling init: {last}\n")
+
+
+def test_a_wheel_library_the_loader_took_from_the_system_beside_its_siblings_from_the_wheel() -> None:
+    text = _TRACE.format(last="/lib/x86_64-linux-gnu/libcudnn_engines_tensor_ir.so.9")
+    assert stated(text) == ["broken-release-artifact"]
+
+
+def test_a_whole_family_from_one_place_or_another_release_or_a_second_copy_is_not_a_gap() -> None:
+    assert stated(_TRACE.format(last=_WHEEL_LIB + "/libcudnn_heuristic.so.9")) == []
+    # cuDNN 8 from the system beside the wheel's cuDNN 9: another release, loaded by someone else
+    assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8")) == []
+    assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9")) == []

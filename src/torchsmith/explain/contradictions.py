@@ -240,6 +240,53 @@ def _symbol_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
     return f"the missing symbol is {name}, not a function of torch's (c10/ATen/torch)"
 
 
+# torch's own files (site-packages/torch) and the kernels Inductor writes (torchinductor_<user>/...)
+_TORCH_CODE = re.compile(r"[\\/]torch[\\/]|torchinductor_")
+_TRITON_CODE = re.compile(r"[\\/]triton[\\/]|^<")  # Triton's own frames, and <frozen importlib...>
+
+
+def _triton_name_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The traceback's innermost frame outside Triton is not torch's code nor a kernel Inductor
+    wrote: another library's import of Triton, or a user's own Triton kernel that Inductor only
+    traced, uses the name (that code against the installed Triton, not torch against Triton)."""
+    outside = [frame for frame in extracted.frames if not _TRITON_CODE.search(frame.path)]
+    if not outside or _TORCH_CODE.search(outside[-1].path):
+        return None
+    return f"the code that uses the Triton name is {outside[-1].path}, not torch's"
+
+
+_SDPA_REFUSAL = "No available kernel"
+
+
+def _sdpa_refusal_caught(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """SDPA's refusal shows only inside a warning, never raised: the caller caught it and went on
+    (a library that first restricts SDPA to a fused kernel retries with every kernel and warns, as
+    SAM 2's transformer.py does), so it is not what failed."""
+    warned = [w for w in extracted.warnings + extracted.exceptions
+              if w.type.endswith("Warning") and _SDPA_REFUSAL in w.message]
+    raised = [e for e in extracted.exceptions
+              if not e.type.endswith("Warning") and _SDPA_REFUSAL in e.message]
+    if not warned or raised:
+        return None
+    return f"the refusal shows only in a {warned[0].type} (the caller caught it and went on), never raised"
+
+
+def _ptxas_not_tritons(extracted: Extracted, facts: Mapping[str, Any],
+                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The ptxas that refused the architecture is not the one Triton bundles: TRITON_PTXAS_PATH names
+    another (Triton then runs that one: triton/backends/nvidia/compiler.py), or the command Triton
+    shows ran (its "Repro command:") is a ptxas outside triton/backends."""
+    named = facts.get("ptxas_env")
+    if isinstance(named, str) and named.strip():
+        return f"TRITON_PTXAS_PATH names {named}: Triton ran that ptxas, not the one it bundles"
+    ran = facts.get("ptxas_run")
+    if isinstance(ran, str) and not re.search(r"triton[\\/]", ran):
+        return f"the ptxas that ran is {ran}, not the one Triton bundles"
+    return None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -259,4 +306,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
+    "triton_name_not_torchs": _triton_name_not_torchs,
+    "sdpa_refusal_caught": _sdpa_refusal_caught,
+    "ptxas_not_tritons": _ptxas_not_tritons,
 }

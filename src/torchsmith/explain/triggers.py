@@ -340,11 +340,33 @@ def _scheduler_no_gpu(extracted: Extracted) -> Optional[Tuple[List[str], Dict[st
 _FABRIC_MANAGER = "nvidia-fabricmanager.service"
 
 
+# GPUs no NVSwitch baseboard carries: consumer and workstation cards, PCIe-only data-centre parts
+# (Fabric Manager user guide: NVSwitch systems are DGX/HGX A100, H100, H200, B200 and later)
+_NO_NVSWITCH = re.compile(
+    r"GeForce|\bRTX\b|Quadro|TITAN|PCIe|\b(?:A2|A10G?|A16|A30|A40|L4|L20|L40S?|T4|P4|P40)\b", re.IGNORECASE)
+
+
+_NOT_READY = ("cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY")
+
+
+def _cuda_said_otherwise(extracted: Extracted) -> bool:
+    """CUDA reported another status than "system not ready" (with Fabric Manager down, an NVSwitch
+    system fails CUDA's initialisation with that one), or ran work: torch's allocator out of memory."""
+    other = any(e.api.startswith("cuda") and e.name and e.name not in _NOT_READY
+                for e in extracted.gpu_errors)
+    return other or any("CUDA out of memory. Tried to allocate" in e.message for e in extracted.exceptions)
+
+
 def _fabric_manager_down(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """systemctl shows the Fabric Manager's unit on this machine, and not running: the package is
-    installed (an NVSwitch system) and its service failed or was stopped."""
+    installed (an NVSwitch system) and its service failed or was stopped. Not where the GPUs the
+    text names are parts no NVSwitch system carries (the package installed on another machine, whose
+    Fabric Manager fails for want of NVSwitches), nor where CUDA said something else."""
     state = extracted.environment.services.get(_FABRIC_MANAGER)
     if state is None or state.startswith(("active", "activating", "reloading")):
+        return None
+    gpus = extracted.environment.gpus
+    if (gpus and all(_NO_NVSWITCH.search(gpu) for gpu in gpus)) or _cuda_said_otherwise(extracted):
         return None
     why = f"systemctl shows {_FABRIC_MANAGER} {state}: it is installed here and not running"
     what = "the installed Fabric Manager unit shows that this machine is one"

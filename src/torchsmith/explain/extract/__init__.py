@@ -24,12 +24,14 @@ from torchsmith.explain.extract import (
     indexscope,
     installers,
     isolation,
+    lddebug,
     loader,
     pages,
     pinwheels,
     python,
     resolver,
     symptoms,
+    uvproject,
 )
 from torchsmith.explain.extract.model import (
     CompilerMessage,
@@ -100,6 +102,7 @@ def extract(
     messages = build.compiler_messages(text)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
+        warnings=python.warnings(text),
         frames=found_frames,
         libraries=loader.missing_libraries(joined, words.get("sonames", ())),
         symbols=loader.undefined_symbols(joined),
@@ -125,7 +128,8 @@ def extract(
         + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text)
-        + pinwheels.pin_lacks_python_wheel(text, refusal, kb)
+        + pinwheels.pin_lacks_python_wheel(text, refusal, kb) + lddebug.wheel_library_from_system(text)
+        + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) if kb is not None else []),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),

@@ -68,13 +68,16 @@ def pytorch_index_alone(text: str, refusal: Refusal, kb: KnowledgeBase) -> List[
     dependencies = _torch_dependencies(kb, urls)
     for missing in refusal.unavailable:
         name, _, _ = split_requirement(missing.said)
-        if missing.installer != "pip" or missing.listed or not name:
-            continue
-        if name in _PYTORCH_PACKAGES or name in dependencies or name.startswith("nvidia-"):
+        if missing.installer != "pip" or missing.listed or not name or name in _PYTORCH_PACKAGES:
             continue
         none = re.search(r"requirement " + re.escape(missing.said) + r"[^\n]{0,300}\(from versions: none\)",
                          text)
         if none is None:
+            continue
+        if name in dependencies or name.startswith("nvidia-"):
+            found = _torch_asked(text, missing.said, name, urls)
+            if found:
+                return found
             continue
         meaning = (f"pip read only {', '.join(urls)} (its 'Looking in indexes' line lists every index it "
                    f"reads), so PyPI was not read; {name} is neither a PyTorch package nor a dependency of "
@@ -82,3 +85,16 @@ def pytorch_index_alone(text: str, refusal: Refusal, kb: KnowledgeBase) -> List[
                    f"no version of it")
         return [InstallerError("pip", "pytorch-index-alone", missing.said, meaning, name, _SOURCES)]
     return []
+
+
+def _torch_asked(text: str, said: str, name: str, urls: List[str]) -> List[InstallerError]:
+    """torch itself asked for the dependency no index had: pip names who asked ("(from torch)",
+    "Collecting X (from torch==2.4.0)"), and the PyTorch index, read alone, does not carry it."""
+    asked = re.search(r"(?:requirement|Collecting) " + re.escape(said)
+                      + r" \(from torch(?:[=<>!~][^)\s]*)?\)", text)
+    if asked is None:
+        return []
+    meaning = (f"pip read only {', '.join(urls)} (its 'Looking in indexes' line), and torch itself requires "
+               f"{said} ({asked.group(0)}), which that index does not carry (from versions: none): a PyTorch "
+               f"index mirrors torch's own dependencies, and this one lacks {name}")
+    return [InstallerError("pip", "pytorch-index-lacks-dependency", said, meaning, name, _SOURCES)]

@@ -219,6 +219,7 @@ class Environment:
 @dataclass
 class Extracted:
     exceptions: List[PyException] = field(default_factory=list)
+    warnings: List[PyException] = field(default_factory=list)  # "FILE:LINE: CATEGORY: MESSAGE" lines
     frames: List[Frame] = field(default_factory=list)
     libraries: List[MissingLibrary] = field(default_factory=list)
     symbols: List[UndefinedSymbol] = field(default_factory=list)

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 from torchsmith.explain.extract.model import Frame, PyException
 
-__all__ = ["exceptions", "frames"]
+__all__ = ["exceptions", "frames", "warnings"]
 
 _FRAME = re.compile(
     r'File "(?P<path>[^"\n]+)", line \d+'
@@ -27,6 +27,10 @@ _EXCEPTION = re.compile(
     r"Failure|NotFound|Unavailable))(?::[ \t]*(?P<message>[^\n]*))?$",
     re.MULTILINE,
 )
+# A warning as Python's warnings module prints it: "FILE:LINE: CATEGORY: MESSAGE" (Lib/warnings.py,
+# formatwarning), the category a Warning subclass
+_WARNING = re.compile(
+    r"^[^\n]{0,400}?:\d+: (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (?P<message>[^\n]*)$", re.MULTILINE)
 _MAX = 20
 
 
@@ -95,3 +99,16 @@ def exceptions(text: str, found_frames: List[Frame]) -> List[PyException]:
         if len(out) >= _MAX:
             break
     return out
+
+
+def warnings(text: str) -> List[PyException]:
+    """The warnings the text shows, as Python's warnings module formats them, in order: what a
+    program reported and went on from (a library that caught an error and warns it)."""
+    if "Warning: " not in text:
+        return []
+    found: List[PyException] = []
+    for match in _WARNING.finditer(text):
+        found.append(PyException(match.group("type"), match.group("message").strip()[:600]))
+        if len(found) >= _MAX:
+            break
+    return found
