@@ -120,6 +120,22 @@ def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() 
     assert read(other) == []
     assert "build-isolation-hides-torch" not in stated(other)
 
+    # pip's legacy setup.py build runs in the environment itself (isolation is for PEP 517 builds)
+    legacy = ("  Building wheel for flash-attn (setup.py) ... error\n"
+              "  × python setup.py bdist_wheel did not run successfully.\n"
+              "        File \"/tmp/pip-install-abc/flash-attn_0123456789abcdef0123456789abcdef/"
+              "setup.py\", line 9, in <module>\n          import torch\n"
+              "      ModuleNotFoundError: No module named 'torch'\n"
+              "  ERROR: Failed building wheel for flash-attn\n")
+    assert read(legacy) == []
+    assert "build-isolation-hides-torch" not in stated(legacy)
+    # the import that failed is a script's own, not the build's
+    script = ("I am building flash-attn in a new venv; torch is in my base env.\nTraceback (most recent call "
+              "last):\n  File \"run.py\", line 1, in <module>\n    import torch\n"
+              "ModuleNotFoundError: No module named 'torch'\n")
+    assert read(script) == []
+    assert read(script.replace('"run.py"', '"setup.py"')) == ["isolated-build-without-torch"]
+
 
 _SYNCED = ("> uv sync --locked --extra cuda\nResolved 288 packages in 1ms\nInstalled 1 package in 6.13s\n"
            " + torch==2.11.0+cu128\n")

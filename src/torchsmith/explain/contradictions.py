@@ -231,6 +231,20 @@ def _sdpa_refusal_caught(extracted: Extracted, facts: Mapping[str, Any],
     return f"the refusal shows only in a {warned[0].type} (the caller caught it and went on), never raised"
 
 
+def _ptxas_not_tritons(extracted: Extracted, facts: Mapping[str, Any],
+                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The ptxas that refused the architecture is not the one Triton bundles: TRITON_PTXAS_PATH names
+    another (Triton then runs that one: triton/backends/nvidia/compiler.py), or the command Triton
+    shows ran (its "Repro command:") is a ptxas outside triton/backends."""
+    named = facts.get("ptxas_env")
+    if isinstance(named, str) and named.strip():
+        return f"TRITON_PTXAS_PATH names {named}: Triton ran that ptxas, not the one it bundles"
+    ran = facts.get("ptxas_run")
+    if isinstance(ran, str) and not re.search(r"triton[\\/]", ran):
+        return f"the ptxas that ran is {ran}, not the one Triton bundles"
+    return None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -249,4 +263,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "sbsa_jetson_shown": _sbsa_jetson_shown,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
+    "ptxas_not_tritons": _ptxas_not_tritons,
 }
