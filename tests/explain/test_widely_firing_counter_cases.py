@@ -53,3 +53,21 @@ def test_an_extensions_own_function_taking_torch_types_is_not_torchs_symbol() ->
                    "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"):
         text = f"ImportError: /x/site-packages/flash_attn_2_cuda.so: undefined symbol: {symbol}\n"
         assert stated(text) == ["extension-abi-mismatch"], symbol
+
+
+def test_enospc_while_a_program_runs_is_not_an_install_out_of_disk() -> None:
+    # multiprocessing's shared memory (/psm_...) and torch.save's checkpoint: no installer wrote
+    shm = ('  File "/usr/lib/python3.10/multiprocessing/shared_memory.py", line 114, in __init__\n'
+           "    os.ftruncate(self._fd, size)\nOSError: [Errno 28] No space left on device: '/psm_4f2a1c'\n")
+    save = ('Traceback (most recent call last):\n  File "train.py", line 210, in <module>\n'
+            '    torch.save(state, path)\n'
+            '  File "/venv/lib/python3.10/site-packages/torch/serialization.py", line 628, in save\n'
+            "OSError: [Errno 28] No space left on device\n")
+    for text in (shm, save):
+        assert "pip-no-space-left" not in stated(text), text
+    # pip's own wording, pip's traceback, and the bare message: the install filled the disk
+    pip = ('  File "/venv/lib/python3.10/site-packages/pip/_internal/operations/install/wheel.py", line 600\n'
+           "OSError: [Errno 28] No space left on device\n")
+    for text in (pip, "[Errno 28] No space left on device\n",
+                 "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n"):
+        assert stated(text) == ["pip-no-space-left"], text
