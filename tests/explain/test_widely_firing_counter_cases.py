@@ -71,3 +71,21 @@ def test_enospc_while_a_program_runs_is_not_an_install_out_of_disk() -> None:
     for text in (pip, "[Errno 28] No space left on device\n",
                  "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n"):
         assert stated(text) == ["pip-no-space-left"], text
+
+
+def test_nvcc_refusing_an_architecture_its_shown_release_compiles_is_not_its_age() -> None:
+    def refused(release: str, arch: str) -> str:
+        return (f"Cuda compilation tools, release {release}, V{release}.1\n"
+                f"nvcc fatal   : Unsupported gpu architecture '{arch}'\n")
+
+    # 12.4 compiles compute_90 and compute_53; 13.0 calls Thor's sm_101 sm_110 (cuda.json arch_support)
+    for release, arch in (("12.4", "compute_90"), ("13.0", "compute_101"), ("12.4", "compute_53")):
+        said = stated(refused(release, arch))
+        assert "nvcc-unsupported-arch" not in said and "nvcc-arch-dropped" not in said, (release, arch)
+    assert stated(refused("11.3", "compute_89")) == ["nvcc-unsupported-arch"]
+    assert stated(refused("13.0", "compute_53")) == ["nvcc-arch-dropped"]
+    # an older toolkit named beside the shown nvcc may be the one that ran
+    path = "/usr/local/cuda-11.3/bin/nvcc -c x.cu\nnvcc fatal"
+    older = refused("12.4", "compute_90").replace("nvcc fatal", path)
+    assert stated(older) == ["nvcc-unsupported-arch"]
+
