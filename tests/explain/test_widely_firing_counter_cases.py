@@ -89,3 +89,14 @@ def test_nvcc_refusing_an_architecture_its_shown_release_compiles_is_not_its_age
     older = refused("12.4", "compute_90").replace("nvcc fatal", path)
     assert stated(older) == ["nvcc-unsupported-arch"]
 
+
+def test_torchs_old_driver_message_beside_a_newer_driver_is_another_libcuda() -> None:
+    message = ("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old "
+               "(found version 11040).\n")
+    newer = ("| NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4 |\n"
+             "$ echo $LD_LIBRARY_PATH\n/usr/local/cuda-11.4/compat:/usr/local/cuda/lib64\n")
+    assert "driver-too-old" not in stated(newer + message)
+    assert "driver-too-old" not in stated("Driver Version: 550.54.14\n" + message)
+    same = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4 |\n"
+    assert stated(same + message) == ["driver-too-old"]
+    assert stated(message) == ["driver-too-old"]
