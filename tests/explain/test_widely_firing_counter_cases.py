@@ -100,3 +100,16 @@ def test_torchs_old_driver_message_beside_a_newer_driver_is_another_libcuda() ->
     same = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4 |\n"
     assert stated(same + message) == ["driver-too-old"]
     assert stated(message) == ["driver-too-old"]
+
+
+def test_a_cuda_library_of_torchs_own_major_is_not_a_mixed_cuda_extension() -> None:
+    # torch +cu121 provides libcudart.so.12 (its nvidia wheels): a toolkit 11.8 named in passing
+    # does not make the extension's request for it another CUDA's
+    missing = ("Traceback (most recent call last):\n  File \"app.py\", line 1, in <module>\n"
+               "    import fused_kernels\nImportError: libcudart.so.12: cannot open shared object file: "
+               "No such file or directory\n")
+    text = "torch 2.1.2+cu121, system CUDA 11.8 (nvcc release 11.8)\n" + missing
+    assert "extension-cuda-mismatch" not in stated(text)
+    # torch's own CUDA of another major than the library's: the mixed case
+    other = "torch 2.1.2+cu118\n" + missing
+    assert "extension-cuda-mismatch" in stated(other)
