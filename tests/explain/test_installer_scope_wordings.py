@@ -243,3 +243,13 @@ def test_uv_with_pypi_kept_or_a_torch_dependency_or_a_refusing_index_is_not_pypi
     assert ALONE not in stated(refused)
     mirror = _UV_ALONE.replace("https://download.pytorch.org/whl/cu128", "https://mirror.example/simple")
     assert stated(mirror) == [FAMILY]
+
+
+def test_a_windows_interpreter_folder_names_the_python() -> None:
+    text = ("Requirement already satisfied: numpy in c:\\users\\me\\appdata\\local\\programs\\python"
+            "\\python312\\lib\\site-packages (1.26.4)\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.1.2"
+            " (from versions: 2.2.0)\n")
+    assert stated(text) == [PIN]
+    venv = text.replace("appdata\\local\\programs\\python\\python312", "venv")
+    assert stated(venv) == [FAMILY]
