@@ -113,3 +113,12 @@ def test_a_cuda_library_of_torchs_own_major_is_not_a_mixed_cuda_extension() -> N
     # torch's own CUDA of another major than the library's: the mixed case
     other = "torch 2.1.2+cu118\n" + missing
     assert "extension-cuda-mismatch" in stated(other)
+
+
+def test_glibc_not_found_beside_a_system_glibc_that_has_it_is_not_the_systems_age() -> None:
+    refused = ("ImportError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found "
+               "(required by /venv/lib/python3.10/site-packages/mylib/_C.so)\n")
+    for shown in ("Libc version: glibc-2.35\n", "ldd (Ubuntu GLIBC 2.35-0ubuntu3.1) 2.35\n"):
+        assert "glibc-too-old" not in stated(shown + refused), shown
+    assert stated("Libc version: glibc-2.31\n" + refused) == ["glibc-too-old"]
+    assert stated(refused) == ["glibc-too-old"]

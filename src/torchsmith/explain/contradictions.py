@@ -310,6 +310,19 @@ def _space_exhausted_outside_install(extracted: Extracted, facts: Mapping[str, A
     return None
 
 
+def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
+    binary asks for: the glibc that refused it is not that one (another machine or container, a libc
+    or loader on LD_LIBRARY_PATH), so the system's glibc is not shown too old."""
+    shown, wanted = extracted.environment.glibc, str(facts.get("version") or "")
+    if not shown or not wanted.startswith("GLIBC_"):
+        return None
+    if version_tuple(shown) < version_tuple(wanted[len("GLIBC_"):]):
+        return None
+    return f"the text shows glibc {shown}, which has {wanted}"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -330,6 +343,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,
+    "glibc_shown_new_enough": _glibc_shown_new_enough,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
