@@ -122,3 +122,15 @@ def test_glibc_not_found_beside_a_system_glibc_that_has_it_is_not_the_systems_ag
         assert "glibc-too-old" not in stated(shown + refused), shown
     assert stated("Libc version: glibc-2.31\n" + refused) == ["glibc-too-old"]
     assert stated(refused) == ["glibc-too-old"]
+
+
+def test_tritons_fp8_refusal_of_the_other_vendors_encoding_is_not_an_old_gpu() -> None:
+    def refused(wanted: str, supported: str) -> str:
+        return (f"AssertionError: type {wanted} not supported in this architecture. "
+                f"The supported fp8 dtypes are {supported}\n")
+
+    # an MI300 (AMD's FNUZ types) asked for NVIDIA's fp8e4nv; an H100 asked for AMD's fp8e4b8
+    assert "fp8-unsupported-gpu" not in stated(refused("fp8e4nv", "('fp8e4b8', 'fp8e5b16')"))
+    assert "fp8-unsupported-gpu" not in stated(refused("fp8e4b8", "('fp8e4nv', 'fp8e5', 'fp8e4b15')"))
+    # an A100: only the emulated types, fp8e4nv needs 8.9
+    assert stated(refused("fp8e4nv", "('fp8e4b15', 'fp8e5')")) == ["fp8-unsupported-gpu"]

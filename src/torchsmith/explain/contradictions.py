@@ -323,6 +323,24 @@ def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text shows glibc {shown}, which has {wanted}"
 
 
+# Triton's FP8 types in AMD's FNUZ encoding (CDNA3, gfx942), which no NVIDIA GPU has
+_FNUZ_FP8 = re.compile(r"\bfp8e4b8\b|\bfp8e5b16\b")
+
+
+def _fp8_format_of_other_vendor(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Triton refused an FP8 type of the other vendor's encoding: an AMD FNUZ type (fp8e4b8,
+    fp8e5b16) that NVIDIA GPUs never have, or NVIDIA's fp8e4nv where the types this GPU supports
+    are AMD's FNUZ ones. The GPU has FP8, in another encoding: not a GPU below compute capability 8.9."""
+    refused = str(facts.get("fp8_type") or "")
+    if _FNUZ_FP8.search(refused):
+        return f"{refused} is AMD's FNUZ FP8 encoding, which no NVIDIA GPU has"
+    supported = str(facts.get("fp8_supported") or "")
+    if refused == "fp8e4nv" and _FNUZ_FP8.search(supported):
+        return f"the GPU supports AMD's FNUZ FP8 types {supported}: it has FP8 in another encoding"
+    return None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -344,6 +362,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,
     "glibc_shown_new_enough": _glibc_shown_new_enough,
+    "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
