@@ -134,3 +134,13 @@ def test_tritons_fp8_refusal_of_the_other_vendors_encoding_is_not_an_old_gpu() -
     assert "fp8-unsupported-gpu" not in stated(refused("fp8e4b8", "('fp8e4nv', 'fp8e5', 'fp8e4b15')"))
     # an A100: only the emulated types, fp8e4nv needs 8.9
     assert stated(refused("fp8e4nv", "('fp8e4b15', 'fp8e5')")) == ["fp8-unsupported-gpu"]
+
+
+def test_flash_attns_ampere_check_on_a_blackwell_is_a_release_older_than_the_gpu() -> None:
+    # flash_api.cpp (before Blackwell): TORCH_CHECK(is_sm90 || is_sm8x, "... Ampere GPUs or newer.")
+    refusal = "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n"
+    assert "flash-attn-gpu-too-old" not in stated("GPU: NVIDIA GeForce RTX 5090\n" + refusal)
+    assert stated("GPU: Tesla T4\n" + refusal) == ["flash-attn-gpu-too-old"]
+    # a Blackwell named beside an older GPU: that one may be the machine's
+    assert stated("works on my RTX 5090, fails on my RTX 2080 Ti:\n" + refusal) == ["flash-attn-gpu-too-old"]
+    assert stated(refusal) == ["flash-attn-gpu-too-old"]

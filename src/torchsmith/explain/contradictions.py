@@ -16,7 +16,7 @@ from torchsmith.compat import Variant
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
-from torchsmith.explain.triggers import failing_package
+from torchsmith.explain.triggers import failing_package, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -341,6 +341,22 @@ def _fp8_format_of_other_vendor(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+def _gpu_newer_than_hopper(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Every GPU the text shows is a Blackwell or newer (compute capability 10.0 on). flash-attn
+    2's check before Blackwell accepted only sm8x and sm90 (csrc/flash_attn/flash_api.cpp: is_sm8x
+    || is_sm90) and refuses a newer GPU with the same "Ampere GPUs or newer" message: the flash-attn
+    release predates the GPU, which is not too old."""
+    env = extracted.environment
+    shown = [("GPU", env.capability)] if env.capability else []
+    shown += named_capabilities(env, kb)
+    majors = [int(cc.split(".")[0]) for _, cc in shown if cc and cc.split(".")[0].isdigit()]
+    if not majors or min(majors) < 10:
+        return None
+    name = next((n for n, _ in shown if n != "GPU"), "the GPU")
+    return f"{name} (compute capability {shown[0][1]}) is newer than Hopper: this flash-attn predates it"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -363,6 +379,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "space_exhausted_outside_install": _space_exhausted_outside_install,
     "glibc_shown_new_enough": _glibc_shown_new_enough,
     "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
+    "gpu_newer_than_hopper": _gpu_newer_than_hopper,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
