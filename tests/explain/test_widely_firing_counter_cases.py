@@ -144,3 +144,16 @@ def test_flash_attns_ampere_check_on_a_blackwell_is_a_release_older_than_the_gpu
     # a Blackwell named beside an older GPU: that one may be the machine's
     assert stated("works on my RTX 5090, fails on my RTX 2080 Ti:\n" + refusal) == ["flash-attn-gpu-too-old"]
     assert stated(refusal) == ["flash-attn-gpu-too-old"]
+
+
+def test_tensorflows_optional_tensorrt_and_the_driver_are_not_its_cuda_libraries() -> None:
+    def dso(lib: str) -> str:
+        return (f"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+                f"library '{lib}'; dlerror: {lib}: cannot open shared object file: No such file\n")
+
+    # TF-TRT only warns (tf2tensorrt/utils/py_utils.cc: "Cannot dlopen some TensorRT libraries")
+    trt = dso("libnvinfer.so.7") + dso("libnvinfer_plugin.so.7")
+    assert "tensorflow-cuda-libs-missing" not in stated(trt)
+    # libcuda is the driver's: its own signature speaks
+    assert stated(dso("libcuda.so.1")) == ["libcuda-missing"]
+    assert stated(dso("libcudart.so.11.0")) == ["tensorflow-cuda-libs-missing"]
