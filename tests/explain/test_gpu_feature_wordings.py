@@ -3,7 +3,10 @@ check), each with the neighbouring text that must not be read the same way."""
 
 from __future__ import annotations
 
-from tests.explain.test_signatures import stated
+import pytest
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
 
 FP8 = "fp8-unsupported-gpu"
 TRT = "tensorrt-too-old-for-gpu"
@@ -82,6 +85,25 @@ def test_a_ptxas_triton_ran_that_lacks_the_arch_is_a_triton_older_than_the_gpu()
                     " '--gpu-name=sm_121a', '/tmp/k.ptx']' returned non-zero exit status 255.\n" + bare)
     assert stated(bundled_path) == ["triton-predates-gpu-arch"]
     assert stated("nvcc fatal   : Unsupported gpu architecture 'compute_121a'\n") == ["nvcc-unsupported-arch"]
+
+
+@pytest.mark.parametrize("shown", [
+    # Triton's own repro line names the ptxas it ran: a toolkit's, not the one it bundles
+    "\nRepro command: /usr/local/cuda-12.4/bin/ptxas -lineinfo -v --gpu-name sm_120 /tmp/k.ptx -o /tmp/k.o\n",
+    # TRITON_PTXAS_PATH names the ptxas Triton runs (backends/nvidia/compiler.py)
+    "export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas\n",
+])
+def test_a_ptxas_triton_ran_that_is_not_its_own_is_not_an_old_triton(shown: str) -> None:
+    codegen = ("triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+               "`ptxas` stderr:\nptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'\n")
+    text = shown + codegen if shown.startswith("export") else codegen + shown
+    report = explain_report(text, CATALOG, kb=KB)
+    assert "triton-predates-gpu-arch" not in [e.signature.id for e in report.explanations]
+    assert any(sig == "triton-predates-gpu-arch" for sig, _ in report.contradicted)
+    bundled = shown.replace("/usr/local/cuda-12.4/bin/ptxas",
+                            "/venv/site-packages/triton/backends/nvidia/bin/ptxas")
+    if not shown.startswith("export"):  # Triton's own ptxas in the repro line: the Triton release
+        assert stated(codegen + bundled) == ["triton-predates-gpu-arch"]
 
 
 def test_a_capitalised_undefined_nvjitlink_symbol_is_the_nvjitlink_mismatch() -> None:

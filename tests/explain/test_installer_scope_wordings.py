@@ -120,6 +120,22 @@ def test_no_isolation_or_a_package_that_declares_torch_is_not_build_isolation() 
     assert read(other) == []
     assert "build-isolation-hides-torch" not in stated(other)
 
+    # pip's legacy setup.py build runs in the environment itself (isolation is for PEP 517 builds)
+    legacy = ("  Building wheel for flash-attn (setup.py) ... error\n"
+              "  × python setup.py bdist_wheel did not run successfully.\n"
+              "        File \"/tmp/pip-install-abc/flash-attn_0123456789abcdef0123456789abcdef/"
+              "setup.py\", line 9, in <module>\n          import torch\n"
+              "      ModuleNotFoundError: No module named 'torch'\n"
+              "  ERROR: Failed building wheel for flash-attn\n")
+    assert read(legacy) == []
+    assert "build-isolation-hides-torch" not in stated(legacy)
+    # the import that failed is a script's own, not the build's
+    script = ("I am building flash-attn in a new venv; torch is in my base env.\nTraceback (most recent call "
+              "last):\n  File \"run.py\", line 1, in <module>\n    import torch\n"
+              "ModuleNotFoundError: No module named 'torch'\n")
+    assert read(script) == []
+    assert read(script.replace('"run.py"', '"setup.py"')) == ["isolated-build-without-torch"]
+
 
 _SYNCED = ("> uv sync --locked --extra cuda\nResolved 288 packages in 1ms\nInstalled 1 package in 6.13s\n"
            " + torch==2.11.0+cu128\n")
@@ -194,3 +210,46 @@ def test_a_whole_family_from_one_place_or_another_release_or_a_second_copy_is_no
     # cuDNN 8 from the system beside the wheel's cuDNN 9: another release, loaded by someone else
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8")) == []
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9")) == []
+
+
+def test_python_version_line_names_the_interpreter() -> None:
+    listed = "2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.5.0, 2.5.1"
+    refusal = (f"ERROR: Could not find a version that satisfies the requirement torch==2.0.1"
+               f" (from versions: {listed})\nERROR: No matching distribution found for torch==2.0.1\n")
+    assert stated("$ python -V\nPython 3.12.3\n" + refusal) == [PIN]
+    # the listing alone points to 3.12 but is no statement of pip's: the family stays
+    assert stated(refusal) == [FAMILY]
+    # torch 2.4.1 publishes cp312 wheels (on other platforms than this one, perhaps): not this cause
+    other = refusal.replace("2.0.1", "2.4.1")
+    assert stated("$ python -V\nPython 3.12.3\n" + other) == [FAMILY]
+
+
+_UV_ALONE = ("$ uv pip install jupyterlab torch --index-url https://download.pytorch.org/whl/cu128\n"
+             "  × No solution found when resolving dependencies:\n"
+             "  ╰─▶ Because jupyterlab was not found in the package registry and you require jupyterlab,"
+             " we can conclude that your requirements are unsatisfiable.\n")
+
+
+def test_uv_given_a_pytorch_index_as_its_only_index_finds_no_pypi_package() -> None:
+    assert stated(_UV_ALONE) == [ALONE]
+    assert stated(_UV_ALONE.replace("--index-url", "--default-index")) == [ALONE]
+
+
+def test_uv_with_pypi_kept_or_a_torch_dependency_or_a_refusing_index_is_not_pypi_replaced() -> None:
+    assert stated(_UV_ALONE.replace("--index-url", "--extra-index-url")) == [FAMILY]
+    assert stated(_UV_ALONE.replace("jupyterlab", "filelock")) == [FAMILY]
+    refused = _UV_ALONE + ("      hint: An index URL (https://download.pytorch.org/whl/cu128) could not be"
+                           " queried due to a lack of valid authentication credentials (401 Unauthorized).\n")
+    assert ALONE not in stated(refused)
+    mirror = _UV_ALONE.replace("https://download.pytorch.org/whl/cu128", "https://mirror.example/simple")
+    assert stated(mirror) == [FAMILY]
+
+
+def test_a_windows_interpreter_folder_names_the_python() -> None:
+    text = ("Requirement already satisfied: numpy in c:\\users\\me\\appdata\\local\\programs\\python"
+            "\\python312\\lib\\site-packages (1.26.4)\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.1.2"
+            " (from versions: 2.2.0)\n")
+    assert stated(text) == [PIN]
+    venv = text.replace("appdata\\local\\programs\\python\\python312", "venv")
+    assert stated(venv) == [FAMILY]

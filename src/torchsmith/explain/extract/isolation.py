@@ -126,15 +126,33 @@ _NAMED_BUILD = re.compile(r"\b(?:[Bb]uilding (?:wheel for )?|[Ff]ailed to build 
                           r"|(?<![\w.-])`?(?P<b>[A-Za-z][\w.-]{1,60}?)`?(?:'s)? (?:build\b|setup\.py\b)",
                           re.MULTILINE)
 _NEAR_CHARS = 2000  # of the text either side of "No module named 'torch'"
+# pip's legacy path runs setup.py itself in the target environment, never isolated (isolation is for
+# PEP 517 builds only: sdist.py prepares a build environment under use_pep517)
+_LEGACY_BUILD = re.compile(r"Building wheel for [\w.-]{1,80} \(setup\.py\)"
+                           r"|Running setup\.py (?:install|develop) for "
+                           r"|python setup\.py (?:bdist_wheel|egg_info|develop|install) did not run")
+_FRAME_FILE = re.compile(r'File "(?P<path>[^"\n]{1,400})", line \d+')
+# files a build runs: the build script, pip's inline `-c` (<string>), a backend's hooks, a build env
+_BUILD_FILE = re.compile(r"(?:^|[\\/])(?:setup|hatch_build|build)\.py$|^<string>$|pip-build-env|builds-v\d"
+                         r"|_in_process|build_meta|backend")
+
+
+def _raised_outside_a_build(text: str, at: int) -> bool:
+    """The traceback frame just above the error at ``at`` is a file no build runs (a script's own)."""
+    frames = list(_FRAME_FILE.finditer(text, max(0, at - 1500), at))
+    return bool(frames) and not _BUILD_FILE.search(frames[-1].group("path"))
 
 
 def named_build_without_torch(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """No module named 'torch' beside a named build of a package whose build script imports torch
     without declaring it (``build_imports_torch``): under the default build isolation of pip and uv
-    that build never sees torch. Not where the text passes --no-build-isolation (torch is then read
-    from the environment itself)."""
+    that build never sees torch. Not where the text passes --no-build-isolation or shows pip's legacy
+    setup.py build (torch is then read from the environment itself), nor where the import that
+    failed is a script's own, not a build's."""
     missing = _NO_TORCH.search(text) if kb is not None else None
     if missing is None or kb is None or "no-build-isolation" in text or _isolated(text) is not None:
+        return []
+    if _LEGACY_BUILD.search(text) or _raised_outside_a_build(text, missing.start()):
         return []
     rows = kb.document("downstream").get("build_imports_torch", ())
     window = text[max(0, missing.start() - _NEAR_CHARS):missing.end() + _NEAR_CHARS]
