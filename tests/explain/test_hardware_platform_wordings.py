@@ -49,6 +49,14 @@ def test_lldb_s_sigill_stop_is_an_illegal_instruction() -> None:
     assert "illegal-instruction" not in stated("* thread #1, stop reason = signal SIGSEGV: invalid address\n")
 
 
+def test_an_illegal_instruction_cuda_reports_is_the_gpu_kernel_s_not_the_cpu_s() -> None:
+    # CUDA's own status (cudaErrorIllegalInstruction, 715) beside the prose: a kernel fault on the GPU
+    text = ("Our training job on the A100 now fails with an illegal instruction:\n"
+            "RuntimeError: CUDA error: an illegal instruction was encountered\n")
+    assert "illegal-instruction" not in stated(text)
+    assert stated(text.splitlines()[0] + "\n") == ["illegal-instruction"]
+
+
 def test_torch_s_newer_capability_warning_tells_too_old_from_too_new_by_the_named_build() -> None:
     # torch 2.1x: "Found GPU0 X which is of compute capability (CC) 6.1. ... Your installed torch==..."
     old_gpu = ("Found GPU0 NVIDIA GeForce GTX 1060 6GB which is of compute capability (CC) 6.1."
