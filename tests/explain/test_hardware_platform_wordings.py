@@ -95,6 +95,9 @@ def test_a_name_torch_npu_lacks_is_a_torch_npu_not_paired_with_its_caller() -> N
     # another module's missing name stays the general family
     other = "AttributeError: module 'torch' has no attribute 'npu'\n"
     assert "torch-npu-version-unpaired" not in stated(other)
+    # Python's "(unknown location)": torch_npu is an empty namespace folder, not an installed release
+    empty = "ImportError: cannot import name 'npu_format_cast' from 'torch_npu' (unknown location)\n"
+    assert "torch-npu-version-unpaired" not in stated(empty)
 
 
 def test_a_missing_librocm_sysdeps_library_is_therock_s_rocm_off_the_loader_path() -> None:
