@@ -81,7 +81,8 @@ def test_a_harmless_warning_is_stated_only_when_no_failure_is(warning: str, harm
 
 @pytest.mark.parametrize("note, note_id", [
     ("You are using a CUDA device ('NVIDIA GeForce RTX 3090') that has Tensor Cores. To properly utilize "
-     "them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`", "tf32-matmul-precision-hint"),
+     "them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`",
+     "tf32-matmul-precision-hint"),
     ("grad_scaler.py:126: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
      "`torch.amp.GradScaler('cuda', args...)` instead.", "amp-autocast-api-deprecated"),
 ])
