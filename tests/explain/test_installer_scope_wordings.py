@@ -214,3 +214,15 @@ def test_a_whole_family_from_one_place_or_another_release_or_a_second_copy_is_no
     # cuDNN 8 from the system beside the wheel's cuDNN 9: another release, loaded by someone else
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8")) == []
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9")) == []
+
+
+def test_python_version_line_names_the_interpreter() -> None:
+    listed = "2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.5.0, 2.5.1"
+    refusal = (f"ERROR: Could not find a version that satisfies the requirement torch==2.0.1"
+               f" (from versions: {listed})\nERROR: No matching distribution found for torch==2.0.1\n")
+    assert stated("$ python -V\nPython 3.12.3\n" + refusal) == [PIN]
+    # the listing alone points to 3.12 but is no statement of pip's: the family stays
+    assert stated(refusal) == [FAMILY]
+    # torch 2.4.1 publishes cp312 wheels (on other platforms than this one, perhaps): not this cause
+    other = refusal.replace("2.0.1", "2.4.1")
+    assert stated("$ python -V\nPython 3.12.3\n" + other) == [FAMILY]

@@ -14,6 +14,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from torchsmith.compat import Variant
 from torchsmith.explain.confirmations import Check
+from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
@@ -198,6 +199,47 @@ def _sbsa_jetson_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names {thor}, which runs the SBSA CUDA stack that upstream wheels support"
 
 
+def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A shell's "nvcc: command not found" answers the user's own lookup (``nvcc --version``,
+    ``which nvcc``, an interactive bash) and the text shows no build: nvcc is absent, but nothing
+    was being compiled, so that is not what failed."""
+    if not facts.get("nvcc_missing") or not facts.get("nvcc_lookup") or extracted.build_shown:
+        return None
+    return "nvcc was looked up by hand, and the text shows no build that needed it"
+
+
+def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, Any],
+                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's cpp_extension only warns where its version check finds no cl on PATH (get_compiler_abi_
+    compatibility_and_version), and setuptools finds MSVC on its own (vswhere): the build shown running
+    cl.exe, or failing in nvcc for a reason of nvcc's own, went past that check."""
+    if not facts.get("cl_version_check"):
+        return None
+    if facts.get("cl_ran") or any(m.tool == "cl" for m in extracted.compiler):
+        return "the text shows MSVC's cl.exe running"
+    own = next((m for m in extracted.compiler if m.tool in ("nvcc", "ptxas", "cicc")
+                and not re.search(r"\bcl(?:\.exe)?\b|host compiler", m.text)), None)
+    return f"the build reached {own.tool}, which failed for its own reason ({own.text})" if own else None
+
+
+def _symbol_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
+                       kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The undefined symbol, demangled, is a function of another namespace than torch's (at, c10,
+    torch, caffe2): torch's types only in its parameters (``mylib::forward(at::Tensor const&)``), or
+    a name that merely contains one (``12attention``). The module lacks a function of its own (a
+    source not compiled or linked into it), not one that torch stopped exporting."""
+    symbol = facts.get("symbol")
+    if not isinstance(symbol, str):
+        return None
+    name = demangle(symbol)
+    # the symbol's own reading (std::vector<at::Tensor> is torch's interface), or its name's namespace
+    # alone (c10::Error::Error taking a __cxx11 string is still torch's)
+    if not name or "torch" in (symbol_owner(symbol, name)[0], symbol_owner(name, name)[0]):
+        return None
+    return f"the missing symbol is {name}, not a function of torch's (c10/ATen/torch)"
+
+
 # torch's own files (site-packages/torch) and the kernels Inductor writes (torchinductor_<user>/...)
 _TORCH_CODE = re.compile(r"[\\/]torch[\\/]|torchinductor_")
 _TRITON_CODE = re.compile(r"[\\/]triton[\\/]|^<")  # Triton's own frames, and <frozen importlib...>
@@ -272,6 +314,9 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
+    "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
+    "build_went_past_compiler_check": _build_went_past_compiler_check,
+    "symbol_not_torchs": _symbol_not_torchs,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,

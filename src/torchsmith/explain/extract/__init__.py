@@ -99,6 +99,7 @@ def extract(
     rows = words.get("conda_packages", ())
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
     found_conflicts = resolver.conflicts(refusal)
+    messages = build.compiler_messages(text)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
         warnings=python.warnings(text),
@@ -109,7 +110,7 @@ def extract(
         nccl=gpu.nccl_facts(text),
         dtypes=gpu.dtypes(text),
         symptoms=symptoms.symptoms(text),
-        compiler=build.compiler_messages(text),
+        compiler=messages,
         conflicts=found_conflicts,
         offers=list(refusal.offers[:10]),
         not_found=missing,
@@ -132,6 +133,7 @@ def extract(
         + (indexscope.pytorch_index_alone(text, refusal, kb) if kb is not None else []),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
+        build_shown=bool(messages) or build.build_shown(text),
     )
 
 

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 
 from torchsmith.explain.extract.model import CompilerMessage
 
-__all__ = ["compiler_messages", "toolchain_versions"]
+__all__ = ["build_shown", "compiler_messages", "toolchain_versions"]
 
 _MESSAGES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("nvcc", re.compile(r"nvcc (?:fatal|error)\s*:\s*(?P<text>[^\n]{3,200})")),
@@ -70,3 +70,15 @@ def toolchain_versions(text: str) -> Dict[str, str]:
         if match and tool not in versions:
             versions[tool] = match.group("v")
     return versions
+
+
+# The marks of a build in progress: setuptools' and pip's build steps, torch's cpp_extension, CMake,
+# make and ninja, nvcc's own command lines.
+_BUILD = re.compile(r"setup\.py|build_ext|cpp_extension|pip-build-env|bdist_wheel"
+                    r"|[Bb]uilding (?:wheel|editable|[\w-]+ extension|PyTorch|CUDA|')|[Rr]unning build"
+                    r"|CMake|cmake|make(?:\[\d+\])?:|\bninja\b|-gencode|\bnvcc\b[^\n]{0,200}\s-c\s")
+
+
+def build_shown(text: str) -> bool:
+    """The text shows a package or extension being built (not only a tool looked up by hand)."""
+    return bool(_BUILD.search(text))

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from torchsmith.kb.model import TorchRelease, VariantBuild
     from torchsmith.refusal import Missing, Refusal
 
-__all__ = ["build_requirement_failures", "index_facts"]
+__all__ = ["build_requirement_failures", "index_facts", "listing_python"]
 
 # torch==2.0.1+cu121, torch=1.12.1+cu121, "torch 2.0.1+cu121", uv's `torch` (v2.8.0+cu128) and
 # torch{marker}==2.11.0+cpu (a forked resolution). Not wheel file names (torch-2.0.1+cu118-...).
@@ -398,11 +398,11 @@ def _listing_fits(listed: Set[str], upto: str, known: Mapping[str, TorchRelease]
             if {r.version for r in inside if python in r.python.get(platform, ())} == listed]
 
 
-def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
-    """Which Python pip ran on, read from the torch releases it listed (pip's listing of what it
-    could see: the releases with a wheel for this interpreter): the listing is exactly the releases
-    (up to its newest) that publish wheels for one Python version."""
-    spec, versions = next(iter(_pip_listings(refusal)), ("", ()))
+def listing_python(refusal: Refusal, kb: KnowledgeBase) -> Optional[Tuple[str, List[str], str, str]]:
+    """(Python, its platforms, the lowest and newest release listed) where the torch releases pip
+    listed (pip's listing of what it could see: the releases with a wheel for this interpreter) are
+    exactly the releases, up to the newest listed, that publish wheels for one Python version."""
+    _, versions = next(iter(_pip_listings(refusal)), ("", ()))
     known = {release.version: release for release in kb.releases}
     listed = {v for v in versions if v in known}
     if not listed:
@@ -415,6 +415,17 @@ def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
     if len(fits) != 1:
         return None
     (python, platforms), = fits.items()
+    return python, platforms, low, high
+
+
+def _listing_conclusion(refusal: Refusal, kb: KnowledgeBase) -> Optional[str]:
+    """Which Python pip ran on, read from the torch releases it listed (:func:`listing_python`)."""
+    read = listing_python(refusal, kb)
+    if read is None:
+        return None
+    python, platforms, low, high = read
+    spec = next(iter(_pip_listings(refusal)), ("", ()))[0]
+    known = {release.version: release for release in kb.releases}
     said = (f"the torch versions pip could see ({low} to {high}) are exactly the releases with wheels for "
             f"Python {python} ({', '.join(platforms)}): the interpreter is Python {python}, unless the index "
             f"mirrors only some releases")

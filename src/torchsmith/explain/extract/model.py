@@ -240,6 +240,7 @@ class Extracted:
     offers: List[Offer] = field(default_factory=list)  # what an index or channel had, as the resolver said
     transfers: List[str] = field(default_factory=list)  # the failed file's download (extract.downloads)
     mentions_torch: bool = False  # the text names torch / PyTorch at all
+    build_shown: bool = False  # a package or extension is being built (setup.py, pip's build, CMake, make)
 
     def empty(self) -> bool:
         return not any(getattr(self, f.name) for f in fields(self) if f.name != "environment") and not any(

@@ -5,10 +5,12 @@ interpreter (its finder drops a wheel whose tags or Requires-Python do not fit,
 ``src/pip/_internal/index/package_finder.py``), so a pinned release absent from the listing is one
 of several causes. Two facts make it this one:
 
-- the text shows which Python pip ran under, in pip's own words: ``pip X from PATH (python 3.10)``
-  (``pip --version``), the location of a requirement it found installed (``Requirement already
-  satisfied: ... in .../python3.12/site-packages``), or the Python tag of a wheel it fetched for
-  another requirement (``torch-2.5.1+cu121-cp313-cp313-...whl``); all of them must agree;
+- the text shows which Python pip ran under: in pip's own words, ``pip X from PATH (python 3.10)``
+  (``pip --version``), ``python --version``'s line, the location of a requirement it found
+  installed (``Requirement already satisfied: ... in .../python3.12/site-packages``), or the tag of
+  a wheel it fetched for another requirement (``torch-2.5.1+cu121-cp313-cp313-...whl``), all of them
+  agreeing (not the Python the torch releases pip listed point to: ``indexes.listing_python`` states
+  that as a fact, with its caveat);
 - the data says every release the pin allows publishes no wheel for that Python on any platform:
   torch's from ``torch_releases.json`` (the indexes' wheels), the others' from the package
   snapshot (``package_meta.json``: each release's wheel tags on PyPI; the PyTorch indexes carry the
@@ -18,7 +20,7 @@ of several causes. Two facts make it this one:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.explain.extract.model import InstallerError
 from torchsmith.refusal.model import split_requirement
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.refusal import Refusal
 
-__all__ = ["pin_lacks_python_wheel", "pip_python"]
+__all__ = ["pin_lacks_python_wheel", "pip_pythons"]
 
 # pip's own lines that name its interpreter (src/pip/_internal/utils/misc.py get_pip_version; the
 # installed distribution's location in "Requirement already satisfied: <req> in <location>";
@@ -36,6 +38,8 @@ __all__ = ["pin_lacks_python_wheel", "pip_python"]
 _PIP_VERSION = re.compile(r"\bpip \d+(?:\.\d+)+ from [^\n]{1,400}? \(python (?P<v>3\.\d{1,2})\)")
 _SATISFIED = re.compile(r"^Requirement already satisfied: [^\n]{1,300}? in [^\n]{0,300}?[\\/]python"
                         r"(?P<v>3\.\d{1,2})[\\/](?:site|dist)-packages\b", re.MULTILINE)
+# `python --version` / `python -V` printed alone on its line
+_VERSION_LINE = re.compile(r"^Python (?P<v>3\.\d{1,2})\.\d+\s*$", re.MULTILINE)
 _FETCHED = re.compile(r"^\s*(?:Downloading|Using cached) \S{0,400}?-cp3(?P<v>\d{1,2})-cp3(?P=v)-",
                       re.MULTILINE)
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -43,11 +47,10 @@ _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/packa
 _WHEEL_PYTHON = re.compile(r"(?:cp|py)(?P<major>\d)(?P<minor>\d{0,2})")
 
 
-def pip_python(text: str) -> Optional[str]:
-    """The Python pip ran under, where pip's own lines name one (and only one)."""
-    found = {m.group("v") for p in (_PIP_VERSION, _SATISFIED) for m in p.finditer(text)}
-    found |= {f"3.{m.group('v')}" for m in _FETCHED.finditer(text)}
-    return found.pop() if len(found) == 1 else None
+def pip_pythons(text: str) -> Set[str]:
+    """Every Python pip's own lines say it ran under (one, where they agree)."""
+    found = {m.group("v") for p in (_PIP_VERSION, _SATISFIED, _VERSION_LINE) for m in p.finditer(text)}
+    return found | {f"3.{m.group('v')}" for m in _FETCHED.finditer(text)}
 
 
 def _fits(tag: str, python: str) -> bool:
@@ -126,9 +129,12 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
     Python pip's own lines name."""
     if kb is None or not refusal.unavailable:
         return []
-    python = pip_python(text)
-    if python is None:
+    named = pip_pythons(text)
+    if len(named) > 1:
+        return []  # two Pythons: which one ran pip?
+    if not named:
         return []
+    python = named.pop()
     for missing in refusal.unavailable:
         name, spec, _ = split_requirement(missing.said)
         if missing.installer != "pip" or not spec or not name:
