@@ -113,3 +113,58 @@ def test_a_torch_build_page_read_and_no_version_found_is_the_project_without_tha
     gone = unread.replace("There was a problem confirming the ssl certificate",
                           f"404 Client Error: Not Found for url: {_PAGE}")
     assert "companion-wheels-not-published" in stated(gone)
+
+
+def test_windows_compilers_missing_python_headers_in_any_language() -> None:
+    # MSVC's C1083 keeps its code and the file name in every UI language; TinyCC (triton-windows'
+    # bundled compiler) says "include file '%s' not found" (tccpp.c).
+    cases = ('x.h(12): fatal error C1083: \u65e0\u6cd5\u6253\u5f00\u5305\u62ec\u6587\u4ef6: '
+             '\u201cPython.h\u201d: No such file or directory\n',
+             "cuda_utils.c(12): fatal error C1083: \u041d\u0435 \u0443\u0434\u0430\u0435\u0442\u0441\u044f: "
+             "Python.h: No such file or directory,\n",
+             "C:/Temp/cuda_utils.c:13: error: include file 'Python.h' not found\n",
+             "E:/python_embeded/Include/Python.h:12: error: include file 'pyconfig.h' not found\n",
+             "/usr/include/python3.12/Python.h:12:10: fatal error: pyconfig.h: No such file or directory\n")
+    for text in cases:
+        assert stated(text) == ["python-headers-missing"], text
+    (found,) = explain_report(cases[2], CATALOG, kb=KB).explanations
+    assert "embeddable Python" in found.fix[0]
+    # Counter-cases: another header whose name ends the same, another compiler's missing include.
+    mine = "fatal error C1083: Cannot open include file: 'MyPython.h': No such file or directory\n"
+    numpy = "a.c:1: error: include file 'numpy/arrayobject.h' not found\n"
+    for text in (mine, numpy):
+        assert "python-headers-missing" not in stated(text), text
+
+
+def test_msvc_started_without_its_environment_and_tritons_own_msvc_warning() -> None:
+    # cl.exe that cannot open its own C++ library's or the SDK's CRT headers ran without vcvarsall's INCLUDE.
+    for text in ("fatal error C1083: Cannot open include file: 'algorithm': No such file or directory\n",
+                 "fatal error C1083: Cannot open include file: 'stdio.h': No such file or directory\n",
+                 "C:\\x\\windows_utils.py:186: UserWarning: Failed to find MSVC.\n"):
+        assert stated(text) == ["msvc-build-tools-missing"], text
+    # Counter-case: a project's own header is the missing-library family, not the compiler's setup.
+    third_party = ("fatal error C1083: Cannot open include file: 'algorithm_ext.hpp': "
+                   "No such file or directory\n")
+    assert "msvc-build-tools-missing" not in stated(third_party)
+
+
+def test_msvc_stl_refusing_an_old_nvcc_is_the_unsupported_pair() -> None:
+    text = "yvals_core.h(902): error STL1002: Unexpected compiler version, expected CUDA 12.4 or newer.\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "unsupported-msvc" and found.facts["cuda_min"] == "12.4"
+    assert found.fix[0].startswith("Install CUDA 12.4 or newer")
+    # Counter-case: the STL refusing an old MSVC or Clang (STL1001/STL1000) says nothing of CUDA.
+    old_msvc = "error STL1001: Unexpected compiler version, expected MSVC 19.44 or newer.\n"
+    assert "unsupported-msvc" not in stated(old_msvc)
+
+
+def test_tritons_compiler_command_from_a_cc_that_is_not_one_compiler() -> None:
+    # triton/runtime/build.py takes CC as is; a path it finds itself is one executable.
+    listed = (r"Failed to compile. cc_cmd: ['C:\\VS\\x86\\cl.exe;C:\\VS\\x64\\cl.exe;', "
+              r"'C:\\Temp\\cuda_utils.c', '-O3']" "\n")
+    folder = r"Failed to compile. cc_cmd: ['C:\\VS\\x64\\', 'C:\\Temp\\cuda_utils.c', '-O3']" "\n"
+    for text in (listed, folder):
+        assert stated(text) == ["cc-env-var-invalid"], text
+    # Counter-case: one compiler executable (the bundled TinyCC) that failed for another reason.
+    one = r"Failed to compile. cc_cmd: ['C:\\py\\triton\\runtime\\tcc\\tcc.exe', 'C:\\Temp\\main.c']" "\n"
+    assert "cc-env-var-invalid" not in stated(one)

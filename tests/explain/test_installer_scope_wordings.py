@@ -226,3 +226,34 @@ def test_python_version_line_names_the_interpreter() -> None:
     # torch 2.4.1 publishes cp312 wheels (on other platforms than this one, perhaps): not this cause
     other = refusal.replace("2.0.1", "2.4.1")
     assert stated("$ python -V\nPython 3.12.3\n" + other) == [FAMILY]
+
+
+_UV_ALONE = ("$ uv pip install jupyterlab torch --index-url https://download.pytorch.org/whl/cu128\n"
+             "  × No solution found when resolving dependencies:\n"
+             "  ╰─▶ Because jupyterlab was not found in the package registry and you require jupyterlab,"
+             " we can conclude that your requirements are unsatisfiable.\n")
+
+
+def test_uv_given_a_pytorch_index_as_its_only_index_finds_no_pypi_package() -> None:
+    assert stated(_UV_ALONE) == [ALONE]
+    assert stated(_UV_ALONE.replace("--index-url", "--default-index")) == [ALONE]
+
+
+def test_uv_with_pypi_kept_or_a_torch_dependency_or_a_refusing_index_is_not_pypi_replaced() -> None:
+    assert stated(_UV_ALONE.replace("--index-url", "--extra-index-url")) == [FAMILY]
+    assert stated(_UV_ALONE.replace("jupyterlab", "filelock")) == [FAMILY]
+    refused = _UV_ALONE + ("      hint: An index URL (https://download.pytorch.org/whl/cu128) could not be"
+                           " queried due to a lack of valid authentication credentials (401 Unauthorized).\n")
+    assert ALONE not in stated(refused)
+    mirror = _UV_ALONE.replace("https://download.pytorch.org/whl/cu128", "https://mirror.example/simple")
+    assert stated(mirror) == [FAMILY]
+
+
+def test_a_windows_interpreter_folder_names_the_python() -> None:
+    text = ("Requirement already satisfied: numpy in c:\\users\\me\\appdata\\local\\programs\\python"
+            "\\python312\\lib\\site-packages (1.26.4)\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==2.1.2"
+            " (from versions: 2.2.0)\n")
+    assert stated(text) == [PIN]
+    venv = text.replace("appdata\\local\\programs\\python\\python312", "venv")
+    assert stated(venv) == [FAMILY]

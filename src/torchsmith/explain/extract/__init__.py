@@ -130,7 +130,8 @@ def extract(
         + resolver.shared_nvidia_wheels(found_conflicts, text)
         + pinwheels.pin_lacks_python_wheel(text, refusal, kb) + lddebug.wheel_library_from_system(text)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
-        + (indexscope.pytorch_index_alone(text, refusal, kb) if kb is not None else []),
+        + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
+           if kb is not None else []),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
         build_shown=bool(messages) or build.build_shown(text),

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.refusal import Refusal
 
-__all__ = ["pytorch_index_alone"]
+__all__ = ["pytorch_index_alone", "uv_pytorch_index_alone"]
 
 _LOOKING = re.compile(r"^Looking in indexes: (?P<urls>[^\n]{1,2000})$", re.MULTILINE)
 _PYTORCH_URL = re.compile(r"https?://download\.pytorch\.org/whl(?:/[\w.]+){0,3}/?")
@@ -98,3 +98,40 @@ def _torch_asked(text: str, said: str, name: str, urls: List[str]) -> List[Insta
                f"{said} ({asked.group(0)}), which that index does not carry (from versions: none): a PyTorch "
                f"index mirrors torch's own dependencies, and this one lacks {name}")
     return [InstallerError("pip", "pytorch-index-lacks-dependency", said, meaning, name, _SOURCES)]
+
+
+# uv's refusal of a name no index it read had ("Because X was not found in the package registry",
+# crates/uv-resolver/src/pubgrub/report.rs), and the uv command that replaced the default index (PyPI)
+# with a PyTorch index: --index-url / --default-index / -i replace it, --extra-index-url / --index add.
+_UV_NOT_FOUND = re.compile(r"Because (?P<name>[A-Za-z0-9][\w.-]{0,80}?)(?:[<>=!~]=?[^\s]{0,60})? was not "
+                           r"found in the package registry")
+_UV_COMMAND = re.compile(r"\buv(?:\.exe)? (?:pip (?:install|compile|sync)|add|sync|lock)\b[^\n]*")
+_REPLACED_BY = re.compile(r"(?:--index-url|--default-index|-i)[ =](?P<url>\S+)")
+_ADDED = re.compile(r"--extra-index-url|--index[ =]|--find-links|(?<![\w-])-f ")
+_UV_SOURCES = ("https://docs.astral.sh/uv/reference/cli/#uv-pip-install--index-url",
+               "https://github.com/astral-sh/uv/blob/main/crates/uv-resolver/src/pubgrub/report.rs",
+               "https://download.pytorch.org/whl/")
+
+
+def uv_pytorch_index_alone(text: str, kb: KnowledgeBase) -> List[InstallerError]:
+    """uv found no package of a name that is neither PyTorch's nor torch's dependency, and the uv
+    command shown replaced the default index with a PyTorch index and added none."""
+    missing = _UV_NOT_FOUND.search(text) if "package registry" in text else None
+    if missing is None or "could not be queried" in text:
+        return []  # an index that refused uv (credentials, network) is another cause
+    name = canonical(missing.group("name"))
+    for command in _UV_COMMAND.finditer(text):
+        replaced = _REPLACED_BY.search(command.group(0))
+        if replaced is None or _ADDED.search(command.group(0)):
+            continue
+        url = replaced.group("url").strip("\"'")
+        if not _PYTORCH_URL.fullmatch(url) or name in _PYTORCH_PACKAGES or name.startswith("nvidia-"):
+            return []
+        if name in _torch_dependencies(kb, [url]):
+            return []  # the index should carry it: whether it lacks it or another index was meant is open
+        meaning = (f"the uv command shown replaces the default index (PyPI) with {url} "
+                   f"({replaced.group(0)}) and adds no other, and {name} is neither a PyTorch package nor a "
+                   f"dependency of the torch builds that index serves, which is all a PyTorch index carries, "
+                   f"so uv found no version of it")
+        return [InstallerError("uv", "pytorch-index-alone", missing.group(0), meaning, name, _UV_SOURCES)]
+    return []

@@ -38,6 +38,9 @@ __all__ = ["pin_lacks_python_wheel", "pip_pythons"]
 _PIP_VERSION = re.compile(r"\bpip \d+(?:\.\d+)+ from [^\n]{1,400}? \(python (?P<v>3\.\d{1,2})\)")
 _SATISFIED = re.compile(r"^Requirement already satisfied: [^\n]{1,300}? in [^\n]{0,300}?[\\/]python"
                         r"(?P<v>3\.\d{1,2})[\\/](?:site|dist)-packages\b", re.MULTILINE)
+# the same on Windows, where the interpreter's folder names the version without its dot (Python312)
+_SATISFIED_WINDOWS = re.compile(r"^Requirement already satisfied: [^\n]{1,300}? in [^\n]{0,300}?[\\/]python3"
+                                r"(?P<v>\d{1,2})[\\/]lib[\\/]site-packages\b", re.MULTILINE | re.IGNORECASE)
 # `python --version` / `python -V` printed alone on its line
 _VERSION_LINE = re.compile(r"^Python (?P<v>3\.\d{1,2})\.\d+\s*$", re.MULTILINE)
 _FETCHED = re.compile(r"^\s*(?:Downloading|Using cached) \S{0,400}?-cp3(?P<v>\d{1,2})-cp3(?P=v)-",
@@ -50,7 +53,7 @@ _WHEEL_PYTHON = re.compile(r"(?:cp|py)(?P<major>\d)(?P<minor>\d{0,2})")
 def pip_pythons(text: str) -> Set[str]:
     """Every Python pip's own lines say it ran under (one, where they agree)."""
     found = {m.group("v") for p in (_PIP_VERSION, _SATISFIED, _VERSION_LINE) for m in p.finditer(text)}
-    return found | {f"3.{m.group('v')}" for m in _FETCHED.finditer(text)}
+    return found | {f"3.{m.group('v')}" for p in (_FETCHED, _SATISFIED_WINDOWS) for m in p.finditer(text)}
 
 
 def _fits(tag: str, python: str) -> bool:
