@@ -165,3 +165,18 @@ def test_a_python_c_api_symbol_the_interpreter_lacks_is_a_family_of_two_pythons(
     assert stated("/usr/bin/ld: foo.o: in function `f': undefined reference to `PyFloat_Type'\n") == []
     torch_symbol = "ImportError: /x/_C.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs\n"
     assert "python-c-api-symbol-missing" not in stated(torch_symbol)
+
+
+def test_ctypes_could_not_find_a_torch_family_module_is_the_windows_dll_family() -> None:
+    # CPython's ctypes (Modules/_ctypes/callproc.c) for ERROR_MOD_NOT_FOUND: the module or a DLL it needs.
+    text = (r"FileNotFoundError: Could not find module 'C:\Python310\Lib\site-packages\torchaudio\lib"
+            r"\libtorchaudio.pyd' (or one of its dependencies). Try using the full path with constructor "
+            "syntax.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "windows-dll-load-failed" and found.candidates
+    causes = " ".join(cause for cause, _check in found.candidates)
+    assert "torchvision/torchaudio build made for another torch" in causes
+    # Counter-case: another package's DLL is not torch's family.
+    other = (r"FileNotFoundError: Could not find module 'C:\venv\Lib\site-packages\pyzbar\libzbar-64.dll' "
+             "(or one of its dependencies). Try using the full path with constructor syntax.\n")
+    assert "windows-dll-load-failed" not in stated(other)

@@ -167,7 +167,7 @@ def test_windows_loader_messages_state_no_single_cause() -> None:
     text = ('OSError: [WinError 126] The specified module could not be found. Error loading '
             '"F:\\Python314\\install\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.\n')
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "windows-dll-load-failed" and len(found.candidates) == 3
+    assert found.signature.id == "windows-dll-load-failed" and len(found.candidates) == 4
     # Windows' ERROR_COMMITMENT_LIMIT in Simplified Chinese (pytorch/pytorch#12711) is the paging file.
     paging = "ImportError: DLL load failed: 页面文件太小，无法完成操作`\n"
     assert stated(paging) == ["windows-paging-file-too-small"]

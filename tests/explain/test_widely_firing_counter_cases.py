@@ -53,3 +53,50 @@ def test_an_extensions_own_function_taking_torch_types_is_not_torchs_symbol() ->
                    "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"):
         text = f"ImportError: /x/site-packages/flash_attn_2_cuda.so: undefined symbol: {symbol}\n"
         assert stated(text) == ["extension-abi-mismatch"], symbol
+
+
+def test_enospc_while_a_program_runs_is_not_an_install_out_of_disk() -> None:
+    # multiprocessing's shared memory (/psm_...) and torch.save's checkpoint: no installer wrote
+    shm = ('  File "/usr/lib/python3.10/multiprocessing/shared_memory.py", line 114, in __init__\n'
+           "    os.ftruncate(self._fd, size)\nOSError: [Errno 28] No space left on device: '/psm_4f2a1c'\n")
+    save = ('Traceback (most recent call last):\n  File "train.py", line 210, in <module>\n'
+            '    torch.save(state, path)\n'
+            '  File "/venv/lib/python3.10/site-packages/torch/serialization.py", line 628, in save\n'
+            "OSError: [Errno 28] No space left on device\n")
+    for text in (shm, save):
+        assert "pip-no-space-left" not in stated(text), text
+    # pip's own wording, pip's traceback, and the bare message: the install filled the disk
+    pip = ('  File "/venv/lib/python3.10/site-packages/pip/_internal/operations/install/wheel.py", line 600\n'
+           "OSError: [Errno 28] No space left on device\n")
+    for text in (pip, "[Errno 28] No space left on device\n",
+                 "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n"):
+        assert stated(text) == ["pip-no-space-left"], text
+
+
+def test_nvcc_refusing_an_architecture_its_shown_release_compiles_is_not_its_age() -> None:
+    def refused(release: str, arch: str) -> str:
+        return (f"Cuda compilation tools, release {release}, V{release}.1\n"
+                f"nvcc fatal   : Unsupported gpu architecture '{arch}'\n")
+
+    # 12.4 compiles compute_90 and compute_53; 13.0 calls Thor's sm_101 sm_110 (cuda.json arch_support)
+    for release, arch in (("12.4", "compute_90"), ("13.0", "compute_101"), ("12.4", "compute_53")):
+        said = stated(refused(release, arch))
+        assert "nvcc-unsupported-arch" not in said and "nvcc-arch-dropped" not in said, (release, arch)
+    assert stated(refused("11.3", "compute_89")) == ["nvcc-unsupported-arch"]
+    assert stated(refused("13.0", "compute_53")) == ["nvcc-arch-dropped"]
+    # an older toolkit named beside the shown nvcc may be the one that ran
+    path = "/usr/local/cuda-11.3/bin/nvcc -c x.cu\nnvcc fatal"
+    older = refused("12.4", "compute_90").replace("nvcc fatal", path)
+    assert stated(older) == ["nvcc-unsupported-arch"]
+
+
+def test_torchs_old_driver_message_beside_a_newer_driver_is_another_libcuda() -> None:
+    message = ("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old "
+               "(found version 11040).\n")
+    newer = ("| NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4 |\n"
+             "$ echo $LD_LIBRARY_PATH\n/usr/local/cuda-11.4/compat:/usr/local/cuda/lib64\n")
+    assert "driver-too-old" not in stated(newer + message)
+    assert "driver-too-old" not in stated("Driver Version: 550.54.14\n" + message)
+    same = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4 |\n"
+    assert stated(same + message) == ["driver-too-old"]
+    assert stated(message) == ["driver-too-old"]

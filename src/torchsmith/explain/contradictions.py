@@ -298,6 +298,29 @@ def _gpu_illegal_instruction(extracted: Extracted, facts: Mapping[str, Any],
     return f"CUDA reported {named}: a GPU kernel's illegal instruction, not the CPU's" if named else None
 
 
+# Shared memory (POSIX shm_open's /psm_..., torch's /torch_... segments, /dev/shm), and the frames of
+# the installers that write wheels and caches to disk
+_SHARED_MEMORY = re.compile(r"^/(?:psm_|torch_|dev/shm/)")
+_INSTALLER_FRAME = re.compile(r"[\\/](?:pip|setuptools|_distutils_hack|distutils|conda|wheel|installer|uv)"
+                              r"[\\/]")
+
+
+def _space_exhausted_outside_install(extracted: Extracted, facts: Mapping[str, Any],
+                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Python's bare ENOSPC ("[Errno 28] No space left on device") where the write that failed is
+    shared memory, or where the traceback is a program's (torch.save, multiprocessing) with no
+    installer's frame: a disk or /dev/shm filled while the program ran, not during an install."""
+    if facts.get("installer_said"):
+        return None
+    path = str(facts.get("space_path") or "")
+    if _SHARED_MEMORY.match(path):
+        return f"the write that failed is to shared memory ({path})"
+    frames = extracted.frames
+    if frames and not any(_INSTALLER_FRAME.search(f.path) for f in frames):
+        return f"the traceback is a program's ({frames[-1].path}), not an installer's"
+    return None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -317,6 +340,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
+    "space_exhausted_outside_install": _space_exhausted_outside_install,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,

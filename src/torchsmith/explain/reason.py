@@ -309,6 +309,56 @@ def _gpu_with_bf16(extracted: Extracted, facts: Mapping[str, Any],
     return f"the GPU shown (compute capability {cc}) has bfloat16" if parsed and parsed >= (8, 0) else None
 
 
+def _driver_beyond_found(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's "driver ... too old (found version 11040)" reports the libcuda it loaded; the text
+    shows a driver that supports a newer CUDA (nvidia-smi's CUDA Version, or the driver's number):
+    another, older libcuda (a stub or compat copy on LD_LIBRARY_PATH) is loaded, not this driver."""
+    found = facts.get("driver_cuda")
+    env = extracted.environment
+    if not isinstance(found, str) or not parse_cc(found):
+        return None
+    shown = env.driver_cuda or (kb.driver_max_cuda(env.driver, _system(env)) if kb and env.driver else None)
+    if not shown or not parse_cc(shown) or version_tuple(shown) <= version_tuple(found):
+        return None
+    return f"the text shows a driver for CUDA {shown}, newer than the CUDA {found} of the libcuda torch found"
+
+
+def _arch_number(arch: Any) -> Optional[int]:
+    match = re.match(r"(?:compute|sm)_(\d+)", str(arch or ""))
+    return int(match.group(1)) if match else None
+
+
+def _toolkits_reach(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase],
+                    bound: str) -> Optional[str]:
+    """nvcc's own version output and every CUDA toolkit the text names reach the architecture nvcc
+    refused from ``bound``'s side (cuda.json arch_support: "max_arch" not below it, "min_arch" not
+    above it). The nvcc shown was asked for an architecture it compiles; then it did not refuse it
+    for that reason: another nvcc ran, or the toolkit renamed it (CUDA 13 calls Thor's sm_101 sm_110)."""
+    wanted = _arch_number(facts.get("arch"))
+    env = extracted.environment
+    nvcc = env.toolchain.get("nvcc")
+    if wanted is None or kb is None or not nvcc:
+        return None
+    for toolkit in filter(None, (nvcc, env.cuda)):
+        support = kb.arch_support(toolkit)
+        edge = _arch_number(getattr(support, bound)) if support else None
+        if edge is None or (edge < wanted if bound == "max_arch" else edge > wanted):
+            return None
+    side = "newer" if bound == "max_arch" else "older"
+    return f"nvcc {nvcc} compiles for {facts.get('arch')} and {side} architectures"
+
+
+def _nvcc_not_older_than_arch(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    return _toolkits_reach(extracted, facts, kb, "max_arch")
+
+
+def _nvcc_not_newer_than_arch(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    return _toolkits_reach(extracted, facts, kb, "min_arch")
+
+
 CONTRADICTION_CHECKS: Dict[str, Check] = {
     "arch_present": _arch_present,
     "driver_enough": _driver_enough,
@@ -317,6 +367,9 @@ CONTRADICTION_CHECKS: Dict[str, Check] = {
     "amd_gpu_only": _amd_gpu_only,
     "gpu_without_tf32": _gpu_without_tf32,
     "gpu_with_bf16": _gpu_with_bf16,
+    "driver_beyond_found": _driver_beyond_found,
+    "nvcc_not_older_than_arch": _nvcc_not_older_than_arch,
+    "nvcc_not_newer_than_arch": _nvcc_not_newer_than_arch,
     **TEXT_CONTRADICTIONS,
 }
 

@@ -30,6 +30,7 @@ from torchsmith.explain.extract import (
     pinwheels,
     python,
     resolver,
+    said,
     symptoms,
     uvproject,
 )
@@ -124,6 +125,7 @@ def extract(
         + indexes.index_facts(joined, refusal, kb, raw=text) + indexes.build_requirement_failures(text)
         + isolation.isolated_build_without_torch(text, kb) + isolation.named_build_without_torch(text, kb)
         + installers.torch_set_aside(text) + installers.pypi_cpu_build(text, kb)
+        + said.pip_replaced_torch_said(text)
         + installers.option_too_new(text, words.get("installer_options", ()))
         + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)

@@ -11,6 +11,7 @@ from torchsmith.explain.extract.containers import docker_shm
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
+from torchsmith.explain.extract.said import cpu_build_said
 from torchsmith.explain.extract.services import services
 
 __all__ = ["environment"]
@@ -283,7 +284,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
             value = _first(pattern, text)
             if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
-    if _CPU_BUILD.search(text):
+    if _CPU_BUILD.search(text) or cpu_build_said(text):
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
