@@ -49,6 +49,14 @@ def test_lldb_s_sigill_stop_is_an_illegal_instruction() -> None:
     assert "illegal-instruction" not in stated("* thread #1, stop reason = signal SIGSEGV: invalid address\n")
 
 
+def test_an_illegal_instruction_cuda_reports_is_the_gpu_kernel_s_not_the_cpu_s() -> None:
+    # CUDA's own status (cudaErrorIllegalInstruction, 715) beside the prose: a kernel fault on the GPU
+    text = ("Our training job on the A100 now fails with an illegal instruction:\n"
+            "RuntimeError: CUDA error: an illegal instruction was encountered\n")
+    assert "illegal-instruction" not in stated(text)
+    assert stated(text.splitlines()[0] + "\n") == ["illegal-instruction"]
+
+
 def test_torch_s_newer_capability_warning_tells_too_old_from_too_new_by_the_named_build() -> None:
     # torch 2.1x: "Found GPU0 X which is of compute capability (CC) 6.1. ... Your installed torch==..."
     old_gpu = ("Found GPU0 NVIDIA GeForce GTX 1060 6GB which is of compute capability (CC) 6.1."
@@ -87,6 +95,9 @@ def test_a_name_torch_npu_lacks_is_a_torch_npu_not_paired_with_its_caller() -> N
     # another module's missing name stays the general family
     other = "AttributeError: module 'torch' has no attribute 'npu'\n"
     assert "torch-npu-version-unpaired" not in stated(other)
+    # Python's "(unknown location)": torch_npu is an empty namespace folder, not an installed release
+    empty = "ImportError: cannot import name 'npu_format_cast' from 'torch_npu' (unknown location)\n"
+    assert "torch-npu-version-unpaired" not in stated(empty)
 
 
 def test_a_missing_librocm_sysdeps_library_is_therock_s_rocm_off_the_loader_path() -> None:

@@ -77,3 +77,29 @@ def test_a_harmless_warning_is_stated_only_when_no_failure_is(warning: str, harm
     oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     with_failure = stated(f"{warning}\n{oom}")
     assert "cuda-out-of-memory" in with_failure and harmless_id not in with_failure
+
+
+@pytest.mark.parametrize("note, note_id", [
+    ("You are using a CUDA device ('NVIDIA GeForce RTX 3090') that has Tensor Cores. To properly utilize "
+     "them, you should set `torch.set_float32_matmul_precision('medium' | 'high')`",
+     "tf32-matmul-precision-hint"),
+    ("grad_scaler.py:126: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+     "`torch.amp.GradScaler('cuda', args...)` instead.", "amp-autocast-api-deprecated"),
+])
+def test_a_harmless_note_is_no_answer_to_an_exception_no_signature_explains(note: str, note_id: str) -> None:
+    failure = ("Traceback (most recent call last):\n  File \"train.py\", line 80, in <module>\n"
+               "    ds = load(path)\nKeyError: 'label_ids'\n")
+    report = explain_report(f"{note}\n{failure}", CATALOG, kb=KB)
+    assert report.explanations == []
+    assert [sig for sig, _ in report.contradicted] == [note_id]
+    assert [e.signature.id for e in explain_report(note, CATALOG, kb=KB).explanations] == [note_id]
+
+
+def test_an_import_an_availability_check_logged_leaves_the_note_stated() -> None:
+    # xformers logs the ImportError it caught beside its own warning (xformers/__init__.py)
+    text = ("WARNING  A matching Triton is not available, some optimizations will not be enabled\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/venv/Lib/site-packages/xformers/__init__.py\", line 57, in _is_triton_available\n"
+            "    import triton  # noqa\nModuleNotFoundError: No module named 'triton'\n")
+    assert [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations] == [
+        "triton-windows-unsupported"]

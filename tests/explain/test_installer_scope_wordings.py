@@ -171,6 +171,10 @@ def test_a_marker_naming_amd64_or_linux_only_or_no_windows_shown_is_not_that_cau
     assert stated(linux) == []
     no_windows = _MARKER.format(marker="platform_machine == 'x86_64'").replace("'AMD64'", "'x86_64'")
     assert stated(no_windows) == []
+    # another entry selects Windows itself: Windows is covered
+    covered = _MARKER.format(marker="platform_machine == 'x86_64'").replace(
+        "}]", "}, { index = \"pytorch-cu128\", marker = \"sys_platform == 'win32'\" }]")
+    assert stated(covered) == []
 
 
 def test_a_pytorch_index_read_alone_that_lacks_a_dependency_torch_asks_for() -> None:

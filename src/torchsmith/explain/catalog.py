@@ -81,7 +81,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "bf16_emulated_by_torch", "wheel_for_this_python",
                             "wheel_not_for_this_python", "sbsa_jetson_shown",
                             "triton_name_not_torchs", "sdpa_refusal_caught",
-                            "ptxas_not_tritons",
+                            "ptxas_not_tritons", "gpu_illegal_instruction",
                             "nvcc_looked_up_without_build", "build_went_past_compiler_check",
                             "symbol_not_torchs", "space_exhausted_outside_install",
                             "driver_beyond_found", "nvcc_not_older_than_arch",
@@ -100,7 +100,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "rocm_build_lacks_gfx", "other_vendor_gpu_only",
                            "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
                            "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
-                           "ffmpeg_major_not_supported"})
+                           "ffmpeg_major_not_supported", "cpp_extension_arch_added_later"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

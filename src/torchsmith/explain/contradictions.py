@@ -287,6 +287,17 @@ def _ptxas_not_tritons(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+_GPU_ILLEGAL_INSTRUCTION = ("cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION")
+
+
+def _gpu_illegal_instruction(extracted: Extracted, facts: Mapping[str, Any],
+                             kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The illegal instruction the text reports is a GPU kernel's: CUDA's own status for it
+    (cudaErrorIllegalInstruction, 715), not a CPU's SIGILL."""
+    named = next((e.name for e in extracted.gpu_errors if e.name in _GPU_ILLEGAL_INSTRUCTION), None)
+    return f"CUDA reported {named}: a GPU kernel's illegal instruction, not the CPU's" if named else None
+
+
 # Shared memory (POSIX shm_open's /psm_..., torch's /torch_... segments, /dev/shm), and the frames of
 # the installers that write wheels and caches to disk
 _SHARED_MEMORY = re.compile(r"^/(?:psm_|torch_|dev/shm/)")
@@ -383,4 +394,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
+    "gpu_illegal_instruction": _gpu_illegal_instruction,
 }

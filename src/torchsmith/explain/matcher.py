@@ -17,6 +17,7 @@ from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
+from torchsmith.explain.noise import without_noise
 from torchsmith.explain.planflags import plan_flags
 from torchsmith.explain.reason import blocked, capability, conclusions, confirmation
 from torchsmith.explain.triggers import fired, named_capabilities
@@ -475,8 +476,8 @@ def explain_report(
                         for cause, check in sig.candidates],
             reasoning=conclusions(read, found.facts, kb),
         ))
-    if any(not e.signature.harmless for e in report.explanations):  # the failure, not the noise
-        report.explanations = [e for e in report.explanations if not e.signature.harmless]
+    report.explanations, noise = without_noise(report.explanations, read)  # (see .noise)
+    report.contradicted += noise
     return report
 
 

@@ -14,6 +14,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support, kernel_for, parse_cc, sm_arch
+from torchsmith.explain.archlists import ARCH_LIST_CONFIRMATIONS
 from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
 from torchsmith.explain.contradictions import TEXT_CONTRADICTIONS
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -453,7 +454,8 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
-CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, "build_lacks_arch": _build_lacks_arch,
+CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, **ARCH_LIST_CONFIRMATIONS,
+                                         "build_lacks_arch": _build_lacks_arch,
                                          "other_vendor_gpu_only": _other_vendor_gpu_only,
                                          "gpu_below_build": _gpu_below_build}
 # the same check: a GPU below the build's oldest arch confirms one cause and contradicts others

@@ -89,6 +89,10 @@ def _buildreqs(data: Document) -> None:
             raise ValueError(f"unknown source {row['source']}")
     if not version_tuple(data["cmake_min"]["version"]):
         raise ValueError("cmake_min.version is not a version")
+    arches = data.get("cpp_extension_arches")  # optional: an overlay may predate it
+    if arches is not None and (arches.get("source") not in data["sources"] or not all(
+            re.fullmatch(r"\d+\.\d[a-z]?", str(a)) for a in arches.get("arches") or [None])):
+        raise ValueError("cpp_extension_arches: needs a known source and X.Y[a] arches")
 
 
 def _signatures(data: Document) -> None:

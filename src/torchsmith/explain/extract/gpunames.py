@@ -216,6 +216,38 @@ def mentions(text: str, names: GpuNames, limit: int = 40) -> List[Tuple[NamedGpu
         if not _short(key) or _after_brand(lower, start) or _CONTEXT.search(_line(text, start, end)):
             found.append((_named(re.sub(r"\s+", " ", text[start:end]), names.spellings[key]), start, end))
         at = end
+    if len(found) < limit and any(c.isdigit() for c in lower):
+        taken = [(start, end) for _gpu, start, end in found]
+        found += [hit for hit in _bare_geforce(text, lower, names)
+                  if not any(hit[1] < end and start < hit[2] for start, end in taken)][:limit - len(found)]
+        found.sort(key=lambda hit: hit[1])
+    return found
+
+
+# A GeForce card written by its number alone, as people write theirs ("on 3090", "with 3090 or 3080",
+# "my 4090 GPU"): the RTX/GTX model numbers of the series since Pascal, after a word that introduces a
+# device and before its end ("GPU", "card", "or", punctuation), never with a port or a unit next to it.
+_BARE_GEFORCE = re.compile(
+    r"\b(?:on|with|my|a|an|the|two|dual|single|\dx)[ \t]+(?P<number>10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
+    r"|40[6-9]0|50[5-9]0)(?P<ti>[ \t]?(?:ti|super))?"
+    r"(?=[ \t]*(?:gpus?\b|cards?\b|or\b|and\b|/|,|\.(?!\d)|!|\?|:|\)|$))",
+    re.MULTILINE)
+_NOT_A_GPU_LINE = re.compile(r"\bport\b|localhost|https?://|\bpid\b|\bline\b|\blisten|\bserv(?:e|er|ing)\b")
+_GEFORCE_PREFIX = {"10": "gtx", "16": "gtx"}  # the GTX series; every later one is RTX
+
+
+def _bare_geforce(text: str, lower: str, names: GpuNames) -> List[Tuple[NamedGpu, int, int]]:
+    """GeForce cards written by number alone (see _BARE_GEFORCE), as the data's rows name them."""
+    found: List[Tuple[NamedGpu, int, int]] = []
+    for match in _BARE_GEFORCE.finditer(lower):
+        start, end = match.start("number"), match.end()
+        if _NOT_A_GPU_LINE.search(_line(lower, start, end)):
+            continue
+        number = match.group("number")
+        key = (_GEFORCE_PREFIX.get(number[:2], "rtx"), number, *_tokens(match.group("ti") or ""))
+        entries = names.spellings.get(key)
+        if entries:
+            found.append((_named(re.sub(r"\s+", " ", text[start:end]), entries), start, end))
     return found
 
 

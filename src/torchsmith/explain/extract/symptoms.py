@@ -9,7 +9,7 @@ also states (the GPU's architecture, the data type) before any cause is named.
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import Dict, List, Set, Tuple
 
 __all__ = ["symptoms"]
 
@@ -118,6 +118,33 @@ def _distributed_hang(text: str) -> bool:
     return False
 
 
+# Results shown under headings that name where each ran ("RTX 3080, torch 1.10.0 OUTPUT:", "on a
+# machine with 3090 or 3080:"), a printed tensor under each (a code fence between allowed): the
+# numbers themselves show the discrepancy when two headings name other devices and other values.
+_HEADED_TENSOR = re.compile(r"^(?P<heading>[^\n]{3,160}):[ \t]*\n(?:[ \t]*```[^\n]*\n)?[ \t]*"
+                            r"tensor\((?P<value>\[*-?[\d.]+(?:e[-+]?\d+)?)", re.MULTILINE)
+# (a device: a GPU's brand or model number, a data-centre model, or torch's device names; a bare
+# number only where it is a GeForce model number, not a batch size)
+_DEVICE_WORD = re.compile(r"\b(?:(?:rtx|gtx|titan|tesla|quadro)(?:[ \t]?[a-z]?\d{2,4})?"
+                          r"|a(?:100|800|10g?|30|40|[2-6]000)|h(?:100|200|800|20)|[vp]100|p40|t4|l4|l40s?"
+                          r"|(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[5-9]0)(?:[ \t]?ti)?"
+                          r"|cpu|gpu|cuda(?::\d)?|mps)\b")
+_MAX_HEADINGS = 40
+
+
+def _headed_outputs_differ(text: str) -> bool:
+    """Two headings that name other devices show other printed values (see _HEADED_TENSOR)."""
+    values: Dict[Tuple[str, ...], Set[str]] = {}
+    for count, match in enumerate(_HEADED_TENSOR.finditer(text)):
+        if count >= _MAX_HEADINGS:
+            break
+        devices = tuple(sorted(set(_DEVICE_WORD.findall(match.group("heading").lower()))))
+        if devices:
+            values.setdefault(devices, set()).add(match.group("value").lstrip("["))
+    shown = list(values.items())
+    return any(one != other for at, (_devices, one) in enumerate(shown) for _others, other in shown[at + 1:])
+
+
 def symptoms(text: str) -> List[str]:
     """The kinds of behaviour the text reports (see the module's docstring), once each."""
     lower = text.lower()
@@ -125,6 +152,9 @@ def symptoms(text: str) -> List[str]:
     for name, pattern in _SYMPTOMS:
         if name == "other-variation" and "discrepancy" not in found:
             continue  # it only qualifies a discrepancy
+        if name == "discrepancy" and "tensor(" in text and _headed_outputs_differ(text):
+            found.append(name)
+            continue
         if any(word in lower for word in _WORDS[name]) and pattern.search(text):
             found.append(name)
     if any(word in lower for word in _HANG_WORDS) and _distributed_hang(text):

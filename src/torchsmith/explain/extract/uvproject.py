@@ -56,6 +56,9 @@ _X86_MARKER = re.compile(r"^[^\n]{0,300}platform_machine\s*==\s*['\"]x86_64['\"]
 _AMD64_MARKER = re.compile(r"platform_machine\s*(?:==|in)\s*['\"][^'\"\n]{0,40}AMD64", re.IGNORECASE)
 _LINUX_ONLY = re.compile(r"(?:sys_platform\s*==\s*['\"](?:linux|darwin)|platform_system\s*==\s*['\"]"
                          r"(?:Linux|Darwin))")
+# a marker that selects Windows itself: another source entry then covers it
+_WINDOWS_MARKER = re.compile(r"sys_platform\s*==\s*['\"]win32|platform_system\s*==\s*['\"]Windows"
+                             r"|os_name\s*==\s*['\"]nt")
 _UV_CONFIG = re.compile(r"tool\.uv\.sources|\[\[tool\.uv\.index\]\]|\bindex\s*=\s*['\"]")
 # 64-bit Windows as Python itself reports it: platform.machine()'s 'AMD64', sys.version's
 # "(AMD64)] on win32", a win_amd64 wheel tag.
@@ -67,8 +70,11 @@ _MARKER_SOURCES = ("https://docs.python.org/3/library/platform.html#platform.mac
 
 def source_marker_misses_windows(text: str) -> List[InstallerError]:
     """A uv source or index gated on platform_machine == 'x86_64' alone, where the text shows 64-bit
-    Windows (whose platform_machine is AMD64) and no marker names AMD64."""
+    Windows (whose platform_machine is AMD64) and no marker names AMD64 or selects Windows itself
+    (sys_platform == 'win32': another entry covers Windows)."""
     if "x86_64" not in text or "AMD64" not in text or _AMD64_MARKER.search(text):
+        return []
+    if _WINDOWS_MARKER.search(text):
         return []
     marker = _X86_MARKER.search(text)
     if marker is None or _LINUX_ONLY.search(marker.group(0)) or not _UV_CONFIG.search(text):
