@@ -122,12 +122,14 @@ def test_windows_compilers_missing_python_headers_in_any_language() -> None:
              '\u201cPython.h\u201d: No such file or directory\n',
              "cuda_utils.c(12): fatal error C1083: \u041d\u0435 \u0443\u0434\u0430\u0435\u0442\u0441\u044f: "
              "Python.h: No such file or directory,\n",
+             "x.c(3): fatal error C1083: Impossible d'ouvrir le fichier : 'Python.h' : No such file\n",
+             "x.c(3): fatal error C1083: include ファイルを開けません。'Python.h':No such file\n",
              "C:/Temp/cuda_utils.c:13: error: include file 'Python.h' not found\n",
              "E:/python_embeded/Include/Python.h:12: error: include file 'pyconfig.h' not found\n",
              "/usr/include/python3.12/Python.h:12:10: fatal error: pyconfig.h: No such file or directory\n")
     for text in cases:
         assert stated(text) == ["python-headers-missing"], text
-    (found,) = explain_report(cases[2], CATALOG, kb=KB).explanations
+    (found,) = explain_report(cases[4], CATALOG, kb=KB).explanations
     assert "embeddable Python" in found.fix[0]
     # Counter-cases: another header whose name ends the same, another compiler's missing include.
     mine = "fatal error C1083: Cannot open include file: 'MyPython.h': No such file or directory\n"
