@@ -93,3 +93,16 @@ def test_the_cpp_extension_list_is_not_short_of_the_newest_cuda_architecture() -
     rows = json.loads((Path(DATA_DIR) / "cuda.json").read_text(encoding="utf-8"))["arch_support"]
     top = max(int(row["max_arch"][len("sm_"):]) for row in rows)
     assert f"{top // 10}.{top % 10}" in arches, top
+
+
+def test_a_cuda_declared_name_undefined_is_a_family_of_three() -> None:
+    for line in ('fused.cu(33): error: identifier "CUDA_R_16BF" is undefined\n',
+                 'identifier "__nv_fp8_e8m0" is undefined\n',
+                 "k.cu:5:1: error: \u2018__nv_bfloat16\u2019 does not name a type\n",
+                 "k.cu:5:1: error: unknown type name '__nv_fp8_e4m3'\n"):
+        (found,) = explain_report(line, CATALOG, kb=KB).explanations
+        assert found.signature.id == "cuda-toolkit-lacks-declaration" and len(found.candidates) == 3, line
+    # Counter-cases: the source's own names, and torch's (another torch release), are not CUDA's
+    assert stated('k.cu(3): error: identifier "my_bfloat16_t" is undefined\n') == []
+    torchs = 'k.cu(3): error: identifier "THCState" is undefined\n'
+    assert stated(torchs) == ["extension-source-needs-other-torch"]

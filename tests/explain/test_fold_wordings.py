@@ -25,3 +25,4 @@ def test_windows_sharing_violation_without_its_code() -> None:
     text = 'it keeps saying "another program is using this file, the process cannot access it"'
     assert stated(text) == ["windows-file-locked"]
     assert stated("no other program is using the file") == []
+

@@ -100,3 +100,60 @@ def test_torchs_old_driver_message_beside_a_newer_driver_is_another_libcuda() ->
     same = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4 |\n"
     assert stated(same + message) == ["driver-too-old"]
     assert stated(message) == ["driver-too-old"]
+
+
+def test_a_cuda_library_of_torchs_own_major_is_not_a_mixed_cuda_extension() -> None:
+    # torch +cu121 provides libcudart.so.12 (its nvidia wheels): a toolkit 11.8 named in passing
+    # does not make the extension's request for it another CUDA's
+    missing = ("Traceback (most recent call last):\n  File \"app.py\", line 1, in <module>\n"
+               "    import fused_kernels\nImportError: libcudart.so.12: cannot open shared object file: "
+               "No such file or directory\n")
+    text = "torch 2.1.2+cu121, system CUDA 11.8 (nvcc release 11.8)\n" + missing
+    assert "extension-cuda-mismatch" not in stated(text)
+    # torch's own CUDA of another major than the library's: the mixed case
+    other = "torch 2.1.2+cu118\n" + missing
+    assert "extension-cuda-mismatch" in stated(other)
+
+
+def test_glibc_not_found_beside_a_system_glibc_that_has_it_is_not_the_systems_age() -> None:
+    refused = ("ImportError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found "
+               "(required by /venv/lib/python3.10/site-packages/mylib/_C.so)\n")
+    for shown in ("Libc version: glibc-2.35\n", "ldd (Ubuntu GLIBC 2.35-0ubuntu3.1) 2.35\n"):
+        assert "glibc-too-old" not in stated(shown + refused), shown
+    assert stated("Libc version: glibc-2.31\n" + refused) == ["glibc-too-old"]
+    assert stated(refused) == ["glibc-too-old"]
+
+
+def test_tritons_fp8_refusal_of_the_other_vendors_encoding_is_not_an_old_gpu() -> None:
+    def refused(wanted: str, supported: str) -> str:
+        return (f"AssertionError: type {wanted} not supported in this architecture. "
+                f"The supported fp8 dtypes are {supported}\n")
+
+    # an MI300 (AMD's FNUZ types) asked for NVIDIA's fp8e4nv; an H100 asked for AMD's fp8e4b8
+    assert "fp8-unsupported-gpu" not in stated(refused("fp8e4nv", "('fp8e4b8', 'fp8e5b16')"))
+    assert "fp8-unsupported-gpu" not in stated(refused("fp8e4b8", "('fp8e4nv', 'fp8e5', 'fp8e4b15')"))
+    # an A100: only the emulated types, fp8e4nv needs 8.9
+    assert stated(refused("fp8e4nv", "('fp8e4b15', 'fp8e5')")) == ["fp8-unsupported-gpu"]
+
+
+def test_flash_attns_ampere_check_on_a_blackwell_is_a_release_older_than_the_gpu() -> None:
+    # flash_api.cpp (before Blackwell): TORCH_CHECK(is_sm90 || is_sm8x, "... Ampere GPUs or newer.")
+    refusal = "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n"
+    assert "flash-attn-gpu-too-old" not in stated("GPU: NVIDIA GeForce RTX 5090\n" + refusal)
+    assert stated("GPU: Tesla T4\n" + refusal) == ["flash-attn-gpu-too-old"]
+    # a Blackwell named beside an older GPU: that one may be the machine's
+    assert stated("works on my RTX 5090, fails on my RTX 2080 Ti:\n" + refusal) == ["flash-attn-gpu-too-old"]
+    assert stated(refusal) == ["flash-attn-gpu-too-old"]
+
+
+def test_tensorflows_optional_tensorrt_and_the_driver_are_not_its_cuda_libraries() -> None:
+    def dso(lib: str) -> str:
+        return (f"W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+                f"library '{lib}'; dlerror: {lib}: cannot open shared object file: No such file\n")
+
+    # TF-TRT only warns (tf2tensorrt/utils/py_utils.cc: "Cannot dlopen some TensorRT libraries")
+    trt = dso("libnvinfer.so.7") + dso("libnvinfer_plugin.so.7")
+    assert "tensorflow-cuda-libs-missing" not in stated(trt)
+    # libcuda is the driver's: its own signature speaks
+    assert stated(dso("libcuda.so.1")) == ["libcuda-missing"]
+    assert stated(dso("libcudart.so.11.0")) == ["tensorflow-cuda-libs-missing"]

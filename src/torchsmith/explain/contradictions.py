@@ -16,7 +16,7 @@ from torchsmith.compat import Variant
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
-from torchsmith.explain.triggers import failing_package
+from torchsmith.explain.triggers import failing_package, named_capabilities
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -336,6 +336,53 @@ def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
     return f"no CUDA release compiles for {name} ({arch}): the entry is not an architecture"
 
 
+def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
+    binary asks for: the glibc that refused it is not that one (another machine or container, a libc
+    or loader on LD_LIBRARY_PATH), so the system's glibc is not shown too old."""
+    shown, wanted = extracted.environment.glibc, str(facts.get("version") or "")
+    if not shown or not wanted.startswith("GLIBC_"):
+        return None
+    if version_tuple(shown) < version_tuple(wanted[len("GLIBC_"):]):
+        return None
+    return f"the text shows glibc {shown}, which has {wanted}"
+
+
+# Triton's FP8 types in AMD's FNUZ encoding (CDNA3, gfx942), which no NVIDIA GPU has
+_FNUZ_FP8 = re.compile(r"\bfp8e4b8\b|\bfp8e5b16\b")
+
+
+def _fp8_format_of_other_vendor(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Triton refused an FP8 type of the other vendor's encoding: an AMD FNUZ type (fp8e4b8,
+    fp8e5b16) that NVIDIA GPUs never have, or NVIDIA's fp8e4nv where the types this GPU supports
+    are AMD's FNUZ ones. The GPU has FP8, in another encoding: not a GPU below compute capability 8.9."""
+    refused = str(facts.get("fp8_type") or "")
+    if _FNUZ_FP8.search(refused):
+        return f"{refused} is AMD's FNUZ FP8 encoding, which no NVIDIA GPU has"
+    supported = str(facts.get("fp8_supported") or "")
+    if refused == "fp8e4nv" and _FNUZ_FP8.search(supported):
+        return f"the GPU supports AMD's FNUZ FP8 types {supported}: it has FP8 in another encoding"
+    return None
+
+
+def _gpu_newer_than_hopper(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Every GPU the text shows is a Blackwell or newer (compute capability 10.0 on). flash-attn
+    2's check before Blackwell accepted only sm8x and sm90 (csrc/flash_attn/flash_api.cpp: is_sm8x
+    || is_sm90) and refuses a newer GPU with the same "Ampere GPUs or newer" message: the flash-attn
+    release predates the GPU, which is not too old."""
+    env = extracted.environment
+    shown = [("GPU", env.capability)] if env.capability else []
+    shown += named_capabilities(env, kb)
+    majors = [int(cc.split(".")[0]) for _, cc in shown if cc and cc.split(".")[0].isdigit()]
+    if not majors or min(majors) < 10:
+        return None
+    name = next((n for n, _ in shown if n != "GPU"), "the GPU")
+    return f"{name} (compute capability {shown[0][1]}) is newer than Hopper: this flash-attn predates it"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -356,6 +403,9 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,
+    "glibc_shown_new_enough": _glibc_shown_new_enough,
+    "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
+    "gpu_newer_than_hopper": _gpu_newer_than_hopper,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,

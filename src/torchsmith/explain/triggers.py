@@ -98,8 +98,10 @@ def _library(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[
             continue
         if qualifier == "mixed":
             other = _other_cuda(library.major, extracted)
-            if other is None:
-                continue
+            torch_cuda = extracted.environment.torch_cuda
+            if other is None or (torch_cuda and library.major
+                                 and torch_cuda.split(".")[0] == library.major.split(".")[0]):
+                continue  # torch's own CUDA is the library's major: the installed torch provides it
             return [library.soname], {"lib": library.soname, "toolkit_cuda": other}
         return [library.soname], {"lib": library.soname}
     return None

@@ -85,6 +85,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # ffmpeg's own banner (ffmpeg -version / any ffmpeg run): "ffmpeg version 7.1.1 Copyright (c) ...";
     # not torchcodec's "FFmpeg version 7:" entries, which name the builds it tried
     ("ffmpeg", re.compile(r"^\s*ffmpeg version n?(?P<v>\d+(?:\.\d+){0,2})\S*\s+Copyright", re.MULTILINE)),
+    # the system's glibc: collect_env's "Libc version: glibc-2.35", ldd's "ldd (GNU libc) 2.35"
+    ("glibc", re.compile(r"Libc version: glibc-(?P<v>2\.\d{1,2})\b")),
+    ("glibc", re.compile(r"ldd \((?:[^()\n]{0,40}GLIBC[^()\n]{0,40}|GNU libc)\) (?P<v>2\.\d{1,2})\b")),
     ("python", re.compile(r"Python(?: version)?:?\s*(?P<v>3\.\d{1,2})(?:\.\d+)?")),
     ("python", re.compile(r"cp3(?P<v>\d{1,2})-cp3")),
     (

@@ -203,6 +203,7 @@ class Environment:
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
     ffmpeg: Optional[str] = None  # the FFmpeg release ffmpeg's own banner shows ("7.1.1")
+    glibc: Optional[str] = None  # the glibc collect_env or ldd --version reports ("2.35")
     docker_shm: Optional[str] = None  # a docker run shown: "default" (Docker's 64 MB /dev/shm) or "set"
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
