@@ -12,7 +12,7 @@ from typing import Iterator, List, Match, Pattern
 
 from torchsmith.explain.extract.model import InstallerError
 
-__all__ = ["cpu_build_said", "pip_replaced_torch_said"]
+__all__ = ["cpu_build_said", "mig_one_device_said", "pip_replaced_torch_said", "uvm_reload_fixed_said"]
 
 # "CPU-only pytorch", "the cpu only version of pytorch", "non-CUDA version of Torch", "CPU version torch"
 # ("pytroch": the transposition people type)
@@ -92,3 +92,39 @@ def pip_replaced_torch_said(text: str) -> List[InstallerError]:
     meaning = f"the report says a pip install did it: \"{said.group(0).strip()[:120]}\""
     return [InstallerError("pip", "torch-replaced-said", said.group(0).strip()[:240], meaning,
                            said.group("build"), (_PIP_SOURCE,))]
+
+
+# MIG named as enabled (not nvidia-smi's "MIG M." column header, nor MIG disabled) and torch seeing one
+# device: CUDA enumerates a single MIG instance per process (NVIDIA's MIG user guide, "CUDA Device
+# Enumeration"), however many the GPU is split into
+_MIG = re.compile(r"\bMIG\b(?! M\.)")
+_MIG_OFF = re.compile(r"\bMIG\b[^\n]{0,20}\b(?:[Dd]isabled|off|OFF)\b")
+_ONE_DEVICE = re.compile(
+    r"device_count\(\)`?\W{0,6}(?:(?:shows|returns?|returned|gives|gave|prints|printed|is|was|reports)\W{1,3})?"
+    r"(?:only\s+)?(?:one|1)\b(?![.\d])"
+    r"|\b(?:sees?|shows?|detects?|finds?|lists?)\s+only\s+(?:one|1)\s+(?:gpu|GPU|device)", re.IGNORECASE)
+
+
+def mig_one_device_said(text: str) -> bool:
+    """The text names MIG in use and says torch sees one device."""
+    if "MIG" not in text or not _MIG.search(text) or _MIG_OFF.search(text):
+        return False
+    return next(_statements(_ONE_DEVICE, text), None) is not None
+
+
+# Reloading nvidia_uvm (rmmod or modprobe -r, then modprobe) said to have cleared the error, the
+# statement before the commands ("these commands solve my problem: ... sudo rmmod nvidia_uvm ...")
+_UVM_RELOAD = re.compile(r"(?:rmmod|modprobe -r) nvidia[_-]uvm[ \t]*\n[ \t]*(?:sudo )?"
+                         r"modprobe nvidia[_-]uvm\b")
+_FIXED = re.compile(r"(?<!to )(?<!can [Ii] )(?<!do [Ii] )(?<!not )(?<!n't )\b(?:fixe[sd]|solved|resolved|"
+                    r"solves|resolves|solve my)\b")
+_BEFORE_RELOAD = 600  # characters before the commands where the statement may stand
+
+
+def uvm_reload_fixed_said(text: str) -> bool:
+    """The text says that the nvidia_uvm reload it shows fixed the error."""
+    if "nvidia" not in text:
+        return False
+    reload = _UVM_RELOAD.search(text)
+    return reload is not None and _FIXED.search(text, max(0, reload.start() - _BEFORE_RELOAD),
+                                                reload.start()) is not None
