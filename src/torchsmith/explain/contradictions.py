@@ -383,6 +383,17 @@ def _gpu_newer_than_hopper(extracted: Extracted, facts: Mapping[str, Any],
     return f"{name} (compute capability {shown[0][1]}) is newer than Hopper: this flash-attn predates it"
 
 
+def _mkl_symbol_not_ittnotify(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The undefined MKL symbol is one of MKL's own functions (mkl_blas_..., mkl_sparse_...), not
+    the ittnotify profiling interface (iJIT_...) that newer MKL releases dropped from under
+    torch's libtorch_cpu: another library and MKL disagree (numpy/scipy's MKL, MKL's own layers)."""
+    symbol = str(facts.get("symbol") or "")
+    if not symbol or symbol.startswith("iJIT_"):
+        return None
+    return f"the missing symbol {symbol} is MKL's own function, not the iJIT_ profiling interface"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -406,6 +417,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "glibc_shown_new_enough": _glibc_shown_new_enough,
     "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
     "gpu_newer_than_hopper": _gpu_newer_than_hopper,
+    "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
