@@ -8,11 +8,12 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Match, Pattern
+from typing import Dict, Iterator, List, Match, Pattern, Set
 
 from torchsmith.explain.extract.model import InstallerError
 
-__all__ = ["cpu_build_said", "mig_one_device_said", "pip_replaced_torch_said", "uvm_reload_fixed_said"]
+__all__ = ["cpu_build_said", "interpreters_disagree_said", "mig_one_device_said", "pip_replaced_torch_said",
+           "uvm_reload_fixed_said"]
 
 # "CPU-only pytorch", "the cpu only version of pytorch", "non-CUDA version of Torch", "CPU version torch"
 # ("pytroch": the transposition people type)
@@ -128,3 +129,30 @@ def uvm_reload_fixed_said(text: str) -> bool:
     reload = _UVM_RELOAD.search(text)
     return reload is not None and _FIXED.search(text, max(0, reload.start() - _BEFORE_RELOAD),
                                                 reload.start()) is not None
+
+
+# The same `-c` check run by two interpreter names ("python3 -c ..." and "python -c ...", or two
+# paths to python): a name resolves to one interpreter, so where the text shows both answers, True
+# and False, the two names start two Pythons (another installation, venv or conda env).
+_INTERPRETER_CHECK = re.compile(
+    r"(?P<python>(?:python(?:3(?:\.\d{1,2})?)?|\bpy)(?:\.exe)?(?: -3(?:\.\d{1,2})?)?) -c ['\"]"
+    r"(?P<code>[^'\"\n]{5,200}print\([^'\"\n]{1,200})['\"]")
+_PATH_BEFORE = re.compile(r"[^\s'\"`]{0,200}\Z")  # the rest of the interpreter's path, before its name
+_TRUE = re.compile(r"\bTrue\b", re.IGNORECASE)
+_FALSE = re.compile(r"\bFalse\b", re.IGNORECASE)
+_MAX_CHECKS = 40
+
+
+def interpreters_disagree_said(text: str) -> bool:
+    """The text runs one check with two interpreter names and shows both True and False."""
+    if " -c " not in text or not _TRUE.search(text) or not _FALSE.search(text):
+        return False
+    run_by: Dict[str, Set[str]] = {}
+    for count, check in enumerate(_INTERPRETER_CHECK.finditer(text)):
+        if count >= _MAX_CHECKS:
+            break
+        code = re.sub(r"[\s;]+", "", check.group("code"))
+        path = _PATH_BEFORE.search(text, max(0, check.start() - 200), check.start())
+        python = (path.group() if path else "") + check.group("python")
+        run_by.setdefault(code, set()).add(python.lower())
+    return any(len(pythons) >= 2 for pythons in run_by.values())
