@@ -321,6 +321,21 @@ def _space_exhausted_outside_install(extracted: Extracted, facts: Mapping[str, A
     return None
 
 
+def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The architecture name refused is one no CUDA release compiles for (cuda.json arch_support,
+    every release's list): a mistyped entry (TORCH_CUDA_ARCH_LIST="7.7"), not a name the module
+    was too old to know."""
+    name = facts.get("arch_name")
+    if not isinstance(name, str) or kb is None:
+        return None
+    arch = "sm_" + re.sub(r"[a-z]$", "", name).replace(".", "")
+    known = {arch for row in kb.table("arch-support") for arch in row.archs}
+    if not known or arch in known:
+        return None
+    return f"no CUDA release compiles for {name} ({arch}): the entry is not an architecture"
+
+
 def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
                             kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
@@ -407,4 +422,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
     "gpu_illegal_instruction": _gpu_illegal_instruction,
+    "arch_name_never_compiled": _arch_name_never_compiled,
 }
