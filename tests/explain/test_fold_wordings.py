@@ -26,3 +26,48 @@ def test_windows_sharing_violation_without_its_code() -> None:
     assert stated(text) == ["windows-file-locked"]
     assert stated("no other program is using the file") == []
 
+
+
+def test_reloading_nvidia_uvm_said_to_fix_it_before_the_commands() -> None:
+    # ultralytics/ultralytics#7716: the statement first, the reload sequence after it
+    text = ("these commands also solve my problem instead of rebooting, how can i solve it ?\nthe error "
+            "happen if i suspend my device\n\nsudo systemctl restart nvidia-persistenced.service\n"
+            "sudo rmmod nvidia_uvm\nsudo modprobe nvidia_uvm\n")
+    assert stated(text) == ["nvidia-uvm-not-loaded"]
+    assert stated("I solved it with:\nsudo rmmod nvidia_uvm\nsudo modprobe nvidia_uvm\n") == [
+        "nvidia-uvm-not-loaded"]
+    # a question, a negation, or the commands without their reload sequence
+    for other in ("How can I solve my problem?\nsudo rmmod nvidia_uvm\nsudo modprobe nvidia_uvm\n",
+                  "It has not fixed it:\nsudo rmmod nvidia_uvm\nsudo modprobe nvidia_uvm\n",
+                  "This solved it:\nsudo modprobe nvidia_uvm\n"):
+        assert "nvidia-uvm-not-loaded" not in stated(other), other
+
+
+def test_mig_in_use_and_one_device_seen_is_mig_enumeration() -> None:
+    # pytorch/pytorch#102715
+    text = ("Hi, I have an a100 machine and the configuration for MIG is following.\n\n"
+            "and `torch.cuda.device_count()` shows only one gpu. How could I solve it?\n")
+    assert stated(text) == ["mig-single-instance"]
+    assert stated("MIG is enabled with 7 instances, but the process sees only one GPU.") == [
+        "mig-single-instance"]
+    # MIG disabled, nvidia-smi's MIG column header, or no single device said
+    for other in ("MIG mode is disabled. torch.cuda.device_count() returns 1",
+                  "| GPU  Name  | MIG M. |\ntorch.cuda.device_count() returns 1",
+                  "MIG 3g.40gb instances: device_count() returns 2",
+                  "With MIG, does device_count() return 1?"):
+        assert "mig-single-instance" not in stated(other), other
+
+
+def test_one_check_two_interpreters_two_answers_is_two_pythons() -> None:
+    # kcosta42/VQGAN-CLIP-Docker#6 (the corpus sample), and Windows paths
+    text = ('python3 -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+            'python -c "import torch; print(torch.cuda.is_available())"\nTrue\n')
+    assert stated(text) == ["different-python-interpreter"]
+    paths = ('C:\\venv\\Scripts\\python.exe -c "import torch; print(torch.cuda.is_available())" -> True\n'
+             'py -c "import torch; print(torch.cuda.is_available())" -> False\n')
+    assert stated(paths) == ["different-python-interpreter"]
+    # one interpreter (a before and an after), two checks, or one answer only
+    for other in (text.replace("python3 -c", "python -c"),
+                  text.replace("available())\"\nTrue", "available(0))\"\nTrue"),
+                  text.replace("False", "True")):
+        assert "different-python-interpreter" not in stated(other), other

@@ -29,6 +29,12 @@ def test_numbers_that_are_no_card_are_left_alone() -> None:
     assert read("trained with 2080 images.") == read("a batch of 4090 samples") == []
     assert read("on 3090 steps") == read("on 1234:") == read("at 3090,") == []
     assert read("see https://example.com on 3090.") == []
+    # a line about sizes: 1080 is a video or image height as often as a card
+    assert read("Resizing the frames with 1080 and 720 heights fails") == []
+    assert read("works at 720p, fails with 1080 and 1440 (1920x1080)") == []
+    sizes = ("Resizing the frames with 1080 and 720 heights fails after upgrading to torch 2.8.0+cu128:\n"
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert "gpu-too-old-for-torch" not in stated(sizes)  # no GTX 1080 here
 
 
 def test_results_under_headings_that_name_devices_show_the_discrepancy() -> None:

@@ -157,3 +157,12 @@ def test_tensorflows_optional_tensorrt_and_the_driver_are_not_its_cuda_libraries
     # libcuda is the driver's: its own signature speaks
     assert stated(dso("libcuda.so.1")) == ["libcuda-missing"]
     assert stated(dso("libcudart.so.11.0")) == ["tensorflow-cuda-libs-missing"]
+
+
+def test_an_mkl_function_missing_is_not_the_ittnotify_interface_torch_lost() -> None:
+    numpy = ("ImportError: /opt/conda/lib/python3.9/site-packages/numpy/core/_multiarray_umath.cpython-39-"
+             "x86_64-linux-gnu.so: undefined symbol: mkl_blas_dgemm_batch_strided\n")
+    assert "mkl-symbol-missing" not in stated(numpy)
+    torch = ("ImportError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so: "
+             "undefined symbol: iJIT_NotifyEvent\n")
+    assert stated(torch) == ["mkl-symbol-missing"]

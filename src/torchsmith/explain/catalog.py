@@ -81,12 +81,13 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "bf16_emulated_by_torch", "wheel_for_this_python",
                             "wheel_not_for_this_python", "sbsa_jetson_shown",
                             "triton_name_not_torchs", "sdpa_refusal_caught",
-                            "ptxas_not_tritons", "gpu_illegal_instruction",
+                            "ptxas_not_tritons", "gpu_illegal_instruction", "arch_name_never_compiled",
                             "nvcc_looked_up_without_build", "build_went_past_compiler_check",
                             "symbol_not_torchs", "space_exhausted_outside_install",
                             "driver_beyond_found", "nvcc_not_older_than_arch",
                             "nvcc_not_newer_than_arch", "glibc_shown_new_enough",
-                            "fp8_format_of_other_vendor", "gpu_newer_than_hopper"})
+                            "fp8_format_of_other_vendor", "gpu_newer_than_hopper",
+                            "mkl_symbol_not_ittnotify"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown", "channel_known_upstream",

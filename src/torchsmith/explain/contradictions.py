@@ -321,6 +321,21 @@ def _space_exhausted_outside_install(extracted: Extracted, facts: Mapping[str, A
     return None
 
 
+def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The architecture name refused is one no CUDA release compiles for (cuda.json arch_support,
+    every release's list): a mistyped entry (TORCH_CUDA_ARCH_LIST="7.7"), not a name the module
+    was too old to know."""
+    name = facts.get("arch_name")
+    if not isinstance(name, str) or kb is None:
+        return None
+    arch = "sm_" + re.sub(r"[a-z]$", "", name).replace(".", "")
+    known = {arch for row in kb.table("arch-support") for arch in row.archs}
+    if not known or arch in known:
+        return None
+    return f"no CUDA release compiles for {name} ({arch}): the entry is not an architecture"
+
+
 def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
                             kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
@@ -368,6 +383,17 @@ def _gpu_newer_than_hopper(extracted: Extracted, facts: Mapping[str, Any],
     return f"{name} (compute capability {shown[0][1]}) is newer than Hopper: this flash-attn predates it"
 
 
+def _mkl_symbol_not_ittnotify(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The undefined MKL symbol is one of MKL's own functions (mkl_blas_..., mkl_sparse_...), not
+    the ittnotify profiling interface (iJIT_...) that newer MKL releases dropped from under
+    torch's libtorch_cpu: another library and MKL disagree (numpy/scipy's MKL, MKL's own layers)."""
+    symbol = str(facts.get("symbol") or "")
+    if not symbol or symbol.startswith("iJIT_"):
+        return None
+    return f"the missing symbol {symbol} is MKL's own function, not the iJIT_ profiling interface"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -391,8 +417,10 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "glibc_shown_new_enough": _glibc_shown_new_enough,
     "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
     "gpu_newer_than_hopper": _gpu_newer_than_hopper,
+    "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
     "gpu_illegal_instruction": _gpu_illegal_instruction,
+    "arch_name_never_compiled": _arch_name_never_compiled,
 }

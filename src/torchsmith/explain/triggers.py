@@ -375,6 +375,11 @@ def _fabric_manager_down(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [_FABRIC_MANAGER], {"why": why, "what": what}
 
 
+# What a report says that proves a cause by itself (extract.said), and the words that locate it
+_SAID = {"mig-one-device": ("device_count", "MIG"), "uvm-reload-fixed": ("nvidia_uvm", "nvidia-uvm"),
+         "interpreters-disagree": (" -c ",)}
+
+
 def _env(name: str, extracted: Extracted,
          kb: Optional[KnowledgeBase] = None) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``env:cpu-build``: the text shows a CPU-only torch where CUDA was expected (not on macOS,
@@ -411,6 +416,8 @@ def _env(name: str, extracted: Extracted,
         return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
+    if name in _SAID and name in extracted.symptoms:
+        return list(_SAID[name]), {}
     return None
 
 

@@ -232,7 +232,10 @@ _BARE_GEFORCE = re.compile(
     r"|40[6-9]0|50[5-9]0)(?P<ti>[ \t]?(?:ti|super))?"
     r"(?=[ \t]*(?:gpus?\b|cards?\b|or\b|and\b|/|,|\.(?!\d)|!|\?|:|\)|$))",
     re.MULTILINE)
-_NOT_A_GPU_LINE = re.compile(r"\bport\b|localhost|https?://|\bpid\b|\bline\b|\blisten|\bserv(?:e|er|ing)\b")
+# (nor on a line about sizes: 1080 is a video or image height as often as a card)
+_NOT_A_GPU_LINE = re.compile(r"\bport\b|localhost|https?://|\bpid\b|\bline\b|\blisten|\bserv(?:e|er|ing)\b"
+                             r"|\bheights?\b|\bwidths?\b|resolution|\bpx\b|\bpixels?\b|\bfps\b"
+                             r"|\b\d{3,4}[ \t]?[x×][ \t]?\d{3,4}\b|\b\d{3,4}p\b")
 _GEFORCE_PREFIX = {"10": "gtx", "16": "gtx"}  # the GTX series; every later one is RTX
 
 

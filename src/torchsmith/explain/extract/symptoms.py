@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Set, Tuple
 
+from torchsmith.explain.extract import said
+
 __all__ = ["symptoms"]
 
 _RESULT = r"(?:results?|outputs?|values?|answers?|numbers?|products?)"
@@ -159,4 +161,10 @@ def symptoms(text: str) -> List[str]:
             found.append(name)
     if any(word in lower for word in _HANG_WORDS) and _distributed_hang(text):
         found.append("distributed-hang")
+    if said.mig_one_device_said(text):
+        found.append("mig-one-device")
+    if said.uvm_reload_fixed_said(text):
+        found.append("uvm-reload-fixed")
+    if said.interpreters_disagree_said(text):
+        found.append("interpreters-disagree")
     return found
