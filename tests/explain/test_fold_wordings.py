@@ -56,3 +56,18 @@ def test_mig_in_use_and_one_device_seen_is_mig_enumeration() -> None:
                   "MIG 3g.40gb instances: device_count() returns 2",
                   "With MIG, does device_count() return 1?"):
         assert "mig-single-instance" not in stated(other), other
+
+
+def test_one_check_two_interpreters_two_answers_is_two_pythons() -> None:
+    # kcosta42/VQGAN-CLIP-Docker#6 (the corpus sample), and Windows paths
+    text = ('python3 -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+            'python -c "import torch; print(torch.cuda.is_available())"\nTrue\n')
+    assert stated(text) == ["different-python-interpreter"]
+    paths = ('C:\\venv\\Scripts\\python.exe -c "import torch; print(torch.cuda.is_available())" -> True\n'
+             'py -c "import torch; print(torch.cuda.is_available())" -> False\n')
+    assert stated(paths) == ["different-python-interpreter"]
+    # one interpreter (a before and an after), two checks, or one answer only
+    for other in (text.replace("python3 -c", "python -c"),
+                  text.replace("available())\"\nTrue", "available(0))\"\nTrue"),
+                  text.replace("False", "True")):
+        assert "different-python-interpreter" not in stated(other), other

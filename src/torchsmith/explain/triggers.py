@@ -376,7 +376,8 @@ def _fabric_manager_down(extracted: Extracted) -> Optional[Tuple[List[str], Dict
 
 
 # What a report says that proves a cause by itself (extract.said), and the words that locate it
-_SAID = {"mig-one-device": ("device_count", "MIG"), "uvm-reload-fixed": ("nvidia_uvm", "nvidia-uvm")}
+_SAID = {"mig-one-device": ("device_count", "MIG"), "uvm-reload-fixed": ("nvidia_uvm", "nvidia-uvm"),
+         "interpreters-disagree": (" -c ",)}
 
 
 def _env(name: str, extracted: Extracted,

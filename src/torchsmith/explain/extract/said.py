@@ -8,27 +8,41 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Match, Pattern
+from typing import Dict, Iterator, List, Match, Pattern, Set
 
 from torchsmith.explain.extract.model import InstallerError
 
-__all__ = ["cpu_build_said", "mig_one_device_said", "pip_replaced_torch_said", "uvm_reload_fixed_said"]
+__all__ = ["cpu_build_said", "interpreters_disagree_said", "mig_one_device_said", "pip_replaced_torch_said",
+           "uvm_reload_fixed_said"]
 
 # "CPU-only pytorch", "the cpu only version of pytorch", "non-CUDA version of Torch", "CPU version torch"
 # ("pytroch": the transposition people type)
 _CPU_TORCH = (r"(?:CPU|non-CUDA)(?:[- ](?:only|enabled))*(?:\s+(?:version|build|variant|wheel)s?)?"
               r"(?:\s+of)?\s+`?(?:py)?t(?:or|ro)ch\b")
-_CPU_BUILD_SAID = re.compile(
-    # an install (or its result) that put it in place ...
-    r"\b(?:install(?:s|ed|ing|ation)?|reinstall(?:s|ed|ing|ation)?|resulted in|results in|defaults? to|"
-    r"defaulted to|forc(?:e|es|ed|ing)|pull(?:s|ed))\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,40}?"
-    + _CPU_TORCH
-    # ... a replacement, with the CPU build after "with" ...
-    + r"|\breplac\w*\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,60}?\bwith\s+(?:a\s+|the\s+)?" + _CPU_TORCH
-    # ... or the CPU build named first, then installed
-    + r"|" + _CPU_TORCH + r"\s+(?:is|was|gets|got|has been|had been|to be)\s+(?:re)?installed\b",
-    re.IGNORECASE)
+# "the CPU version", "the [cpu] version": the build without torch's name, which then stands shortly before
+_CPU_ALONE = (r"(?:CPU|\[cpu\]|non-CUDA)(?:[- ](?:only|enabled))*\s+(?:version|build|variant|wheel)\b"
+              r"(?!\s+of\b)")
+_TORCH_BEFORE = re.compile(r"\b(?:py)?torch\b", re.IGNORECASE)
+_TORCH_BEFORE_CHARS = 120
+
+
+def _cpu_build_said_pattern(cpu: str) -> Pattern[str]:
+    return re.compile(
+        # an install (or its result) that put it in place ...
+        r"\b(?:install(?:s|ed|ing|ation)?|reinstall(?:s|ed|ing|ation)?|resulted in|results in|defaults? to|"
+        r"defaulted to|forc(?:e|es|ed|ing)|pull(?:s|ed))\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,40}?"
+        + cpu
+        # ... a replacement, with the CPU build after "with" ...
+        + r"|\breplac\w*\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,60}?\bwith\s+(?:a\s+|the\s+)?" + cpu
+        # ... or the CPU build named first, then installed
+        + r"|" + cpu + r"\s+(?:is|was|gets|got|has been|had been|to be)\s+(?:re)?installed\b",
+        re.IGNORECASE)
+
+
+_CPU_BUILD_SAID = _cpu_build_said_pattern(_CPU_TORCH)
+_CPU_ALONE_SAID = _cpu_build_said_pattern(_CPU_ALONE)
 _CPU_TORCH_NAMED = re.compile(_CPU_TORCH, re.IGNORECASE)
+_CPU_ALONE_NAMED = re.compile(_CPU_ALONE, re.IGNORECASE)
 # A question or a wish before the verb ("how to install", "should I install", "want to force")
 _NOT_A_STATEMENT = re.compile(r"\b(?:(?:how|want|wants|wanted|need|needs|try|trying|like|able|going|have|has)"
                               r" to|should|shall|can|could|would|please|must|if)\s+(?:\S+\s+)?$",
@@ -57,13 +71,17 @@ def _statements(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
 
 def cpu_build_said(text: str) -> bool:
     """The report says an install put a CPU-only torch in place."""
-    for count, named in enumerate(_CPU_TORCH_NAMED.finditer(text)):
-        if count >= _MAX_LOOKED_AT:
-            break
-        # the sentence around it (a verb up to 60 characters before, the question mark after)
-        around = text[max(0, named.start() - 100) : named.end() + 200]
-        if next(_statements(_CPU_BUILD_SAID, around), None) is not None:
-            return True
+    for named_by, said in ((_CPU_TORCH_NAMED, _CPU_BUILD_SAID), (_CPU_ALONE_NAMED, _CPU_ALONE_SAID)):
+        for count, named in enumerate(named_by.finditer(text)):
+            if count >= _MAX_LOOKED_AT:
+                break
+            if named_by is _CPU_ALONE_NAMED and not _TORCH_BEFORE.search(
+                    text, max(0, named.start() - _TORCH_BEFORE_CHARS), named.start()):
+                continue  # the build of which package?
+            # the sentence around it (a verb up to 60 characters before, the question mark after)
+            around = text[max(0, named.start() - 100) : named.end() + 200]
+            if next(_statements(said, around), None) is not None:
+                return True
     return False
 
 
@@ -128,3 +146,30 @@ def uvm_reload_fixed_said(text: str) -> bool:
     reload = _UVM_RELOAD.search(text)
     return reload is not None and _FIXED.search(text, max(0, reload.start() - _BEFORE_RELOAD),
                                                 reload.start()) is not None
+
+
+# The same `-c` check run by two interpreter names ("python3 -c ..." and "python -c ...", or two
+# paths to python): a name resolves to one interpreter, so where the text shows both answers, True
+# and False, the two names start two Pythons (another installation, venv or conda env).
+_INTERPRETER_CHECK = re.compile(
+    r"(?P<python>(?:python(?:3(?:\.\d{1,2})?)?|\bpy)(?:\.exe)?(?: -3(?:\.\d{1,2})?)?) -c ['\"]"
+    r"(?P<code>[^'\"\n]{5,200}print\([^'\"\n]{1,200})['\"]")
+_PATH_BEFORE = re.compile(r"[^\s'\"`]{0,200}\Z")  # the rest of the interpreter's path, before its name
+_TRUE = re.compile(r"\bTrue\b", re.IGNORECASE)
+_FALSE = re.compile(r"\bFalse\b", re.IGNORECASE)
+_MAX_CHECKS = 40
+
+
+def interpreters_disagree_said(text: str) -> bool:
+    """The text runs one check with two interpreter names and shows both True and False."""
+    if " -c " not in text or not _TRUE.search(text) or not _FALSE.search(text):
+        return False
+    run_by: Dict[str, Set[str]] = {}
+    for count, check in enumerate(_INTERPRETER_CHECK.finditer(text)):
+        if count >= _MAX_CHECKS:
+            break
+        code = re.sub(r"[\s;]+", "", check.group("code"))
+        path = _PATH_BEFORE.search(text, max(0, check.start() - 200), check.start())
+        python = (path.group() if path else "") + check.group("python")
+        run_by.setdefault(code, set()).add(python.lower())
+    return any(len(pythons) >= 2 for pythons in run_by.values())

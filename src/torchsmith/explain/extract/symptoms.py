@@ -165,4 +165,6 @@ def symptoms(text: str) -> List[str]:
         found.append("mig-one-device")
     if said.uvm_reload_fixed_said(text):
         found.append("uvm-reload-fixed")
+    if said.interpreters_disagree_said(text):
+        found.append("interpreters-disagree")
     return found
