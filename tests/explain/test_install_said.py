@@ -53,3 +53,16 @@ def test_no_pip_or_another_installer_or_the_users_own_uninstall_is_not_pips_repl
     assert pip_replaced_torch_said("pip install foo\npip uninstall torch==2.1.0+cu118\n") == []
     # a label-less torch is no build from PyTorch's index
     assert pip_replaced_torch_said("pip install foo uninstalled torch-2.1.0 and replaced it") == []
+
+
+def test_the_cpu_build_without_torchs_name_where_torch_stands_just_before() -> None:
+    # kyutai-labs/delayed-streams-modeling#131, pytorch/pytorch#160162
+    for text in ("using `uvx --with moshi`, the wrong pytorch version is installed. It defaults to the [cpu] "
+                 "version even when having cuda installed.",
+                 "on GH200 their `pip install torch` will install the CPU version."):
+        assert cpu_build_said(text), text
+    # no torch named before it, another package's build, or a wish
+    for text in ("pip install onnxruntime installed the CPU version.",
+                 "pip install torch; then pip install tensorflow installed the CPU version of tensorflow.",
+                 "For torch, should I install the CPU version?"):
+        assert not cpu_build_said(text), text

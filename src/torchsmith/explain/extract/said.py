@@ -19,17 +19,30 @@ __all__ = ["cpu_build_said", "interpreters_disagree_said", "mig_one_device_said"
 # ("pytroch": the transposition people type)
 _CPU_TORCH = (r"(?:CPU|non-CUDA)(?:[- ](?:only|enabled))*(?:\s+(?:version|build|variant|wheel)s?)?"
               r"(?:\s+of)?\s+`?(?:py)?t(?:or|ro)ch\b")
-_CPU_BUILD_SAID = re.compile(
-    # an install (or its result) that put it in place ...
-    r"\b(?:install(?:s|ed|ing|ation)?|reinstall(?:s|ed|ing|ation)?|resulted in|results in|defaults? to|"
-    r"defaulted to|forc(?:e|es|ed|ing)|pull(?:s|ed))\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,40}?"
-    + _CPU_TORCH
-    # ... a replacement, with the CPU build after "with" ...
-    + r"|\breplac\w*\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,60}?\bwith\s+(?:a\s+|the\s+)?" + _CPU_TORCH
-    # ... or the CPU build named first, then installed
-    + r"|" + _CPU_TORCH + r"\s+(?:is|was|gets|got|has been|had been|to be)\s+(?:re)?installed\b",
-    re.IGNORECASE)
+# "the CPU version", "the [cpu] version": the build without torch's name, which then stands shortly before
+_CPU_ALONE = (r"(?:CPU|\[cpu\]|non-CUDA)(?:[- ](?:only|enabled))*\s+(?:version|build|variant|wheel)\b"
+              r"(?!\s+of\b)")
+_TORCH_BEFORE = re.compile(r"\b(?:py)?torch\b", re.IGNORECASE)
+_TORCH_BEFORE_CHARS = 120
+
+
+def _cpu_build_said_pattern(cpu: str) -> Pattern[str]:
+    return re.compile(
+        # an install (or its result) that put it in place ...
+        r"\b(?:install(?:s|ed|ing|ation)?|reinstall(?:s|ed|ing|ation)?|resulted in|results in|defaults? to|"
+        r"defaulted to|forc(?:e|es|ed|ing)|pull(?:s|ed))\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,40}?"
+        + cpu
+        # ... a replacement, with the CPU build after "with" ...
+        + r"|\breplac\w*\b(?:(?!instead|rather|\bnot\b|n't)[^\n.;?]){0,60}?\bwith\s+(?:a\s+|the\s+)?" + cpu
+        # ... or the CPU build named first, then installed
+        + r"|" + cpu + r"\s+(?:is|was|gets|got|has been|had been|to be)\s+(?:re)?installed\b",
+        re.IGNORECASE)
+
+
+_CPU_BUILD_SAID = _cpu_build_said_pattern(_CPU_TORCH)
+_CPU_ALONE_SAID = _cpu_build_said_pattern(_CPU_ALONE)
 _CPU_TORCH_NAMED = re.compile(_CPU_TORCH, re.IGNORECASE)
+_CPU_ALONE_NAMED = re.compile(_CPU_ALONE, re.IGNORECASE)
 # A question or a wish before the verb ("how to install", "should I install", "want to force")
 _NOT_A_STATEMENT = re.compile(r"\b(?:(?:how|want|wants|wanted|need|needs|try|trying|like|able|going|have|has)"
                               r" to|should|shall|can|could|would|please|must|if)\s+(?:\S+\s+)?$",
@@ -58,13 +71,17 @@ def _statements(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
 
 def cpu_build_said(text: str) -> bool:
     """The report says an install put a CPU-only torch in place."""
-    for count, named in enumerate(_CPU_TORCH_NAMED.finditer(text)):
-        if count >= _MAX_LOOKED_AT:
-            break
-        # the sentence around it (a verb up to 60 characters before, the question mark after)
-        around = text[max(0, named.start() - 100) : named.end() + 200]
-        if next(_statements(_CPU_BUILD_SAID, around), None) is not None:
-            return True
+    for named_by, said in ((_CPU_TORCH_NAMED, _CPU_BUILD_SAID), (_CPU_ALONE_NAMED, _CPU_ALONE_SAID)):
+        for count, named in enumerate(named_by.finditer(text)):
+            if count >= _MAX_LOOKED_AT:
+                break
+            if named_by is _CPU_ALONE_NAMED and not _TORCH_BEFORE.search(
+                    text, max(0, named.start() - _TORCH_BEFORE_CHARS), named.start()):
+                continue  # the build of which package?
+            # the sentence around it (a verb up to 60 characters before, the question mark after)
+            around = text[max(0, named.start() - 100) : named.end() + 200]
+            if next(_statements(said, around), None) is not None:
+                return True
     return False
 
 
