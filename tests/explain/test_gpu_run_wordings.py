@@ -1,0 +1,57 @@
+"""Running torch on GPUs and in containers, read in the tools' own wording: CUDA's device-side
+assert line, CUPTI's versioned symbols, launcher variables a script reads itself, podman's stat of a
+CDI name, Lightning's few-workers warning; each with a neighbour that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import stated
+
+_LINE = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [492,0,0], thread: [127,0,0]"
+         " Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n")
+
+
+def test_cudas_assert_line_is_a_device_side_assert_without_the_runtime_error() -> None:
+    # CUDA C Programming Guide, "Assertion": file:line: function: block: [...], thread: [...] Assertion `...` failed.
+    assert stated(_LINE) == ["device-side-assert"]
+    # a host-side C assert has no block/thread coordinates
+    assert "device-side-assert" not in stated("python: src/x.c:10: main: Assertion `n > 0' failed.\n")
+
+
+def test_a_cupti_symbol_missing_from_its_versioned_library_is_a_shadowed_cuda_library() -> None:
+    text = ("ImportError: /x/site-packages/torch/lib/libtorch_cpu.so: undefined symbol:"
+            " cuptiActivityEnableDriverApi, version libcupti.so.12\n")
+    assert stated(text) == ["cuda-library-shadowed"]
+    assert "cuda-library-shadowed" not in stated(
+        "ImportError: /x/libfoo.so: undefined symbol: fooInit, version libfoo.so.1\n")
+
+
+def test_a_launcher_variable_the_script_reads_itself_is_unset() -> None:
+    getenv = ('    world_size = int(os.getenv("WORLD_SIZE"))\n'
+              "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'\n")
+    assert stated(getenv) == ["rendezvous-env-vars-not-set"]
+    environ = ('  File "train.py", line 9, in <module>\n    local_rank = int(os.environ["LOCAL_RANK"])\n'
+               '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__\n    raise KeyError(key) from None\n'
+               "KeyError: 'LOCAL_RANK'\n")
+    assert stated(environ) == ["rendezvous-env-vars-not-set"]
+    # another variable, or another error after the read, is not this cause
+    other = ('    n = int(os.getenv("NUM_GPUS"))\n'
+             "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'\n")
+    assert "rendezvous-env-vars-not-set" not in stated(other)
+    assert "rendezvous-env-vars-not-set" not in stated(
+        '    rank = int(os.environ["RANK"])\nValueError: invalid literal for int() with base 10: \'\'\n')
+
+
+def test_podman_stating_a_cdi_name_predates_cdi() -> None:
+    assert stated("Error: stat nvidia.com/gpu=0: no such file or directory\n") == ["podman-too-old-for-cdi"]
+    # a real device path that is missing, and newer podman's CDI refusal, are other causes
+    assert "podman-too-old-for-cdi" not in stated("Error: stat /dev/nvidia0: no such file or directory\n")
+    assert "podman-too-old-for-cdi" not in stated(
+        'Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n')
+
+
+def test_lightnings_few_workers_warning_speaks_only_without_a_failure() -> None:
+    warn = ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck."
+            " Consider increasing the value of the `num_workers` argument` to `num_workers=15` in the"
+            " `DataLoader` to improve performance.\n")
+    assert stated(warn) == ["dataloader-bottleneck"]
+    assert "dataloader-bottleneck" not in stated(warn + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
