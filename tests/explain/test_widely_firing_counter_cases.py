@@ -199,6 +199,6 @@ def test_torch_imported_from_a_bundle_outside_site_packages_is_no_source_checkou
     for init in ("/var/task/torch/__init__.py", "/app/vendor/torch/__init__.py"):
         assert "source-tree-shadows-install" not in stated(imported(init)), init
     checkouts = ("/home/me/src/pytorch/torch/__init__.py",
-                 "D:\\\\work\\\\pytorch-master\\\\torch\\\\__init__.py")
+                 "D:\\work\\pytorch-master\\torch\\__init__.py")
     for init in checkouts:
         assert stated(imported(init)) == ["source-tree-shadows-install"], init
