@@ -202,3 +202,11 @@ def test_torch_imported_from_a_bundle_outside_site_packages_is_no_source_checkou
                  "D:\\work\\pytorch-master\\torch\\__init__.py")
     for init in checkouts:
         assert stated(imported(init)) == ["source-tree-shadows-install"], init
+
+
+def test_cuda_visible_devices_is_not_why_a_cpu_only_torch_has_no_cuda() -> None:
+    unavailable = ">>> torch.cuda.is_available()\nFalse\n"
+    advice = 'Someone suggested "export CUDA_VISIBLE_DEVICES=-1" to force the CPU; I did not.\n'
+    cpu = advice + unavailable + ">>> torch.__version__\n'2.1.0+cpu'\n"
+    assert "cuda-visible-devices-hides-gpu" not in stated(cpu)
+    assert "cuda-visible-devices-hides-gpu" in stated("export CUDA_VISIBLE_DEVICES=-1\n" + unavailable)
