@@ -71,3 +71,16 @@ def test_one_check_two_interpreters_two_answers_is_two_pythons() -> None:
                   text.replace("available())\"\nTrue", "available(0))\"\nTrue"),
                   text.replace("False", "True")):
         assert "different-python-interpreter" not in stated(other), other
+
+
+
+def test_two_interpreters_that_give_the_same_answer_are_not_two_pythons_shown() -> None:
+    # each run's own answer counts, not a True anywhere else in the text
+    both_false = ('$ python -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+                  '$ python3 -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+                  "torch.backends.cudnn.benchmark = True\n")
+    assert "different-python-interpreter" not in stated(both_false)
+    # the answer said in words before one run and after the other (the corpus sample's shape)
+    said = ('I keep getting FALSE for\n\npython3 -c "import torch; print(torch.cuda.is_available());"\n\n'
+            'but\n\npython -c "import torch; print(torch.cuda.is_available());"\n\nresults in TRUE\n')
+    assert stated(said) == ["different-python-interpreter"]

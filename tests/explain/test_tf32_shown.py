@@ -29,6 +29,7 @@ def test_numbers_that_are_no_card_are_left_alone() -> None:
     assert read("trained with 2080 images.") == read("a batch of 4090 samples") == []
     assert read("on 3090 steps") == read("on 1234:") == read("at 3090,") == []
     assert read("see https://example.com on 3090.") == []
+    assert read("render with 1080 or 720 lines of output") == read("with 1080, 720 and 480") == []
     # a line about sizes: 1080 is a video or image height as often as a card
     assert read("Resizing the frames with 1080 and 720 heights fails") == []
     assert read("works at 720p, fails with 1080 and 1440 (1920x1080)") == []

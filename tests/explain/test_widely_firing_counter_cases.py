@@ -166,3 +166,25 @@ def test_an_mkl_function_missing_is_not_the_ittnotify_interface_torch_lost() -> 
     torch = ("ImportError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so: "
              "undefined symbol: iJIT_NotifyEvent\n")
     assert stated(torch) == ["mkl-symbol-missing"]
+
+
+def test_nccls_refused_connect_in_a_one_node_job_is_a_peer_that_was_not_listening() -> None:
+    refused = "NCCL WARN socketStartConnect: Connect to 10.0.0.5<36223> failed : Connection refused\n"
+    standalone = "torchrun --standalone --nproc_per_node=8 train.py\n"
+    for launch in (standalone, "torchrun --nproc_per_node=4 train.py\n"):
+        assert "nccl-network-interface" not in stated(launch + refused), launch
+    two = "torchrun --nnodes=2 --node_rank=0 --nproc_per_node=8 train.py\n"
+    assert stated(two + refused) == ["nccl-network-interface"]
+    unreachable = refused.replace("Connection refused", "No route to host")
+    assert stated(standalone + unreachable) == ["nccl-network-interface"]
+
+
+def test_xformers_built_for_the_very_torch_installed_is_not_a_torch_mismatch() -> None:
+    def built(have: str) -> str:
+        return ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+                f"    PyTorch 2.1.0+cu121 with CUDA 1201 (you have {have})\n"
+                "    Python  3.10.11 (you have 3.10.13)\n  Please reinstall xformers\n")
+
+    assert "xformers-torch-mismatch" not in stated(built("2.1.0+cu121"))
+    for have in ("2.1.0+cu118", "2.1.0+cpu", "2.0.1+cu118"):
+        assert "xformers-torch-mismatch" in stated(built(have)), have

@@ -87,7 +87,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "driver_beyond_found", "nvcc_not_older_than_arch",
                             "nvcc_not_newer_than_arch", "glibc_shown_new_enough",
                             "fp8_format_of_other_vendor", "gpu_newer_than_hopper",
-                            "mkl_symbol_not_ittnotify"})
+                            "mkl_symbol_not_ittnotify", "refused_on_one_node",
+                            "xformers_built_for_this_torch"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown", "channel_known_upstream",

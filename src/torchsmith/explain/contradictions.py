@@ -394,6 +394,27 @@ def _mkl_symbol_not_ittnotify(extracted: Extracted, facts: Mapping[str, Any],
     return f"the missing symbol {symbol} is MKL's own function, not the iJIT_ profiling interface"
 
 
+def _refused_on_one_node(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """NCCL's socket connect was refused in a job the text launches on one node: every rank is on
+    this host, which the interface NCCL picked reaches; a refusal is a peer that was not listening
+    (it exited or crashed first), not an interface that reaches no other node."""
+    if not (facts.get("refused") or facts.get("refused_call")) or not extracted.environment.one_node:
+        return None
+    return "the job runs on one node, where a refused connection is a peer that was not listening"
+
+
+def _xformers_built_for_this_torch(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """xformers prints what it was built for whenever its extensions do not load; where the torch it
+    was built for, local build tag included, is the one installed ("PyTorch 2.1.0+cu121 ... (you have
+    2.1.0+cu121)"), the torch is not what differs. Without the installed build's tag the CUDA may."""
+    built, have = str(facts.get("built_torch") or ""), str(facts.get("have_torch") or "").strip()
+    if "+" not in have or built != have:
+        return None
+    return f"xformers was built for torch {built}, the one installed"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -418,6 +439,8 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
     "gpu_newer_than_hopper": _gpu_newer_than_hopper,
     "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
+    "refused_on_one_node": _refused_on_one_node,
+    "xformers_built_for_this_torch": _xformers_built_for_this_torch,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,

@@ -230,7 +230,9 @@ def mentions(text: str, names: GpuNames, limit: int = 40) -> List[Tuple[NamedGpu
 _BARE_GEFORCE = re.compile(
     r"\b(?:on|with|my|a|an|the|two|dual|single|\dx)[ \t]+(?P<number>10[5-8]0|16[56]0|20[6-8]0|30[5-9]0"
     r"|40[6-9]0|50[5-9]0)(?P<ti>[ \t]?(?:ti|super))?"
-    r"(?=[ \t]*(?:gpus?\b|cards?\b|or\b|and\b|/|,|\.(?!\d)|!|\?|:|\)|$))",
+    # (a list goes on only to another card: "3090 or 3080", not "1080 or 720")
+    r"(?=[ \t]*(?:gpus?\b|cards?\b|(?:or|and|/|,)[ \t]*(?:(?:rtx|gtx|titan|tesla|quadro)\b|a100|v100|h100"
+    r"|(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[5-9]0)\b)|\.(?!\d)|!|\?|:|\)|$))",
     re.MULTILINE)
 # (nor on a line about sizes: 1080 is a video or image height as often as a card)
 _NOT_A_GPU_LINE = re.compile(r"\bport\b|localhost|https?://|\bpid\b|\bline\b|\blisten|\bserv(?:e|er|ing)\b"

@@ -149,27 +149,47 @@ def uvm_reload_fixed_said(text: str) -> bool:
 
 
 # The same `-c` check run by two interpreter names ("python3 -c ..." and "python -c ...", or two
-# paths to python): a name resolves to one interpreter, so where the text shows both answers, True
-# and False, the two names start two Pythons (another installation, venv or conda env).
+# paths to python): a name resolves to one interpreter, so where one name answers True and the other
+# False, the two names start two Pythons (another installation, venv or conda env). Each run's answer
+# is the first True/False after it (its output, or "results in TRUE"), before the next run; else the
+# last one before it ("I keep getting FALSE for"), after the previous run.
 _INTERPRETER_CHECK = re.compile(
     r"(?P<python>(?:python(?:3(?:\.\d{1,2})?)?|\bpy)(?:\.exe)?(?: -3(?:\.\d{1,2})?)?) -c ['\"]"
     r"(?P<code>[^'\"\n]{5,200}print\([^'\"\n]{1,200})['\"]")
 _PATH_BEFORE = re.compile(r"[^\s'\"`]{0,200}\Z")  # the rest of the interpreter's path, before its name
+_ANSWER = re.compile(r"\b(?:True|False|TRUE|FALSE|true|false)\b")
 _TRUE = re.compile(r"\bTrue\b", re.IGNORECASE)
 _FALSE = re.compile(r"\bFalse\b", re.IGNORECASE)
 _MAX_CHECKS = 40
+_AFTER_RUN, _BEFORE_RUN = 300, 200  # characters after / before a run where its answer may stand
+
+
+def _answer(text: str, start: int, end: int, previous_end: int, next_start: int) -> str:
+    """The True/False a run at text[start:end] is shown to give ("" where none is)."""
+    after = _ANSWER.search(text, end, min(next_start, end + _AFTER_RUN))
+    if after is not None:
+        return after.group().lower()
+    before = list(_ANSWER.finditer(text, max(previous_end, start - _BEFORE_RUN), start))
+    return before[-1].group().lower() if before else ""
 
 
 def interpreters_disagree_said(text: str) -> bool:
-    """The text runs one check with two interpreter names and shows both True and False."""
+    """The text runs one check with two interpreter names, one answering True and the other False."""
     if " -c " not in text or not _TRUE.search(text) or not _FALSE.search(text):
         return False
-    run_by: Dict[str, Set[str]] = {}
-    for count, check in enumerate(_INTERPRETER_CHECK.finditer(text)):
-        if count >= _MAX_CHECKS:
-            break
+    checks = list(_INTERPRETER_CHECK.finditer(text))[:_MAX_CHECKS]
+    answers: Dict[str, Dict[str, Set[str]]] = {}
+    for at, check in enumerate(checks):
         code = re.sub(r"[\s;]+", "", check.group("code"))
         path = _PATH_BEFORE.search(text, max(0, check.start() - 200), check.start())
-        python = (path.group() if path else "") + check.group("python")
-        run_by.setdefault(code, set()).add(python.lower())
-    return any(len(pythons) >= 2 for pythons in run_by.values())
+        python = ((path.group() if path else "") + check.group("python")).lower()
+        previous_end = checks[at - 1].end() if at else 0
+        next_start = checks[at + 1].start() if at + 1 < len(checks) else len(text)
+        answer = _answer(text, check.start(), check.end(), previous_end, next_start)
+        if answer:
+            answers.setdefault(code, {}).setdefault(python, set()).add(answer)
+    for by_python in answers.values():
+        said = [next(iter(a)) for a in by_python.values() if len(a) == 1]
+        if len(said) >= 2 and len(set(said)) == 2:
+            return True
+    return False
