@@ -214,6 +214,12 @@ def test_a_whole_family_from_one_place_or_another_release_or_a_second_copy_is_no
     # cuDNN 8 from the system beside the wheel's cuDNN 9: another release, loaded by someone else
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8")) == []
     assert stated(_TRACE.format(last="/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9")) == []
+    # only the family's own library from the wheel (torch's RPATH names it there), every sub-library
+    # by name from the system: a system cuDNN found first, not a file missing from the wheel
+    system_first = ("5580:     calling init: " + _WHEEL_LIB + "/libcudnn.so.9\n"
+                    "5580:     calling init: /usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9\n"
+                    "5580:     calling init: /usr/lib/x86_64-linux-gnu/libcudnn_engines_precompiled.so.9\n")
+    assert "broken-release-artifact" not in stated(system_first)
 
 
 def test_python_version_line_names_the_interpreter() -> None:

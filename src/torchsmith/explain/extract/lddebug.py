@@ -19,6 +19,9 @@ __all__ = ["wheel_library_from_system"]
 
 _INIT = re.compile(r"calling init: (?P<path>/[^\s]{1,400}?/(?P<name>lib[A-Za-z]+)[\w.+-]*\.so(?:\.\d+)*)\s*$",
                    re.MULTILINE)
+# The family's own library (libcudnn.so.9): torch's libraries name it with an RPATH into the wheel
+# (and torch preloads it by path), so the wheel's copy says nothing of where a name search looks
+_MAIN_LIBRARY = re.compile(r"/(?P<name>lib[A-Za-z]+)\.so(?:\.\d+)*$")
 _WHEEL_DIR = re.compile(r"[\\/](?:site|dist)-packages[\\/]nvidia[\\/](?P<package>[\w-]+)[\\/]lib[\\/]")
 _SOURCES = ("https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-init.c",
             "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-load.c")
@@ -32,7 +35,7 @@ def _major(path: str) -> str:
 
 def wheel_library_from_system(text: str) -> List[InstallerError]:
     """A library of an NVIDIA wheel's family that the loader took from outside the wheel, while the
-    family's other libraries came from the wheel's own directory."""
+    family's other sub-libraries (found by the same name search) came from the wheel's own directory."""
     if "calling init:" not in text or "nvidia" not in text:
         return []
     wheel: Dict[Tuple[str, str], Tuple[str, str]] = {}  # (family, major) -> (wheel package, a path)
@@ -43,8 +46,9 @@ def wheel_library_from_system(text: str) -> List[InstallerError]:
         key = (init.group("name"), _major(path))
         inside = _WHEEL_DIR.search(path)
         if inside is not None:
-            wheel.setdefault(key, (inside.group("package"), path))
             names.add(path.rsplit("/", 1)[-1])
+            if not _MAIN_LIBRARY.search(path):  # a sub-library, which the family loads by name
+                wheel.setdefault(key, (inside.group("package"), path))
         elif "-packages" not in path:
             elsewhere.setdefault(key, path)
     for (family, major), path in elsewhere.items():
