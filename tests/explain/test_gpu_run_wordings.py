@@ -11,7 +11,8 @@ _LINE = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [49
 
 
 def test_cudas_assert_line_is_a_device_side_assert_without_the_runtime_error() -> None:
-    # CUDA C Programming Guide, "Assertion": file:line: function: block: [...], thread: [...] Assertion `...` failed.
+    # CUDA C Programming Guide, "Assertion":
+    # file:line: function: block: [...], thread: [...] Assertion `...` failed.
     assert stated(_LINE) == ["device-side-assert"]
     # a host-side C assert has no block/thread coordinates
     assert "device-side-assert" not in stated("python: src/x.c:10: main: Assertion `n > 0' failed.\n")
@@ -27,15 +28,18 @@ def test_a_cupti_symbol_missing_from_its_versioned_library_is_a_shadowed_cuda_li
 
 def test_a_launcher_variable_the_script_reads_itself_is_unset() -> None:
     getenv = ('    world_size = int(os.getenv("WORLD_SIZE"))\n'
-              "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'\n")
+              "TypeError: int() argument must be a string, a bytes-like object or a real number, "
+              "not 'NoneType'\n")
     assert stated(getenv) == ["rendezvous-env-vars-not-set"]
     environ = ('  File "train.py", line 9, in <module>\n    local_rank = int(os.environ["LOCAL_RANK"])\n'
-               '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__\n    raise KeyError(key) from None\n'
+               '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__\n'
+               '    raise KeyError(key) from None\n'
                "KeyError: 'LOCAL_RANK'\n")
     assert stated(environ) == ["rendezvous-env-vars-not-set"]
     # another variable, or another error after the read, is not this cause
     other = ('    n = int(os.getenv("NUM_GPUS"))\n'
-             "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'\n")
+             "TypeError: int() argument must be a string, a bytes-like object or a real number, "
+             "not 'NoneType'\n")
     assert "rendezvous-env-vars-not-set" not in stated(other)
     assert "rendezvous-env-vars-not-set" not in stated(
         '    rank = int(os.environ["RANK"])\nValueError: invalid literal for int() with base 10: \'\'\n')
@@ -54,4 +58,15 @@ def test_lightnings_few_workers_warning_speaks_only_without_a_failure() -> None:
             " Consider increasing the value of the `num_workers` argument` to `num_workers=15` in the"
             " `DataLoader` to improve performance.\n")
     assert stated(warn) == ["dataloader-bottleneck"]
-    assert "dataloader-bottleneck" not in stated(warn + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    oom = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    assert "dataloader-bottleneck" not in stated(warn + oom)
+
+
+def test_another_container_tool_stating_a_cdi_name_is_not_an_old_podman() -> None:
+    # nerdctl (and any Go tool) words a failed stat of a --device path the same way
+    nerdctl = ("$ sudo nerdctl run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+               "FATA[0000] stat nvidia.com/gpu=all: no such file or directory\n")
+    assert "podman-too-old-for-cdi" not in stated(nerdctl)
+    podman = "$ podman run --rm --device nvidia.com/gpu=0 ubuntu nvidia-smi -L\n" \
+             "Error: stat nvidia.com/gpu=0: no such file or directory\n"
+    assert stated(podman) == ["podman-too-old-for-cdi"]
