@@ -188,3 +188,17 @@ def test_xformers_built_for_the_very_torch_installed_is_not_a_torch_mismatch() -
     assert "xformers-torch-mismatch" not in stated(built("2.1.0+cu121"))
     for have in ("2.1.0+cu118", "2.1.0+cpu", "2.0.1+cu118"):
         assert "xformers-torch-mismatch" in stated(built(have)), have
+
+
+def test_torch_imported_from_a_bundle_outside_site_packages_is_no_source_checkout() -> None:
+    def imported(init: str) -> str:
+        return (f'Traceback (most recent call last):\n  File "{init}", line 229, in <module>\n'
+                "    from torch._C import *  # noqa: F403\nModuleNotFoundError: No module named 'torch._C'\n")
+
+    # an AWS Lambda bundle (/var/task), a pip --target directory: installs without a site-packages
+    for init in ("/var/task/torch/__init__.py", "/app/vendor/torch/__init__.py"):
+        assert "source-tree-shadows-install" not in stated(imported(init)), init
+    checkouts = ("/home/me/src/pytorch/torch/__init__.py",
+                 "D:\\work\\pytorch-master\\torch\\__init__.py")
+    for init in checkouts:
+        assert stated(imported(init)) == ["source-tree-shadows-install"], init

@@ -141,7 +141,11 @@ def _source_tree(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, st
         return None
     for frame in extracted.frames:
         path = frame.path.replace("\\", "/")
-        if path.endswith("torch/__init__.py") and not _INSTALLED.search(path):
+        # the checkout's own directory (pytorch, pytorch-master, build/pytorch): an install outside
+        # site-packages (an AWS Lambda bundle's /var/task, pip --target) is no source tree
+        checkout = path[:-len("/torch/__init__.py")].rsplit("/", 1)[-1]
+        if (path.endswith("/torch/__init__.py") and not _INSTALLED.search(path)
+                and re.search(r"pytorch", checkout, re.IGNORECASE)):
             return [frame.path], {"path": frame.path}
     return None
 
