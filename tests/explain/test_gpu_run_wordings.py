@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.explain.test_signatures import stated
 
+_NONE = "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'\n"
 _LINE = ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [492,0,0], thread: [127,0,0]"
          " Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n")
 
@@ -27,9 +28,7 @@ def test_a_cupti_symbol_missing_from_its_versioned_library_is_a_shadowed_cuda_li
 
 
 def test_a_launcher_variable_the_script_reads_itself_is_unset() -> None:
-    getenv = ('    world_size = int(os.getenv("WORLD_SIZE"))\n'
-              "TypeError: int() argument must be a string, a bytes-like object or a real number, "
-              "not 'NoneType'\n")
+    getenv = '    world_size = int(os.getenv("WORLD_SIZE"))\n' + _NONE
     assert stated(getenv) == ["rendezvous-env-vars-not-set"]
     environ = ('  File "train.py", line 9, in <module>\n    local_rank = int(os.environ["LOCAL_RANK"])\n'
                '  File "/usr/lib/python3.10/os.py", line 680, in __getitem__\n'
@@ -37,9 +36,7 @@ def test_a_launcher_variable_the_script_reads_itself_is_unset() -> None:
                "KeyError: 'LOCAL_RANK'\n")
     assert stated(environ) == ["rendezvous-env-vars-not-set"]
     # another variable, or another error after the read, is not this cause
-    other = ('    n = int(os.getenv("NUM_GPUS"))\n'
-             "TypeError: int() argument must be a string, a bytes-like object or a real number, "
-             "not 'NoneType'\n")
+    other = '    n = int(os.getenv("NUM_GPUS"))\n' + _NONE
     assert "rendezvous-env-vars-not-set" not in stated(other)
     assert "rendezvous-env-vars-not-set" not in stated(
         '    rank = int(os.environ["RANK"])\nValueError: invalid literal for int() with base 10: \'\'\n')
@@ -70,3 +67,22 @@ def test_another_container_tool_stating_a_cdi_name_is_not_an_old_podman() -> Non
     podman = "$ podman run --rm --device nvidia.com/gpu=0 ubuntu nvidia-smi -L\n" \
              "Error: stat nvidia.com/gpu=0: no such file or directory\n"
     assert stated(podman) == ["podman-too-old-for-cdi"]
+
+
+def test_a_library_failure_on_a_gpu_newer_than_the_builds_cuda_is_the_old_build() -> None:
+    # arch-support data: CUDA 9.0 compiles for nothing newer than sm_72; an RTX 2080 is sm_75
+    text = "RuntimeError: CUDNN_STATUS_EXECUTION_FAILED\npytorch:0.3.0-cuda9.0\ngpu: RTX 2080\n"
+    assert stated(text) == ["cuda-build-older-than-gpu"]
+    # a build whose CUDA knows the GPU, no build named, or two GPUs named: the family speaks
+    assert stated(text.replace("cuda9.0", "cuda10.0")) == ["gpu-library-status"]
+    assert stated(text.replace("pytorch:0.3.0-cuda9.0\n", "")) == ["gpu-library-status"]
+    assert stated(text.replace("RTX 2080", "RTX 2080 and a GTX 1080")) == ["gpu-library-status"]
+    # a failure that is not an execution or architecture status is not read this way
+    assert "cuda-build-older-than-gpu" not in stated(text.replace("EXECUTION_FAILED", "ALLOC_FAILED"))
+
+
+def test_the_pytorch_images_tag_names_the_builds_cuda() -> None:
+    from torchsmith.explain.extract.environment import environment
+    env = environment("FROM pytorch/pytorch:2.1.0-cuda11.8-cudnn8-runtime\n", [])
+    assert env.torch_cuda == "11.8"
+    assert environment("docker pull nvidia/cuda:11.8.0-runtime-ubuntu22.04\n", []).torch_cuda is None

@@ -68,6 +68,8 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                          re.MULTILINE)),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
+    # the pytorch/pytorch image's tag names the build's CUDA: "pytorch:2.1.0-cuda11.8-cudnn8-runtime"
+    ("torch_cuda", re.compile(r"\b[Pp]y[Tt]orch[:/ ] ?v?\d\.\d{1,2}(?:\.\d+)?-cuda(?P<v>\d{1,2}\.\d)\b")),
     (
         "cuda",
         re.compile(
