@@ -273,6 +273,16 @@ def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
     return f"no CUDA release compiles for {name} ({arch}): the entry is not an architecture"
 
 
+def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The command shown next to the error is another container tool's (nerdctl, ctr, docker...), and
+    podman is not named there: any Go tool words a failed stat of a --device path the same way."""
+    text = str(facts.get("other_tool_command") or "")
+    if not text or facts.get("podman_named"):
+        return None
+    return f"the command shown is another tool's ({text.strip()[:80]}), not podman's"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     **MISFIRE_CONTRADICTIONS,
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
@@ -295,4 +305,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "ptxas_not_tritons": _ptxas_not_tritons,
     "gpu_illegal_instruction": _gpu_illegal_instruction,
     "arch_name_never_compiled": _arch_name_never_compiled,
+    "other_container_tool_shown": _other_container_tool_shown,
 }
