@@ -202,3 +202,19 @@ def test_torch_imported_from_a_bundle_outside_site_packages_is_no_source_checkou
                  "D:\\work\\pytorch-master\\torch\\__init__.py")
     for init in checkouts:
         assert stated(imported(init)) == ["source-tree-shadows-install"], init
+
+
+def test_cuda_visible_devices_is_not_why_a_cpu_only_torch_has_no_cuda() -> None:
+    unavailable = ">>> torch.cuda.is_available()\nFalse\n"
+    advice = 'Someone suggested "export CUDA_VISIBLE_DEVICES=-1" to force the CPU; I did not.\n'
+    cpu = advice + unavailable + ">>> torch.__version__\n'2.1.0+cpu'\n"
+    assert "cuda-visible-devices-hides-gpu" not in stated(cpu)
+    assert "cuda-visible-devices-hides-gpu" in stated("export CUDA_VISIBLE_DEVICES=-1\n" + unavailable)
+
+
+def test_a_cuda_header_missing_under_a_rocm_torch_is_no_missing_toolkit() -> None:
+    missing = "csrc/ops.cpp:2:10: fatal error: cuda.h: No such file or directory\n"
+    assert stated("torch 2.3.1+rocm6.0\n" + missing) == ["hipify-incomplete"]  # a ROCm build's tag nearby
+    far = "torch 2.3.1+rocm6.0\n" + "building ...\n" * 10 + missing
+    assert "cuda-headers-missing" not in stated(far)
+    assert stated(missing) == ["cuda-headers-missing"]

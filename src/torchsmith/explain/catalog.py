@@ -88,7 +88,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "nvcc_not_newer_than_arch", "glibc_shown_new_enough",
                             "fp8_format_of_other_vendor", "gpu_newer_than_hopper",
                             "mkl_symbol_not_ittnotify", "refused_on_one_node",
-                            "xformers_built_for_this_torch"})
+                            "xformers_built_for_this_torch", "torch_cpu_build_shown",
+                            "rocm_torch_shown"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown", "channel_known_upstream",

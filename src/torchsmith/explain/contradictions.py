@@ -415,6 +415,26 @@ def _xformers_built_for_this_torch(extracted: Extracted, facts: Mapping[str, Any
     return f"xformers was built for torch {built}, the one installed"
 
 
+def _torch_cpu_build_shown(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The text shows the torch in use is a CPU-only build (+cpu, torch.version.cuda None): CUDA is
+    unavailable to it whatever CUDA_VISIBLE_DEVICES says (a value quoted from advice, set for
+    another run)."""
+    env = extracted.environment
+    if not env.torch_cpu_only:
+        return None
+    return f"the text shows a CPU-only torch{f' ({env.torch})' if env.torch else ''}"
+
+
+def _rocm_torch_shown(extracted: Extracted, facts: Mapping[str, Any],
+                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The torch the text shows is a ROCm build (+rocmX.Y): an extension built for it compiles with
+    hipcc, where a CUDA header is looked for only by a source that was not hipified, not for want
+    of a CUDA toolkit."""
+    torch = extracted.environment.torch or ""
+    return f"the text shows a ROCm build of torch ({torch})" if "+rocm" in torch else None
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
@@ -441,6 +461,8 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
     "refused_on_one_node": _refused_on_one_node,
     "xformers_built_for_this_torch": _xformers_built_for_this_torch,
+    "torch_cpu_build_shown": _torch_cpu_build_shown,
+    "rocm_torch_shown": _rocm_torch_shown,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
