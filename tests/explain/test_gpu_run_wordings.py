@@ -59,6 +59,16 @@ def test_lightnings_few_workers_warning_speaks_only_without_a_failure() -> None:
     assert "dataloader-bottleneck" not in stated(warn + oom)
 
 
+def test_another_container_tool_stating_a_cdi_name_is_not_an_old_podman() -> None:
+    # nerdctl (and any Go tool) words a failed stat of a --device path the same way
+    nerdctl = ("$ sudo nerdctl run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+               "FATA[0000] stat nvidia.com/gpu=all: no such file or directory\n")
+    assert "podman-too-old-for-cdi" not in stated(nerdctl)
+    podman = "$ podman run --rm --device nvidia.com/gpu=0 ubuntu nvidia-smi -L\n" \
+             "Error: stat nvidia.com/gpu=0: no such file or directory\n"
+    assert stated(podman) == ["podman-too-old-for-cdi"]
+
+
 def test_a_library_failure_on_a_gpu_newer_than_the_builds_cuda_is_the_old_build() -> None:
     # arch-support data: CUDA 9.0 compiles for nothing newer than sm_72; an RTX 2080 is sm_75
     text = "RuntimeError: CUDNN_STATUS_EXECUTION_FAILED\npytorch:0.3.0-cuda9.0\ngpu: RTX 2080\n"

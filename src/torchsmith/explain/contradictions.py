@@ -415,6 +415,16 @@ def _xformers_built_for_this_torch(extracted: Extracted, facts: Mapping[str, Any
     return f"xformers was built for torch {built}, the one installed"
 
 
+def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The command shown next to the error is another container tool's (nerdctl, ctr, docker...), and
+    podman is not named there: any Go tool words a failed stat of a --device path the same way."""
+    text = str(facts.get("other_tool_command") or "")
+    if not text or facts.get("podman_named"):
+        return None
+    return f"the command shown is another tool's ({text.strip()[:80]}), not podman's"
+
+
 def _torch_cpu_build_shown(extracted: Extracted, facts: Mapping[str, Any],
                            kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text shows the torch in use is a CPU-only build (+cpu, torch.version.cuda None): CUDA is
@@ -468,4 +478,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "ptxas_not_tritons": _ptxas_not_tritons,
     "gpu_illegal_instruction": _gpu_illegal_instruction,
     "arch_name_never_compiled": _arch_name_never_compiled,
+    "other_container_tool_shown": _other_container_tool_shown,
 }
