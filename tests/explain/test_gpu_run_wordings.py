@@ -92,3 +92,13 @@ def test_the_pytorch_images_tag_names_the_builds_cuda() -> None:
     assert environment(over, []).torch_cuda == "12.1"
     text = over + "gpu: RTX 2080\nRuntimeError: CUDNN_STATUS_EXECUTION_FAILED\n"
     assert "cuda-build-older-than-gpu" not in stated(text)
+
+
+def test_a_dataloader_worker_killed_by_sigkill_is_a_family() -> None:
+    # torch/csrc/DataLoader.cpp names the signal with strsignal: SIGKILL is "Killed"; the OOM
+    # killer, a limit or a person may have sent it, so no one cause is stated
+    killed = "RuntimeError: DataLoader worker (pid 20371) is killed by signal: Killed.\n"
+    assert stated(killed) == ["dataloader-worker-killed"]
+    # a bus error is /dev/shm's family, not this one
+    bus = "RuntimeError: DataLoader worker (pid 20371) is killed by signal: Bus error.\n"
+    assert "dataloader-worker-killed" not in stated(bus)

@@ -1,7 +1,8 @@
 """Evidence in a text against a signature's cause that its facts show directly: the build, the
 platform, the stage or the place of the failure. :data:`TEXT_CONTRADICTIONS` names them;
 :data:`torchsmith.explain.reason.CONTRADICTION_CHECKS` adds the ones that reason with the compat
-rules (arch lists, driver floors) and the GPUs' vendors. Pure: no I/O.
+rules (arch lists, driver floors) and the GPUs' vendors; :mod:`.misfires` those against the causes
+of widely firing triggers. Pure: no I/O.
 
 Each check takes (what the text shows, the facts its trigger read, the knowledge base) and returns
 the evidence in words, or None.
@@ -14,9 +15,9 @@ from typing import Any, Dict, Mapping, Optional
 
 from torchsmith.compat import Variant
 from torchsmith.explain.confirmations import Check
-from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
-from torchsmith.explain.triggers import failing_package, named_capabilities
+from torchsmith.explain.misfires import MISFIRE_CONTRADICTIONS
+from torchsmith.explain.triggers import failing_package
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
 
@@ -199,47 +200,6 @@ def _sbsa_jetson_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text names {thor}, which runs the SBSA CUDA stack that upstream wheels support"
 
 
-def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
-                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A shell's "nvcc: command not found" answers the user's own lookup (``nvcc --version``,
-    ``which nvcc``, an interactive bash) and the text shows no build: nvcc is absent, but nothing
-    was being compiled, so that is not what failed."""
-    if not facts.get("nvcc_missing") or not facts.get("nvcc_lookup") or extracted.build_shown:
-        return None
-    return "nvcc was looked up by hand, and the text shows no build that needed it"
-
-
-def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, Any],
-                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """torch's cpp_extension only warns where its version check finds no cl on PATH (get_compiler_abi_
-    compatibility_and_version), and setuptools finds MSVC on its own (vswhere): the build shown running
-    cl.exe, or failing in nvcc for a reason of nvcc's own, went past that check."""
-    if not facts.get("cl_version_check"):
-        return None
-    if facts.get("cl_ran") or any(m.tool == "cl" for m in extracted.compiler):
-        return "the text shows MSVC's cl.exe running"
-    own = next((m for m in extracted.compiler if m.tool in ("nvcc", "ptxas", "cicc")
-                and not re.search(r"\bcl(?:\.exe)?\b|host compiler", m.text)), None)
-    return f"the build reached {own.tool}, which failed for its own reason ({own.text})" if own else None
-
-
-def _symbol_not_torchs(extracted: Extracted, facts: Mapping[str, Any],
-                       kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The undefined symbol, demangled, is a function of another namespace than torch's (at, c10,
-    torch, caffe2): torch's types only in its parameters (``mylib::forward(at::Tensor const&)``), or
-    a name that merely contains one (``12attention``). The module lacks a function of its own (a
-    source not compiled or linked into it), not one that torch stopped exporting."""
-    symbol = facts.get("symbol")
-    if not isinstance(symbol, str):
-        return None
-    name = demangle(symbol)
-    # the symbol's own reading (std::vector<at::Tensor> is torch's interface), or its name's namespace
-    # alone (c10::Error::Error taking a __cxx11 string is still torch's)
-    if not name or "torch" in (symbol_owner(symbol, name)[0], symbol_owner(name, name)[0]):
-        return None
-    return f"the missing symbol is {name}, not a function of torch's (c10/ATen/torch)"
-
-
 # torch's own files (site-packages/torch) and the kernels Inductor writes (torchinductor_<user>/...)
 _TORCH_CODE = re.compile(r"[\\/]torch[\\/]|torchinductor_")
 _TRITON_CODE = re.compile(r"[\\/]triton[\\/]|^<")  # Triton's own frames, and <frozen importlib...>
@@ -298,29 +258,6 @@ def _gpu_illegal_instruction(extracted: Extracted, facts: Mapping[str, Any],
     return f"CUDA reported {named}: a GPU kernel's illegal instruction, not the CPU's" if named else None
 
 
-# Shared memory (POSIX shm_open's /psm_..., torch's /torch_... segments, /dev/shm), and the frames of
-# the installers that write wheels and caches to disk
-_SHARED_MEMORY = re.compile(r"^/(?:psm_|torch_|dev/shm/)")
-_INSTALLER_FRAME = re.compile(r"[\\/](?:pip|setuptools|_distutils_hack|distutils|conda|wheel|installer|uv)"
-                              r"[\\/]")
-
-
-def _space_exhausted_outside_install(extracted: Extracted, facts: Mapping[str, Any],
-                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """Python's bare ENOSPC ("[Errno 28] No space left on device") where the write that failed is
-    shared memory, or where the traceback is a program's (torch.save, multiprocessing) with no
-    installer's frame: a disk or /dev/shm filled while the program ran, not during an install."""
-    if facts.get("installer_said"):
-        return None
-    path = str(facts.get("space_path") or "")
-    if _SHARED_MEMORY.match(path):
-        return f"the write that failed is to shared memory ({path})"
-    frames = extracted.frames
-    if frames and not any(_INSTALLER_FRAME.search(f.path) for f in frames):
-        return f"the traceback is a program's ({frames[-1].path}), not an installer's"
-    return None
-
-
 def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
                               kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The architecture name refused is one no CUDA release compiles for (cuda.json arch_support,
@@ -336,85 +273,6 @@ def _arch_name_never_compiled(extracted: Extracted, facts: Mapping[str, Any],
     return f"no CUDA release compiles for {name} ({arch}): the entry is not an architecture"
 
 
-def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
-                            kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
-    binary asks for: the glibc that refused it is not that one (another machine or container, a libc
-    or loader on LD_LIBRARY_PATH), so the system's glibc is not shown too old."""
-    shown, wanted = extracted.environment.glibc, str(facts.get("version") or "")
-    if not shown or not wanted.startswith("GLIBC_"):
-        return None
-    if version_tuple(shown) < version_tuple(wanted[len("GLIBC_"):]):
-        return None
-    return f"the text shows glibc {shown}, which has {wanted}"
-
-
-# Triton's FP8 types in AMD's FNUZ encoding (CDNA3, gfx942), which no NVIDIA GPU has
-_FNUZ_FP8 = re.compile(r"\bfp8e4b8\b|\bfp8e5b16\b")
-
-
-def _fp8_format_of_other_vendor(extracted: Extracted, facts: Mapping[str, Any],
-                                kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """Triton refused an FP8 type of the other vendor's encoding: an AMD FNUZ type (fp8e4b8,
-    fp8e5b16) that NVIDIA GPUs never have, or NVIDIA's fp8e4nv where the types this GPU supports
-    are AMD's FNUZ ones. The GPU has FP8, in another encoding: not a GPU below compute capability 8.9."""
-    refused = str(facts.get("fp8_type") or "")
-    if _FNUZ_FP8.search(refused):
-        return f"{refused} is AMD's FNUZ FP8 encoding, which no NVIDIA GPU has"
-    supported = str(facts.get("fp8_supported") or "")
-    if refused == "fp8e4nv" and _FNUZ_FP8.search(supported):
-        return f"the GPU supports AMD's FNUZ FP8 types {supported}: it has FP8 in another encoding"
-    return None
-
-
-def _gpu_newer_than_hopper(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """Every GPU the text shows is a Blackwell or newer (compute capability 10.0 on). flash-attn
-    2's check before Blackwell accepted only sm8x and sm90 (csrc/flash_attn/flash_api.cpp: is_sm8x
-    || is_sm90) and refuses a newer GPU with the same "Ampere GPUs or newer" message: the flash-attn
-    release predates the GPU, which is not too old."""
-    env = extracted.environment
-    shown = [("GPU", env.capability)] if env.capability else []
-    shown += named_capabilities(env, kb)
-    majors = [int(cc.split(".")[0]) for _, cc in shown if cc and cc.split(".")[0].isdigit()]
-    if not majors or min(majors) < 10:
-        return None
-    name = next((n for n, _ in shown if n != "GPU"), "the GPU")
-    return f"{name} (compute capability {shown[0][1]}) is newer than Hopper: this flash-attn predates it"
-
-
-def _mkl_symbol_not_ittnotify(extracted: Extracted, facts: Mapping[str, Any],
-                              kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The undefined MKL symbol is one of MKL's own functions (mkl_blas_..., mkl_sparse_...), not
-    the ittnotify profiling interface (iJIT_...) that newer MKL releases dropped from under
-    torch's libtorch_cpu: another library and MKL disagree (numpy/scipy's MKL, MKL's own layers)."""
-    symbol = str(facts.get("symbol") or "")
-    if not symbol or symbol.startswith("iJIT_"):
-        return None
-    return f"the missing symbol {symbol} is MKL's own function, not the iJIT_ profiling interface"
-
-
-def _refused_on_one_node(extracted: Extracted, facts: Mapping[str, Any],
-                         kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """NCCL's socket connect was refused in a job the text launches on one node: every rank is on
-    this host, which the interface NCCL picked reaches; a refusal is a peer that was not listening
-    (it exited or crashed first), not an interface that reaches no other node."""
-    if not (facts.get("refused") or facts.get("refused_call")) or not extracted.environment.one_node:
-        return None
-    return "the job runs on one node, where a refused connection is a peer that was not listening"
-
-
-def _xformers_built_for_this_torch(extracted: Extracted, facts: Mapping[str, Any],
-                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """xformers prints what it was built for whenever its extensions do not load; where the torch it
-    was built for, local build tag included, is the one installed ("PyTorch 2.1.0+cu121 ... (you have
-    2.1.0+cu121)"), the torch is not what differs. Without the installed build's tag the CUDA may."""
-    built, have = str(facts.get("built_torch") or ""), str(facts.get("have_torch") or "").strip()
-    if "+" not in have or built != have:
-        return None
-    return f"xformers was built for torch {built}, the one installed"
-
-
 def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
                                 kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The command shown next to the error is another container tool's (nerdctl, ctr, docker...), and
@@ -425,27 +283,8 @@ def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the command shown is another tool's ({text.strip()[:80]}), not podman's"
 
 
-def _torch_cpu_build_shown(extracted: Extracted, facts: Mapping[str, Any],
-                           kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text shows the torch in use is a CPU-only build (+cpu, torch.version.cuda None): CUDA is
-    unavailable to it whatever CUDA_VISIBLE_DEVICES says (a value quoted from advice, set for
-    another run)."""
-    env = extracted.environment
-    if not env.torch_cpu_only:
-        return None
-    return f"the text shows a CPU-only torch{f' ({env.torch})' if env.torch else ''}"
-
-
-def _rocm_torch_shown(extracted: Extracted, facts: Mapping[str, Any],
-                      kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The torch the text shows is a ROCm build (+rocmX.Y): an extension built for it compiles with
-    hipcc, where a CUDA header is looked for only by a source that was not hipified, not for want
-    of a CUDA toolkit."""
-    torch = extracted.environment.torch or ""
-    return f"the text shows a ROCm build of torch ({torch})" if "+rocm" in torch else None
-
-
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
+    **MISFIRE_CONTRADICTIONS,
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
     "wheel_for_this_python": _wheel_for_this_python,
     "wheel_not_for_this_python": _wheel_not_for_this_python,
@@ -461,18 +300,6 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
-    "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
-    "build_went_past_compiler_check": _build_went_past_compiler_check,
-    "symbol_not_torchs": _symbol_not_torchs,
-    "space_exhausted_outside_install": _space_exhausted_outside_install,
-    "glibc_shown_new_enough": _glibc_shown_new_enough,
-    "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
-    "gpu_newer_than_hopper": _gpu_newer_than_hopper,
-    "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
-    "refused_on_one_node": _refused_on_one_node,
-    "xformers_built_for_this_torch": _xformers_built_for_this_torch,
-    "torch_cpu_build_shown": _torch_cpu_build_shown,
-    "rocm_torch_shown": _rocm_torch_shown,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,
     "ptxas_not_tritons": _ptxas_not_tritons,
