@@ -86,6 +86,12 @@ def test_the_pytorch_images_tag_names_the_builds_cuda() -> None:
     env = environment("FROM pytorch/pytorch:2.1.0-cuda11.8-cudnn8-runtime\n", [])
     assert env.torch_cuda == "11.8"
     assert environment("docker pull nvidia/cuda:11.8.0-runtime-ubuntu22.04\n", []).torch_cuda is None
+    # a torch installed over the image's is the build in use: its own +cuXYZ names the CUDA
+    over = ("FROM pytorch/pytorch:1.0-cuda9.0-cudnn7-runtime\nRUN pip install torch==2.1.0+cu121\n"
+            ">>> torch.__version__\n'2.1.0+cu121'\n")
+    assert environment(over, []).torch_cuda == "12.1"
+    text = over + "gpu: RTX 2080\nRuntimeError: CUDNN_STATUS_EXECUTION_FAILED\n"
+    assert "cuda-build-older-than-gpu" not in stated(text)
 
 
 def test_a_dataloader_worker_killed_by_sigkill_is_a_family() -> None:

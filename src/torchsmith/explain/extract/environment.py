@@ -68,8 +68,6 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                          re.MULTILINE)),
     ("torch_cuda", re.compile(r"CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d)")),
     ("torch_cuda", re.compile(r"torch\.version\.cuda\W{0,8}(?P<v>\d{1,2}\.\d)")),
-    # the pytorch/pytorch image's tag names the build's CUDA: "pytorch:2.1.0-cuda11.8-cudnn8-runtime"
-    ("torch_cuda", re.compile(r"\b[Pp]y[Tt]orch[:/ ] ?v?\d\.\d{1,2}(?:\.\d+)?-cuda(?P<v>\d{1,2}\.\d)\b")),
     (
         "cuda",
         re.compile(
@@ -277,6 +275,11 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
     return written[:8], list(models.values())[:8], _declared_vendors(text, seen)
 
 
+# the pytorch/pytorch image's tag names its build's CUDA: "pytorch:2.1.0-cuda11.8-cudnn8-runtime"
+# (the build in use only where the text shows no other: a torch installed over the image's has its own)
+_IMAGE_CUDA = re.compile(r"\b[Pp]y[Tt]orch[:/ ] ?v?\d\.\d{1,2}(?:\.\d+)?-cuda(?P<v>\d{1,2}\.\d)\b")
+
+
 def _torch_cuda(env: Environment, from_file: bool) -> None:
     """A +cuXYZ local version names the build's CUDA; +cpu (or CUDA None) a CPU-only build, unless
     the version is only a wheel's file name (``from_file``): a download that may have failed."""
@@ -320,6 +323,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)
+    if env.torch_cuda is None and not env.torch_cpu_only:
+        env.torch_cuda = _first(_IMAGE_CUDA, text)
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
     elsewhere = "on the following platform" in text or "none of the wheel's tags" in text
