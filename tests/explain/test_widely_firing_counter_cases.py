@@ -218,3 +218,15 @@ def test_a_cuda_header_missing_under_a_rocm_torch_is_no_missing_toolkit() -> Non
     far = "torch 2.3.1+rocm6.0\n" + "building ...\n" * 10 + missing
     assert "cuda-headers-missing" not in stated(far)
     assert stated(missing) == ["cuda-headers-missing"]
+
+
+def test_a_gpu_named_for_another_machine_is_not_this_machines() -> None:
+    error = ("torch 2.5.1+cu124\n"
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    for prose in ("This code used to run on our old Tesla K80 cluster with torch 1.12. On my new PC:\n",
+                  "My colleague with an RTX 5090 sees the same. Mine:\n"):
+        said = stated(prose + error)
+        assert "gpu-too-old-for-torch" not in said and "arch-not-compiled" not in said, prose
+    # the machine's own GPU, declared or in a plain sentence
+    assert stated("GPU: Tesla K80\n" + error) == ["gpu-too-old-for-torch"]
+    assert stated("I run an RTX 5090.\n" + error) == ["arch-not-compiled"]

@@ -229,11 +229,30 @@ def _declared_vendors(text: str, seen: Sequence[Tuple[NamedGpu, int, int]]) -> L
     return found
 
 
+# A sentence about another machine or another time: a colleague's, a friend's, a cluster, one it
+# "used to" run on or "worked on"
+_ANOTHER_MACHINE = re.compile(r"\b(?:colleague|friend|coworker|co-worker"
+                              r"|(?:an)?other (?:machine|server|node|computer|PC)|used to|worked (?:fine )?on"
+                              r"|old (?:machine|server|cluster)|our (?:old )?cluster)\b", re.IGNORECASE)
+
+
+def _another_machines(text: str, start: int, end: int) -> bool:
+    """The GPU named at text[start:end] is named in a sentence about another machine (or another
+    time), not on a line that declares this machine's GPU."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if _DECLARES.search(text[line_start:start]):
+        return False
+    left = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start))
+    right = min((i for i in (text.find(". ", end), text.find("\n", end)) if i >= 0), default=len(text))
+    return bool(_ANOTHER_MACHINE.search(text[left + 1:right]))
+
+
 def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGpu], List[str]]:
     """Every GPU name the text writes, and those the GPU data knows (extract.gpunames); the pattern
     only adds the names the data lacks ("GTX 680"), kept as written, with no capability; the vendors
     of the GPUs a line declares."""
-    seen = gpunames.mentions(text, names) if names is not None else []
+    seen = [m for m in (gpunames.mentions(text, names) if names is not None else [])
+            if not _another_machines(text, m[1], m[2])]
     models: Dict[Tuple[str, str], NamedGpu] = {}
     for gpu, _start, _end in seen:
         models.setdefault((gpu.vendor, gpu.model or gpu.name.lower()), gpu)
@@ -241,6 +260,8 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
     spans = [(start, end) for _gpu, start, end in seen]
     for match in _GPU.finditer(text):
         if any(match.start() < end and start < match.end() for start, end in spans):
+            continue
+        if _another_machines(text, match.start(), match.end()):
             continue
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
