@@ -230,3 +230,16 @@ def test_a_gpu_named_for_another_machine_is_not_this_machines() -> None:
     # the machine's own GPU, declared or in a plain sentence
     assert stated("GPU: Tesla K80\n" + error) == ["gpu-too-old-for-torch"]
     assert stated("I run an RTX 5090.\n" + error) == ["arch-not-compiled"]
+
+
+def test_pips_conflict_between_agreeing_pins_is_no_pin_conflict() -> None:
+    def refused(*rows: str) -> str:
+        return ("ERROR: Cannot install torch==2.0.1 and torchvision==0.15.2 because these package versions "
+                "have conflicting dependencies.\n\nThe conflict is caused by:\n"
+                + "".join(f"    {r}\n" for r in rows) + "\nERROR: ResolutionImpossible: for help visit https://pip.pypa.io/\n")
+
+    # both ask for torch 2.0.1: pip found no torch 2.0.1 that installs here (e.g. none for Python 3.12)
+    agreeing = refused("The user requested torch==2.0.1", "torchvision 0.15.2 depends on torch==2.0.1")
+    assert "torch-pin-conflict" not in stated(agreeing)
+    disagreeing = refused("The user requested torch==2.1.0", "torchvision 0.15.2 depends on torch==2.0.1")
+    assert stated(disagreeing) == ["torch-pin-conflict"]

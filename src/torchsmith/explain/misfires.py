@@ -8,7 +8,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Set
 
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.loader import demangle, symbol_owner
@@ -183,6 +183,25 @@ def _rocm_torch_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text shows a ROCm build of torch ({torch})" if "+rocm" in torch else None
 
 
+def _pins_agree(extracted: Extracted, facts: Mapping[str, Any],
+                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip's "conflict is caused by" lists requirements that all ask for the same exact release of
+    each package (the user's torch==2.0.1, torchvision 0.15.2's torch==2.0.1): they agree. pip
+    reports ResolutionImpossible so when no distribution of that release installs here (no wheel for
+    this Python or platform, not on the index read), not because the pins conflict."""
+    rows = [c for c in extracted.conflicts if c.installer == "pip" and c.what]
+    specs: Dict[str, Set[str]] = {}
+    for row in rows:
+        specs.setdefault(row.what, set()).add(row.spec.strip())
+    if not rows or len(rows) == len(specs):
+        return None  # no package asked for twice
+    for asked in specs.values():
+        if len(asked) != 1 or not re.fullmatch(r"===?[\w.+!]+", next(iter(asked))):
+            return None
+    shown = ", ".join(f"{what}{next(iter(asked))}" for what, asked in specs.items())
+    return f"every requirement pip lists agrees ({shown}): that release does not install here"
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "build_went_past_compiler_check": _build_went_past_compiler_check,
@@ -196,4 +215,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "xformers_built_for_this_torch": _xformers_built_for_this_torch,
     "torch_cpu_build_shown": _torch_cpu_build_shown,
     "rocm_torch_shown": _rocm_torch_shown,
+    "pins_agree": _pins_agree,
 }
