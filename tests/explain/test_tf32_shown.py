@@ -61,3 +61,14 @@ def test_headings_that_differ_in_no_device_or_values_that_agree_are_no_discrepan
     # a float16 run is not a TF32 question; nor are the numbers of older GPUs only
     assert stated("RTX 3080 OUTPUT:\ntensor(0.5, dtype=torch.float16)\n\nCPU OUTPUT:\ntensor(0.7)\n") == []
     assert stated("RTX 2080 OUTPUT:\ntensor(0.5)\n\nCPU OUTPUT:\ntensor(0.7)\n") == []
+
+
+def test_a_matmul_on_a_torch_that_runs_it_in_full_float32_is_not_tf32() -> None:
+    # torch 1.12 on: torch.backends.cuda.matmul.allow_tf32 defaults to False (convolutions keep TF32)
+    text = ("torch 2.1.0+cu121, x = torch.mm(a, b)\nRTX 3080 OUTPUT:\ntensor(0.3640)\n\n"
+            "CPU OUTPUT:\ntensor(4.3363e-05)\n")
+    assert "tf32-precision" not in stated(text)
+    # the code switches TF32 on, or a convolution is in it: TF32 may be at work
+    assert stated(text.replace("\nRTX", "\ntorch.backends.cuda.matmul.allow_tf32 = True\nRTX")) == [
+        "tf32-precision"]
+    assert stated(text.replace("torch.mm(a, b)", "torch.mm(a, b); y = conv(x)")) == ["tf32-precision"]

@@ -16,6 +16,7 @@ from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.optional import optional_dependency
+from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
@@ -253,10 +254,19 @@ def _tf32(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[Tuple[L
     said = extracted.symptoms
     if "discrepancy" not in said or "other-variation" in said or "fp16" in said or extracted.dtypes:
         return None
-    if not _no_error(extracted):
+    if not _no_error(extracted) or _matmul_without_tf32(extracted):
         return None
     newer = tf32_gpu(extracted, kb)
     return ([newer], {"gpu": newer}) if newer else None
+
+
+def _matmul_without_tf32(extracted: Extracted) -> bool:
+    """Only float32 matrix products, on a torch (1.12 on) that runs them in full float32 unless told
+    otherwise, and nothing in the text tells it otherwise (torch.backends.cuda.matmul.allow_tf32)."""
+    said, torch = extracted.symptoms, extracted.environment.torch
+    if "matmul-only" not in said or "tf32-enabled" in said or not torch:
+        return False
+    return version_tuple(torch.split("+")[0]) >= (1, 12)
 
 
 def tf32_gpu(extracted: Extracted, kb: Optional[KnowledgeBase]) -> Optional[str]:

@@ -147,6 +147,15 @@ def _headed_outputs_differ(text: str) -> bool:
     return any(one != other for at, (_devices, one) in enumerate(shown) for _others, other in shown[at + 1:])
 
 
+# float32 matrix products only (no convolution), and TF32 switched on by the code: since torch 1.12
+# matmuls default to full float32 (torch.backends.cuda.matmul.allow_tf32 False), convolutions to TF32
+_MATMUL = re.compile(r"torch\.(?:mm|bmm|matmul|einsum)\(|\.(?:mm|bmm|matmul)\(|\bF\.linear\(|nn\.Linear\("
+                     r"|\w[)\]]? @ \w")
+_CONV = re.compile(r"[Cc]onv|cudnn|CNN|ResNet|resnet")
+_TF32_ON = re.compile(r"allow_tf32\s*=\s*True|set_float32_matmul_precision\(\s*['\"](?:high|medium)"
+                      r"|fp32_precision\s*=\s*['\"]tf32|NVIDIA_TF32_OVERRIDE=1")
+
+
 def symptoms(text: str) -> List[str]:
     """The kinds of behaviour the text reports (see the module's docstring), once each."""
     lower = text.lower()
@@ -167,4 +176,8 @@ def symptoms(text: str) -> List[str]:
         found.append("uvm-reload-fixed")
     if said.interpreters_disagree_said(text):
         found.append("interpreters-disagree")
+    if "discrepancy" in found and _MATMUL.search(text) and not _CONV.search(text):
+        found.append("matmul-only")
+    if "tf32" in lower and _TF32_ON.search(text):
+        found.append("tf32-enabled")
     return found
