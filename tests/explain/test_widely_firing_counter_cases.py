@@ -249,3 +249,12 @@ def test_a_gpu_on_our_cluster_is_still_this_machines() -> None:
     error = ("torch 2.5.1+cu124\n"
              "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     assert stated("We run this on our cluster with Tesla K80 GPUs.\n" + error) == ["gpu-too-old-for-torch"]
+
+
+def test_cl_not_recognized_answering_a_prompt_by_hand_is_no_failed_build() -> None:
+    refusal = "'cl' is not recognized as an internal or external command,\noperable program or batch file.\n"
+    typed = ("C:\\Users\\me>cl\n" + refusal + "C:\\Users\\me>python train.py\n"
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    assert "msvc-build-tools-missing" not in stated(typed)
+    assert stated("running build_ext\nbuilding 'ext' extension\n" + refusal) == ["msvc-build-tools-missing"]
+    assert stated(refusal) == ["msvc-build-tools-missing"]

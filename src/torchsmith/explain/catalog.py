@@ -90,7 +90,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "fp8_format_of_other_vendor", "gpu_newer_than_hopper",
                             "mkl_symbol_not_ittnotify", "refused_on_one_node",
                             "xformers_built_for_this_torch", "torch_cpu_build_shown",
-                            "rocm_torch_shown", "pins_agree"})
+                            "rocm_torch_shown", "pins_agree",
+                            "cl_looked_up_without_build"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown", "channel_known_upstream",

@@ -30,6 +30,16 @@ def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any]
     return "nvcc was looked up by hand, and the text shows no build that needed it"
 
 
+def _cl_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """cmd's "'cl' is not recognized" answers the user's own `cl` typed at a prompt (a plain prompt
+    has no MSVC environment; an x64 Native Tools prompt has) and the text shows no build: nothing
+    was being compiled, so that is not what failed."""
+    if not facts.get("cl_missing") or not facts.get("cl_lookup") or extracted.build_shown:
+        return None
+    return "cl was run by hand at a prompt, and the text shows no build that needed it"
+
+
 def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, Any],
                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """torch's cpp_extension only warns where its version check finds no cl on PATH (get_compiler_abi_
@@ -204,6 +214,7 @@ def _pins_agree(extracted: Extracted, facts: Mapping[str, Any],
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
+    "cl_looked_up_without_build": _cl_looked_up_without_build,
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,
