@@ -243,3 +243,9 @@ def test_pips_conflict_between_agreeing_pins_is_no_pin_conflict() -> None:
     assert "torch-pin-conflict" not in stated(agreeing)
     disagreeing = refused("The user requested torch==2.1.0", "torchvision 0.15.2 depends on torch==2.0.1")
     assert stated(disagreeing) == ["torch-pin-conflict"]
+
+
+def test_a_gpu_on_our_cluster_is_still_this_machines() -> None:
+    error = ("torch 2.5.1+cu124\n"
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert stated("We run this on our cluster with Tesla K80 GPUs.\n" + error) == ["gpu-too-old-for-torch"]

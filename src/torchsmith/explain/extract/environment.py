@@ -229,11 +229,11 @@ def _declared_vendors(text: str, seen: Sequence[Tuple[NamedGpu, int, int]]) -> L
     return found
 
 
-# A sentence about another machine or another time: a colleague's, a friend's, a cluster, one it
-# "used to" run on or "worked on"
+# A sentence about another machine or another time: a colleague's, a friend's, an old cluster, one
+# it "used to" run on or "worked on" (not "our cluster", which may be this machine)
 _ANOTHER_MACHINE = re.compile(r"\b(?:colleague|friend|coworker|co-worker"
                               r"|(?:an)?other (?:machine|server|node|computer|PC)|used to|worked (?:fine )?on"
-                              r"|old (?:machine|server|cluster)|our (?:old )?cluster)\b", re.IGNORECASE)
+                              r"|old (?:machine|server|cluster))\b", re.IGNORECASE)
 
 
 def _another_machines(text: str, start: int, end: int) -> bool:
