@@ -77,6 +77,9 @@ def test_wording_names_its_cause(text: str, expected: str) -> None:
     # found, but of another build: not a missing library
     ("ImportError: /usr/lib/libnvinfer.so.8: undefined symbol: _ZN5nvinfer7ILogger",
      "tensorrt-library-missing"),
+    # a driver API function (cu*, libcuda) missing: the driver is older than the build, not the wheel's CUDA
+    ("ImportError: /site-packages/cupy_backends/cuda/api/driver.cpython-310-x86_64-linux-gnu.so: "
+     "undefined symbol: cuMemAddressReserve", "cupy-wheel-cuda-mismatch"),
     # a C++ symbol of CuPy's own is no CUDA API function
     ("/site-packages/cupy/_core/core.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN4cupy3fooEv",
      "cupy-wheel-cuda-mismatch"),
