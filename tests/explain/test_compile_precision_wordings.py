@@ -6,21 +6,14 @@ from __future__ import annotations
 from typing import List
 
 import pytest
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of, find_signatures
+from torchsmith.explain import find_signatures
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
 
 
 def ids(text: str) -> List[str]:
     return [f.signature.id for f in find_signatures(text, CATALOG)]
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -3,18 +3,9 @@ debuggers' SIGILL stops, torch's newer capability warning. Each with its counter
 
 from __future__ import annotations
 
-from typing import List
+from tests.explain.test_signatures import CATALOG, KB, stated
 
-from torchsmith.explain import catalog_of
 from torchsmith.explain.matcher import explain_report
-from torchsmith.kb import load_kb
-
-KB = load_kb(packaged_only=True)
-CATALOG = catalog_of(KB)
-
-
-def stated(text: str) -> List[str]:
-    return [e.signature.id for e in explain_report(text, CATALOG, kb=KB).explanations]
 
 
 def test_a_bare_ptxas_refusal_is_a_family_and_triton_s_own_marks_make_it_triton() -> None:
