@@ -61,7 +61,7 @@ def _gpus_shown(extracted: Extracted, facts: Mapping[str, Any],
 
 
 def _arch_cc(arch: str) -> Optional[Tuple[int, int]]:
-    digits = arch.split("_")[-1]
+    digits = arch.rsplit("_", maxsplit=1)[-1]
     return parse_cc(f"{digits[:-1]}.{digits[-1]}")
 
 

@@ -65,7 +65,8 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
     # a version glued to the name, as a title or an environment line names the torch in use
     # ("torch2.3.1 cuda11", "pytorch1.7.1"); a requirement or an upgrade target has a space or ==
-    ("torch", re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+)(?![\w.+])")),
+    ("torch", re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
+                         r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")),
     # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
     ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
                          re.MULTILINE)),
@@ -333,7 +334,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     _torch_cuda(env, from_file=fetched is not None)
     if env.torch_cuda is None and not env.torch_cpu_only:
         env.torch_cuda = _first(_IMAGE_CUDA, text)
-    variant = _first(_TORCH_VARIANT_WORDS, text) if env.torch_cuda is None and not env.torch_cpu_only else None
+    in_words = env.torch_cuda is None and not env.torch_cpu_only
+    variant = _first(_TORCH_VARIANT_WORDS, text) if in_words else None
     if variant:
         env.torch_cuda = f"{variant[:-1]}.{variant[-1]}"
     if env.python is None:
