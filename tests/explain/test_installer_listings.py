@@ -73,3 +73,13 @@ def test_the_listing_alone_or_a_python_it_does_not_match_stays_the_family() -> N
     for text in (alone, other):
         assert not any(kind == "pin-lacks-python-wheel" for kind, _ in facts(text))
         assert stated(text) == ["no-matching-distribution"]
+
+
+def test_pip_fetching_the_0_1_2_placeholder_sdist_is_named_with_why_no_wheel_fits() -> None:
+    # pip logs each file it prepares (operations/prepare.py); PyPI's torch 0.1.2* are sdists only.
+    text = ("Collecting torch\n  Downloading torch-0.1.2.post2.tar.gz (128 kB)\n"
+            "  Preparing metadata (setup.py) ... error\n")
+    assert stated(text) == ["torch-placeholder-sdist"]
+    # Listed as what pip could see, beside a pin that excludes them, the placeholders were not taken.
+    listed = _NOT_FOUND.format(req="torch==1.5.1", listed="0.1.2, 0.1.2.post1, 0.1.2.post2")
+    assert stated(listed) == ["no-matching-distribution"]
