@@ -1,4 +1,5 @@
-"""How a container the text starts was given its /dev/shm. Pure.
+"""How a container the text starts was given its /dev/shm, and whether a process was killed inside
+a container image build. Pure.
 
 ``docker run`` gives a container a /dev/shm of 64 MB unless ``--shm-size`` sets another size or
 ``--ipc=host`` shares the host's (Docker's reference, docker container run: "--shm-size: Size of
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["docker_shm"]
+__all__ = ["docker_shm", "image_build_kill"]
 
 # A docker run command, its continuation lines (a trailing backslash) included.
 _DOCKER_RUN = re.compile(r"\bdocker run\b(?P<args>(?:[^\n\\]|\\(?!\n)|\\\n)*)")
@@ -33,3 +34,35 @@ def docker_shm(text: str) -> Optional[str]:
         return "set"
     workloads = [args for args in runs if not _GPU_CHECK.search(args)]
     return "default" if workloads else None
+
+
+# The builder's own report of a build step that exited with 137 (128 + SIGKILL): the classic builder's
+# "The command '...' returned a non-zero code: 137" (moby/moby builder/dockerfile/internals.go, the
+# message in dispatchRun/run), BuildKit's 'process "..." did not complete successfully: exit code: 137'
+# (moby/buildkit solver/llbsolver/ops/exec.go, ExecOp.Exec).
+_BUILD_STEP_KILLED = re.compile(r"returned a non-zero code: 137\b"
+                                r"|did not complete successfully: exit code:? 137\b")
+# The text builds an image: the command, or the words ("building the docker image")
+_IMAGE_BUILD = re.compile(r"\b(?:docker|podman)(?: buildx| image)? build\b"
+                          r"|\bbuild(?:s|ing)? (?:(?:a|the|my|our|this) )?(?:docker|container|podman)"
+                          r" image\b", re.IGNORECASE)
+# A process killed with SIGKILL, as the shell (bash's "Killed"), gcc's driver and nvcc print it
+_KILLED = re.compile(r"signal terminated program|^\s*Killed\s*$|died due to signal 9|\bKilled \(program",
+                     re.MULTILINE)
+# A cancelled build kills its running step with SIGKILL too (BuildKit on a cancelled context)
+_CANCELLED = re.compile(r"\bcancel(?:l?ed|l?ing|lation)\b", re.IGNORECASE)
+
+
+def image_build_kill(text: str) -> Optional[str]:
+    """How the text shows a process killed (SIGKILL) inside a container image build step, or None:
+    there no terminal, job time limit or supervisor sends that signal to a step, and a cancelled
+    build says so; what is left is the kernel's (or the Docker Desktop VM's) out-of-memory killer."""
+    if not ("137" in text or "Killed" in text or "signal" in text) or _CANCELLED.search(text):
+        return None
+    if _BUILD_STEP_KILLED.search(text):
+        return ("an image build's step exited with code 137 (SIGKILL), which inside a build only the "
+                "out-of-memory killer sends")
+    if _KILLED.search(text) and _IMAGE_BUILD.search(text):
+        return ("it was killed (SIGKILL) inside a container image build, where only the out-of-memory "
+                "killer sends that")
+    return None

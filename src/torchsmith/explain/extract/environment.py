@@ -7,7 +7,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract import gpunames
-from torchsmith.explain.extract.containers import docker_shm
+from torchsmith.explain.extract.containers import docker_shm, image_build_kill
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
@@ -328,6 +328,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
     env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
+    env.image_build_kill = image_build_kill(text)
     env.services = services(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched

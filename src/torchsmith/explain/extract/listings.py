@@ -1,0 +1,93 @@
+"""What pip's listing of the torch versions it could see proves about the index it read. Pure.
+
+pip's "(from versions: ...)" names every version of the package that the indexes and links pages it
+read offer a file of for this interpreter (``src/pip/_internal/index/package_finder.py``, the
+candidates left after the link evaluator; ``resolution/resolvelib/factory.py`` prints them), each as
+the file names it: a local version label (``2.5.1+cu121``) is part of the version. PyPI lists no
+local labels; each of PyTorch's per-variant indexes (``download.pytorch.org/whl/cu121``) lists its
+own variant's builds under that label. A listing whose every entry carries one label is therefore
+that variant's index (or a mirror of it) and nothing else, and the release data says which torch
+releases were ever published for that variant.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+from torchsmith.compat import VARIANT_TOKEN
+from torchsmith.explain.extract.model import InstallerError
+from torchsmith.versions import version_tuple
+
+if TYPE_CHECKING:
+    from torchsmith.kb import KnowledgeBase
+    from torchsmith.refusal import Refusal
+
+__all__ = ["listed_variant", "variant_index_lacks_release"]
+
+_LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
+_SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
+            "https://github.com/pypa/pip/blob/24.0/src/pip/_internal/resolution/resolvelib/factory.py",
+            "https://download.pytorch.org/whl/torch/")
+
+
+def listed_variant(listed: Sequence[str]) -> Optional[str]:
+    """The one variant label every listed version carries (None: a plain version, or several)."""
+    labels = set()
+    for entry in listed:
+        match = _LABELLED.fullmatch(entry.strip())
+        if match is None:
+            return None
+        labels.add(match.group("variant"))
+    return labels.pop() if len(labels) == 1 else None
+
+
+def _allowed(spec: str, versions: Sequence[str]) -> List[str]:
+    """The releases (no pre-releases) that ``spec`` allows; [] for a specifier packaging rejects."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return []
+    return [v for v in versions if wanted.contains(Version(v), prereleases=False)]
+
+
+def _dropped(allowed: Sequence[str], read: Sequence[str]) -> bool:
+    """Whether the releases whose variant list is still incomplete (``uncertain``: the newest) come
+    only after one whose list is complete: a variant missing from that one had been dropped before
+    them (PyTorch drops a CUDA variant for a newer one; the data holds no variant that came back)."""
+    first = read[0]
+    return all(version_tuple(v) > version_tuple(first) for v in allowed if v not in read)
+
+
+def variant_index_lacks_release(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip found no torch for a requirement, and listed only builds of one variant: it read that
+    variant's index alone, and no torch release the requirement allows was ever published for that
+    variant (the data's variant lists, read from the PyTorch indexes). Not where a release it allows
+    has that variant (then the interpreter or the platform lacks its wheel), nor where the data lists
+    only some builds of one of them (an ``uncertain`` release)."""
+    if kb is None:
+        return []
+    from torchsmith.refusal.model import split_requirement
+
+    releases = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        name, spec, _ = split_requirement(missing.said)
+        variant = listed_variant(missing.listed) if missing.installer == "pip" and name == "torch" else None
+        asked = re.search(r"\+(?P<variant>[\w.]+)", spec)
+        if variant is None or not spec or (asked is not None and asked.group("variant") != variant):
+            continue
+        allowed = sorted(_allowed(re.sub(r"\+[\w.]+", "", spec), list(releases)), key=version_tuple)
+        read = [v for v in allowed if not releases[v].uncertain]
+        if not read or any(releases[v].variant(variant) for v in allowed) or not _dropped(allowed, read):
+            continue
+        built = sorted((v for v, r in releases.items() if r.variant(variant)), key=version_tuple)
+        span = f"its builds are torch {built[0]} to {built[-1]}" if built else "no torch release has it"
+        why = (f"pip listed only {variant} builds, so the index it read is PyTorch's {variant} index (PyPI "
+               f"lists no +label, and each per-variant index lists its own); none of the torch releases "
+               f"torch{spec} allows ({read[0]} to {read[-1]}) was published for {variant}: {span}")
+        return [InstallerError("index", "build-unpublished", f"torch{spec} from the {variant} index", why,
+                               "torch", _SOURCES)]
+    return []
