@@ -74,3 +74,15 @@ def test_a_cufft_failure_without_an_older_build_stays_a_status() -> None:
     assert stated("which torch for cu117 works on an RTX 4090?\n" + _CUFFT) == ["gpu-library-status"]
     assert extract("pytorch with cu117\n").environment.torch_cuda == "11.7"
     assert extract("torch for cu117\n").environment.torch_cuda is None
+
+
+def test_a_release_named_without_its_variant_lacks_the_gpu_only_where_no_variant_carries_it() -> None:
+    # collect_env's line names the release; none of 2.0.1's CUDA variants (cu117, cu118) has sm_120
+    text = _NO_IMAGE + "PyTorch version: 2.0.1\nGPU 0: NVIDIA GeForce RTX 5090\n"
+    assert stated(text) == ["arch-not-compiled"]
+    # every CUDA variant of 2.4.1 starts at sm_50 or above: a Kepler K40 (sm_35) is older than all
+    assert stated(_NO_IMAGE + "PyTorch version: 2.4.1\nGPU 0: Tesla K40m\n") == ["gpu-too-old-for-torch"]
+    # 2.4.1+cu118 still carries sm_37: the K80 runs on one variant, so the text does not decide
+    assert stated(_NO_IMAGE + "PyTorch version: 2.4.1\nGPU 0: Tesla K80\n") == ["no-kernel-image"]
+    # 2.7.1's cu128 carries sm_120, its cu126 does not: which was installed?
+    assert stated(_NO_IMAGE + "PyTorch version: 2.7.1\nGPU 0: NVIDIA GeForce RTX 5090\n") == ["no-kernel-image"]

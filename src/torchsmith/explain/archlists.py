@@ -18,12 +18,13 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import named_capabilities
 from torchsmith.kb import KnowledgeBase
+from torchsmith.kb.model import VariantBuild
 from torchsmith.versions import version_tuple
 
-__all__ = ["ARCH_LIST_CONFIRMATIONS"]
+__all__ = ["ARCH_LIST_CONFIRMATIONS", "every_cuda_variant"]
 
 # Packages that copy torch's check with the same words over their own list (spconv's cumm reads
 # CUMM_CUDA_ARCH_LIST): a refusal raised there says nothing of torch's list.
@@ -94,6 +95,15 @@ def _platform(extracted: Extracted) -> str:
     if env.platform == "windows":
         return "windows-x86_64"
     return "linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64"
+
+
+def every_cuda_variant(env: Environment, kb: KnowledgeBase) -> List[VariantBuild]:
+    """Where the text names a torch release but not its variant: each CUDA variant the data has of
+    it (any one may be the build installed); [] where it names a variant, another kind or none."""
+    release = kb.release(env.torch) if env.torch and not env.torch_cpu_only else None
+    if release is None or "+" in (env.torch or "") or env.torch_cuda:
+        return []
+    return [variant for variant in release.variants if variant.kind == "cuda"]
 
 
 def _torch_arch_lists(extracted: Extracted, kb: KnowledgeBase) -> Tuple[str, List[Sequence[str]]]:
