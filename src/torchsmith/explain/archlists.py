@@ -123,14 +123,19 @@ def _torch_arch_lists(extracted: Extracted, kb: KnowledgeBase) -> Tuple[str, Lis
     return f"torch {release.version}{named}", [archs for archs in lists if archs]
 
 
+# the CUDA runtime's and driver's errors (extract.gpu); any other library's error in the text points at it
+_RUNTIME_APIS = frozenset({"cuda", "cuda-driver"})
+
+
 def _torch_build_carries_gpu(extracted: Extracted, facts: Mapping[str, Any],
                              kb: Optional[KnowledgeBase]) -> Optional[str]:
     """torch has compiled (SASS) code for every GPU the text names (or the capability it prints):
     the arch list torch printed, or the data's list of the torch release the text names (of its
     +cuXYZ variant, or of every CUDA variant where it names none). A kernel-image error then comes
-    from another binary: a compiled extension's. Jetson GPUs are left out (their builds are others)."""
-    if kb is None:
-        return None
+    from another binary: a compiled extension's, unless the text shows another GPU library failing
+    (NCCL's kernels, cuBLAS's). Jetson GPUs are left out (their builds are others)."""
+    if kb is None or extracted.nccl or any(e.api not in _RUNTIME_APIS for e in extracted.gpu_errors):
+        return None  # NCCL's or a CUDA library's own kernels (an old NCCL on a new GPU) are no extension's
     shown = _gpus_shown(extracted, facts, kb)
     build, lists = _torch_arch_lists(extracted, kb)
     if not shown or not lists or any(cc in kb.integrated_ccs for cc in shown):
