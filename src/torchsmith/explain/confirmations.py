@@ -62,8 +62,10 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
 
 def _docker_default_shm_shown(extracted: Extracted, facts: Mapping[str, Any],
                               kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host:
-    the container's /dev/shm is Docker's default 64 MB (extract.containers)."""
+    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host: the
+    container's /dev/shm is Docker's default 64 MB; or df shows a /dev/shm that small (extract.containers)."""
+    if extracted.environment.docker_shm == "small":
+        return "df shows a /dev/shm of 64 MB or less (Docker's default size)"
     if extracted.environment.docker_shm != "default":
         return None
     return "docker run without --shm-size or --ipc=host: the container's /dev/shm is Docker's default 64 MB"
