@@ -102,3 +102,23 @@ def test_a_listing_several_platforms_share_or_a_build_made_for_that_platform_pro
     for text in (x86_64, cpu):
         assert not any(kind == "build-unpublished" for kind, _ in facts(text))
         assert "torch-cuda-build-not-published" not in stated(text)
+
+
+def test_the_default_cuda_build_listed_plain_beside_the_others_labelled_was_published_unlabelled() -> None:
+    # torch 1.7.1's default CUDA build (PyPI's on Linux) is cu102.
+    listed = "1.7.0, 1.7.0+cpu, 1.7.0+cu101, 1.7.1, 1.7.1+cpu, 1.7.1+cu101, 1.7.1+cu110"
+    text = _NOT_FOUND.format(req="torch==1.7.1+cu102", listed=listed)
+    assert ("label-absent", "torch==1.7.1+cu102") in facts(text)
+    assert stated(text) == ["local-version-label-absent"]
+
+
+def test_an_index_that_labels_default_builds_or_lists_no_plain_release_is_not_a_label_absent() -> None:
+    labels_defaults = _NOT_FOUND.format(req="torch==1.7.1+cu102",
+                                        listed="1.7.0+cu102, 1.7.1, 1.7.1+cpu, 1.7.1+cu101")
+    no_plain = _NOT_FOUND.format(req="torch==1.7.1+cu102", listed="1.7.1+cpu, 1.7.1+cu101, 1.7.1+cu110")
+    not_default = _NOT_FOUND.format(req="torch==1.7.1+cu92", listed="1.7.1, 1.7.1+cpu, 1.7.1+cu101")
+    # From torch 1.8.1 on the default build carries its label (torch-1.8.1+cu102 on whl/cu102).
+    labelled_since = _NOT_FOUND.format(req="torch==1.9.0+cu102", listed="1.9.0, 1.9.0+cpu, 1.9.0+cu111")
+    for text in (labels_defaults, no_plain, not_default, labelled_since):
+        assert not any(kind == "label-absent" for kind, _ in facts(text))
+        assert "local-version-label-absent" not in stated(text)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from torchsmith.kb.model import TorchRelease
     from torchsmith.refusal import Refusal
 
-__all__ = ["build_missing_on_listed_platform", "listed_variant", "variant_index_lacks_release"]
+__all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
+           "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -139,4 +140,48 @@ def build_missing_on_listed_platform(refusal: Refusal, kb: Optional[KnowledgeBas
                f"{release.version}+{pin.group('variant')} was built for {where} only")
         asked = f"torch=={release.version}+{pin.group('variant')} on {' or '.join(platforms)}"
         return [InstallerError("index", "build-unpublished", asked, why, "torch", _SOURCES)]
+    return []
+
+
+# PyTorch published a release's default CUDA build (PyPI's on Linux) unlabelled up to torch 1.8.0
+# (whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64.whl, whl/cu101/torch-1.4.0-...) and labelled from
+# 1.8.1 on (whl/cu102/torch-1.8.1%2Bcu102-cp37-cp37m-linux_x86_64.whl), as the index's file names show.
+_LAST_UNLABELLED_DEFAULT = "1.8.0"
+_PAGE_SOURCES = ("https://download.pytorch.org/whl/torch_stable.html",
+                 "https://download.pytorch.org/whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64.whl",
+                 "https://download.pytorch.org/whl/cu102/torch-1.8.1%2Bcu102-cp37-cp37m-linux_x86_64.whl",
+                 "https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py")
+
+
+def default_build_listed_unlabelled(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip found no ``torch==X+cuXXX`` where cuXXX is release X's default CUDA build (the one PyPI
+    serves for Linux x86_64 unlabelled), and its listing holds labelled builds of X (so it read a
+    PyTorch page, not PyPI alone) and a plain X, but no X+cuXXX: PyTorch published a release's
+    default CUDA build without a local label, as PyPI's (whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64
+    .whl on torch_stable.html; labelled from 1.8.1 on), so the pin's label matches no file and the
+    plain X is that build. Not where the listing labels a release's default CUDA build."""
+    if kb is None:
+        return []
+    from torchsmith.explain.extract.indexes import _labels_defaults
+
+    known = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        pin = _PIN.fullmatch(missing.said[len("torch"):]) if missing.said.startswith("torch=") else None
+        release = known.get(pin.group("version")) if pin is not None else None
+        if missing.installer != "pip" or pin is None or release is None:
+            continue
+        version, variant = pin.group("version"), pin.group("variant")
+        labels = {entry.partition("+")[2] for entry in missing.listed if entry.startswith(version + "+")}
+        if release.pypi_default.get("linux-x86_64") != variant or version not in missing.listed \
+                or not labels or variant in labels \
+                or version_tuple(version) > version_tuple(_LAST_UNLABELLED_DEFAULT):
+            continue
+        if _labels_defaults(missing.listed, ["linux-x86_64"], known):
+            continue  # this index labels some release's default build (the per-variant indexes now do)
+        why = (f"pip listed torch {version} plain beside its {', '.join(sorted(labels))} builds, so it read "
+               f"a PyTorch page, and {variant} is torch {version}'s default CUDA build, which PyTorch "
+               f"published without a +{variant} label (as PyPI's): =={version}+{variant} names no file, "
+               f"the plain {version} there is that build")
+        return [InstallerError("pip", "label-absent", f"torch=={version}+{variant}", why, "torch",
+                               _PAGE_SOURCES)]
     return []
