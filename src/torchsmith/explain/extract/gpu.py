@@ -61,6 +61,13 @@ _CODES = (
     # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"; its CUCHECK (driver API,
     # NVIDIA/nccl src/include/checks.h) adds the code: "Cuda failure 802 'system not yet initialized'"
     (re.compile(r"Cuda failure (?:(?P<code>\d{1,3}) )?'(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
+    # ggml's ggml_cuda_init: "failed to initialize CUDA: %s" with cudaGetErrorString; "ROCm" in its
+    # HIP builds (ggml-org/llama.cpp@f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8 ggml/src/ggml-cuda/ggml-cuda.cu)
+    (re.compile(r"\bfailed to initialize CUDA: (?P<message>[a-zA-Z][^\n]{3,120})"), "cuda"),
+    (re.compile(r"\bfailed to initialize ROCm: (?P<message>[a-zA-Z][^\n]{3,120})"), "hip"),
+    # ollama's runtime probe: "cudart init failure: %d", cudaError_t's code
+    # (ollama/ollama@08f8471dba9846a015b37cc829688aaa4438a78e gpu/gpu_info_cudart.c)
+    (re.compile(r"\bcudart init failure: (?P<code>\d{1,3})\b"), "cuda"),
     # The CUDA libraries' statuses as numbers: "cusolver error: 7", "cuBLAS status 13"
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
@@ -159,7 +166,7 @@ def _quoted(message: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> O
     return None
 
 
-_INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:")
+_INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:|ggml_cuda_init|init failure: \d")
 
 
 def _staged(error: GpuError, joined: str, at: int) -> GpuError:
@@ -171,6 +178,17 @@ def _staged(error: GpuError, joined: str, at: int) -> GpuError:
 def _sentence(message: str) -> str:
     """A message read from joined lines ends at its sentence's end."""
     return re.split(r"(?<=[a-z)])\.(?:\s|$)|\s{2,}| CUDA kernel errors| For debugging", message)[0].strip()
+
+
+# ollama's driver probe: "cuda driver library init failure: %d", cuInit's CUresult
+# (ollama/ollama@08f8471dba9846a015b37cc829688aaa4438a78e gpu/gpu_info_nvcuda.c)
+_CUINIT = re.compile(r"\bcuda driver library init failure: (?P<code>\d{1,3})\b")
+# nvidia-smi when NVML returns no handle for a GPU it enumerated: "Unable to determine the device
+# handle for GPU0: 0000:C1:00.0: Unknown Error" (older: "for GPU 0000:01:00.0: Not Found"); the
+# last part is nvmlErrorString's (nvml.h), e.g. "GPU is lost" for NVML_ERROR_GPU_IS_LOST
+_SMI_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU|gpu) ?\d*"
+                         r"(?::? (?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])?: "
+                         r"(?P<message>[A-Za-z][^\n]{3,120})")
 
 
 # The NVIDIA driver's Xid report in the kernel log: "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen
@@ -229,6 +247,14 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
             add(quoted)
     for error in _xids(text, vocab.get("xid", ())):
         add(error)
+    for match in _CUINIT.finditer(joined):
+        row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
+        if row is not None:
+            add(replace(_from_row("cuda-driver", row), stage="init"))
+    for match in _SMI_HANDLE.finditer(text):
+        handle = _by_message("nvml", _sentence(match.group("message")), None, vocab)
+        if handle is not None:
+            add(handle)
     for match in _NVML.finditer(text):
         message = _sentence(match.group("message"))
         # the driver's own strings (nvidia-smi's) are not published: kept as read
