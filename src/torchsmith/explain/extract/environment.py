@@ -107,10 +107,14 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"
                         r"|\b(?P<v2>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)"
                         r" (?=Mac(?:Book| ?mini| Studio|\b)|iMac\b)")),
-    # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words
-    # (not a minimum such as "supported on MacOS 12.3+")
+    # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words,
+    # "my MacOs is `12.7.6`", "macOS Sonoma 14.5" (not a minimum: "supported on MacOS 12.3+", "macOS 13.0
+    # or later")
     ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"
-                         r"|\b[Mm]ac ?OS(?: X)?(?: version)?:? (?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])")),
+                         r"|\b[Mm]ac ?O[Ss](?: X)?(?: version)?(?::| is)?"
+                         r"(?: (?:Catalina|Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe))? `?"
+                         r"(?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])"
+                         r"(?! ?(?:or|and) (?:later|newer|above|higher))")),
     (
         "jetson",
         re.compile(
