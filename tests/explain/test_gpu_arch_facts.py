@@ -111,3 +111,12 @@ def test_a_torch_release_named_without_its_rocm_release_lacks_a_target_none_of_i
     # a target one build of it carries (gfx1030), or no torch release named: the family
     assert stated(text.replace("gfx1100", "gfx1030")) == ["hip-invalid-device-function"]
     assert stated("Name: gfx1100\n>>> import torch\n" + _NO_CODE_OBJECT) == ["hip-invalid-device-function"]
+
+
+def test_cudnn_9s_own_arch_and_execution_statuses_on_a_gpu_newer_than_the_build() -> None:
+    # cudnnStatus_t of cuDNN 9 (cudnn_graph.h): the v8 names split into sub-statuses
+    for status in ("CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "CUDNN_STATUS_EXECUTION_FAILED_CUDART"):
+        text = (f"torch.__version__: 2.1.2+cu118\nGPU 0: NVIDIA GeForce RTX 5080\n"
+                f"RuntimeError: cuDNN error: {status}\n")
+        assert stated(text) == ["cuda-build-older-than-gpu"], status
+        assert stated(text.replace("RTX 5080", "RTX 4080")) == ["gpu-library-status"], status
