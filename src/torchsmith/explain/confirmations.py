@@ -426,6 +426,33 @@ def _ffmpeg_major_not_supported(extracted: Extracted, facts: Mapping[str, Any],
     return f"ffmpeg shows version {installed}, and this build supports FFmpeg {', '.join(supported)}"
 
 
+# --- a package's compiled module that is not there (extension-not-built) -----------------------
+
+_IN_TORCH = re.compile(r"(?:^|[\\/])torch[\\/]")
+
+
+def _compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The compiled module is shown absent from a package that is not torch's: Python's "cannot import
+    name '_C' from 'pkg'" (importlib's _handle_fromlist ignores only the submodule's own
+    ModuleNotFoundError, so a file that exists but fails to load raises its loader's error instead);
+    or the name is undefined where a package's own file uses it (its try/except import failed), in a
+    file or frame outside torch (torch's own source tree says so from torch/__init__.py); or
+    text-generation-inference's fixed message for its kernel packages."""
+    if facts.get("said"):
+        return "text-generation-inference's own message names the kernel package it could not import"
+    module, package = facts.get("module"), facts.get("package")
+    if isinstance(package, str):
+        return f"Python found no module {module} in {package}: its compiled file is not there"
+    place = facts.get("file")
+    if isinstance(place, str) and place != "__init__.py":
+        return f"{place} uses {module}, which its own failed import left undefined"
+    frame = extracted.frames[-1] if extracted.frames else None
+    if frame is not None and not _IN_TORCH.search(frame.path):
+        return f"{frame.path} uses {module}, which its own failed import left undefined"
+    return None
+
+
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
@@ -452,4 +479,5 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "toolkit_other_major_shown": _toolkit_other_major_shown,
     "both_onnxruntime_packages_shown": _both_onnxruntime_packages_shown,
     "ffmpeg_major_not_supported": _ffmpeg_major_not_supported,
+    "compiled_module_absence_shown": _compiled_module_absence_shown,
 }

@@ -1,0 +1,53 @@
+"""Loader and compiled-companion failures decided by a fact the text holds (a compiled module shown
+absent, the file that uses it, a header torch removed, whose symbol a library lacks), with the texts
+where that fact is absent or points elsewhere, which stay a family or say nothing."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+
+def test_a_packages_compiled_module_shown_absent_is_an_extension_not_built() -> None:
+    # CPython: "cannot import name %R from %R (%S)" once the submodule file was not found
+    text = ("Traceback (most recent call last):\n"
+            '  File "/home/ana/detr/models/ops/functions.py", line 4, in <module>\n'
+            "    from maskrcnn_benchmark import _C\n"
+            "ImportError: cannot import name '_C' from 'maskrcnn_benchmark' "
+            "(/home/ana/maskrcnn-benchmark/maskrcnn_benchmark/__init__.py)\n")
+    assert stated(text) == ["extension-not-built"]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert "maskrcnn_benchmark" in found.cause and "compiled file is not there" in found.cause
+
+
+def test_torchs_own_compiled_module_missing_is_not_a_packages_extension() -> None:
+    for owner in ("torch", "torchvision", "torchaudio"):
+        text = f"ImportError: cannot import name '_C' from '{owner}' (/src/{owner}/{owner}/__init__.py)\n"
+        assert "extension-not-built" not in stated(text), owner
+
+
+def test_undefined_c_module_in_a_packages_file_is_an_extension_not_built() -> None:
+    text = ("Traceback (most recent call last):\n"
+            '  File "/opt/venv/lib/python3.10/site-packages/roi_tools/layers/roi_align.py", line 21, in forward\n'
+            "    output = _C.roi_align_forward(input, roi, spatial_scale)\n"
+            "NameError: name '_C' is not defined\n")
+    assert stated(text) == ["extension-not-built"]
+    assert stated("error: name '_C' is not defined in roi_align.py\n") == ["extension-not-built"]
+
+
+def test_undefined_c_module_in_torch_or_nowhere_shown_is_not_an_extension_not_built() -> None:
+    in_torch = ("Traceback (most recent call last):\n"
+                '  File "/home/u/pytorch/torch/__init__.py", line 61, in <module>\n'
+                "    _C._initExtension()\n"
+                "NameError: name '_C' is not defined\n")
+    assert "extension-not-built" not in stated(in_torch)
+    assert "extension-not-built" not in stated("NameError: name '_C' is not defined\n")
+    assert "extension-not-built" not in stated("error: name '_C' is not defined in __init__.py\n")
+
+
+def test_a_frame_line_cut_at_its_head_still_names_its_file() -> None:
+    text = ("\\envs\\seg\\lib\\site-packages\\roi_tools\\layers\\nms.py\", line 9, in nms\n"
+            "    keep = _C.nms(boxes, scores, thresh)\n"
+            "NameError: name '_C' is not defined\n")
+    assert stated(text) == ["extension-not-built"]
