@@ -51,3 +51,10 @@ def test_a_frame_line_cut_at_its_head_still_names_its_file() -> None:
             "    keep = _C.nms(boxes, scores, thresh)\n"
             "NameError: name '_C' is not defined\n")
     assert stated(text) == ["extension-not-built"]
+
+
+def test_a_removed_th_header_retold_as_its_include_line_is_source_for_another_torch() -> None:
+    # torch 1.11 removed the THC headers (its release notes); the compiler's words retyped around <...>
+    text = "building roiaware_pool3d: <THCUNN/THCUNN.h> No such file or directory, with torch 1.13\n"
+    assert stated(text) == ["extension-source-needs-other-torch"]
+    assert stated("src/iou3d.cpp includes <THC/THC.h> and compiles fine with torch 1.10\n") == []
