@@ -58,3 +58,32 @@ def test_a_removed_th_header_retold_as_its_include_line_is_source_for_another_to
     text = "building roiaware_pool3d: <THCUNN/THCUNN.h> No such file or directory, with torch 1.13\n"
     assert stated(text) == ["extension-source-needs-other-torch"]
     assert stated("src/iou3d.cpp includes <THC/THC.h> and compiles fine with torch 1.10\n") == []
+
+
+def test_a_companion_library_lacking_a_torch_c_shim_symbol_needs_another_torch() -> None:
+    # torch/csrc/stable/c/shim.h: torch_* C functions, each added in one torch release
+    text = ("OSError: /opt/venv/lib/python3.12/site-packages/torchcodec/libtorchcodec_core7.so: "
+            "undefined symbol: torch_dtype_float8_e8m0fnu\n")
+    assert stated(text) == ["companion-needs-other-torch"]
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.cause.startswith("torchcodec")
+    assert stated("libtorchaudio.so: undefined symbol: aoti_torch_get_device_index\n") == [
+        "companion-needs-other-torch"]
+    told = "undefined symbol: torch_new_scalar_int while loading libtorchcodec_core8.so\n"
+    assert stated(told) == ["companion-needs-other-torch"]
+
+
+def test_a_companion_library_lacking_another_librarys_symbol_is_not_a_torch_mismatch() -> None:
+    # an FFmpeg function: the FFmpeg found is another release, not torch
+    ffmpeg = "OSError: libtorchcodec_core7.so: undefined symbol: av_packet_side_data_get\n"
+    assert "companion-needs-other-torch" not in stated(ffmpeg)
+    # a torch C symbol missing from a library that is no companion's: which package is not shown
+    other = "OSError: /tmp/build/libmykernels.so: undefined symbol: torch_dtype_float4_e2m1fn_x2\n"
+    assert "companion-needs-other-torch" not in stated(other)
+
+
+def test_torchs_c_shim_names_are_torchs_symbols() -> None:
+    from torchsmith.explain.extract.loader import symbol_owner
+    assert symbol_owner("torch_dtype_float4_e2m1fn_x2", None)[0] == "torch"
+    assert symbol_owner("aoti_torch_create_tensor_from_blob", None)[0] == "torch"
+    assert symbol_owner("torchvision_version", None)[0] is None
