@@ -29,7 +29,8 @@ def test_torchs_own_compiled_module_missing_is_not_a_packages_extension() -> Non
 
 def test_undefined_c_module_in_a_packages_file_is_an_extension_not_built() -> None:
     text = ("Traceback (most recent call last):\n"
-            '  File "/opt/venv/lib/python3.10/site-packages/roi_tools/layers/roi_align.py", line 21, in forward\n'
+            '  File "/opt/venv/lib/python3.10/site-packages/roi_tools/layers/roi_align.py", '
+            "line 21, in forward\n"
             "    output = _C.roi_align_forward(input, roi, spatial_scale)\n"
             "NameError: name '_C' is not defined\n")
     assert stated(text) == ["extension-not-built"]
@@ -87,3 +88,35 @@ def test_torchs_c_shim_names_are_torchs_symbols() -> None:
     assert symbol_owner("torch_dtype_float4_e2m1fn_x2", None)[0] == "torch"
     assert symbol_owner("aoti_torch_create_tensor_from_blob", None)[0] == "torch"
     assert symbol_owner("torchvision_version", None)[0] is None
+
+
+C10_126 = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+           '"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\{dll}" or one of its dependencies.\n')
+
+
+def test_c10_dll_not_loading_is_the_visual_cpp_runtime_missing() -> None:
+    # c10.dll imports only Windows, the UCRT and MSVCP140/VCRUNTIME140(_1) in every wheel read
+    assert stated(C10_126.format(dll="c10.dll")) == ["vc-redist-missing"]
+    (found,) = explain_report(C10_126.format(dll="c10.dll"), CATALOG, kb=KB).explanations
+    assert "VCRUNTIME140.DLL" in found.cause
+    ctypes_words = ("FileNotFoundError: Could not find module 'C:\\Python39\\lib\\site-packages\\torch\\lib\\"
+                    "c10.dll' (or one of its dependencies). "
+                    "Try using the full path with constructor syntax.\n")
+    assert stated(ctypes_words) == ["vc-redist-missing"]
+
+
+def test_a_torch_dll_that_needs_torchs_own_dlls_stays_the_family() -> None:
+    # shm.dll also imports c10.dll and torch_cpu.dll: which one failed is not shown
+    assert stated(C10_126.format(dll="shm.dll")) == ["windows-dll-load-failed"]
+    # another package's DLL of a name torch also ships
+    other = ("FileNotFoundError: Could not find module 'C:\\env\\Lib\\site-packages\\uvloop\\uv.dll' "
+             "(or one of its dependencies).\n")
+    assert "vc-redist-missing" not in stated(other)
+
+
+def test_c10_dll_failing_otherwise_or_in_a_gpu_build_is_not_judged_by_the_cpu_wheels() -> None:
+    init = ('OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. '
+            'Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.\n')
+    assert "vc-redist-missing" not in stated(init)
+    gpu = "torch 2.5.1+cu124\n" + C10_126.format(dll="c10.dll")
+    assert "vc-redist-missing" not in stated(gpu)

@@ -106,7 +106,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
                            "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
                            "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
-                           "gpu_newer_than_build_cuda", "compiled_module_absence_shown"})
+                           "gpu_newer_than_build_cuda", "compiled_module_absence_shown",
+                           "dll_needs_only_vc_runtime"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.loadchecks import compiled_module_absence_shown, dll_needs_only_vc_runtime
 from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
@@ -426,33 +427,6 @@ def _ffmpeg_major_not_supported(extracted: Extracted, facts: Mapping[str, Any],
     return f"ffmpeg shows version {installed}, and this build supports FFmpeg {', '.join(supported)}"
 
 
-# --- a package's compiled module that is not there (extension-not-built) -----------------------
-
-_IN_TORCH = re.compile(r"(?:^|[\\/])torch[\\/]")
-
-
-def _compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any],
-                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The compiled module is shown absent from a package that is not torch's: Python's "cannot import
-    name '_C' from 'pkg'" (importlib's _handle_fromlist ignores only the submodule's own
-    ModuleNotFoundError, so a file that exists but fails to load raises its loader's error instead);
-    or the name is undefined where a package's own file uses it (its try/except import failed), in a
-    file or frame outside torch (torch's own source tree says so from torch/__init__.py); or
-    text-generation-inference's fixed message for its kernel packages."""
-    if facts.get("said"):
-        return "text-generation-inference's own message names the kernel package it could not import"
-    module, package = facts.get("module"), facts.get("package")
-    if isinstance(package, str):
-        return f"Python found no module {module} in {package}: its compiled file is not there"
-    place = facts.get("file")
-    if isinstance(place, str) and place != "__init__.py":
-        return f"{place} uses {module}, which its own failed import left undefined"
-    frame = extracted.frames[-1] if extracted.frames else None
-    if frame is not None and not _IN_TORCH.search(frame.path):
-        return f"{frame.path} uses {module}, which its own failed import left undefined"
-    return None
-
-
 TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
@@ -479,5 +453,6 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "toolkit_other_major_shown": _toolkit_other_major_shown,
     "both_onnxruntime_packages_shown": _both_onnxruntime_packages_shown,
     "ffmpeg_major_not_supported": _ffmpeg_major_not_supported,
-    "compiled_module_absence_shown": _compiled_module_absence_shown,
+    "compiled_module_absence_shown": compiled_module_absence_shown,
+    "dll_needs_only_vc_runtime": dll_needs_only_vc_runtime,
 }
