@@ -153,7 +153,8 @@ def test_a_killed_compiler_is_out_of_memory_only_where_the_oom_killer_is_shown()
     assert stated(text) == ["compiler-killed"]
     report = explain_report(text, CATALOG, kb=KB)
     assert len(report.explanations[0].candidates) == 3
-    assert ("compiler-killed-oom", "not shown in the text: oom kill shown") in report.contradicted
+    not_shown = "not shown in the text: oom kill shown or killed in image build"
+    assert ("compiler-killed-oom", not_shown) in report.contradicted
     for shown in ("[ 812.3] Out of memory: Killed process 4182 (cc1plus) total-vm:812044kB",
                   "kernel: cc1plus invoked oom-killer: gfp_mask=0x100cca", "Reason: OOMKilled",
                   "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=12.batch"):
@@ -179,6 +180,35 @@ def test_pip_killed_is_out_of_memory_only_where_the_oom_killer_is_shown() -> Non
     assert stated(text) == ["pip-killed"]
     shown = read_sample(CORPUS / "pip-killed-oom--1.txt")[1]  # pytorch#1022: dmesg's OOM line
     assert stated(shown) == ["pip-killed-oom"]
+
+
+def test_a_kill_inside_an_image_build_step_is_the_out_of_memory_killer() -> None:
+    # No terminal, job time limit or supervisor signals a build step; a cancelled build says so.
+    pip = ("Step 4/9 : RUN pip install torch==2.1.0\n"
+           "Collecting torch==2.1.0\n  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\n"
+           "Killed\n")
+    assert stated(pip) == ["pip-killed"]
+    # the classic builder's report (moby builder/dockerfile/internals.go), BuildKit's (ops/exec.go)
+    classic = "The command '/bin/sh -c pip install torch==2.1.0' returned a non-zero code: 137"
+    buildkit = ('ERROR: failed to solve: process "/bin/sh -c pip install torch==2.1.0" did not complete '
+                "successfully: exit code: 137")
+    buildah = ('Error: building at STEP "RUN pip install torch==2.1.0": while running runtime: '
+               "exit status 137")
+    for report in (classic, buildkit, buildah):
+        assert stated(pip + report) == ["pip-killed-oom"], report
+        (found,) = explain_report(pip + report, CATALOG, kb=KB).explanations
+        assert "exited with code 137" in found.cause
+    # another exit code is the step's own failure, not a kill; a cancelled build kills its step too
+    assert stated(pip + classic.replace("137", "1")) == ["pip-killed"]
+    assert stated(pip + buildkit + "\nERROR: failed to solve: Canceled: context canceled") == ["pip-killed"]
+    gcc = "c++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated."
+    assert stated(gcc) == ["compiler-killed"]
+    for said in ("$ docker build -t myimage .", "Building the Docker image fails:", "podman build ."):
+        assert stated(said + "\n" + gcc) == ["compiler-killed-oom"], said
+    # a container that is only run, or an image only pulled, is no build
+    for other in ("$ docker run --rm -it myimage make -j8",
+                  "docker pull nvidia/cuda:12.1.0-devel-ubuntu22.04"):
+        assert stated(other + "\n" + gcc) == ["compiler-killed"], other
 
 
 def test_the_macos_architecture_message_is_read_in_its_direction() -> None:
@@ -238,6 +268,17 @@ def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -
     assert stated(check + "\n" + text) == ["dataloader-worker-bus-error"]
     for compose in ("services:\n  train:\n    shm_size: '16gb'", "services:\n  train:\n    ipc: host"):
         assert extract(run + "\n" + compose, KB).environment.docker_shm == "set", compose
+    # df -h shows the mount's size: Docker's (and Kubernetes') 64 MB or less is evidence, a larger one
+    # is none, whatever a docker run asked for
+    header = "Filesystem      Size  Used Avail Use% Mounted on\n"
+    for row in ("shm              64M     0   64M   0% /dev/shm",
+                "tmpfs            32M  1.2M   31M   4% /dev/shm"):
+        assert extract(header + row, KB).environment.docker_shm == "small", row
+        assert stated(text + "\n" + header + row) == ["dataloader-shm-too-small"], row
+    for row in ("shm              16G     0   16G   0% /dev/shm",
+                "tmpfs           7.8G  1.2M  7.8G   1% /dev/shm"):
+        assert extract(run + "\n" + header + row, KB).environment.docker_shm == "set", row
+        assert stated(text + "\n" + header + row) == ["dataloader-worker-bus-error"], row
     # another errno, or a file that is not torch's shm object, shows no full /dev/shm
     for other in ("RuntimeError: unable to write to file </torch_1394_2747491098>: Bad address (14)",
                   "RuntimeError: unable to write to file </data/cache.bin>"):

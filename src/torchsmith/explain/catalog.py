@@ -93,7 +93,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "rocm_torch_shown", "pins_agree",
                             "cl_looked_up_without_build"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
-CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_shown", "shm_full_shown",
+CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
+                           "overflow_shown", "shm_full_shown",
                            "docker_default_shm_shown", "channel_known_upstream",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",
@@ -106,7 +107,8 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "overflow_s
                            "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
                            "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
                            "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
-                           "gpu_newer_than_build_cuda", "compiled_module_absence_shown",
+                           "gpu_newer_than_build_cuda", "torch_build_carries_gpu",
+                           "extension_own_wording", "compiled_module_absence_shown",
                            "dll_needs_only_vc_runtime"})
 
 

@@ -40,6 +40,13 @@ def _oom_kill_shown(extracted: Extracted, facts: Mapping[str, Any],
     return "the out-of-memory killer's log line" if "oom-killed" in extracted.symptoms else None
 
 
+def _killed_in_image_build(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The SIGKILL came inside a container image build step (extract.containers): no terminal, job
+    time limit or supervisor signals a step there, and a cancelled build says so."""
+    return extracted.environment.image_build_kill
+
+
 def _overflow_shown(extracted: Extracted, facts: Mapping[str, Any],
                     kb: Optional[KnowledgeBase]) -> Optional[str]:
     """inf values or an overflow named: NaN alone also comes from data, a diverging learning rate
@@ -56,8 +63,10 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
 
 def _docker_default_shm_shown(extracted: Extracted, facts: Mapping[str, Any],
                               kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host:
-    the container's /dev/shm is Docker's default 64 MB (extract.containers)."""
+    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host: the
+    container's /dev/shm is Docker's default 64 MB; or df shows a /dev/shm that small (extract.containers)."""
+    if extracted.environment.docker_shm == "small":
+        return "df shows a /dev/shm of 64 MB or less (Docker's default size)"
     if extracted.environment.docker_shm != "default":
         return None
     return "docker run without --shm-size or --ipc=host: the container's /dev/shm is Docker's default 64 MB"
@@ -431,6 +440,7 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "channel_known_upstream": _channel_known_upstream,
     "exclusive_mode_shown": _exclusive_mode_shown,
     "oom_kill_shown": _oom_kill_shown,
+    "killed_in_image_build": _killed_in_image_build,
     "overflow_shown": _overflow_shown,
     "shm_full_shown": _shm_full_shown,
     "docker_default_shm_shown": _docker_default_shm_shown,

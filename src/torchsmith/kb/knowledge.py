@@ -213,6 +213,10 @@ class KnowledgeBase:
                 return row.version
         return None
 
+    def arch_support_rows(self) -> Tuple[ArchSupport, ...]:
+        """Every row of the arch-support data, newest CUDA release first."""
+        return self._rows("arch-support", ArchSupport)
+
     def arch_support(self, cuda: str) -> Optional[ArchSupport]:
         """Which architectures the CUDA toolkit ``cuda`` compiles for (the newest row not newer)."""
         from torchsmith.kb.rows import version_key

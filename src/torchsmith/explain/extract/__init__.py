@@ -25,6 +25,7 @@ from torchsmith.explain.extract import (
     installers,
     isolation,
     lddebug,
+    listings,
     loader,
     pages,
     pinwheels,
@@ -101,6 +102,7 @@ def extract(
     search = channels.conda_checks(missing, channels.conda_search(text), rows)
     found_conflicts = resolver.conflicts(refusal)
     messages = build.compiler_messages(text)
+    env = _environment(text, found_frames, kb)
     return Extracted(
         exceptions=python.exceptions(text, found_frames),
         warnings=python.warnings(text),
@@ -118,7 +120,7 @@ def extract(
         source_builds=resolver.source_builds(text),
         installed=distributions.installed_distributions(text),
         http=resolver.http_failures(joined),
-        environment=_environment(text, found_frames, kb),
+        environment=env,
         conda_search=search,
         conda_missing=channels.conda_missing(missing, search, rows),
         installer_errors=installers.installer_errors(joined, words.get("installer_messages", ()))
@@ -130,7 +132,10 @@ def extract(
         + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text)
-        + pinwheels.pin_lacks_python_wheel(text, refusal, kb) + lddebug.wheel_library_from_system(text)
+        + pinwheels.pin_lacks_python_wheel(text, refusal, kb, env.python)
+        + lddebug.wheel_library_from_system(text) + listings.variant_index_lacks_release(refusal, kb)
+        + listings.build_missing_on_listed_platform(refusal, kb)
+        + listings.default_build_listed_unlabelled(refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),

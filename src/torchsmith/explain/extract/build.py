@@ -29,6 +29,15 @@ _MESSAGES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("compiler", re.compile(r"fatal error: (?P<text>[^\n]{3,200})")),
     ("compiler", re.compile(r"error: (?P<text>'[^'\n]+' file not found)")),
 )
+# Errors located in a source file, where the compiler prints no tool name: nvcc's front end (EDG:
+# "kernel.cu(90): error: identifier "FLT_MAX" is undefined", "error #20012-D:" with a number) and
+# gcc's or clang's "file.cpp:12:5: error: ...". Each is looked for only where its literal is.
+_LOCATED: Tuple[Tuple[str, str, re.Pattern[str]], ...] = (
+    ("nvcc", "): ", re.compile(r"[\w.+-]\.(?:cu|cuh)\(\d+\): (?:catastrophic )?error(?: #\d+-D)?: "
+                               r"(?P<text>[^\n]{3,200})")),
+    ("compiler", ": error: ", re.compile(r"[\w.+-]\.(?:cu|cuh|c|cc|cpp|cxx|h|hpp|hxx|inl):\d+:\d+: error: "
+                                         r"(?P<text>[^\n]{3,200})")),
+)
 _TARGET = re.compile(r"(?:compute|sm|gfx)_?\d{2,4}[a-z]?\b")
 _HEADER = re.compile(r"(?:fatal error: |')(?P<header>[\w./+-]+\.(?:h|hpp|cuh|hxx))'?(?::| file not found)")
 _VERSIONS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
@@ -51,7 +60,8 @@ def _target(text: str) -> Optional[str]:
 def compiler_messages(text: str) -> List[CompilerMessage]:
     """Each compiler error, once: the tool, its text, the GPU target and missing header it names."""
     found: Dict[str, CompilerMessage] = {}
-    for tool, pattern in _MESSAGES:
+    patterns = [*_MESSAGES, *((tool, pattern) for tool, literal, pattern in _LOCATED if literal in text)]
+    for tool, pattern in patterns:
         for match in pattern.finditer(text):
             body = (match.groupdict().get("text") or match.group()).strip()
             if body in found or any(body in other for other in found) or len(found) >= 20:

@@ -7,7 +7,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract import gpunames
-from torchsmith.explain.extract.containers import docker_shm
+from torchsmith.explain.extract.containers import docker_shm, image_build_kill
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
@@ -63,6 +63,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # build in words is left to the lines above, whose rules read it as the build in use)
     ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
+    # a version glued to the name, as a title or an environment line names the torch in use
+    # ("torch2.3.1 cuda11", "pytorch1.7.1"); a requirement or an upgrade target has a space or ==
+    ("torch", re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
+                         r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")),
     # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
     ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
                          re.MULTILINE)),
@@ -280,6 +284,11 @@ def _gpus(text: str, names: Optional[GpuNames]) -> Tuple[List[str], List[NamedGp
 _IMAGE_CUDA = re.compile(r"\b[Pp]y[Tt]orch[:/ ] ?v?\d\.\d{1,2}(?:\.\d+)?-cuda(?P<v>\d{1,2}\.\d)\b")
 
 
+# a torch build's CUDA variant in words, where no version names it: "pytorch with cu117", "torch (cu118)",
+# "torch+cu121" (PyTorch's local version tags); not "for cu118", which may name a build wanted
+_TORCH_VARIANT_WORDS = re.compile(r"\b(?:[Pp]y)?[Tt]orch(?: with|\s?\(|\+) ?cu(?P<v>1[0-3]\d)\b")
+
+
 def _torch_cuda(env: Environment, from_file: bool) -> None:
     """A +cuXYZ local version names the build's CUDA; +cpu (or CUDA None) a CPU-only build, unless
     the version is only a wheel's file name (``from_file``): a download that may have failed."""
@@ -319,12 +328,17 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
     env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
+    env.image_build_kill = image_build_kill(text)
     env.services = services(text)
     fetched = _first(_TORCH_FILE, text) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)
     if env.torch_cuda is None and not env.torch_cpu_only:
         env.torch_cuda = _first(_IMAGE_CUDA, text)
+    in_words = env.torch_cuda is None and not env.torch_cpu_only
+    variant = _first(_TORCH_VARIANT_WORDS, text) if in_words else None
+    if variant:
+        env.torch_cuda = f"{variant[:-1]}.{variant[-1]}"
     if env.python is None:
         env.python = next((f.python for f in frames if f.python), None)
     elsewhere = "on the following platform" in text or "none of the wheel's tags" in text

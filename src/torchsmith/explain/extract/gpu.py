@@ -61,6 +61,13 @@ _CODES = (
     # NCCL's CUDACHECK: "Cuda failure 'CUDA driver is a stub library'"; its CUCHECK (driver API,
     # NVIDIA/nccl src/include/checks.h) adds the code: "Cuda failure 802 'system not yet initialized'"
     (re.compile(r"Cuda failure (?:(?P<code>\d{1,3}) )?'(?P<message>[a-zA-Z][^'\n]{3,120})'"), "cuda"),
+    # ggml's ggml_cuda_init: "failed to initialize CUDA: %s" with cudaGetErrorString; "ROCm" in its
+    # HIP builds (ggml-org/llama.cpp@f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8 ggml/src/ggml-cuda/ggml-cuda.cu)
+    (re.compile(r"\bfailed to initialize CUDA: (?P<message>[a-zA-Z][^\n]{3,120})"), "cuda"),
+    (re.compile(r"\bfailed to initialize ROCm: (?P<message>[a-zA-Z][^\n]{3,120})"), "hip"),
+    # ollama's runtime probe: "cudart init failure: %d", cudaError_t's code
+    # (ollama/ollama@08f8471dba9846a015b37cc829688aaa4438a78e gpu/gpu_info_cudart.c)
+    (re.compile(r"\bcudart init failure: (?P<code>\d{1,3})\b"), "cuda"),
     # The CUDA libraries' statuses as numbers: "cusolver error: 7", "cuBLAS status 13"
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
@@ -84,6 +91,12 @@ _NCCL_IFACE = re.compile(
 )
 _NCCL_WARN = re.compile(r"NCCL WARN (?P<warn>[^\n]{3,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
+# NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
+# 0." (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 src/misc/param.cc)
+_NCCL_SET = re.compile(r"\b(?P<var>NCCL_[A-Z_]+) set by environment to (?P<value>[^\s,;]+)")
+# NCCL's IB transport found no usable port (none listed, none ACTIVE, or none NCCL_IB_HCA selects)
+# (NVIDIA/nccl@48bb7fec7953112ff37499a272317f6663f8f600 src/transport/net_ib.cc)
+_NCCL_NO_IB = "NET/IB : No device found"
 
 
 def _by(table: Sequence[Mapping[str, Any]], key: str, value: object) -> Optional[Mapping[str, Any]]:
@@ -159,7 +172,7 @@ def _quoted(message: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> O
     return None
 
 
-_INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:")
+_INIT = re.compile(r"cudaGetDeviceCount|CUDA initialization:|ggml_cuda_init|init failure: \d")
 
 
 def _staged(error: GpuError, joined: str, at: int) -> GpuError:
@@ -171,6 +184,17 @@ def _staged(error: GpuError, joined: str, at: int) -> GpuError:
 def _sentence(message: str) -> str:
     """A message read from joined lines ends at its sentence's end."""
     return re.split(r"(?<=[a-z)])\.(?:\s|$)|\s{2,}| CUDA kernel errors| For debugging", message)[0].strip()
+
+
+# ollama's driver probe: "cuda driver library init failure: %d", cuInit's CUresult
+# (ollama/ollama@08f8471dba9846a015b37cc829688aaa4438a78e gpu/gpu_info_nvcuda.c)
+_CUINIT = re.compile(r"\bcuda driver library init failure: (?P<code>\d{1,3})\b")
+# nvidia-smi when NVML returns no handle for a GPU it enumerated: "Unable to determine the device
+# handle for GPU0: 0000:C1:00.0: Unknown Error" (older: "for GPU 0000:01:00.0: Not Found"); the
+# last part is nvmlErrorString's (nvml.h), e.g. "GPU is lost" for NVML_ERROR_GPU_IS_LOST
+_SMI_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU|gpu) ?\d*"
+                         r"(?::? (?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])?: "
+                         r"(?P<message>[A-Za-z][^\n]{3,120})")
 
 
 # The NVIDIA driver's Xid report in the kernel log: "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen
@@ -229,6 +253,14 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
             add(quoted)
     for error in _xids(text, vocab.get("xid", ())):
         add(error)
+    for match in _CUINIT.finditer(joined):
+        row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
+        if row is not None:
+            add(replace(_from_row("cuda-driver", row), stage="init"))
+    for match in _SMI_HANDLE.finditer(text):
+        handle = _by_message("nvml", _sentence(match.group("message")), None, vocab)
+        if handle is not None:
+            add(handle)
     for match in _NVML.finditer(text):
         message = _sentence(match.group("message"))
         # the driver's own strings (nvidia-smi's) are not published: kept as read
@@ -263,7 +295,27 @@ def nccl_facts(text: str) -> Dict[str, Any]:
     warnings = list(dict.fromkeys(m.group("warn").strip() for m in _NCCL_WARN.finditer(text)))
     if warnings:
         facts["warnings"] = warnings[:8]
+    if _NCCL_NO_IB in text:
+        facts["ib"] = "none found"
     settings = {m.group("var"): m.group("value").strip("'\",;") for m in _NCCL_ENV.finditer(text)}
+    for match in _NCCL_SET.finditer(text):
+        settings.setdefault(match.group("var"), match.group("value").rstrip("."))
     if settings:
         facts["settings"] = dict(list(settings.items())[:12])
+    asked = _ib_asked(settings) if facts.get("ib") else None
+    if asked:
+        facts["ib_asked"] = asked
     return facts
+
+
+# What asks NCCL for InfiniBand: IB not disabled, the IB transport by name, a list of HCAs
+_IB_ASKED = (("NCCL_IB_DISABLE", ("0",)), ("NCCL_NET", ("IB", "ib")))
+
+
+def _ib_asked(settings: Mapping[str, str]) -> Optional[str]:
+    """The NCCL settings shown that ask for InfiniBand (NCCL_IB_DISABLE=0, NCCL_NET=IB, NCCL_IB_HCA
+    set); without one, "NET/IB : No device found" is NCCL's note on a machine without IB."""
+    asked = [f"{name}={settings[name]}" for name, values in _IB_ASKED if settings.get(name) in values]
+    if settings.get("NCCL_IB_HCA"):
+        asked.append(f"NCCL_IB_HCA={settings['NCCL_IB_HCA']}")
+    return ", ".join(asked) or None

@@ -127,17 +127,31 @@ def _releases_without(name: str, spec: str, python: str, kb: KnowledgeBase) -> O
     return sorted(allowed, key=version_tuple)
 
 
-def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+def _listing_agrees(refusal: Refusal, kb: KnowledgeBase, named: Optional[str]) -> Optional[str]:
+    """The Python the torch releases pip listed point to (``indexes.listing_python``), where the text
+    names that same Python elsewhere (``named``: "Python 3.8.20", a frame's site-packages): the listing
+    alone could be a mirror's partial copy, and the words alone need not be pip's interpreter."""
+    from torchsmith.explain.extract.indexes import listing_python
+
+    read = listing_python(refusal, kb) if named else None
+    return named if read is not None and read[0] == named else None
+
+
+def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBase],
+                           named_python: Optional[str] = None) -> List[InstallerError]:
     """A requirement pip found no version of, whose every allowed release lacks a wheel for the
-    Python pip's own lines name."""
+    Python pip's own lines name (or, where they name none, the Python both its listing of torch
+    releases and the text's own words point to: ``named_python``)."""
     if kb is None or not refusal.unavailable:
         return []
     named = pip_pythons(text)
     if len(named) > 1:
         return []  # two Pythons: which one ran pip?
-    if not named:
+    said = "its own lines say so" if named else \
+        "the torch releases it listed are exactly those with wheels for it, and the text names it"
+    python = named.pop() if named else _listing_agrees(refusal, kb, named_python)
+    if python is None:
         return []
-    python = named.pop()
     for missing in refusal.unavailable:
         name, spec, _ = split_requirement(missing.said)
         if missing.installer != "pip" or not spec or not name:
@@ -149,7 +163,7 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
             continue
         shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
         where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
-        meaning = (f"pip ran under Python {python} (its own lines say so), and {name} {shown} — every "
+        meaning = (f"pip ran under Python {python} ({said}), and {name} {shown} — every "
                    f"release {name}{spec} allows — publishes no wheel for Python {python} on any platform "
                    f"({where}), so pip lists none of them")
         return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]

@@ -34,8 +34,12 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         r"|torch\.compile|\binductor\b|\btriton\b",
         re.IGNORECASE)),
     # (a lower-case "nan" only where it is a value: "nan loss", "loss is nan", "(nan)", as torch and
-    # numpy print it in a tensor or array: "tensor([nan, nan])")
+    # numpy print it in a tensor or array: "tensor([nan, nan])"); numpy's RuntimeWarning when an
+    # array with NaN or inf is cast to integers (e.g. an image to uint8): "invalid value encountered
+    # in cast" (numpy/numpy@50772f6423164179736a052af56fefba03be68e6 numpy/_core/src/umath/extobj.c:
+    # "%s encountered in %s"; casts report floating-point errors as "cast" since NumPy 1.24)
     ("nan", re.compile(r"\b(?:NaNs?|nan values?|infs?|inf values?)\b|\bto (?:NaN|inf)\b|[(\[,] ?nan\b"
+                       r"|invalid value encountered in cast\b"
                        r"|\b[Nn]an (?:loss(?:es)?|issues?|problems?|outputs?|results?|gradients?|grads?)\b"
                        r"|\bloss(?:es)? (?:is|are|was|were|becomes?|became|goes|went|turns?|turned)"
                        r"(?: to| into)? nan\b")),
@@ -81,7 +85,7 @@ _WORDS = {
                     "not equal", "not close", "not correct", "numerical", "precision", "absolute",
                     "relative", " abs ", " rel ", "correct", "right", "expected", "same"),
     "other-variation": ("run", "determinis", "reproducib", "compile", "inductor", "triton"),
-    "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf"),
+    "nan": ("nan", " inf", "inf ", "infs", "(inf", "-inf", "invalid value encountered in cast"),
     "overflow": ("overflow", "inf"),
     "oom-killed": ("out of memory", "oom", "memory exhausted"),
     "shm-full": ("no space left", "/dev/shm", "unable to write to file </torch_"),

@@ -1,0 +1,88 @@
+"""GPU probes and tools that print a vendor status in their own words, read into the vendor's enum:
+ggml's CUDA initialisation, ollama's driver probes, nvidia-smi's per-GPU handle error; numpy's cast
+warning as NaN values; compile errors located in a source file. Each text is written from the tool's
+format string (cited in the reader); each has a neighbour that must not be read the same way."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import KB
+from tests.explain.test_signatures import stated as causes
+
+from torchsmith.explain.extract import extract
+from torchsmith.explain.readout import next_checks, read_lines
+
+
+def _errors(text: str) -> list:
+    return [(e.api, e.name, e.stage) for e in extract(text, KB).gpu_errors]
+
+
+def test_ggml_names_cudas_status_by_its_message() -> None:
+    ready = "ggml_cuda_init: failed to initialize CUDA: system not yet initialized\n"
+    assert _errors(ready) == [("cuda", "cudaErrorSystemNotReady", "init")]
+    # the same status however the tool words it: the signature that reads the enum speaks
+    assert causes(ready) == ["fabric-manager-not-running"]
+    driver = ("ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient for CUDA"
+              " runtime version\n")
+    assert _errors(driver)[0][1] == "cudaErrorInsufficientDriver"
+    # a HIP build says ROCm and prints hipGetErrorString's words
+    rocm = "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected\n"
+    assert _errors(rocm)[0][:2] == ("hip", "hipErrorNoDevice")
+    # a message that is no status of the enum is not looked up as one
+    assert not any(e.name for e in extract("failed to initialize CUDA: the moon is not up\n", KB).gpu_errors)
+
+
+def test_ollamas_probes_give_the_status_as_a_number() -> None:
+    # cuInit's CUresult (the driver API) and the runtime's cudaError_t are different enums
+    driver = ('msg="Unable to load cudart library /usr/lib/libcuda.so.1: cuda driver library init'
+              ' failure: 3"\n')
+    assert _errors(driver) == [("cuda-driver", "CUDA_ERROR_NOT_INITIALIZED", "init")]
+    runtime = 'msg="Unable to load cudart library /x/libcudart.so.12: cudart init failure: 35"\n'
+    assert _errors(runtime)[0][1] == "cudaErrorInsufficientDriver"
+    lines = read_lines(extract(driver, KB))
+    assert any("CUDA_ERROR_NOT_INITIALIZED (3)" in line for line in lines)
+    # another number after other words is no status
+    assert not _errors("init failure count: 3\n")
+
+
+def test_nvidia_smi_handle_errors_are_nvml_statuses() -> None:
+    unknown = ("Unable to determine the device handle for GPU0: 0000:C1:00.0: Unknown Error\n"
+               "No devices were found\n")
+    assert _errors(unknown) == [("nvml", "NVML_ERROR_UNKNOWN", None)]
+    assert causes(unknown) == ["gpu-library-status"]
+    # the older form without an index, and a status of the hardware kind
+    lost = ("Unable to determine the device handle for gpu 0000:3b:00.0: GPU is lost.  "
+            "Reboot the system to recover this GPU\n")
+    assert _errors(lost) == [("nvml", "NVML_ERROR_GPU_IS_LOST", None)]
+    assert "gpu-hardware-fault" in causes(lost)
+    assert _errors("Unable to determine the device handle for GPU 0000:01:00.0: Not Found\n")[0][1] == (
+        "NVML_ERROR_NOT_FOUND")
+    # words that are no status of NVML's enum stay unread
+    assert not _errors("Unable to determine the device handle for GPU0: because it is late\n")
+
+
+def test_numpys_cast_warning_reports_nan_values() -> None:
+    warning = ("/opt/conda/lib/python3.11/site-packages/diffusers/image_processor.py:147: RuntimeWarning: "
+               "invalid value encountered in cast\n  images = (images * 255).round().astype(\"uint8\")\n")
+    read = extract(warning, KB)
+    assert "nan" in read.symptoms
+    assert any("NaN or inf" in line for line in read_lines(read))
+    # a division's warning is another operation's; nan alone proves no cause
+    assert "nan" not in extract("RuntimeWarning: divide by zero encountered in log\n", KB).symptoms
+    assert causes(warning) == []
+    # with float16 in use, the float16 family speaks
+    assert "fp16-nan" in causes("pipe = Pipeline(torch_dtype=torch.float16)\n" + warning)
+
+
+def test_compile_errors_located_in_a_source_file_are_read() -> None:
+    edg = 'src/knn.cu(90): error: identifier "FLT_MAX" is undefined\n      me.minn = { FLT_MAX };\n'
+    read = extract(edg, KB)
+    assert [(m.tool, m.text) for m in read.compiler] == [("nvcc", 'identifier "FLT_MAX" is undefined')]
+    assert any(line.startswith('nvcc: identifier "FLT_MAX"') for line in read_lines(read))
+    assert any("nvcc --version" in check for check in next_checks(read))
+    located = "cub/dispatch_histogram.cuh:779:35: error: invalid operands to binary expression\n"
+    assert [(m.tool, m.text) for m in extract(located, KB).compiler] == [
+        ("compiler", "invalid operands to binary expression")]
+    # MSVC's own located errors keep their code (read as cl), and a Python file is no compile
+    msvc = "x.cpp(12): error C2065: 'n': undeclared identifier\n"
+    assert [m.tool for m in extract(msvc, KB).compiler] == ["cl"]
+    assert not extract('train.py:12:5: error: see above\n', KB).compiler
