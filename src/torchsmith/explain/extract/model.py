@@ -204,7 +204,7 @@ class Environment:
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
     ffmpeg: Optional[str] = None  # the FFmpeg release ffmpeg's own banner shows ("7.1.1")
     glibc: Optional[str] = None  # the glibc collect_env or ldd --version reports ("2.35")
-    docker_shm: Optional[str] = None  # a docker run shown: "default" (Docker's 64 MB /dev/shm) or "set"
+    docker_shm: Optional[str] = None  # "default" (docker run at Docker's 64 MB), "small" (df shows it), "set"
     image_build_kill: Optional[str] = None  # how the text shows a SIGKILL inside an image build step
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
