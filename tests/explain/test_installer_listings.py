@@ -122,3 +122,15 @@ def test_an_index_that_labels_default_builds_or_lists_no_plain_release_is_not_a_
     for text in (labels_defaults, no_plain, not_default, labelled_since):
         assert not any(kind == "label-absent" for kind, _ in facts(text))
         assert "local-version-label-absent" not in stated(text)
+
+
+def test_a_cpu_build_on_an_l4t_kernel_is_the_generic_wheel_on_a_jetson() -> None:
+    # platform.platform() on a Jetson prints its L4T kernel release (5.10-tegra in L4T r35)
+    text = ("- Platform: Linux-5.10.120-tegra-aarch64-with-glibc2.31\n- Python version: 3.8.10\n"
+            "- PyTorch version: 2.1.0+cpu\n")
+    assert extract(text, KB).environment.jetson == "5.10.120-tegra"
+    assert stated(text) == ["jetson-cpu-wheel"]
+    # Counter-cases: the same build on a server's aarch64 kernel, and r38's 6.8 kernel (Thor's SBSA
+    # stack), are no Jetson's generic wheel.
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "5.15.0-1024-nvidia"))
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "6.8.12-tegra"))
