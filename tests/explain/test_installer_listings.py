@@ -134,3 +134,12 @@ def test_a_cpu_build_on_an_l4t_kernel_is_the_generic_wheel_on_a_jetson() -> None
     # stack), are no Jetson's generic wheel.
     assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "5.15.0-1024-nvidia"))
     assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "6.8.12-tegra"))
+
+
+def test_a_companion_installers_own_no_wheel_for_this_cuda_and_torch_is_the_unpublished_wheel() -> None:
+    # DazzleML's installer prints its compatibility check's message after "SA 2.x Compatibility:"
+    text = ("SA 2.x Compatibility: [NO] No matching wheel for CUDA 12.9 + PyTorch 2.10.0\n"
+            "                      Fallback: SA 1.0.6 (~2.1x speedup)\n")
+    assert stated(text) == ["companion-wheels-not-published"]
+    assert stated("SA 2.x Compatibility: [OK] Supported (SA 2.2.0.post3)\n") == []
+    assert stated("No matching wheel found for this platform\n") != ["companion-wheels-not-published"]
