@@ -143,3 +143,14 @@ def test_a_companion_installers_own_no_wheel_for_this_cuda_and_torch_is_the_unpu
     assert stated(text) == ["companion-wheels-not-published"]
     assert stated("SA 2.x Compatibility: [OK] Supported (SA 2.2.0.post3)\n") == []
     assert stated("No matching wheel found for this platform\n") != ["companion-wheels-not-published"]
+
+
+def test_a_requirement_pip_echoes_with_its_variable_unexpanded_matches_no_version() -> None:
+    # pip expands ${NAME} in a requirements file only where the variable is set (req_file.py)
+    text = _NOT_FOUND.format(req="torchvision==0.16.2+${CUDA_TAG}", listed="0.15.2, 0.16.0, 0.16.1, 0.16.2")
+    assert stated(text) == ["requirement-placeholder-not-substituted"]
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "placeholder-unexpanded"]
+    assert "${CUDA_TAG} unexpanded" in error.meaning
+    assert "bare $NAME" in extract(text.replace("${CUDA_TAG}", "$CUDA_TAG"), KB).installer_errors[0].meaning
+    # Counter-case: the value written in names a real label; the family stays the family.
+    assert "requirement-placeholder-not-substituted" not in stated(text.replace("${CUDA_TAG}", "cu999"))
