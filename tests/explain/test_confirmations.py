@@ -194,7 +194,9 @@ def test_a_kill_inside_an_image_build_step_is_the_out_of_memory_killer() -> None
                 "successfully: exit code: 137")
     buildah = ('Error: building at STEP "RUN pip install torch==2.1.0": while running runtime: '
                "exit status 137")
-    for report in (classic, buildkit, buildah):
+    kaniko = ("error building image: error building stage: failed to execute command: waiting for "
+              "process to exit: signal: killed")
+    for report in (classic, buildkit, buildah, kaniko):
         assert stated(pip + report) == ["pip-killed-oom"], report
         (found,) = explain_report(pip + report, CATALOG, kb=KB).explanations
         assert "exited with code 137" in found.cause

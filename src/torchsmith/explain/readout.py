@@ -54,6 +54,19 @@ def _conflict_line(conflict: Conflict) -> str:
     return f"{conflict.installer}: {who} needs {conflict.wants.split(';')[0].strip()}{markers}"
 
 
+def _nccl_lines(extracted: Extracted) -> List[str]:
+    """NCCL's warnings, whether it found an InfiniBand device, and the NCCL_* settings shown."""
+    nccl, lines = extracted.nccl, []
+    if nccl.get("warnings"):
+        lines.append("NCCL warns: " + "; ".join(nccl["warnings"][:3]))
+    if nccl.get("ib"):
+        lines.append("NCCL found no InfiniBand device it can use (NET/IB : No device found)")
+    if nccl.get("settings"):
+        lines.append("NCCL settings shown: " + ", ".join(
+            f"{name}={value}" for name, value in list(nccl["settings"].items())[:6]))
+    return lines
+
+
 def read_lines(extracted: Extracted) -> List[str]:
     """One line per fact the text states, most telling first."""
     lines: List[str] = []
@@ -102,8 +115,7 @@ def read_lines(extracted: Extracted) -> List[str]:
         lines.append("The text reports, without an error: " + "; ".join(reported))
     if {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms):
         lines.append("The text says CUDA is not available to torch: it sees no GPU")
-    if extracted.nccl.get("warnings"):
-        lines.append("NCCL warns: " + "; ".join(extracted.nccl["warnings"][:3]))
+    lines.extend(_nccl_lines(extracted))
     if extracted.exceptions:
         last = extracted.exceptions[-1]
         lines.append(f"The program ended with {last.type}: {last.message[:200]}".rstrip(": "))

@@ -428,6 +428,8 @@ def _env(name: str, extracted: Extracted,
         return _scheduler_no_gpu(extracted)
     if name == "fabric-manager-down":
         return _fabric_manager_down(extracted)
+    if name == "ib-asked-none-found" and extracted.nccl.get("ib_asked"):  # extract.gpu.nccl_facts
+        return ["NET/IB : No device found"], {"why": str(extracted.nccl["ib_asked"])}
     if name == "distributed-hang" and "distributed-hang" in extracted.symptoms:
         return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":

@@ -72,6 +72,10 @@ def _formats(data: Document) -> None:
         for source in data[table].get("sources", ()):
             if source not in data["sources"]:
                 raise ValueError(f"{table}: unknown source id {source!r}")
+    imports = data.get("torch_windows_dll_imports")  # optional: an overlay may predate it
+    if imports is not None and (not isinstance(imports.get("dlls"), dict) or any(
+            source not in data["sources"] for source in imports.get("sources") or [None])):
+        raise ValueError("torch_windows_dll_imports: needs dlls and known sources")
 
 
 def _containers(data: Document) -> None:

@@ -58,10 +58,13 @@ def docker_shm(text: str) -> Optional[str]:
 # message in dispatchRun/run), BuildKit's 'process "..." did not complete successfully: exit code: 137'
 # (moby/buildkit solver/llbsolver/ops/exec.go, ExecOp.Exec).
 # Buildah (podman build) reports the step and the runtime's "exit status 137" (containers/buildah
-# imagebuildah/stage_executor.go: "building at STEP").
+# imagebuildah/stage_executor.go: "building at STEP"); kaniko wraps Go's exit error of the step's
+# shell (GoogleContainerTools/kaniko pkg/commands/run.go, waitAndCleanupProcess: "waiting for process
+# to exit"), which reads "signal: killed" where the shell itself was killed.
 _BUILD_STEP_KILLED = re.compile(r"returned a non-zero code: 137\b"
                                 r"|did not complete successfully: exit code:? 137\b"
-                                r"|building at STEP[^\n]{0,400}exit status 137\b")
+                                r"|building at STEP[^\n]{0,400}exit status 137\b"
+                                r"|waiting for process to exit: (?:exit status 137\b|signal: killed\b)")
 # The text builds an image: the command, or the words ("building the docker image")
 _IMAGE_BUILD = re.compile(r"\b(?:docker|podman)(?: buildx| image)? build\b"
                           r"|\bbuild(?:s|ing)? (?:(?:a|the|my|our|this) )?(?:docker|container|podman)"
@@ -77,7 +80,7 @@ def image_build_kill(text: str) -> Optional[str]:
     """How the text shows a process killed (SIGKILL) inside a container image build step, or None:
     there no terminal, job time limit or supervisor sends that signal to a step, and a cancelled
     build says so; what is left is the kernel's (or the Docker Desktop VM's) out-of-memory killer."""
-    if not ("137" in text or "Killed" in text or "signal" in text) or _CANCELLED.search(text):
+    if not ("137" in text or "illed" in text or "signal" in text) or _CANCELLED.search(text):
         return None
     if _BUILD_STEP_KILLED.search(text):
         return ("an image build's step exited with code 137 (SIGKILL), which inside a build only the "

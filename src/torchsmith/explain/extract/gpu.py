@@ -91,6 +91,12 @@ _NCCL_IFACE = re.compile(
 )
 _NCCL_WARN = re.compile(r"NCCL WARN (?P<warn>[^\n]{3,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
+# NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
+# 0." (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 src/misc/param.cc)
+_NCCL_SET = re.compile(r"\b(?P<var>NCCL_[A-Z_]+) set by environment to (?P<value>[^\s,;]+)")
+# NCCL's IB transport found no usable port (none listed, none ACTIVE, or none NCCL_IB_HCA selects)
+# (NVIDIA/nccl@48bb7fec7953112ff37499a272317f6663f8f600 src/transport/net_ib.cc)
+_NCCL_NO_IB = "NET/IB : No device found"
 
 
 def _by(table: Sequence[Mapping[str, Any]], key: str, value: object) -> Optional[Mapping[str, Any]]:
@@ -289,7 +295,27 @@ def nccl_facts(text: str) -> Dict[str, Any]:
     warnings = list(dict.fromkeys(m.group("warn").strip() for m in _NCCL_WARN.finditer(text)))
     if warnings:
         facts["warnings"] = warnings[:8]
+    if _NCCL_NO_IB in text:
+        facts["ib"] = "none found"
     settings = {m.group("var"): m.group("value").strip("'\",;") for m in _NCCL_ENV.finditer(text)}
+    for match in _NCCL_SET.finditer(text):
+        settings.setdefault(match.group("var"), match.group("value").rstrip("."))
     if settings:
         facts["settings"] = dict(list(settings.items())[:12])
+    asked = _ib_asked(settings) if facts.get("ib") else None
+    if asked:
+        facts["ib_asked"] = asked
     return facts
+
+
+# What asks NCCL for InfiniBand: IB not disabled, the IB transport by name, a list of HCAs
+_IB_ASKED = (("NCCL_IB_DISABLE", ("0",)), ("NCCL_NET", ("IB", "ib")))
+
+
+def _ib_asked(settings: Mapping[str, str]) -> Optional[str]:
+    """The NCCL settings shown that ask for InfiniBand (NCCL_IB_DISABLE=0, NCCL_NET=IB, NCCL_IB_HCA
+    set); without one, "NET/IB : No device found" is NCCL's note on a machine without IB."""
+    asked = [f"{name}={settings[name]}" for name, values in _IB_ASKED if settings.get(name) in values]
+    if settings.get("NCCL_IB_HCA"):
+        asked.append(f"NCCL_IB_HCA={settings['NCCL_IB_HCA']}")
+    return ", ".join(asked) or None
