@@ -29,11 +29,13 @@ TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library
-    (``any``: every library); ``gpu:any`` any status of a vendor's enum (looked up: name and code)."""
+    (``any``: every library, or every kind but success); ``gpu:any`` any status of a vendor's enum
+    (looked up: name and code)."""
     for error in extracted.gpu_errors:
         if len(arguments) == 2:
             api, kind = arguments
-            if not (api == "any" or error.api.startswith(api)) or error.kind != kind:
+            wanted = bool(error.code) if kind == "any" else error.kind == kind
+            if not (api == "any" or error.api.startswith(api)) or not wanted:
                 continue
         elif arguments[0] == "any":
             if not error.name or not error.code:  # read from the enum, and not its success value

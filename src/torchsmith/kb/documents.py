@@ -154,11 +154,13 @@ def _torch_requires(data: Document) -> None:
 
 
 # The vendors' enums beside cuda/hip/nccl (optional: a knowledge-base overlay may predate them).
-ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn")
+ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn",
+               "ze", "ur")
 
 
 def _error_vocab(data: Document) -> None:
-    """Vendor error enums (CUDA runtime and driver, HIP, NCCL, NVML, the CUDA libraries) and sonames:
+    """Vendor error enums (CUDA runtime and driver, HIP, NCCL, NVML, the CUDA libraries, Intel's Level
+    Zero and Unified Runtime) and sonames:
     every row names known sources, and a source read as an enum's list of names (tools/
     error_vocab_refresh.py) has a row for each of them: a table is never short of what was read."""
     import re

@@ -16,7 +16,7 @@ _NAMES = re.compile(
     r"\b(?P<name>cudaError[A-Z]\w+|CUDA_ERROR_[A-Z_]+|hipError[A-Z]\w+|nccl(?:Unhandled\w+|"
     r"SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout)|"
     r"(?:CUBLAS|CUDNN|CUSPARSE|CUSOLVER|CURAND)_STATUS_[A-Z0-9_]+|CUFFT_[A-Z_]+|NVML_ERROR_[A-Z_]+|"
-    r"NVMLError_[A-Za-z]+)\b"
+    r"NVMLError_[A-Za-z]+|ZE_RESULT_[A-Z_]+|UR_RESULT_[A-Z_]+)\b"
 )
 # The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports; the
 # vendor's name of that library, for what a statement says.
@@ -25,6 +25,8 @@ _TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver", "the CUDA driver API"),
            ("CUDNN_", "cudnn", "cudnn", "cuDNN"), ("CUSPARSE_", "cusparse", "cusparse", "cuSPARSE"),
            ("CUSOLVER_", "cusolver", "cusolver", "cuSOLVER"), ("CUFFT_", "cufft", "cufft", "cuFFT"),
            ("CURAND_", "curand", "curand", "cuRAND"), ("NVML", "nvml", "nvml", "NVML"),
+           ("ZE_RESULT_", "ze", "ze", "Intel's Level Zero driver"),
+           ("UR_RESULT_", "ur", "ur", "Intel's Unified Runtime (SYCL)"),
            ("cuda", "cuda", "cuda", "the CUDA runtime"))
 LIBRARY_NAMES = {api: name for _prefix, _table, api, name in _TABLES}
 LIBRARY_NAMES["xid"] = "The NVIDIA driver (its Xid report in the kernel log)"
@@ -197,6 +199,12 @@ _SMI_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU|gpu)
                          r"(?P<message>[A-Za-z][^\n]{3,120})")
 
 
+# Triton's Intel backend: "Triton Error [ZE]: " and ze_result_t as a number, decimal or hex
+# (intel/intel-xpu-backend-for-triton@390eaae6bc8d9f8304c709c176282e5a5e14c22e
+# third_party/intel/backend/driver.c)
+_TRITON_ZE = re.compile(r"Triton Error \[ZE\]: (?P<code>0x[0-9a-fA-F]{1,8}|\d{1,10})\b")
+
+
 # The NVIDIA driver's Xid report in the kernel log: "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen
 # off the bus."; the page-retirement form "XID 48 An uncorrectable ..."; "Xid 79" in words
 _XID = re.compile(r"\bX[Ii][Dd](?: \((?:PCI:)?[\w:.]{4,20}\))?:? (?P<code>\d{1,3})\b")
@@ -257,6 +265,10 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
         if row is not None:
             add(replace(_from_row("cuda-driver", row), stage="init"))
+    for match in _TRITON_ZE.finditer(text):
+        row = _by(vocab.get("ze", ()), "code", int(match.group("code"), 0))
+        if row is not None:
+            add(_from_row("ze", row))
     for match in _SMI_HANDLE.finditer(text):
         handle = _by_message("nvml", _sentence(match.group("message")), None, vocab)
         if handle is not None:
