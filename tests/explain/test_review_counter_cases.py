@@ -16,7 +16,8 @@ def test_a_kill_is_an_image_builds_only_between_the_build_start_and_its_end() ->
                   + _PIP_KILLED) == ["pip-killed-oom"]
     # the build finished and a container ran the install: a container can be killed by anyone
     after = ("$ docker build -t trainer .\nSuccessfully built 3f2a1b9c0d11\n"
-             "Successfully tagged trainer:latest\n$ docker run --rm trainer pip install torch==2.1.0\n" + _PIP_KILLED)
+             "Successfully tagged trainer:latest\n$ docker run --rm trainer pip install torch==2.1.0\n"
+             + _PIP_KILLED)
     assert stated(after) == ["pip-killed"]
     # the build is named only after the kill, as another attempt
     before = ("$ pip install torch==2.1.0\n" + _PIP_KILLED
