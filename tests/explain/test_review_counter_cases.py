@@ -23,3 +23,21 @@ def test_a_kill_is_an_image_builds_only_between_the_build_start_and_its_end() ->
     before = ("$ pip install torch==2.1.0\n" + _PIP_KILLED
               + "I then tried building the docker image instead, which worked.\n")
     assert stated(before) == ["pip-killed"]
+
+
+_NAME_ERROR = ('  File "/home/u/GroundingDINO/groundingdino/models/GroundingDINO/ms_deform_attn.py", line 53,'
+               " in forward\n    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n")
+
+
+def test_an_undefined_compiled_module_is_unbuilt_only_where_its_import_error_is_not_shown() -> None:
+    # GroundingDINO wraps `from groundingdino import _C` in a bare except: the NameError alone is the case
+    assert stated("UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n"
+                  + _NAME_ERROR) == ["extension-not-built"]
+    # the same except swallows a built module that fails to load: its error shown is the cause
+    abi = ("ImportError: /home/u/GroundingDINO/groundingdino/_C.cpython-310-x86_64-linux-gnu.so: undefined "
+           "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs\n")
+    assert stated(abi + _NAME_ERROR) == ["extension-abi-mismatch"]
+    missing = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+    assert "extension-not-built" not in stated(missing + _NAME_ERROR)
+    dll = "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n"
+    assert "extension-not-built" not in stated(dll + _NAME_ERROR)
