@@ -41,3 +41,25 @@ def test_an_undefined_compiled_module_is_unbuilt_only_where_its_import_error_is_
     assert "extension-not-built" not in stated(missing + _NAME_ERROR)
     dll = "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n"
     assert "extension-not-built" not in stated(dll + _NAME_ERROR)
+
+
+_CUBLAS = ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, "
+           "opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n")
+
+
+def test_a_torch_variant_in_words_is_the_build_only_where_the_text_names_one() -> None:
+    # "pytorch with cu117" alone names the build in use: CUDA 11.7 predates an RTX 4090 (sm_89)
+    one = "GPU: NVIDIA GeForce RTX 4090\nI installed pytorch with cu117.\n" + _CUBLAS
+    assert stated(one) == ["cuda-build-older-than-gpu"]
+    # two variants named: the words do not say which one runs
+    two = ("GPU: NVIDIA GeForce RTX 4090\nI first installed pytorch with cu117, then reinstalled it for "
+           "cu121 as the README says.\n" + _CUBLAS)
+    assert "cuda-build-older-than-gpu" not in stated(two)
+
+
+def test_a_torch_version_glued_to_its_name_is_read_only_where_one_is_glued() -> None:
+    kernel = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert stated("Env: torch2.6.0 cuda12.4, RTX 5090\n" + kernel) == ["arch-not-compiled"]
+    # an upgrade names two: the one that failed is not the first
+    upgrade = "I upgraded from torch2.6.0 to torch2.7.1 for my RTX 5090 and now:\n" + kernel
+    assert "arch-not-compiled" not in stated(upgrade)
