@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support
+from torchsmith.explain.companionpins import companion_other_torch
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -331,10 +332,12 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
 
 
 def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """torch says CUDA is unavailable (not that a CUDA build found no device) on a machine the text
-    shows to be a Jetson: its JetPack / L4T release, or a Jetson module by name."""
+    """torch says CUDA is unavailable (not that a CUDA build found no device), or the text shows a
+    CPU-only torch build (+cpu), on a machine the text shows to be a Jetson: its JetPack / L4T release
+    or L4T kernel, or a Jetson module by name."""
     env = extracted.environment
-    if "cuda-unavailable" not in extracted.symptoms or "no-gpu-visible" in extracted.symptoms:
+    unavailable = "cuda-unavailable" in extracted.symptoms or env.torch_cpu_only is True
+    if not unavailable or "no-gpu-visible" in extracted.symptoms:
         return None
     board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
     return ([board], {}) if board else None
@@ -434,6 +437,8 @@ def _env(name: str, extracted: Extracted,
         return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
+    if name == "companion-other-torch":
+        return companion_other_torch(extracted, kb)
     if name in _SAID and name in extracted.symptoms:
         return list(_SAID[name]), {}
     return None
