@@ -98,3 +98,25 @@ def test_a_release_named_without_its_variant_lacks_the_gpu_only_where_no_variant
     # 2.7.1's cu128 carries sm_120, its cu126 does not: which was installed?
     rtx5090 = _NO_IMAGE + "PyTorch version: 2.7.1\nGPU 0: NVIDIA GeForce RTX 5090\n"
     assert stated(rtx5090) == ["no-kernel-image"]
+
+
+# HIP's own name for the missing code object (hip_code_object.cpp) as torch's ROCm build prints it
+_NO_CODE_OBJECT = '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+
+
+def test_a_torch_release_named_without_its_rocm_release_lacks_a_target_none_of_its_builds_carry() -> None:
+    # torch_releases.json: 2.0.1's one ROCm build (rocm5.4.2) carries gfx1030 but not gfx1100
+    text = "PyTorch version: 2.0.1\nName: gfx1100\n>>> import torch\n" + _NO_CODE_OBJECT
+    assert stated(text) == ["rocm-gfx-target-unsupported"]
+    # a target one build of it carries (gfx1030), or no torch release named: the family
+    assert stated(text.replace("gfx1100", "gfx1030")) == ["hip-invalid-device-function"]
+    assert stated("Name: gfx1100\n>>> import torch\n" + _NO_CODE_OBJECT) == ["hip-invalid-device-function"]
+
+
+def test_cudnn_9s_own_arch_and_execution_statuses_on_a_gpu_newer_than_the_build() -> None:
+    # cudnnStatus_t of cuDNN 9 (cudnn_graph.h): the v8 names split into sub-statuses
+    for status in ("CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "CUDNN_STATUS_EXECUTION_FAILED_CUDART"):
+        text = (f"torch.__version__: 2.1.2+cu118\nGPU 0: NVIDIA GeForce RTX 5080\n"
+                f"RuntimeError: cuDNN error: {status}\n")
+        assert stated(text) == ["cuda-build-older-than-gpu"], status
+        assert stated(text.replace("RTX 5080", "RTX 4080")) == ["gpu-library-status"], status

@@ -122,3 +122,35 @@ def test_an_index_that_labels_default_builds_or_lists_no_plain_release_is_not_a_
     for text in (labels_defaults, no_plain, not_default, labelled_since):
         assert not any(kind == "label-absent" for kind, _ in facts(text))
         assert "local-version-label-absent" not in stated(text)
+
+
+def test_a_cpu_build_on_an_l4t_kernel_is_the_generic_wheel_on_a_jetson() -> None:
+    # platform.platform() on a Jetson prints its L4T kernel release (5.10-tegra in L4T r35)
+    text = ("- Platform: Linux-5.10.120-tegra-aarch64-with-glibc2.31\n- Python version: 3.8.10\n"
+            "- PyTorch version: 2.1.0+cpu\n")
+    assert extract(text, KB).environment.jetson == "5.10.120-tegra"
+    assert stated(text) == ["jetson-cpu-wheel"]
+    # Counter-cases: the same build on a server's aarch64 kernel, and r38's 6.8 kernel (Thor's SBSA
+    # stack), are no Jetson's generic wheel.
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "5.15.0-1024-nvidia"))
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "6.8.12-tegra"))
+
+
+def test_a_companion_installers_own_no_wheel_for_this_cuda_and_torch_is_the_unpublished_wheel() -> None:
+    # DazzleML's installer prints its compatibility check's message after "SA 2.x Compatibility:"
+    text = ("SA 2.x Compatibility: [NO] No matching wheel for CUDA 12.9 + PyTorch 2.10.0\n"
+            "                      Fallback: SA 1.0.6 (~2.1x speedup)\n")
+    assert stated(text) == ["companion-wheels-not-published"]
+    assert stated("SA 2.x Compatibility: [OK] Supported (SA 2.2.0.post3)\n") == []
+    assert stated("No matching wheel found for this platform\n") != ["companion-wheels-not-published"]
+
+
+def test_a_requirement_pip_echoes_with_its_variable_unexpanded_matches_no_version() -> None:
+    # pip expands ${NAME} in a requirements file only where the variable is set (req_file.py)
+    text = _NOT_FOUND.format(req="torchvision==0.16.2+${CUDA_TAG}", listed="0.15.2, 0.16.0, 0.16.1, 0.16.2")
+    assert stated(text) == ["requirement-placeholder-not-substituted"]
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "placeholder-unexpanded"]
+    assert "${CUDA_TAG} unexpanded" in error.meaning
+    assert "bare $NAME" in extract(text.replace("${CUDA_TAG}", "$CUDA_TAG"), KB).installer_errors[0].meaning
+    # Counter-case: the value written in names a real label; the family stays the family.
+    assert "requirement-placeholder-not-substituted" not in stated(text.replace("${CUDA_TAG}", "cu999"))

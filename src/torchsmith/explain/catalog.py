@@ -109,7 +109,7 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_
                            "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
                            "gpu_newer_than_build_cuda", "torch_build_carries_gpu",
                            "extension_own_wording", "compiled_module_absence_shown",
-                           "dll_needs_only_vc_runtime"})
+                           "dll_needs_only_vc_runtime", "other_copy_loaded"})
 
 
 _META = frozenset(".^$*+?{}[]|()")

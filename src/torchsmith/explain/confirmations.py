@@ -210,18 +210,21 @@ def _rocm_build_lacks_gfx(extracted: Extracted, facts: Mapping[str, object],
     targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
         {env.gfx} if env.gfx else set())
     rocm = _major_minor(env.rocm)
-    if len(targets) != 1 or rocm is None or kb is None:
+    torch = version_tuple(env.torch)[:3] if env.torch else None
+    # a torch release named without its ROCm release: each ROCm build of it may be the one installed
+    if len(targets) != 1 or (rocm is None and torch is None) or kb is None:
         return None
     (gfx,) = targets
-    torch = version_tuple(env.torch)[:3] if env.torch else None
     builds = [variant for release in kb.table("releases")
               if torch is None or version_tuple(release.version)[:3] == torch
               for variant in release.variants
-              if variant.kind == "rocm" and variant.gfx and _major_minor(variant.rocm) == rocm]
+              if variant.kind == "rocm" and variant.gfx
+              and (rocm is None or _major_minor(variant.rocm) == rocm)]
     if not builds or any(gfx in variant.gfx for variant in builds):
         return None
     carried = sorted({target for variant in builds for target in variant.gfx})
-    return f"no torch build for ROCm {rocm} carries {gfx} (they carry {', '.join(carried)})"
+    of = f"ROCm {rocm}" if rocm else f"torch {env.torch} (any ROCm release)"
+    return f"no torch build for {of} carries {gfx} (they carry {', '.join(carried)})"
 
 
 def _torch_without_cuda_by_design(extracted: Extracted, facts: Mapping[str, object],

@@ -115,11 +115,13 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
                          r"(?: (?:Catalina|Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe))? `?"
                          r"(?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])"
                          r"(?! ?(?:or|and) (?:later|newer|above|higher))")),
+    # (a Jetson's L4T kernel release, as uname -r and platform.platform() print it: 4.9-tegra in
+    # L4T r32, 5.10-tegra in r35, 5.15-tegra in r36; r38's 6.8 kernel runs Thor's SBSA stack)
     (
         "jetson",
         re.compile(
             r"\b(?P<v>R3[2-9] \(release\), REVISION: \d+\.\d+|JetPack \d(?:\.\d)*|L4T R?\d{2}\.\d(?:\.\d)?"
-            r"|nv\d{2}\.\d{2})"
+            r"|nv\d{2}\.\d{2}|[45]\.\d{1,3}\.\d{1,3}-tegra)(?![\w.-]*-sbsa)"
         ),
     ),
 )

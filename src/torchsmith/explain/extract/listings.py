@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from torchsmith.refusal import Refusal
 
 __all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
-           "variant_index_lacks_release"]
+           "placeholder_unexpanded", "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -184,4 +184,27 @@ def default_build_listed_unlabelled(refusal: Refusal, kb: Optional[KnowledgeBase
                f"the plain {version} there is that build")
         return [InstallerError("pip", "label-absent", f"torch=={version}+{variant}", why, "torch",
                                _PAGE_SOURCES)]
+    return []
+
+
+# pip expands ${NAME} in a requirements file from the environment (NAME of capitals, digits and _)
+# and leaves it as written where the variable is unset or empty (req/req_file.py, expand_env_variables);
+# a $ is no character of a PEP 440 version, so a requirement echoed with one matches no release.
+_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+_EXPAND_SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/req/req_file.py",
+                   "https://packaging.python.org/en/latest/specifications/version-specifiers/")
+
+
+def placeholder_unexpanded(refusal: Refusal) -> List[InstallerError]:
+    """pip found no version of a requirement it echoes with a shell-style variable still in it."""
+    for missing in refusal.unavailable:
+        found = _PLACEHOLDER.search(missing.said) if "$" in missing.said else None
+        if missing.installer != "pip" or found is None:
+            continue
+        braced = found.group(0).startswith("${")
+        how = ("pip replaces ${NAME} with the environment variable only where it is set and not empty"
+               if braced else "pip expands only the ${NAME} form, never a bare $NAME")
+        meaning = (f"the requirement reached pip as {missing.said}, with {found.group(0)} unexpanded "
+                   f"({how}), and no version holds a $: no release matches it")
+        return [InstallerError("pip", "placeholder-unexpanded", missing.said, meaning, None, _EXPAND_SOURCES)]
     return []
