@@ -77,3 +77,22 @@ def test_a_companion_at_another_torchs_release_is_the_cause_only_of_an_import_or
     oom = ('  File "/venv/lib/python3.10/site-packages/torchvision/ops/roi_align.py", line 238, in '
            "roi_align\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB\n")
     assert stated(listing + oom) == ["cuda-out-of-memory"]
+
+
+def test_a_placeholder_pip_never_expands_is_not_said_to_be_an_unset_variable() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    def cause(placeholder: str) -> str:
+        said = f"torch==2.1.2+{placeholder}"
+        text = (f"ERROR: Could not find a version that satisfies the requirement {said} (from versions: "
+                f"2.1.0, 2.1.1, 2.1.2)\nERROR: No matching distribution found for {said}\n")
+        report = explain_report(text, CATALOG, kb=KB)
+        return next(e.cause for e in report.explanations
+                    if e.signature.id == "requirement-placeholder-not-substituted")
+
+    assert "only where it is set" in cause("${DEVICE}")
+    # pip's _ENV_VAR_RE (req/req_file.py) takes capitals, digits and _ only: ${device} is never expanded
+    assert "only where it is set" not in cause("${device}")
+    assert "never this one" in cause("${device}")
