@@ -31,7 +31,8 @@ def test_a_requirement_with_a_variable_never_substituted() -> None:
     assert "requirement-placeholder-not-substituted" not in stated(
         "ERROR: No matching distribution found for torch==2.1.2+cu999\n")
     prompt = ("$ pip install torch==9.9\n"
-              "ERROR: Could not find a version that satisfies the requirement torch==9.9 (from versions: 2.5.1)\n")
+              "ERROR: Could not find a version that satisfies the requirement torch==9.9 "
+              "(from versions: 2.5.1)\n")
     assert "requirement-placeholder-not-substituted" not in stated(prompt)
 
 
@@ -40,8 +41,9 @@ def test_dyld_says_the_binary_was_built_for_a_newer_macos() -> None:
     # remark only when the binary's minimum OS is newer than the running one.
     new = ("ImportError: dlopen(/opt/venv/lib/python3.11/site-packages/pkg/_core.so, 0x0002): "
            "Symbol not found: _cblas_sgemm$NEWLAPACK\n"
-           "  Referenced from: <4C4C44E5-5555-3144-A1B2-0123456789AB> /opt/venv/lib/python3.11/site-packages/pkg/"
-           "libcore.dylib (built for macOS 13.4 which is newer than running OS)\n"
+           "  Referenced from: <4C4C44E5-5555-3144-A1B2-0123456789AB> "
+           "/opt/venv/lib/python3.11/site-packages/pkg/libcore.dylib "
+           "(built for macOS 13.4 which is newer than running OS)\n"
            "  Expected in:     <0A1B2C3D-0000-1111-2222-333344445555> "
            "/System/Library/Frameworks/Accelerate.framework/Versions/A/Accelerate\n")
     (found,) = explain_report(new, CATALOG, kb=KB).explanations
@@ -89,8 +91,8 @@ _XFORMERS = ("NotImplementedError: No operator found for `memory_efficient_atten
 def test_xformers_bf16_reason_on_a_cuda_gpu_but_not_on_another_device() -> None:
     # xformers/ops/fmha/common.py adds the reason for a bfloat16 query on an older GPU, and on any
     # device that is not CUDA (then its own device= reason says so).
-    on_gpu = _XFORMERS.format(device="    requires device with capability > (8, 0) but your GPU has capability "
-                                     "(7, 5) (too old)\n")
+    too_old = "    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n"
+    on_gpu = _XFORMERS.format(device=too_old)
     assert stated(on_gpu) == ["bf16-unsupported-gpu"]
     on_cpu = _XFORMERS.format(device="    device=cpu (supported: {'cuda'})\n")
     report = explain_report(on_cpu, CATALOG, kb=KB)
