@@ -1,7 +1,8 @@
 """Causes a tool's own message states (each wording read from that tool's source), and the texts
 that look alike but do not state it: a requirement still holding a variable, dyld's remark that a
 binary was built for a newer macOS, R torch's list of the CUDA builds it publishes, a setup.py's
-CUDA_HOME check, xFormers' bfloat16 reason (only where the query is on a CUDA GPU)."""
+CUDA_HOME check, xFormers' bfloat16 reason (only where the query is on a CUDA GPU); and a CPU-only
+torch on a machine whose kernel is Jetson Linux's."""
 
 from __future__ import annotations
 
@@ -114,3 +115,19 @@ def test_a_gpu_named_as_a_lower_bound_is_not_a_gpu_present() -> None:
     # the same names as the machine's GPU still count
     assert _read("training on my A100 GPU") == [("A100", "8.0")]
     assert _read("an RTX 3090 + an RTX 4090 in one box") == [("RTX 3090", "8.6"), ("RTX 4090", "8.9")]
+
+
+def test_a_cpu_only_torch_on_a_kernel_of_jetson_linux() -> None:
+    # Jetson Linux kernels carry the local version -tegra (uname -r; platform.platform()).
+    report = ("- Platform: Linux-5.10.216-tegra-aarch64-with-glibc2.31\n"
+              "- Python version: 3.8.10\n"
+              "- PyTorch version: 2.4.1+cpu\n")
+    assert stated(report) == ["jetson-cpu-wheel"]
+    # Counter-cases: the same build on a desktop kernel stays the CPU-build family; NVIDIA's own
+    # Jetson build (nvXX.YY) with CUDA is no CPU-only torch.
+    desktop = report.replace("5.10.216-tegra-aarch64-with-glibc2.31",
+                             "5.15.0-105-generic-x86_64-with-glibc2.35")
+    assert stated(desktop) == ["torch-not-compiled-with-cuda"]
+    jetson_build = (report.replace("2.4.1+cpu", "2.3.0a0+40ec155e58.nv24.05")
+                    + "- CUDA used to build PyTorch: 12.4\n")
+    assert "jetson-cpu-wheel" not in stated(jetson_build)

@@ -329,10 +329,12 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
 
 
 def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """torch says CUDA is unavailable (not that a CUDA build found no device) on a machine the text
-    shows to be a Jetson: its JetPack / L4T release, or a Jetson module by name."""
+    """torch says CUDA is unavailable (not that a CUDA build found no device), or the text shows a
+    CPU-only torch build (+cpu, torch.version.cuda None), on a machine the text shows to be a Jetson:
+    its JetPack / L4T release or kernel, or a Jetson module by name."""
     env = extracted.environment
-    if "cuda-unavailable" not in extracted.symptoms or "no-gpu-visible" in extracted.symptoms:
+    unavailable = "cuda-unavailable" in extracted.symptoms or env.torch_cpu_only
+    if not unavailable or "no-gpu-visible" in extracted.symptoms:
         return None
     board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
     return ([board], {}) if board else None

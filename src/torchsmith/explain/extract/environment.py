@@ -115,7 +115,9 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         "jetson",
         re.compile(
             r"\b(?P<v>R3[2-9] \(release\), REVISION: \d+\.\d+|JetPack \d(?:\.\d)*|L4T R?\d{2}\.\d(?:\.\d)?"
-            r"|nv\d{2}\.\d{2})"
+            # the Linux kernel of Jetson Linux (L4T): its release carries the local version -tegra
+            # (uname -r, platform.platform()'s "Linux-5.15.148-tegra-aarch64-with-glibc2.35")
+            r"|nv\d{2}\.\d{2}|\d\.\d{1,2}\.\d{1,3}-tegra)"
         ),
     ),
 )
