@@ -1,13 +1,14 @@
 """Regenerate the vendors' error enums in src/torchsmith/kb/data/error_vocab.json from the vendors' own files.
 
     python tools/error_vocab_refresh.py --wheels DIR --nccl GITDIR --nvml GITDIR --hip GITDIR \
-        --clr GITDIR [--write]
+        --clr GITDIR [--level-zero GITDIR --unified-runtime GITDIR] [--write]
 
 DIR holds NVIDIA's wheels, fetched by name with `pip download --no-deps` (nvidia-cuda-runtime,
 nvidia-cuda-runtime-cu12, nvidia-cuda-runtime-cu11, nvidia-cublas, nvidia-cusparse,
 nvidia-cusolver, nvidia-cufft, nvidia-curand, nvidia-cudnn-cu13, nvidia-ml-py); GITDIR a clone of
-NVIDIA/nccl, NVIDIA/go-nvml (whose gen/nvml/nvml.h is NVIDIA's NVML header), ROCm/HIP (hipError_t)
-and ROCm/clr (hipGetErrorString's strings). What is read:
+NVIDIA/nccl, NVIDIA/go-nvml (whose gen/nvml/nvml.h is NVIDIA's NVML header), ROCm/HIP (hipError_t),
+ROCm/clr (hipGetErrorString's strings), and for Intel GPUs oneapi-src/level-zero (ze_result_t) and
+oneapi-src/unified-runtime (ur_result_t). What is read:
 
 - each enum from its header (names, codes and the header's own comment on each value: the
   documented meaning);
@@ -60,6 +61,9 @@ RUNTIME_LIBS = [("nvidia-cuda-runtime", "lib/libcudart.so.13"),
 NCCL_HEADER, NCCL_STRINGS = "src/nccl.h.in", "src/init.cc"
 NVML_HEADER = "gen/nvml/nvml.h"
 HIP_HEADER, HIP_STRINGS = "include/hip/hip_runtime_api.h", "hipamd/src/hip_error.cpp"
+# Intel GPUs: Level Zero's ze_result_t (oneapi-src/level-zero) and the Unified Runtime's ur_result_t
+# (oneapi-src/unified-runtime), which SYCL and so torch's XPU build report
+ZE_HEADER, UR_HEADER = "include/ze_api.h", "include/unified-runtime/ur_api.h"
 
 # Our classification of a status (the vendors' enums have none): what the explain rules key on.
 # First match wins; hand-set kinds in the data are kept.
@@ -287,6 +291,34 @@ def read_hip(hip: Path, clr: Path, today: str) -> Tuple[List[Dict[str, Any]], Di
     return rows, sources
 
 
+def _slash_comments(header: str) -> str:
+    """A header whose values carry their comment on the lines before, each "/// ...", with those
+    lines as one /** ... */ comment (what enum_values reads as the next value's meaning)."""
+    return re.sub(r"(?:^[ \t]*///(?!<)[^\n]*\n)+",
+                  lambda m: "/** " + " ".join(line.strip()[3:].strip() for line in m.group().splitlines())
+                  + " */\n", header, flags=re.M)
+
+
+def read_intel(level_zero: Path, unified_runtime: Path,
+               today: str) -> Tuple[Dict[str, List[Dict[str, Any]]], Dict[str, Dict[str, Any]]]:
+    """ze_result_t from Level Zero's header, ur_result_t from the Unified Runtime's."""
+    tables: Dict[str, List[Dict[str, Any]]] = {}
+    sources: Dict[str, Dict[str, Any]] = {}
+    for table, repo, path, enum, owner in (
+            ("ze", level_zero, ZE_HEADER, "_ze_result_t", "oneapi-src/level-zero"),
+            ("ur", unified_runtime, UR_HEADER, "ur_result_t", "oneapi-src/unified-runtime")):
+        header, commit = git_read(repo, path)
+        fresh = [r for r in enum_values(_slash_comments(header), enum)
+                 if not r["name"].endswith("FORCE_UINT32")]
+        source_id = f"{owner.split('/')[1]}-header"
+        sources[source_id] = {"url": f"https://github.com/{owner}/blob/{commit}/{path}", "read": today,
+                              "what": f"enum {enum.lstrip('_')}: names, values and the header's comment"
+                                      " on each",
+                              "table": table, "names": [r["name"] for r in fresh]}
+        tables[table] = [{**r, "source": [source_id]} for r in fresh]
+    return tables, sources
+
+
 def read_all(wheels: Wheels, nccl: Path, nvml: Path, today: str) -> Tuple[Dict[str, List[Dict[str, Any]]],
                                                                             Dict[str, Dict[str, Any]]]:
     tables: Dict[str, List[Dict[str, Any]]] = {}
@@ -394,12 +426,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--nvml", type=Path, required=True, help="a git dir of NVIDIA/go-nvml")
     parser.add_argument("--hip", type=Path, required=True, help="a git dir of ROCm/HIP")
     parser.add_argument("--clr", type=Path, required=True, help="a git dir of ROCm/clr")
+    parser.add_argument("--level-zero", type=Path, help="a git dir of oneapi-src/level-zero")
+    parser.add_argument("--unified-runtime", type=Path, help="a git dir of oneapi-src/unified-runtime")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     tables, sources = read_all(Wheels(args.wheels), args.nccl, args.nvml, today)
     tables["hip"], hip_sources = read_hip(args.hip, args.clr, today)
     sources.update(hip_sources)
+    if args.level_zero and args.unified_runtime:
+        intel, intel_sources = read_intel(args.level_zero, args.unified_runtime, today)
+        tables.update(intel)
+        sources.update(intel_sources)
     document = json.loads(DATA.read_text(encoding="utf-8"))
     changes = update(document, tables, sources)
     for line in changes:

@@ -192,7 +192,11 @@ def test_a_kill_inside_an_image_build_step_is_the_out_of_memory_killer() -> None
     classic = "The command '/bin/sh -c pip install torch==2.1.0' returned a non-zero code: 137"
     buildkit = ('ERROR: failed to solve: process "/bin/sh -c pip install torch==2.1.0" did not complete '
                 "successfully: exit code: 137")
-    for report in (classic, buildkit):
+    buildah = ('Error: building at STEP "RUN pip install torch==2.1.0": while running runtime: '
+               "exit status 137")
+    kaniko = ("error building image: error building stage: failed to execute command: waiting for "
+              "process to exit: signal: killed")
+    for report in (classic, buildkit, buildah, kaniko):
         assert stated(pip + report) == ["pip-killed-oom"], report
         (found,) = explain_report(pip + report, CATALOG, kb=KB).explanations
         assert "exited with code 137" in found.cause
@@ -266,6 +270,17 @@ def test_a_dataloader_bus_error_is_shared_memory_only_where_it_is_shown_full() -
     assert stated(check + "\n" + text) == ["dataloader-worker-bus-error"]
     for compose in ("services:\n  train:\n    shm_size: '16gb'", "services:\n  train:\n    ipc: host"):
         assert extract(run + "\n" + compose, KB).environment.docker_shm == "set", compose
+    # df -h shows the mount's size: Docker's (and Kubernetes') 64 MB or less is evidence, a larger one
+    # is none, whatever a docker run asked for
+    header = "Filesystem      Size  Used Avail Use% Mounted on\n"
+    for row in ("shm              64M     0   64M   0% /dev/shm",
+                "tmpfs            32M  1.2M   31M   4% /dev/shm"):
+        assert extract(header + row, KB).environment.docker_shm == "small", row
+        assert stated(text + "\n" + header + row) == ["dataloader-shm-too-small"], row
+    for row in ("shm              16G     0   16G   0% /dev/shm",
+                "tmpfs           7.8G  1.2M  7.8G   1% /dev/shm"):
+        assert extract(run + "\n" + header + row, KB).environment.docker_shm == "set", row
+        assert stated(text + "\n" + header + row) == ["dataloader-worker-bus-error"], row
     # another errno, or a file that is not torch's shm object, shows no full /dev/shm
     for other in ("RuntimeError: unable to write to file </torch_1394_2747491098>: Bad address (14)",
                   "RuntimeError: unable to write to file </data/cache.bin>"):

@@ -227,3 +227,18 @@ def test_a_library_missing_at_link_time_is_not_a_loader_failure() -> None:
     assert (library.soname, library.problem) == ("libcuda.so", "link")
     assert causes(link) == ["cuda-link-library-missing"]
     assert "libcuda-missing" in causes("ImportError: libcuda.so.1: cannot open shared object file")
+
+
+def test_the_machine_is_not_read_from_a_marker_or_from_what_a_library_file_has() -> None:
+    # A PEP 508 marker names machines a requirement is for, not this one; dyld names what the file has
+    # and then what the process needs (the process is this Python).
+    marker = ("  ╰─▶ Because torch{platform_machine == 'aarch64' or platform_machine == 'x86_64'}==2.5.1 "
+              "has no wheels with a matching platform tag (e.g., `macosx_14_0_arm64`)")
+    assert extract(marker, KB).environment.machine == "arm64"
+    dyld = ("ImportError: dlopen(/Users/me/venv/lib/python3.12/site-packages/pkg/_ext.so, 0x0002): tried: "
+            "'/Users/me/venv/lib/python3.12/site-packages/pkg/_ext.so' (mach-o file, but is an "
+            "incompatible architecture (have 'x86_64', need 'arm64'))")
+    assert extract(dyld, KB).environment.machine == "arm64"
+    assert extract(dyld.replace("'x86_64'", "'arm64'", 1).replace("need 'arm64'", "need 'x86_64'"),
+                   KB).environment.machine == "x86_64"
+    assert extract("Platform: Linux-5.15.0-x86_64-with-glibc2.35", KB).environment.machine == "x86_64"

@@ -39,6 +39,17 @@ def test_without_a_build_that_carries_every_gpu_named_the_family_speaks() -> Non
         "torch 2.4.1+cu121 on a Jetson AGX Orin\n" + _NO_IMAGE)
 
 
+def test_nccls_own_kernels_are_not_an_extensions() -> None:
+    # NCCL's own warning (src/include/checks.h CUDACHECK: "Cuda failure '%s'") and torch's NCCL error:
+    # NCCL's kernels may predate the GPU (an older NCCL than the build's) whatever torch carries
+    text = ("torch 2.7.0+cu128, GPU: NVIDIA GeForce RTX 5090\n"
+            "node1:123:456 [0] enqueue.cc:1556 NCCL WARN Cuda failure 'no kernel image is available for"
+            " execution on the device'\n"
+            "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+            "ProcessGroupNCCL.cpp:1970, unhandled cuda error, NCCL version 2.20.5\n")
+    assert "extension-arch-not-compiled" not in stated(text)
+
+
 def test_an_extensions_own_message_still_names_its_call() -> None:
     # tinycudann's own search (bindings/torch/tinycudann/modules.py): no torch build needed
     text = "Could not find compatible tinycudann extension for compute capability 89.\n"
@@ -74,3 +85,38 @@ def test_a_cufft_failure_without_an_older_build_stays_a_status() -> None:
     assert stated("which torch for cu117 works on an RTX 4090?\n" + _CUFFT) == ["gpu-library-status"]
     assert extract("pytorch with cu117\n").environment.torch_cuda == "11.7"
     assert extract("torch for cu117\n").environment.torch_cuda is None
+
+
+def test_a_release_named_without_its_variant_lacks_the_gpu_only_where_no_variant_carries_it() -> None:
+    # collect_env's line names the release; none of 2.0.1's CUDA variants (cu117, cu118) has sm_120
+    text = _NO_IMAGE + "PyTorch version: 2.0.1\nGPU 0: NVIDIA GeForce RTX 5090\n"
+    assert stated(text) == ["arch-not-compiled"]
+    # every CUDA variant of 2.4.1 starts at sm_50 or above: a Kepler K40 (sm_35) is older than all
+    assert stated(_NO_IMAGE + "PyTorch version: 2.4.1\nGPU 0: Tesla K40m\n") == ["gpu-too-old-for-torch"]
+    # 2.4.1+cu118 still carries sm_37: the K80 runs on one variant, so the text does not decide
+    assert stated(_NO_IMAGE + "PyTorch version: 2.4.1\nGPU 0: Tesla K80\n") == ["no-kernel-image"]
+    # 2.7.1's cu128 carries sm_120, its cu126 does not: which was installed?
+    rtx5090 = _NO_IMAGE + "PyTorch version: 2.7.1\nGPU 0: NVIDIA GeForce RTX 5090\n"
+    assert stated(rtx5090) == ["no-kernel-image"]
+
+
+# HIP's own name for the missing code object (hip_code_object.cpp) as torch's ROCm build prints it
+_NO_CODE_OBJECT = '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
+
+
+def test_a_torch_release_named_without_its_rocm_release_lacks_a_target_none_of_its_builds_carry() -> None:
+    # torch_releases.json: 2.0.1's one ROCm build (rocm5.4.2) carries gfx1030 but not gfx1100
+    text = "PyTorch version: 2.0.1\nName: gfx1100\n>>> import torch\n" + _NO_CODE_OBJECT
+    assert stated(text) == ["rocm-gfx-target-unsupported"]
+    # a target one build of it carries (gfx1030), or no torch release named: the family
+    assert stated(text.replace("gfx1100", "gfx1030")) == ["hip-invalid-device-function"]
+    assert stated("Name: gfx1100\n>>> import torch\n" + _NO_CODE_OBJECT) == ["hip-invalid-device-function"]
+
+
+def test_cudnn_9s_own_arch_and_execution_statuses_on_a_gpu_newer_than_the_build() -> None:
+    # cudnnStatus_t of cuDNN 9 (cudnn_graph.h): the v8 names split into sub-statuses
+    for status in ("CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "CUDNN_STATUS_EXECUTION_FAILED_CUDART"):
+        text = (f"torch.__version__: 2.1.2+cu118\nGPU 0: NVIDIA GeForce RTX 5080\n"
+                f"RuntimeError: cuDNN error: {status}\n")
+        assert stated(text) == ["cuda-build-older-than-gpu"], status
+        assert stated(text.replace("RTX 5080", "RTX 4080")) == ["gpu-library-status"], status

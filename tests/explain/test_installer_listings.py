@@ -83,3 +83,74 @@ def test_pip_fetching_the_0_1_2_placeholder_sdist_is_named_with_why_no_wheel_fit
     # Listed as what pip could see, beside a pin that excludes them, the placeholders were not taken.
     listed = _NOT_FOUND.format(req="torch==1.5.1", listed="0.1.2, 0.1.2.post1, 0.1.2.post2")
     assert stated(listed) == ["no-matching-distribution"]
+
+
+# PyPI's linux-aarch64 torch releases for Python 3.8 up to 2.0.0: 1.9.1 had no aarch64 wheel.
+_AARCH64_PY38 = ("1.8.0, 1.8.1, 1.9.0, 1.10.0, 1.10.1, 1.10.2, 1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1, "
+                 "2.0.0")
+
+
+def test_a_cuda_build_asked_for_on_the_platform_the_listing_shows_without_it_was_never_built_there() -> None:
+    text = _NOT_FOUND.format(req="torch==1.13.1+cu117", listed=_AARCH64_PY38)
+    assert ("build-unpublished", "torch==1.13.1+cu117 on linux-aarch64") in facts(text)
+    assert stated(text) == ["torch-cuda-build-not-published"]
+
+
+def test_a_listing_several_platforms_share_or_a_build_made_for_that_platform_proves_nothing() -> None:
+    x86_64 = _NOT_FOUND.format(req="torch==1.13.1+cu117", listed=_PY38.split(", 2.0.1")[0])
+    cpu = _NOT_FOUND.format(req="torch==1.13.1+cpu", listed=_AARCH64_PY38)
+    for text in (x86_64, cpu):
+        assert not any(kind == "build-unpublished" for kind, _ in facts(text))
+        assert "torch-cuda-build-not-published" not in stated(text)
+
+
+def test_the_default_cuda_build_listed_plain_beside_the_others_labelled_was_published_unlabelled() -> None:
+    # torch 1.7.1's default CUDA build (PyPI's on Linux) is cu102.
+    listed = "1.7.0, 1.7.0+cpu, 1.7.0+cu101, 1.7.1, 1.7.1+cpu, 1.7.1+cu101, 1.7.1+cu110"
+    text = _NOT_FOUND.format(req="torch==1.7.1+cu102", listed=listed)
+    assert ("label-absent", "torch==1.7.1+cu102") in facts(text)
+    assert stated(text) == ["local-version-label-absent"]
+
+
+def test_an_index_that_labels_default_builds_or_lists_no_plain_release_is_not_a_label_absent() -> None:
+    labels_defaults = _NOT_FOUND.format(req="torch==1.7.1+cu102",
+                                        listed="1.7.0+cu102, 1.7.1, 1.7.1+cpu, 1.7.1+cu101")
+    no_plain = _NOT_FOUND.format(req="torch==1.7.1+cu102", listed="1.7.1+cpu, 1.7.1+cu101, 1.7.1+cu110")
+    not_default = _NOT_FOUND.format(req="torch==1.7.1+cu92", listed="1.7.1, 1.7.1+cpu, 1.7.1+cu101")
+    # From torch 1.8.1 on the default build carries its label (torch-1.8.1+cu102 on whl/cu102).
+    labelled_since = _NOT_FOUND.format(req="torch==1.9.0+cu102", listed="1.9.0, 1.9.0+cpu, 1.9.0+cu111")
+    for text in (labels_defaults, no_plain, not_default, labelled_since):
+        assert not any(kind == "label-absent" for kind, _ in facts(text))
+        assert "local-version-label-absent" not in stated(text)
+
+
+def test_a_cpu_build_on_an_l4t_kernel_is_the_generic_wheel_on_a_jetson() -> None:
+    # platform.platform() on a Jetson prints its L4T kernel release (5.10-tegra in L4T r35)
+    text = ("- Platform: Linux-5.10.120-tegra-aarch64-with-glibc2.31\n- Python version: 3.8.10\n"
+            "- PyTorch version: 2.1.0+cpu\n")
+    assert extract(text, KB).environment.jetson == "5.10.120-tegra"
+    assert stated(text) == ["jetson-cpu-wheel"]
+    # Counter-cases: the same build on a server's aarch64 kernel, and r38's 6.8 kernel (Thor's SBSA
+    # stack), are no Jetson's generic wheel.
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "5.15.0-1024-nvidia"))
+    assert "jetson-cpu-wheel" not in stated(text.replace("5.10.120-tegra", "6.8.12-tegra"))
+
+
+def test_a_companion_installers_own_no_wheel_for_this_cuda_and_torch_is_the_unpublished_wheel() -> None:
+    # DazzleML's installer prints its compatibility check's message after "SA 2.x Compatibility:"
+    text = ("SA 2.x Compatibility: [NO] No matching wheel for CUDA 12.9 + PyTorch 2.10.0\n"
+            "                      Fallback: SA 1.0.6 (~2.1x speedup)\n")
+    assert stated(text) == ["companion-wheels-not-published"]
+    assert stated("SA 2.x Compatibility: [OK] Supported (SA 2.2.0.post3)\n") == []
+    assert stated("No matching wheel found for this platform\n") != ["companion-wheels-not-published"]
+
+
+def test_a_requirement_pip_echoes_with_its_variable_unexpanded_matches_no_version() -> None:
+    # pip expands ${NAME} in a requirements file only where the variable is set (req_file.py)
+    text = _NOT_FOUND.format(req="torchvision==0.16.2+${CUDA_TAG}", listed="0.15.2, 0.16.0, 0.16.1, 0.16.2")
+    assert stated(text) == ["requirement-placeholder-not-substituted"]
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "placeholder-unexpanded"]
+    assert "${CUDA_TAG} unexpanded" in error.meaning
+    assert "bare $NAME" in extract(text.replace("${CUDA_TAG}", "$CUDA_TAG"), KB).installer_errors[0].meaning
+    # Counter-case: the value written in names a real label; the family stays the family.
+    assert "requirement-placeholder-not-substituted" not in stated(text.replace("${CUDA_TAG}", "cu999"))

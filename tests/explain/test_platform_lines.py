@@ -24,6 +24,19 @@ def test_mps_message_states_an_old_macos_only_where_the_text_shows_one() -> None
         assert found.signature.id == "mps-unavailable" and len(found.candidates) == 3, text
 
 
+def test_the_macos_a_sentence_names_is_read_but_not_a_minimum() -> None:
+    # a sentence's "my macOS is 12.2.1" or a release named with its marketing name is this Mac's
+    for said in ("even though my MacOs is `12.2.1`", "on macOS Monterey 12.2.1"):
+        assert extract(said, KB).environment.macos == "12.2.1", said
+        assert stated(MPS + "\n" + said) == ["macos-too-old-for-mps"], said
+    assert extract("macOS version: 14.5", KB).environment.macos == "14.5"
+    # a requirement is no release of this Mac
+    for minimum in ("MPS requires macOS 12.3 or later", "needs macOS 13.0 and above"):
+        assert extract(minimum, KB).environment.macos is None, minimum
+        (found,) = explain_report(MPS + "\n" + minimum, CATALOG, kb=KB).explanations
+        assert found.signature.id == "mps-unavailable", minimum
+
+
 def test_mpi_backend_and_library_are_told_apart() -> None:
     backend = ("RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if "
                "you build PyTorch from source on a host that has MPI installed.")

@@ -1,8 +1,8 @@
 """Causes a tool's own message states (each wording read from that tool's source), and the texts
-that look alike but do not state it: a requirement still holding a variable, dyld's remark that a
-binary was built for a newer macOS, R torch's list of the CUDA builds it publishes, a setup.py's
-CUDA_HOME check, xFormers' bfloat16 reason (only where the query is on a CUDA GPU); and a CPU-only
-torch on a machine whose kernel is Jetson Linux's."""
+that look alike but do not state it: dyld's remark that a binary was built for a newer macOS, R
+torch's list of the CUDA builds it publishes, a setup.py's CUDA_HOME check, xFormers' bfloat16
+reason (only where the query is on a CUDA GPU); and a CPU-only torch on a machine whose kernel is
+Jetson Linux's."""
 
 from __future__ import annotations
 
@@ -12,29 +12,6 @@ from torchsmith.explain.extract.gpunames import gpu_names, named_gpus
 from torchsmith.explain.matcher import explain_report
 
 from .test_signatures import CATALOG, KB, stated
-
-
-def test_a_requirement_with_a_variable_never_substituted() -> None:
-    # pip's req_file.py expands ${NAME} only when the variable is set; otherwise the text stays.
-    pip = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+${TORCH_VARIANT} "
-           "(from versions: 2.2.2, 2.3.0, 2.3.1)\n"
-           "ERROR: No matching distribution found for torch==2.3.1+${TORCH_VARIANT}\n")
-    (found,) = explain_report(pip, CATALOG, kb=KB).explanations
-    assert found.signature.id == "requirement-placeholder-not-substituted"
-    assert found.facts["placeholder"] == "${TORCH_VARIANT}"
-    uv = ("  × No solution found when resolving dependencies:\n"
-          "  ╰─▶ Because there is no version of torchvision==0.19.0+$CUDA_TAG and you require "
-          "torchvision==0.19.0+$CUDA_TAG, we can conclude that your requirements are unsatisfiable.\n")
-    assert stated(uv) == ["requirement-placeholder-not-substituted"]
-    assert stated("ERROR: Invalid requirement: 'torch==${TORCH_VERSION}'\n") == [
-        "requirement-placeholder-not-substituted"]
-    # Counter-cases: a version that does not exist, and a shell prompt's '$' before the command.
-    assert "requirement-placeholder-not-substituted" not in stated(
-        "ERROR: No matching distribution found for torch==2.1.2+cu999\n")
-    prompt = ("$ pip install torch==9.9\n"
-              "ERROR: Could not find a version that satisfies the requirement torch==9.9 "
-              "(from versions: 2.5.1)\n")
-    assert "requirement-placeholder-not-substituted" not in stated(prompt)
 
 
 def test_dyld_says_the_binary_was_built_for_a_newer_macos() -> None:

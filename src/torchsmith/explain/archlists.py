@@ -18,12 +18,13 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.triggers import named_capabilities
 from torchsmith.kb import KnowledgeBase
+from torchsmith.kb.model import VariantBuild
 from torchsmith.versions import version_tuple
 
-__all__ = ["ARCH_LIST_CONFIRMATIONS"]
+__all__ = ["ARCH_LIST_CONFIRMATIONS", "every_cuda_variant"]
 
 # Packages that copy torch's check with the same words over their own list (spconv's cumm reads
 # CUMM_CUDA_ARCH_LIST): a refusal raised there says nothing of torch's list.
@@ -96,6 +97,15 @@ def _platform(extracted: Extracted) -> str:
     return "linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64"
 
 
+def every_cuda_variant(env: Environment, kb: KnowledgeBase) -> List[VariantBuild]:
+    """Where the text names a torch release but not its variant: each CUDA variant the data has of
+    it (any one may be the build installed); [] where it names a variant, another kind or none."""
+    release = kb.release(env.torch) if env.torch and not env.torch_cpu_only else None
+    if release is None or "+" in (env.torch or "") or env.torch_cuda:
+        return []
+    return [variant for variant in release.variants if variant.kind == "cuda"]
+
+
 def _torch_arch_lists(extracted: Extracted, kb: KnowledgeBase) -> Tuple[str, List[Sequence[str]]]:
     """(the build in words, the arch lists it may have): the list torch printed, or the data's list
     of the named release's +cuXYZ variant, or of each CUDA variant of it where the text names none."""
@@ -113,14 +123,19 @@ def _torch_arch_lists(extracted: Extracted, kb: KnowledgeBase) -> Tuple[str, Lis
     return f"torch {release.version}{named}", [archs for archs in lists if archs]
 
 
+# the CUDA runtime's and driver's errors (extract.gpu); any other library's error in the text points at it
+_RUNTIME_APIS = frozenset({"cuda", "cuda-driver"})
+
+
 def _torch_build_carries_gpu(extracted: Extracted, facts: Mapping[str, Any],
                              kb: Optional[KnowledgeBase]) -> Optional[str]:
     """torch has compiled (SASS) code for every GPU the text names (or the capability it prints):
     the arch list torch printed, or the data's list of the torch release the text names (of its
     +cuXYZ variant, or of every CUDA variant where it names none). A kernel-image error then comes
-    from another binary: a compiled extension's. Jetson GPUs are left out (their builds are others)."""
-    if kb is None:
-        return None
+    from another binary: a compiled extension's, unless the text shows another GPU library failing
+    (NCCL's kernels, cuBLAS's). Jetson GPUs are left out (their builds are others)."""
+    if kb is None or extracted.nccl or any(e.api not in _RUNTIME_APIS for e in extracted.gpu_errors):
+        return None  # NCCL's or a CUDA library's own kernels (an old NCCL on a new GPU) are no extension's
     shown = _gpus_shown(extracted, facts, kb)
     build, lists = _torch_arch_lists(extracted, kb)
     if not shown or not lists or any(cc in kb.integrated_ccs for cc in shown):

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.loadchecks import compiled_module_absence_shown, dll_needs_only_vc_runtime
 from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
 from torchsmith.versions import version_tuple
@@ -62,8 +63,10 @@ def _shm_full_shown(extracted: Extracted, facts: Mapping[str, Any],
 
 def _docker_default_shm_shown(extracted: Extracted, facts: Mapping[str, Any],
                               kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host:
-    the container's /dev/shm is Docker's default 64 MB (extract.containers)."""
+    """The text starts its container with ``docker run`` and neither --shm-size nor --ipc=host: the
+    container's /dev/shm is Docker's default 64 MB; or df shows a /dev/shm that small (extract.containers)."""
+    if extracted.environment.docker_shm == "small":
+        return "df shows a /dev/shm of 64 MB or less (Docker's default size)"
     if extracted.environment.docker_shm != "default":
         return None
     return "docker run without --shm-size or --ipc=host: the container's /dev/shm is Docker's default 64 MB"
@@ -207,18 +210,21 @@ def _rocm_build_lacks_gfx(extracted: Extracted, facts: Mapping[str, object],
     targets = {gpu.gfx for gpu in env.gpu_models if gpu.vendor == "amd" and gpu.gfx} | (
         {env.gfx} if env.gfx else set())
     rocm = _major_minor(env.rocm)
-    if len(targets) != 1 or rocm is None or kb is None:
+    torch = version_tuple(env.torch)[:3] if env.torch else None
+    # a torch release named without its ROCm release: each ROCm build of it may be the one installed
+    if len(targets) != 1 or (rocm is None and torch is None) or kb is None:
         return None
     (gfx,) = targets
-    torch = version_tuple(env.torch)[:3] if env.torch else None
     builds = [variant for release in kb.table("releases")
               if torch is None or version_tuple(release.version)[:3] == torch
               for variant in release.variants
-              if variant.kind == "rocm" and variant.gfx and _major_minor(variant.rocm) == rocm]
+              if variant.kind == "rocm" and variant.gfx
+              and (rocm is None or _major_minor(variant.rocm) == rocm)]
     if not builds or any(gfx in variant.gfx for variant in builds):
         return None
     carried = sorted({target for variant in builds for target in variant.gfx})
-    return f"no torch build for ROCm {rocm} carries {gfx} (they carry {', '.join(carried)})"
+    of = f"ROCm {rocm}" if rocm else f"torch {env.torch} (any ROCm release)"
+    return f"no torch build for {of} carries {gfx} (they carry {', '.join(carried)})"
 
 
 def _torch_without_cuda_by_design(extracted: Extracted, facts: Mapping[str, object],
@@ -460,4 +466,6 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "toolkit_other_major_shown": _toolkit_other_major_shown,
     "both_onnxruntime_packages_shown": _both_onnxruntime_packages_shown,
     "ffmpeg_major_not_supported": _ffmpeg_major_not_supported,
+    "compiled_module_absence_shown": compiled_module_absence_shown,
+    "dll_needs_only_vc_runtime": dll_needs_only_vc_runtime,
 }

@@ -14,10 +14,11 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support, kernel_for, parse_cc, sm_arch
-from torchsmith.explain.archlists import ARCH_LIST_CONFIRMATIONS
+from torchsmith.explain.archlists import ARCH_LIST_CONFIRMATIONS, every_cuda_variant
 from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
 from torchsmith.explain.contradictions import TEXT_CONTRADICTIONS
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.loadedcopies import LOADED_COPY_CONFIRMATIONS
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import named_capabilities
 from torchsmith.kb import KnowledgeBase
@@ -121,6 +122,7 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
     listed = _arch_list(env, facts)
     base, variant = _release_variant(env, kb)
     toolkit = kb.arch_support(env.torch_cuda) if env.torch_cuda else None
+    every = [v for v in every_cuda_variant(env, kb) if v.sass(platform)]
 
     def carries(gpu: Tuple[int, int]) -> bool:
         """Whether the build has code for ``gpu`` (True where the data cannot say)."""
@@ -128,6 +130,8 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
             return kernel_for(gpu, listed) is not None
         if variant is not None and variant.sass(platform):
             return kernel_for(gpu, variant.sass(platform), variant.ptx(platform)) is not None
+        if every:  # the release named, its variant not: no variant of it may carry the GPU
+            return any(kernel_for(gpu, v.sass(platform), v.ptx(platform)) is not None for v in every)
         return toolkit is None or kernel_for(gpu, toolkit.archs) is not None
 
     if carries(cc):
@@ -136,6 +140,8 @@ def _arch_conclusion(env: Environment, facts: Mapping[str, Any], kb: KnowledgeBa
         build = f"this build (arch list {' '.join(listed)})"
     elif variant is not None and variant.sass(platform):
         build = f"torch {base} ({variant.name})"
+    elif every:
+        build = f"torch {base} (none of its CUDA variants, {', '.join(v.name for v in every)})"
     elif toolkit is not None:  # a CUDA X.Y build has no code for a GPU that toolkit cannot compile for
         build = (f"a torch build for CUDA {env.torch_cuda} ({env.torch or 'the build the text names'}; "
                  f"CUDA {env.torch_cuda} compiles for {toolkit.min_arch} to {toolkit.max_arch})")
@@ -414,13 +420,14 @@ def _gpu_below_named_build(extracted: Extracted, facts: Mapping[str, Any],
     base, variant = _release_variant(env, kb)
     platform = "windows-x86_64" if env.platform == "windows" else (
         "linux-aarch64" if env.machine in ("aarch64", "arm64") else "linux-x86_64")
-    sass = variant.sass(platform) if variant else ()
+    every = [a for v in every_cuda_variant(env, kb) for a in v.sass(platform)]
+    sass = variant.sass(platform) if variant else every
     built = [parsed for parsed in (parse_cc(a) for a in sass) if parsed]
     if cc is None or not built or cc >= min(built):
         return None
     oldest = min(built)
     return (f"compute capability {cc[0]}.{cc[1]} is below the oldest architecture torch {base} "
-            f"({variant.name if variant else ''}) carries (sm_{oldest[0]}{oldest[1]})")
+            f"({variant.name if variant else 'any CUDA variant'}) carries (sm_{oldest[0]}{oldest[1]})")
 
 
 def _gpu_below_build(extracted: Extracted, facts: Mapping[str, Any],
@@ -455,6 +462,7 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
 
 
 CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, **ARCH_LIST_CONFIRMATIONS,
+                                         **LOADED_COPY_CONFIRMATIONS,
                                          "build_lacks_arch": _build_lacks_arch,
                                          "other_vendor_gpu_only": _other_vendor_gpu_only,
                                          "gpu_below_build": _gpu_below_build}

@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support
+from torchsmith.explain.companionpins import companion_other_torch
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -28,11 +29,13 @@ TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library
-    (``any``: every library); ``gpu:any`` any status of a vendor's enum (looked up: name and code)."""
+    (``any``: every library, or every kind but success); ``gpu:any`` any status of a vendor's enum
+    (looked up: name and code)."""
     for error in extracted.gpu_errors:
         if len(arguments) == 2:
             api, kind = arguments
-            if not (api == "any" or error.api.startswith(api)) or error.kind != kind:
+            wanted = bool(error.code) if kind == "any" else error.kind == kind
+            if not (api == "any" or error.api.startswith(api)) or not wanted:
                 continue
         elif arguments[0] == "any":
             if not error.name or not error.code:  # read from the enum, and not its success value
@@ -330,10 +333,10 @@ def _visible_devices_hide(extracted: Extracted) -> Optional[Tuple[List[str], Dic
 
 def _jetson_cuda_unavailable(extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
     """torch says CUDA is unavailable (not that a CUDA build found no device), or the text shows a
-    CPU-only torch build (+cpu, torch.version.cuda None), on a machine the text shows to be a Jetson:
-    its JetPack / L4T release or kernel, or a Jetson module by name."""
+    CPU-only torch build (+cpu), on a machine the text shows to be a Jetson: its JetPack / L4T release
+    or L4T kernel, or a Jetson module by name."""
     env = extracted.environment
-    unavailable = "cuda-unavailable" in extracted.symptoms or env.torch_cpu_only
+    unavailable = "cuda-unavailable" in extracted.symptoms or env.torch_cpu_only is True
     if not unavailable or "no-gpu-visible" in extracted.symptoms:
         return None
     board = env.jetson or next((gpu for gpu in env.gpus if "jetson" in gpu.lower()), None)
@@ -428,10 +431,14 @@ def _env(name: str, extracted: Extracted,
         return _scheduler_no_gpu(extracted)
     if name == "fabric-manager-down":
         return _fabric_manager_down(extracted)
+    if name == "ib-asked-none-found" and extracted.nccl.get("ib_asked"):  # extract.gpu.nccl_facts
+        return ["NET/IB : No device found"], {"why": str(extracted.nccl["ib_asked"])}
     if name == "distributed-hang" and "distributed-hang" in extracted.symptoms:
         return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
+    if name == "companion-other-torch":
+        return companion_other_torch(extracted, kb)
     if name in _SAID and name in extracted.symptoms:
         return list(_SAID[name]), {}
     return None

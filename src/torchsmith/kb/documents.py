@@ -72,6 +72,10 @@ def _formats(data: Document) -> None:
         for source in data[table].get("sources", ()):
             if source not in data["sources"]:
                 raise ValueError(f"{table}: unknown source id {source!r}")
+    imports = data.get("torch_windows_dll_imports")  # optional: an overlay may predate it
+    if imports is not None and (not isinstance(imports.get("dlls"), dict) or any(
+            source not in data["sources"] for source in imports.get("sources") or [None])):
+        raise ValueError("torch_windows_dll_imports: needs dlls and known sources")
 
 
 def _containers(data: Document) -> None:
@@ -150,11 +154,13 @@ def _torch_requires(data: Document) -> None:
 
 
 # The vendors' enums beside cuda/hip/nccl (optional: a knowledge-base overlay may predate them).
-ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn")
+ENUM_TABLES = ("cuda_driver", "nvml", "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn",
+               "ze", "ur")
 
 
 def _error_vocab(data: Document) -> None:
-    """Vendor error enums (CUDA runtime and driver, HIP, NCCL, NVML, the CUDA libraries) and sonames:
+    """Vendor error enums (CUDA runtime and driver, HIP, NCCL, NVML, the CUDA libraries, Intel's Level
+    Zero and Unified Runtime) and sonames:
     every row names known sources, and a source read as an enum's list of names (tools/
     error_vocab_refresh.py) has a row for each of them: a table is never short of what was read."""
     import re

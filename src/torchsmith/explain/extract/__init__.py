@@ -119,6 +119,7 @@ def extract(
         not_found=missing,
         source_builds=resolver.source_builds(text),
         installed=distributions.installed_distributions(text),
+        versions=distributions.installed_versions(text),
         http=resolver.http_failures(joined),
         environment=env,
         conda_search=search,
@@ -131,9 +132,12 @@ def extract(
         + installers.option_too_new(text, words.get("installer_options", ()))
         + installers.backend_too_new(text, kb)
         + pages.companion_page_failures(text, kb) + pages.build_page_without_wheel(text)
+        + pages.installer_table_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text)
         + pinwheels.pin_lacks_python_wheel(text, refusal, kb, env.python)
         + lddebug.wheel_library_from_system(text) + listings.variant_index_lacks_release(refusal, kb)
+        + listings.build_missing_on_listed_platform(refusal, kb)
+        + listings.default_build_listed_unlabelled(refusal, kb) + listings.placeholder_unexpanded(refusal)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),

@@ -5,6 +5,7 @@ a container image build. Pure.
 ``--ipc=host`` shares the host's (Docker's reference, docker container run: "--shm-size: Size of
 /dev/shm ... default 64MB"; https://docs.docker.com/reference/cli/docker/container/run/); a Compose
 service sets it with ``shm_size`` or ``ipc: host`` (https://docs.docker.com/reference/compose-file/services/).
+``df`` (coreutils) shows the size a /dev/shm mount has: its -h form prints sizes with a K/M/G suffix.
 """
 
 from __future__ import annotations
@@ -21,12 +22,28 @@ _SHM_SET = re.compile(r"--shm-size\b|--ipc(?:=|\s+)host\b")
 _COMPOSE_SHM_SET = re.compile(r"^\s*(?:shm_size|ipc)\s*:\s*['\"]?(?:host\b|\d)", re.MULTILINE)
 # A run that only checks the GPU (the NVIDIA Container Toolkit's sample workload) is not the workload.
 _GPU_CHECK = re.compile(r"\snvidia-smi(?:\s+-L)?\s*$")
+# df -h's row of /dev/shm: Filesystem, Size, Used, Avail, Use%, Mounted on
+_DF_SHM = re.compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?)(?P<unit>[KMG])i?\s+\S+\s+\S+\s+\d+%\s+"
+                     r"/dev/shm[ \t]*$", re.MULTILINE)
+_DOCKER_DEFAULT_SHM_MIB = 64.0
+
+
+def _df_shm_mib(text: str) -> Optional[float]:
+    """The size of /dev/shm a df -h row shows, in MiB (the first such row)."""
+    row = _DF_SHM.search(text) if "/dev/shm" in text else None
+    if row is None:
+        return None
+    return float(row.group("size").replace(",", ".")) * 1024.0 ** ("KMG".index(row.group("unit")) - 1)
 
 
 def docker_shm(text: str) -> Optional[str]:
     """``"default"`` when every ``docker run`` the text shows leaves /dev/shm at Docker's 64 MB,
-    ``"set"`` when one sets it (or a Compose file does); None when the text shows none, or only
-    a run of nvidia-smi that checks the GPU."""
+    ``"small"`` when df shows a /dev/shm of that size or smaller; ``"set"`` when a run sets it (or a
+    Compose file does) or df shows a larger one; None when the text shows none, or only a run of
+    nvidia-smi that checks the GPU."""
+    shown = _df_shm_mib(text)
+    if shown is not None:  # what the mount is, whatever a command line asked for
+        return "small" if shown <= _DOCKER_DEFAULT_SHM_MIB else "set"
     if "docker run" not in text:
         return None
     runs = [match.group("args") for match in _DOCKER_RUN.finditer(text)]
@@ -40,8 +57,14 @@ def docker_shm(text: str) -> Optional[str]:
 # "The command '...' returned a non-zero code: 137" (moby/moby builder/dockerfile/internals.go, the
 # message in dispatchRun/run), BuildKit's 'process "..." did not complete successfully: exit code: 137'
 # (moby/buildkit solver/llbsolver/ops/exec.go, ExecOp.Exec).
+# Buildah (podman build) reports the step and the runtime's "exit status 137" (containers/buildah
+# imagebuildah/stage_executor.go: "building at STEP"); kaniko wraps Go's exit error of the step's
+# shell (GoogleContainerTools/kaniko pkg/commands/run.go, waitAndCleanupProcess: "waiting for process
+# to exit"), which reads "signal: killed" where the shell itself was killed.
 _BUILD_STEP_KILLED = re.compile(r"returned a non-zero code: 137\b"
-                                r"|did not complete successfully: exit code:? 137\b")
+                                r"|did not complete successfully: exit code:? 137\b"
+                                r"|building at STEP[^\n]{0,400}exit status 137\b"
+                                r"|waiting for process to exit: (?:exit status 137\b|signal: killed\b)")
 # The text builds an image: the command, or the words ("building the docker image")
 _IMAGE_BUILD = re.compile(r"\b(?:docker|podman)(?: buildx| image)? build\b"
                           r"|\bbuild(?:s|ing)? (?:(?:a|the|my|our|this) )?(?:docker|container|podman)"
@@ -57,7 +80,7 @@ def image_build_kill(text: str) -> Optional[str]:
     """How the text shows a process killed (SIGKILL) inside a container image build step, or None:
     there no terminal, job time limit or supervisor sends that signal to a step, and a cancelled
     build says so; what is left is the kernel's (or the Docker Desktop VM's) out-of-memory killer."""
-    if not ("137" in text or "Killed" in text or "signal" in text) or _CANCELLED.search(text):
+    if not ("137" in text or "illed" in text or "signal" in text) or _CANCELLED.search(text):
         return None
     if _BUILD_STEP_KILLED.search(text):
         return ("an image build's step exited with code 137 (SIGKILL), which inside a build only the "

@@ -107,17 +107,21 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"
                         r"|\b(?P<v2>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)"
                         r" (?=Mac(?:Book| ?mini| Studio|\b)|iMac\b)")),
-    # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words
-    # (not a minimum such as "supported on MacOS 12.3+")
+    # the macOS release: sw_vers' ProductVersion, collect_env's "OS: macOS 12.2.1", "macOS 12.7.6" in words,
+    # "my MacOs is `12.7.6`", "macOS Sonoma 14.5" (not a minimum: "supported on MacOS 12.3+", "macOS 13.0
+    # or later")
     ("macos", re.compile(r"ProductVersion:\s*(?P<v>\d{2}\.\d+(?:\.\d+)?)"
-                         r"|\b[Mm]ac ?OS(?: X)?(?: version)?:? (?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])")),
+                         r"|\b[Mm]ac ?O[Ss](?: X)?(?: version)?(?::| is)?"
+                         r"(?: (?:Catalina|Big Sur|Monterey|Ventura|Sonoma|Sequoia|Tahoe))? `?"
+                         r"(?P<v2>[12]\d\.\d+(?:\.\d+)?)\b(?![+.\d])"
+                         r"(?! ?(?:or|and) (?:later|newer|above|higher))")),
+    # (a Jetson's L4T kernel release, as uname -r and platform.platform() print it: 4.9-tegra in
+    # L4T r32, 5.10-tegra in r35, 5.15-tegra in r36; r38's 6.8 kernel runs Thor's SBSA stack)
     (
         "jetson",
         re.compile(
             r"\b(?P<v>R3[2-9] \(release\), REVISION: \d+\.\d+|JetPack \d(?:\.\d)*|L4T R?\d{2}\.\d(?:\.\d)?"
-            # the Linux kernel of Jetson Linux (L4T): its release carries the local version -tegra
-            # (uname -r, platform.platform()'s "Linux-5.15.148-tegra-aarch64-with-glibc2.35")
-            r"|nv\d{2}\.\d{2}|\d\.\d{1,2}\.\d{1,3}-tegra)"
+            r"|nv\d{2}\.\d{2}|[45]\.\d{1,3}\.\d{1,3}-tegra)(?![\w.-]*-sbsa)"
         ),
     ),
 )
@@ -158,6 +162,11 @@ _PLATFORMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
 _SLURM = re.compile(r"^[ \t]*(?:\$[ \t]*)?(?:srun|sbatch|salloc)[ \t]"
                     r"|#SBATCH\b|\bslurmstepd\b|\bSLURM_JOB_ID\b", re.MULTILINE)
 _MACHINE = re.compile(r"(?P<m>x86_64|aarch64|arm64|amd64|ppc64le)\b")
+# Machine words that are not this machine's: an environment marker's operand (platform_machine ==
+# 'aarch64', PEP 508) and what a library file has where dyld names the process's need after it
+# ("incompatible architecture (have 'arm64', need 'x86_64')": dyld's wording, the need is the process's)
+_NOT_THIS_MACHINE = re.compile(r"platform_machine\s*(?:[=!]=|(?:not )?in)\s*['\"][^'\"]{0,40}['\"]"
+                               r"|\bhave \(?'?\w+'?\)?(?=, need\b)")
 # A 32-bit Python: Windows' "python38-32" folder, sys.version's "[MSC v.1916 32 bit (Intel)]",
 # a win32 wheel tag; a 32-bit ARM board.
 _MACHINE_32 = re.compile(r"(?P<x86>[Pp]ython3\d{1,2}-32\b|\bMSC v\.\d+ 32 bit|-cp3\d+m?-win32\b)"
@@ -348,7 +357,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(platforms)), None)
     if _SLURM.search(text):
         env.scheduler = "slurm"
-    machine = _MACHINE.search(text)
+    machine = _MACHINE.search(_NOT_THIS_MACHINE.sub(" ", text) if "platform_machine" in text
+                              or "have " in text else text)
     if machine:
         env.machine = {"amd64": "x86_64"}.get(machine.group("m"), machine.group("m"))
     bits32 = _MACHINE_32.search(text) if ("-32" in text or "32 bit" in text or "armv" in text) else None

@@ -16,7 +16,7 @@ _NAMES = re.compile(
     r"\b(?P<name>cudaError[A-Z]\w+|CUDA_ERROR_[A-Z_]+|hipError[A-Z]\w+|nccl(?:Unhandled\w+|"
     r"SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|InProgress|Timeout)|"
     r"(?:CUBLAS|CUDNN|CUSPARSE|CUSOLVER|CURAND)_STATUS_[A-Z0-9_]+|CUFFT_[A-Z_]+|NVML_ERROR_[A-Z_]+|"
-    r"NVMLError_[A-Za-z]+)\b"
+    r"NVMLError_[A-Za-z]+|ZE_RESULT_[A-Z_]+|UR_RESULT_[A-Z_]+)\b"
 )
 # The table of each enum by its names' prefix (error_vocab.json); the api a GpuError reports; the
 # vendor's name of that library, for what a statement says.
@@ -25,6 +25,8 @@ _TABLES = (("CUDA_ERROR_", "cuda_driver", "cuda-driver", "the CUDA driver API"),
            ("CUDNN_", "cudnn", "cudnn", "cuDNN"), ("CUSPARSE_", "cusparse", "cusparse", "cuSPARSE"),
            ("CUSOLVER_", "cusolver", "cusolver", "cuSOLVER"), ("CUFFT_", "cufft", "cufft", "cuFFT"),
            ("CURAND_", "curand", "curand", "cuRAND"), ("NVML", "nvml", "nvml", "NVML"),
+           ("ZE_RESULT_", "ze", "ze", "Intel's Level Zero driver"),
+           ("UR_RESULT_", "ur", "ur", "Intel's Unified Runtime (SYCL)"),
            ("cuda", "cuda", "cuda", "the CUDA runtime"))
 LIBRARY_NAMES = {api: name for _prefix, _table, api, name in _TABLES}
 LIBRARY_NAMES["xid"] = "The NVIDIA driver (its Xid report in the kernel log)"
@@ -91,6 +93,12 @@ _NCCL_IFACE = re.compile(
 )
 _NCCL_WARN = re.compile(r"NCCL WARN (?P<warn>[^\n]{3,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
+# NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
+# 0." (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 src/misc/param.cc)
+_NCCL_SET = re.compile(r"\b(?P<var>NCCL_[A-Z_]+) set by environment to (?P<value>[^\s,;]+)")
+# NCCL's IB transport found no usable port (none listed, none ACTIVE, or none NCCL_IB_HCA selects)
+# (NVIDIA/nccl@48bb7fec7953112ff37499a272317f6663f8f600 src/transport/net_ib.cc)
+_NCCL_NO_IB = "NET/IB : No device found"
 
 
 def _by(table: Sequence[Mapping[str, Any]], key: str, value: object) -> Optional[Mapping[str, Any]]:
@@ -191,6 +199,12 @@ _SMI_HANDLE = re.compile(r"Unable to determine the device handle for (?:GPU|gpu)
                          r"(?P<message>[A-Za-z][^\n]{3,120})")
 
 
+# Triton's Intel backend: "Triton Error [ZE]: " and ze_result_t as a number, decimal or hex
+# (intel/intel-xpu-backend-for-triton@390eaae6bc8d9f8304c709c176282e5a5e14c22e
+# third_party/intel/backend/driver.c)
+_TRITON_ZE = re.compile(r"Triton Error \[ZE\]: (?P<code>0x[0-9a-fA-F]{1,8}|\d{1,10})\b")
+
+
 # The NVIDIA driver's Xid report in the kernel log: "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen
 # off the bus."; the page-retirement form "XID 48 An uncorrectable ..."; "Xid 79" in words
 _XID = re.compile(r"\bX[Ii][Dd](?: \((?:PCI:)?[\w:.]{4,20}\))?:? (?P<code>\d{1,3})\b")
@@ -251,6 +265,10 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
         if row is not None:
             add(replace(_from_row("cuda-driver", row), stage="init"))
+    for match in _TRITON_ZE.finditer(text):
+        row = _by(vocab.get("ze", ()), "code", int(match.group("code"), 0))
+        if row is not None:
+            add(_from_row("ze", row))
     for match in _SMI_HANDLE.finditer(text):
         handle = _by_message("nvml", _sentence(match.group("message")), None, vocab)
         if handle is not None:
@@ -289,7 +307,27 @@ def nccl_facts(text: str) -> Dict[str, Any]:
     warnings = list(dict.fromkeys(m.group("warn").strip() for m in _NCCL_WARN.finditer(text)))
     if warnings:
         facts["warnings"] = warnings[:8]
+    if _NCCL_NO_IB in text:
+        facts["ib"] = "none found"
     settings = {m.group("var"): m.group("value").strip("'\",;") for m in _NCCL_ENV.finditer(text)}
+    for match in _NCCL_SET.finditer(text):
+        settings.setdefault(match.group("var"), match.group("value").rstrip("."))
     if settings:
         facts["settings"] = dict(list(settings.items())[:12])
+    asked = _ib_asked(settings) if facts.get("ib") else None
+    if asked:
+        facts["ib_asked"] = asked
     return facts
+
+
+# What asks NCCL for InfiniBand: IB not disabled, the IB transport by name, a list of HCAs
+_IB_ASKED = (("NCCL_IB_DISABLE", ("0",)), ("NCCL_NET", ("IB", "ib")))
+
+
+def _ib_asked(settings: Mapping[str, str]) -> Optional[str]:
+    """The NCCL settings shown that ask for InfiniBand (NCCL_IB_DISABLE=0, NCCL_NET=IB, NCCL_IB_HCA
+    set); without one, "NET/IB : No device found" is NCCL's note on a machine without IB."""
+    asked = [f"{name}={settings[name]}" for name, values in _IB_ASKED if settings.get(name) in values]
+    if settings.get("NCCL_IB_HCA"):
+        asked.append(f"NCCL_IB_HCA={settings['NCCL_IB_HCA']}")
+    return ", ".join(asked) or None

@@ -21,9 +21,11 @@ from torchsmith.versions import version_tuple
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
+    from torchsmith.kb.model import TorchRelease
     from torchsmith.refusal import Refusal
 
-__all__ = ["listed_variant", "variant_index_lacks_release"]
+__all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
+           "placeholder_unexpanded", "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -90,4 +92,119 @@ def variant_index_lacks_release(refusal: Refusal, kb: Optional[KnowledgeBase]) -
                f"torch{spec} allows ({read[0]} to {read[-1]}) was published for {variant}: {span}")
         return [InstallerError("index", "build-unpublished", f"torch{spec} from the {variant} index", why,
                                "torch", _SOURCES)]
+    return []
+
+
+_PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
+
+
+def _lacks_platforms(release: TorchRelease, variant: str, platforms: Sequence[str]) -> bool:
+    """Whether the data says ``variant`` of ``release`` has no wheel for any of ``platforms``. A
+    variant whose platforms were not all read (``uncertain``) counts only where a variant of the same
+    kind that was read lacks them too (cu117 of the same release: PyTorch builds a release's CUDA
+    variants for the same platforms)."""
+    build = release.variant(variant)
+    if build is None or set(build.platforms) & set(platforms):
+        return False
+    if not build.uncertain:
+        return True
+    return any(other.kind == build.kind and not other.uncertain and not set(other.platforms) & set(platforms)
+               for other in release.variants)
+
+
+def build_missing_on_listed_platform(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip found no ``torch==X+variant``, and listed plain torch releases that are exactly those with
+    wheels for one platform (and a Python): that platform is the interpreter's (pip lists only files
+    it can install, ``indexes.listing_python`` reads the same), and the data says torch X was never
+    built for that variant on it (no CUDA wheel for linux-aarch64 before 2.x, none for macOS), so no
+    index has it for this machine."""
+    if kb is None:
+        return []
+    from torchsmith.explain.extract.indexes import _listing_fits
+
+    known = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        pin = _PIN.fullmatch(missing.said[len("torch"):]) if missing.said.startswith("torch=") else None
+        listed = {v for v in missing.listed if v in known}
+        if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
+            continue
+        release = known.get(pin.group("version"))
+        newest = max(listed, key=version_tuple)
+        platforms = sorted({platform for platform, _ in _listing_fits(listed, newest, known)})
+        if release is None or not platforms or not _lacks_platforms(release, pin.group("variant"), platforms):
+            continue
+        build = release.variant(pin.group("variant"))
+        where = ", ".join(build.platforms) if build is not None else ""
+        why = (f"the torch releases pip could see ({min(listed, key=version_tuple)} to {newest}) are exactly "
+               f"those with {' or '.join(platforms)} wheels, so pip runs there; torch "
+               f"{release.version}+{pin.group('variant')} was built for {where} only")
+        asked = f"torch=={release.version}+{pin.group('variant')} on {' or '.join(platforms)}"
+        return [InstallerError("index", "build-unpublished", asked, why, "torch", _SOURCES)]
+    return []
+
+
+# PyTorch published a release's default CUDA build (PyPI's on Linux) unlabelled up to torch 1.8.0
+# (whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64.whl, whl/cu101/torch-1.4.0-...) and labelled from
+# 1.8.1 on (whl/cu102/torch-1.8.1%2Bcu102-cp37-cp37m-linux_x86_64.whl), as the index's file names show.
+_LAST_UNLABELLED_DEFAULT = "1.8.0"
+_PAGE_SOURCES = ("https://download.pytorch.org/whl/torch_stable.html",
+                 "https://download.pytorch.org/whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64.whl",
+                 "https://download.pytorch.org/whl/cu102/torch-1.8.1%2Bcu102-cp37-cp37m-linux_x86_64.whl",
+                 "https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py")
+
+
+def default_build_listed_unlabelled(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip found no ``torch==X+cuXXX`` where cuXXX is release X's default CUDA build (the one PyPI
+    serves for Linux x86_64 unlabelled), and its listing holds labelled builds of X (so it read a
+    PyTorch page, not PyPI alone) and a plain X, but no X+cuXXX: PyTorch published a release's
+    default CUDA build without a local label, as PyPI's (whl/cu102/torch-1.8.0-cp37-cp37m-linux_x86_64
+    .whl on torch_stable.html; labelled from 1.8.1 on), so the pin's label matches no file and the
+    plain X is that build. Not where the listing labels a release's default CUDA build."""
+    if kb is None:
+        return []
+    from torchsmith.explain.extract.indexes import _labels_defaults
+
+    known = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        pin = _PIN.fullmatch(missing.said[len("torch"):]) if missing.said.startswith("torch=") else None
+        release = known.get(pin.group("version")) if pin is not None else None
+        if missing.installer != "pip" or pin is None or release is None:
+            continue
+        version, variant = pin.group("version"), pin.group("variant")
+        labels = {entry.partition("+")[2] for entry in missing.listed if entry.startswith(version + "+")}
+        if release.pypi_default.get("linux-x86_64") != variant or version not in missing.listed \
+                or not labels or variant in labels \
+                or version_tuple(version) > version_tuple(_LAST_UNLABELLED_DEFAULT):
+            continue
+        if _labels_defaults(missing.listed, ["linux-x86_64"], known):
+            continue  # this index labels some release's default build (the per-variant indexes now do)
+        why = (f"pip listed torch {version} plain beside its {', '.join(sorted(labels))} builds, so it read "
+               f"a PyTorch page, and {variant} is torch {version}'s default CUDA build, which PyTorch "
+               f"published without a +{variant} label (as PyPI's): =={version}+{variant} names no file, "
+               f"the plain {version} there is that build")
+        return [InstallerError("pip", "label-absent", f"torch=={version}+{variant}", why, "torch",
+                               _PAGE_SOURCES)]
+    return []
+
+
+# pip expands ${NAME} in a requirements file from the environment (NAME of capitals, digits and _)
+# and leaves it as written where the variable is unset or empty (req/req_file.py, expand_env_variables);
+# a $ is no character of a PEP 440 version, so a requirement echoed with one matches no release.
+_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+_EXPAND_SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/req/req_file.py",
+                   "https://packaging.python.org/en/latest/specifications/version-specifiers/")
+
+
+def placeholder_unexpanded(refusal: Refusal) -> List[InstallerError]:
+    """pip found no version of a requirement it echoes with a shell-style variable still in it."""
+    for missing in refusal.unavailable:
+        found = _PLACEHOLDER.search(missing.said) if "$" in missing.said else None
+        if missing.installer != "pip" or found is None:
+            continue
+        braced = found.group(0).startswith("${")
+        how = ("pip replaces ${NAME} with the environment variable only where it is set and not empty"
+               if braced else "pip expands only the ${NAME} form, never a bare $NAME")
+        meaning = (f"the requirement reached pip as {missing.said}, with {found.group(0)} unexpanded "
+                   f"({how}), and no version holds a $: no release matches it")
+        return [InstallerError("pip", "placeholder-unexpanded", missing.said, meaning, None, _EXPAND_SOURCES)]
     return []

@@ -227,6 +227,8 @@ def demangle(symbol: str) -> Optional[str]:
 _OWNERS: Tuple[Tuple[str, str, str], ...] = (
     (r"^(?:c10|at|torch|caffe2|_ZN3c10|THP|THC|TH[A-Z]\w+)(?:::|$)", "torch", "PyTorch (c10/ATen/torch)"),
     (r"^(?:pybind11)(?:::|$)", "torch", "pybind11 (a compiled extension's binding layer)"),
+    # torch's stable C ABI: plain C names (torch/csrc/stable/c/shim.h, inductor's aoti_torch/c/shim.h)
+    (r"^(?:aoti_)?torch_[a-z]\w*$", "torch", "PyTorch's stable C ABI (its C shim)"),
     (
         r"^(?:__cuda|cuda[A-Z]\w*|cu[A-Z]\w+_v\d|cuGetProcAddress|cudaGetDriverEntryPoint)",
         "cuda",

@@ -204,7 +204,7 @@ class Environment:
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
     ffmpeg: Optional[str] = None  # the FFmpeg release ffmpeg's own banner shows ("7.1.1")
     glibc: Optional[str] = None  # the glibc collect_env or ldd --version reports ("2.35")
-    docker_shm: Optional[str] = None  # a docker run shown: "default" (Docker's 64 MB /dev/shm) or "set"
+    docker_shm: Optional[str] = None  # "default" (docker run at Docker's 64 MB), "small" (df shows it), "set"
     image_build_kill: Optional[str] = None  # how the text shows a SIGKILL inside an image build step
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
@@ -234,6 +234,7 @@ class Extracted:
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
     source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     installed: List[str] = field(default_factory=list)  # distributions pip's output shows installed
+    versions: Dict[str, str] = field(default_factory=dict)  # the version each one is shown at
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
     conda_search: Optional[CondaSearch] = None

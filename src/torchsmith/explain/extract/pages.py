@@ -19,7 +19,7 @@ from torchsmith.explain.extract.model import InstallerError
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
-__all__ = ["build_page_without_wheel", "companion_page_failures"]
+__all__ = ["build_page_without_wheel", "companion_page_failures", "installer_table_without_wheel"]
 
 _PLACEHOLDERS = {"torch": r"\d+\.\d+\.\d+", "variant": VARIANT_TOKEN,
                  "series": r"\d+\.\d+"}
@@ -113,3 +113,25 @@ def build_page_without_wheel(text: str) -> List[InstallerError]:
             return [InstallerError("index", "companion-page-missing", page, meaning, package,
                                    (_PIP_LOCATIONS, _PIP_FINDER))]
     return []
+
+
+# Companion installers that pick a prebuilt wheel from their own table of (CUDA, torch) builds say so
+# in one fixed wording when the table has none: DazzleML's SageAttention installer
+# (comfyui_triton_sageattention.py, check_compatibility's message) and ComfyUI-TRELLIS2's wheel picker.
+_NO_TABLE_WHEEL = re.compile(r"No matching wheel for CUDA (?P<cuda>\d+(?:\.\d+)?) \+ PyTorch "
+                             r"(?P<torch>\d+\.\d+(?:\.\d+)?)")
+_TABLE_SOURCES = ("https://github.com/DazzleML/comfyui-triton-and-sageattention-installer/blob/"
+                  "586630a88deb45d0fd6d2bc2813d4c5afac1653d/comfyui_triton_sageattention.py",
+                  "https://github.com/PozzettiAndrea/ComfyUI-TRELLIS2")
+
+
+def installer_table_without_wheel(text: str) -> List[InstallerError]:
+    """A companion's installer says its table of published wheels has none for this CUDA and torch."""
+    said = _NO_TABLE_WHEEL.search(text) if "No matching wheel for CUDA" in text else None
+    if said is None:
+        return []
+    meaning = (f"the installer's own table of the companion's prebuilt wheels has none for CUDA "
+               f"{said.group('cuda')} with torch {said.group('torch')} (\"{said.group(0)}\"): no wheel of it "
+               f"was published for this torch build")
+    return [InstallerError("installer", "companion-page-missing", said.group(0), meaning, None,
+                           _TABLE_SOURCES)]

@@ -13,7 +13,9 @@ _FRAME = re.compile(
     r'File "(?P<path>[^"\n]+)", line \d+'
     # IPython / Jupyter: "/opt/x/torch/__init__.py in <module>()", "File ~/x/torch/__init__.py:84"
     r"|^(?P<ipython>[^\s\"'<>]{1,400}\.py) in <?[\w.]{1,80}>?\("
-    r"|^File (?P<ipython2>[^\s\"'<>:]{1,400}\.py):\d+",
+    r"|^File (?P<ipython2>[^\s\"'<>:]{1,400}\.py):\d+"
+    # a frame line whose head was cut when the text was copied: '...\pkg\mod.py", line 53, in forward'
+    r"|^(?P<cut>[^\s\"'<>]{1,400}?\.py)\", line \d+, in ",
     re.MULTILINE,
 )
 _SITE = re.compile(
@@ -49,7 +51,7 @@ def frames(text: str) -> List[Frame]:
     found: List[Frame] = []
     seen = set()
     for match in _FRAME.finditer(text):
-        path = match.group("path") or match.group("ipython") or match.group("ipython2")
+        path = match.group("path") or match.group("ipython") or match.group("ipython2") or match.group("cut")
         if path in seen:
             continue
         seen.add(path)

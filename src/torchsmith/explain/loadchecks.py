@@ -1,0 +1,66 @@
+"""Checks that read what a loader failure shows about the file it could not load: a package's
+compiled module shown absent, and a torch DLL whose imports leave one cause. Pure: no I/O; the
+DLL imports are data (formats.json ``torch_windows_dll_imports``, read from torch's wheels)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Optional
+
+from torchsmith.explain.extract.model import Extracted
+from torchsmith.kb import KnowledgeBase
+
+__all__ = ["compiled_module_absence_shown", "dll_needs_only_vc_runtime"]
+
+_IN_TORCH = re.compile(r"(?:^|[\\/])torch[\\/]")
+
+
+def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The compiled module is shown absent from a package that is not torch's: Python's "cannot import
+    name '_C' from 'pkg'" (importlib's _handle_fromlist ignores only the submodule's own
+    ModuleNotFoundError, so a file that exists but fails to load raises its loader's error instead);
+    or the name is undefined where a package's own file uses it (its try/except import failed), in a
+    file or frame outside torch (torch's own source tree says so from torch/__init__.py); or
+    text-generation-inference's fixed message for its kernel packages."""
+    if facts.get("said"):
+        return "text-generation-inference's own message names the kernel package it could not import"
+    module, package = facts.get("module"), facts.get("package")
+    if isinstance(package, str):
+        return f"Python found no module {module} in {package}: its compiled file is not there"
+    place = facts.get("file")
+    if isinstance(place, str) and place != "__init__.py":
+        return f"{place} uses {module}, which its own failed import left undefined"
+    frame = extracted.frames[-1] if extracted.frames else None
+    if frame is not None and not _IN_TORCH.search(frame.path):
+        return f"{frame.path} uses {module}, which its own failed import left undefined"
+    return None
+
+
+_TORCH_LIB = re.compile(r"(?:^|[\\/])torch[\\/]lib[\\/][^\\/]+$", re.IGNORECASE)
+_GPU_BUILD = re.compile(r"\+(?:cu|rocm|xpu)\d", re.IGNORECASE)
+
+
+def dll_needs_only_vc_runtime(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Windows could not load one of torch's DLLs with error 126 (a DLL it needs was not found: torch's
+    loader loads only the DLLs it found in torch/lib), and in every torch wheel read that DLL imports
+    nothing beyond Windows' own DLLs, the Universal CRT and the Visual C++ runtime: so the one not
+    found is the Visual C++ runtime's (or the Universal CRT, which its redistributable installs before
+    Windows 10). The imports were read from CPU wheels: a text showing a GPU build is not judged."""
+    path = str(facts.get("dll") or "")
+    name = re.split(r"[\\/]", path)[-1].lower()
+    table = kb.document("formats").get("torch_windows_dll_imports") if kb is not None else None
+    rows = table.get("dlls") if isinstance(table, dict) else None
+    row = next((r for n, r in (rows or {}).items() if n.lower() == name), None)
+    if not isinstance(row, dict) or row.get("other") or not row.get("vc_runtime"):
+        return None
+    if not (_TORCH_LIB.search(path) or name.startswith(("c10", "torch"))):
+        return None  # another package's DLL of the same name (uv.dll, libiomp5md.dll)
+    env = extracted.environment
+    if env.torch_cuda or (env.torch and _GPU_BUILD.search(env.torch)):
+        return None
+    releases = [str(r) for r in row.get("releases") or ()]
+    read = f"torch {releases[0]} to {releases[-1]}" if releases else "the torch wheels read"
+    return (f"{name} imports nothing but Windows' own DLLs, the Universal CRT and the Visual C++ runtime "
+            f"({', '.join(str(d) for d in row['vc_runtime'])}) in every wheel read ({read})")
