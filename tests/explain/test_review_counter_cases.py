@@ -109,3 +109,17 @@ def test_nvrtc_refusing_the_gpu_architecture_is_too_old_only_for_a_gpu_newer_tha
     # an RTX 4090 (sm_89) with torch's CUDA 12.1: its NVRTC knows the GPU
     rtx4090 = "GPU 0: NVIDIA GeForce RTX 4090\ntorch 2.1.0+cu121\n"
     assert "nvrtc-too-old-for-gpu" not in stated(rtx4090 + refused)
+
+
+def test_a_wheel_refused_by_a_pip_older_than_its_platform_tag_is_not_proven_for_another_platform() -> None:
+    wheel = "torch-2.0.0-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    refused = f"ERROR: {wheel} is not a supported wheel on this platform.\n"
+    # pip 19.3 reads manylinux2014 (pip's changelog): the refusal is the tags'
+    assert stated("pip 19.3.1 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused) == [
+        "wheel-not-supported"]
+    # pip 19.2.3 reads neither tag: the wheel may be this interpreter's
+    assert "wheel-not-supported" not in stated(
+        "pip 19.2.3 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused)
+    mac = ("ERROR: torch-2.0.0-cp38-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.\n"
+           "WARNING: You are using pip version 19.2.3, however version 23.0 is available.\n")
+    assert "wheel-not-supported" not in stated(mac)

@@ -240,6 +240,34 @@ def _nvrtc_knows_gpu(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+# The pip release that first installs each platform tag (pip's changelog, pip.pypa.io/en/stable/news:
+# 19.0 manylinux2010, 19.3 manylinux2014, 20.3 PEP 600's manylinux_X_Y and macOS 11's tags)
+_TAG_PIP = ((re.compile(r"manylinux2010_"), (19, 0)), (re.compile(r"manylinux2014_"), (19, 3)),
+            (re.compile(r"manylinux_\d+_\d+_"), (20, 3)), (re.compile(r"macosx_(?:1[1-9]|[2-9]\d)_"), (20, 3)))
+
+
+def _pip_older_than_wheel_tag(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip refused a wheel whose every platform tag is newer than the pip shown ("You are using pip
+    version 19.2.3", "pip 19.2.3 from ..."): that pip knows none of them, so the wheel may well be
+    built for this interpreter and platform."""
+    pip, platform = str(facts.get("pip_version") or ""), str(facts.get("wheel_platform") or "")
+    if not pip or not platform:
+        return None
+    needed = []
+    for tag in platform.split("."):
+        need = next((version for pattern, version in _TAG_PIP if pattern.match(tag)), None)
+        if need is None:
+            return None  # a tag every pip of these years reads
+        needed.append(need)
+    parts = tuple(int(p) for p in pip.split(".")[:2])
+    if parts >= min(needed):
+        return None
+    first = ".".join(str(n) for n in min(needed))
+    return (f"pip {pip} predates every platform tag of the wheel ({platform}): pip reads them from "
+            f"{first} on")
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -256,4 +284,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "rocm_torch_shown": _rocm_torch_shown,
     "pins_agree": _pins_agree,
     "nvrtc_knows_gpu": _nvrtc_knows_gpu,
+    "pip_older_than_wheel_tag": _pip_older_than_wheel_tag,
 }
