@@ -243,7 +243,8 @@ def _nvrtc_knows_gpu(extracted: Extracted, facts: Mapping[str, Any],
 # The pip release that first installs each platform tag (pip's changelog, pip.pypa.io/en/stable/news:
 # 19.0 manylinux2010, 19.3 manylinux2014, 20.3 PEP 600's manylinux_X_Y and macOS 11's tags)
 _TAG_PIP = ((re.compile(r"manylinux2010_"), (19, 0)), (re.compile(r"manylinux2014_"), (19, 3)),
-            (re.compile(r"manylinux_\d+_\d+_"), (20, 3)), (re.compile(r"macosx_(?:1[1-9]|[2-9]\d)_"), (20, 3)))
+            (re.compile(r"manylinux_\d+_\d+_"), (20, 3)),
+            (re.compile(r"macosx_(?:1[1-9]|[2-9]\d)_"), (20, 3)))
 
 
 def _pip_older_than_wheel_tag(extracted: Extracted, facts: Mapping[str, Any],
