@@ -167,5 +167,6 @@ def test_installed_versions_are_read_from_pips_own_listings() -> None:
 def test_a_third_party_extension_pinned_to_another_torch_is_not_called_a_companion() -> None:
     listing = "torch        2.8.0\nflash-attn   2.5.8\n"
     text = listing + ("ImportError: /venv/lib/python3.11/site-packages/"
-                      "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
+                      "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+                      "undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
     assert "companion-needs-other-torch" not in stated(text)
