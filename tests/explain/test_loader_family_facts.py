@@ -170,3 +170,10 @@ def test_a_third_party_extension_pinned_to_another_torch_is_not_called_a_compani
                       "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
                       "undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
     assert "companion-needs-other-torch" not in stated(text)
+
+
+def test_a_packages_c_submodule_not_found_is_an_extension_not_built() -> None:
+    text = "ModuleNotFoundError: No module named 'detectron2._C'\n"
+    assert stated(text) == ["extension-not-built"]
+    assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torchvision._C'\n")
+    assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
