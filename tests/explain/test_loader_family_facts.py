@@ -177,3 +177,19 @@ def test_a_packages_c_submodule_not_found_is_an_extension_not_built() -> None:
     assert stated(text) == ["extension-not-built"]
     assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torchvision._C'\n")
     assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
+
+
+def test_a_crash_inside_pybind11s_type_registration_is_a_pybind11_clash() -> None:
+    # glog's failure handler prints the crashing frame as "PC: @ <address> <symbol>" (signalhandler.cc)
+    glog = ("*** Aborted at 1600000000 (unix time) try \"date -d @1600000000\" "
+            "if you are using GNU date ***\n"
+            "PC: @     0x7f0000542db6 pybind11::detail::generic_type::initialize()\n"
+            "*** SIGSEGV (@0x0) received by PID 42 (TID 0x7f00) from PID 0; stack trace: ***\n")
+    assert stated(glog) == ["pybind11-clash-between-packages"]
+    gdb = ("#0  0x00007ffff1234567 in "
+           "pybind11::detail::make_new_python_type(pybind11::detail::type_record const&)\n")
+    assert stated(gdb) == ["pybind11-clash-between-packages"]
+    # pybind11 further down the stack is not where it crashed
+    deeper = ("PC: @     0x7f0000001234 at::native::add_out()\n"
+              "    @     0x7f0000542db6 pybind11::detail::generic_type::initialize()\n")
+    assert "pybind11-clash-between-packages" not in stated(deeper)
