@@ -172,11 +172,12 @@ def test_a_third_party_extension_pinned_to_another_torch_is_not_called_a_compani
     assert "companion-needs-other-torch" not in stated(text)
 
 
-def test_a_packages_c_submodule_not_found_is_an_extension_not_built() -> None:
-    text = "ModuleNotFoundError: No module named 'detectron2._C'\n"
-    assert stated(text) == ["extension-not-built"]
-    assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torchvision._C'\n")
-    assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'torch._C'\n")
+def test_a_compiled_module_a_package_tolerates_missing_is_not_the_failure() -> None:
+    # vllm's XPU build has no vllm._C and says so in a warning; the failure is elsewhere
+    text = ('WARNING 07-12 23:25:17 _custom_ops.py:14] Failed to import from vllm._C with '
+            'ModuleNotFoundError("No module named \'vllm._C\'")\n'
+            "WARNING 07-12 23:25:17 warn.py:9] ImportError(\"cannot import name '_C' from 'vllm'\")\n")
+    assert "extension-not-built" not in stated(text)
 
 
 def test_a_crash_inside_pybind11s_type_registration_is_a_pybind11_clash() -> None:
