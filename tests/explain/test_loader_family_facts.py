@@ -120,3 +120,45 @@ def test_c10_dll_failing_otherwise_or_in_a_gpu_build_is_not_judged_by_the_cpu_wh
     assert "vc-redist-missing" not in stated(init)
     gpu = "torch 2.5.1+cu124\n" + C10_126.format(dll="c10.dll")
     assert "vc-redist-missing" not in stated(gpu)
+
+
+NMS = ('Traceback (most recent call last):\n'
+       '  File "/venv/lib/python3.11/site-packages/torchvision/_meta_registrations.py", '
+       'line 164, in <module>\n'
+       '    @torch.library.register_fake("torchvision::nms")\n'
+       'RuntimeError: operator torchvision::nms does not exist\n')
+
+
+def test_a_companion_shown_at_a_release_pinned_to_another_torch_needs_that_torch() -> None:
+    # torchvision 0.21.0's Requires-Dist pins torch==2.6.0 (companions.json, read from its wheels)
+    listing = "torch        2.8.0+cu128\ntorchvision  0.21.0+cu124\n"
+    assert stated(listing + NMS) == ["companion-needs-other-torch"]
+    (found,) = explain_report(listing + NMS, CATALOG, kb=KB).explanations
+    assert "torch==2.6.0" in found.cause and "2.8.0+cu128" in found.cause
+    pip = "Successfully installed torch-2.8.0 torchvision-0.21.0\n"
+    assert stated(pip + NMS) == ["companion-needs-other-torch"]
+
+
+def test_a_companion_whose_pin_the_torch_meets_or_that_the_data_lacks_stays_the_family() -> None:
+    matching = "torch        2.8.0\ntorchvision  0.23.0\n"  # 0.23.0 pins torch==2.8.0
+    assert stated(matching + NMS) == ["torchvision-ops-missing"]
+    unknown = "torch        2.8.0\ntorchvision  0.0.1\n"
+    assert stated(unknown + NMS) == ["torchvision-ops-missing"]
+    assert stated(NMS) == ["torchvision-ops-missing"]
+
+
+def test_a_mismatched_companion_beside_another_failure_is_not_its_cause() -> None:
+    listing = "torch        2.8.0\ntorchvision  0.21.0\n"
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    assert "companion-needs-other-torch" not in stated(listing + oom)
+
+
+def test_installed_versions_are_read_from_pips_own_listings() -> None:
+    from torchsmith.explain.extract.distributions import installed_versions
+    text = ("torch        2.8.0+cu128\n"
+            "Requirement already satisfied: torchvision in ./venv/lib/python3.10/site-packages (0.22.1)\n"
+            "[pip3] torchaudio==2.1.0\n"
+            "Successfully installed torch-2.9.0 xformers-0.0.32\n"
+            "pip install torchvision==0.24.0\n")  # a request, not an installed version
+    assert installed_versions(text) == {"torch": "2.9.0", "torchvision": "0.22.1", "torchaudio": "2.1.0",
+                                        "xformers": "0.0.32"}

@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support
+from torchsmith.explain.companionpins import companion_other_torch
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -436,6 +437,8 @@ def _env(name: str, extracted: Extracted,
         return ["hang", "deadlock", "stuck", "freez"], {}
     if name == "optional-dependency":
         return optional_dependency(extracted, kb)
+    if name == "companion-other-torch":
+        return companion_other_torch(extracted, kb)
     if name in _SAID and name in extracted.symptoms:
         return list(_SAID[name]), {}
     return None

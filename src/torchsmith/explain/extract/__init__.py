@@ -119,6 +119,7 @@ def extract(
         not_found=missing,
         source_builds=resolver.source_builds(text),
         installed=distributions.installed_distributions(text),
+        versions=distributions.installed_versions(text),
         http=resolver.http_failures(joined),
         environment=env,
         conda_search=search,

@@ -6,9 +6,9 @@ satisfied: name``. Names are canonical (PEP 503: lower case, runs of -_. as one 
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import Dict, List, Tuple
 
-__all__ = ["installed_distributions"]
+__all__ = ["installed_distributions", "installed_versions"]
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}"
 _LINES = (
@@ -38,3 +38,31 @@ def installed_distributions(text: str) -> List[str]:
             if named:
                 found.append(_canonical(named.group("name")))
     return list(dict.fromkeys(found))[:300]
+
+
+_VERSION = r"\d[\w.+!]{0,40}"
+# the same shapes with the version kept: pip list's row, pip freeze's (and collect_env's) name==version,
+# and pip's "Requirement already satisfied: name in <site-packages> (version)"
+_VERSIONED_LINES = (
+    re.compile(rf"^[ \t]*(?P<name>{_NAME})[ \t]{{2,}}(?P<version>{_VERSION})[ \t]*(?:[ \t]\S+)?[ \t]*$",
+               re.MULTILINE),
+    re.compile(rf"^[ \t]*(?:\[pip3?\] )?(?P<name>{_NAME})==(?P<version>{_VERSION})[ \t]*$", re.MULTILINE),
+    re.compile(rf"Requirement already satisfied: (?P<name>{_NAME}?)(?:[<>=!~][^\s]*)? in \S+ "
+               rf"\((?P<version>{_VERSION})\)"),
+)
+_WITH_VERSION_KEPT = re.compile(rf"^(?P<name>{_NAME}?)-(?P<version>\d[\w.+!]*)$")
+
+
+def installed_versions(text: str) -> Dict[str, str]:
+    """The version each distribution is shown installed at (canonical name -> version), the last one
+    shown winning (a later "Successfully installed" replaces what a listing showed before)."""
+    found: List[Tuple[int, str, str]] = []
+    for pattern in _VERSIONED_LINES:
+        found.extend((m.start(), _canonical(m.group("name")), m.group("version"))
+                     for m in pattern.finditer(text))
+    for line in _INSTALLED.finditer(text):
+        for token in line.group(1).split():
+            named = _WITH_VERSION_KEPT.match(token)
+            if named:
+                found.append((line.start(), _canonical(named.group("name")), named.group("version")))
+    return {name: version for _, name, version in sorted(found)[:600]}

@@ -234,6 +234,7 @@ class Extracted:
     not_found: List[str] = field(default_factory=list)  # requirements no index or channel had
     source_builds: List[str] = field(default_factory=list)  # packages pip builds from source
     installed: List[str] = field(default_factory=list)  # distributions pip's output shows installed
+    versions: Dict[str, str] = field(default_factory=dict)  # the version each one is shown at
     http: List[HttpFailure] = field(default_factory=list)
     environment: Environment = field(default_factory=Environment)
     conda_search: Optional[CondaSearch] = None
