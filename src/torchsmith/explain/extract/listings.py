@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from torchsmith.refusal import Refusal
 
 __all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
-           "placeholder_unexpanded", "published_build_not_listed", "variant_index_lacks_release"]
+           "listing_facts", "placeholder_unexpanded", "published_build_not_listed",
+           "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -255,3 +256,10 @@ def published_build_not_listed(text: str, refusal: Refusal,
                f"so that index was not among the ones it read")
         return [InstallerError("pip", "index-not-given", asked, why, "torch", _SOURCES)]
     return []
+
+
+def listing_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """What every reader above proves of the requirements pip (or another installer) found none of."""
+    return (variant_index_lacks_release(refusal, kb) + build_missing_on_listed_platform(refusal, kb)
+            + default_build_listed_unlabelled(refusal, kb) + placeholder_unexpanded(refusal)
+            + published_build_not_listed(text, refusal, kb))
