@@ -86,3 +86,33 @@ def test_compile_errors_located_in_a_source_file_are_read() -> None:
     msvc = "x.cpp(12): error C2065: 'n': undeclared identifier\n"
     assert [m.tool for m in extract(msvc, KB).compiler] == ["cl"]
     assert not extract('train.py:12:5: error: see above\n', KB).compiler
+
+
+def test_cmakes_own_errors_are_read_with_where_to_look_next() -> None:
+    located = ("CMake Error at /usr/share/cmake/Modules/CMakeDetermineCUDACompiler.cmake:277 (message):\n"
+               "  CMAKE_CUDA_ARCHITECTURES must be valid if set.\n"
+               "Call Stack (most recent call first):\n  CMakeLists.txt:10 (project)\n")
+    read = extract(located, KB)
+    assert [(m.tool, m.text) for m in read.compiler] == [
+        ("cmake", "CMAKE_CUDA_ARCHITECTURES must be valid if set.")]
+    assert any("CMakeConfigureLog.yaml" in check for check in next_checks(read))
+    bare = "CMake Error: The source directory \"/src/x\" does not exist.\n"
+    assert [m.tool for m in extract(bare, KB).compiler] == ["cmake"]
+    # a warning is no error, and the words in prose are not CMake's line
+    assert not extract("CMake Warning at CMakeLists.txt:3 (message):\n  old policy\n", KB).compiler
+    assert not extract("I get a CMake Error when building\n", KB).compiler
+
+
+def test_the_driver_seeing_no_gpu_is_read_with_its_checks() -> None:
+    smi = ("$ nvidia-smi\nNo devices were found\n"
+           "kernel: NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x25:0x65:1457)\n")
+    read = extract(smi, KB)
+    assert {"smi-no-devices", "nvrm-init-failed"} <= set(read.symptoms)
+    lines = read_lines(read)
+    assert "The NVIDIA kernel driver failed to initialise a GPU (NVRM: RmInitAdapter failed)" in lines
+    assert any(check.startswith("sudo dmesg") for check in next_checks(read))
+    # torch's count of zero is another layer's, and the words inside a sentence are not nvidia-smi's line
+    assert "smi-no-devices" not in extract("torch.cuda.device_count() is 0, no devices were found\n",
+                                           KB).symptoms
+    # no cause is guessed from these alone
+    assert causes(smi) == []

@@ -21,13 +21,16 @@ def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any]
     name '_C' from 'pkg'" (importlib's _handle_fromlist ignores only the submodule's own
     ModuleNotFoundError, so a file that exists but fails to load raises its loader's error instead);
     or the name is undefined where a package's own file uses it (its try/except import failed), in a
-    file or frame outside torch (torch's own source tree says so from torch/__init__.py); or
+    file or frame outside torch (torch's own source tree says so from torch/__init__.py), and the text
+    shows no loader error that import may have swallowed instead; or
     text-generation-inference's fixed message for its kernel packages."""
     if facts.get("said"):
         return "text-generation-inference's own message names the kernel package it could not import"
     module, package = facts.get("module"), facts.get("package")
     if isinstance(package, str):
         return f"Python found no module {module} in {package}: its compiled file is not there"
+    if _load_error_shown(extracted):
+        return None  # the swallowed import's own error is shown: the file is there, and fails to load
     place = facts.get("file")
     if isinstance(place, str) and place != "__init__.py":
         return f"{place} uses {module}, which its own failed import left undefined"
@@ -35,6 +38,14 @@ def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any]
     if frame is not None and not _IN_TORCH.search(frame.path):
         return f"{frame.path} uses {module}, which its own failed import left undefined"
     return None
+
+
+def _load_error_shown(extracted: Extracted) -> bool:
+    """The loader's own failure is shown: a symbol a loaded library lacks, or a library it could not
+    open (a package's bare ``except:`` around its import swallows these as well as a missing file)."""
+    return (any(symbol.library for symbol in extracted.symbols)
+            or any(lib.problem in (None, "incompatible") for lib in extracted.libraries)
+            or any(e.message.startswith("DLL load failed") for e in extracted.exceptions))
 
 
 _TORCH_LIB = re.compile(r"(?:^|[\\/])torch[\\/]lib[\\/][^\\/]+$", re.IGNORECASE)

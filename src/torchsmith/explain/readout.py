@@ -67,6 +67,22 @@ def _nccl_lines(extracted: Extracted) -> List[str]:
     return lines
 
 
+def _symptom_lines(symptoms: List[str]) -> List[str]:
+    """What the text reports happened: behaviour without an error, no GPU for torch or the driver."""
+    said = {"discrepancy": "results that differ from another device or the expected value",
+            "nan": "NaN or inf values", "fp16": "float16 in use"}
+    reported = [said[s] for s in symptoms if s in said]
+    lines = ["The text reports, without an error: " + "; ".join(reported)] if reported else []
+    if {"cuda-unavailable", "no-gpu-visible"} & set(symptoms):
+        lines.append("The text says CUDA is not available to torch: it sees no GPU")
+    if "smi-no-devices" in symptoms:
+        lines.append("nvidia-smi lists no GPU (No devices were found): the NVIDIA kernel driver has none "
+                     "bound")
+    if "nvrm-init-failed" in symptoms:
+        lines.append("The NVIDIA kernel driver failed to initialise a GPU (NVRM: RmInitAdapter failed)")
+    return lines
+
+
 def read_lines(extracted: Extracted) -> List[str]:
     """One line per fact the text states, most telling first."""
     lines: List[str] = []
@@ -108,13 +124,7 @@ def read_lines(extracted: Extracted) -> List[str]:
     )
     lines.extend(f"pip builds {package} from source (no wheel it could use)"
                  for package in extracted.source_builds[:3])
-    said = {"discrepancy": "results that differ from another device or the expected value",
-            "nan": "NaN or inf values", "fp16": "float16 in use"}
-    reported = [said[s] for s in extracted.symptoms if s in said]
-    if reported:
-        lines.append("The text reports, without an error: " + "; ".join(reported))
-    if {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms):
-        lines.append("The text says CUDA is not available to torch: it sees no GPU")
+    lines.extend(_symptom_lines(extracted.symptoms))
     lines.extend(_nccl_lines(extracted))
     if extracted.exceptions:
         last = extracted.exceptions[-1]
@@ -147,6 +157,12 @@ def next_checks(extracted: Extracted) -> List[str]:
                 f"ldd -r <path of {symbol.library}> | grep undefined  (which library should define "
                 f"{symbol.symbol})"
             )
+    if {"smi-no-devices", "nvrm-init-failed"} & set(extracted.symptoms):
+        checks.append("sudo dmesg | grep -iE 'nvrm|nvidia'; lspci -nnk | grep -iA3 nvidia  (why the kernel "
+                      "driver bound no GPU: the first NVRM error, and the module the GPU is bound to)")
+    if any(m.tool == "cmake" for m in extracted.compiler):
+        checks.append("CMakeFiles/CMakeConfigureLog.yaml (CMakeError.log before CMake 3.26) in the build "
+                      "directory: the compiler output of the check that failed")
     if extracted.symbols or extracted.compiler:
         checks.append(
             'python -c "import torch; print(torch.__version__, torch.version.cuda)"; '

@@ -1,4 +1,4 @@
-"""Compiler and build messages: nvcc, ptxas, gcc/g++, clang, hipcc, MSVC, the linker; the
+"""Compiler and build messages: nvcc, ptxas, gcc/g++, clang, hipcc, MSVC, the linker, CMake; the
 targets and toolchain versions they name. Pure."""
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ _MESSAGES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         "ld",
         re.compile(r"(?:/usr/bin/)?ld(?:\.lld|\.gold)?: (?:error: )?(?P<text>cannot find [^\n]{1,160})"),
     ),
+    # CMake's own errors: "CMake Error at FILE:LINE (COMMAND):" or "CMake Error in FILE:", the message
+    # indented on the next line; "CMake Error: MESSAGE"
+    # (Kitware/CMake@93812f95c6cc2e4bc693b7f34b8684ba85d5cb82 Source/cmMessenger.cxx, printMessagePreamble)
+    ("cmake", re.compile(r"CMake Error (?:at|in) [^\n]{1,300}:[ \t]*\n[ \t]*(?P<text>\S[^\n]{2,200})")),
+    ("cmake", re.compile(r"CMake Error: (?P<text>\S[^\n]{2,200})")),
     ("compiler", re.compile(r"fatal error: (?P<text>[^\n]{3,200})")),
     ("compiler", re.compile(r"error: (?P<text>'[^'\n]+' file not found)")),
 )

@@ -85,7 +85,25 @@ def image_build_kill(text: str) -> Optional[str]:
     if _BUILD_STEP_KILLED.search(text):
         return ("an image build's step exited with code 137 (SIGKILL), which inside a build only the "
                 "out-of-memory killer sends")
-    if _KILLED.search(text) and _IMAGE_BUILD.search(text):
+    if _killed_during_build(text):
         return ("it was killed (SIGKILL) inside a container image build, where only the out-of-memory "
                 "killer sends that")
     return None
+
+
+# The build ended (the classic builder's and BuildKit's last lines), or a container is run or entered:
+# a kill after that is no build step's
+_BUILD_OVER = re.compile(r"Successfully (?:built|tagged)\b|naming to \S+ done|writing image sha256"
+                         r"|\b(?:docker|podman|nerdctl)(?: container)? (?:run|exec|start)\b"
+                         r"|\b(?:docker[ -])?compose (?:run|up|exec)\b")
+
+
+def _killed_during_build(text: str) -> bool:
+    """A SIGKILL line after the text starts an image build (its command or its words), with neither
+    the build's end nor a container's run between the two."""
+    builds = [match.end() for match in _IMAGE_BUILD.finditer(text)]
+    for kill in _KILLED.finditer(text):
+        started = [at for at in builds if at <= kill.start()]
+        if started and not _BUILD_OVER.search(text, started[-1], kill.start()):
+            return True
+    return False

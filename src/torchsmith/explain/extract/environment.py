@@ -38,6 +38,11 @@ _ARCH_LIST = re.compile(
     r"(?:supports? CUDA capabilities|current PyTorch install supports[^\n]*?|arch list:?|"
     r"get_arch_list\(\)[^\n]*?)\s*\[?(?P<list>(?:'?(?:sm|compute)_\d+[a-z]?'?[ ,]*)+)"
 )
+# a version glued to the name, as a title or an environment line names the torch in use
+# ("torch2.3.1 cuda11", "pytorch1.7.1"); a requirement or an upgrade target has a space or ==.
+# Read only where the text glues one version so ("from torch2.6.0 to torch2.7.1" names two).
+_GLUED_TORCH = re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
+                          r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")
 _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("driver", re.compile(r"Driver Version:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)")),
     ("driver", re.compile(r"NVIDIA driver(?: version)?:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE)),
@@ -63,10 +68,7 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # build in words is left to the lines above, whose rules read it as the build in use)
     ("torch", re.compile(r"\b(?:torch|[Pp]y[Tt]orch) (?:v|version )?(?P<v>\d\.\d{1,2}\.\d+(?:[a-z]+\d*)?"
                          r"\+(?:cu\d{3,4}|rocm\d[\d.]*\d))\b")),
-    # a version glued to the name, as a title or an environment line names the torch in use
-    # ("torch2.3.1 cuda11", "pytorch1.7.1"); a requirement or an upgrade target has a space or ==
-    ("torch", re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
-                         r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")),
+    ("torch", _GLUED_TORCH),
     # pip list's row: "torch        2.13.0.dev20260607+xpu" (not a requirement's torch==, which asks)
     ("torch", re.compile(r"^torch[ \t]{2,}(?P<v>\d\.\d{1,2}\.\d+(?:\.?[a-z]+\d*)?(?:\+[\w.]+)?)[ \t]*$",
                          re.MULTILINE)),
@@ -298,6 +300,9 @@ _IMAGE_CUDA = re.compile(r"\b[Pp]y[Tt]orch[:/ ] ?v?\d\.\d{1,2}(?:\.\d+)?-cuda(?P
 # a torch build's CUDA variant in words, where no version names it: "pytorch with cu117", "torch (cu118)",
 # "torch+cu121" (PyTorch's local version tags); not "for cu118", which may name a build wanted
 _TORCH_VARIANT_WORDS = re.compile(r"\b(?:[Pp]y)?[Tt]orch(?: with|\s?\(|\+) ?cu(?P<v>1[0-3]\d)\b")
+# every CUDA variant tag the text names: where it names two ("with cu117, then reinstalled for cu121"),
+# the words do not say which build is in use
+_VARIANT_TAG = re.compile(r"\bcu1[0-3]\d\b")
 
 
 def _torch_cuda(env: Environment, from_file: bool) -> None:
@@ -329,6 +334,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     for name, pattern in _VALUES:
         if name == "compute_mode" and not any(w in text for w in _COMPUTE_MODE_WORDS):
             continue  # a prefilter: the pattern starts with alternatives
+        if pattern is _GLUED_TORCH and len({m.group("v") for m in pattern.finditer(text)}) > 1:
+            continue
         if getattr(env, name) in (None, ""):
             value = _first(pattern, text)
             if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
@@ -348,6 +355,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.torch_cuda = _first(_IMAGE_CUDA, text)
     in_words = env.torch_cuda is None and not env.torch_cpu_only
     variant = _first(_TORCH_VARIANT_WORDS, text) if in_words else None
+    if variant and len(set(_VARIANT_TAG.findall(text))) > 1:
+        variant = None
     if variant:
         env.torch_cuda = f"{variant[:-1]}.{variant[-1]}"
     if env.python is None:

@@ -72,6 +72,12 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # for ROCm), cudaErrorNoDevice's message, a project's own words
     ("no-gpu-visible", re.compile(r"No (?:CUDA|HIP) GPUs are available|no CUDA-capable device is detected"
                                   r"|\bhas no (?:cuda|CUDA|GPU) devices?\b")),
+    # the NVIDIA kernel driver has no GPU bound: nvidia-smi's own line when NVML enumerates none, and
+    # the driver's kernel log when it failed to initialise one ("RmInitAdapter failed!":
+    # NVIDIA/open-gpu-kernel-modules@448d5cc65624d3aa69015efa0d3fb50fd9729f41
+    # src/nvidia/arch/nvalloc/unix/src/osinit.c)
+    ("smi-no-devices", re.compile(r"^[ \t]*No devices were found\b", re.MULTILINE)),
+    ("nvrm-init-failed", re.compile(r"NVRM: [^\n]{0,120}?(?:RmInitAdapter|rm_init_adapter) failed")),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     # (bounded by ASCII letters and digits only: "FP16推理" next to a CJK word is still FP16)
     ("fp16", re.compile(r"(?<![A-Za-z0-9_])(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]"
@@ -93,6 +99,8 @@ _WORDS = {
     "cuda-unavailable": ("is_available", "not available", "support cuda", "cuda support", "have cuda",
                          "use cuda"),
     "no-gpu-visible": ("gpus are available", "cuda-capable", "devices"),
+    "smi-no-devices": ("no devices were found",),
+    "nvrm-init-failed": ("rminitadapter failed", "rm_init_adapter failed"),
 }
 
 # A multi-GPU / distributed run that stops making progress, in words: a hang, a deadlock or a freeze

@@ -1,0 +1,65 @@
+"""Counter-cases from review: unseen texts of the same shape as a confirmed or asserted cause, in
+which that cause is false; each beside the case the rule was written for."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import stated
+
+_PIP_KILLED = ("Collecting torch==2.1.0\n"
+               "  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\n"
+               "Killed\n")
+
+
+def test_a_kill_is_an_image_builds_only_between_the_build_start_and_its_end() -> None:
+    # the case it was written for: the kill inside the build a command started
+    assert stated("$ docker build -t trainer .\nStep 4/9 : RUN pip install torch==2.1.0\n"
+                  + _PIP_KILLED) == ["pip-killed-oom"]
+    # the build finished and a container ran the install: a container can be killed by anyone
+    after = ("$ docker build -t trainer .\nSuccessfully built 3f2a1b9c0d11\n"
+             "Successfully tagged trainer:latest\n$ docker run --rm trainer pip install torch==2.1.0\n"
+             + _PIP_KILLED)
+    assert stated(after) == ["pip-killed"]
+    # the build is named only after the kill, as another attempt
+    before = ("$ pip install torch==2.1.0\n" + _PIP_KILLED
+              + "I then tried building the docker image instead, which worked.\n")
+    assert stated(before) == ["pip-killed"]
+
+
+_NAME_ERROR = ('  File "/home/u/GroundingDINO/groundingdino/models/GroundingDINO/ms_deform_attn.py", line 53,'
+               " in forward\n    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n")
+
+
+def test_an_undefined_compiled_module_is_unbuilt_only_where_its_import_error_is_not_shown() -> None:
+    # GroundingDINO wraps `from groundingdino import _C` in a bare except: the NameError alone is the case
+    assert stated("UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n"
+                  + _NAME_ERROR) == ["extension-not-built"]
+    # the same except swallows a built module that fails to load: its error shown is the cause
+    abi = ("ImportError: /home/u/GroundingDINO/groundingdino/_C.cpython-310-x86_64-linux-gnu.so: undefined "
+           "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs\n")
+    assert stated(abi + _NAME_ERROR) == ["extension-abi-mismatch"]
+    missing = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+    assert "extension-not-built" not in stated(missing + _NAME_ERROR)
+    dll = "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\n"
+    assert "extension-not-built" not in stated(dll + _NAME_ERROR)
+
+
+_CUBLAS = ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, "
+           "opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n")
+
+
+def test_a_torch_variant_in_words_is_the_build_only_where_the_text_names_one() -> None:
+    # "pytorch with cu117" alone names the build in use: CUDA 11.7 predates an RTX 4090 (sm_89)
+    one = "GPU: NVIDIA GeForce RTX 4090\nI installed pytorch with cu117.\n" + _CUBLAS
+    assert stated(one) == ["cuda-build-older-than-gpu"]
+    # two variants named: the words do not say which one runs
+    two = ("GPU: NVIDIA GeForce RTX 4090\nI first installed pytorch with cu117, then reinstalled it for "
+           "cu121 as the README says.\n" + _CUBLAS)
+    assert "cuda-build-older-than-gpu" not in stated(two)
+
+
+def test_a_torch_version_glued_to_its_name_is_read_only_where_one_is_glued() -> None:
+    kernel = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert stated("Env: torch2.6.0 cuda12.4, RTX 5090\n" + kernel) == ["arch-not-compiled"]
+    # an upgrade names two: the one that failed is not the first
+    upgrade = "I upgraded from torch2.6.0 to torch2.7.1 for my RTX 5090 and now:\n" + kernel
+    assert "arch-not-compiled" not in stated(upgrade)
