@@ -78,7 +78,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
                             "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16",
                             "loopback_peer_on_one_node", "torch_unusable_here",
-                            "bf16_emulated_by_torch", "wheel_for_this_python",
+                            "bf16_emulated_by_torch", "bf16_query_not_on_cuda", "wheel_for_this_python",
                             "wheel_not_for_this_python", "sbsa_jetson_shown",
                             "triton_name_not_torchs", "sdpa_refusal_caught",
                             "ptxas_not_tritons", "gpu_illegal_instruction", "arch_name_never_compiled",
