@@ -202,7 +202,9 @@ def placeholder_unexpanded(refusal: Refusal) -> List[InstallerError]:
         if missing.installer != "pip" or found is None:
             continue
         braced = found.group(0).startswith("${")
+        capitals = re.fullmatch(r"\$\{[A-Z0-9_]+\}", found.group(0)) is not None  # req_file's _ENV_VAR_RE
         how = ("pip replaces ${NAME} with the environment variable only where it is set and not empty"
+               if capitals else "pip expands only ${NAME} of capitals, digits and _, never this one"
                if braced else "pip expands only the ${NAME} form, never a bare $NAME")
         meaning = (f"the requirement reached pip as {missing.said}, with {found.group(0)} unexpanded "
                    f"({how}), and no version holds a $: no release matches it")
