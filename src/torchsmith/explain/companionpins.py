@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 __all__ = ["companion_other_torch"]
 
+# torch's own companions, released in step with torch (each release for one torch): a third-party
+# extension pinned to torch (flash-attn, xformers) is an extension built for another torch instead
+# (extension-abi-mismatch), a cause this trigger does not state
+_COMPANIONS = ("torchvision", "torchaudio", "torchtext", "torchcodec")
+
 
 def _satisfies(version: str, specifier: str) -> Optional[bool]:
     """Whether ``version`` meets ``specifier`` (a local label such as +cu128 matches its public
@@ -65,7 +70,7 @@ def companion_other_torch(extracted: Extracted,
     if kb is None or not torch:
         return None
     for name, shown in extracted.versions.items():
-        if name == "torch":
+        if name not in _COMPANIONS:
             continue
         public = shown.split("+")[0]
         pin = next((r.torch for r in kb.torch_requirements(name) if r.version == public), None)
