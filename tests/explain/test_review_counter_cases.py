@@ -138,3 +138,13 @@ def test_a_crash_in_pybind11_is_a_registration_clash_only_inside_type_registrati
                 "    @     0x7f0000541111 pybind11::detail::type_caster_generic::cast()\n"
                 "    @     0x7f0000540000 my_sim::WorkerThread::on_step()\n")
         assert "pybind11-clash-between-packages" not in stated(cast), frame
+
+
+def test_tensorrt_refusing_a_gpu_older_than_turing_is_not_a_tensorrt_too_old() -> None:
+    def refused(sm: int) -> str:
+        return ("[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Target GPU SM "
+                f"{sm} is not supported by this TensorRT release.)\n")
+
+    assert stated(refused(89)) == ["tensorrt-too-old-for-gpu"]  # Ada needs TensorRT 8.5+
+    # a GTX 1080 Ti under TensorRT 10 (built for SM 7.0 and newer): the release dropped Pascal
+    assert "tensorrt-too-old-for-gpu" not in stated("GPU 0: NVIDIA GeForce GTX 1080 Ti\n" + refused(61))
