@@ -148,3 +148,16 @@ def test_tensorrt_refusing_a_gpu_older_than_turing_is_not_a_tensorrt_too_old() -
     assert stated(refused(89)) == ["tensorrt-too-old-for-gpu"]  # Ada needs TensorRT 8.5+
     # a GTX 1080 Ti under TensorRT 10 (built for SM 7.0 and newer): the release dropped Pascal
     assert "tensorrt-too-old-for-gpu" not in stated("GPU 0: NVIDIA GeForce GTX 1080 Ti\n" + refused(61))
+
+
+def test_a_driver_function_every_driver_has_missing_is_no_driver_too_old() -> None:
+    def missing(symbol: str) -> str:
+        return ("ImportError: /home/u/.cache/torch_extensions/py310_cu121/fused_ops/fused_ops.so: undefined "
+                f"symbol: {symbol}\n")
+
+    # green contexts came with CUDA 12.4's driver (sgl-project/sglang#8131)
+    assert stated(missing("cuGreenCtxStreamCreate")) == ["call-requires-newer-driver"]
+    # cuModuleGetFunction and cuGetErrorString are in every driver since CUDA 9.0: the extension was
+    # linked without -lcuda
+    for symbol in ("cuModuleGetFunction", "cuGetErrorString", "cuMemAlloc_v2"):
+        assert "call-requires-newer-driver" not in stated(missing(symbol)), symbol

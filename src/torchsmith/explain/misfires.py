@@ -282,6 +282,32 @@ def _tensorrt_dropped_gpu(extracted: Extracted, facts: Mapping[str, Any],
             "ones dropped it")
 
 
+# Driver API functions of CUDA 9.0 and older (cuda.h; the CUDA Driver API reference): every driver a
+# CUDA 10+ build runs on exports them
+_OLD_DRIVER_API = re.compile(
+    r"cu(?:Init|DriverGetVersion|DeviceGet\w*|DeviceTotalMem|DevicePrimaryCtx\w+|"
+    r"Ctx(?:Create|Destroy|Push|Pop|Synchronize|GetCurrent|SetCurrent|GetDevice)\w*|"
+    r"Module(?:Load|LoadData|LoadDataEx|LoadFatBinary|Unload|GetFunction|GetGlobal)|LaunchKernel|"
+    r"Mem(?:Alloc|AllocHost|AllocManaged|AllocPitch|Free|FreeHost|GetInfo|HostAlloc|HostRegister|"
+    r"HostUnregister|cpy\w*|setD\w+)|GetErrorString|GetErrorName|"
+    r"Stream(?:Create|Destroy|Synchronize|Query|WaitEvent|AddCallback)|"
+    r"Event(?:Create|Destroy|Record|Synchronize|Query|ElapsedTime)|"
+    r"Func(?:GetAttribute|SetAttribute|SetCacheConfig)|PointerGetAttributes?|"
+    r"OccupancyMaxActiveBlocksPerMultiprocessor)(?:_v\d)?")
+
+
+def _driver_symbol_in_every_driver(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A driver API function missing that every driver since CUDA 9.0 exports (cuModuleGetFunction,
+    cuGetErrorString...): the module was linked without libcuda (an extension built without
+    -lcuda), not run on a driver older than the call."""
+    symbol = str(facts.get("symbol") or "")
+    if not _OLD_DRIVER_API.fullmatch(symbol):
+        return None
+    return (f"{symbol} is in every NVIDIA driver since CUDA 9.0: the module is not linked against "
+            "libcuda, the driver is not too old for it")
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -300,4 +326,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvrtc_knows_gpu": _nvrtc_knows_gpu,
     "pip_older_than_wheel_tag": _pip_older_than_wheel_tag,
     "tensorrt_dropped_gpu": _tensorrt_dropped_gpu,
+    "driver_symbol_in_every_driver": _driver_symbol_in_every_driver,
 }
