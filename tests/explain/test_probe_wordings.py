@@ -156,3 +156,27 @@ def test_a_worker_start_cut_before_its_error_says_so() -> None:
     assert not any(line.startswith("A worker process") for line in read_lines(extract(shown, KB)))
     # another module's start() is no worker
     assert "worker-start" not in extract("    thread.start()\n", KB).symptoms
+
+
+TORCH_NAME = "torch-too-old-for-package"
+
+
+def test_a_name_missing_from_torch_itself_is_the_torch_release_family() -> None:
+    # an attribute of a torch module, a name imported from one, an operator of torch's own namespace
+    # (torch/_ops.py's wording)
+    assert TORCH_NAME in causes("AttributeError: module 'torch' has no attribute 'float8_e4m3fn'\n")
+    assert TORCH_NAME in causes("ImportError: cannot import name 'sdpa_kernel' from 'torch.nn.attention'\n")
+    aten = "AttributeError: '_OpNamespace' 'aten' object has no attribute '_weight_int4pack_mm'\n"
+    assert causes(aten) == [TORCH_NAME]
+
+
+def test_a_name_missing_from_another_package_is_not_torchs() -> None:
+    assert TORCH_NAME not in causes("AttributeError: module 'torchvision' has no attribute 'disable_beta'\n")
+    assert TORCH_NAME not in causes("ImportError: cannot import name 'x' from 'torchaudio.functional'\n")
+    # an operator namespace a companion registers (its library did not load) is the companion's
+    companion = "AttributeError: '_OpNamespace' 'torchvision' object has no attribute 'nms'\n"
+    assert TORCH_NAME not in causes(companion)
+    # a circular import: the script shadows torch, Python says so itself
+    circular = ("AttributeError: partially initialized module 'torch' has no attribute 'nn' (most likely due "
+                "to a circular import)\n")
+    assert TORCH_NAME not in causes(circular)

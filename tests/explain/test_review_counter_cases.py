@@ -96,3 +96,30 @@ def test_a_placeholder_pip_never_expands_is_not_said_to_be_an_unset_variable() -
     # pip's _ENV_VAR_RE (req/req_file.py) takes capitals, digits and _ only: ${device} is never expanded
     assert "only where it is set" not in cause("${device}")
     assert "never this one" in cause("${device}")
+
+
+def test_nvrtc_refusing_the_gpu_architecture_is_too_old_only_for_a_gpu_newer_than_its_cuda() -> None:
+    refused = "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+    # CUDA 11.0's NVRTC compiles up to sm_80: an RTX 3090 (sm_86) is newer (pytorch/pytorch#47658)
+    rtx3090 = "GPU 0: NVIDIA GeForce RTX 3090\ntorch 1.7.0+cu110\n"
+    assert stated(rtx3090 + refused) == ["nvrtc-too-old-for-gpu"]
+    # a Tesla K80 (sm_37) with CUDA 12's NVRTC: Kepler was dropped, the NVRTC is newer than the GPU
+    k80 = "GPU 0: Tesla K80\ncupy-cuda12x 13.0.0, CUDA 12.2\n"
+    assert "nvrtc-too-old-for-gpu" not in stated(k80 + refused)
+    # an RTX 4090 (sm_89) with torch's CUDA 12.1: its NVRTC knows the GPU
+    rtx4090 = "GPU 0: NVIDIA GeForce RTX 4090\ntorch 2.1.0+cu121\n"
+    assert "nvrtc-too-old-for-gpu" not in stated(rtx4090 + refused)
+
+
+def test_a_wheel_refused_by_a_pip_older_than_its_platform_tag_is_not_proven_for_another_platform() -> None:
+    wheel = "torch-2.0.0-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    refused = f"ERROR: {wheel} is not a supported wheel on this platform.\n"
+    # pip 19.3 reads manylinux2014 (pip's changelog): the refusal is the tags'
+    assert stated("pip 19.3.1 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused) == [
+        "wheel-not-supported"]
+    # pip 19.2.3 reads neither tag: the wheel may be this interpreter's
+    assert "wheel-not-supported" not in stated(
+        "pip 19.2.3 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused)
+    mac = ("ERROR: torch-2.0.0-cp38-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.\n"
+           "WARNING: You are using pip version 19.2.3, however version 23.0 is available.\n")
+    assert "wheel-not-supported" not in stated(mac)

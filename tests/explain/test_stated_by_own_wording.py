@@ -108,3 +108,50 @@ def test_a_cpu_only_torch_on_a_kernel_of_jetson_linux() -> None:
     jetson_build = (report.replace("2.4.1+cpu", "2.3.0a0+40ec155e58.nv24.05")
                     + "- CUDA used to build PyTorch: 12.4\n")
     assert "jetson-cpu-wheel" not in stated(jetson_build)
+
+
+def test_torchao_skipping_its_extensions_for_another_torch() -> None:
+    # torchao/__init__.py (0.13 to 0.16): its prebuilt extensions are skipped for a torch they were
+    # not built for.
+    text = ("Skipping import of cpp extensions due to incompatible torch version 2.6.0+cu124 for torchao "
+            "version 0.14.1         Please see https://github.com/pytorch/ao/issues/2919 for more info\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-needs-other-torch"
+    assert (found.facts["companion"], found.facts["companion_version"]) == ("torchao", "0.14.1")
+    # its own debug line for an extension that failed to load names no torch at all
+    assert "companion-needs-other-torch" not in stated(
+        "DEBUG:torchao:Skipping import of cpp extensions: libcudart.so.13: cannot open shared object file\n")
+
+
+def test_windows_entry_point_of_torch_missing_from_a_companion_module() -> None:
+    # NTSTATUS STATUS_ENTRYPOINT_NOT_FOUND's text, for a torch function (c10/at/torch/caffe2) that a
+    # companion's compiled module imports: the companion was built for another torch.
+    text = ("The procedure entry point ?device@TensorBase@at@@QEBA?AUDevice@c10@@XZ could not be located in "
+            "the dynamic link library C:\\venv\\Lib\\site-packages\\torchaudio\\lib\\libtorchaudio.pyd\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "companion-needs-other-torch"
+    assert found.facts["companion"] == "torchaudio"
+    # Counter-cases: a function of another library (the C++ runtime), and a torch function missing
+    # from a project's own extension (not a torch companion).
+    runtime = ("The procedure entry point ?_Throw_Cpp_error@std@@YAXH@Z could not be located in the dynamic "
+               "link library C:\\venv\\Lib\\site-packages\\torchvision\\_C.pyd\n")
+    assert "companion-needs-other-torch" not in stated(runtime)
+    own = text.replace("torchaudio\\lib\\libtorchaudio.pyd", "myproject\\_ext.pyd")
+    assert "companion-needs-other-torch" not in stated(own)
+
+
+def test_a_package_saying_its_own_extension_was_not_built() -> None:
+    # horovod/common/util.py check_extension (the file is absent); lmdeploy/archs.py after a swallowed
+    # ImportError of turbomind.
+    horovod = ("ImportError: Extension horovod.torch has not been built: /usr/lib/python3/site-packages/"
+               "horovod/torch/mpi_lib_v2.cpython-310-x86_64-linux-gnu.so not found\n")
+    (found,) = explain_report(horovod, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-not-built" and found.facts["package"] == "horovod"
+    lmdeploy = ("2025-01-07 10:00:00,000 - lmdeploy - WARNING - archs.py:48 - Fallback to pytorch engine "
+                "because turbomind engine is not installed correctly. If you insist to use turbomind engine, "
+                "you may need to reinstall lmdeploy from pypi or build from source and try again.\n")
+    assert stated(lmdeploy) == ["extension-not-built"]
+    # Counter-case: the import that lmdeploy swallowed is shown failing to load (the file is there).
+    loaded = ("ImportError: /opt/lmdeploy/lib/_turbomind.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+              "cudaFreeAsync, version libcudart.so.11.0\n" + lmdeploy)
+    assert "extension-not-built" not in stated(loaded)

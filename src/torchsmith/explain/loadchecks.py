@@ -22,10 +22,13 @@ def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any]
     _handle_fromlist ignores only the submodule's own ModuleNotFoundError, so a file that exists but
     fails to load raises its loader's error instead. Or the name is undefined where a package's own
     file uses it (its try/except import failed), in a file or frame outside torch (torch's own source
-    tree says so from torch/__init__.py); or text-generation-inference's fixed message for its kernel
-    packages."""
+    tree says so from torch/__init__.py); or the package's own fixed message (text-generation-inference's
+    for its kernel packages, Horovod's, lmdeploy's for turbomind)."""
     if facts.get("said"):
         return "text-generation-inference's own message names the kernel package it could not import"
+    own = facts.get("own_check")
+    if isinstance(own, str):  # Horovod's check that the file exists; lmdeploy's swallowed ImportError
+        return None if _load_error_shown(extracted) else f"the package's own check says so: {own}"
     module, package = facts.get("module"), facts.get("package")
     if isinstance(package, str):
         # raised, not a warning's quote of an import the package tolerates (vllm._C on XPU builds)
