@@ -154,3 +154,26 @@ def test_a_requirement_pip_echoes_with_its_variable_unexpanded_matches_no_versio
     assert "bare $NAME" in extract(text.replace("${CUDA_TAG}", "$CUDA_TAG"), KB).installer_errors[0].meaning
     # Counter-case: the value written in names a real label; the family stays the family.
     assert "requirement-placeholder-not-substituted" not in stated(text.replace("${CUDA_TAG}", "cu999"))
+
+
+# PyPI's linux-aarch64 torch releases for Python 3.10, up to 2.10.0
+_AARCH64_PY310 = ("1.10.2, 1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, "
+                  "2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.4.1, 2.5.0, 2.5.1, 2.6.0, 2.7.0, "
+                  "2.7.1, 2.8.0, 2.9.0, 2.9.1, 2.10.0")
+
+
+def test_a_build_published_for_the_platform_pips_plain_listing_shows_was_on_an_index_not_read() -> None:
+    # torch 2.11.0's PyPI build for linux-aarch64 is a CUDA one; +cpu is on whl/cpu alone
+    text = _NOT_FOUND.format(req="torch==2.11.0+cpu", listed=_AARCH64_PY310 + ", 2.11.0")
+    assert ("index-not-given", "torch==2.11.0+cpu") in facts(text)
+    assert stated(text) == ["pytorch-index-not-given"]
+
+
+def test_a_named_pytorch_index_a_default_build_or_a_listing_of_several_platforms_stays_the_family() -> None:
+    named = "Looking in links: https://download.pytorch.org/whl/torch_stable.html\n" + \
+        _NOT_FOUND.format(req="torch==2.11.0+cpu", listed=_AARCH64_PY310 + ", 2.11.0")
+    # whl/cpu held aarch64's CPU build (then PyPI's default there) unlabelled: torch-2.3.1-cp310-...aarch64
+    default = _NOT_FOUND.format(req="torch==2.3.1+cpu", listed=_AARCH64_PY310.split(", 2.4.0")[0])
+    several = _NOT_FOUND.format(req="torch==1.13.1+cu117", listed=_PY38.split(", 2.0.1")[0])
+    for text in (named, default, several):
+        assert "pytorch-index-not-given" not in stated(text)

@@ -162,3 +162,35 @@ def test_installed_versions_are_read_from_pips_own_listings() -> None:
             "pip install torchvision==0.24.0\n")  # a request, not an installed version
     assert installed_versions(text) == {"torch": "2.9.0", "torchvision": "0.22.1", "torchaudio": "2.1.0",
                                         "xformers": "0.0.32"}
+
+
+def test_a_third_party_extension_pinned_to_another_torch_is_not_called_a_companion() -> None:
+    listing = "torch        2.8.0\nflash-attn   2.5.8\n"
+    text = listing + ("ImportError: /venv/lib/python3.11/site-packages/"
+                      "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+                      "undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
+    assert "companion-needs-other-torch" not in stated(text)
+
+
+def test_a_compiled_module_a_package_tolerates_missing_is_not_the_failure() -> None:
+    # vllm's XPU build has no vllm._C and says so in a warning; the failure is elsewhere
+    text = ('WARNING 07-12 23:25:17 _custom_ops.py:14] Failed to import from vllm._C with '
+            'ModuleNotFoundError("No module named \'vllm._C\'")\n'
+            "WARNING 07-12 23:25:17 warn.py:9] ImportError(\"cannot import name '_C' from 'vllm'\")\n")
+    assert "extension-not-built" not in stated(text)
+
+
+def test_a_crash_inside_pybind11s_type_registration_is_a_pybind11_clash() -> None:
+    # glog's failure handler prints the crashing frame as "PC: @ <address> <symbol>" (signalhandler.cc)
+    glog = ("*** Aborted at 1600000000 (unix time) try \"date -d @1600000000\" "
+            "if you are using GNU date ***\n"
+            "PC: @     0x7f0000542db6 pybind11::detail::generic_type::initialize()\n"
+            "*** SIGSEGV (@0x0) received by PID 42 (TID 0x7f00) from PID 0; stack trace: ***\n")
+    assert stated(glog) == ["pybind11-clash-between-packages"]
+    gdb = ("#0  0x00007ffff1234567 in "
+           "pybind11::detail::make_new_python_type(pybind11::detail::type_record const&)\n")
+    assert stated(gdb) == ["pybind11-clash-between-packages"]
+    # pybind11 further down the stack is not where it crashed
+    deeper = ("PC: @     0x7f0000001234 at::native::add_out()\n"
+              "    @     0x7f0000542db6 pybind11::detail::generic_type::initialize()\n")
+    assert "pybind11-clash-between-packages" not in stated(deeper)

@@ -116,3 +116,67 @@ def test_the_driver_seeing_no_gpu_is_read_with_its_checks() -> None:
                                            KB).symptoms
     # no cause is guessed from these alone
     assert causes(smi) == []
+
+
+def test_a_host_name_that_did_not_resolve_is_read_with_its_host() -> None:
+    # reqwest (uv, pixi) over musl's getaddrinfo: the URL first, the resolver's words after
+    uv = ("  ├─▶ Failed to fetch: `https://data.example.org/whl/torch-2.5.0.html`\n"
+          "  ├─▶ dns error\n  ╰─▶ failed to lookup address information: Name does not resolve\n")
+    read = extract(uv, KB)
+    dns = [h for h in read.http if h.status == "dns"]
+    assert [(h.host, h.text) for h in dns] == [("data.example.org", "Name does not resolve")]
+    assert "A host name did not resolve (DNS): data.example.org (Name does not resolve)" in read_lines(read)
+    assert any(check.startswith("nslookup data.example.org") for check in next_checks(read))
+    # curl names the host itself; pip's urllib3 on glibc says the name is unknown
+    assert [h.host for h in extract("curl: (6) Could not resolve host: pypi.example\n", KB).http] == [
+        "pypi.example"]
+    glibc = ("Failed to establish a new connection: [Errno -2] Name or service not known'))\n")
+    assert [h.status for h in extract(glibc, KB).http] == ["dns"]
+    # a refused connection or a 404 is no name resolution
+    assert not [h for h in extract("curl: (7) Failed to connect: Connection refused\n", KB).http
+                if h.status == "dns"]
+
+
+def test_the_no_gpu_check_follows_the_vendor_the_text_shows() -> None:
+    rocm = "$ rocminfo | grep gfx\n  Name:  gfx1100\n>>> torch.cuda.is_available()\nFalse\n"
+    assert any(c.startswith("rocminfo") and "torch.version.hip" in c for c in next_checks(extract(rocm, KB)))
+    nvidia = ">>> torch.cuda.is_available()\nFalse\n"
+    assert any(c.startswith("nvidia-smi -L") for c in next_checks(extract(nvidia, KB)))
+
+
+def test_a_worker_start_cut_before_its_error_says_so() -> None:
+    child = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+             '  File "C:\\\\Python\\\\lib\\\\multiprocessing\\\\spawn.py", line 116, in spawn_main\n'
+             "    exitcode = _main(fd, parent_sentinel)\n")
+    read = extract(child, KB)
+    assert any(line.startswith("A worker process was being started") for line in read_lines(read))
+    assert any("get_start_method" in check for check in next_checks(read))
+    # with the worker's error shown, that error is what the text says
+    shown = child + "RuntimeError: An attempt has been made to start a new process before the\n"
+    assert not any(line.startswith("A worker process") for line in read_lines(extract(shown, KB)))
+    # another module's start() is no worker
+    assert "worker-start" not in extract("    thread.start()\n", KB).symptoms
+
+
+TORCH_NAME = "torch-too-old-for-package"
+
+
+def test_a_name_missing_from_torch_itself_is_the_torch_release_family() -> None:
+    # an attribute of a torch module, a name imported from one, an operator of torch's own namespace
+    # (torch/_ops.py's wording)
+    assert TORCH_NAME in causes("AttributeError: module 'torch' has no attribute 'float8_e4m3fn'\n")
+    assert TORCH_NAME in causes("ImportError: cannot import name 'sdpa_kernel' from 'torch.nn.attention'\n")
+    aten = "AttributeError: '_OpNamespace' 'aten' object has no attribute '_weight_int4pack_mm'\n"
+    assert causes(aten) == [TORCH_NAME]
+
+
+def test_a_name_missing_from_another_package_is_not_torchs() -> None:
+    assert TORCH_NAME not in causes("AttributeError: module 'torchvision' has no attribute 'disable_beta'\n")
+    assert TORCH_NAME not in causes("ImportError: cannot import name 'x' from 'torchaudio.functional'\n")
+    # an operator namespace a companion registers (its library did not load) is the companion's
+    companion = "AttributeError: '_OpNamespace' 'torchvision' object has no attribute 'nms'\n"
+    assert TORCH_NAME not in causes(companion)
+    # a circular import: the script shadows torch, Python says so itself
+    circular = ("AttributeError: partially initialized module 'torch' has no attribute 'nn' (most likely due "
+                "to a circular import)\n")
+    assert TORCH_NAME not in causes(circular)

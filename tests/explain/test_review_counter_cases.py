@@ -63,3 +63,63 @@ def test_a_torch_version_glued_to_its_name_is_read_only_where_one_is_glued() -> 
     # an upgrade names two: the one that failed is not the first
     upgrade = "I upgraded from torch2.6.0 to torch2.7.1 for my RTX 5090 and now:\n" + kernel
     assert "arch-not-compiled" not in stated(upgrade)
+
+
+def test_a_companion_at_another_torchs_release_is_the_cause_only_of_an_import_or_operator_failure() -> None:
+    listing = "torch        2.1.0\ntorchvision  0.15.2\n"  # torchvision 0.15.2 pins torch==2.0.1
+    nms = ('  File "/venv/lib/python3.10/site-packages/torchvision/_meta_registrations.py", line 164, in '
+           "<module>\nRuntimeError: operator torchvision::nms does not exist\n")
+    assert stated(listing + nms) == ["companion-needs-other-torch"]
+    # the user's own bug raised in torchvision's code; an OOM in its op: the work fails, not the pairing
+    bug = ('  File "/venv/lib/python3.10/site-packages/torchvision/transforms/functional.py", line 140, in '
+           "to_tensor\nTypeError: pic should be PIL Image or ndarray. Got <class 'torch.Tensor'>\n")
+    assert "companion-needs-other-torch" not in stated(listing + bug)
+    oom = ('  File "/venv/lib/python3.10/site-packages/torchvision/ops/roi_align.py", line 238, in '
+           "roi_align\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB\n")
+    assert stated(listing + oom) == ["cuda-out-of-memory"]
+
+
+def test_a_placeholder_pip_never_expands_is_not_said_to_be_an_unset_variable() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    def cause(placeholder: str) -> str:
+        said = f"torch==2.1.2+{placeholder}"
+        text = (f"ERROR: Could not find a version that satisfies the requirement {said} (from versions: "
+                f"2.1.0, 2.1.1, 2.1.2)\nERROR: No matching distribution found for {said}\n")
+        report = explain_report(text, CATALOG, kb=KB)
+        return next(e.cause for e in report.explanations
+                    if e.signature.id == "requirement-placeholder-not-substituted")
+
+    assert "only where it is set" in cause("${DEVICE}")
+    # pip's _ENV_VAR_RE (req/req_file.py) takes capitals, digits and _ only: ${device} is never expanded
+    assert "only where it is set" not in cause("${device}")
+    assert "never this one" in cause("${device}")
+
+
+def test_nvrtc_refusing_the_gpu_architecture_is_too_old_only_for_a_gpu_newer_than_its_cuda() -> None:
+    refused = "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+    # CUDA 11.0's NVRTC compiles up to sm_80: an RTX 3090 (sm_86) is newer (pytorch/pytorch#47658)
+    rtx3090 = "GPU 0: NVIDIA GeForce RTX 3090\ntorch 1.7.0+cu110\n"
+    assert stated(rtx3090 + refused) == ["nvrtc-too-old-for-gpu"]
+    # a Tesla K80 (sm_37) with CUDA 12's NVRTC: Kepler was dropped, the NVRTC is newer than the GPU
+    k80 = "GPU 0: Tesla K80\ncupy-cuda12x 13.0.0, CUDA 12.2\n"
+    assert "nvrtc-too-old-for-gpu" not in stated(k80 + refused)
+    # an RTX 4090 (sm_89) with torch's CUDA 12.1: its NVRTC knows the GPU
+    rtx4090 = "GPU 0: NVIDIA GeForce RTX 4090\ntorch 2.1.0+cu121\n"
+    assert "nvrtc-too-old-for-gpu" not in stated(rtx4090 + refused)
+
+
+def test_a_wheel_refused_by_a_pip_older_than_its_platform_tag_is_not_proven_for_another_platform() -> None:
+    wheel = "torch-2.0.0-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    refused = f"ERROR: {wheel} is not a supported wheel on this platform.\n"
+    # pip 19.3 reads manylinux2014 (pip's changelog): the refusal is the tags'
+    assert stated("pip 19.3.1 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused) == [
+        "wheel-not-supported"]
+    # pip 19.2.3 reads neither tag: the wheel may be this interpreter's
+    assert "wheel-not-supported" not in stated(
+        "pip 19.2.3 from /usr/lib/python3/dist-packages/pip (python 3.8)\n" + refused)
+    mac = ("ERROR: torch-2.0.0-cp38-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.\n"
+           "WARNING: You are using pip version 19.2.3, however version 23.0 is available.\n")
+    assert "wheel-not-supported" not in stated(mac)

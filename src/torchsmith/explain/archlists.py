@@ -87,7 +87,7 @@ def _gpu_newer_than_build_cuda(extracted: Extracted, facts: Mapping[str, Any],
     if first is None or version_tuple(first) <= version_tuple(str(cuda)):
         return None
     return (f"compute capability {cc[0]}.{cc[1]} is newer than every architecture CUDA {cuda} compiles "
-            f"for (the first CUDA release that does is {first}), the CUDA release this torch build targets")
+            f"for; CUDA {first} is the first release that compiles for it")
 
 
 def _platform(extracted: Extracted) -> str:

@@ -78,7 +78,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "op_on_gpu", "oom_not_workload", "path_within_max_path",
                             "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16",
                             "loopback_peer_on_one_node", "torch_unusable_here",
-                            "bf16_emulated_by_torch", "wheel_for_this_python",
+                            "bf16_emulated_by_torch", "bf16_query_not_on_cuda", "wheel_for_this_python",
                             "wheel_not_for_this_python", "sbsa_jetson_shown",
                             "triton_name_not_torchs", "sdpa_refusal_caught",
                             "ptxas_not_tritons", "gpu_illegal_instruction", "arch_name_never_compiled",
@@ -91,7 +91,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "mkl_symbol_not_ittnotify", "refused_on_one_node",
                             "xformers_built_for_this_torch", "torch_cpu_build_shown",
                             "rocm_torch_shown", "pins_agree",
-                            "cl_looked_up_without_build"})
+                            "cl_looked_up_without_build", "nvrtc_knows_gpu", "pip_older_than_wheel_tag"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
                            "overflow_shown", "shm_full_shown",

@@ -4,14 +4,20 @@ shown installed, where the failure is that companion's own. Pure: the pins are d
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.extract.model import Extracted, PyException
 
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
 
 __all__ = ["companion_other_torch"]
+
+# torch's own companions, released in step with torch (each release for one torch): a third-party
+# extension pinned to torch (flash-attn, xformers) is an extension built for another torch instead
+# (extension-abi-mismatch), a cause this trigger does not state
+_COMPANIONS = ("torchvision", "torchaudio", "torchtext", "torchcodec")
 
 
 def _satisfies(version: str, specifier: str) -> Optional[bool]:
@@ -26,13 +32,31 @@ def _satisfies(version: str, specifier: str) -> Optional[bool]:
         return None
 
 
+# What a companion built or pinned for another torch raises: its import or its operators fail
+# (ImportError, AttributeError on torch's API, "operator torchvision::nms does not exist", "Could not
+# run 'torchvision::nms'"); not an error of the work it was given (a TypeError, CUDA out of memory).
+_MISMATCH_TYPES = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "OSError",
+                             "NotImplementedError"})
+_MISMATCH_RUNTIME = re.compile(r"operator \S+ does not exist|Could not run '|No such operator|"
+                               r"undefined symbol|not registered|schema|Unknown builtin op", re.IGNORECASE)
+
+
+def _mismatch_shaped(exception: PyException) -> bool:
+    kind = exception.type.rsplit(".", 1)[-1]
+    if kind == "RuntimeError":
+        return bool(_MISMATCH_RUNTIME.search(exception.message))
+    return kind in _MISMATCH_TYPES
+
+
 def _fails_in(name: str, extracted: Extracted) -> bool:
-    """The failure is the companion's: an exception that names it (torchvision's "operator
-    torchvision::nms does not exist"), a frame in it, or a library of it that failed to load."""
+    """The failure is the companion's, and of the shape another torch gives it: an exception that names
+    it (torchvision's "operator torchvision::nms does not exist") or the last one raised in its frames,
+    where that exception is an import's or an operator's failure; or a library of it that failed to load."""
     stem = name.replace("-", "_")
-    if any(stem in e.message for e in extracted.exceptions):
+    if any(stem in e.message and _mismatch_shaped(e) for e in extracted.exceptions):
         return True
-    if any(f.package == stem for f in extracted.frames):
+    last = extracted.exceptions[-1] if extracted.exceptions else None
+    if last is not None and _mismatch_shaped(last) and any(f.package == stem for f in extracted.frames):
         return True
     return any(stem in (lib.needed_by or "") or stem in lib.soname for lib in extracted.libraries) or any(
         stem in (s.library or "") for s in extracted.symbols)
@@ -46,7 +70,7 @@ def companion_other_torch(extracted: Extracted,
     if kb is None or not torch:
         return None
     for name, shown in extracted.versions.items():
-        if name == "torch":
+        if name not in _COMPANIONS:
             continue
         public = shown.split("+")[0]
         pin = next((r.torch for r in kb.torch_requirements(name) if r.version == public), None)

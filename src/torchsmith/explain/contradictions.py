@@ -148,6 +148,15 @@ def _bf16_emulated_by_torch(extracted: Extracted, facts: Mapping[str, Any],
     return f"torch {torch} reports bfloat16 on GPUs without it (emulated): the refusal is not the GPU's age"
 
 
+def _bf16_query_not_on_cuda(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """xFormers' "bf16 is only supported on A100+ GPUs" beside its own reason that the query is on
+    another device: it adds that remark for a bfloat16 query on any device but CUDA
+    (xformers/ops/fmha/common.py not_supported_reasons), so the GPU's age is not shown."""
+    device = facts.get("query_device")
+    return f"xFormers got the query on device={device}, not on a CUDA GPU" if device else None
+
+
 def _wheel_python(facts: Mapping[str, Any]) -> Optional[bool]:
     """Whether the wheel pip fetched for the package it refuses is tagged for the Python it runs
     (``cp315`` for 3.15); None when the facts do not show that wheel, that package and that Python."""
@@ -299,6 +308,7 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_error_shown": _cuda_error_shown,
     "torch_unusable_here": _torch_unusable_here,
     "bf16_emulated_by_torch": _bf16_emulated_by_torch,
+    "bf16_query_not_on_cuda": _bf16_query_not_on_cuda,
     "sbsa_jetson_shown": _sbsa_jetson_shown,
     "triton_name_not_torchs": _triton_name_not_torchs,
     "sdpa_refusal_caught": _sdpa_refusal_caught,

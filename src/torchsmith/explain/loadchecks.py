@@ -18,17 +18,24 @@ _IN_TORCH = re.compile(r"(?:^|[\\/])torch[\\/]")
 def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any],
                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The compiled module is shown absent from a package that is not torch's: Python's "cannot import
-    name '_C' from 'pkg'" (importlib's _handle_fromlist ignores only the submodule's own
-    ModuleNotFoundError, so a file that exists but fails to load raises its loader's error instead);
-    or the name is undefined where a package's own file uses it (its try/except import failed), in a
-    file or frame outside torch (torch's own source tree says so from torch/__init__.py), and the text
-    shows no loader error that import may have swallowed instead; or
-    text-generation-inference's fixed message for its kernel packages."""
+    name '_C' from 'pkg'" raised, not quoted in a warning (a package may do without it); importlib's
+    _handle_fromlist ignores only the submodule's own ModuleNotFoundError, so a file that exists but
+    fails to load raises its loader's error instead. Or the name is undefined where a package's own
+    file uses it (its try/except import failed), in a file or frame outside torch (torch's own source
+    tree says so from torch/__init__.py); or the package's own fixed message (text-generation-inference's
+    for its kernel packages, Horovod's, lmdeploy's for turbomind)."""
     if facts.get("said"):
         return "text-generation-inference's own message names the kernel package it could not import"
+    own = facts.get("own_check")
+    if isinstance(own, str):  # Horovod's check that the file exists; lmdeploy's swallowed ImportError
+        return None if _load_error_shown(extracted) else f"the package's own check says so: {own}"
     module, package = facts.get("module"), facts.get("package")
     if isinstance(package, str):
-        return f"Python found no module {module} in {package}: its compiled file is not there"
+        # raised, not a warning's quote of an import the package tolerates (vllm._C on XPU builds)
+        raised = any(e.type.endswith("ImportError") and f"import name '{module}'" in e.message
+                     for e in extracted.exceptions)
+        found = f"Python found no module {module} in {package}: its compiled file is not there"
+        return found if raised else None
     if _load_error_shown(extracted):
         return None  # the swallowed import's own error is shown: the file is there, and fails to load
     place = facts.get("file")

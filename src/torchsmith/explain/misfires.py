@@ -8,7 +8,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Mapping, Optional, Set
+from typing import Any, Dict, Mapping, Optional, Set, Tuple
 
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.loader import demangle, symbol_owner
@@ -212,6 +212,63 @@ def _pins_agree(extracted: Extracted, facts: Mapping[str, Any],
     return f"every requirement pip lists agrees ({shown}): that release does not install here"
 
 
+def _arch_tuple(arch: str) -> Tuple[int, int]:
+    digits = arch.rsplit("_", maxsplit=1)[-1].rstrip("abf")
+    return int(digits[:-1] or 0), int(digits[-1:] or 0)
+
+
+def _nvrtc_knows_gpu(extracted: Extracted, facts: Mapping[str, Any],
+                     kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """NVRTC's "invalid value for --gpu-architecture" said of a GPU its CUDA release compiles up to:
+    the CUDA the text names (torch's +cuXYZ, the toolkit), or, where it names none, every CUDA
+    release of the arch-support data. That NVRTC does not predate the GPU (an architecture a newer
+    release dropped, e.g. Kepler after CUDA 11, or an -arch the program passed itself, is refused the
+    same way)."""
+    env = extracted.environment
+    shown = [cc for cc in ([env.capability] if env.capability else
+                           [cc for _, cc in named_capabilities(env, kb)]) if cc]
+    if kb is None or not shown:
+        return None
+    gpus = [(int(cc.split(".")[0]), int(cc.split(".")[1])) for cc in shown]
+    cuda = env.torch_cuda or env.cuda
+    rows = [kb.arch_support(cuda)] if cuda else list(kb.arch_support_rows())
+    if not rows or any(row is None for row in rows):
+        return None
+    if all(_arch_tuple(row.max_arch) >= gpu for row in rows if row is not None for gpu in gpus):
+        which = f"CUDA {cuda}'s NVRTC" if cuda else "every CUDA release's NVRTC"
+        return f"{which} compiles for {', '.join(shown)} (the GPU shown), so it does not predate it"
+    return None
+
+
+# The pip release that first installs each platform tag (pip's changelog, pip.pypa.io/en/stable/news:
+# 19.0 manylinux2010, 19.3 manylinux2014, 20.3 PEP 600's manylinux_X_Y and macOS 11's tags)
+_TAG_PIP = ((re.compile(r"manylinux2010_"), (19, 0)), (re.compile(r"manylinux2014_"), (19, 3)),
+            (re.compile(r"manylinux_\d+_\d+_"), (20, 3)),
+            (re.compile(r"macosx_(?:1[1-9]|[2-9]\d)_"), (20, 3)))
+
+
+def _pip_older_than_wheel_tag(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """pip refused a wheel whose every platform tag is newer than the pip shown ("You are using pip
+    version 19.2.3", "pip 19.2.3 from ..."): that pip knows none of them, so the wheel may well be
+    built for this interpreter and platform."""
+    pip, platform = str(facts.get("pip_version") or ""), str(facts.get("wheel_platform") or "")
+    if not pip or not platform:
+        return None
+    needed = []
+    for tag in platform.split("."):
+        need = next((version for pattern, version in _TAG_PIP if pattern.match(tag)), None)
+        if need is None:
+            return None  # a tag every pip of these years reads
+        needed.append(need)
+    parts = tuple(int(p) for p in pip.split(".")[:2])
+    if parts >= min(needed):
+        return None
+    first = ".".join(str(n) for n in min(needed))
+    return (f"pip {pip} predates every platform tag of the wheel ({platform}): pip reads them from "
+            f"{first} on")
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -227,4 +284,6 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "torch_cpu_build_shown": _torch_cpu_build_shown,
     "rocm_torch_shown": _rocm_torch_shown,
     "pins_agree": _pins_agree,
+    "nvrtc_knows_gpu": _nvrtc_knows_gpu,
+    "pip_older_than_wheel_tag": _pip_older_than_wheel_tag,
 }

@@ -67,6 +67,12 @@ def _nccl_lines(extracted: Extracted) -> List[str]:
     return lines
 
 
+def _spawned_worker_cut(extracted: Extracted) -> bool:
+    """A traceback through a process being started (a spawned child, a DataLoader starting its
+    workers) that stops before any exception: the worker's own error is not shown."""
+    return "worker-start" in extracted.symptoms and not extracted.exceptions
+
+
 def _symptom_lines(symptoms: List[str]) -> List[str]:
     """What the text reports happened: behaviour without an error, no GPU for torch or the driver."""
     said = {"discrepancy": "results that differ from another device or the expected value",
@@ -120,11 +126,15 @@ def read_lines(extracted: Extracted) -> List[str]:
         never = " was never published" if missing.kind == "version" else ""
         lines.append(f"{missing.package}{asked}{never}{published}: {missing.why}")
     lines.extend(
+        f"A host name did not resolve (DNS): {h.host or 'the host'} ({h.text})" if h.status == "dns" else
         f"Request failed: {h.status or ''} {h.url or h.text}".replace("  ", " ") for h in extracted.http[:5]
     )
     lines.extend(f"pip builds {package} from source (no wheel it could use)"
                  for package in extracted.source_builds[:3])
     lines.extend(_symptom_lines(extracted.symptoms))
+    if _spawned_worker_cut(extracted):
+        lines.append("A worker process was being started (multiprocessing's spawn, a DataLoader's "
+                     "workers); the text stops before its error")
     lines.extend(_nccl_lines(extracted))
     if extracted.exceptions:
         last = extracted.exceptions[-1]
@@ -136,6 +146,22 @@ def read_lines(extracted: Extracted) -> List[str]:
     if environment:
         lines.append(environment)
     return lines
+
+
+def _no_gpu_check(extracted: Extracted) -> str:
+    """What tells apart why torch sees no GPU, for the GPU vendor the text shows (ROCm's device nodes
+    and groups; a Mac's MPS; else NVIDIA's driver and the visible devices)."""
+    env = extracted.environment
+    if env.rocm or env.gfx or any(e.api == "hip" for e in extracted.gpu_errors):
+        return ("rocminfo | grep gfx; python -c \"import torch; print(torch.__version__, "
+                "torch.version.hip)\"; ls -l /dev/kfd /dev/dri/renderD*; id  (the GPUs ROCm lists; "
+                "torch.version.hip None is no ROCm build; this user needs the groups that own the device "
+                "nodes, render and video)")
+    if env.platform == "macos":
+        return ("python -c \"import torch; print(torch.backends.mps.is_available())\"  (a Mac's GPU is "
+                "torch's 'mps' device: CUDA needs an NVIDIA GPU)")
+    return ("nvidia-smi -L; echo $CUDA_VISIBLE_DEVICES  (the GPUs the driver lists, and the ones this "
+            "process may see; torch.version.cuda None is a CPU-only build)")
 
 
 def next_checks(extracted: Extracted) -> List[str]:
@@ -160,6 +186,11 @@ def next_checks(extracted: Extracted) -> List[str]:
     if {"smi-no-devices", "nvrm-init-failed"} & set(extracted.symptoms):
         checks.append("sudo dmesg | grep -iE 'nvrm|nvidia'; lspci -nnk | grep -iA3 nvidia  (why the kernel "
                       "driver bound no GPU: the first NVRM error, and the module the GPU is bound to)")
+    if _spawned_worker_cut(extracted):
+        checks.append("python -c \"import multiprocessing; print(multiprocessing.get_start_method())\"  "
+                      "(spawn, the default on Windows and macOS, re-imports the script in every worker: its "
+                      "top level must sit under if __name__ == '__main__'; DataLoader(num_workers=0) raises "
+                      "the worker's own error in the main process)")
     if any(m.tool == "cmake" for m in extracted.compiler):
         checks.append("CMakeFiles/CMakeConfigureLog.yaml (CMakeError.log before CMake 3.26) in the build "
                       "directory: the compiler output of the check that failed")
@@ -168,6 +199,10 @@ def next_checks(extracted: Extracted) -> List[str]:
             'python -c "import torch; print(torch.__version__, torch.version.cuda)"; '
             "nvcc --version; gcc --version"
         )
+    for failure in extracted.http:
+        if failure.status == "dns" and failure.host:
+            checks.append(f"nslookup {failure.host}  (does it resolve here, and from another network or DNS "
+                          f"server? a name that resolves nowhere is the server's side)")
     for failure in extracted.http[:2]:
         if failure.url:
             checks.append(f"curl -sSI {failure.url}  (what the server answers now)")
@@ -184,8 +219,7 @@ def next_checks(extracted: Extracted) -> List[str]:
             "transport NCCL picks on each node"
         )
     if {"cuda-unavailable", "no-gpu-visible"} & set(extracted.symptoms):
-        checks.append("nvidia-smi -L; echo $CUDA_VISIBLE_DEVICES  (the GPUs the driver lists, and "
-                      "the ones this process may see; torch.version.cuda None is a CPU-only build)")
+        checks.append(_no_gpu_check(extracted))
     if any(e.kind == "kernel" for e in extracted.gpu_errors):
         checks.append("CUDA_LAUNCH_BLOCKING=1: rerun so the error points at the kernel that failed")
     return list(dict.fromkeys(checks))

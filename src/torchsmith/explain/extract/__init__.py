@@ -135,9 +135,7 @@ def extract(
         + pages.installer_table_without_wheel(text)
         + resolver.shared_nvidia_wheels(found_conflicts, text)
         + pinwheels.pin_lacks_python_wheel(text, refusal, kb, env.python)
-        + lddebug.wheel_library_from_system(text) + listings.variant_index_lacks_release(refusal, kb)
-        + listings.build_missing_on_listed_platform(refusal, kb)
-        + listings.default_build_listed_unlabelled(refusal, kb) + listings.placeholder_unexpanded(refusal)
+        + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),

@@ -199,6 +199,8 @@ _CPU_BUILD = re.compile(r"torch\.version\.cuda\W{0,8}None|CUDA used to build PyT
 
 
 _COMPUTE_MODE_WORDS = ("E. ", "Prohibited", "PROHIBITED", "Exclusive_", "EXCLUSIVE_")
+# the stack's versions, read only from what the text shows before a later state (_before_later_state)
+_STACK_FIELDS = frozenset({"torch", "torch_cuda", "cuda"})
 
 
 def _first(pattern: re.Pattern[str], text: str) -> Optional[str]:
@@ -323,8 +325,37 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
         env.rocm = tag[4:]
 
 
+# A failure's line (a traceback, an exception, an installer's or a compiler's error), and what a text
+# shows after its last one: an install that succeeded, or a note that the problem was solved. What
+# follows them is the stack after the fix, not the one that failed.
+_FAILURE_WORD = re.compile(r"Traceback \(most recent call last\)|Error\b|[Ee]rror:|ERROR\b|FAILED|[Ff]ailed\b"
+                           r"|Exception\b")
+_FIXED_WORD = r"(?:[Ss]olved|SOLVED|[Ss]olution|[Ff]ixed|FIXED|[Rr]esolved|[Ww]orkaround)\b"
+_LATER_STATE = re.compile(r"^[ \t]*Successfully installed\b"
+                          r"|^[ \t>*#_]*(?:(?:[Uu]pdate[ds]?|UPDATE|[Ee]dit(?:ed)?|EDIT)\b"
+                          r"[ \t]*[:\-\u2014]?[ \t]*)?"
+                          + _FIXED_WORD + r"(?:[ \t]*[:!(\-\u2014]"
+                          r"|[ \t]+(?:it|by|with|this|the (?:issue|problem|error)|now|after)\b)",
+                          re.MULTILINE)
+
+
+def _before_later_state(text: str) -> str:
+    """The text up to a later state it shows after its last failure line (see _LATER_STATE): the
+    versions it names there are the stack after a fix ("Successfully installed torch-2.7.0+cu128"
+    below the error), not the one that failed."""
+    last = None
+    for match in _FAILURE_WORD.finditer(text):
+        last = match
+    if last is None:
+        return text
+    line_end = text.find("\n", last.end())
+    later = _LATER_STATE.search(text, line_end) if line_end >= 0 else None
+    return text if later is None else text[: later.start()]
+
+
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
+    failed_stack = _before_later_state(text)
     gpus, models, declared = _gpus(text, names)
     env = Environment(gpus=gpus, gpu_models=models, declared_vendors=declared, capability=_capability(text),
                       visible_devices=visible_devices(text), gpu_count=gpu_count(text))
@@ -334,10 +365,11 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     for name, pattern in _VALUES:
         if name == "compute_mode" and not any(w in text for w in _COMPUTE_MODE_WORDS):
             continue  # a prefilter: the pattern starts with alternatives
-        if pattern is _GLUED_TORCH and len({m.group("v") for m in pattern.finditer(text)}) > 1:
+        read = failed_stack if name in _STACK_FIELDS else text
+        if pattern is _GLUED_TORCH and len({m.group("v") for m in pattern.finditer(read)}) > 1:
             continue
         if getattr(env, name) in (None, ""):
-            value = _first(pattern, text)
+            value = _first(pattern, read)
             if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
     if _CPU_BUILD.search(text) or cpu_build_said(text):
@@ -348,14 +380,14 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     env.docker_shm = docker_shm(text)
     env.image_build_kill = image_build_kill(text)
     env.services = services(text)
-    fetched = _first(_TORCH_FILE, text) if not env.torch else None
+    fetched = _first(_TORCH_FILE, failed_stack) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)
     if env.torch_cuda is None and not env.torch_cpu_only:
         env.torch_cuda = _first(_IMAGE_CUDA, text)
     in_words = env.torch_cuda is None and not env.torch_cpu_only
-    variant = _first(_TORCH_VARIANT_WORDS, text) if in_words else None
-    if variant and len(set(_VARIANT_TAG.findall(text))) > 1:
+    variant = _first(_TORCH_VARIANT_WORDS, failed_stack) if in_words else None
+    if variant and len(set(_VARIANT_TAG.findall(failed_stack))) > 1:
         variant = None
     if variant:
         env.torch_cuda = f"{variant[:-1]}.{variant[-1]}"

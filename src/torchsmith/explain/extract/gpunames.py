@@ -38,6 +38,8 @@ _CONTEXT = re.compile(r"gpu|nvidia|cuda|device|radeon|instinct|rocm|\bgfx|vram|\
 _TOKEN = re.compile(r"[a-z]+|\d+")
 _SEPARATOR = re.compile(r"[ \t_-]{0,3}")
 _WINDOW = 80  # characters a spelling may span
+# What follows a name that states a lower bound ("A100+", "RTX 30xx or newer"), not a GPU present.
+_THRESHOLD = re.compile(r"\+|[ \t]{1,2}(?:or|and)[ \t](?:newer|later|above|higher|up)\b")
 
 
 def _tokens(name: str) -> Tuple[str, ...]:
@@ -213,6 +215,9 @@ def mentions(text: str, names: GpuNames, limit: int = 40) -> List[Tuple[NamedGpu
             continue
         used, end = hit
         key = tuple(t.group() for t in tokens[:used])
+        if _THRESHOLD.match(lower, end):  # "A100+ GPUs", "V100 or newer": a bound, not a GPU present
+            at = end
+            continue
         if not _short(key) or _after_brand(lower, start) or _CONTEXT.search(_line(text, start, end)):
             found.append((_named(re.sub(r"\s+", " ", text[start:end]), names.spellings[key]), start, end))
         at = end

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from torchsmith.refusal import Refusal
 
 __all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
-           "placeholder_unexpanded", "variant_index_lacks_release"]
+           "listing_facts", "placeholder_unexpanded", "published_build_not_listed",
+           "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -98,6 +99,15 @@ def variant_index_lacks_release(refusal: Refusal, kb: Optional[KnowledgeBase]) -
 _PIN = re.compile(r"===?(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 
 
+def _torch_pin(said: str) -> Optional[re.Match[str]]:
+    """The release and variant of a requirement ``torch==X+variant`` as a resolver said it (markers
+    and a trailing ';' aside)."""
+    from torchsmith.refusal.model import split_requirement
+
+    name, spec, _ = split_requirement(said)
+    return _PIN.fullmatch(spec) if name == "torch" else None
+
+
 def _lacks_platforms(release: TorchRelease, variant: str, platforms: Sequence[str]) -> bool:
     """Whether the data says ``variant`` of ``release`` has no wheel for any of ``platforms``. A
     variant whose platforms were not all read (``uncertain``) counts only where a variant of the same
@@ -124,7 +134,7 @@ def build_missing_on_listed_platform(refusal: Refusal, kb: Optional[KnowledgeBas
 
     known = {release.version: release for release in kb.releases}
     for missing in refusal.unavailable:
-        pin = _PIN.fullmatch(missing.said[len("torch"):]) if missing.said.startswith("torch=") else None
+        pin = _torch_pin(missing.said)
         listed = {v for v in missing.listed if v in known}
         if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
             continue
@@ -166,7 +176,7 @@ def default_build_listed_unlabelled(refusal: Refusal, kb: Optional[KnowledgeBase
 
     known = {release.version: release for release in kb.releases}
     for missing in refusal.unavailable:
-        pin = _PIN.fullmatch(missing.said[len("torch"):]) if missing.said.startswith("torch=") else None
+        pin = _torch_pin(missing.said)
         release = known.get(pin.group("version")) if pin is not None else None
         if missing.installer != "pip" or pin is None or release is None:
             continue
@@ -202,9 +212,56 @@ def placeholder_unexpanded(refusal: Refusal) -> List[InstallerError]:
         if missing.installer != "pip" or found is None:
             continue
         braced = found.group(0).startswith("${")
+        capitals = re.fullmatch(r"\$\{[A-Z0-9_]+\}", found.group(0)) is not None  # req_file's _ENV_VAR_RE
         how = ("pip replaces ${NAME} with the environment variable only where it is set and not empty"
+               if capitals else "pip expands only ${NAME} of capitals, digits and _, never this one"
                if braced else "pip expands only the ${NAME} form, never a bare $NAME")
         meaning = (f"the requirement reached pip as {missing.said}, with {found.group(0)} unexpanded "
                    f"({how}), and no version holds a $: no release matches it")
         return [InstallerError("pip", "placeholder-unexpanded", missing.said, meaning, None, _EXPAND_SOURCES)]
     return []
+
+
+def published_build_not_listed(text: str, refusal: Refusal,
+                               kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """pip found no ``torch==X+variant`` and listed plain releases only (no index it read lists any
+    +label build for this interpreter, as every PyTorch per-variant index does), which are exactly
+    the releases with wheels for one platform and Python; the data says X+variant has a wheel for
+    that platform and Python. Had pip read that variant's index it would have found it: the index
+    was not given. Not where the text names a PyTorch index or page at all (then it was given, in
+    some form: another cause), nor for the platform's PyPI default build, which the index may carry
+    without its label (whl/cpu/torch-2.3.1-cp310-cp310-manylinux_2_17_aarch64...whl)."""
+    if kb is None or "download.pytorch.org" in text:
+        return []
+    from torchsmith.explain.extract.indexes import _listing_fits
+
+    known = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        pin = _torch_pin(missing.said)
+        listed = {v for v in missing.listed if v in known}
+        if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
+            continue
+        release = known.get(pin.group("version"))
+        build = release.variant(pin.group("variant")) if release is not None else None
+        fits = _listing_fits(listed, max(listed, key=version_tuple), known)
+        if release is None or build is None or build.uncertain or not fits:
+            continue
+        if not all(p in build.platforms and py in release.python.get(p, ()) for p, py in fits):
+            continue
+        if any(release.pypi_default.get(p) == build.name for p, _ in fits):
+            continue  # a platform's default build may sit on the index unlabelled (whl/cpu's aarch64 2.3.1)
+        where = " or ".join(f"{p} with Python {py}" for p, py in fits)
+        asked = f"torch=={release.version}+{build.name}"
+        why = (f"pip listed plain torch releases only ({min(listed, key=version_tuple)} to "
+               f"{max(listed, key=version_tuple)}), exactly those with wheels for {where}, and {asked} is "
+               f"published for it on download.pytorch.org/whl/{build.name}: pip would have found it there, "
+               f"so that index was not among the ones it read")
+        return [InstallerError("pip", "index-not-given", asked, why, "torch", _SOURCES)]
+    return []
+
+
+def listing_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """What every reader above proves of the requirements pip (or another installer) found none of."""
+    return (variant_index_lacks_release(refusal, kb) + build_missing_on_listed_platform(refusal, kb)
+            + default_build_listed_unlabelled(refusal, kb) + placeholder_unexpanded(refusal)
+            + published_build_not_listed(text, refusal, kb))

@@ -164,8 +164,9 @@ class InstallerError:
 @dataclass(frozen=True)
 class HttpFailure:
     url: Optional[str]
-    status: Optional[str]  # "404", "403", "000" (conda: no connection), "ssl"
+    status: Optional[str]  # "404", "403", "000" (conda: no connection), "ssl", "dns"
     text: str
+    host: Optional[str] = None  # "dns": the host name that did not resolve, where the text shows it
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,16 @@ def source_builds(text: str) -> List[str]:
     return list(dict.fromkeys(found))[:10]
 
 
+# A host name that did not resolve, as the resolver words it: getaddrinfo's gai_strerror (glibc:
+# "Name or service not known", "Temporary failure in name resolution",
+# bminor/glibc@658f601f2ae3230559f7e9c629053bd2890dcf82 sysdeps/posix/gai_strerror-strs.h; musl:
+# "Name does not resolve", bminor/musl@0b44a0315b47dd8eced9f3b7f31580cf14bbfc01 src/network/gai_strerror.c;
+# Windows' "getaddrinfo failed"; macOS' "nodename nor servname provided"), curl's "Could not resolve host"
+_DNS = re.compile(r"Name or service not known|Temporary failure in name resolution|Name does not resolve"
+                  r"|getaddrinfo failed|nodename nor servname provided"
+                  r"|Could not resolve host: (?P<host>[\w.-]+)")
+
+
 def http_failures(text: str) -> List[HttpFailure]:
     """Each failed download or index request: the URL and the status (000: no connection)."""
     found: List[HttpFailure] = []
@@ -78,6 +88,11 @@ def http_failures(text: str) -> List[HttpFailure]:
             found.append(
                 HttpFailure(url, status.lower() if status == "SSL" else status, match.group().strip()[:200])
             )
+    dns = _DNS.search(text)
+    if dns is not None:  # the host: curl names it, else the URL that failed
+        urls = [f.url for f in found if f.url and "://" in f.url]
+        host = dns.group("host") or (urls[0].split("/")[2] if urls else None)
+        found.append(HttpFailure(None, "dns", dns.group(), host))
     return found
 
 

@@ -78,6 +78,11 @@ _SYMPTOMS: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # src/nvidia/arch/nvalloc/unix/src/osinit.c)
     ("smi-no-devices", re.compile(r"^[ \t]*No devices were found\b", re.MULTILINE)),
     ("nvrm-init-failed", re.compile(r"NVRM: [^\n]{0,120}?(?:RmInitAdapter|rm_init_adapter) failed")),
+    # a process being started by multiprocessing: a spawned child's first frames (spawn_main), the
+    # parent's Process.start() frames, or a DataLoader starting its workers ("w.start()")
+    ("worker-start", re.compile(r"multiprocessing[\\/]+(?:spawn|popen_spawn_\w+|process)\.py\", line \d+, "
+                                r"in (?:spawn_main|_main|start|__init__)|^[ \t]+w\.start\(\)[ \t]*$",
+                                re.MULTILINE)),
     # float16 in words: fp16, float16, half precision, 16-bit (mixed) precision
     # (bounded by ASCII letters and digits only: "FP16推理" next to a CJK word is still FP16)
     ("fp16", re.compile(r"(?<![A-Za-z0-9_])(?:fp16|float16|half[- ]precision|16[- ]?bit(?: mixed)?[- ]"
@@ -100,6 +105,7 @@ _WORDS = {
                          "use cuda"),
     "no-gpu-visible": ("gpus are available", "cuda-capable", "devices"),
     "smi-no-devices": ("no devices were found",),
+    "worker-start": ("spawn", "w.start()", "process.py"),
     "nvrm-init-failed": ("rminitadapter failed", "rm_init_adapter failed"),
 }
 
