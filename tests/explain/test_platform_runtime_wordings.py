@@ -97,3 +97,21 @@ def test_pip_s_skipped_requires_python_ranges_bound_the_interpreter_for_a_pin() 
     open_range = text.replace(">=3.6,<3.10", ">=3.12").replace("1.8.1", "2.1.0")
     assert "torch-pin-lacks-python-wheel" not in stated(open_range)
     assert "torch-pin-lacks-python-wheel" not in stated(text.splitlines(keepends=True)[1])
+
+
+def test_a_librocdxg_the_loader_found_but_could_not_read_is_not_a_missing_one() -> None:
+    # glibc's dlerror for a path that is a directory (a bind mount of a file that did not exist)
+    text = ("WSL environment detected.\n"
+            "Cannot load librocdxg.so, failed:/lib/librocdxg.so: cannot read file data: Is a directory\n")
+    assert "rocdxg-not-on-loader-path" not in stated(text)
+
+
+def test_a_lapack_routine_undefined_in_torch_s_own_library_is_a_wheel_expecting_the_system_blas() -> None:
+    text = ("ImportError: /home/nv/.local/lib/python3.6/site-packages/torch/lib/libtorch_cpu.so: "
+            "undefined symbol: dgeqrf_\n")
+    assert stated(text) == ["wheel-undeclared-native-deps"]
+    # another package's library, or a routine name that is not LAPACK's: not this
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: /opt/venv/lib/python3.10/site-packages/scipy/linalg/_flapack.so: undefined symbol: dgeqrf_\n")
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: strlen\n")
