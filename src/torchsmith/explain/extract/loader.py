@@ -109,7 +109,8 @@ _SYMBOL_VERSION = re.compile(
 
 
 # dlerror's reasons for a file it found but could not load (glibc elf/dl-load.c): not a missing library
-_UNREADABLE = re.compile(r"[^\n]{0,120}?(?:cannot read file data|invalid ELF header|wrong ELF class|file too short)")
+_UNREADABLE = re.compile(
+    r"[^\n]{0,120}?(?:cannot read file data|invalid ELF header|wrong ELF class|file too short)")
 
 
 # "Could not load library A. Error: B: undefined symbol: S": A was found and opened

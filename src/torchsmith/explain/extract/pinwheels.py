@@ -214,9 +214,9 @@ def _lacks_for_every_possible_python(text: str, refusal: Refusal, kb: KnowledgeB
         releases = sorted({r for rs in found if rs for r in rs}, key=version_tuple)
         shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
         where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
-        meaning = (f"pip skipped releases for their Requires-Python, so it ran under a Python outside all of "
-                   f"those ranges ({_minors(possible)}), and {name} {shown} publishes no wheel for any of them "
-                   f"on any platform ({where}), so pip lists none of them")
+        meaning = (f"pip skipped releases for their Requires-Python, so it ran under a Python outside all "
+                   f"of those ranges ({_minors(possible)}), and {name} {shown} publishes no wheel for any "
+                   f"of them on any platform ({where}), so pip lists none of them")
         return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]
     return []
 
