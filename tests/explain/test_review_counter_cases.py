@@ -138,3 +138,39 @@ def test_a_crash_in_pybind11_is_a_registration_clash_only_inside_type_registrati
                 "    @     0x7f0000541111 pybind11::detail::type_caster_generic::cast()\n"
                 "    @     0x7f0000540000 my_sim::WorkerThread::on_step()\n")
         assert "pybind11-clash-between-packages" not in stated(cast), frame
+
+
+def test_tensorrt_refusing_a_gpu_older_than_turing_is_not_a_tensorrt_too_old() -> None:
+    def refused(sm: int) -> str:
+        return ("[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Target GPU SM "
+                f"{sm} is not supported by this TensorRT release.)\n")
+
+    assert stated(refused(89)) == ["tensorrt-too-old-for-gpu"]  # Ada needs TensorRT 8.5+
+    # a GTX 1080 Ti under TensorRT 10 (built for SM 7.0 and newer): the release dropped Pascal
+    assert "tensorrt-too-old-for-gpu" not in stated("GPU 0: NVIDIA GeForce GTX 1080 Ti\n" + refused(61))
+
+
+def test_a_driver_function_every_driver_has_missing_is_no_driver_too_old() -> None:
+    def missing(symbol: str) -> str:
+        return ("ImportError: /home/u/.cache/torch_extensions/py310_cu121/fused_ops/fused_ops.so: undefined "
+                f"symbol: {symbol}\n")
+
+    # green contexts came with CUDA 12.4's driver (sgl-project/sglang#8131)
+    assert stated(missing("cuGreenCtxStreamCreate")) == ["call-requires-newer-driver"]
+    # cuModuleGetFunction and cuGetErrorString are in every driver since CUDA 9.0: the extension was
+    # linked without -lcuda
+    for symbol in ("cuModuleGetFunction", "cuGetErrorString", "cuMemAlloc_v2"):
+        assert "call-requires-newer-driver" not in stated(missing(symbol)), symbol
+
+
+def test_a_header_the_torch_shown_ships_missing_is_no_source_for_another_torch() -> None:
+    def missing(torch: str, header: str) -> str:
+        return f"torch {torch}\n/home/u/ext/k.cu:3:10: fatal error: {header}: No such file or directory\n"
+
+    # apex's DeviceUtils.cuh came after torch 1.8 (NVIDIA/apex#1200): the source needs a newer torch
+    needs_other = ["extension-source-needs-other-torch"]
+    assert stated(missing("1.8.1+cu111", "ATen/cuda/DeviceUtils.cuh")) == needs_other
+    # torch 2.1 ships CUDAContext.h (since 1.0): the build did not pass torch's include directory
+    assert needs_other[0] not in stated(missing("2.1.0+cu121", "ATen/cuda/CUDAContext.h"))
+    # c10/cuda came with torch 1.1: a torch 1.0 is older than the source
+    assert stated(missing("1.0.1", "c10/cuda/CUDAGuard.h")) == needs_other
