@@ -8,7 +8,7 @@ is read from its PE header (Microsoft's PE format: the import table lists each D
 names are sorted into Windows' own DLLs, the Universal CRT (api-ms-win-crt-*), the Visual C++
 runtime (the redistributable's DLLs), Python's DLL and the others (torch's own, or another
 package's). Prints the formats.json ``torch_windows_dll_imports`` table: per DLL what it needs beyond
-Windows itself, in every wheel read.
+Windows itself, in the wheels read, and in which releases it imports each non-Windows DLL.
 """
 
 from __future__ import annotations
@@ -111,6 +111,10 @@ def _merge(per_release: Dict[str, Dict[str, object]]) -> Dict[str, object]:
     for key in ("vc_runtime", "other"):
         merged[key] = sorted({name for row in per_release.values() for name in row[key]})  # type: ignore[attr-defined]
     merged["ucrt"] = any(row["ucrt"] for row in per_release.values())
+    # which releases import each DLL of another package or of torch: an import that comes and goes
+    # (torch_cpu.dll's mkl_intel_thread.1.dll in 2.3-2.4) is a release's, not the DLL's
+    merged["other_in"] = {name: sorted(r for r, row in per_release.items() if name in row["other"])  # type: ignore[operator]
+                          for name in merged["other"]}  # type: ignore[attr-defined]
     return merged
 
 

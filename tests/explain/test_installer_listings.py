@@ -177,3 +177,20 @@ def test_a_named_pytorch_index_a_default_build_or_a_listing_of_several_platforms
     several = _NOT_FOUND.format(req="torch==1.13.1+cu117", listed=_PY38.split(", 2.0.1")[0])
     for text in (named, default, several):
         assert "pytorch-index-not-given" not in stated(text)
+
+
+_UV_ONLY = ("  × No solution found when resolving dependencies:\n"
+            "  ╰─▶ Because only torch<={top} is available and you\n"
+            "      require torch>=2.8, we can conclude that your requirements are unsatisfiable.\n")
+
+
+def test_uv_finding_one_variants_builds_short_of_the_range_is_that_variant_never_built_there() -> None:
+    # uv's report (pubgrub/report.rs) names the newest torch it found; a +label is no PyPI version
+    text = _UV_ONLY.format(top="2.7.1+cu118")
+    assert ("build-unpublished", "torch>=2.8 from the cu118 index") in facts(text)
+    assert stated(text) == ["torch-cuda-build-not-published"]
+    dependency = text.replace("you\n      require", "vllm==0.10.0 depends on")
+    assert "torch-cuda-build-not-published" in stated(dependency)
+    # Counter-cases: a variant the range has builds of, and a plain version (PyPI's or any index's).
+    for top in ("2.7.1+cu126", "2.7.1"):
+        assert "torch-cuda-build-not-published" not in stated(_UV_ONLY.format(top=top))

@@ -194,3 +194,16 @@ def test_a_crash_inside_pybind11s_type_registration_is_a_pybind11_clash() -> Non
     deeper = ("PC: @     0x7f0000001234 at::native::add_out()\n"
               "    @     0x7f0000542db6 pybind11::detail::generic_type::initialize()\n")
     assert "pybind11-clash-between-packages" not in stated(deeper)
+
+
+def test_a_python_error_in_a_mismatched_companion_is_not_called_a_torch_mismatch() -> None:
+    # torchvision 0.21.0 beside torch 2.8.0 is a mismatch, but this failure is an API the caller expects
+    text = ("torch        2.8.0\ntorchvision  0.21.0\n"
+            "  File \"/venv/lib/python3.11/site-packages/basicsr/data/degradations.py\", "
+            "line 8, in <module>\n"
+            "ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'\n")
+    assert "companion-needs-other-torch" not in stated(text)
+    pyd = ("torch        2.8.0\ntorchaudio   2.1.0\n"
+           "FileNotFoundError: Could not find module 'C:\\venv\\Lib\\site-packages\\torchaudio\\lib\\"
+           "libtorchaudio.pyd' (or one of its dependencies).\n")
+    assert "companion-needs-other-torch" in stated(pyd)

@@ -123,3 +123,41 @@ def test_a_wheel_refused_by_a_pip_older_than_its_platform_tag_is_not_proven_for_
     mac = ("ERROR: torch-2.0.0-cp38-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.\n"
            "WARNING: You are using pip version 19.2.3, however version 23.0 is available.\n")
     assert "wheel-not-supported" not in stated(mac)
+
+
+def test_a_crash_in_pybind11_is_a_registration_clash_only_inside_type_registration() -> None:
+    # pytorch/pytorch#31439: scipy 1.4.0's pybind11 and torch's, crashing in make_new_python_type
+    registering = ("PC: @     0x7f96f9542db6 pybind11::detail::make_new_python_type()\n"
+                   "*** SIGSEGV (@0x330) received by PID 11372 (TID 0x7f97125fe740) from PID 816; "
+                   "stack trace: ***\n")
+    assert stated(registering) == ["pybind11-clash-between-packages"]
+    # a cast at run time (an object cast from a thread of the extension's own, or after finalisation)
+    # crashes in get_type_info / register_instance without any second registration
+    for frame in ("pybind11::detail::register_instance()", "pybind11::detail::get_type_info()"):
+        cast = (f"PC: @     0x7f0000542db6 {frame}\n"
+                "    @     0x7f0000541111 pybind11::detail::type_caster_generic::cast()\n"
+                "    @     0x7f0000540000 my_sim::WorkerThread::on_step()\n")
+        assert "pybind11-clash-between-packages" not in stated(cast), frame
+
+
+def test_tensorrt_refusing_a_gpu_older_than_turing_is_not_a_tensorrt_too_old() -> None:
+    def refused(sm: int) -> str:
+        return ("[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Target GPU SM "
+                f"{sm} is not supported by this TensorRT release.)\n")
+
+    assert stated(refused(89)) == ["tensorrt-too-old-for-gpu"]  # Ada needs TensorRT 8.5+
+    # a GTX 1080 Ti under TensorRT 10 (built for SM 7.0 and newer): the release dropped Pascal
+    assert "tensorrt-too-old-for-gpu" not in stated("GPU 0: NVIDIA GeForce GTX 1080 Ti\n" + refused(61))
+
+
+def test_a_driver_function_every_driver_has_missing_is_no_driver_too_old() -> None:
+    def missing(symbol: str) -> str:
+        return ("ImportError: /home/u/.cache/torch_extensions/py310_cu121/fused_ops/fused_ops.so: undefined "
+                f"symbol: {symbol}\n")
+
+    # green contexts came with CUDA 12.4's driver (sgl-project/sglang#8131)
+    assert stated(missing("cuGreenCtxStreamCreate")) == ["call-requires-newer-driver"]
+    # cuModuleGetFunction and cuGetErrorString are in every driver since CUDA 9.0: the extension was
+    # linked without -lcuda
+    for symbol in ("cuModuleGetFunction", "cuGetErrorString", "cuMemAlloc_v2"):
+        assert "call-requires-newer-driver" not in stated(missing(symbol)), symbol

@@ -91,7 +91,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "mkl_symbol_not_ittnotify", "refused_on_one_node",
                             "xformers_built_for_this_torch", "torch_cpu_build_shown",
                             "rocm_torch_shown", "pins_agree",
-                            "cl_looked_up_without_build", "nvrtc_knows_gpu", "pip_older_than_wheel_tag"})
+                            "cl_looked_up_without_build", "nvrtc_knows_gpu", "pip_older_than_wheel_tag",
+                            "tensorrt_dropped_gpu", "driver_symbol_in_every_driver"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
                            "overflow_shown", "shm_full_shown",

@@ -49,11 +49,15 @@ def _mismatch_shaped(exception: PyException) -> bool:
 
 
 def _fails_in(name: str, extracted: Extracted) -> bool:
-    """The failure is the companion's, and of the shape another torch gives it: an exception that names
-    it (torchvision's "operator torchvision::nms does not exist") or the last one raised in its frames,
-    where that exception is an import's or an operator's failure; or a library of it that failed to load."""
+    """The failure is the companion's compiled part, the part built against one torch, or of the shape
+    another torch gives it: its operators ("operator torchvision::nms does not exist") or a library of
+    it that failed to load or lacks a symbol; or the last exception, raised in its own frames, is an
+    import's or an operator's failure. An error that only names it (another package asking for a module
+    it moved: "No module named 'torchvision.transforms.functional_tensor'") is no proof."""
     stem = name.replace("-", "_")
-    if any(stem in e.message and _mismatch_shaped(e) for e in extracted.exceptions):
+    compiled = re.compile(rf"\b{stem}::|[\\/]{stem}[\\/][^\s'\"]*\.(?:so|pyd|dll|dylib)\b|"
+                          rf"\blib{stem}\w*\.(?:so|pyd|dll)")
+    if any(compiled.search(e.message) for e in extracted.exceptions):
         return True
     last = extracted.exceptions[-1] if extracted.exceptions else None
     if last is not None and _mismatch_shaped(last) and any(f.package == stem for f in extracted.frames):

@@ -269,6 +269,45 @@ def _pip_older_than_wheel_tag(extracted: Extracted, facts: Mapping[str, Any],
             f"{first} on")
 
 
+def _tensorrt_dropped_gpu(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """TensorRT's "Target GPU SM NN is not supported by this TensorRT release" for a GPU older than
+    Turing (SM 7.5): TensorRT 5 (2018) already supported Turing, and later releases dropped the older
+    architectures (8.5 the last for Kepler, 9.0 without Maxwell, 10.x built for SM 7.0 or 7.5 and
+    newer: the release notes and support matrices), so such a refusal is a TensorRT newer than the GPU."""
+    sm = str(facts.get("sm") or "")
+    if not re.fullmatch(r"\d{2,3}", sm) or int(sm[:-1]) * 10 + int(sm[-1]) >= 75:
+        return None
+    return (f"SM {sm} is older than Turing: every TensorRT release since 2018 postdates it, and newer "
+            "ones dropped it")
+
+
+# Driver API functions of CUDA 9.0 and older (cuda.h; the CUDA Driver API reference): every driver a
+# CUDA 10+ build runs on exports them
+_OLD_DRIVER_API = re.compile(
+    r"cu(?:Init|DriverGetVersion|DeviceGet\w*|DeviceTotalMem|DevicePrimaryCtx\w+|"
+    r"Ctx(?:Create|Destroy|Push|Pop|Synchronize|GetCurrent|SetCurrent|GetDevice)\w*|"
+    r"Module(?:Load|LoadData|LoadDataEx|LoadFatBinary|Unload|GetFunction|GetGlobal)|LaunchKernel|"
+    r"Mem(?:Alloc|AllocHost|AllocManaged|AllocPitch|Free|FreeHost|GetInfo|HostAlloc|HostRegister|"
+    r"HostUnregister|cpy\w*|setD\w+)|GetErrorString|GetErrorName|"
+    r"Stream(?:Create|Destroy|Synchronize|Query|WaitEvent|AddCallback)|"
+    r"Event(?:Create|Destroy|Record|Synchronize|Query|ElapsedTime)|"
+    r"Func(?:GetAttribute|SetAttribute|SetCacheConfig)|PointerGetAttributes?|"
+    r"OccupancyMaxActiveBlocksPerMultiprocessor)(?:_v\d)?")
+
+
+def _driver_symbol_in_every_driver(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A driver API function missing that every driver since CUDA 9.0 exports (cuModuleGetFunction,
+    cuGetErrorString...): the module was linked without libcuda (an extension built without
+    -lcuda), not run on a driver older than the call."""
+    symbol = str(facts.get("symbol") or "")
+    if not _OLD_DRIVER_API.fullmatch(symbol):
+        return None
+    return (f"{symbol} is in every NVIDIA driver since CUDA 9.0: the module is not linked against "
+            "libcuda, the driver is not too old for it")
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -286,4 +325,6 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "pins_agree": _pins_agree,
     "nvrtc_knows_gpu": _nvrtc_knows_gpu,
     "pip_older_than_wheel_tag": _pip_older_than_wheel_tag,
+    "tensorrt_dropped_gpu": _tensorrt_dropped_gpu,
+    "driver_symbol_in_every_driver": _driver_symbol_in_every_driver,
 }

@@ -101,8 +101,9 @@ _BUILD_OVER = re.compile(r"Successfully (?:built|tagged)\b|naming to \S+ done|wr
 def _killed_during_build(text: str) -> bool:
     """A SIGKILL line after the text starts an image build (its command or its words), with neither
     the build's end nor a container's run between the two."""
-    builds = [match.end() for match in _IMAGE_BUILD.finditer(text)]
-    for kill in _KILLED.finditer(text):
+    kills = list(_KILLED.finditer(text))
+    builds = [match.end() for match in _IMAGE_BUILD.finditer(text)] if kills else []
+    for kill in kills:
         started = [at for at in builds if at <= kill.start()]
         if started and not _BUILD_OVER.search(text, started[-1], kill.start()):
             return True

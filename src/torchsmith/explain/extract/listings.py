@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["build_missing_on_listed_platform", "default_build_listed_unlabelled", "listed_variant",
            "listing_facts", "placeholder_unexpanded", "published_build_not_listed",
-           "variant_index_lacks_release"]
+           "uv_variant_index_lacks_release", "variant_index_lacks_release"]
 
 _LABELLED = re.compile(r"(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN + r")")
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
@@ -63,6 +63,48 @@ def _dropped(allowed: Sequence[str], read: Sequence[str]) -> bool:
     them (PyTorch drops a CUDA variant for a newer one; the data holds no variant that came back)."""
     first = read[0]
     return all(version_tuple(v) > version_tuple(first) for v in allowed if v not in read)
+
+
+def _never_built(spec: str, variant: str, kb: KnowledgeBase) -> Optional[str]:
+    """Why no torch release ``spec`` allows was published for ``variant`` (None: one was, or the
+    data cannot tell)."""
+    releases = {release.version: release for release in kb.releases}
+    allowed = sorted(_allowed(spec, list(releases)), key=version_tuple)
+    read = [v for v in allowed if not releases[v].uncertain]
+    if not read or any(releases[v].variant(variant) for v in allowed) or not _dropped(allowed, read):
+        return None
+    built = sorted((v for v, r in releases.items() if r.variant(variant)), key=version_tuple)
+    span = f"its builds are torch {built[0]} to {built[-1]}" if built else "no torch release has it"
+    return (f"none of the torch releases torch{spec} allows ({read[0]} to {read[-1]}) was published for "
+            f"{variant}: {span}")
+
+
+# uv's refusal when the versions it found stop short of the range asked for
+# (crates/uv-resolver/src/pubgrub/report.rs): "Because only torch<=2.5.1+cu121 is available and you
+# require torch>=2.7" (or "your project depends on torch>=2.7"), wrapped over lines as uv prints it.
+_UV_ONLY = re.compile(r"\bonly\s+torch(?:<=|==)(?P<version>\d+\.\d+\.\d+)\+(?P<variant>" + VARIANT_TOKEN
+                      + r")\s+(?:is|are)\s+available\s+and\s+"
+                      r"(?:you\s+require|[\w\s'.=<>!~-]{1,80}?\s+depends\s+on)"
+                      r"\s+torch(?P<spec>(?:[<>=!~]=?\s*\d[\w.]*,?)+)")
+_UV_SOURCES = ("https://github.com/astral-sh/uv/blob/main/crates/uv-resolver/src/pubgrub/report.rs",
+               "https://download.pytorch.org/whl/torch/")
+
+
+def uv_variant_index_lacks_release(text: str, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
+    """uv found torch builds of one variant only, up to X+variant (a label: PyPI has none, so it read
+    that variant's index for torch), and no release the requirement allows was ever published for
+    that variant."""
+    said = _UV_ONLY.search(text) if kb is not None and "available" in text else None
+    if said is None or kb is None:
+        return []
+    spec, variant = said.group("spec").rstrip(","), said.group("variant")
+    why = _never_built(spec, variant, kb)
+    if why is None:
+        return []
+    meaning = (f"uv found torch up to {said.group('version')}+{variant} only, a {variant} build (PyPI has no "
+               f"+label), so the index it read for torch is PyTorch's {variant} index; {why}")
+    return [InstallerError("index", "build-unpublished", f"torch{spec} from the {variant} index", meaning,
+                           "torch", _UV_SOURCES)]
 
 
 def variant_index_lacks_release(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
@@ -262,6 +304,7 @@ def published_build_not_listed(text: str, refusal: Refusal,
 
 def listing_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """What every reader above proves of the requirements pip (or another installer) found none of."""
-    return (variant_index_lacks_release(refusal, kb) + build_missing_on_listed_platform(refusal, kb)
+    return (variant_index_lacks_release(refusal, kb) + uv_variant_index_lacks_release(text, kb)
+            + build_missing_on_listed_platform(refusal, kb)
             + default_build_listed_unlabelled(refusal, kb) + placeholder_unexpanded(refusal)
             + published_build_not_listed(text, refusal, kb))
