@@ -39,3 +39,10 @@ def test_the_stack_shown_before_the_failure_is_still_read() -> None:
     assert extract(added).environment.torch == "2.7.0+cu128"
     # a text with no failure line at all is read whole
     assert extract("Solved: torch 2.7.0+cu128 on an RTX 5090").environment.torch == "2.7.0+cu128"
+
+
+def test_a_failure_said_in_words_or_an_enum_name_ends_the_failing_part_too() -> None:
+    # the error named by its enum (cudaErrorNoKernelImageForDevice), the failure said in words
+    text = ("A Tesla P100 fails on any CUDA operation with cudaErrorNoKernelImageForDevice: the image's "
+            "`torch 2.10.0+cu128` has no sm_60.\n\nUpdate: solved it by reinstalling:\n" + _FIX_INSTALL)
+    assert extract(text).environment.torch == "2.10.0+cu128"

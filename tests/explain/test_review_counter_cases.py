@@ -161,3 +161,16 @@ def test_a_driver_function_every_driver_has_missing_is_no_driver_too_old() -> No
     # linked without -lcuda
     for symbol in ("cuModuleGetFunction", "cuGetErrorString", "cuMemAlloc_v2"):
         assert "call-requires-newer-driver" not in stated(missing(symbol)), symbol
+
+
+def test_a_header_the_torch_shown_ships_missing_is_no_source_for_another_torch() -> None:
+    def missing(torch: str, header: str) -> str:
+        return f"torch {torch}\n/home/u/ext/k.cu:3:10: fatal error: {header}: No such file or directory\n"
+
+    # apex's DeviceUtils.cuh came after torch 1.8 (NVIDIA/apex#1200): the source needs a newer torch
+    needs_other = ["extension-source-needs-other-torch"]
+    assert stated(missing("1.8.1+cu111", "ATen/cuda/DeviceUtils.cuh")) == needs_other
+    # torch 2.1 ships CUDAContext.h (since 1.0): the build did not pass torch's include directory
+    assert needs_other[0] not in stated(missing("2.1.0+cu121", "ATen/cuda/CUDAContext.h"))
+    # c10/cuda came with torch 1.1: a torch 1.0 is older than the source
+    assert stated(missing("1.0.1", "c10/cuda/CUDAGuard.h")) == needs_other

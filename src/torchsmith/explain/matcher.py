@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tup
 from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
-from torchsmith.explain.messages import MAX_LINES, plain_quotes, unwrap
+from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.planflags import plan_flags
 from torchsmith.explain.reason import blocked, capability, conclusions, confirmation
@@ -238,7 +238,7 @@ def _first_hit(sig: Signature, text: str, pos: int = 0,
 
 def _wrapped_hits(text: str, signatures: List[Signature]) -> List[_Hit]:
     """Hits of ``signatures`` in the message-joined text (messages split over lines), at their
-    original positions; a match over more than ``MAX_LINES`` lines is not one message."""
+    original positions; a match over more lines than one message spans is not one message."""
     if not signatures:
         return []
     base = max(0, len(text) - _WRAPPED_CHARS)  # a big log's wrapped message is its last one
@@ -255,7 +255,7 @@ def _wrapped_hits(text: str, signatures: List[Signature]) -> List[_Hit]:
         window = _detail_window(text, start) if sig.near else ""
         if sig.near and not any(pattern.search(window) for pattern in sig.near):
             continue  # `near` means near in the original lines
-        if text.count("\n", start, end) < MAX_LINES:
+        if one_message(text, start, end):
             hits.append((sig, start, end, hit[3]))
     return hits
 
@@ -441,7 +441,7 @@ def explain_report(
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context
     from torchsmith.explain.host import host_facts
 
-    text = plain_quotes(text)
+    text = without_line_prefixes(plain_quotes(text))
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
     found_list = find_signatures(text, catalog)

@@ -19,7 +19,7 @@ from typing import List, Tuple
 
 from torchsmith.records import dataclass
 
-__all__ = ["MAX_LINES", "Unwrapped", "plain_quotes", "unwrap"]
+__all__ = ["MAX_LINES", "Unwrapped", "one_message", "plain_quotes", "unwrap", "without_line_prefixes"]
 
 # A wrapped message spans at most this many original lines; a match over more is two messages.
 MAX_LINES = 4
@@ -37,6 +37,58 @@ _PREFIX = re.compile(
     r"|\s*>(?:[ \t]*>)*"  # a quoted reply (Markdown, e-mail): "> ", "> > "
     r")?[ \t]*"
 )
+
+
+# The prefix a logger, a runner or a quoted reply puts before every line it writes, in its own fixed
+# format, and nothing of the message: stripped from each line before anything is read, so that
+# readers anchored at a line's start (a traceback's frames, "Successfully installed", an exception's
+# name) read the message itself. Indentation after the prefix is kept (a traceback's frames).
+_LEVEL = r"\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE|[IWEF])\]?"
+_LINE_PREFIX = re.compile(
+    r"(?:"
+    r"[ \t]{0,3}(?:>(?= |$) ?)+"  # a quoted reply (Markdown, e-mail); not a REPL's ">>> "
+    r"|\[(?:rank|default)\d+\]: ?"  # torchrun / torch.distributed's per-rank output
+    r"|\((?:[\w.:]+ )?pid=\d+(?:, ip=[\d.]+)?\) ?"  # Ray's workers: "(RayWorker pid=123, ip=10.0.0.1) "
+    r"|#\d+ \d+\.\d+ "  # docker buildkit: "#12 3.456 "
+    # a timestamp, then a level (Python logging's "- name - LEVEL -" too);
+    # a glog line "E1127 01:02:03.456 123 f.cc:12] "
+    r"|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+    r"(?:[ \t]*[-|][ \t]*[\w.]+(?=[ \t]*[-|][ \t]*" + _LEVEL + r"\b))?"
+    r"(?:[ \t]*[-|:]?[ \t]*" + _LEVEL + r"(?![\w-]))?(?:[ \t]*[-|:])?[ \t]?"
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] "
+    # syslog / journalctl: "Nov 27 01:02:03 host name[123]: "
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w./-]+(?:\[\d+\])?: "
+    r")"
+)
+# characters that may start one of the prefixes above: a line starting otherwise is left as it is
+_PREFIX_STARTS = frozenset(" \t>[(#0123456789IWEFADJMNOS")
+
+
+def without_line_prefixes(text: str) -> str:
+    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX) removed; the
+    lines stay the lines they were, so a line number is the same in both."""
+    if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
+        return text
+    lines = text.split("\n")
+    changed = False
+    for index, line in enumerate(lines):
+        if not line or line[0] not in _PREFIX_STARTS:
+            continue
+        prefix = _LINE_PREFIX.match(line)
+        if prefix is not None and prefix.end() and prefix.end() < len(line.rstrip()):
+            lines[index] = line[prefix.end():]
+            changed = True
+    return "\n".join(lines) if changed else text
+
+
+def one_message(text: str, start: int, end: int) -> bool:
+    """text[start:end] spans fewer than MAX_LINES line breaks, not counting those a terminal made by
+    cutting a line at its width (a long message cut so is still one message)."""
+    breaks = text.count("\n", start, end)
+    if breaks < MAX_LINES:
+        return True
+    lines = text[text.rfind("\n", 0, start) + 1 : end].split("\n")[:-1]
+    return breaks - sum(1 for line in lines if len(line.rstrip("\r")) in _WIDTHS) < MAX_LINES
 
 
 # Typographic quotes a word processor, a chat client or an input method puts in a pasted message
@@ -77,9 +129,10 @@ _LITERAL_END = re.compile(r"""[^"'\\](["'])$""")
 _LITERAL_START = re.compile(r"""^(?:[rRbBfFuU]{1,2})?(["'])[^\s"',)\]]""")
 
 
-def _joiner(line: str, following: str) -> str:
-    """ "" where a terminal cut a word in two at its width, else one space."""
-    if len(line) in _WIDTHS and line[-1:].isalnum() and following[:1].isalnum():
+def _joiner(line: str, following: str, indented: bool) -> str:
+    """ "" where a terminal cut the line at its width inside a word or a token ("torchvision:" +
+    ":nms", "3" + ".12.0"), else one space (the cut fell on a blank, kept at either side)."""
+    if len(line) in _WIDTHS and not line[-1:].isspace() and not indented and following[:1].strip():
         return ""
     return " "
 
@@ -123,7 +176,7 @@ def unwrap(text: str) -> Unwrapped:
                 pieces[-1] = pieces[-1][:-1]
                 length -= 1
             elif pieces:
-                glue = _joiner(previous, body)
+                glue = _joiner(previous, body, stripped[skip - 1:skip].isspace() if skip else False)
                 pieces.append(glue)
                 length += len(glue)
             for offset, piece in _literal_pieces(body, start):

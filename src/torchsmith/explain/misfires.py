@@ -308,6 +308,28 @@ def _driver_symbol_in_every_driver(extracted: Extracted, facts: Mapping[str, Any
             "libcuda, the driver is not too old for it")
 
 
+# Headers every torch release since the one named ships (ATen/cuda/CUDAContext.h since 1.0, c10/cuda
+# since 1.1; torch's setup.py package_data lists include/ATen/cuda, include/c10/cuda)
+_LONG_SHIPPED_HEADERS = {"ATen/cuda/CUDAContext.h": (1, 0), "ATen/Tensor.h": (1, 0),
+                         "ATen/Functions.h": (1, 0), "c10/cuda/CUDAGuard.h": (1, 1),
+                         "c10/cuda/CUDAStream.h": (1, 1), "c10/core/Device.h": (1, 1)}
+
+
+def _header_shipped_by_this_torch(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A torch header not found that the torch release the text shows ships (and every later one): the
+    compiler was not given torch's include directory (a build that does not use torch's own
+    include paths), not a source written for another torch."""
+    header, torch = str(facts.get("header") or ""), extracted.environment.torch
+    since = _LONG_SHIPPED_HEADERS.get(header)
+    if since is None or not torch or version_tuple(torch)[:2] < since:
+        return None
+    if "cuda/" in header and extracted.environment.torch_cpu_only:
+        return None  # a CPU build is not judged for its CUDA headers
+    return (f"torch {torch} ships {header}: the compiler did not search torch's include "
+            "directory")
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -327,4 +349,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "pip_older_than_wheel_tag": _pip_older_than_wheel_tag,
     "tensorrt_dropped_gpu": _tensorrt_dropped_gpu,
     "driver_symbol_in_every_driver": _driver_symbol_in_every_driver,
+    "header_shipped_by_this_torch": _header_shipped_by_this_torch,
 }

@@ -328,8 +328,10 @@ def _torch_cuda(env: Environment, from_file: bool) -> None:
 # A failure's line (a traceback, an exception, an installer's or a compiler's error), and what a text
 # shows after its last one: an install that succeeded, or a note that the problem was solved. What
 # follows them is the stack after the fix, not the one that failed.
-_FAILURE_WORD = re.compile(r"Traceback \(most recent call last\)|Error\b|[Ee]rror:|ERROR\b|FAILED|[Ff]ailed\b"
-                           r"|Exception\b")
+_FAILURE_WORD = re.compile(r"Traceback \(most recent call last\)|[Ee]rror|ERROR|FAILED"
+                           r"|[Ff]ail(?:s|ed|ing|ure)?\b|Exception\b")
+# literal pieces of every _FAILURE_WORD, to find the last one from the end
+_FAILURE_KEYS = ("rror", "ERROR", "FAILED", "ail", "Exception", "Traceback (most recent call last)")
 _FIXED_WORD = r"(?:[Ss]olved|SOLVED|[Ss]olution|[Ff]ixed|FIXED|[Rr]esolved|[Ww]orkaround)\b"
 _LATER_STATE = re.compile(r"^[ \t]*Successfully installed\b"
                           r"|^[ \t>*#_]*(?:(?:[Uu]pdate[ds]?|UPDATE|[Ee]dit(?:ed)?|EDIT)\b"
@@ -343,12 +345,16 @@ def _before_later_state(text: str) -> str:
     """The text up to a later state it shows after its last failure line (see _LATER_STATE): the
     versions it names there are the stack after a fix ("Successfully installed torch-2.7.0+cu128"
     below the error), not the one that failed."""
-    last = None
-    for match in _FAILURE_WORD.finditer(text):
-        last = match
-    if last is None:
+    match, end = None, len(text)
+    for _ in range(8):  # from the end (a long log is not read whole): the last key that is a failure word
+        last = max(text.rfind(word, 0, end) for word in _FAILURE_KEYS)
+        match = _FAILURE_WORD.search(text, max(last - 12, 0), end + 40) if last >= 0 else None
+        if match is not None or last < 0:
+            break
+        end = last
+    if match is None:
         return text
-    line_end = text.find("\n", last.end())
+    line_end = text.find("\n", match.end())
     later = _LATER_STATE.search(text, line_end) if line_end >= 0 else None
     return text if later is None else text[: later.start()]
 
