@@ -180,3 +180,15 @@ def test_a_name_missing_from_another_package_is_not_torchs() -> None:
     circular = ("AttributeError: partially initialized module 'torch' has no attribute 'nn' (most likely due "
                 "to a circular import)\n")
     assert TORCH_NAME not in causes(circular)
+
+
+def test_a_host_that_did_not_resolve_is_a_family_only_with_its_host() -> None:
+    pip = ("WARNING: Retrying ... Failed to establish a new connection: [Errno -3] Temporary failure in name "
+           "resolution')': /simple/torch/\n"
+           "ERROR: Could not fetch URL https://mirror.example.org/simple/torch/: There was a problem\n")
+    assert causes(pip) == ["channel-outage"]
+    assert causes("curl: (6) Could not resolve host: download.example.org\n") == ["channel-outage"]
+    # no host shown (a rendezvous name, a socket error alone): the readout says it, no family
+    assert causes("socket.gaierror: [Errno -2] Name or service not known\n") == []
+    # a refused connection is not a name that did not resolve
+    assert causes("curl: (7) Failed to connect to download.example.org port 443: Connection refused\n") == []
