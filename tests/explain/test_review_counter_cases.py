@@ -196,3 +196,12 @@ def test_a_blas_routine_missing_from_a_conda_envs_torch_is_no_undeclared_wheel_d
     # a board's pip wheel inside a Miniforge env is still the case the cause is written for
     board = "Linux raspberrypi 6.1.21-v8+ #1642 SMP PREEMPT aarch64 GNU/Linux\n" + conda
     assert stated(board) == ["wheel-undeclared-native-deps"]
+
+
+def test_torchaudio_without_a_backend_is_not_nothing_installed_where_ffmpeg_is_shown() -> None:
+    none = "RuntimeError: Couldn't find appropriate backend to handle uri /data/a.wav and format None.\n"
+    assert stated(none) == ["torchaudio-no-backend"]
+    # FFmpeg 7 is installed; torchaudio 2.1 loads FFmpeg 4 to 6 only: not "FFmpeg is not installed"
+    banner = ("ffmpeg version 7.0.1 Copyright (c) 2000-2024 the FFmpeg developers\n"
+              "torchaudio   2.1.0\n")
+    assert "torchaudio-no-backend" not in stated(banner + none)

@@ -349,6 +349,15 @@ def _torch_from_conda_env(extracted: Extracted, facts: Mapping[str, Any],
     return f"torch is imported from a conda environment ({shown})" if shown else None
 
 
+def _ffmpeg_shown_installed(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """ffmpeg's own banner is shown: FFmpeg is installed, so torchaudio finding no backend is not
+    "nothing installed" (an FFmpeg major it does not load, one without shared libraries, or
+    libraries off the loader's path: ffmpeg-version-unsupported and its checks)."""
+    shown = extracted.environment.ffmpeg
+    return f"the text shows FFmpeg {shown} installed" if shown else None
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -370,4 +379,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "driver_symbol_in_every_driver": _driver_symbol_in_every_driver,
     "header_shipped_by_this_torch": _header_shipped_by_this_torch,
     "torch_from_conda_env": _torch_from_conda_env,
+    "ffmpeg_shown_installed": _ffmpeg_shown_installed,
 }
