@@ -174,3 +174,13 @@ def test_a_header_the_torch_shown_ships_missing_is_no_source_for_another_torch()
     assert needs_other[0] not in stated(missing("2.1.0+cu121", "ATen/cuda/CUDAContext.h"))
     # c10/cuda came with torch 1.1: a torch 1.0 is older than the source
     assert stated(missing("1.0.1", "c10/cuda/CUDAGuard.h")) == needs_other
+
+
+def test_dfs_dev_shm_rows_confirm_a_small_shm_only_where_they_agree() -> None:
+    bus = ("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that "
+           "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n")
+    small = "shm              64M     0   64M   0% /dev/shm\n"
+    assert stated(small + bus) == ["dataloader-shm-too-small"]
+    # 64 MB, then 16 GB after --shm-size, and the bus error still: which mount failed is not shown
+    resized = small + "recreated it with --shm-size=16g:\nshm              16G     0   16G   0% /dev/shm\n"
+    assert "dataloader-shm-too-small" not in stated(resized + "but it still fails:\n" + bus)

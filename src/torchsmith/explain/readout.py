@@ -105,6 +105,8 @@ def read_lines(extracted: Extracted) -> List[str]:
         elif library.problem == "incompatible":
             lines.append(f"The loader found {library.soname}{who}, but not a procedure in it: "
                          f"another release")
+        elif library.problem == "unreadable":
+            lines.append(f"The loader found {library.soname}{who}, but could not read it as a library")
         else:
             lines.append(f"The loader could not open {library.soname}{who}")
     for symbol in extracted.symbols:

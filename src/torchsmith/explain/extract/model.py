@@ -69,7 +69,8 @@ class MissingLibrary:
     conda: Optional[str] = None
     needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
     # None: not found when loading; "incompatible": found, but not a procedure in it (Windows error
-    # 127): another release than the one asked for; "link": not found when linking a build
+    # 127): another release than the one asked for; "link": not found when linking a build;
+    # "unreadable": found, but the loader could not read it (a directory, another ELF class, cut short)
     problem: Optional[str] = None
 
 
