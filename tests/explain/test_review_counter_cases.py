@@ -184,3 +184,15 @@ def test_dfs_dev_shm_rows_confirm_a_small_shm_only_where_they_agree() -> None:
     # 64 MB, then 16 GB after --shm-size, and the bus error still: which mount failed is not shown
     resized = small + "recreated it with --shm-size=16g:\nshm              16G     0   16G   0% /dev/shm\n"
     assert "dataloader-shm-too-small" not in stated(resized + "but it still fails:\n" + bus)
+
+
+def test_a_blas_routine_missing_from_a_conda_envs_torch_is_no_undeclared_wheel_dependency() -> None:
+    symbol = "libtorch_cpu.so: undefined symbol: cblas_gemm_f16f16f32\n"
+    jetson = "ImportError: /home/nv/.local/lib/python3.6/site-packages/torch/lib/" + symbol
+    assert stated(jetson) == ["wheel-undeclared-native-deps"]
+    # conda links torch against the env's libblas variant (here switched to openblas): conda's, not pip's
+    conda = "ImportError: /home/u/miniforge3/envs/t/lib/python3.11/site-packages/torch/lib/" + symbol
+    assert "wheel-undeclared-native-deps" not in stated(conda)
+    # a board's pip wheel inside a Miniforge env is still the case the cause is written for
+    board = "Linux raspberrypi 6.1.21-v8+ #1642 SMP PREEMPT aarch64 GNU/Linux\n" + conda
+    assert stated(board) == ["wheel-undeclared-native-deps"]
