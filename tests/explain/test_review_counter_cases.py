@@ -205,3 +205,15 @@ def test_torchaudio_without_a_backend_is_not_nothing_installed_where_ffmpeg_is_s
     banner = ("ffmpeg version 7.0.1 Copyright (c) 2000-2024 the FFmpeg developers\n"
               "torchaudio   2.1.0\n")
     assert "torchaudio-no-backend" not in stated(banner + none)
+
+
+def test_a_jetson_running_nvidias_torch_image_is_not_on_the_generic_wheel() -> None:
+    unavailable = "False\n"
+    run = ('$ uname -r\n5.10.120-tegra\n$ docker run -it --rm {image} python3 -c "import torch; '
+           'print(torch.cuda.is_available())"\n')
+    # NGC's l4t-pytorch image carries NVIDIA's CUDA build of torch for the board: a container run
+    # without --runtime nvidia sees no GPU, whatever the wheel
+    for image in ("nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3", "dustynv/pytorch:2.1-r36.2.0"):
+        assert "jetson-cpu-wheel" not in stated(run.format(image=image) + unavailable), image
+    assert stated("Jetson Orin Nano, JetPack 5.1.2\n>>> torch.cuda.is_available()\nFalse\n") == [
+        "jetson-cpu-wheel"]
