@@ -358,6 +358,17 @@ def _ffmpeg_shown_installed(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text shows FFmpeg {shown} installed" if shown else None
 
 
+def _all_nvidia_nodes_missing(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """/dev/nvidia-uvm missing beside /dev/nvidia0, /dev/nvidiactl or the whole /dev/nvidia* missing:
+    no NVIDIA device is there at all (a container started without GPU access, no driver), not the
+    uvm module alone."""
+    shown = facts.get("all_nodes_missing")
+    if not shown:
+        return None
+    return f"the text shows {shown} too: no NVIDIA device node at all, not only nvidia-uvm's"
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -380,4 +391,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "header_shipped_by_this_torch": _header_shipped_by_this_torch,
     "torch_from_conda_env": _torch_from_conda_env,
     "ffmpeg_shown_installed": _ffmpeg_shown_installed,
+    "all_nvidia_nodes_missing": _all_nvidia_nodes_missing,
 }
