@@ -82,7 +82,7 @@ def test_xpu_warning_is_the_drivers_family() -> None:
     text = ("UserWarning: Failed to initialize XPU devices. The driver may not be installed, installed "
             "incorrectly, or incompatible with the current setup.")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
-    assert found.signature.id == "xpu-devices-not-initialised" and len(found.candidates) == 3
+    assert found.signature.id == "xpu-devices-not-initialised" and len(found.candidates) == 4
     assert stated("UserWarning: XPU device count is zero!") == []
 
 

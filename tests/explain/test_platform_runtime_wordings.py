@@ -68,3 +68,53 @@ def test_rocm_smi_missing_from_a_rocm_torch_is_a_rocm_library_family() -> None:
             "    from torch._C import *  # noqa: F403\n"
             "ImportError: librocm_smi64.so.1: cannot open shared object file: No such file or directory\n")
     assert stated(text) == ["rocm-library-missing"]
+
+
+def test_ipex_missing_a_oneapi_library_is_the_oneapi_family() -> None:
+    text = ("  File \"/home/u/venv/lib/python3.10/site-packages/intel_extension_for_pytorch/__init__.py\", "
+            "line 95, in <module>\n"
+            "    from . import _C\n"
+            "ImportError: libmkl_sycl.so.4: cannot open shared object file: No such file or directory\n")
+    assert stated(text) == ["oneapi-env-not-sourced"]
+    logged = "WARNING utils.py:218] Import Error for IPEX: libsycl.so.7: cannot open shared object file\n"
+    assert stated(logged) == ["oneapi-env-not-sourced"]
+    # the same library missing for torch itself is not IPEX's oneAPI runtime
+    torch_own = ("  File \"/home/u/venv/lib/python3.10/site-packages/torch/__init__.py\", line 229\n"
+                 "    from torch._C import *\n"
+                 "ImportError: libmkl_intel_lp64.so.2: cannot open shared object file\n")
+    assert "oneapi-env-not-sourced" not in stated(torch_own)
+
+
+def test_pip_s_skipped_requires_python_ranges_bound_the_interpreter_for_a_pin() -> None:
+    # pip names no interpreter; the ranges it skipped leave 3.0-3.5 or 3.10 and later, and torch
+    # 1.8.1 published wheels for 3.6-3.9 only
+    text = ("ERROR: Ignored the following versions that require a different python version: "
+            "1.9.0 Requires-Python >=3.6,<3.10; 1.9.1 Requires-Python >=3.6,<3.10\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==1.8.1"
+            " (from versions: none)\n"
+            "ERROR: No matching distribution found for torch==1.8.1\n")
+    assert stated(text) == ["torch-pin-lacks-python-wheel"]
+    # ranges that leave Pythons torch 2.1.0 has wheels for (3.8-3.11) prove nothing
+    open_range = text.replace(">=3.6,<3.10", ">=3.12").replace("1.8.1", "2.1.0")
+    assert "torch-pin-lacks-python-wheel" not in stated(open_range)
+    assert "torch-pin-lacks-python-wheel" not in stated(text.splitlines(keepends=True)[1])
+
+
+def test_a_librocdxg_the_loader_found_but_could_not_read_is_not_a_missing_one() -> None:
+    # glibc's dlerror for a path that is a directory (a bind mount of a file that did not exist)
+    text = ("WSL environment detected.\n"
+            "Cannot load librocdxg.so, failed:/lib/librocdxg.so: cannot read file data: Is a directory\n")
+    assert "rocdxg-not-on-loader-path" not in stated(text)
+
+
+def test_a_lapack_routine_undefined_in_torch_s_own_library_is_a_wheel_expecting_the_system_blas() -> None:
+    text = ("ImportError: /home/nv/.local/lib/python3.6/site-packages/torch/lib/libtorch_cpu.so: "
+            "undefined symbol: dgeqrf_\n")
+    assert stated(text) == ["wheel-undeclared-native-deps"]
+    # another package's library, or a routine name that is not LAPACK's: not this
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: /opt/venv/lib/python3.10/site-packages/scipy/linalg/_flapack.so:"
+        " undefined symbol: dgeqrf_\n")
+    assert "wheel-undeclared-native-deps" not in stated(
+        "ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so:"
+        " undefined symbol: strlen\n")

@@ -16,6 +16,7 @@ from torchsmith.explain.companionpins import companion_other_torch
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
+from torchsmith.explain.extract.resolver import host_not_resolved
 from torchsmith.explain.optional import optional_dependency
 from torchsmith.versions import version_tuple
 
@@ -28,9 +29,8 @@ TRIGGER = re.compile(r"^(?:gpu|library|symbol|compiler|env|conda|installer):[\w.
 
 
 def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str], Dict[str, str]]]:
-    """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library
-    (``any``: every library, or every kind but success); ``gpu:any`` any status of a vendor's enum
-    (looked up: name and code)."""
+    """``gpu:NAME`` an error of that name; ``gpu:API:KIND`` one of that kind from that library (``any``:
+    every library, every kind but success); ``gpu:any`` any status of an enum (looked up: name, code)."""
     for error in extracted.gpu_errors:
         if len(arguments) == 2:
             api, kind = arguments
@@ -431,6 +431,8 @@ def _env(name: str, extracted: Extracted,
         return _scheduler_no_gpu(extracted)
     if name == "fabric-manager-down":
         return _fabric_manager_down(extracted)
+    if name == "host-not-resolved":
+        return host_not_resolved(extracted.http)
     if name == "ib-asked-none-found" and extracted.nccl.get("ib_asked"):  # extract.gpu.nccl_facts
         return ["NET/IB : No device found"], {"why": str(extracted.nccl["ib_asked"])}
     if name == "distributed-hang" and "distributed-hang" in extracted.symptoms:

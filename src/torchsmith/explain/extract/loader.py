@@ -108,6 +108,11 @@ _SYMBOL_VERSION = re.compile(
     r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?, version \S+ not defined in file ")
 
 
+# dlerror's reasons for a file it found but could not load (glibc elf/dl-load.c): not a missing library
+_UNREADABLE = re.compile(
+    r"[^\n]{0,120}?(?:cannot read file data|invalid ELF header|wrong ELF class|file too short)")
+
+
 # "Could not load library A. Error: B: undefined symbol: S": A was found and opened
 _FOUND_BUT_SYMBOL = re.compile(r"['\"`]?\.?\s*(?:with error|Error)\s*:\s*[^\n]{0,600}?: undefined symbol")
 
@@ -123,6 +128,8 @@ def _problem(text: str, match: re.Match[str]) -> Optional[str]:
         return "incompatible"
     if _SYMBOL_VERSION.match(text, match.end()):  # the loader: a library it loaded is of another release
         return "incompatible"
+    if _UNREADABLE.match(text, match.end()):
+        return "unreadable"  # the file is there (a directory, another architecture, cut short)
     if _FOUND_BUT_SYMBOL.match(text, match.end()):
         return None  # found: a library it loaded lacks a symbol (glibc's "undefined symbol")
     because = _BECAUSE.match(text, match.end())

@@ -69,7 +69,8 @@ class MissingLibrary:
     conda: Optional[str] = None
     needed_by: Optional[str] = None  # the library that asked for it (libonnxruntime_providers_cuda.so)
     # None: not found when loading; "incompatible": found, but not a procedure in it (Windows error
-    # 127): another release than the one asked for; "link": not found when linking a build
+    # 127): another release than the one asked for; "link": not found when linking a build;
+    # "unreadable": found, but the loader could not read it (a directory, another ELF class, cut short)
     problem: Optional[str] = None
 
 
@@ -200,6 +201,7 @@ class Environment:
     machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
     chip: Optional[str] = None  # an Apple silicon chip the text names ("M3 Max"), whatever Python's machine
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
+    jetson_torch_image: Optional[str] = None  # NVIDIA's torch image for the board the text runs (l4t-pytorch)
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")

@@ -10,7 +10,9 @@ of several causes. Two facts make it this one:
   installed (``Requirement already satisfied: ... in .../python3.12/site-packages``), or the tag of
   a wheel it fetched for another requirement (``torch-2.5.1+cu121-cp313-cp313-...whl``), all of them
   agreeing (not the Python the torch releases pip listed point to: ``indexes.listing_python`` states
-  that as a fact, with its caveat);
+  that as a fact, with its caveat); where none does, pip's list of releases it skipped for their
+  Requires-Python bounds it: the interpreter lies outside every range listed, and the pin must lack
+  a wheel for each Python that leaves;
 - the data says every release the pin allows publishes no wheel for that Python on any platform:
   torch's from ``torch_releases.json`` (the indexes' wheels), the others' from the package
   snapshot (``package_meta.json``: each release's wheel tags on PyPI; the PyTorch indexes carry the
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.refusal import Refusal
 
-__all__ = ["pin_lacks_python_wheel", "pip_pythons"]
+__all__ = ["pin_lacks_python_wheel", "pip_pythons", "pythons_outside_ignored"]
 
 # pip's own lines that name its interpreter (src/pip/_internal/utils/misc.py get_pip_version; the
 # installed distribution's location in "Requirement already satisfied: <req> in <location>";
@@ -48,12 +50,36 @@ _FETCHED = re.compile(r"^\s*(?:Downloading|Using cached) \S{0,400}?-cp3(?P<v>\d{
 _SOURCES = ("https://github.com/pypa/pip/blob/24.0/src/pip/_internal/index/package_finder.py",
             "https://github.com/pypa/pip/blob/24.0/src/pip/_internal/utils/misc.py")
 _WHEEL_PYTHON = re.compile(r"(?:cp|py)(?P<major>\d)(?P<minor>\d{0,2})")
+# pip's list of the releases (of any package it looked at) whose Requires-Python the interpreter does
+# not satisfy (resolution/resolvelib/factory.py, _report_single_requirement_conflict): the interpreter
+# lies outside every range listed.
+_IGNORED = re.compile(r"Ignored the following versions that require a different python version: ([^\n]+)")
+_IGNORED_ENTRY = re.compile(r"(?:^|;)\s*\S+ Requires-Python ([^;]+)")
 
 
 def pip_pythons(text: str) -> Set[str]:
     """Every Python pip's own lines say it ran under (one, where they agree)."""
     found = {m.group("v") for p in (_PIP_VERSION, _SATISFIED, _VERSION_LINE) for m in p.finditer(text)}
     return found | {f"3.{m.group('v')}" for p in (_FETCHED, _SATISFIED_WINDOWS) for m in p.finditer(text)}
+
+
+def pythons_outside_ignored(text: str) -> List[str]:
+    """The Python minors (3.0 to 3.19) that lie outside every Requires-Python range pip says it
+    skipped: the interpreter is one of them. Empty where pip lists none."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    ranges = []
+    for line in _IGNORED.finditer(text):
+        for entry in _IGNORED_ENTRY.finditer(line.group(1)):
+            try:
+                ranges.append(SpecifierSet(entry.group(1).strip()))
+            except InvalidSpecifier:
+                continue
+    if not ranges:
+        return []
+    return [f"3.{minor}" for minor in range(20)
+            if any(all(not r.contains(Version(f"3.{minor}.{patch}")) for r in ranges) for patch in range(31))]
 
 
 def _fits(tag: str, python: str) -> bool:
@@ -151,7 +177,7 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
         "the torch releases it listed are exactly those with wheels for it, and the text names it"
     python = named.pop() if named else _listing_agrees(refusal, kb, named_python)
     if python is None:
-        return []
+        return _lacks_for_every_possible_python(text, refusal, kb)
     for missing in refusal.unavailable:
         name, spec, _ = split_requirement(missing.said)
         if missing.installer != "pip" or not spec or not name:
@@ -168,3 +194,41 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
                    f"({where}), so pip lists none of them")
         return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]
     return []
+
+
+def _lacks_for_every_possible_python(text: str, refusal: Refusal, kb: KnowledgeBase) -> List[InstallerError]:
+    """Where pip names no interpreter: a pin whose every allowed release lacks a wheel for each Python
+    pip's list of skipped Requires-Python ranges leaves possible."""
+    possible = pythons_outside_ignored(text)
+    if not possible:
+        return []
+    for missing in refusal.unavailable:
+        name, spec, _ = split_requirement(missing.said)
+        if missing.installer != "pip" or not spec or not name:
+            continue
+        if any(_matching(spec, [v.split("+")[0]]) for v in missing.listed):
+            continue  # pip could see a release it allows: not a wheel it lacked
+        found = [_releases_without(name, spec, python, kb) for python in possible]
+        if not all(found):
+            continue
+        releases = sorted({r for rs in found if rs for r in rs}, key=version_tuple)
+        shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+        where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
+        meaning = (f"pip skipped releases for their Requires-Python, so it ran under a Python outside all "
+                   f"of those ranges ({_minors(possible)}), and {name} {shown} publishes no wheel for any "
+                   f"of them on any platform ({where}), so pip lists none of them")
+        return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]
+    return []
+
+
+def _minors(pythons: Sequence[str]) -> str:
+    """3.5, 3.6, 3.11 ... 3.19 -> '3.5 to 3.6, or 3.11 and later'."""
+    minors = [int(p.split(".")[1]) for p in pythons]
+    runs: List[Tuple[int, int]] = []
+    for minor in minors:
+        if runs and runs[-1][1] == minor - 1:
+            runs[-1] = (runs[-1][0], minor)
+        else:
+            runs.append((minor, minor))
+    words = [f"3.{a} and later" if b == 19 else (f"3.{a}" if a == b else f"3.{a} to 3.{b}") for a, b in runs]
+    return ", or ".join(words)

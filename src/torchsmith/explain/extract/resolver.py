@@ -5,12 +5,13 @@ builds from source, and the HTTP failures (URL and status). Pure."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Conflict, HttpFailure, InstallerError
 from torchsmith.refusal import Refusal, Requirement
 
-__all__ = ["conflicts", "http_failures", "not_found", "shared_nvidia_wheels", "source_builds"]
+__all__ = ["conflicts", "host_not_resolved", "http_failures", "not_found", "shared_nvidia_wheels",
+           "source_builds"]
 
 _HTTP = (
     re.compile(r"HTTP error (?P<status>\d{3}) while getting (?P<url>\S+)"),
@@ -94,6 +95,13 @@ def http_failures(text: str) -> List[HttpFailure]:
         host = dns.group("host") or (urls[0].split("/")[2] if urls else None)
         found.append(HttpFailure(None, "dns", dns.group(), host))
     return found
+
+
+def host_not_resolved(http: Sequence[HttpFailure]) -> Optional[Tuple[List[str], Dict[str, str]]]:
+    """The first host name that did not resolve, where the text shows which host (the
+    ``env:host-not-resolved`` trigger): the resolver's words to locate it, the host as ``what``."""
+    dns = next((h for h in http if h.status == "dns" and h.host), None)
+    return ([dns.text], {"what": str(dns.host)}) if dns is not None else None
 
 
 # torch's CUDA wheels pin NVIDIA's library wheels exactly (torch 2.1.1 Requires-Dist:
