@@ -1,9 +1,13 @@
-"""GPU probes and tools that print a vendor status in their own words, read into the vendor's enum:
-ggml's CUDA initialisation, ollama's driver probes, nvidia-smi's per-GPU handle error; numpy's cast
-warning as NaN values; compile errors located in a source file. Each text is written from the tool's
-format string (cited in the reader); each has a neighbour that must not be read the same way."""
+"""Tools' own wordings read as facts: GPU probes that print a vendor status (ggml's CUDA
+initialisation, ollama's driver probes, nvidia-smi's per-GPU handle error), numpy's cast warning as
+NaN values, compile and CMake errors, the NVIDIA driver seeing no GPU, a host name that did not
+resolve, a worker start cut before its error, a name missing from torch itself; and the checks the
+readout gives for them. Each text is written from the tool's format string (cited in the reader);
+each has a neighbour that must not be read the same way."""
 
 from __future__ import annotations
+
+from typing import List
 
 from tests.explain.test_signatures import KB
 from tests.explain.test_signatures import stated as causes
@@ -192,3 +196,19 @@ def test_a_host_that_did_not_resolve_is_a_family_only_with_its_host() -> None:
     assert causes("socket.gaierror: [Errno -2] Name or service not known\n") == []
     # a refused connection is not a name that did not resolve
     assert causes("curl: (7) Failed to connect to download.example.org port 443: Connection refused\n") == []
+
+
+def test_the_generic_checks_follow_the_vendor_the_text_shows() -> None:
+    from torchsmith.cli.explain import GENERIC_CHECKS
+    from torchsmith.explain.readout import for_the_vendor
+
+    def checks(text: str) -> List[str]:
+        return for_the_vendor(extract(text, KB), GENERIC_CHECKS)
+
+    rocm = checks("RuntimeError: HIP error: invalid device function\n")
+    assert "rocm-smi" in rocm and "nvidia-smi" not in rocm and any("torch.version.hip" in c for c in rocm)
+    xpu = checks("RuntimeError: Native API failed. Native API returns: 2147483646"
+                 " (UR_RESULT_ERROR_UNKNOWN)\n")
+    assert "sycl-ls" in xpu and any("torch.xpu.is_available()" in c for c in xpu)
+    # a CUDA text keeps NVIDIA's checks
+    assert checks("RuntimeError: CUDA error: no kernel image is available\n") == list(GENERIC_CHECKS)

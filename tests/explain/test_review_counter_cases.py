@@ -174,3 +174,46 @@ def test_a_header_the_torch_shown_ships_missing_is_no_source_for_another_torch()
     assert needs_other[0] not in stated(missing("2.1.0+cu121", "ATen/cuda/CUDAContext.h"))
     # c10/cuda came with torch 1.1: a torch 1.0 is older than the source
     assert stated(missing("1.0.1", "c10/cuda/CUDAGuard.h")) == needs_other
+
+
+def test_dfs_dev_shm_rows_confirm_a_small_shm_only_where_they_agree() -> None:
+    bus = ("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that "
+           "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n")
+    small = "shm              64M     0   64M   0% /dev/shm\n"
+    assert stated(small + bus) == ["dataloader-shm-too-small"]
+    # 64 MB, then 16 GB after --shm-size, and the bus error still: which mount failed is not shown
+    resized = small + "recreated it with --shm-size=16g:\nshm              16G     0   16G   0% /dev/shm\n"
+    assert "dataloader-shm-too-small" not in stated(resized + "but it still fails:\n" + bus)
+
+
+def test_a_blas_routine_missing_from_a_conda_envs_torch_is_no_undeclared_wheel_dependency() -> None:
+    symbol = "libtorch_cpu.so: undefined symbol: cblas_gemm_f16f16f32\n"
+    jetson = "ImportError: /home/nv/.local/lib/python3.6/site-packages/torch/lib/" + symbol
+    assert stated(jetson) == ["wheel-undeclared-native-deps"]
+    # conda links torch against the env's libblas variant (here switched to openblas): conda's, not pip's
+    conda = "ImportError: /home/u/miniforge3/envs/t/lib/python3.11/site-packages/torch/lib/" + symbol
+    assert "wheel-undeclared-native-deps" not in stated(conda)
+    # a board's pip wheel inside a Miniforge env is still the case the cause is written for
+    board = "Linux raspberrypi 6.1.21-v8+ #1642 SMP PREEMPT aarch64 GNU/Linux\n" + conda
+    assert stated(board) == ["wheel-undeclared-native-deps"]
+
+
+def test_torchaudio_without_a_backend_is_not_nothing_installed_where_ffmpeg_is_shown() -> None:
+    none = "RuntimeError: Couldn't find appropriate backend to handle uri /data/a.wav and format None.\n"
+    assert stated(none) == ["torchaudio-no-backend"]
+    # FFmpeg 7 is installed; torchaudio 2.1 loads FFmpeg 4 to 6 only: not "FFmpeg is not installed"
+    banner = ("ffmpeg version 7.0.1 Copyright (c) 2000-2024 the FFmpeg developers\n"
+              "torchaudio   2.1.0\n")
+    assert "torchaudio-no-backend" not in stated(banner + none)
+
+
+def test_a_jetson_running_nvidias_torch_image_is_not_on_the_generic_wheel() -> None:
+    unavailable = "False\n"
+    run = ('$ uname -r\n5.10.120-tegra\n$ docker run -it --rm {image} python3 -c "import torch; '
+           'print(torch.cuda.is_available())"\n')
+    # NGC's l4t-pytorch image carries NVIDIA's CUDA build of torch for the board: a container run
+    # without --runtime nvidia sees no GPU, whatever the wheel
+    for image in ("nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3", "dustynv/pytorch:2.1-r36.2.0"):
+        assert "jetson-cpu-wheel" not in stated(run.format(image=image) + unavailable), image
+    assert stated("Jetson Orin Nano, JetPack 5.1.2\n>>> torch.cuda.is_available()\nFalse\n") == [
+        "jetson-cpu-wheel"]

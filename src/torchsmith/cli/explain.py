@@ -181,7 +181,7 @@ def _names_a_file(args: argparse.Namespace, text: str, ctx: Context) -> bool:
 
 def run(args: argparse.Namespace, ctx: Context) -> Result:
     from torchsmith.explain.matcher import explain_report
-    from torchsmith.explain.readout import next_checks, read_lines
+    from torchsmith.explain.readout import for_the_vendor, next_checks, read_lines
 
     text, origin = read_text(args)
     if origin.get("note"):
@@ -209,7 +209,7 @@ def run(args: argparse.Namespace, ctx: Context) -> Result:
         "contradicted": [{"id": sig_id, "evidence": evidence} for sig_id, evidence in report.contradicted],
     }
     read = read_lines(report.extracted)
-    checks = next_checks(report.extracted) + _checks(machine)
+    checks = next_checks(report.extracted) + for_the_vendor(report.extracted, _checks(machine))
     if not recognised:
         data["checks"] = checks
         data["read"] = read

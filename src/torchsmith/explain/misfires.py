@@ -330,6 +330,34 @@ def _header_shipped_by_this_torch(extracted: Extracted, facts: Mapping[str, Any]
             "directory")
 
 
+# torch imported from a conda environment (a named env, or the base of an Anaconda/Miniforge install)
+_CONDA_TORCH = re.compile(r"(?:[\\/]envs[\\/][^\\/\s]+|[\\/](?:ana|mini)conda\d?|[\\/]mini(?:forge|mamba)\d?"
+                          r"|[\\/]mambaforge)[\\/](?:[^\s]*[\\/])?site-packages[\\/]torch[\\/]",
+                          re.IGNORECASE)
+
+
+def _torch_from_conda_env(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's library that lacks a BLAS routine is a conda environment's: conda links torch against
+    the environment's BLAS (the libblas variant chosen: mkl, openblas...), a package it installs, so
+    a routine missing there is that variant's, not a wheel's undeclared system library."""
+    env = extracted.environment
+    if env.jetson or env.machine in ("aarch64", "armv7l"):
+        return None  # a board's pip wheel may sit in a Miniforge env: the cases the cause is written for
+    places = [e.message for e in extracted.exceptions] + [f.path for f in extracted.frames]
+    shown = next((m.group(0) for m in map(_CONDA_TORCH.search, places) if m), None)
+    return f"torch is imported from a conda environment ({shown})" if shown else None
+
+
+def _ffmpeg_shown_installed(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """ffmpeg's own banner is shown: FFmpeg is installed, so torchaudio finding no backend is not
+    "nothing installed" (an FFmpeg major it does not load, one without shared libraries, or
+    libraries off the loader's path: ffmpeg-version-unsupported and its checks)."""
+    shown = extracted.environment.ffmpeg
+    return f"the text shows FFmpeg {shown} installed" if shown else None
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -350,4 +378,6 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "tensorrt_dropped_gpu": _tensorrt_dropped_gpu,
     "driver_symbol_in_every_driver": _driver_symbol_in_every_driver,
     "header_shipped_by_this_torch": _header_shipped_by_this_torch,
+    "torch_from_conda_env": _torch_from_conda_env,
+    "ffmpeg_shown_installed": _ffmpeg_shown_installed,
 }

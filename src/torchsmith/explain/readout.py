@@ -7,11 +7,11 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Sequence
 
 from torchsmith.explain.extract.model import Conflict, Extracted
 
-__all__ = ["next_checks", "read_lines"]
+__all__ = ["for_the_vendor", "next_checks", "read_lines"]
 
 
 def _environment_line(extracted: Extracted) -> str:
@@ -225,3 +225,32 @@ def next_checks(extracted: Extracted) -> List[str]:
     if any(e.kind == "kernel" for e in extracted.gpu_errors):
         checks.append("CUDA_LAUNCH_BLOCKING=1: rerun so the error points at the kernel that failed")
     return list(dict.fromkeys(checks))
+
+
+# torch's view of its GPU for each vendor a text may show, and the vendor's own listing tool
+_VENDOR_CHECKS = {
+    "rocm": ("python -c \"import torch; print(torch.__version__, torch.version.hip, "
+             "torch.cuda.is_available())\"", "rocm-smi"),
+    "xpu": ("python -c \"import torch; print(torch.__version__, torch.xpu.is_available())\"", "sycl-ls"),
+    "macos": ("python -c \"import torch; print(torch.__version__, torch.backends.mps.is_available())\"",
+              None),
+}
+
+
+def for_the_vendor(extracted: Extracted, checks: Sequence[str]) -> List[str]:
+    """The generic checks (torch's CUDA view, nvidia-smi) for the GPU vendor the text shows: ROCm
+    (its version, a gfx target, a HIP error), Intel (a Level Zero / Unified Runtime status, a +xpu
+    torch) or a Mac; unchanged where the text shows none of them."""
+    env = extracted.environment
+    if env.rocm or env.gfx or any(e.api == "hip" for e in extracted.gpu_errors):
+        vendor = "rocm"
+    elif any(e.api in ("ze", "ur") for e in extracted.gpu_errors) or (env.torch or "").endswith("+xpu"):
+        vendor = "xpu"
+    elif env.platform == "macos":
+        vendor = "macos"
+    else:
+        return list(checks)
+    torch_line, listing = _VENDOR_CHECKS[vendor]
+    out = [torch_line if "torch.version.cuda" in c else listing if c == "nvidia-smi" else c for c in checks]
+    return [c for c in out if c]
+

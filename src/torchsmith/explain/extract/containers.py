@@ -29,11 +29,14 @@ _DOCKER_DEFAULT_SHM_MIB = 64.0
 
 
 def _df_shm_mib(text: str) -> Optional[float]:
-    """The size of /dev/shm a df -h row shows, in MiB (the first such row)."""
-    row = _DF_SHM.search(text) if "/dev/shm" in text else None
-    if row is None:
+    """The size of /dev/shm df -h rows show, in MiB; None where none does, or where rows disagree
+    about Docker's default (64 MB before and 16 GB after a --shm-size: which one failed?)."""
+    rows = list(_DF_SHM.finditer(text)) if "/dev/shm" in text else []
+    sizes = [float(row.group("size").replace(",", ".")) * 1024.0 ** ("KMG".index(row.group("unit")) - 1)
+             for row in rows]
+    if not sizes or len({size <= _DOCKER_DEFAULT_SHM_MIB for size in sizes}) > 1:
         return None
-    return float(row.group("size").replace(",", ".")) * 1024.0 ** ("KMG".index(row.group("unit")) - 1)
+    return sizes[0]
 
 
 def docker_shm(text: str) -> Optional[str]:
