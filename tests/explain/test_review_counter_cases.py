@@ -217,3 +217,23 @@ def test_a_jetson_running_nvidias_torch_image_is_not_on_the_generic_wheel() -> N
         assert "jetson-cpu-wheel" not in stated(run.format(image=image) + unavailable), image
     assert stated("Jetson Orin Nano, JetPack 5.1.2\n>>> torch.cuda.is_available()\nFalse\n") == [
         "jetson-cpu-wheel"]
+
+
+def test_nvidia_uvm_missing_is_the_module_only_where_the_other_nvidia_nodes_are_there() -> None:
+    uvm = "$ ls /dev/nvidia-uvm\nls: cannot access '/dev/nvidia-uvm': No such file or directory\n"
+    host = "$ ls /dev/nvidia*\n/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-modeset\n"
+    assert "nvidia-uvm-not-loaded" in stated(host + uvm + "RuntimeError: CUDA error: unknown error\n")
+    # a container started without GPU access has none of the nodes
+    container = "# ls -l /dev/nvidia*\nls: cannot access '/dev/nvidia*': No such file or directory\n"
+    assert "nvidia-uvm-not-loaded" not in stated(container + uvm + "False\n")
+
+
+def test_another_pythons_libpython_missing_is_a_module_built_for_that_python() -> None:
+    def text(site: str, lib: str) -> str:
+        return (f'  File "{site}/site-packages/mypkg/__init__.py", line 3, in <module>\n'
+                f"ImportError: {lib}: cannot open shared object file: No such file or directory\n")
+
+    same = text("/home/u/.pyenv/versions/3.10.4/lib/python3.10", "libpython3.10.so.1.0")
+    assert stated(same) == ["libpython-not-on-loader-path"]
+    other = text("/home/u/venv/lib/python3.10", "libpython3.8.so.1.0")
+    assert "libpython-not-on-loader-path" not in stated(other)
