@@ -251,6 +251,7 @@ def test_a_stub_libcuda_where_no_driver_is_reachable_is_not_one_found_before_the
 
 def test_a_cudnn_of_another_release_names_the_only_copy_being_older_among_its_causes() -> None:
     from tests.explain.test_signatures import CATALOG, KB
+
     from torchsmith.explain.matcher import explain_report
 
     # an application built against a newer cuDNN 8 than the only one installed prints the same
