@@ -101,17 +101,22 @@ def without_line_prefixes(text: str) -> str:
     if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
         return text
     lines = text.split("\n")
-    changed = False
+    stripped = 0
+    alone: List[int] = []  # lines that are a prefix and nothing else
     for index, line in enumerate(lines):
         if not line or line[0] not in _PREFIX_STARTS:
             continue
         prefix = _LINE_PREFIX.match(line)
         if prefix is not None and prefix.end() and prefix.end() < len(line.rstrip()):
             lines[index] = line[prefix.end():]
-            changed = True
-    if len(text) <= _LABELLED_TEXT and _without_relayed_label(lines):
-        changed = True
-    return "\n".join(lines) if changed else text
+            stripped += 1
+        elif prefix is not None and prefix.end():
+            alone.append(index)
+    if alone and stripped * 2 > len(lines) - lines.count(""):  # a prefixed text's empty lines: "> "
+        for index in alone:
+            lines[index] = ""
+    labelled = len(text) <= _LABELLED_TEXT and _without_relayed_label(lines)
+    return "\n".join(lines) if stripped or labelled else text
 
 
 def one_message(text: str, start: int, end: int) -> bool:
