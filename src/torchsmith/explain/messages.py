@@ -44,7 +44,7 @@ _PREFIX = re.compile(
 # readers anchored at a line's start (a traceback's frames, "Successfully installed", an exception's
 # name) read the message itself. Indentation after the prefix is kept (a traceback's frames).
 _LEVEL = r"\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE|[IWEF])\]?"
-_LINE_PREFIX = re.compile(
+_LINE_PREFIX_SOURCE = (
     r"(?:"
     r"[ \t]{0,3}(?:>(?= |$) ?)+"  # a quoted reply (Markdown, e-mail); not a REPL's ">>> "
     r"|\[(?:rank|default)\d+\]: ?"  # torchrun / torch.distributed's per-rank output
@@ -61,24 +61,26 @@ _LINE_PREFIX = re.compile(
     r")"
 )
 # characters that may start one of the prefixes above: a line starting otherwise is left as it is
-_PREFIX_STARTS = frozenset(" \t>[(#0123456789IWEFADJMNOS")
+_PREFIX_STARTS = " \t>[(#0123456789IWEFADJMNOS"
+# The prefix as match() finds it at a line's start (held in a lookahead, so that it is not cut short
+# to fit what follows), then text on the line after it: a prefix that is the whole line (a timestamp
+# alone) is the line's text. "$" (MULTILINE) ends a line; no part of a prefix crosses a line break.
+_PREFIXED = (r"(?=[" + re.escape(_PREFIX_STARTS) + r"])"
+             r"(?=(?P<prefix>" + _LINE_PREFIX_SOURCE + r"))(?P=prefix)(?=[^\S\n]*\S)")
+_FIRST_LINE_PREFIX = re.compile(_PREFIXED, re.MULTILINE)
+# every other line's, found after its line break in one scan of the text (str.find fast)
+_LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
 
 
 def without_line_prefixes(text: str) -> str:
-    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX) removed; the
-    lines stay the lines they were, so a line number is the same in both."""
+    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX_SOURCE) removed;
+    the lines stay the lines they were, so a line number is the same in both."""
     if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
         return text
-    lines = text.split("\n")
-    changed = False
-    for index, line in enumerate(lines):
-        if not line or line[0] not in _PREFIX_STARTS:
-            continue
-        prefix = _LINE_PREFIX.match(line)
-        if prefix is not None and prefix.end() and prefix.end() < len(line.rstrip()):
-            lines[index] = line[prefix.end():]
-            changed = True
-    return "\n".join(lines) if changed else text
+    first = _FIRST_LINE_PREFIX.match(text)
+    if first is not None:
+        text = text[first.end():]
+    return _LINE_PREFIX.sub("\n", text)
 
 
 def one_message(text: str, start: int, end: int) -> bool:
