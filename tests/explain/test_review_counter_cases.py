@@ -205,3 +205,35 @@ def test_torchaudio_without_a_backend_is_not_nothing_installed_where_ffmpeg_is_s
     banner = ("ffmpeg version 7.0.1 Copyright (c) 2000-2024 the FFmpeg developers\n"
               "torchaudio   2.1.0\n")
     assert "torchaudio-no-backend" not in stated(banner + none)
+
+
+def test_a_jetson_running_nvidias_torch_image_is_not_on_the_generic_wheel() -> None:
+    unavailable = "False\n"
+    run = ('$ uname -r\n5.10.120-tegra\n$ docker run -it --rm {image} python3 -c "import torch; '
+           'print(torch.cuda.is_available())"\n')
+    # NGC's l4t-pytorch image carries NVIDIA's CUDA build of torch for the board: a container run
+    # without --runtime nvidia sees no GPU, whatever the wheel
+    for image in ("nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3", "dustynv/pytorch:2.1-r36.2.0"):
+        assert "jetson-cpu-wheel" not in stated(run.format(image=image) + unavailable), image
+    assert stated("Jetson Orin Nano, JetPack 5.1.2\n>>> torch.cuda.is_available()\nFalse\n") == [
+        "jetson-cpu-wheel"]
+
+
+def test_nvidia_uvm_missing_is_the_module_only_where_the_other_nvidia_nodes_are_there() -> None:
+    uvm = "$ ls /dev/nvidia-uvm\nls: cannot access '/dev/nvidia-uvm': No such file or directory\n"
+    host = "$ ls /dev/nvidia*\n/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-modeset\n"
+    assert "nvidia-uvm-not-loaded" in stated(host + uvm + "RuntimeError: CUDA error: unknown error\n")
+    # a container started without GPU access has none of the nodes
+    container = "# ls -l /dev/nvidia*\nls: cannot access '/dev/nvidia*': No such file or directory\n"
+    assert "nvidia-uvm-not-loaded" not in stated(container + uvm + "False\n")
+
+
+def test_another_pythons_libpython_missing_is_a_module_built_for_that_python() -> None:
+    def text(site: str, lib: str) -> str:
+        return (f'  File "{site}/site-packages/mypkg/__init__.py", line 3, in <module>\n'
+                f"ImportError: {lib}: cannot open shared object file: No such file or directory\n")
+
+    same = text("/home/u/.pyenv/versions/3.10.4/lib/python3.10", "libpython3.10.so.1.0")
+    assert stated(same) == ["libpython-not-on-loader-path"]
+    other = text("/home/u/venv/lib/python3.10", "libpython3.8.so.1.0")
+    assert "libpython-not-on-loader-path" not in stated(other)

@@ -47,6 +47,8 @@ def _torch_gpu_build_shown(
         return None
     if env.torch and re.search(r"[+.]nv\d{2}\.\d{2}\b", env.torch):
         return f"the text shows NVIDIA's own torch build ({env.torch})"
+    if env.jetson_torch_image:
+        return f"the text runs NVIDIA's torch image for the board ({env.jetson_torch_image})"
     if env.torch_cuda:
         return f"the text shows a torch built with CUDA {env.torch_cuda}"
     return None

@@ -358,6 +358,30 @@ def _ffmpeg_shown_installed(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text shows FFmpeg {shown} installed" if shown else None
 
 
+def _all_nvidia_nodes_missing(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """/dev/nvidia-uvm missing beside /dev/nvidia0, /dev/nvidiactl or the whole /dev/nvidia* missing:
+    no NVIDIA device is there at all (a container started without GPU access, no driver), not the
+    uvm module alone."""
+    shown = facts.get("all_nodes_missing")
+    if not shown:
+        return None
+    return f"the text shows {shown} too: no NVIDIA device node at all, not only nvidia-uvm's"
+
+
+def _libpython_of_other_python(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The libpython missing is another Python's than the one the text runs (its site-packages
+    paths, its version line): the module was built for that other Python, not for this one."""
+    running = extracted.environment.python
+    for lib in extracted.libraries:
+        wanted = re.match(r"libpython(\d+\.\d+)", lib.soname) if lib.kind == "python" else None
+        if wanted and running and version_tuple(running)[:2] != version_tuple(wanted.group(1))[:2]:
+            return (f"{lib.soname} is Python {wanted.group(1)}'s, and the text runs Python {running}: "
+                    "the module was built for another Python")
+    return None
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -380,4 +404,6 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "header_shipped_by_this_torch": _header_shipped_by_this_torch,
     "torch_from_conda_env": _torch_from_conda_env,
     "ffmpeg_shown_installed": _ffmpeg_shown_installed,
+    "all_nvidia_nodes_missing": _all_nvidia_nodes_missing,
+    "libpython_of_other_python": _libpython_of_other_python,
 }

@@ -127,6 +127,10 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# NVIDIA's container images that carry its torch build for a Jetson: NGC's l4t-pytorch and l4t-ml, and
+# jetson-containers' (dustynv/) pytorch images (catalog.ngc.nvidia.com, github.com/dusty-nv/jetson-containers)
+_JETSON_TORCH_IMAGE = re.compile(r"(?P<v>(?:nvcr\.io/nvidia/)?l4t-(?:pytorch|ml):[\w.-]+"
+                                 r"|dustynv/(?:l4t-)?pytorch:[\w.-]+)")
 # a wheel's file name, read where nothing names the torch installed: what was fetched, not
 # necessarily what is installed (see _torch_cuda)
 _TORCH_FILE = re.compile(r"torch-(?P<v>\d\.\d{1,2}\.\d+(?:\+[\w.]+)?)-cp\d+")
@@ -385,6 +389,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
     env.image_build_kill = image_build_kill(text)
+    if "l4t-" in text or "dustynv/" in text:
+        env.jetson_torch_image = _first(_JETSON_TORCH_IMAGE, text)
     env.services = services(text)
     fetched = _first(_TORCH_FILE, failed_stack) if not env.torch else None
     env.torch = env.torch or fetched

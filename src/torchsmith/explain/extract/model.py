@@ -201,6 +201,7 @@ class Environment:
     machine: Optional[str] = None  # x86_64 | aarch64 | arm64 | x86 (32-bit) | armv7l
     chip: Optional[str] = None  # an Apple silicon chip the text names ("M3 Max"), whatever Python's machine
     jetson: Optional[str] = None  # the L4T / JetPack / nv build the text names
+    jetson_torch_image: Optional[str] = None  # NVIDIA's torch image for the board the text runs (l4t-pytorch)
     rocm: Optional[str] = None
     gfx: Optional[str] = None
     macos: Optional[str] = None  # the macOS release the text shows ("12.7.6")
