@@ -46,3 +46,16 @@ def test_a_failure_said_in_words_or_an_enum_name_ends_the_failing_part_too() -> 
     text = ("A Tesla P100 fails on any CUDA operation with cudaErrorNoKernelImageForDevice: the image's "
             "`torch 2.10.0+cu128` has no sm_60.\n\nUpdate: solved it by reinstalling:\n" + _FIX_INSTALL)
     assert extract(text).environment.torch == "2.10.0+cu128"
+
+
+def test_a_failure_told_in_prose_ends_where_a_note_says_it_was_solved() -> None:
+    # no failure word (error, failed, Traceback...) in the report, only what happened; the note that
+    # it was solved still starts the stack after the fix
+    told = ("On a Tesla V100 every CUDA call says\n"
+            "`no kernel image is available for execution on the device`\n"
+            "\nUpdate: solved it with another wheel:\n" + _FIX_INSTALL)
+    assert extract(told).environment.torch is None
+    assert "extension-arch-not-compiled" not in stated(told)
+    before = "On a Tesla V100 with torch 2.3.1+cu121, nothing runs on the GPU\n"
+    before += "Update: solved by " + _FIX_INSTALL
+    assert extract(before).environment.torch == "2.3.1+cu121"

@@ -19,6 +19,7 @@ from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.literals import cannot_match
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
 from torchsmith.explain.noise import without_noise
+from torchsmith.explain.pasted import as_written
 from torchsmith.explain.planflags import plan_flags
 from torchsmith.explain.reason import blocked, capability, conclusions, confirmation
 from torchsmith.explain.triggers import fired, named_capabilities
@@ -445,7 +446,8 @@ def explain_report(
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context
     from torchsmith.explain.host import host_facts
 
-    text = without_line_prefixes(plain_quotes(text))
+    written = as_written(text)  # the marks of a paste undone (see .pasted)
+    text = without_line_prefixes(plain_quotes(written.text))
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
     found_list = find_signatures(text, catalog)
@@ -469,7 +471,7 @@ def explain_report(
         facts = {**found.facts, **derived}
         report.explanations.append(Explanation(
             signature=sig,
-            line=found.line,
+            line=written.line(found.line),
             excerpt=found.excerpt,
             facts=dict(found.facts),
             kb_facts=derived,

@@ -19,7 +19,8 @@ from typing import List, Tuple
 
 from torchsmith.records import dataclass
 
-__all__ = ["MAX_LINES", "Unwrapped", "one_message", "plain_quotes", "unwrap", "without_line_prefixes"]
+__all__ = ["MAX_LINES", "Unwrapped", "line_prefix_length", "one_message", "plain_quotes", "unwrap",
+           "without_line_prefixes"]
 
 # A wrapped message spans at most this many original lines; a match over more is two messages.
 MAX_LINES = 4
@@ -70,6 +71,12 @@ _PREFIXED = (r"(?=[" + re.escape(_PREFIX_STARTS) + r"])"
 _FIRST_LINE_PREFIX = re.compile(_PREFIXED, re.MULTILINE)
 # every other line's, found after its line break in one scan of the text (str.find fast)
 _LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
+
+
+def line_prefix_length(line: str) -> int:
+    """How long the logger's, runner's or quote's prefix (_LINE_PREFIX) that ``line`` opens with is."""
+    prefix = _LINE_PREFIX.match(line) if line[:1] in _PREFIX_STARTS else None
+    return prefix.end() if prefix is not None and prefix.end() < len(line.rstrip()) else 0
 
 
 def without_line_prefixes(text: str) -> str:

@@ -337,12 +337,11 @@ _FAILURE_WORD = re.compile(r"Traceback \(most recent call last\)|[Ee]rror|ERROR|
 # literal pieces of every _FAILURE_WORD, to find the last one from the end
 _FAILURE_KEYS = ("rror", "ERROR", "FAILED", "ail", "Exception", "Traceback (most recent call last)")
 _FIXED_WORD = r"(?:[Ss]olved|SOLVED|[Ss]olution|[Ff]ixed|FIXED|[Rr]esolved|[Ww]orkaround)\b"
-_LATER_STATE = re.compile(r"^[ \t]*Successfully installed\b"
-                          r"|^[ \t>*#_]*(?:(?:[Uu]pdate[ds]?|UPDATE|[Ee]dit(?:ed)?|EDIT)\b"
-                          r"[ \t]*[:\-\u2014]?[ \t]*)?"
-                          + _FIXED_WORD + r"(?:[ \t]*[:!(\-\u2014]"
-                          r"|[ \t]+(?:it|by|with|this|the (?:issue|problem|error)|now|after)\b)",
-                          re.MULTILINE)
+_SOLVED = (r"^[ \t>*#_]*(?:(?:[Uu]pdate[ds]?|UPDATE|[Ee]dit(?:ed)?|EDIT)\b[ \t]*[:\-\u2014]?[ \t]*)?"
+           + _FIXED_WORD + r"(?:[ \t]*[:!(\-\u2014]"
+           r"|[ \t]+(?:it|by|with|this|the (?:issue|problem|error)|now|after)\b)")
+_SOLVED_NOTE = re.compile(_SOLVED, re.MULTILINE)
+_LATER_STATE = re.compile(r"^[ \t]*Successfully installed\b|" + _SOLVED, re.MULTILINE)
 
 
 def _before_later_state(text: str) -> str:
@@ -356,8 +355,9 @@ def _before_later_state(text: str) -> str:
         if match is not None or last < 0:
             break
         end = last
-    if match is None:
-        return text
+    if match is None:  # no failure named in words: a note after the text that it was solved starts one
+        later = _SOLVED_NOTE.search(text)
+        return text if later is None or not text[: later.start()].strip() else text[: later.start()]
     line_end = text.find("\n", match.end())
     later = _LATER_STATE.search(text, line_end) if line_end >= 0 else None
     return text if later is None else text[: later.start()]

@@ -1,0 +1,202 @@
+"""The text as its program wrote it, from the shape a paste gave it. Pure: no I/O.
+
+Between the program and explain a message passes through a terminal, a browser, a chat client or a
+log collector, and each leaves its own marks, none of them part of the message:
+
+- a byte-order mark and Windows line ends (an editor on Windows, PowerShell's redirection);
+- a terminal's colour and cursor codes (ANSI escape sequences, ECMA-48) kept by a captured log;
+- the blanks a web page or a rich-text editor writes as no-break, thin or ideographic spaces, and
+  the zero-width ones a chat client inserts;
+- HTML's character references (``&quot;`` ``&#39;`` ``&lt;``) of a page copied as its source;
+- a JSON log record or a Python repr holding the whole message on one line, its line breaks as
+  ``\\n`` escapes, or a Python list of the message's lines (``traceback.format_exception``);
+- a terminal's hard wrap: a line cut at the terminal's width goes on at the next line's start.
+
+:func:`as_written` undoes each before anything is read, and maps each of its lines back to the line
+of the original it starts in, so a match is reported on the line the user sees.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence, Tuple
+
+from torchsmith.explain.messages import line_prefix_length
+from torchsmith.records import dataclass
+
+__all__ = ["Written", "as_written"]
+
+# A log longer than this is read for escaped and cut lines at its end only
+_LINES_READ = 256 * 1024
+# Terminal widths a hard wrap cuts at (as messages._WIDTHS).
+_WIDTHS = frozenset({80, 100, 120, 132, 140, 150, 160, 200})
+# CSI (colours, cursor moves) and OSC (titles, links) sequences, ECMA-48 sections 5.4 and 8.3.89
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+# HTML's character references, only those written with their semicolon (a URL's "&not=1" stays)
+_REFERENCE = re.compile(r"&(?:(quot|apos|lt|gt|amp|nbsp)|#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_NAMED = {"quot": '"', "apos": "'", "lt": "<", "gt": ">", "amp": "&", "nbsp": " "}
+# A string literal (JSON's or Python's), and the escapes that may appear in one
+_LITERAL = re.compile(r"""[bu]?(["'])((?:\\.|(?!\1)[^\\\n])*)\1""")
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))")
+_VALID_ESCAPE = re.compile(r"\\(?:[nrt\"'\\/0]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})")
+_SIMPLE = {"n": "\n", "t": "\t", "r": "", '"': '"', "'": "'", "\\": "\\", "/": "/", "0": ""}
+# A line that is a list of string literals: only brackets, commas and blanks between them
+_LIST_GLUE = re.compile(r"[\[\],\s]*")
+# A line its writer filled to the width (a separator, a box of Rich's traceback), not a cut one
+_FILLED = re.compile(r"(?:([=\-_#*~.+])\1{4,}|[\u2500-\u259f])$")
+
+
+@dataclass(frozen=True)
+class Written:
+    text: str
+    # the original's 0-based line where each line of text starts (None: the same lines)
+    _origin: Optional[Tuple[int, ...]]
+
+    def line(self, number: int) -> int:
+        """The original's 1-based line where this text's line ``number`` starts."""
+        if self._origin is None or not 0 < number <= len(self._origin):
+            return number
+        return self._origin[number - 1] + 1
+
+
+def _reference(found: re.Match[str]) -> str:
+    named, decimal, hexadecimal = found.groups()
+    if named:
+        return _NAMED[named]
+    code = int(decimal) if decimal else int(hexadecimal, 16)
+    return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else found.group()
+
+
+def _characters(text: str) -> str:
+    """The marks inside lines: line ends, colour codes, Unicode blanks, HTML references."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if not text.isascii():
+        text = _ZERO_WIDTH.sub("", _SPACES.sub(" ", text))
+    if "&" in text and ";" in text:
+        text = _REFERENCE.sub(_reference, text)
+    return text
+
+
+def _unescape(found: re.Match[str]) -> str:
+    unicode, byte, simple = found.groups()
+    if unicode or byte:
+        return chr(int(unicode or byte, 16))
+    return _SIMPLE.get(simple, found.group())
+
+
+def _escaped_lines(line: str) -> Optional[List[str]]:
+    """The lines a JSON or Python string literal on ``line`` holds as ``\\n`` escapes (at least
+    two), or a list of literals holds one each; None when the line holds neither. Every backslash
+    of such a literal starts an escape: a Windows path's ``C:\\new\\Users`` is no literal."""
+    literals = list(_LITERAL.finditer(line))
+    if not literals:
+        return None
+    outside = "".join(line[a.end():b.start()] for a, b in zip(literals, literals[1:]))
+    if len(literals) >= 3 and _LIST_GLUE.fullmatch(outside) and line.strip()[:1] == "[" and \
+            sum(" " in literal.group(2) for literal in literals) * 2 >= len(literals):
+        # lines of a message, most with words: not a list of names (['sm_80', 'sm_86'])
+        return [_ESCAPE.sub(_unescape, literal.group(2)).rstrip("\n") for literal in literals]
+    for literal in literals:
+        body = literal.group(2)
+        if body.count("\\n") >= 2 and "\\" not in _VALID_ESCAPE.sub("", body):
+            before, after = line[:literal.start()].rstrip(), line[literal.end():].strip()
+            lines = _ESCAPE.sub(_unescape, body).split("\n")
+            return ([before] if before else []) + lines + ([after] if after else [])
+    return None
+
+
+def _decoded(lines: List[str]) -> Optional[Tuple[List[str], List[int]]]:
+    """The lines with each escaped one decoded (see _escaped_lines) and each new line's original
+    line; None when no line was escaped."""
+    out: List[str] = []
+    origin: List[int] = []
+    changed = False
+    for index, line in enumerate(lines):
+        held = _escaped_lines(line) if _may_hold_escapes(line) else None
+        if held is None:
+            out.append(line)
+            origin.append(index)
+            continue
+        changed = True
+        out.extend(held)
+        origin.extend([index] * len(held))
+    return (out, origin) if changed else None
+
+
+def _wrap_width(lines: Sequence[str]) -> Optional[int]:
+    """The terminal width the text was cut at: its longest line is one of the widths (no line of
+    a hard-wrapped text is longer)."""
+    width = max(map(len, lines), default=0)
+    return width if width in _WIDTHS else None
+
+
+# How a line cut inside a word, a number or a path goes on: a letter in lower case, a digit, a
+# character that continues a token. One that starts otherwise (a capital, an indented line) is as
+# likely a new line its program wrote, which a line filled to the width by chance also precedes.
+_GOES_ON = re.compile(r"[a-z0-9_.,;:)\]}/\\%=+*&|@#~^-]| \S")
+# A line that opens with a tool's own label (rustc's, uv's, gcc's "error:", "note:"...) starts a
+# message of its own
+_LABEL = re.compile(r"(?:error|warning|note|help|hint|info|debug|fatal error|caused by)(?:\[\w-]+\])?:", re.I)
+
+
+def _goes_on(line: str, following: str) -> bool:
+    """``following`` continues ``line`` where the terminal cut it: the cut fell after a blank (a
+    program does not end a line with one), before a single one, or inside a token; and it does not
+    open as a line of its own (a label, a logger's or a runner's prefix)."""
+    if not following or following.isspace() or _LABEL.match(following) or line_prefix_length(following):
+        return False
+    if line.endswith(" "):
+        return not following.startswith(" ")
+    return _GOES_ON.match(following) is not None
+
+
+def _dewrapped(lines: List[str], origin: Sequence[int], width: int) -> Tuple[List[str], List[int]]:
+    """A line cut at the terminal's width joined with the line it goes on at, as many times as it
+    was cut; a line its writer filled to the width (a separator, a box border) stays."""
+    out: List[str] = []
+    starts: List[int] = []
+    cut = False
+    for line, index in zip(lines, origin):
+        if cut and _goes_on(out[-1], line):
+            out[-1] += line
+        else:
+            out.append(line)
+            starts.append(index)
+        cut = len(line) == width and not _FILLED.search(line)
+    return out, starts
+
+
+def _may_hold_escapes(text: str) -> bool:
+    return "\\n" in text or "', '" in text or '", "' in text
+
+
+def _lines_written(text: str) -> Optional[Tuple[List[str], Sequence[int]]]:
+    """The lines of ``text`` decoded and dewrapped, with each one's original line; None when
+    nothing changed."""
+    lines = text.split("\n")
+    decoded = _decoded(lines) if _may_hold_escapes(text) else None
+    if decoded is not None:
+        lines = decoded[0]
+    width = _wrap_width(lines)
+    if width is None and decoded is None:
+        return None
+    origin: Sequence[int] = decoded[1] if decoded is not None else range(len(lines))
+    return _dewrapped(lines, origin, width) if width is not None else (lines, origin)
+
+
+def as_written(text: str) -> Written:
+    """``text`` without the marks of its paste (see the module's docstring). A long log's lines are
+    read at its end, where its last messages are (as the matcher reads its joined messages)."""
+    text = _characters(text.lstrip("\ufeff"))
+    head = text.find("\n", len(text) - _LINES_READ) + 1 if len(text) > _LINES_READ else 0
+    written = _lines_written(text[head:])
+    if written is None:
+        return Written(text, None)
+    lines, origin = written
+    skipped = text.count("\n", 0, head)
+    return Written(text[:head] + "\n".join(lines), (*range(skipped), *(skipped + line for line in origin)))
