@@ -17,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # the same module under its old name (importing that name warns from 3.11 on)
     import sre_parse as _parser
 
-__all__ = ["cannot_match", "required_literal"]
+__all__ = ["literal_absent", "required_literal"]
 
 _REPEATS = (_parser.MAX_REPEAT, _parser.MIN_REPEAT)
 
@@ -52,7 +52,7 @@ def _collect(items: Sequence[Tuple[object, object]], runs: List[str]) -> None:
             runs.append("")
 
 
-def cannot_match(required: str, needle: str, text: str, seen: Optional[Dict[str, int]]) -> bool:
+def literal_absent(required: str, needle: str, text: str, seen: Optional[Dict[str, int]]) -> bool:
     """A literal that every match contains (``required``) is absent from ``text``: known absent
     from its distinct lines (matcher._absent_needles), or, for a pattern without a needle that the regex
     engine would try at every position, searched for once."""

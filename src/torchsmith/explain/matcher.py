@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tup
 from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
-from torchsmith.explain.literals import cannot_match
+from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.pasted import as_written
@@ -220,9 +220,8 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
 
 def _first_hit(sig: Signature, text: str, pos: int = 0,
                seen: Optional[Dict[str, int]] = None) -> Optional[_Hit]:
-    runs = zip(sig.patterns, sig.needles, sig.required)
-    tries = (_first_match(sig, p, n, text, pos, seen=seen)
-             for p, n, r in runs if not cannot_match(r, n, text, seen))
+    tries = (_first_match(sig, p, n, text, pos, seen=seen) for p, n, r
+             in zip(sig.patterns, sig.needles, sig.required) if not literal_absent(r, n, text, seen))
     matches = [m for m in tries if m is not None]
     if not matches:
         return None

@@ -75,8 +75,8 @@ _LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
 
 def line_prefix_length(line: str) -> int:
     """How long the logger's, runner's or quote's prefix (_LINE_PREFIX) that ``line`` opens with is."""
-    prefix = _LINE_PREFIX.match(line) if line[:1] in _PREFIX_STARTS else None
-    return prefix.end() if prefix is not None and prefix.end() < len(line.rstrip()) else 0
+    prefix = _FIRST_LINE_PREFIX.match(line)
+    return prefix.end() if prefix is not None else 0
 
 
 def without_line_prefixes(text: str) -> str:
