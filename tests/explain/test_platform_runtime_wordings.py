@@ -27,6 +27,11 @@ def test_amdsmi_undefined_in_torch_cuda_is_pynvml_beside_a_rocm_torch() -> None:
             "NameError: name 'amdsmi' is not defined\n")
     assert stated(text) == ["pynvml-installed-on-rocm"]
     assert "pynvml-installed-on-rocm" not in stated("NameError: name 'pynvml' is not defined\n")
+    # another package's own amdsmi use (its innermost frame is not torch's) is that package's bug
+    elsewhere = ("  File \"/opt/venv/lib/python3.11/site-packages/gpustat/amd.py\", line 41, in query\n"
+                 "    amdsmi.amdsmi_init()\n"
+                 "NameError: name 'amdsmi' is not defined\n")
+    assert "pynvml-installed-on-rocm" not in stated(elsewhere)
 
 
 def test_torch_npu_s_own_cann_wording_and_a_bare_cann_library_name_cann() -> None:

@@ -237,3 +237,13 @@ def test_another_pythons_libpython_missing_is_a_module_built_for_that_python() -
     assert stated(same) == ["libpython-not-on-loader-path"]
     other = text("/home/u/venv/lib/python3.10", "libpython3.8.so.1.0")
     assert "libpython-not-on-loader-path" not in stated(other)
+
+
+def test_a_stub_libcuda_where_no_driver_is_reachable_is_not_one_found_before_the_drivers() -> None:
+    stub = "RuntimeError: CUDA driver is a stub library\n"
+    ahead = ("$ nvidia-smi\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+             "$ echo $LD_LIBRARY_PATH\n/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64\n")
+    assert stated(ahead + stub) == ["libcuda-stub-loaded"]
+    # a container started without GPU access: the toolkit image's stub is the only libcuda
+    bare = "root@3f2a:/# nvidia-smi\nbash: nvidia-smi: command not found\n"
+    assert "libcuda-stub-loaded" not in stated(bare + stub)

@@ -382,6 +382,17 @@ def _libpython_of_other_python(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+def _no_driver_beside_stub(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The stub libcuda answered where no NVIDIA driver is reachable at all (nvidia-smi missing or
+    unable to talk to the driver, NVML's Driver Not Loaded): the stub is the only libcuda there, not
+    one found before the driver's (a container without GPU access, a machine without the driver)."""
+    said = facts.get("no_driver")
+    if not said and not any(e.name == "NVML_ERROR_DRIVER_NOT_LOADED" for e in extracted.gpu_errors):
+        return None
+    return f"no NVIDIA driver is reachable here ({said or 'NVML: Driver Not Loaded'})"
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -406,4 +417,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "ffmpeg_shown_installed": _ffmpeg_shown_installed,
     "all_nvidia_nodes_missing": _all_nvidia_nodes_missing,
     "libpython_of_other_python": _libpython_of_other_python,
+    "no_driver_beside_stub": _no_driver_beside_stub,
 }
