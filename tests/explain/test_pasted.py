@@ -91,6 +91,9 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "no-break spaces": lambda text: text.replace(" ", "\u00a0"),
     "html references": _references,
     "json record": lambda text: json.dumps({"level": "error", "logger": "train", "msg": text}),
+    # docker's json-file log driver: a record per line, the line's end escaped in it
+    "docker json log": lambda text: "\n".join(json.dumps({"log": row + "\n", "stream": "stderr"})
+                                              for row in text.split("\n")),
     "python repr": repr,
     "list of lines": lambda text: repr(text.splitlines()),
     "fence": lambda text: "```console\n" + text + "```\n",
@@ -149,7 +152,6 @@ def test_only_a_cut_inside_a_token_or_at_a_blank_is_joined() -> None:
 def test_what_only_looks_escaped_or_referenced_is_kept() -> None:
     kept = ("C:\\new\\nvidia\\Users\\me\\bin\\nvcc.exe failed\n"  # a Windows path: \U is no escape
             "see https://example.org/find?q=cuda&not=1&amp=2\n"  # no semicolon: not a reference
-            "['only two', 'lines']\n"  # a list of fewer than three literals
             "['sm_80', 'sm_86', 'sm_90']\n"  # a list of names (torch.cuda.get_arch_list()), not of lines
             "value = 'a\\nb'\n")  # one escaped line break: a value, not a message
     assert as_written(kept).text == kept
@@ -158,8 +160,8 @@ def test_what_only_looks_escaped_or_referenced_is_kept() -> None:
 def test_an_escaped_message_is_read_on_the_line_it_was_pasted_in() -> None:
     record = "started\n" + json.dumps({"msg": _TRACEBACK}) + "\n"
     written = as_written(record)
-    assert written.text.split("\n")[1] == '{"msg":'
-    assert written.line(3) == 2  # the traceback's first line was the record's line
+    assert written.text.split("\n")[1] == "Traceback (most recent call last):"
+    assert written.line(3) == 2  # the traceback's lines were the record's line
     [read] = explain_report(record, CATALOG, kb=KB).explanations
     assert read.line == 2
 
@@ -171,3 +173,24 @@ def test_a_long_logs_cut_message_is_joined_at_its_end_on_its_line() -> None:
     [read] = explain_report(noise + cut, CATALOG, kb=KB).explanations
     assert read.signature.id == "gpu-too-old-for-torch"
     assert read.line == 12000 + plain.line  # the original's line of the joined message
+
+
+@pytest.mark.parametrize("label", ["worker-0: ", "node7: ", "app.trainer: ", "python[4242]: "])
+def test_a_label_relayed_on_every_line_is_not_the_message(label: str) -> None:
+    # a logger's name after its level ("%(asctime)s [%(levelname)s] %(name)s: %(message)s"), pdsh's host
+    for kind, (text, cause) in sorted(_TEXTS.items()):
+        relayed = "\n".join(f"2025-03-01 12:00:{i:02d} [ERROR] {label}{row}" if row else row
+                            for i, row in enumerate(text.split("\n")))
+        assert stated(relayed) == [cause], kind
+        assert stated("\n".join(label + row for row in text.split("\n"))) == [cause], kind
+
+
+def test_a_label_on_few_lines_or_a_word_is_the_message() -> None:
+    from torchsmith.explain.messages import without_line_prefixes
+
+    kept = ["RuntimeError: a\nRuntimeError: b\nRuntimeError: c",  # a word: a message's own name
+            "ERROR: a\nERROR: b\nERROR: c",
+            "node7: a\nb\nc\nd",  # on one line of four
+            "node7: a\nnode7: b"]  # two lines
+    for text in kept:
+        assert without_line_prefixes(text) == text

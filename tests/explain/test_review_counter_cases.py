@@ -247,3 +247,16 @@ def test_a_stub_libcuda_where_no_driver_is_reachable_is_not_one_found_before_the
     # a container started without GPU access: the toolkit image's stub is the only libcuda
     bare = "root@3f2a:/# nvidia-smi\nbash: nvidia-smi: command not found\n"
     assert "libcuda-stub-loaded" not in stated(bare + stub)
+
+
+def test_a_cudnn_of_another_release_names_the_only_copy_being_older_among_its_causes() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    # an application built against a newer cuDNN 8 than the only one installed prints the same
+    text = ("ImportError: /opt/app/lib/libapp_cuda.so: symbol cudnnGetLibConfig version libcudnn.so.8 not "
+            "defined in file libcudnn.so.8 with link time reference\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "cudnn-version-incompatible"
+    assert "the only cuDNN installed is older" in found.cause

@@ -74,20 +74,47 @@ _LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
 
 
 def line_prefix_length(line: str) -> int:
-    """How long the logger's, runner's or quote's prefix (_LINE_PREFIX) that ``line`` opens with is."""
+    """How long the logger's, runner's or quote's prefix (_LINE_PREFIX_SOURCE) that ``line`` opens with is."""
     prefix = _FIRST_LINE_PREFIX.match(line)
     return prefix.end() if prefix is not None else 0
 
 
+# A label a program puts before each line it relays (a logger's name after its level, pdsh's
+# "node7: ", a worker's name): an identifier with a digit or punctuation in it (not a word such as
+# "RuntimeError" or "ERROR", a message's own), then ": ", on most lines of a text
+_RELAYED_LABEL = re.compile(r"(?=[\w.@\[\]-]*[\d.@\[\]-])[A-Za-z_][\w.@\[\]-]{0,39}: (?=\S)")
+_LABELLED_TEXT = 256 * 1024  # a paste, not a long log: a long log's lines are not all relayed
+
+
+def _without_relayed_label(lines: List[str]) -> bool:
+    """Remove the label (_RELAYED_LABEL) that at least four in five of ``lines`` (three or more)
+    start with, the first among them; True when removed."""
+    filled = [line for line in lines if line.strip()]
+    found = _RELAYED_LABEL.match(filled[0]) if len(filled) >= 3 else None
+    if found is None:
+        return False
+    label = found.group()
+    if sum(line.startswith(label) for line in filled) * 5 < len(filled) * 4:
+        return False
+    for index, line in enumerate(lines):
+        if line.startswith(label):
+            lines[index] = line[len(label):]
+    return True
+
+
 def without_line_prefixes(text: str) -> str:
-    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX_SOURCE) removed;
-    the lines stay the lines they were, so a line number is the same in both."""
+    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX_SOURCE) removed,
+    and a label relayed on most of its lines; the lines stay the lines they were, so a line number
+    is the same in both."""
     if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
         return text
     first = _FIRST_LINE_PREFIX.match(text)
-    if first is not None:
-        text = text[first.end():]
-    return _LINE_PREFIX.sub("\n", text)
+    stripped = _LINE_PREFIX.sub("\n", text[first.end():] if first is not None else text)
+    if len(text) <= _LABELLED_TEXT:
+        lines = stripped.split("\n")
+        if _without_relayed_label(lines):
+            return "\n".join(lines)
+    return stripped
 
 
 def one_message(text: str, start: int, end: int) -> bool:

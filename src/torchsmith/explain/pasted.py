@@ -89,18 +89,43 @@ def _unescape(found: re.Match[str]) -> str:
     return _SIMPLE.get(simple, found.group())
 
 
+def _list_of_lines(line: str, literals: List[re.Match[str]]) -> bool:
+    """``line`` is a Python list of string literals, most of them with words (lines of a message,
+    not names: ``['sm_80', 'sm_86']``)."""
+    outside = "".join(line[a.end():b.start()] for a, b in zip(literals, literals[1:]))
+    return (len(literals) >= 2 and line.strip()[:1] == "[" and _LIST_GLUE.fullmatch(outside) is not None
+            and sum(" " in literal.group(2) for literal in literals) * 2 >= len(literals))
+
+
+def _record_message(line: str, literals: List[re.Match[str]]) -> Optional[List[str]]:
+    """The lines of the message a JSON record or a dict on ``line`` holds: its string value
+    (docker's json-file ``{"log": "...\\n", "stream": ...}``, a logger's ``{"msg": ...}``)."""
+    stripped = line.strip()
+    if not (stripped[:1] == "{" and stripped[-1:] == "}"):
+        return None
+    values = [literal for literal in literals if line[literal.end():].lstrip()[:1] != ":"]
+    if not values or len(values) == len(literals):
+        return None
+    # the value that ends a line (a log driver's), else the longest
+    body = max(values, key=lambda literal: ("\\n" in literal.group(2), len(literal.group(2)))).group(2)
+    if "\\" in _VALID_ESCAPE.sub("", body):
+        return None
+    return _ESCAPE.sub(_unescape, body).rstrip("\n").split("\n")
+
+
 def _escaped_lines(line: str) -> Optional[List[str]]:
-    """The lines a JSON or Python string literal on ``line`` holds as ``\\n`` escapes (at least
-    two), or a list of literals holds one each; None when the line holds neither. Every backslash
-    of such a literal starts an escape: a Windows path's ``C:\\new\\Users`` is no literal."""
+    """The lines the string literals on ``line`` hold: one each in a list of lines; a record's
+    message (see _record_message); a literal's ``\\n`` escapes (at least two: a value holds
+    one). None when the line holds none. Every backslash of such a literal starts an escape: a
+    Windows path's ``C:\\new\\Users`` is no literal."""
     literals = list(_LITERAL.finditer(line))
     if not literals:
         return None
-    outside = "".join(line[a.end():b.start()] for a, b in zip(literals, literals[1:]))
-    if len(literals) >= 3 and _LIST_GLUE.fullmatch(outside) and line.strip()[:1] == "[" and \
-            sum(" " in literal.group(2) for literal in literals) * 2 >= len(literals):
-        # lines of a message, most with words: not a list of names (['sm_80', 'sm_86'])
+    if _list_of_lines(line, literals):
         return [_ESCAPE.sub(_unescape, literal.group(2)).rstrip("\n") for literal in literals]
+    message = _record_message(line, literals)
+    if message is not None:
+        return message
     for literal in literals:
         body = literal.group(2)
         if body.count("\\n") >= 2 and "\\" not in _VALID_ESCAPE.sub("", body):
@@ -172,7 +197,7 @@ def _dewrapped(lines: List[str], origin: Sequence[int], width: int) -> Tuple[Lis
 
 
 def _may_hold_escapes(text: str) -> bool:
-    return "\\n" in text or "', '" in text or '", "' in text
+    return "\\n" in text or "', " in text or '", ' in text or "{'" in text or '{"' in text
 
 
 def _lines_written(text: str) -> Optional[Tuple[List[str], Sequence[int]]]:
