@@ -260,3 +260,12 @@ def test_a_cudnn_of_another_release_names_the_only_copy_being_older_among_its_ca
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "cudnn-version-incompatible"
     assert "the only cuDNN installed is older" in found.cause
+
+
+def test_torchs_own_library_missing_inside_torchs_import_is_no_extension_imported_first() -> None:
+    missing = "ImportError: libc10.so: cannot open shared object file: No such file or directory\n"
+    assert stated(">>> import my_ext\n" + missing) == ["extension-imported-before-torch"]
+    # torch/__init__.py itself failed: torch's own directory lacks the file (a half-removed install)
+    inside = ('  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 237, in <module>\n'
+              "    from torch._C import *  # noqa: F403\n")
+    assert "extension-imported-before-torch" not in stated(">>> import torch\n" + inside + missing)
