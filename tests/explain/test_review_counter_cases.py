@@ -269,3 +269,17 @@ def test_torchs_own_library_missing_inside_torchs_import_is_no_extension_importe
     inside = ('  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 237, in <module>\n'
               "    from torch._C import *  # noqa: F403\n")
     assert "extension-imported-before-torch" not in stated(">>> import torch\n" + inside + missing)
+
+
+def test_accelerates_older_p2p_refusal_is_not_said_to_be_rtx_40xx_only() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    # accelerate's older wording names the 3090, and users with four RTX 3090s met it
+    text = ("NotImplementedError: Using RTX 3090 or 4000 series doesn't support faster communication "
+            'broadband via P2P or IB. Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use '
+            "`accelerate launch` which will do this automatically.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "gpu-p2p-unsupported-or-broken"
+    assert "RTX 3090s too" in found.cause
