@@ -260,3 +260,26 @@ def test_a_cudnn_of_another_release_names_the_only_copy_being_older_among_its_ca
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "cudnn-version-incompatible"
     assert "the only cuDNN installed is older" in found.cause
+
+
+def test_torchs_own_library_missing_inside_torchs_import_is_no_extension_imported_first() -> None:
+    missing = "ImportError: libc10.so: cannot open shared object file: No such file or directory\n"
+    assert stated(">>> import my_ext\n" + missing) == ["extension-imported-before-torch"]
+    # torch/__init__.py itself failed: torch's own directory lacks the file (a half-removed install)
+    inside = ('  File "/venv/lib/python3.10/site-packages/torch/__init__.py", line 237, in <module>\n'
+              "    from torch._C import *  # noqa: F403\n")
+    assert "extension-imported-before-torch" not in stated(">>> import torch\n" + inside + missing)
+
+
+def test_accelerates_older_p2p_refusal_is_not_said_to_be_rtx_40xx_only() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    # accelerate's older wording names the 3090, and users with four RTX 3090s met it
+    text = ("NotImplementedError: Using RTX 3090 or 4000 series doesn't support faster communication "
+            'broadband via P2P or IB. Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or use '
+            "`accelerate launch` which will do this automatically.\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "gpu-p2p-unsupported-or-broken"
+    assert "RTX 3090s too" in found.cause

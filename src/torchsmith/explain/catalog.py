@@ -24,6 +24,7 @@ from typing import (
 )
 
 from torchsmith.errors import TorchsmithError
+from torchsmith.explain.literals import required_literal
 from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
@@ -95,7 +96,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "tensorrt_dropped_gpu", "driver_symbol_in_every_driver",
                             "header_shipped_by_this_torch", "torch_from_conda_env",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing",
-                            "libpython_of_other_python", "no_driver_beside_stub"})
+                            "libpython_of_other_python", "no_driver_beside_stub",
+                            "torch_import_itself_failed"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
                            "overflow_shown", "shm_full_shown",
@@ -203,6 +205,7 @@ class Signature:
     # Signatures this one explains better when its match covers theirs (dropped then).
     supersedes: Tuple[str, ...] = ()
     needles: Tuple[str, ...] = ()  # literal_prefix() of each pattern
+    required: Tuple[str, ...] = ()  # required_literal() of each pattern
     # A match counts only if one of these also matches in the lines around it.
     near: Tuple[Pattern[str], ...] = ()
     # ... and only if the same line before the match matches one of ``before`` (when given) and
@@ -404,6 +407,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         host_facts=host_facts,
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
         needles=tuple(literal_prefix(p.pattern) for p in patterns),
+        required=tuple(required_literal(p) for p in patterns),
         near=_compile(_strings(raw.get("near", []), where, "near", allow_empty=True), where, "near"),
         before=_compile(_strings(raw.get("before", []), where, "before", allow_empty=True), where, "before"),
         not_before=_compile(_strings(raw.get("not_before", []), where, "not_before", allow_empty=True),

@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tup
 from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.extract import Extracted, extract
+from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.pasted import as_written
@@ -219,7 +220,8 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
 
 def _first_hit(sig: Signature, text: str, pos: int = 0,
                seen: Optional[Dict[str, int]] = None) -> Optional[_Hit]:
-    tries = (_first_match(sig, p, n, text, pos, seen=seen) for p, n in zip(sig.patterns, sig.needles))
+    tries = (_first_match(sig, p, n, text, pos, seen=seen) for p, n, r
+             in zip(sig.patterns, sig.needles, sig.required) if not literal_absent(r, n, text, seen))
     matches = [m for m in tries if m is not None]
     if not matches:
         return None
@@ -265,8 +267,9 @@ _REPEATS_FROM = 1 << 20  # a log this long is read for its distinct lines first
 
 
 def _absent_needles(text: str, catalog: Catalog) -> Dict[str, int]:
-    """The needles (literal prefixes) a long log cannot hold, found in its distinct lines: a big
-    log repeats its progress lines, and each needle is otherwise one scan of the whole log.
+    """The needles (literal prefixes) and required literals a long log cannot hold, found in its
+    distinct lines: a big log repeats its progress lines, and each needle is otherwise one scan of
+    the whole log.
     A needle without a newline occurs in the log exactly when it occurs in one of its lines."""
     if len(text) < _REPEATS_FROM:
         return {}
@@ -275,7 +278,7 @@ def _absent_needles(text: str, catalog: Catalog) -> Dict[str, int]:
     if len(lines) * 4 > len(parts):  # few repeats: the digest would cost more than it saves
         return {}
     digest = "\n".join(lines)
-    needles = {n for sig in catalog.signatures for n in sig.needles if n and "\n" not in n}
+    needles = {n for sig in catalog.signatures for n in sig.needles + sig.required if n and "\n" not in n}
     return {needle: -1 for needle in needles if needle not in digest}
 
 

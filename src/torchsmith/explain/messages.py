@@ -45,7 +45,7 @@ _PREFIX = re.compile(
 # readers anchored at a line's start (a traceback's frames, "Successfully installed", an exception's
 # name) read the message itself. Indentation after the prefix is kept (a traceback's frames).
 _LEVEL = r"\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE|[IWEF])\]?"
-_LINE_PREFIX = re.compile(
+_LINE_PREFIX_SOURCE = (
     r"(?:"
     r"[ \t]{0,3}(?:>(?= |$) ?)+"  # a quoted reply (Markdown, e-mail); not a REPL's ">>> "
     r"|\[(?:rank|default)\d+\]: ?"  # torchrun / torch.distributed's per-rank output
@@ -62,13 +62,24 @@ _LINE_PREFIX = re.compile(
     r")"
 )
 # characters that may start one of the prefixes above: a line starting otherwise is left as it is
-_PREFIX_STARTS = frozenset(" \t>[(#0123456789IWEFADJMNOS")
+_PREFIX_STARTS = " \t>[(#0123456789IWEFADJMNOS"
+# The prefix as match() finds it at a line's start (held in a lookahead, so that it is not cut short
+# to fit what follows), then text on the line after it: a prefix that is the whole line (a timestamp
+# alone) is the line's text. "$" (MULTILINE) ends a line; no part of a prefix crosses a line break.
+_PREFIXED = (r"(?=[" + re.escape(_PREFIX_STARTS) + r"])"
+             r"(?=(?P<prefix>" + _LINE_PREFIX_SOURCE + r"))(?P=prefix)(?=[^\S\n]*\S)")
+_FIRST_LINE_PREFIX = re.compile(_PREFIXED, re.MULTILINE)
+# every other line's, found after its line break in one scan of the text (str.find fast)
+_LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
+# a line that is a prefix and nothing else (a quoted reply's empty line "> ", a runner's "[rank0]: ")
+_PREFIX_ALONE = re.compile(r"^(?=[" + re.escape(_PREFIX_STARTS) + r"])(?=(?P<prefix>" + _LINE_PREFIX_SOURCE
+                           + r"))(?P=prefix)[^\S\n]*$", re.MULTILINE)
 
 
 def line_prefix_length(line: str) -> int:
-    """How long the logger's, runner's or quote's prefix (_LINE_PREFIX) that ``line`` opens with is."""
-    prefix = _LINE_PREFIX.match(line) if line[:1] in _PREFIX_STARTS else None
-    return prefix.end() if prefix is not None and prefix.end() < len(line.rstrip()) else 0
+    """How long the logger's, runner's or quote's prefix (_LINE_PREFIX_SOURCE) that ``line`` opens with is."""
+    prefix = _FIRST_LINE_PREFIX.match(line)
+    return prefix.end() if prefix is not None else 0
 
 
 # A label a program puts before each line it relays (a logger's name after its level, pdsh's
@@ -95,28 +106,23 @@ def _without_relayed_label(lines: List[str]) -> bool:
 
 
 def without_line_prefixes(text: str) -> str:
-    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX) removed, and
-    a label relayed on most of its lines; the lines stay the lines they were, so a line number is
-    the same in both."""
+    """``text`` with each line's logger, runner or quote prefix (see _LINE_PREFIX_SOURCE) removed,
+    and a label relayed on most of its lines; the lines stay the lines they were, so a line number
+    is the same in both."""
     if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
         return text
-    lines = text.split("\n")
-    stripped = 0
-    alone: List[int] = []  # lines that are a prefix and nothing else
-    for index, line in enumerate(lines):
-        if not line or line[0] not in _PREFIX_STARTS:
-            continue
-        prefix = _LINE_PREFIX.match(line)
-        if prefix is not None and prefix.end() and prefix.end() < len(line.rstrip()):
-            lines[index] = line[prefix.end():]
-            stripped += 1
-        elif prefix is not None and prefix.end():
-            alone.append(index)
-    if alone and stripped * 2 > len(lines) - lines.count(""):  # a prefixed text's empty lines: "> "
-        for index in alone:
-            lines[index] = ""
-    labelled = len(text) <= _LABELLED_TEXT and _without_relayed_label(lines)
-    return "\n".join(lines) if stripped or labelled else text
+    first = _FIRST_LINE_PREFIX.match(text)
+    stripped, count = _LINE_PREFIX.subn("\n", text[first.end():] if first is not None else text)
+    if count and len(text) <= _LABELLED_TEXT:  # a paste whose lines are most prefixed: a prefix alone
+        emptied, alone = _PREFIX_ALONE.subn("", stripped)  # is an empty line (a quoted reply's "> ")
+        prefixed = count + (first is not None)
+        if prefixed >= 2 and (prefixed + alone) * 2 > stripped.count("\n") + 1 - stripped.count("\n\n"):
+            stripped = emptied
+    if len(text) <= _LABELLED_TEXT:
+        lines = stripped.split("\n")
+        if _without_relayed_label(lines):
+            return "\n".join(lines)
+    return stripped
 
 
 def one_message(text: str, start: int, end: int) -> bool:

@@ -393,6 +393,17 @@ def _no_driver_beside_stub(extracted: Extracted, facts: Mapping[str, Any],
     return f"no NVIDIA driver is reachable here ({said or 'NVML: Driver Not Loaded'})"
 
 
+def _torch_import_itself_failed(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's own library not found while torch itself imports (the innermost frame is torch's,
+    e.g. torch/__init__.py's `from torch._C import *`): no extension was imported first; torch's
+    own directory lacks it (a half-removed or interrupted install, two installs mixed)."""
+    frame = extracted.frames[-1] if extracted.frames else None
+    if frame is None or frame.package != "torch":
+        return None
+    return f"the import that failed is torch's own ({frame.path})"
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -418,4 +429,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "all_nvidia_nodes_missing": _all_nvidia_nodes_missing,
     "libpython_of_other_python": _libpython_of_other_python,
     "no_driver_beside_stub": _no_driver_beside_stub,
+    "torch_import_itself_failed": _torch_import_itself_failed,
 }
