@@ -65,3 +65,14 @@ def test_a_prefix_at_every_line_start_is_removed_in_one_scan_as_line_by_line() -
         without_line_prefixes(line) for line in lines * 3)
     assert without_line_prefixes(text).split("\n")[:4] == ["RuntimeError: boom", "2025-03-01 12:00:01",
                                                            "quoted", ">>> import torch"]
+
+
+def test_a_reader_skips_a_pattern_whose_literal_the_text_lacks_with_the_same_matches() -> None:
+    from torchsmith.explain.extract.gpu import _CODES
+    from torchsmith.explain.literals import finditer, may_match
+
+    pattern = _CODES[1][0]  # "Error 804: forward compatibility was attempted on non supported HW"
+    text = "step 1 loss=0.5\n" * 100 + "Error 804: forward compatibility was attempted on non supported HW\n"
+    assert may_match(pattern, text) and not may_match(pattern, text.replace("Error", "Errno"))
+    assert [m.span() for m in finditer(pattern, text)] == [m.span() for m in pattern.finditer(text)] != []
+    assert list(finditer(pattern, "step 1 loss=0.5\n" * 100)) == []

@@ -182,7 +182,7 @@ def _jetson_context(text: str, machine: Optional[Machine],
                 kb.jetpack(info.jetpack) if info.jetpack else None)
         where = f"L4T {info.l4t}" if info.l4t else "this machine"
         return JetsonContext(f"a Jetson ({where})", jetpack, wheel_python)
-    build = _NV_BUILD.search(text)
+    build = _NV_BUILD.search(text) if ".nv" in text or "+nv" in text else None  # a scan of a long log
     if build:
         jetpack = _jetpack_of_build(build.group(1), kb) if kb is not None else None
         return JetsonContext(f"a Jetson (NVIDIA's nv{build.group(1)} torch build in the text)", jetpack,

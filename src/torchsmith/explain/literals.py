@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Dict, List, Optional, Pattern, Sequence, Tuple
+from typing import Dict, Iterator, List, Match, Optional, Pattern, Sequence, Tuple
 
 if sys.version_info >= (3, 11):
     from re import _parser
 else:  # the same module under its old name (importing that name warns from 3.11 on)
     import sre_parse as _parser
 
-__all__ = ["literal_absent", "required_literal"]
+__all__ = ["finditer", "literal_absent", "may_match", "required_literal"]
 
 _REPEATS = (_parser.MAX_REPEAT, _parser.MIN_REPEAT)
 
@@ -50,6 +50,25 @@ def _collect(items: Sequence[Tuple[object, object]], runs: List[str]) -> None:
         if op in _REPEATS and isinstance(av, tuple) and av[0] >= 1:
             _collect(av[2].data, runs)  # matched at least once: its own runs are required
             runs.append("")
+
+
+_REQUIRED: Dict[Pattern[str], str] = {}  # required_literal of each pattern a reader asked about
+
+
+def may_match(pattern: Pattern[str], text: str) -> bool:
+    """``text`` holds the literal every match of ``pattern`` contains (or none is known): a
+    prefilter that a reader scanning a long text with many patterns asks before each one."""
+    literal = _REQUIRED.get(pattern)
+    if literal is None:
+        if len(_REQUIRED) > 4096:  # patterns made at run time: the cache stays small
+            _REQUIRED.clear()
+        literal = _REQUIRED[pattern] = required_literal(pattern)
+    return not literal or literal in text
+
+
+def finditer(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
+    """``pattern.finditer(text)``, without a scan where no match can exist (see may_match)."""
+    return pattern.finditer(text) if may_match(pattern, text) else iter(())
 
 
 def literal_absent(required: str, needle: str, text: str, seen: Optional[Dict[str, int]]) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import GpuError
+from torchsmith.explain.literals import finditer
 
 __all__ = ["LIBRARY_NAMES", "dtypes", "gpu_errors", "nccl_facts"]
 
@@ -238,7 +239,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         if named is not None:
             add(named)
     for pattern, default_api in _CODES:
-        for match in pattern.finditer(joined):
+        for match in finditer(pattern, joined):
             groups = match.groupdict()
             api = (groups.get("api") or default_api).lower()
             message, code = groups.get("message"), groups.get("code")
@@ -251,7 +252,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
-    for match in _PAIRED.finditer(joined):
+    for match in finditer(_PAIRED, joined):
         error = _by_message("cuda", match.group("message"), None, vocab)
         if error is not None and error.code == int(match.group("code")):
             add(_staged(error, joined, match.start()))
@@ -261,7 +262,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
             add(quoted)
     for error in _xids(text, vocab.get("xid", ())):
         add(error)
-    for match in _CUINIT.finditer(joined):
+    for match in finditer(_CUINIT, joined):
         row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
         if row is not None:
             add(replace(_from_row("cuda-driver", row), stage="init"))

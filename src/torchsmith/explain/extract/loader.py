@@ -9,6 +9,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import MissingLibrary, UndefinedSymbol
+from torchsmith.explain.literals import finditer
 
 __all__ = ["demangle", "missing_libraries", "symbol_owner", "undefined_symbols"]
 
@@ -165,7 +166,7 @@ def missing_libraries(text: str, table: Sequence[Mapping[str, Any]]) -> List[Mis
     for pattern in _MISSING:
         if pattern is _MISSING[2] and not prose:
             continue
-        for match in pattern.finditer(text):
+        for match in finditer(pattern, text):
             groups = match.groupdict()
             soname = groups.get("lib") or f"lib{groups.get('link')}.so"
             soname = soname.rstrip(".")
@@ -278,7 +279,7 @@ def symbol_owner(symbol: str, demangled: Optional[str],
 def undefined_symbols(text: str) -> List[UndefinedSymbol]:
     found: Dict[str, UndefinedSymbol] = {}
     for pattern in (_UNDEFINED, _UNDEFINED_REF):
-        for match in pattern.finditer(text):
+        for match in finditer(pattern, text):
             raw = match.group("symbol").rstrip(".,")
             versioned = _VERSIONED.search(raw)
             version = match.groupdict().get("version") or (versioned.group("version") if versioned else None)

@@ -8,6 +8,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract.model import Conflict, HttpFailure, InstallerError
+from torchsmith.explain.literals import finditer
 from torchsmith.refusal import Refusal, Requirement
 
 __all__ = ["conflicts", "host_not_resolved", "http_failures", "not_found", "shared_nvidia_wheels",
@@ -78,7 +79,7 @@ def http_failures(text: str) -> List[HttpFailure]:
     found: List[HttpFailure] = []
     seen = set()
     for pattern in _HTTP:
-        for match in pattern.finditer(text):
+        for match in finditer(pattern, text):
             groups = match.groupdict()
             url = (groups.get("url") or "").rstrip(".,;:)'\"") or None
             status = groups.get("status")
