@@ -13,6 +13,7 @@ from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
 from torchsmith.explain.extract.said import cpu_build_said
 from torchsmith.explain.extract.services import services
+from torchsmith.explain.literals import may_match
 
 __all__ = ["environment"]
 
@@ -208,7 +209,7 @@ _STACK_FIELDS = frozenset({"torch", "torch_cuda", "cuda"})
 
 
 def _first(pattern: re.Pattern[str], text: str) -> Optional[str]:
-    match = pattern.search(text)
+    match = pattern.search(text) if may_match(pattern, text) else None
     if match is None:
         return None
     return next((v for k, v in match.groupdict().items() if k.startswith("v") and v), None)
