@@ -404,6 +404,25 @@ def _torch_import_itself_failed(extracted: Extracted, facts: Mapping[str, Any],
     return f"the import that failed is torch's own ({frame.path})"
 
 
+def _driver_mismatch_shown(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """NVML's "Driver/library version mismatch" is shown too: the host's driver was replaced under the
+    running system (an update without a reboot), which also leaves a container's NVML failing; a
+    cgroup rewrite by a systemd reload is then not what the text shows."""
+    if any(e.api == "nvml" and "version mismatch" in (e.message or "") for e in extracted.gpu_errors):
+        return ("NVML reports a driver/library version mismatch: the driver was updated under the "
+                "running system")
+    return None
+
+
+def _failed_after_build(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The image build the text shows ended, or a container was run after it: a failure then is the
+    run's (a container started without GPU access), not a build step's."""
+    shown = extracted.environment.ran_after_build
+    return f"the build ended or a container ran after it ({shown.strip()})" if shown else None
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -430,4 +449,6 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "libpython_of_other_python": _libpython_of_other_python,
     "no_driver_beside_stub": _no_driver_beside_stub,
     "torch_import_itself_failed": _torch_import_itself_failed,
+    "driver_mismatch_shown": _driver_mismatch_shown,
+    "failed_after_build": _failed_after_build,
 }
