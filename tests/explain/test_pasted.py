@@ -208,3 +208,32 @@ def test_a_prefixed_texts_empty_lines_are_empty(prefix: str) -> None:
     # conda's refusal is read by its blocks, which empty lines separate: a prefix alone is such a line
     prefixed = "\n".join(prefix + row for row in _CONDA.split("\n"))
     assert stated(prefixed) == ["conda-pytorch-cuda-unavailable"]
+
+
+def test_a_one_line_messages_repr_or_list_is_read_as_the_message() -> None:
+    # holding both quotes, its repr escapes the apostrophe: "doesn\'t"
+    line = 'On Windows 11, backend="nccl": RuntimeError: Distributed package doesn\'t have NCCL built in'
+    assert "\\'" in repr(line)
+    assert stated(line) == ["nccl-unavailable-on-platform"]
+    for shape in (repr(line), repr([line]), "[" + repr(line) + ", '']", json.dumps({"msg": line})):
+        assert as_written(shape).text.split("\n")[0] == line, shape
+        assert stated(shape) == ["nccl-unavailable-on-platform"], shape
+    # a list of paths is lines; a list of names or requirements is not
+    paths = repr(["C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll", "C:\\env\\Lib\\site-packages\\x.dll"])
+    assert as_written(paths).text.split("\n") == ["C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll",
+                                                  "C:\\env\\Lib\\site-packages\\x.dll"]
+    names = "['torch==2.4.1', 'numpy<2', 'sm_80']"
+    assert as_written(names).text == names
+
+
+def test_a_loggers_name_after_its_level_is_its_prefix_on_any_number_of_lines() -> None:
+    two = "\n".join(_MISMATCH.rstrip("\n").split("\n")[-2:])
+    assert stated(two) == ["extension-cuda-mismatch"]
+    logged = "\n".join(f"2025-03-01 12:00:0{i} [ERROR] worker-0: {row}"
+                       for i, row in enumerate(two.split("\n")))
+    assert stated(logged) == ["extension-cuda-mismatch"]
+    from torchsmith.explain.messages import without_line_prefixes
+
+    # the message's own name after a level stays; the indentation after a logger's name too
+    assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] RuntimeError: boom") == "RuntimeError: boom"
+    assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] app.io:   - item") == "  - item"

@@ -42,6 +42,8 @@ _LITERAL = re.compile(r"""[bu]?(["'])((?:\\.|(?!\1)[^\\\n])*)\1""")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))")
 _VALID_ESCAPE = re.compile(r"\\(?:[nrt\"'\\/0]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2})")
 _SIMPLE = {"n": "\n", "t": "\t", "r": "", '"': '"', "'": "'", "\\": "\\", "/": "/", "0": ""}
+# A name, a version, a requirement: what a list of names holds, not a message's line
+_NAME = re.compile(r"[\w.+\-=<>!~,*@]+")
 # A line that is a list of string literals: only brackets, commas and blanks between them
 _LIST_GLUE = re.compile(r"[\[\],\s]*")
 # A line its writer filled to the width (a separator, a box of Rich's traceback), not a cut one
@@ -90,11 +92,12 @@ def _unescape(found: re.Match[str]) -> str:
 
 
 def _list_of_lines(line: str, literals: List[re.Match[str]]) -> bool:
-    """``line`` is a Python list of string literals, most of them with words (lines of a message,
-    not names: ``['sm_80', 'sm_86']``)."""
+    """``line`` is a Python list of string literals, most of them not names (lines of a message,
+    not ``['sm_80', 'sm_86']`` or ``['torch==2.4.1']``)."""
     outside = "".join(line[a.end():b.start()] for a, b in zip(literals, literals[1:]))
-    return (len(literals) >= 2 and line.strip()[:1] == "[" and _LIST_GLUE.fullmatch(outside) is not None
-            and sum(" " in literal.group(2) for literal in literals) * 2 >= len(literals))
+    bracketed = line.strip()[:1] == "[" and line.rstrip()[-1:] == "]"
+    return (bracketed and _LIST_GLUE.fullmatch(outside) is not None
+            and sum(not _NAME.fullmatch(literal.group(2)) for literal in literals) * 2 >= len(literals))
 
 
 def _record_message(line: str, literals: List[re.Match[str]]) -> Optional[List[str]]:
@@ -114,10 +117,10 @@ def _record_message(line: str, literals: List[re.Match[str]]) -> Optional[List[s
 
 
 def _escaped_lines(line: str) -> Optional[List[str]]:
-    """The lines the string literals on ``line`` hold: one each in a list of lines; a record's
-    message (see _record_message); a literal's ``\\n`` escapes (at least two: a value holds
-    one). None when the line holds none. Every backslash of such a literal starts an escape: a
-    Windows path's ``C:\\new\\Users`` is no literal."""
+    """The lines the string literals on ``line`` hold: one each in a list of lines; a repr alone
+    on the line; a record's message (see _record_message); a literal's ``\\n`` escapes (at
+    least two: a value holds one). None when the line holds none. Every backslash of such a
+    literal starts an escape: a Windows path's ``C:\\new\\Users`` is no literal."""
     literals = list(_LITERAL.finditer(line))
     if not literals:
         return None
@@ -126,6 +129,11 @@ def _escaped_lines(line: str) -> Optional[List[str]]:
     message = _record_message(line, literals)
     if message is not None:
         return message
+    whole = literals[0]
+    alone = whole.start() == len(line) - len(line.lstrip()) and whole.end() == len(line.rstrip())
+    escapes = "\\" in whole.group(2) and "\\" not in _VALID_ESCAPE.sub("", whole.group(2))
+    if len(literals) == 1 and alone and escapes:
+        return _ESCAPE.sub(_unescape, whole.group(2)).rstrip("\n").split("\n")  # a message's repr, alone
     for literal in literals:
         body = literal.group(2)
         if body.count("\\n") >= 2 and "\\" not in _VALID_ESCAPE.sub("", body):
@@ -211,7 +219,8 @@ def _dewrapped(lines: List[str], origin: Sequence[int], width: int) -> Tuple[Lis
 
 
 def _may_hold_escapes(text: str) -> bool:
-    return "\\n" in text or "', " in text or '", ' in text or "{'" in text or '{"' in text
+    return "\\" in text or "', " in text or '", ' in text or "['" in text or '["' in text or "{'" in text \
+        or '{"' in text
 
 
 def _lines_written(text: str) -> Optional[Tuple[List[str], Sequence[int]]]:
