@@ -101,6 +101,8 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "byte-order mark": lambda text: "\ufeff" + text,
     "wrap80": _wrap(80),
     "wrap120": _wrap(120),
+    # a terminal's copy trims the blank each line was cut at
+    "wrap80 trimmed": lambda text: "\n".join(row.rstrip() for row in _wrap(80)(text).split("\n")),
 }
 
 
@@ -145,6 +147,10 @@ def test_only_a_cut_inside_a_token_or_at_a_blank_is_joined() -> None:
     assert as_written(head + "a wor\nd next").text == head + "a word next"
     assert as_written(head + "word \nnext").text == head + "word next"
     assert as_written(head + "words\n next").text == head + "words next"
+    # one less than the width: the blank the cut fell on was trimmed; only a token's start goes on
+    other = "x" * 80 + "\ny\n"  # the text's other cut line: 80 is its width
+    assert as_written(other + head + "word\nnext").text == "x" * 80 + "y\n" + head + "word next"
+    assert as_written(other + head + "word\nNext").text.endswith(head + "word\nNext")
     # a text with a longer line was not cut at 80
     assert as_written(head + " sm_9\n0 sm_100\n" + "b" * 81).text.startswith(head + " sm_9\n")
 
@@ -194,3 +200,11 @@ def test_a_label_on_few_lines_or_a_word_is_the_message() -> None:
             "node7: a\nnode7: b"]  # two lines
     for text in kept:
         assert without_line_prefixes(text) == text
+
+
+@pytest.mark.parametrize("prefix", ["> ", "[rank0]: ", "(RayWorker pid=4242) ",
+                                    "2025-03-01 12:00:01,123 - app - ERROR - "])
+def test_a_prefixed_texts_empty_lines_are_empty(prefix: str) -> None:
+    # conda's refusal is read by its blocks, which empty lines separate: a prefix alone is such a line
+    prefixed = "\n".join(prefix + row for row in _CONDA.split("\n"))
+    assert stated(prefixed) == ["conda-pytorch-cuda-unavailable"]

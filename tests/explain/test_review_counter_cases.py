@@ -293,3 +293,12 @@ def test_a_containers_nvml_failure_beside_a_driver_mismatch_is_not_a_systemd_rel
     updated = ("It worked before; last night the NVIDIA driver was updated, and now:\n" + unknown
                + "and on the host:\nFailed to initialize NVML: Driver/library version mismatch\n")
     assert "container-lost-gpu-access" not in stated(updated)
+
+
+def test_no_gpu_after_the_image_build_ended_is_no_build_steps_failure() -> None:
+    error = "RuntimeError: No CUDA GPUs are available\n"
+    step = "$ docker build -t app .\nStep 5/9 : RUN python -c 'import torch; torch.zeros(1).cuda()'\n"
+    assert stated(step + error) == ["gpu-not-available-during-docker-build"]
+    # the build finished, then a container started without --gpus failed
+    run = ("$ docker build -t app .\nSuccessfully tagged app:latest\n$ docker run app python train.py\n")
+    assert "gpu-not-available-during-docker-build" not in stated(run + error)

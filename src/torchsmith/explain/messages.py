@@ -71,6 +71,9 @@ _PREFIXED = (r"(?=[" + re.escape(_PREFIX_STARTS) + r"])"
 _FIRST_LINE_PREFIX = re.compile(_PREFIXED, re.MULTILINE)
 # every other line's, found after its line break in one scan of the text (str.find fast)
 _LINE_PREFIX = re.compile(r"\n" + _PREFIXED, re.MULTILINE)
+# a line that is a prefix and nothing else (a quoted reply's empty line "> ", a runner's "[rank0]: ")
+_PREFIX_ALONE = re.compile(r"^(?=[" + re.escape(_PREFIX_STARTS) + r"])(?=(?P<prefix>" + _LINE_PREFIX_SOURCE
+                           + r"))(?P=prefix)[^\S\n]*$", re.MULTILINE)
 
 
 def line_prefix_length(line: str) -> int:
@@ -109,7 +112,12 @@ def without_line_prefixes(text: str) -> str:
     if ">" not in text and "[" not in text and "(" not in text and "#" not in text and ":" not in text:
         return text
     first = _FIRST_LINE_PREFIX.match(text)
-    stripped = _LINE_PREFIX.sub("\n", text[first.end():] if first is not None else text)
+    stripped, count = _LINE_PREFIX.subn("\n", text[first.end():] if first is not None else text)
+    if count and len(text) <= _LABELLED_TEXT:  # a paste whose lines are most prefixed: a prefix alone
+        emptied, alone = _PREFIX_ALONE.subn("", stripped)  # is an empty line (a quoted reply's "> ")
+        prefixed = count + (first is not None)
+        if prefixed >= 2 and (prefixed + alone) * 2 > stripped.count("\n") + 1 - stripped.count("\n\n"):
+            stripped = emptied
     if len(text) <= _LABELLED_TEXT:
         lines = stripped.split("\n")
         if _without_relayed_label(lines):

@@ -415,6 +415,14 @@ def _driver_mismatch_shown(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+def _failed_after_build(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The image build the text shows ended, or a container was run after it: a failure then is the
+    run's (a container started without GPU access), not a build step's."""
+    shown = extracted.environment.ran_after_build
+    return f"the build ended or a container ran after it ({shown.strip()})" if shown else None
+
+
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
     "cl_looked_up_without_build": _cl_looked_up_without_build,
@@ -442,4 +450,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "no_driver_beside_stub": _no_driver_beside_stub,
     "torch_import_itself_failed": _torch_import_itself_failed,
     "driver_mismatch_shown": _driver_mismatch_shown,
+    "failed_after_build": _failed_after_build,
 }

@@ -169,30 +169,44 @@ _GOES_ON = re.compile(r"[a-z0-9_.,;:)\]}/\\%=+*&|@#~^-]| \S")
 _LABEL = re.compile(r"(?:error|warning|note|help|hint|info|debug|fatal error|caused by)(?:\[\w-]+\])?:", re.I)
 
 
-def _goes_on(line: str, following: str) -> bool:
+def _goes_on(line: str, following: str, trimmed: bool = False) -> bool:
     """``following`` continues ``line`` where the terminal cut it: the cut fell after a blank (a
     program does not end a line with one), before a single one, or inside a token; and it does not
-    open as a line of its own (a label, a logger's or a runner's prefix)."""
+    open as a line of its own (a label, a logger's or a runner's prefix). After a ``trimmed``
+    blank, a line that starts as a token goes on only."""
     if not following or following.isspace() or _LABEL.match(following) or line_prefix_length(following):
         return False
+    if trimmed:
+        return not following.startswith(" ") and _GOES_ON.match(following) is not None
     if line.endswith(" "):
         return not following.startswith(" ")
     return _GOES_ON.match(following) is not None
 
 
+def _glue(line: str, width: int) -> Optional[str]:
+    """How ``line`` joins the next one if the terminal cut it: "" at the width; one blank at one
+    less (a terminal's copy trims the blank it was cut at); None for other lines and for a line its
+    writer filled to the width (a separator, a box border)."""
+    if len(line) == width and not _FILLED.search(line):
+        return ""
+    if len(line) == width - 1 and line[-1:].strip() and not _FILLED.search(line):
+        return " "
+    return None
+
+
 def _dewrapped(lines: List[str], origin: Sequence[int], width: int) -> Tuple[List[str], List[int]]:
     """A line cut at the terminal's width joined with the line it goes on at, as many times as it
-    was cut; a line its writer filled to the width (a separator, a box border) stays."""
+    was cut (see _glue, _goes_on)."""
     out: List[str] = []
     starts: List[int] = []
-    cut = False
+    glue: Optional[str] = None
     for line, index in zip(lines, origin):
-        if cut and _goes_on(out[-1], line):
-            out[-1] += line
+        if glue is not None and _goes_on(out[-1], line, trimmed=bool(glue)):
+            out[-1] += glue + line
         else:
             out.append(line)
             starts.append(index)
-        cut = len(line) == width and not _FILLED.search(line)
+        glue = _glue(line, width)
     return out, starts
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["docker_shm", "image_build_kill"]
+__all__ = ["docker_shm", "image_build_kill", "ran_after_build"]
 
 # A docker run command, its continuation lines (a trailing backslash) included.
 _DOCKER_RUN = re.compile(r"\bdocker run\b(?P<args>(?:[^\n\\]|\\(?!\n)|\\\n)*)")
@@ -111,3 +111,21 @@ def _killed_during_build(text: str) -> bool:
         if started and not _BUILD_OVER.search(text, started[-1], kill.start()):
             return True
     return False
+
+
+def ran_after_build(text: str) -> Optional[str]:
+    """The image build the text starts is shown to end (Successfully built/tagged, naming to ... done)
+    or to be followed by a container run that is not a GPU check: what fails after that is no build
+    step's. None where the text builds nothing, or shows neither."""
+    builds = [match.end() for match in _IMAGE_BUILD.finditer(text)] if "build" in text else []
+    if not builds:
+        return None
+    after = text[builds[-1]:]
+    ended = re.search(r"Successfully (?:built|tagged)\b|naming to \S+ done|writing image sha256", after)
+    if ended:
+        return ended.group(0)
+    for run in _DOCKER_RUN.finditer(after):
+        if not _GPU_CHECK.search(run.group("args")):
+            return "docker run" + run.group("args")[:80]
+    return None
+

@@ -7,7 +7,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.extract import gpunames
-from torchsmith.explain.extract.containers import docker_shm, image_build_kill
+from torchsmith.explain.extract.containers import docker_shm, image_build_kill, ran_after_build
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
@@ -390,6 +390,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
     env.image_build_kill = image_build_kill(text)
+    env.ran_after_build = ran_after_build(text)
     if "l4t-" in text or "dustynv/" in text:
         env.jetson_torch_image = _first(_JETSON_TORCH_IMAGE, text)
     env.services = services(text)

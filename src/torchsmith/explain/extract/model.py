@@ -209,6 +209,7 @@ class Environment:
     glibc: Optional[str] = None  # the glibc collect_env or ldd --version reports ("2.35")
     docker_shm: Optional[str] = None  # "default" (docker run at Docker's 64 MB), "small" (df shows it), "set"
     image_build_kill: Optional[str] = None  # how the text shows a SIGKILL inside an image build step
+    ran_after_build: Optional[str] = None  # the image build shown ended, or a container ran after it
     compute_mode: Optional[str] = None  # a GPU's non-default compute mode nvidia-smi shows ("E. Process")
     visible_devices: Optional[str] = None  # the one value CUDA_VISIBLE_DEVICES is set to ("1", "", "-1")
     gpu_count: Optional[int] = None  # how many GPUs the machine has: nvidia-smi's list, or said in words
