@@ -24,7 +24,7 @@ from typing import (
 )
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.explain.literals import required_literal
+from torchsmith.explain.literals import Literals, required_literals
 from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ class Signature:
     # Signatures this one explains better when its match covers theirs (dropped then).
     supersedes: Tuple[str, ...] = ()
     needles: Tuple[str, ...] = ()  # literal_prefix() of each pattern
-    required: Tuple[str, ...] = ()  # required_literal() of each pattern
+    required: Tuple[Literals, ...] = ()  # required_literals() of each pattern
     # A match counts only if one of these also matches in the lines around it.
     near: Tuple[Pattern[str], ...] = ()
     # ... and only if the same line before the match matches one of ``before`` (when given) and
@@ -407,7 +407,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         host_facts=host_facts,
         supersedes=_strings(raw.get("supersedes", []), where, "supersedes", allow_empty=True),
         needles=tuple(literal_prefix(p.pattern) for p in patterns),
-        required=tuple(required_literal(p) for p in patterns),
+        required=tuple(required_literals(p) for p in patterns),
         near=_compile(_strings(raw.get("near", []), where, "near", allow_empty=True), where, "near"),
         before=_compile(_strings(raw.get("before", []), where, "before", allow_empty=True), where, "before"),
         not_before=_compile(_strings(raw.get("not_before", []), where, "not_before", allow_empty=True),

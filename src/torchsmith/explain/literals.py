@@ -17,53 +17,73 @@ if sys.version_info >= (3, 11):
 else:  # the same module under its old name (importing that name warns from 3.11 on)
     import sre_parse as _parser
 
-__all__ = ["finditer", "literal_absent", "may_match", "required_literal"]
+__all__ = ["finditer", "literal_absent", "may_match", "required_literal", "required_literals"]
 
 _REPEATS = (_parser.MAX_REPEAT, _parser.MIN_REPEAT)
+Literals = Tuple[str, ...]  # literals one of which every match contains (none: nothing known)
 
 
 def required_literal(pattern: Pattern[str]) -> str:
     """The longest literal text every match of ``pattern`` contains ("" when none is known)."""
+    found = required_literals(pattern)
+    return found[0] if len(found) == 1 else ""
+
+
+def required_literals(pattern: Pattern[str]) -> Literals:
+    """Literals one of which every match of ``pattern`` contains: the longest single one, or one of
+    each alternative's (``(?:first|second)``) where those are longer; () when none is known."""
     if pattern.flags & re.IGNORECASE:
-        return ""
+        return ()
     try:
         parsed = _parser.parse(pattern.pattern, pattern.flags)
     except (re.error, RecursionError):  # compiled already, so only a parser of another version
-        return ""
-    runs = [""]
-    _collect(parsed.data, runs)
-    return max(runs, key=len)
+        return ()
+    return _best(parsed.data)
 
 
-def _collect(items: Sequence[Tuple[object, object]], runs: List[str]) -> None:
+def _best(items: Sequence[Tuple[object, object]]) -> Literals:
+    """The requirement of ``items`` whose shortest literal is the longest (the rarest to find)."""
+    runs: List[str] = [""]
+    sets: List[Literals] = []
+    _collect(items, runs, sets)
+    candidates = [(run,) for run in runs if run] + sets
+    return max(candidates, key=lambda found: (min(map(len, found)), -len(found)), default=())
+
+
+def _collect(items: Sequence[Tuple[object, object]], runs: List[str], sets: List[Literals]) -> None:
     """Extend ``runs`` (the last one open) with the literal runs that ``items``, matched in sequence,
-    always contain. Only what must match is read: a group, a repeat of at least once; anything else
-    (a class, alternatives, an optional part, an assertion) ends the run."""
+    always contain, and ``sets`` with the alternatives' requirements. Only what must match is read:
+    a group, a repeat of at least once, alternatives; anything else (a class, an optional part, an
+    assertion) ends the run."""
     for op, av in items:
         if op is _parser.LITERAL and isinstance(av, int):
             runs[-1] += chr(av)
             continue
         if op is _parser.SUBPATTERN and isinstance(av, tuple) and not av[1] & re.IGNORECASE:
-            _collect(av[3].data, runs)  # a group's content is part of the sequence
+            _collect(av[3].data, runs, sets)  # a group's content is part of the sequence
             continue
         runs.append("")
         if op in _REPEATS and isinstance(av, tuple) and av[0] >= 1:
-            _collect(av[2].data, runs)  # matched at least once: its own runs are required
+            _collect(av[2].data, runs, sets)  # matched at least once: its own runs are required
             runs.append("")
+        elif op is _parser.BRANCH and isinstance(av, tuple):
+            each = [_best(branch.data) for branch in av[1]]
+            if all(each):  # every alternative requires one of its own literals
+                sets.append(tuple(dict.fromkeys(literal for found in each for literal in found)))
 
 
-_REQUIRED: Dict[Pattern[str], str] = {}  # required_literal of each pattern a reader asked about
+_REQUIRED: Dict[Pattern[str], Literals] = {}  # required_literals of each pattern a reader asked about
 
 
 def may_match(pattern: Pattern[str], text: str) -> bool:
     """``text`` holds the literal every match of ``pattern`` contains (or none is known): a
     prefilter that a reader scanning a long text with many patterns asks before each one."""
-    literal = _REQUIRED.get(pattern)
-    if literal is None:
+    found = _REQUIRED.get(pattern)
+    if found is None:
         if len(_REQUIRED) > 4096:  # patterns made at run time: the cache stays small
             _REQUIRED.clear()
-        literal = _REQUIRED[pattern] = required_literal(pattern)
-    return not literal or literal in text
+        found = _REQUIRED[pattern] = required_literals(pattern)
+    return not found or any(literal in text for literal in found)
 
 
 def finditer(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
@@ -71,15 +91,18 @@ def finditer(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
     return pattern.finditer(text) if may_match(pattern, text) else iter(())
 
 
-def literal_absent(required: str, needle: str, text: str, seen: Optional[Dict[str, int]]) -> bool:
-    """A literal that every match contains (``required``) is absent from ``text``: known absent
-    from its distinct lines (matcher._absent_needles), or, for a pattern without a needle that the regex
-    engine would try at every position, searched for once."""
+def literal_absent(required: Literals, needle: str, text: str, seen: Optional[Dict[str, int]]) -> bool:
+    """Each of the literals one of which every match contains (``required``) is absent from
+    ``text``: known absent from its distinct lines (matcher._absent_needles), or, for a pattern
+    without a needle that the regex engine would try at every position, searched for once."""
     if not required:
         return False
-    at = seen.get(required) if seen is not None else None
-    if at is None and not needle:
-        at = text.find(required)
-        if seen is not None:
-            seen[required] = at  # a needle's first position, as _search keeps it
-    return at is not None and at < 0
+    for literal in required:
+        at = seen.get(literal) if seen is not None else None
+        if at is None and not needle:
+            at = text.find(literal)
+            if seen is not None:
+                seen[literal] = at  # a needle's first position, as _search keeps it
+        if at is None or at >= 0:
+            return False
+    return True

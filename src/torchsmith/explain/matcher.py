@@ -278,7 +278,7 @@ def _absent_needles(text: str, catalog: Catalog) -> Dict[str, int]:
     if len(lines) * 4 > len(parts):  # few repeats: the digest would cost more than it saves
         return {}
     digest = "\n".join(lines)
-    needles = {n for sig in catalog.signatures for n in sig.needles + sig.required if n and "\n" not in n}
+    needles = {n for s in catalog.signatures for n in s.needles + sum(s.required, ()) if n and "\n" not in n}
     return {needle: -1 for needle in needles if needle not in digest}
 
 

@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from torchsmith.explain.extract.model import CompilerMessage
+from torchsmith.explain.literals import finditer, may_match
 
 __all__ = ["build_shown", "compiler_messages", "toolchain_versions"]
 
@@ -67,7 +68,7 @@ def compiler_messages(text: str) -> List[CompilerMessage]:
     found: Dict[str, CompilerMessage] = {}
     patterns = [*_MESSAGES, *((tool, pattern) for tool, literal, pattern in _LOCATED if literal in text)]
     for tool, pattern in patterns:
-        for match in pattern.finditer(text):
+        for match in finditer(pattern, text):
             body = (match.groupdict().get("text") or match.group()).strip()
             if body in found or any(body in other for other in found) or len(found) >= 20:
                 continue
@@ -96,4 +97,4 @@ _BUILD = re.compile(r"setup\.py|build_ext|cpp_extension|pip-build-env|bdist_whee
 
 def build_shown(text: str) -> bool:
     """The text shows a package or extension being built (not only a tool looked up by hand)."""
-    return bool(_BUILD.search(text))
+    return may_match(_BUILD, text) and bool(_BUILD.search(text))

@@ -383,11 +383,12 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
             value = _first(pattern, read)
             if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
-    if _CPU_BUILD.search(text) or cpu_build_said(text):
+    if (may_match(_CPU_BUILD, text) and _CPU_BUILD.search(text)) or cpu_build_said(text):
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):
         env.chip = None  # two Macs, an Apple silicon one and an Intel one: which one failed?
-    env.one_node = bool(_ONE_NODE.search(text)) and not _MANY_NODES.search(text)
+    one_node = may_match(_ONE_NODE, text) and _ONE_NODE.search(text)
+    env.one_node = bool(one_node) and not _MANY_NODES.search(text)
     env.docker_shm = docker_shm(text)
     env.image_build_kill = image_build_kill(text)
     env.ran_after_build = ran_after_build(text)
@@ -409,8 +410,9 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
         env.python = next((f.python for f in frames if f.python), None)
     elsewhere = "on the following platform" in text or "none of the wheel's tags" in text
     platforms = _ELSEWHERE.sub(" ", text) if elsewhere else text
-    env.platform = next((name for name, pattern in _PLATFORMS if pattern.search(platforms)), None)
-    if _SLURM.search(text):
+    env.platform = next((name for name, pattern in _PLATFORMS
+                         if may_match(pattern, platforms) and pattern.search(platforms)), None)
+    if may_match(_SLURM, text) and _SLURM.search(text):
         env.scheduler = "slurm"
     machine = _MACHINE.search(_NOT_THIS_MACHINE.sub(" ", text) if "platform_machine" in text
                               or "have " in text else text)

@@ -234,7 +234,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         if key not in found and len(found) < 20:
             found[key] = error
 
-    for match in _NAMES.finditer(joined):
+    for match in finditer(_NAMES, joined):
         named = _named(match.group("name"), vocab)
         if named is not None:
             add(named)
@@ -274,7 +274,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         handle = _by_message("nvml", _sentence(match.group("message")), None, vocab)
         if handle is not None:
             add(handle)
-    for match in _NVML.finditer(text):
+    for match in finditer(_NVML, text):
         message = _sentence(match.group("message"))
         # the driver's own strings (nvidia-smi's) are not published: kept as read
         add(_by_message("nvml", message, None, vocab) or GpuError("nvml", None, None, message))
