@@ -60,10 +60,21 @@ _CONDA = ("$ conda install pytorch torchvision pytorch-cuda=12.1 -c pytorch -c n
           "Current channels:\n\n"
           "  - https://conda.anaconda.org/pytorch/osx-arm64\n"
           "  - https://conda.anaconda.org/nvidia/osx-arm64\n")
+# torch's exporter importing its optional requirement: the frame's source line names the import
+_OPTIONAL = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/lee/export.py", line 9, in <module>\n'
+    '    torch.onnx.export(model, x, "m.onnx", dynamo=True)\n'
+    '  File "/home/lee/.venv/lib/python3.12/site-packages/torch/onnx/_internal/exporter/_core.py", line 18,'
+    " in <module>\n"
+    "    import onnxscript\n"
+    "ModuleNotFoundError: No module named 'onnxscript'\n"
+)
 _TEXTS = {"too-old": (_TOO_OLD, "gpu-too-old-for-torch"),
           "traceback": (_TRACEBACK, "torch-not-compiled-with-cuda"),
           "mismatch": (_MISMATCH, "extension-cuda-mismatch"), "nvcc": (_NVCC, "nvcc-unsupported-arch"),
-          "conda": (_CONDA, "conda-pytorch-cuda-unavailable")}
+          "conda": (_CONDA, "conda-pytorch-cuda-unavailable"),
+          "optional": (_OPTIONAL, "optional-dependency-not-installed")}
 
 
 def _wrap(width: int) -> Callable[[str], str]:
@@ -97,7 +108,7 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "python repr": repr,
     "list of lines": lambda text: repr(text.splitlines()),
     "fence": lambda text: "```console\n" + text + "```\n",
-    "tabs": lambda text: re.sub(r"(?m)^ {2,4}", "\t", text),
+    "tabs": lambda text: re.sub(r"(?m)^(?:  )+", lambda level: "\t" * (len(level.group()) // 2), text),
     "byte-order mark": lambda text: "\ufeff" + text,
     "wrap80": _wrap(80),
     "wrap120": _wrap(120),
