@@ -13,7 +13,7 @@ releases were ever published for that variant.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.compat import VARIANT_TOKEN
 from torchsmith.explain.extract.model import InstallerError
@@ -164,6 +164,21 @@ def _lacks_platforms(release: TorchRelease, variant: str, platforms: Sequence[st
                for other in release.variants)
 
 
+_PlainListing = Tuple["re.Match[str]", Optional["TorchRelease"], Set[str], Dict[str, "TorchRelease"]]
+
+
+def _plain_listings(refusal: Refusal, kb: KnowledgeBase) -> Iterator[_PlainListing]:
+    """(the pin, its release, the listed releases the data knows, every release by version) for each
+    ``torch==X+variant`` pip found none of while it listed plain releases only (no +label build)."""
+    known = {release.version: release for release in kb.releases}
+    for missing in refusal.unavailable:
+        pin = _torch_pin(missing.said)
+        listed = {v for v in missing.listed if v in known}
+        if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
+            continue
+        yield pin, known.get(pin.group("version")), listed, known
+
+
 def build_missing_on_listed_platform(refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:
     """pip found no ``torch==X+variant``, and listed plain torch releases that are exactly those with
     wheels for one platform (and a Python): that platform is the interpreter's (pip lists only files
@@ -174,13 +189,7 @@ def build_missing_on_listed_platform(refusal: Refusal, kb: Optional[KnowledgeBas
         return []
     from torchsmith.explain.extract.indexes import _listing_fits
 
-    known = {release.version: release for release in kb.releases}
-    for missing in refusal.unavailable:
-        pin = _torch_pin(missing.said)
-        listed = {v for v in missing.listed if v in known}
-        if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
-            continue
-        release = known.get(pin.group("version"))
+    for pin, release, listed, known in _plain_listings(refusal, kb):
         newest = max(listed, key=version_tuple)
         platforms = sorted({platform for platform, _ in _listing_fits(listed, newest, known)})
         if release is None or not platforms or not _lacks_platforms(release, pin.group("variant"), platforms):
@@ -277,13 +286,7 @@ def published_build_not_listed(text: str, refusal: Refusal,
         return []
     from torchsmith.explain.extract.indexes import _listing_fits
 
-    known = {release.version: release for release in kb.releases}
-    for missing in refusal.unavailable:
-        pin = _torch_pin(missing.said)
-        listed = {v for v in missing.listed if v in known}
-        if missing.installer != "pip" or pin is None or not listed or any("+" in v for v in missing.listed):
-            continue
-        release = known.get(pin.group("version"))
+    for pin, release, listed, known in _plain_listings(refusal, kb):
         build = release.variant(pin.group("variant")) if release is not None else None
         fits = _listing_fits(listed, max(listed, key=version_tuple), known)
         if release is None or build is None or build.uncertain or not fits:
