@@ -108,6 +108,7 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "python repr": repr,
     "list of lines": lambda text: repr(text.splitlines()),
     "fence": lambda text: "```console\n" + text + "```\n",
+    "quoted fence": lambda text: "> ```\n" + "\n".join("> " + row for row in text.split("\n")) + "\n> ```\n",
     "tabs": lambda text: re.sub(r"(?m)^(?:  )+", lambda level: "\t" * (len(level.group()) // 2), text),
     "byte-order mark": lambda text: "\ufeff" + text,
     "wrap80": _wrap(80),
@@ -235,6 +236,9 @@ def test_a_one_line_messages_repr_or_list_is_read_as_the_message() -> None:
                                                   "C:\\env\\Lib\\site-packages\\x.dll"]
     names = "['torch==2.4.1', 'numpy<2', 'sm_80']"
     assert as_written(names).text == names
+    # text between brackets that only holds a literal is no list: "[rank0]: ... "C:\x.dll" ... [1]"
+    bracketed = '[rank0]: Error loading "C:\\env\\torch\\lib\\c10.dll" or one of its dependencies. [1]'
+    assert as_written(bracketed).text == bracketed
 
 
 def test_a_loggers_name_after_its_level_is_its_prefix_on_any_number_of_lines() -> None:
@@ -248,3 +252,4 @@ def test_a_loggers_name_after_its_level_is_its_prefix_on_any_number_of_lines() -
     # the message's own name after a level stays; the indentation after a logger's name too
     assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] RuntimeError: boom") == "RuntimeError: boom"
     assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] app.io:   - item") == "  - item"
+
