@@ -60,10 +60,21 @@ _CONDA = ("$ conda install pytorch torchvision pytorch-cuda=12.1 -c pytorch -c n
           "Current channels:\n\n"
           "  - https://conda.anaconda.org/pytorch/osx-arm64\n"
           "  - https://conda.anaconda.org/nvidia/osx-arm64\n")
+# torch's exporter importing its optional requirement: the frame's source line names the import
+_OPTIONAL = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/lee/export.py", line 9, in <module>\n'
+    '    torch.onnx.export(model, x, "m.onnx", dynamo=True)\n'
+    '  File "/home/lee/.venv/lib/python3.12/site-packages/torch/onnx/_internal/exporter/_core.py", line 18,'
+    " in <module>\n"
+    "    import onnxscript\n"
+    "ModuleNotFoundError: No module named 'onnxscript'\n"
+)
 _TEXTS = {"too-old": (_TOO_OLD, "gpu-too-old-for-torch"),
           "traceback": (_TRACEBACK, "torch-not-compiled-with-cuda"),
           "mismatch": (_MISMATCH, "extension-cuda-mismatch"), "nvcc": (_NVCC, "nvcc-unsupported-arch"),
-          "conda": (_CONDA, "conda-pytorch-cuda-unavailable")}
+          "conda": (_CONDA, "conda-pytorch-cuda-unavailable"),
+          "optional": (_OPTIONAL, "optional-dependency-not-installed")}
 
 
 def _wrap(width: int) -> Callable[[str], str]:
@@ -97,7 +108,8 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "python repr": repr,
     "list of lines": lambda text: repr(text.splitlines()),
     "fence": lambda text: "```console\n" + text + "```\n",
-    "tabs": lambda text: re.sub(r"(?m)^ {2,4}", "\t", text),
+    "quoted fence": lambda text: "> ```\n" + "\n".join("> " + row for row in text.split("\n")) + "\n> ```\n",
+    "tabs": lambda text: re.sub(r"(?m)^(?:  )+", lambda level: "\t" * (len(level.group()) // 2), text),
     "byte-order mark": lambda text: "\ufeff" + text,
     "wrap80": _wrap(80),
     "wrap120": _wrap(120),
@@ -224,6 +236,9 @@ def test_a_one_line_messages_repr_or_list_is_read_as_the_message() -> None:
                                                   "C:\\env\\Lib\\site-packages\\x.dll"]
     names = "['torch==2.4.1', 'numpy<2', 'sm_80']"
     assert as_written(names).text == names
+    # text between brackets that only holds a literal is no list: "[rank0]: ... "C:\x.dll" ... [1]"
+    bracketed = '[rank0]: Error loading "C:\\env\\torch\\lib\\c10.dll" or one of its dependencies. [1]'
+    assert as_written(bracketed).text == bracketed
 
 
 def test_a_loggers_name_after_its_level_is_its_prefix_on_any_number_of_lines() -> None:
@@ -237,3 +252,4 @@ def test_a_loggers_name_after_its_level_is_its_prefix_on_any_number_of_lines() -
     # the message's own name after a level stays; the indentation after a logger's name too
     assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] RuntimeError: boom") == "RuntimeError: boom"
     assert without_line_prefixes("2025-03-01 12:00:01 [ERROR] app.io:   - item") == "  - item"
+

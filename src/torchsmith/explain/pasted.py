@@ -95,6 +95,7 @@ def _list_of_lines(line: str, literals: List[re.Match[str]]) -> bool:
     """``line`` is a Python list of string literals, most of them not names (lines of a message,
     not ``['sm_80', 'sm_86']`` or ``['torch==2.4.1']``)."""
     outside = "".join(line[a.end():b.start()] for a, b in zip(literals, literals[1:]))
+    outside += line[:literals[0].start()] + line[literals[-1].end():]
     bracketed = line.strip()[:1] == "[" and line.rstrip()[-1:] == "]"
     return (bracketed and _LIST_GLUE.fullmatch(outside) is not None
             and sum(not _NAME.fullmatch(literal.group(2)) for literal in literals) * 2 >= len(literals))

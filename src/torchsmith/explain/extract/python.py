@@ -41,9 +41,17 @@ def _code(text: str, match: re.Match[str]) -> Optional[str]:
     start = text.find("\n", match.end()) + 1
     end = text.find("\n", start)
     line = text[start : end if end >= 0 else len(text)] if start else ""
-    if not line.startswith("    ") or not line.strip():
+    if line.startswith("    "):
+        return line.strip() or None
+    # indented with tabs (an editor's paste): deeper than the frame's own line, and no frame itself
+    head = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+    if not line.startswith("\t") or line.lstrip().startswith("File "):
         return None
-    return line.strip()
+    return line.strip() if _indent(line) > _indent(head) else None
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def frames(text: str) -> List[Frame]:
