@@ -422,6 +422,17 @@ def _failed_after_build(extracted: Extracted, facts: Mapping[str, Any],
     shown = extracted.environment.ran_after_build
     return f"the build ended or a container ran after it ({shown.strip()})" if shown else None
 
+def _cuda_init_failure_shown(extracted: Extracted, facts: Mapping[str, Any],
+                             kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's "CUDA initialization: ..." warning (c10/cuda/CUDAFunctions.cpp, where cudaGetDeviceCount
+    fails) or an error CUDA's initialisation reported is shown: CUDA is unavailable for that reason
+    (an old or mismatched driver, ...), so a checkpoint's CUDA tensors failing to load follow from it."""
+    for warning in extracted.warnings:
+        if warning.message.startswith("CUDA initialization:"):
+            return f"CUDA failed to initialise: {warning.message[:160]}"
+    init = next((e for e in extracted.gpu_errors if e.stage == "init"), None)
+    return f"CUDA failed to initialise: {init.name or init.message}" if init is not None else None
+
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
@@ -451,4 +462,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "torch_import_itself_failed": _torch_import_itself_failed,
     "driver_mismatch_shown": _driver_mismatch_shown,
     "failed_after_build": _failed_after_build,
+    "cuda_init_failure_shown": _cuda_init_failure_shown,
 }

@@ -1,0 +1,28 @@
+"""Counter-cases for older, widely firing assertions: unseen texts of the same shape in which the
+stated cause is false, each beside the case the rule was written for."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import stated
+
+_DESERIALIZE = ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+                "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use "
+                "torch.load with "
+                "map_location=torch.device('cpu') to map your storages to the CPU.\n")
+
+
+def test_a_cuda_checkpoint_on_a_machine_whose_cuda_failed_to_initialise_is_the_init_failures() -> None:
+    # the case it was written for: a CUDA checkpoint opened where there is no CUDA
+    assert stated("$ python demo.py --cpu\n" + _DESERIALIZE) == ["checkpoint-saved-on-cuda"]
+    # torch warned that CUDA failed to initialise (c10/cuda/CUDAFunctions.cpp): that is why it is unavailable
+    old_driver = ("/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+                  "initialization: The NVIDIA driver on your system is too old (found version 11040). Please "
+                  "update your GPU driver by downloading and installing a new version from the URL: "
+                  "http://www.nvidia.com/Download/index.aspx (Triggered internally at "
+                  "../c10/cuda/CUDAFunctions.cpp:108.)\n  return torch._C._cuda_getDeviceCount() > 0\n")
+    assert "checkpoint-saved-on-cuda" not in stated(old_driver + _DESERIALIZE)
+    compat = ("/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:118: UserWarning: CUDA "
+              "initialization: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility "
+              "was attempted on "
+              "non supported HW (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n")
+    assert "checkpoint-saved-on-cuda" not in stated(compat + _DESERIALIZE)
