@@ -113,6 +113,8 @@ _SHAPES: Dict[str, Callable[[str], str]] = {
     "byte-order mark": lambda text: "\ufeff" + text,
     "wrap80": _wrap(80),
     "wrap120": _wrap(120),
+    # an old Windows console's copy: cut at its width, every line padded with blanks to it
+    "console copy": lambda text: "\n".join(row.ljust(80) for row in _wrap(80)(text).split("\n")),
     # a terminal's copy trims the blank each line was cut at
     "wrap80 trimmed": lambda text: "\n".join(row.rstrip() for row in _wrap(80)(text).split("\n")),
 }
@@ -159,6 +161,9 @@ def test_only_a_cut_inside_a_token_or_at_a_blank_is_joined() -> None:
     assert as_written(head + "a wor\nd next").text == head + "a word next"
     assert as_written(head + "word \nnext").text == head + "word next"
     assert as_written(head + "words\n next").text == head + "words next"
+    # a console's copy pads each line with blanks to the width: no line was cut
+    padded = "\n".join(row.ljust(80) for row in ("RuntimeError: boom", "next line", "x"))
+    assert as_written(padded).text == padded
     # one less than the width: the blank the cut fell on was trimmed; only a token's start goes on
     other = "x" * 80 + "\ny\n"  # the text's other cut line: 80 is its width
     assert as_written(other + head + "word\nnext").text == "x" * 80 + "y\n" + head + "word next"

@@ -187,6 +187,8 @@ def _goes_on(line: str, following: str, trimmed: bool = False) -> bool:
         return False
     if trimmed:
         return not following.startswith(" ") and _GOES_ON.match(following) is not None
+    if line.endswith("  "):  # a line padded with blanks to the width (a console's copy), not one cut
+        return False
     if line.endswith(" "):
         return not following.startswith(" ")
     return _GOES_ON.match(following) is not None
