@@ -65,3 +65,15 @@ def test_a_fixed_width_integer_undefined_under_a_gcc_before_13_is_no_newer_compi
     # GCC 11's libstdc++ still pulled <cstdint> in (gcc.gnu.org/gcc-13/porting_to.html): not the cause
     gcc11 = "$ gcc --version\ngcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0\n"
     assert "compiler-too-new-for-source" not in stated(gcc11 + failed)
+
+
+def test_apexs_compiled_module_missing_where_apex_itself_is_missing_is_no_build_without_ext() -> None:
+    amp_c = "    import amp_C\nModuleNotFoundError: No module named 'amp_C'\n"
+    inside = '  File "/usr/lib/python3.10/site-packages/apex/optimizers/fused_adam.py", line 4, in <module>\n'
+    assert stated(">>> from apex.optimizers import FusedAdam\n" + inside + amp_c) == ["apex-without-cuda-ext"]
+    # Megatron-LM imports amp_C itself; apex is not installed at all
+    absent = ('  File "/workspace/Megatron-LM/megatron/model/fused_layer_norm.py", line 14, in <module>\n'
+              "ModuleNotFoundError: No module named 'apex'\n\nDuring handling of the above exception, "
+              "another exception occurred:\n\n"
+              '  File "/workspace/Megatron-LM/megatron/optimizer/clip_grads.py", line 10, in <module>\n')
+    assert "apex-without-cuda-ext" not in stated(absent + amp_c)

@@ -11,6 +11,7 @@ import re
 from typing import Any, Dict, Mapping, Optional, Set, Tuple
 
 from torchsmith.explain.confirmations import Check
+from torchsmith.explain.elsewhere import ELSEWHERE_CONTRADICTIONS
 from torchsmith.explain.extract.loader import demangle, symbol_owner
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.triggers import named_capabilities
@@ -422,44 +423,6 @@ def _failed_after_build(extracted: Extracted, facts: Mapping[str, Any],
     shown = extracted.environment.ran_after_build
     return f"the build ended or a container ran after it ({shown.strip()})" if shown else None
 
-def _cuda_init_failure_shown(extracted: Extracted, facts: Mapping[str, Any],
-                             kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """torch's "CUDA initialization: ..." warning (c10/cuda/CUDAFunctions.cpp, where cudaGetDeviceCount
-    fails) or an error CUDA's initialisation reported is shown: CUDA is unavailable for that reason
-    (an old or mismatched driver, ...), so a checkpoint's CUDA tensors failing to load follow from it."""
-    for warning in extracted.warnings:
-        if warning.message.startswith("CUDA initialization:"):
-            return f"CUDA failed to initialise: {warning.message[:160]}"
-    init = next((e for e in extracted.gpu_errors if e.stage == "init"), None)
-    return f"CUDA failed to initialise: {init.name or init.message}" if init is not None else None
-
-def _compiler_error_shown(extracted: Extracted, facts: Mapping[str, Any],
-                          kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A compiler, linker or CMake error of its own is shown: torch's compiler-name warning
-    (cpp_extension's compiler ABI check) only warns, so the build failed on that error."""
-    own = extracted.compiler[0] if extracted.compiler else None
-    return f"the build failed on {own.tool}'s own error ({own.text})" if own is not None else None
-
-def _driver_meets_image_cuda(extracted: Extracted, facts: Mapping[str, Any],
-                             kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """nvidia-container-cli checks the image's NVIDIA_REQUIRE_CUDA against the CUDA of the libcuda it
-    finds; the text shows a driver (nvidia-smi's CUDA Version) that reaches the required CUDA: another,
-    older libcuda was read (a compat or leftover copy in the loader cache), not this driver."""
-    wanted, shown = facts.get("cuda"), extracted.environment.driver_cuda
-    if not isinstance(wanted, str) or not shown or version_tuple(shown) < version_tuple(wanted):
-        return None
-    return f"the text shows a driver for CUDA {shown}, which reaches the image's CUDA {wanted}"
-
-def _gcc_before_13_shown(extracted: Extracted, facts: Mapping[str, Any],
-                         kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """The GCC shown is older than 13, whose libstdc++ headers stopped including <cstdint> through
-    others (gcc.gnu.org/gcc-13/porting_to.html): with this GCC the missing include is not a newer
-    compiler's doing (the source was written against another compiler or platform)."""
-    gcc = extracted.environment.toolchain.get("gcc")
-    if not gcc or "clang" in extracted.environment.toolchain or version_tuple(gcc) >= (13,):
-        return None
-    return f"the text shows GCC {gcc}, older than GCC 13"
-
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
@@ -489,8 +452,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "torch_import_itself_failed": _torch_import_itself_failed,
     "driver_mismatch_shown": _driver_mismatch_shown,
     "failed_after_build": _failed_after_build,
-    "cuda_init_failure_shown": _cuda_init_failure_shown,
-    "compiler_error_shown": _compiler_error_shown,
-    "driver_meets_image_cuda": _driver_meets_image_cuda,
-    "gcc_before_13_shown": _gcc_before_13_shown,
+    **ELSEWHERE_CONTRADICTIONS,
 }
