@@ -26,3 +26,19 @@ def test_a_cuda_checkpoint_on_a_machine_whose_cuda_failed_to_initialise_is_the_i
               "was attempted on "
               "non supported HW (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n")
     assert "checkpoint-saved-on-cuda" not in stated(compat + _DESERIALIZE)
+
+
+_WRONG_COMPILER = ("UserWarning: Your compiler (c++) is not compatible with the compiler Pytorch was built "
+                   "with for this platform, which is g++ on linux. Please use g++ to to compile your "
+                   "extension.\n")
+
+
+def test_torchs_compiler_name_warning_is_not_the_cause_where_a_compiler_error_is_shown() -> None:
+    # the case it was written for: the warning is what the user asks about
+    assert stated("running build_ext\n" + _WRONG_COMPILER + "building 'roi_ext' extension\n") == [
+        "compiler-check-warning"]
+    # the warning only warns (torch/utils/cpp_extension.py): the build failed on the compiler's own error
+    failed = ("running build_ext\n" + _WRONG_COMPILER
+              + "src/roi_align.cpp:88:3: error: 'scalar_type_t' was not declared in this scope\n"
+              + "error: command '/usr/bin/gcc' failed with exit code 1\n")
+    assert "compiler-check-warning" not in stated(failed)

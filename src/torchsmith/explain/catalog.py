@@ -93,7 +93,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "xformers_built_for_this_torch", "torch_cpu_build_shown",
                             "rocm_torch_shown", "pins_agree", "cl_looked_up_without_build",
                             "nvrtc_knows_gpu", "pip_older_than_wheel_tag", "cuda_init_failure_shown",
-                            "tensorrt_dropped_gpu", "driver_symbol_in_every_driver",
+                            "tensorrt_dropped_gpu", "driver_symbol_in_every_driver", "compiler_error_shown",
                             "header_shipped_by_this_torch", "torch_from_conda_env",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing",
                             "libpython_of_other_python", "no_driver_beside_stub",

@@ -433,6 +433,13 @@ def _cuda_init_failure_shown(extracted: Extracted, facts: Mapping[str, Any],
     init = next((e for e in extracted.gpu_errors if e.stage == "init"), None)
     return f"CUDA failed to initialise: {init.name or init.message}" if init is not None else None
 
+def _compiler_error_shown(extracted: Extracted, facts: Mapping[str, Any],
+                          kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """A compiler, linker or CMake error of its own is shown: torch's compiler-name warning
+    (cpp_extension's compiler ABI check) only warns, so the build failed on that error."""
+    own = extracted.compiler[0] if extracted.compiler else None
+    return f"the build failed on {own.tool}'s own error ({own.text})" if own is not None else None
+
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
@@ -463,4 +470,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "driver_mismatch_shown": _driver_mismatch_shown,
     "failed_after_build": _failed_after_build,
     "cuda_init_failure_shown": _cuda_init_failure_shown,
+    "compiler_error_shown": _compiler_error_shown,
 }
