@@ -42,3 +42,16 @@ def test_torchs_compiler_name_warning_is_not_the_cause_where_a_compiler_error_is
               + "src/roi_align.cpp:88:3: error: 'scalar_type_t' was not declared in this scope\n"
               + "error: command '/usr/bin/gcc' failed with exit code 1\n")
     assert "compiler-check-warning" not in stated(failed)
+
+
+_REQUIREMENT = ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
+                "your driver to a newer version, or use an earlier cuda container: unknown.\n")
+
+
+def test_an_images_cuda_requirement_refused_beside_a_driver_that_reaches_it_is_no_old_driver() -> None:
+    run = "$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+    old = "| NVIDIA-SMI 525.60.13    Driver Version: 525.60.13    CUDA Version: 12.0     |\n"
+    assert stated("$ nvidia-smi\n" + old + run + _REQUIREMENT) == ["container-cuda-requirement"]
+    # the host's driver reaches CUDA 12.8: the runtime read another, older libcuda (a compat copy)
+    new = "| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8     |\n"
+    assert "container-cuda-requirement" not in stated("$ nvidia-smi\n" + new + run + _REQUIREMENT)

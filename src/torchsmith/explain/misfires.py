@@ -440,6 +440,16 @@ def _compiler_error_shown(extracted: Extracted, facts: Mapping[str, Any],
     own = extracted.compiler[0] if extracted.compiler else None
     return f"the build failed on {own.tool}'s own error ({own.text})" if own is not None else None
 
+def _driver_meets_image_cuda(extracted: Extracted, facts: Mapping[str, Any],
+                             kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """nvidia-container-cli checks the image's NVIDIA_REQUIRE_CUDA against the CUDA of the libcuda it
+    finds; the text shows a driver (nvidia-smi's CUDA Version) that reaches the required CUDA: another,
+    older libcuda was read (a compat or leftover copy in the loader cache), not this driver."""
+    wanted, shown = facts.get("cuda"), extracted.environment.driver_cuda
+    if not isinstance(wanted, str) or not shown or version_tuple(shown) < version_tuple(wanted):
+        return None
+    return f"the text shows a driver for CUDA {shown}, which reaches the image's CUDA {wanted}"
+
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
@@ -471,4 +481,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "failed_after_build": _failed_after_build,
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
+    "driver_meets_image_cuda": _driver_meets_image_cuda,
 }
