@@ -55,3 +55,13 @@ def test_an_images_cuda_requirement_refused_beside_a_driver_that_reaches_it_is_n
     # the host's driver reaches CUDA 12.8: the runtime read another, older libcuda (a compat copy)
     new = "| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8     |\n"
     assert "container-cuda-requirement" not in stated("$ nvidia-smi\n" + new + run + _REQUIREMENT)
+
+
+def test_a_fixed_width_integer_undefined_under_a_gcc_before_13_is_no_newer_compilers_doing() -> None:
+    failed = ('$ pip install ./submodules/simple-knn\n  simple_knn.cu(23): error: identifier "uint32_t" is '
+              "undefined\n  error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1\n")
+    gcc13 = "$ gcc --version\ngcc (Ubuntu 13.2.0-23ubuntu4) 13.2.0\n"
+    assert stated(gcc13 + failed) == ["compiler-too-new-for-source"]
+    # GCC 11's libstdc++ still pulled <cstdint> in (gcc.gnu.org/gcc-13/porting_to.html): not the cause
+    gcc11 = "$ gcc --version\ngcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0\n"
+    assert "compiler-too-new-for-source" not in stated(gcc11 + failed)

@@ -96,7 +96,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "tensorrt_dropped_gpu", "driver_symbol_in_every_driver", "compiler_error_shown",
                             "header_shipped_by_this_torch", "torch_from_conda_env",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing", "libpython_of_other_python",
-                            "no_driver_beside_stub", "driver_meets_image_cuda",
+                            "no_driver_beside_stub", "driver_meets_image_cuda", "gcc_before_13_shown",
                             "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",

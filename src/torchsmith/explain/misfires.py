@@ -450,6 +450,16 @@ def _driver_meets_image_cuda(extracted: Extracted, facts: Mapping[str, Any],
         return None
     return f"the text shows a driver for CUDA {shown}, which reaches the image's CUDA {wanted}"
 
+def _gcc_before_13_shown(extracted: Extracted, facts: Mapping[str, Any],
+                         kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The GCC shown is older than 13, whose libstdc++ headers stopped including <cstdint> through
+    others (gcc.gnu.org/gcc-13/porting_to.html): with this GCC the missing include is not a newer
+    compiler's doing (the source was written against another compiler or platform)."""
+    gcc = extracted.environment.toolchain.get("gcc")
+    if not gcc or "clang" in extracted.environment.toolchain or version_tuple(gcc) >= (13,):
+        return None
+    return f"the text shows GCC {gcc}, older than GCC 13"
+
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
@@ -482,4 +492,5 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
     "driver_meets_image_cuda": _driver_meets_image_cuda,
+    "gcc_before_13_shown": _gcc_before_13_shown,
 }
