@@ -162,6 +162,9 @@ def test_only_a_cut_inside_a_token_or_at_a_blank_is_joined() -> None:
     assert as_written(head + "word \nnext").text == head + "word next"
     assert as_written(head + "words\n next").text == head + "words next"
     # a console's copy pads each line with blanks to the width: no line was cut
+    # a line of the width before a logger's prefix alone (an empty record) is a line of its own
+    logged = "2025-03-01 12:00:01,123 - app - ERROR - "
+    assert as_written(logged + "a" * 40 + "\n" + logged + "\n" + logged + "b").text.count("\n") == 2
     padded = "\n".join(row.ljust(80) for row in ("RuntimeError: boom", "next line", "x"))
     assert as_written(padded).text == padded
     # one less than the width: the blank the cut fell on was trimmed; only a token's start goes on

@@ -183,7 +183,9 @@ def _goes_on(line: str, following: str, trimmed: bool = False) -> bool:
     program does not end a line with one), before a single one, or inside a token; and it does not
     open as a line of its own (a label, a logger's or a runner's prefix). After a ``trimmed``
     blank, a line that starts as a token goes on only."""
-    if not following or following.isspace() or _LABEL.match(following) or line_prefix_length(following):
+    if not following or following.isspace() or _LABEL.match(following):
+        return False
+    if line_prefix_length(following.rstrip() + " ."):  # a logger's prefix, alone or before text
         return False
     if trimmed:
         return not following.startswith(" ") and _GOES_ON.match(following) is not None
