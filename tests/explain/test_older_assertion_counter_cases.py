@@ -77,3 +77,20 @@ def test_apexs_compiled_module_missing_where_apex_itself_is_missing_is_no_build_
               "another exception occurred:\n\n"
               '  File "/workspace/Megatron-LM/megatron/optimizer/clip_grads.py", line 10, in <module>\n')
     assert "apex-without-cuda-ext" not in stated(absent + amp_c)
+
+
+_AIO_WARNING = (" [WARNING]  async_io requires the dev libaio .so object and headers but these were not "
+                "found.\nasync_io ............... [NO] ....... [NO]\n")
+
+
+def test_deepspeeds_libaio_warning_is_not_the_cause_of_another_failure_beside_it() -> None:
+    # the case it was written for: async_io built ahead of time, or the warning asked about
+    build = "AssertionError: Unable to pre-compile async_io\nDS_BUILD_OPS=1\n"
+    assert stated(build + _AIO_WARNING) == ["libaio-missing"]
+    assert stated(_AIO_WARNING) == ["libaio-missing"]
+    # ds_report's lines pasted beside a training run's own failure: the report only warns
+    oom = ('Traceback (most recent call last):\n  File "train.py", line 88, in <module>\n'
+           "    loss.backward()\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+           "capacity of 23.65 GiB of which 1.05 GiB is free.\n")
+    assert stated("$ ds_report\n" + _AIO_WARNING + oom) == ["cuda-out-of-memory"]

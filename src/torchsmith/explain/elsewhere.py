@@ -6,6 +6,7 @@ all) proves that the message followed from another cause. Part of
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Mapping, Optional
 
 from torchsmith.explain.confirmations import Check
@@ -66,6 +67,20 @@ def _apex_not_installed(extracted: Extracted, facts: Mapping[str, Any],
         return "the text shows that apex itself is not installed (No module named 'apex')"
     return None
 
+def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, Any],
+                                      kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """DeepSpeed's op check warns that async_io lacks libaio in every ds_report and at import, and only
+    warns; where the text's failure is an exception that names neither async_io nor aio, the
+    warning is a line of the report beside it, not the failure."""
+    if not facts.get("aio_warning") or not extracted.exceptions:
+        return None
+    if any(re.search(r"async_io|\baio\b|libaio", e.message) for e in extracted.exceptions):
+        return None
+    if any("aio" in m.text for m in extracted.compiler):
+        return None
+    failure = extracted.exceptions[-1]
+    return f"the failure shown is another ({failure.type}: {failure.message[:120]})"
+
 
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
@@ -73,4 +88,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "driver_meets_image_cuda": _driver_meets_image_cuda,
     "gcc_before_13_shown": _gcc_before_13_shown,
     "apex_not_installed": _apex_not_installed,
+    "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
 }
