@@ -94,3 +94,18 @@ def test_deepspeeds_libaio_warning_is_not_the_cause_of_another_failure_beside_it
            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
            "capacity of 23.65 GiB of which 1.05 GiB is free.\n")
     assert stated("$ ds_report\n" + _AIO_WARNING + oom) == ["cuda-out-of-memory"]
+
+
+def test_pkg_resources_packaging_removed_is_not_said_to_be_torchs_import_only() -> None:
+    from tests.explain.test_signatures import CATALOG, KB
+
+    from torchsmith.explain.matcher import explain_report
+
+    # OpenAI's CLIP imported it itself (clip/clip.py); no extension was being built
+    text = ('  File "/home/u/CLIP/clip/clip.py", line 6, in <module>\n'
+            "    from pkg_resources import packaging\n"
+            "ImportError: cannot import name 'packaging' from 'pkg_resources' "
+            "(/venv/lib/python3.10/site-packages/pkg_resources/__init__.py)\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "setuptools-too-new"
+    assert "the project itself" in found.cause
