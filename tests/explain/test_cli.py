@@ -130,6 +130,19 @@ def test_a_file_path_given_as_the_text_is_said_with_the_flag_that_reads_it(
         assert not any("names a file" in w for w in run_json(capsys, "--no-probe", text)["warnings"])
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_a_log_with_a_byte_order_mark_is_read_in_its_encoding(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], encoding: str) -> None:
+    # Windows PowerShell 5's `python train.py > log.txt` writes UTF-16 LE with its mark
+    log = tmp_path / "log.txt"
+    text = (CORPUS / "cuda-home-not-set--1.txt").read_text(encoding="utf-8")
+    mark = {"utf-16-be": b"\xfe\xff"}.get(encoding, b"")
+    log.write_bytes(mark + text.encode(encoding))
+    envelope = run_json(capsys, "--no-probe", "--file", str(log))
+    assert [m["id"] for m in envelope["data"]["matches"]] == ["cuda-home-not-set"]
+    assert envelope["data"]["input"]["characters"] == len(text)
+
+
 def test_binary_file_is_read_without_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blob = tmp_path / "core.bin"
     blob.write_bytes(bytes(range(256)) * 64 + b"\nIllegal instruction (core dumped)\n" + b"\xff\xfe" * 100)

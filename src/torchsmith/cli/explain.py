@@ -12,6 +12,7 @@ this machine unless `--no-probe` is given. Text that matches no known failure ge
 from __future__ import annotations
 
 import argparse
+import codecs
 import re
 import shlex
 import sys
@@ -55,8 +56,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 HEAD_BYTES = TAIL_BYTES = 4 * 1024 * 1024
 
 
+# A byte-order mark names the encoding: Windows PowerShell 5's `>` and Out-File write UTF-16 LE with
+# one, Notepad may write UTF-8 with one; without a mark a log is read as UTF-8.
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
 def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+    encoding = next((name for bom, name in _BOMS if raw.startswith(bom)), "utf-8")
+    if encoding == "utf-16" and len(raw) % 2:
+        raw = raw[:-1]  # a head and tail joined at an odd byte: drop the half character
+    return raw.decode(encoding, errors="replace")
 
 
 def _read_stdin() -> Tuple[str, int]:
