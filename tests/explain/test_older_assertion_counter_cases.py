@@ -109,3 +109,15 @@ def test_pkg_resources_packaging_removed_is_not_said_to_be_torchs_import_only() 
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "setuptools-too-new"
     assert "the project itself" in found.cause
+
+
+_BNB_SETUP = ("RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the "
+              "following command to get more information:\n\n        python -m bitsandbytes\n")
+
+
+def test_bitsandbytes_binary_that_lacks_a_cuda_library_is_not_said_to_be_missing() -> None:
+    assert stated(_BNB_SETUP) == ["bitsandbytes-binary-missing"]
+    # the loader opened libbitsandbytes_cuda118.so and could not open a CUDA library it links
+    lacks = ("/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cuda118.so: libcusparse.so.11: "
+             "cannot open shared object file: No such file or directory\n")
+    assert "bitsandbytes-binary-missing" not in stated(lacks + _BNB_SETUP)

@@ -81,6 +81,14 @@ def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, 
     failure = extracted.exceptions[-1]
     return f"the failure shown is another ({failure.type}: {failure.message[:120]})"
 
+def _bnb_binary_found_needs_library(extracted: Extracted, facts: Mapping[str, Any],
+                                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The loader names bitsandbytes' own CUDA binary and a library it links that it could not open:
+    the binary for this CUDA is there, and its CUDA library (the toolkit's or a pip nvidia-* wheel's)
+    is missing from the loader's path."""
+    needs = facts.get("bnb_needs")
+    return f"bitsandbytes' binary is there and lacks {needs}" if isinstance(needs, str) else None
+
 
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
@@ -89,4 +97,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "gcc_before_13_shown": _gcc_before_13_shown,
     "apex_not_installed": _apex_not_installed,
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
+    "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
 }
