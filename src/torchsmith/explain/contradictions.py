@@ -128,14 +128,18 @@ _NO_FITTING_WHEEL = re.compile(r"has no wheels with a matching (?:platform|Pytho
 def _torch_unusable_here(extracted: Extracted, facts: Mapping[str, Any],
                          kb: Optional[KnowledgeBase]) -> Optional[str]:
     """uv's derivation shows that torch itself, or a requirement of the torch it derives, has no
-    wheel for this platform or Python: that torch cannot be installed here whatever pins it, so the
-    refusal is not pins in conflict."""
+    wheel for this platform or Python, or the index read never had a torch build the requirement
+    allows: that torch cannot be installed here whatever pins it, so the refusal is not pins in
+    conflict."""
     unfit = {offer.name for offer in extracted.offers if _NO_FITTING_WHEEL.search(offer.said)}
     needed = {"torch"} | {c.what for c in extracted.conflicts if c.who_name == "torch"}
     shown = sorted(unfit & needed)
-    if not shown:
-        return None
-    return f"uv says {shown[0]}, which that torch needs, has no wheel for this platform or Python"
+    if shown:
+        return f"uv says {shown[0]}, which that torch needs, has no wheel for this platform or Python"
+    # the index the installer read holds no torch build the requirement allows (extract.listings)
+    unpublished = next((e for e in extracted.installer_errors
+                        if e.kind == "build-unpublished" and e.package == "torch"), None)
+    return f"the index read has no such torch build: {unpublished.meaning}" if unpublished else None
 
 
 def _bf16_emulated_by_torch(extracted: Extracted, facts: Mapping[str, Any],

@@ -90,6 +90,23 @@ def _bnb_binary_found_needs_library(extracted: Extracted, facts: Mapping[str, An
     return f"bitsandbytes' binary is there and lacks {needs}" if isinstance(needs, str) else None
 
 
+def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
+                                 kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch's weights-only unpickler names the byte it met where it read an opcode it does not
+    implement ("Unsupported operand N", torch/_weights_only_unpickler.py). A byte that is no pickle
+    opcode at all (the pickle module's own table, pickletools.opcodes) means the file is no pickle
+    there: damaged, cut short or another file (a web page, a Git LFS pointer), which no weights_only
+    setting loads. A real opcode it lacks is the default's doing."""
+    operand = facts.get("operand")
+    if not isinstance(operand, str) or not operand.isdigit():
+        return None
+    import pickletools
+
+    if int(operand) in {ord(op.code) for op in pickletools.opcodes}:
+        return None
+    return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -98,4 +115,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "apex_not_installed": _apex_not_installed,
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
+    "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
 }
