@@ -187,8 +187,7 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
         releases = _releases_without(name, spec, python, kb)
         if not releases:
             continue
-        shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
-        where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
+        shown, where = _releases_in_words(name, releases)
         meaning = (f"pip ran under Python {python} ({said}), and {name} {shown} — every "
                    f"release {name}{spec} allows — publishes no wheel for Python {python} on any platform "
                    f"({where}), so pip lists none of them")
@@ -212,13 +211,18 @@ def _lacks_for_every_possible_python(text: str, refusal: Refusal, kb: KnowledgeB
         if not all(found):
             continue
         releases = sorted({r for rs in found if rs for r in rs}, key=version_tuple)
-        shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
-        where = "torch's release data" if name == "torch" else "each release's wheels on PyPI"
+        shown, where = _releases_in_words(name, releases)
         meaning = (f"pip skipped releases for their Requires-Python, so it ran under a Python outside all "
                    f"of those ranges ({_minors(possible)}), and {name} {shown} publishes no wheel for any "
                    f"of them on any platform ({where}), so pip lists none of them")
         return [InstallerError("pip", "pin-lacks-python-wheel", missing.said, meaning, name, _SOURCES)]
     return []
+
+
+def _releases_in_words(name: str, releases: Sequence[str]) -> Tuple[str, str]:
+    """('2.0.1' or '1.13.0 to 2.0.1', where the wheel lists were read) for a message."""
+    shown = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+    return shown, "torch's release data" if name == "torch" else "each release's wheels on PyPI"
 
 
 def _minors(pythons: Sequence[str]) -> str:
