@@ -21,24 +21,16 @@ from torchsmith.versions import version_tuple
 __all__ = ["MISFIRE_CONTRADICTIONS"]
 
 
-def _nvcc_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
-                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """A shell's "nvcc: command not found" answers the user's own lookup (``nvcc --version``,
-    ``which nvcc``, an interactive bash) and the text shows no build: nvcc is absent, but nothing
-    was being compiled, so that is not what failed."""
-    if not facts.get("nvcc_missing") or not facts.get("nvcc_lookup") or extracted.build_shown:
-        return None
-    return "nvcc was looked up by hand, and the text shows no build that needed it"
-
-
-def _cl_looked_up_without_build(extracted: Extracted, facts: Mapping[str, Any],
-                                kb: Optional[KnowledgeBase]) -> Optional[str]:
-    """cmd's "'cl' is not recognized" answers the user's own `cl` typed at a prompt (a plain prompt
-    has no MSVC environment; an x64 Native Tools prompt has) and the text shows no build: nothing
-    was being compiled, so that is not what failed."""
-    if not facts.get("cl_missing") or not facts.get("cl_lookup") or extracted.build_shown:
-        return None
-    return "cl was run by hand at a prompt, and the text shows no build that needed it"
+def _looked_up_without_build(tool: str, how: str) -> Check:
+    """A shell's "nvcc: command not found" or cmd's "'cl' is not recognized" answering the user's own
+    lookup (``nvcc --version``, ``which nvcc``; ``cl`` typed at a plain prompt, which has no MSVC
+    environment) where the text shows no build: the tool is absent, but nothing was being compiled,
+    so that is not what failed. Facts ``<tool>_missing`` and ``<tool>_lookup``."""
+    def check(extracted: Extracted, facts: Mapping[str, Any], kb: Optional[KnowledgeBase]) -> Optional[str]:
+        if not facts.get(f"{tool}_missing") or not facts.get(f"{tool}_lookup") or extracted.build_shown:
+            return None
+        return f"{tool} {how}, and the text shows no build that needed it"
+    return check
 
 
 def _build_went_past_compiler_check(extracted: Extracted, facts: Mapping[str, Any],
@@ -425,8 +417,8 @@ def _failed_after_build(extracted: Extracted, facts: Mapping[str, Any],
 
 
 MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
-    "nvcc_looked_up_without_build": _nvcc_looked_up_without_build,
-    "cl_looked_up_without_build": _cl_looked_up_without_build,
+    "nvcc_looked_up_without_build": _looked_up_without_build("nvcc", "was looked up by hand"),
+    "cl_looked_up_without_build": _looked_up_without_build("cl", "was run by hand at a prompt"),
     "build_went_past_compiler_check": _build_went_past_compiler_check,
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,

@@ -22,7 +22,7 @@ of several causes. Two facts make it this one:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from torchsmith.explain.extract.model import InstallerError
 from torchsmith.refusal.model import split_requirement
@@ -31,6 +31,7 @@ from torchsmith.versions import version_tuple
 if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.refusal import Refusal
+    from torchsmith.refusal.model import Missing
 
 __all__ = ["pin_lacks_python_wheel", "pip_pythons", "pythons_outside_ignored"]
 
@@ -178,12 +179,7 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
     python = named.pop() if named else _listing_agrees(refusal, kb, named_python)
     if python is None:
         return _lacks_for_every_possible_python(text, refusal, kb)
-    for missing in refusal.unavailable:
-        name, spec, _ = split_requirement(missing.said)
-        if missing.installer != "pip" or not spec or not name:
-            continue
-        if any(_matching(spec, [v.split("+")[0]]) for v in missing.listed):
-            continue  # pip could see a release it allows: not a wheel it lacked
+    for missing, name, spec in _none_allowed_listed(refusal):
         releases = _releases_without(name, spec, python, kb)
         if not releases:
             continue
@@ -195,18 +191,23 @@ def pin_lacks_python_wheel(text: str, refusal: Refusal, kb: Optional[KnowledgeBa
     return []
 
 
+def _none_allowed_listed(refusal: Refusal) -> Iterator[Tuple[Missing, str, str]]:
+    """(the requirement, its name, its specifier) for each pip found none of while it listed no
+    release the specifier allows: not a wheel it lacked for this interpreter otherwise."""
+    for missing in refusal.unavailable:
+        name, spec, _ = split_requirement(missing.said)
+        if missing.installer == "pip" and spec and name and \
+                not any(_matching(spec, [v.split("+")[0]]) for v in missing.listed):
+            yield missing, name, spec
+
+
 def _lacks_for_every_possible_python(text: str, refusal: Refusal, kb: KnowledgeBase) -> List[InstallerError]:
     """Where pip names no interpreter: a pin whose every allowed release lacks a wheel for each Python
     pip's list of skipped Requires-Python ranges leaves possible."""
     possible = pythons_outside_ignored(text)
     if not possible:
         return []
-    for missing in refusal.unavailable:
-        name, spec, _ = split_requirement(missing.said)
-        if missing.installer != "pip" or not spec or not name:
-            continue
-        if any(_matching(spec, [v.split("+")[0]]) for v in missing.listed):
-            continue  # pip could see a release it allows: not a wheel it lacked
+    for missing, name, spec in _none_allowed_listed(refusal):
         found = [_releases_without(name, spec, python, kb) for python in possible]
         if not all(found):
             continue
