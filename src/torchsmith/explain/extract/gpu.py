@@ -93,7 +93,8 @@ _NCCL_IFACE = re.compile(
     r"NET/(?:Socket|IB) : Using \[\d+\](?P<iface>[\w.-]+)|Bootstrap : Using (?P<boot>[\w.-]+)"
 )
 # NCCL's WARN lines, and the last of them as torch appends it to an NCCL error ("\nLast error:\n" +
-# ncclGetLastError(), pytorch/pytorch@37ee6bc7 torch/csrc/distributed/c10d/NCCLUtils.cpp getNcclErrorDetailStr)
+# ncclGetLastError(): pytorch/pytorch@37ee6bc7 torch/csrc/distributed/c10d/NCCLUtils.cpp,
+# getNcclErrorDetailStr)
 _NCCL_WARN = re.compile(r"(?:NCCL WARN |\bLast error:\s{1,4})(?P<warn>[^\n]{3,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
 # NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
