@@ -19,9 +19,11 @@ _POETRY = ("Updating dependencies\nResolving dependencies...\n\n"
            "Because demo depends on {package} ({version}) which requires Python {needs}, version "
            "solving failed.\n")
 
-_UV = ("  × No solution found when resolving dependencies for split (markers: python_full_version >= '3.14'):\n"
+_UV = ("  × No solution found when resolving dependencies for split\n"
+       "  (markers: python_full_version >= '3.14'):\n"
        "  ╰─▶ Because the requested Python version (>=3.10) does not satisfy Python>=3.9,<3.14 and\n"
-       "      triton==3.4.0 depends on Python>=3.9,<3.14, we can conclude that triton==3.4.0 cannot be used.\n"
+       "      triton==3.4.0 depends on Python>=3.9,<3.14, we can conclude that triton==3.4.0 cannot\n"
+       "      be used.\n"
        "      And because torch==2.8.0 depends on triton==3.4.0 and your project depends on torch==2.8.0,\n"
        "      we can conclude that your project's requirements are unsatisfiable.\n\n"
        "      hint: {hint} (>=3.10) includes Python versions that are not supported by your dependencies\n"
@@ -40,7 +42,8 @@ def test_poetrys_header_is_a_project_range_wider_than_a_dependency_in_both_of_it
                               verb=verb, left=">=3.8,<3.9.0", version="2.6.0")
         assert stated(text) == ["project-python-range-open-ended"]
         facts = _facts(text)
-        assert (facts["project_range"], facts["package"], facts["package_python"]) == (">=3.8", "torch", ">=3.9.0")
+        shown = (facts["project_range"], facts["package"], facts["package_python"])
+        assert shown == (">=3.8", "torch", ">=3.9.0")
 
 
 def test_uvs_requires_python_hint_wrapped_as_printed_explains_the_pin_conflict_it_derives() -> None:
@@ -52,7 +55,8 @@ def test_uvs_requires_python_hint_wrapped_as_printed_explains_the_pin_conflict_i
 
 def test_without_the_lockers_python_words_a_failed_solve_is_not_the_python_range() -> None:
     # poetry's plain failure (no PythonCause: no header) and uv's derivation without its hint
-    poetry = "Because demo depends on torch (9.9.9) which doesn't match any versions, version solving failed.\n"
+    poetry = ("Because demo depends on torch (9.9.9) which doesn't match any versions, "
+              "version solving failed.\n")
     uv = _UV.format(hint="").split("      hint:")[0]
     for text in (poetry, uv):
         assert "project-python-range-open-ended" not in stated(text)
