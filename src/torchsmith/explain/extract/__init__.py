@@ -29,6 +29,7 @@ from torchsmith.explain.extract import (
     listings,
     loader,
     pages,
+    pinnedbuilds,
     pinwheels,
     python,
     resolver,
@@ -140,6 +141,7 @@ def extract(
         + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + interpreters.installed_for_another_python(text, found_frames, found_exceptions)
+        + pinnedbuilds.pinned_build_not_read(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),
         transfers=downloads.transfers(text),
