@@ -105,9 +105,8 @@ def extract(
     found_conflicts = resolver.conflicts(refusal)
     messages = build.compiler_messages(text)
     env = _environment(text, found_frames, kb)
-    found_exceptions = python.exceptions(text, found_frames)
     return Extracted(
-        exceptions=found_exceptions,
+        exceptions=python.exceptions(text, found_frames),
         warnings=python.warnings(text),
         frames=found_frames,
         libraries=loader.missing_libraries(joined, words.get("sonames", ())),
@@ -140,7 +139,7 @@ def extract(
         + pinwheels.pin_lacks_python_wheel(text, refusal, kb, env.python)
         + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
-        + interpreters.installed_for_another_python(text, found_frames, found_exceptions)
+        + interpreters.installed_for_another_python(text, found_frames)
         + pinnedbuilds.pinned_build_not_read(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),

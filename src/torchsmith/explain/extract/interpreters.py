@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence, Set, Tuple
 
-from torchsmith.explain.extract.model import Frame, InstallerError, PyException
+from torchsmith.explain.extract.model import Frame, InstallerError
 
 __all__ = ["installed_for_another_python"]
 
@@ -53,13 +53,12 @@ def _same_place(pip_location: str, frame_root: str) -> bool:
     return frame == pip or frame.endswith("/" + tail) or pip.endswith("/" + frame)
 
 
-def _missing_modules(exceptions: Sequence[PyException]) -> Set[str]:
-    found = set()
-    for error in exceptions:
-        match = re.match(r"No module named '(?P<module>[\w.]+)'", error.message)
-        if error.type.endswith("ModuleNotFoundError") and match is not None:
-            found.add(_name(match.group("module").split(".")[0]))
-    return found
+_NOT_FOUND = re.compile(r"ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
+
+
+def _missing_modules(text: str) -> Set[str]:
+    """The top-level modules Python's import found nowhere (ModuleNotFoundError, raised)."""
+    return {_name(m.group("module").split(".")[0]) for m in _NOT_FOUND.finditer(text)}
 
 
 def _pip_locations(text: str, missing: Set[str]) -> List[Tuple[str, str, str]]:
@@ -76,13 +75,12 @@ def _pip_locations(text: str, missing: Set[str]) -> List[Tuple[str, str, str]]:
     return [row for row in found if row[0] in missing]
 
 
-def installed_for_another_python(text: str, frames: Sequence[Frame],
-                                 exceptions: Sequence[PyException]) -> List[InstallerError]:
+def installed_for_another_python(text: str, frames: Sequence[Frame]) -> List[InstallerError]:
     """pip installed a module into one site-packages, and the program that found no such module ran
     with frames in other site-packages only."""
     if "No module named" not in text or not ("already satisfied" in text or "Successfully installed" in text):
         return []
-    missing = _missing_modules(exceptions)
+    missing = _missing_modules(text)
     roots = {m.group("root") for m in (_SITE_ROOT.match(f.path) for f in frames) if m is not None}
     if not missing or not roots:
         return []
