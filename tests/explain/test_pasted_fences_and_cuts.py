@@ -102,3 +102,23 @@ def test_a_cut_before_a_capital_is_not_joined_into_an_unknown_word() -> None:
     # the known word cut, but at a line shorter than the text's width: no terminal cut it there
     short = "x" * 60 + " CUDA_ERROR_NO_BINA\nRY_FOR_GPU\n" + "y" * 80
     assert as_written(short, words).text == short
+
+
+def test_a_fence_and_a_terminals_cut_are_both_undone_in_either_order() -> None:
+    line, word = _CUTS["cublas status"]
+    words = cut_words(CATALOG, KB)
+    # the message cut by the terminal, then fenced in the report (its first line is longer than the
+    # width by the fence's three backticks) ...
+    fenced_after = "```" + _cut_inside(line, word) + "```"
+    # ... or the fenced report shown raw and cut with its fence (the width counts the backticks)
+    fenced_before = _cut_inside("```" + line + "```", word)
+    for text in (fenced_after, fenced_before):
+        assert as_written(text, words).text == line
+        assert stated(text) == stated(line) != []
+
+
+def test_a_messages_own_backtick_beside_an_inline_span_is_kept() -> None:
+    # accelerate's message ends in a backtick; the span's three follow it
+    message = "Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`"
+    assert as_written("```" + message + "```").text == message
+    assert stated("```" + message + "```") == stated(message) != []

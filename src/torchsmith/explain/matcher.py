@@ -19,6 +19,7 @@ from torchsmith.explain.cutwords import cut_words
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
+from torchsmith.explain.negation import denied
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.normalise import normalise_fact
 from torchsmith.explain.pasted import as_written
@@ -161,7 +162,7 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
                  pos: int, *, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
         match = _search(pattern, needle, text, pos, seen)
-        if match is None or _near(sig, text, match):
+        if match is None or (_near(sig, text, match) and not denied(pattern, text, match)):
             return match
         pos = match.start() + 1
     return None

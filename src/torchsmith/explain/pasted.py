@@ -256,6 +256,10 @@ def _may_hold_escapes(text: str) -> bool:
         or '{"' in text
 
 
+def _less_three(run: re.Match[str]) -> str:
+    return run.group()[3:]
+
+
 def _unfenced(lines: List[str], origin: Sequence[int]) -> Optional[Tuple[List[str], List[int]]]:
     """The lines without Markdown's fences: a fence line dropped (a quoted one keeps its quote's
     marks), a run of backticks inside a line removed; None when no line holds one."""
@@ -271,26 +275,34 @@ def _unfenced(lines: List[str], origin: Sequence[int]) -> Optional[Tuple[List[st
         changed = changed or fence is not None or _BACKTICKS.search(line) is not None
         if fence is not None and not fence.group(1).strip():
             continue  # a fence line of its own: nothing of the message
-        out.append(fence.group(1).rstrip() if fence is not None else _BACKTICKS.sub("", line))
+        # a run of more than three: the message's own backtick beside the span's three
+        out.append(fence.group(1).rstrip() if fence is not None else _BACKTICKS.sub(_less_three, line))
         kept.append(index)
     return (out, kept) if changed else None
 
 
 def _lines_written(text: str, words: Optional[Words]) -> Optional[Tuple[List[str], Sequence[int]]]:
-    """The lines of ``text`` decoded, unfenced and dewrapped, with each one's original line; None
-    when nothing changed."""
+    """The lines of ``text`` decoded, dewrapped and unfenced, with each one's original line; None
+    when nothing changed. A terminal cut the lines with their fences where the longest line, fences
+    and all, is its width (a fenced message shown raw); else those without (a fence put around a
+    copied output)."""
     lines = text.split("\n")
     decoded = _decoded(lines) if _may_hold_escapes(text) else None
     origin: Sequence[int] = decoded[1] if decoded is not None else range(len(lines))
     if decoded is not None:
         lines = decoded[0]
+    width = _wrap_width(lines)
+    if width is not None:
+        lines, origin = _dewrapped(lines, origin, width, words)
     unfenced = _unfenced(lines, origin) if "``" in text or "~~~" in text else None
     if unfenced is not None:
         lines, origin = unfenced
-    width = _wrap_width(lines)
+        cut_at = _wrap_width(lines) if width is None else None
+        if cut_at is not None:
+            lines, origin = _dewrapped(lines, origin, cut_at, words)
     if width is None and decoded is None and unfenced is None:
         return None
-    return _dewrapped(lines, origin, width, words) if width is not None else (lines, origin)
+    return lines, origin
 
 
 def as_written(text: str, words: Optional[Words] = None) -> Written:
