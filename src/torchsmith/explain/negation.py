@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Match, Pattern
 
-__all__ = ["SAID", "denied", "stated_in_clause"]
+__all__ = ["SAID", "denied", "denied_in_clause"]
 
 SAID = "(?#said)"
 
@@ -53,11 +53,10 @@ def _asked(text: str, end: int) -> bool:
     return after is not None and after.group().startswith("?")
 
 
-def stated_in_clause(text: str, start: int, end: int) -> bool:
-    """text[start:end] stands in a clause that neither negates nor supposes it, in a sentence that
-    asks nothing (see the module's docstring)."""
+def denied_in_clause(text: str, start: int) -> bool:
+    """The clause that text[start:] starts in negates or supposes it (see the module's docstring)."""
     clause = _clause_before(text, start)
-    return not (_NEGATION.search(clause) or _CONDITION.search(clause) or _asked(text, end))
+    return bool(_NEGATION.search(clause) or _CONDITION.search(clause))
 
 
 def _negated_inside(pattern: Pattern[str], matched: str) -> bool:
@@ -78,4 +77,5 @@ def denied(pattern: Pattern[str], text: str, match: Match[str]) -> bool:
     it. Never for a pattern that reads a tool's message (no ``(?#said)``)."""
     if not pattern.pattern.startswith(SAID):
         return False
-    return not stated_in_clause(text, match.start(), match.end()) or _negated_inside(pattern, match.group())
+    return (denied_in_clause(text, match.start()) or _asked(text, match.end())
+            or _negated_inside(pattern, match.group()))

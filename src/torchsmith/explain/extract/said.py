@@ -12,7 +12,7 @@ import re
 from typing import Dict, Iterator, List, Match, Pattern, Set
 
 from torchsmith.explain.extract.model import InstallerError
-from torchsmith.explain.negation import stated_in_clause
+from torchsmith.explain.negation import denied_in_clause
 
 __all__ = ["cpu_build_said", "interpreters_disagree_said", "mig_one_device_said", "pip_replaced_torch_said",
            "uvm_reload_fixed_said"]
@@ -67,8 +67,7 @@ def _statements(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
         after = text[match.end() : match.end() + 200]  # the rest of its sentence
         ends = [i for i in (after.find(c) for c in ".?\n") if i >= 0]
         question = bool(ends) and after[min(ends)] == "?"
-        if not question and not _NOT_A_STATEMENT.search(before) and stated_in_clause(text, match.start(),
-                                                                                   match.end()):
+        if not question and not _NOT_A_STATEMENT.search(before) and not denied_in_clause(text, match.start()):
             yield match
 
 
