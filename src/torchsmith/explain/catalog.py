@@ -14,7 +14,6 @@ from typing import (
     Any,
     Dict,
     FrozenSet,
-    Iterator,
     List,
     Mapping,
     Optional,
@@ -24,7 +23,14 @@ from typing import (
 )
 
 from torchsmith.errors import TorchsmithError
-from torchsmith.explain.literals import Literals, required_literals
+from torchsmith.explain.checknames import (
+    CONFIRMATIONS,
+    CONTRADICTIONS,
+    HOST_FACT_KINDS,
+    KB_FACTS,
+    TRIGGER_FACTS,
+)
+from torchsmith.explain.literals import Literals, literal_prefix, required_literals
 from torchsmith.records import dataclass
 
 if TYPE_CHECKING:
@@ -48,12 +54,6 @@ __all__ = [
 CATALOG_KIND = "torchsmith.explain-signatures"
 CATALOG_SCHEMA = 1
 
-# What a signature may ask to be told about the machine (rendered by explain.host).
-HOST_FACT_KINDS = frozenset({
-    "apple", "container", "driver", "glibc", "gpus", "jetson", "ld_library_path", "platform", "python",
-    "rocm", "system_libraries", "toolkits", "visible_devices", "wsl",
-})
-
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # "{name}" or "{name|text used when the fact is absent}"
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
@@ -61,132 +61,6 @@ _REQUIRED = ("id", "title", "patterns", "cause", "fix", "sources")
 _KNOWN = frozenset((*_REQUIRED, "details", "related_finding", "priority", "fix_with_plan", "host_facts",
                     "supersedes", "near", "before", "not_before", "candidates", "fix_if", "fix_instead_if",
                     "kb_facts", "contradicted_by", "confirmed_by", "extracted", "explains", "harmless"))
-# Facts computed from the knowledge base (explain.context), usable as placeholders when listed.
-KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_released", "arch_toolkit",
-                      "conda_channel_last", "torch_stable_html_last",
-                      "unknown_torch_release"})
-
-
-# Facts a signature fired by an extracted fact carries (explain.triggers).
-TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
-                           "subdir", "versions", "message", "meaning", "what", "requested", "requirement",
-                           "gpu", "vendor_library", "code", "module", "declared", "visible", "gpu_name",
-                           "capability"})
-# Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
-CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
-                            "torch_gpu_build_shown",
-                            "importer_not_torch", "on_wsl", "nvidia_gpu_only", "amd_gpu_only",
-                            "op_on_gpu", "oom_not_workload", "path_within_max_path",
-                            "gpu_without_tf32", "gpu_below_build", "cuda_error_shown", "gpu_with_bf16",
-                            "loopback_peer_on_one_node", "torch_unusable_here",
-                            "bf16_emulated_by_torch", "bf16_query_not_on_cuda", "wheel_for_this_python",
-                            "wheel_not_for_this_python", "sbsa_jetson_shown",
-                            "triton_name_not_torchs", "sdpa_refusal_caught",
-                            "ptxas_not_tritons", "gpu_illegal_instruction", "arch_name_never_compiled",
-                            "other_container_tool_shown",
-                            "nvcc_looked_up_without_build", "build_went_past_compiler_check",
-                            "symbol_not_torchs", "space_exhausted_outside_install",
-                            "driver_beyond_found", "nvcc_not_older_than_arch",
-                            "nvcc_not_newer_than_arch", "glibc_shown_new_enough",
-                            "fp8_format_of_other_vendor", "gpu_newer_than_hopper",
-                            "mkl_symbol_not_ittnotify", "refused_on_one_node",
-                            "xformers_built_for_this_torch", "torch_cpu_build_shown", "rocm_torch_shown",
-                            "pins_agree", "cl_looked_up_without_build", "nvrtc_knows_gpu",
-                            "pip_older_than_wheel_tag", "cuda_init_failure_shown",
-                            "tensorrt_dropped_gpu", "driver_symbol_in_every_driver", "compiler_error_shown",
-                            "header_shipped_by_this_torch", "torch_from_conda_env", "apex_not_installed",
-                            "aio_warning_beside_other_failure", "bnb_binary_found_needs_library",
-                            "operand_not_a_pickle_opcode",
-                            "ffmpeg_shown_installed", "all_nvidia_nodes_missing", "libpython_of_other_python",
-                            "no_driver_beside_stub", "driver_meets_image_cuda", "gcc_before_13_shown",
-                            "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})
-# Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
-CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
-                           "overflow_shown", "shm_full_shown",
-                           "docker_default_shm_shown", "channel_known_upstream",
-                           "tf32_gpu_shown", "build_lacks_arch",
-                           "binary_compatible_gpu", "macos_below_mps_minimum",
-                           "download_damaged_shown", "fresh_download_complete_shown",
-                           "requested_after_torch_stable_html", "async_allocator_unsupported_gpu",
-                           "resolver_reported_conflict", "disjoint_torch_requirements",
-                           "gpu_below_build", "apple_silicon_shown",
-                           "address_not_a_host", "hip_memory_below_listed_gpus",
-                           "rocm_build_lacks_gfx", "other_vendor_gpu_only",
-                           "torch_without_cuda_by_design", "hsa_override_not_this_gpu",
-                           "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
-                           "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
-                           "gpu_newer_than_build_cuda", "torch_build_carries_gpu",
-                           "extension_own_wording", "compiled_module_absence_shown",
-                           "dll_needs_only_vc_runtime", "other_copy_loaded"})
-
-
-_META = frozenset(".^$*+?{}[]|()")
-
-
-def _structure(source: str) -> Iterator[Tuple[int, str, int]]:
-    """(index, character, group depth after it) for each character outside escapes and classes."""
-    depth, i, in_class = 0, 0, False
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        else:
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            yield i, c, depth
-        i += 1
-
-
-def _has_top_level_alternation(source: str) -> bool:
-    return any(c == "|" and depth == 0 for _, c, depth in _structure(source))
-
-
-def _closing_paren(source: str) -> int:
-    """Index of the parenthesis closing the one at ``source[0]``, or -1."""
-    return next((i for i, c, depth in _structure(source) if c == ")" and depth == 0), -1)
-
-
-def literal_prefix(source: str) -> str:
-    """The literal text every match of the regex ``source`` starts with ("" when unknown).
-
-    ``str.find`` locates it several times faster than the regex engine scans, so matching skips
-    straight to the first place a match can start.
-    """
-    if _has_top_level_alternation(source):
-        return ""
-    group = re.match(r"\((?:\?P<\w+>|\?:)", source)
-    if group:  # a leading group that must match: its own prefix
-        close = _closing_paren(source)
-        if close < 0 or source[close + 1:close + 2] in ("?", "*", "{"):
-            return ""
-        return literal_prefix(source[group.end():close])
-    out: List[str] = []
-    i = 0
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            if i + 1 >= len(source) or source[i + 1].isalnum():
-                break  # a class (\d, \s) or an assertion (\b)
-            char, step = source[i + 1], 2
-        elif c in _META:
-            break
-        else:
-            char, step = c, 1
-        following = source[i + step:i + step + 1]
-        if following in ("?", "*", "{"):
-            break  # this character may be absent or repeated
-        out.append(char)
-        if following == "+":
-            break
-        i += step
-    return "".join(out)
 
 
 @dataclass(frozen=True)

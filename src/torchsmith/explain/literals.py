@@ -3,7 +3,8 @@ library's parser, the one ``re.compile`` uses). Pure.
 
 A pattern that does not start with literal text (alternatives, a class) gives the matcher no
 needle to skip to, so the regex engine tries it at every position of a long log; where a literal it
-must contain is absent from the log, no match can exist and the pattern is not run at all.
+must contain is absent from the log, no match can exist and the pattern is not run at all. Where
+a pattern does start with literal text (``literal_prefix``), the matcher skips straight to it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ if sys.version_info >= (3, 11):
 else:  # the same module under its old name (importing that name warns from 3.11 on)
     import sre_parse as _parser
 
-__all__ = ["finditer", "literal_absent", "may_match", "required_literal", "required_literals"]
+__all__ = [
+    "finditer", "literal_absent", "literal_prefix", "may_match", "required_literal", "required_literals",
+]
 
 _REPEATS = (_parser.MAX_REPEAT, _parser.MIN_REPEAT)
 Literals = Tuple[str, ...]  # literals one of which every match contains (none: nothing known)
@@ -106,3 +109,72 @@ def literal_absent(required: Literals, needle: str, text: str, seen: Optional[Di
         if at is None or at >= 0:
             return False
     return True
+
+
+_META = frozenset(".^$*+?{}[]|()")
+
+
+def _structure(source: str) -> Iterator[Tuple[int, str, int]]:
+    """(index, character, group depth after it) for each character outside escapes and classes."""
+    depth, i, in_class = 0, 0, False
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        else:
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            yield i, c, depth
+        i += 1
+
+
+def _has_top_level_alternation(source: str) -> bool:
+    return any(c == "|" and depth == 0 for _, c, depth in _structure(source))
+
+
+def _closing_paren(source: str) -> int:
+    """Index of the parenthesis closing the one at ``source[0]``, or -1."""
+    return next((i for i, c, depth in _structure(source) if c == ")" and depth == 0), -1)
+
+
+def literal_prefix(source: str) -> str:
+    """The literal text every match of the regex ``source`` starts with ("" when unknown).
+
+    ``str.find`` locates it several times faster than the regex engine scans, so matching skips
+    straight to the first place a match can start.
+    """
+    if _has_top_level_alternation(source):
+        return ""
+    group = re.match(r"\((?:\?P<\w+>|\?:)", source)
+    if group:  # a leading group that must match: its own prefix
+        close = _closing_paren(source)
+        if close < 0 or source[close + 1:close + 2] in ("?", "*", "{"):
+            return ""
+        return literal_prefix(source[group.end():close])
+    out: List[str] = []
+    i = 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            if i + 1 >= len(source) or source[i + 1].isalnum():
+                break  # a class (\d, \s) or an assertion (\b)
+            char, step = source[i + 1], 2
+        elif c in _META:
+            break
+        else:
+            char, step = c, 1
+        following = source[i + step:i + step + 1]
+        if following in ("?", "*", "{"):
+            break  # this character may be absent or repeated
+        out.append(char)
+        if following == "+":
+            break
+        i += step
+    return "".join(out)
