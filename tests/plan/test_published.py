@@ -92,6 +92,9 @@ def test_python_tags_fit_as_pip_orders_them(py: str, abi: str, python: str, fits
 def test_platform_and_glibc_from_tags() -> None:
     assert tag_platforms("manylinux_2_17_x86_64.manylinux2014_x86_64") == ("linux-x86_64",)
     assert tag_platforms("macosx_11_0_universal2") == ("macos-arm64", "macos-x86_64")
+    assert tag_platforms("macosx_10_9_x86_64") == ("macos-x86_64",)
+    assert tag_platforms("macosx_11_0_arm64") == ("macos-arm64",)
+    assert tag_platforms("macosx_10_9_intel") == ("macos-x86_64",)
     assert tag_platforms("any") == ("any",)
     assert glibc_of("manylinux2014_aarch64") == (2, 17)
     assert glibc_of("manylinux_2_28_x86_64") == (2, 28)

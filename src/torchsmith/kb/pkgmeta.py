@@ -69,7 +69,7 @@ def tag_platforms(platform_tag: str) -> Tuple[str, ...]:
         elif tag == "win_arm64":
             platforms.append("windows-arm64")
         elif tag.startswith("macosx"):
-            arch = tag.rsplit("_", 1)[-1]
+            arch = tag.split("_", 3)[-1]  # macosx_<major>_<minor>_<arch>; x86_64 holds "_"
             if arch in ("arm64", "universal2"):
                 platforms.append("macos-arm64")
             if arch in ("x86_64", "intel", "universal2"):
