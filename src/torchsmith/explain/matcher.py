@@ -17,11 +17,12 @@ from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
 from torchsmith.explain.cutwords import cut_words
 from torchsmith.explain.extract import Extracted, extract
+from torchsmith.explain.factvalues import add_facts, normalise_fact
+from torchsmith.explain.families import Candidate
 from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
 from torchsmith.explain.negation import denied
 from torchsmith.explain.noise import without_noise
-from torchsmith.explain.normalise import normalise_fact
 from torchsmith.explain.pasted import as_written
 from torchsmith.explain.planflags import plan_flags
 from torchsmith.explain.reason import blocked, capability, conclusions, confirmation
@@ -60,8 +61,8 @@ class Explanation:
     cause: str
     fix: List[str]
     host_facts: List[str] = field(default_factory=list)
-    # No single cause proven: (cause, the check that tells it apart) for each one.
-    candidates: List[Tuple[str, str]] = field(default_factory=list)
+    # No single cause proven: each cause's id and text, and the check that tells it apart.
+    candidates: List[Candidate] = field(default_factory=list)
     kb_facts: Dict[str, str] = field(default_factory=dict)  # computed from the knowledge base
     reasoning: List[str] = field(default_factory=list)  # what the rules conclude from the text's facts
 
@@ -79,18 +80,10 @@ class Explanation:
             "related_finding": sig.related_finding,
             "priority": sig.priority,
             "sources": list(sig.sources),
-            "candidates": [{"cause": cause, "check": check} for cause, check in self.candidates],
+            "candidates": [{"id": c.id, "cause": c.cause, "check": c.check} for c in self.candidates],
             "kb_facts": dict(self.kb_facts),
             "reasoning": list(self.reasoning),
         }
-
-
-# --- facts ---------------------------------------------------------------------------------
-
-def _add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
-    for name, value in match.groupdict().items():
-        if value is not None and value.strip() and name not in facts:
-            facts[name] = normalise_fact(name, value)
 
 
 # --- scanning ------------------------------------------------------------------------------
@@ -179,13 +172,13 @@ def _first_hit(sig: Signature, text: str, pos: int = 0,
     first = matches[0]
     facts: Dict[str, Any] = {}
     for match in matches:
-        _add_facts(facts, match)
+        add_facts(facts, match)
     if sig.details:
         window = _detail_window(text, first.start())
         for detail in sig.details:
             found = detail.search(window)
             if found is not None:
-                _add_facts(facts, found)
+                add_facts(facts, found)
     return sig, first.start(), first.end(), facts
 
 
@@ -427,8 +420,8 @@ def explain_report(
             cause=render_text(sig.cause, facts),
             fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
             host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
-            candidates=[(render_text(cause, facts), render_text(check, facts))
-                        for cause, check in sig.candidates],
+            candidates=[Candidate(c.id, render_text(c.cause, facts), render_text(c.check, facts))
+                        for c in sig.candidates],
             reasoning=conclusions(read, found.facts, kb),
         ))
     report.explanations, noise = without_noise(report.explanations, read)  # (see .noise)

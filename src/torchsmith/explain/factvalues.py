@@ -1,12 +1,12 @@
-"""A fact as a signature's cause reads it, from the text a pattern's named group matched: versions in
-the encodings torch and the CUDA libraries print decoded, lists split. Pure."""
+"""A signature's facts as values: the text a regex group caught, decoded (CUDA and cuDNN version
+encodings, architecture lists). Pure."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Match
 
-__all__ = ["normalise_fact"]
+__all__ = ["add_facts", "normalise_fact"]
 
 
 def _cuda_api(raw: str) -> str:
@@ -60,3 +60,9 @@ def normalise_fact(name: str, raw: str) -> Any:
     raw = raw.strip()
     normaliser = _NORMALISERS.get(name)
     return normaliser(raw) if normaliser else raw
+
+
+def add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
+    for name, value in match.groupdict().items():
+        if value is not None and value.strip() and name not in facts:
+            facts[name] = normalise_fact(name, value)
