@@ -93,6 +93,10 @@ _NCCL_IFACE = re.compile(
     r"NET/(?:Socket|IB) : Using \[\d+\](?P<iface>[\w.-]+)|Bootstrap : Using (?P<boot>[\w.-]+)"
 )
 _NCCL_WARN = re.compile(r"NCCL WARN (?P<warn>[^\n]{3,200})")
+# torch appends NCCL's own last warning (ncclGetLastError) to an NCCL error: "...\nLast error:\n<the
+# WARN line's text>" (pytorch/pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp getNcclErrorDetailStr)
+_NCCL_LAST = re.compile(r"nccl[A-Z]\w{2,30}: [^\n]{0,300}\n\s{0,8}Last error:[ \t]*\n\s{0,8}"
+                        r"(?P<warn>[^\s][^\n]{2,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
 # NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
 # 0." (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 src/misc/param.cc)
@@ -305,7 +309,8 @@ def nccl_facts(text: str) -> Dict[str, Any]:
             interfaces.append(iface)
     if interfaces:
         facts["interfaces"] = interfaces[:8]
-    warnings = list(dict.fromkeys(m.group("warn").strip() for m in _NCCL_WARN.finditer(text)))
+    warnings = list(dict.fromkeys(m.group("warn").strip()
+                                  for pattern in (_NCCL_WARN, _NCCL_LAST) for m in pattern.finditer(text)))
     if warnings:
         facts["warnings"] = warnings[:8]
     if _NCCL_NO_IB in text:
