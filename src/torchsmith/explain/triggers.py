@@ -49,6 +49,9 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
             facts["code"] = str(error.code)
         if error.summary:  # the vendor's own description
             facts["meaning"] = error.summary.rstrip(".")
+        if error.call:  # a compiled extension's own check named the call that failed
+            facts["extension_call"] = error.call
+            needles.append(error.call)
         return needles, facts
     return None
 

@@ -75,6 +75,12 @@ _CODES = (
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
+# A compiled extension's own check, which prints cudaError_t as its number and then the call it
+# wrapped: nvdiffrast's NVDR_CHECK_CUDA_ERROR, TORCH_CHECK(..., "Cuda error: ", cudaGetLastError(), "[",
+# #CUDA_CALL, ";]") (NVlabs/nvdiffrast@2f498f23c7d75c42729b82f09d105b9c66ef1686
+# nvdiffrast/common/framework.h; "HIP error: " in its HIP ports). torch's own checks print the status's
+# message instead ("CUDA error: no kernel image ...", c10/cuda/CUDAException.h).
+_CHECKED_CALL = re.compile(r"\b(?P<api>Cuda|HIP) error: (?P<code>\d{1,3}) ?\[(?P<call>[A-Za-z_][\w:.]{1,60})\(")
 # A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
 # initialized")'. Read only where the code and the message are one row of the runtime's enum.
 _PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
@@ -256,6 +262,11 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
+    for match in _CHECKED_CALL.finditer(joined):
+        api = match.group("api").lower()
+        row = _by(vocab.get(api, ()), "code", int(match.group("code")))
+        if row is not None:
+            add(replace(_from_row(api, row), call=match.group("call")))
     for match in finditer(_PAIRED, joined):
         error = _by_message("cuda", match.group("message"), None, vocab)
         if error is not None and error.code == int(match.group("code")):
