@@ -112,3 +112,16 @@ def test_a_block_header_with_an_empty_last_field_keeps_its_cause_clean() -> None
     first, second = FIELD_MODULE._blocks(blocks)
     assert first["cause"] == "unknown" and "fix" not in first
     assert (second["cause"], second["also"], second["fix"]) == ("x", ["y"], "a | b")
+
+
+def test_the_audit_of_dev_misses_cites_dev_records_only() -> None:
+    """field/audit/ judges dev texts only: a sealed text must never be quoted where rules are written."""
+    dev = {str(record["url"]) for record in PARTS["dev"]}
+    sealed = {str(record["url"]) for record in PARTS["sealed"]}
+    for path in (FIELD / "audit").glob("*.tsv"):
+        header, *rows = path.read_text(encoding="utf-8").splitlines()
+        assert header.split("\t")[:4] == ["url", "label", "stated", "verdict"]
+        for row in rows:
+            url, _label, _stated, verdict, words, *_ = row.split("\t")
+            assert url in dev and url not in sealed, url
+            assert verdict in {"D", "P", "N", "X"} and words in {"W", "-"}, row[:120]

@@ -10,6 +10,7 @@ from torchsmith.explain.extract import gpunames
 from torchsmith.explain.extract.containers import docker_shm, image_build_kill, ran_after_build
 from torchsmith.explain.extract.devices import gpu_count, visible_devices
 from torchsmith.explain.extract.gpunames import GpuNames
+from torchsmith.explain.extract.installedtorch import conda_channel_torch, installed_torch
 from torchsmith.explain.extract.model import Environment, Frame, NamedGpu
 from torchsmith.explain.extract.said import cpu_build_said
 from torchsmith.explain.extract.services import services
@@ -364,6 +365,14 @@ def _before_later_state(text: str) -> str:
     return text if later is None else text[: later.start()]
 
 
+def _installed_torch(env: Environment, failed_stack: str) -> None:
+    """Where no line above named the torch: the shapes tools print the installed one in (installedtorch)."""
+    env.torch = env.torch or installed_torch(failed_stack)
+    channel = conda_channel_torch(failed_stack) if not env.torch and "_cudnn" in failed_stack else None
+    if channel:
+        env.torch, env.torch_cuda = channel[0], env.torch_cuda or channel[1]
+
+
 def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None) -> Environment:
     """What the text names of the machine and the stack; ``names``: the GPU data's spellings."""
     failed_stack = _before_later_state(text)
@@ -395,6 +404,7 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     if "l4t-" in text or "dustynv/" in text:
         env.jetson_torch_image = _first(_JETSON_TORCH_IMAGE, text)
     env.services = services(text)
+    _installed_torch(env, failed_stack)
     fetched = _first(_TORCH_FILE, failed_stack) if not env.torch else None
     env.torch = env.torch or fetched
     _torch_cuda(env, from_file=fetched is not None)
