@@ -169,8 +169,8 @@ def _extension_checked_call(extracted: Extracted, facts: Mapping[str, Any],
     call = facts.get("extension_call")
     if not call:
         return None
-    return (f"the failing call, {call}, is the extension's own: its check printed the CUDA status as a number "
-            f"with the call it wrapped, which torch's checks never do")
+    return (f"the failing call, {call}, is the extension's own: its check printed the CUDA status as a "
+            f"number with the call it wrapped, which torch's checks never do")
 
 
 ARCH_LIST_CONFIRMATIONS: Dict[str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]],

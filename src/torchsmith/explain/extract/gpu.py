@@ -80,7 +80,8 @@ _CODES = (
 # #CUDA_CALL, ";]") (NVlabs/nvdiffrast@2f498f23c7d75c42729b82f09d105b9c66ef1686
 # nvdiffrast/common/framework.h; "HIP error: " in its HIP ports). torch's own checks print the status's
 # message instead ("CUDA error: no kernel image ...", c10/cuda/CUDAException.h).
-_CHECKED_CALL = re.compile(r"\b(?P<api>Cuda|HIP) error: (?P<code>\d{1,3}) ?\[(?P<call>[A-Za-z_][\w:.]{1,60})\(")
+_CHECKED_CALL = re.compile(r"\b(?P<api>Cuda|HIP) error: (?P<code>\d{1,3}) ?"
+                           r"\[(?P<call>[A-Za-z_][\w:.]{1,60})\(")
 # A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
 # initialized")'. Read only where the code and the message are one row of the runtime's enum.
 _PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
