@@ -235,6 +235,17 @@ def _xids(text: str, table: Sequence[Mapping[str, Any]]) -> List[GpuError]:
     return found
 
 
+def _checked_calls(joined: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> List[GpuError]:
+    """The statuses an extension's own check printed by number, each with the call it wrapped."""
+    found = []
+    for match in _CHECKED_CALL.finditer(joined):
+        api = match.group("api").lower()
+        row = _by(vocab.get(api, ()), "code", int(match.group("code")))
+        if row is not None:
+            found.append(replace(_from_row(api, row), call=match.group("call")))
+    return found
+
+
 def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> List[GpuError]:
     """Each CUDA / HIP / NCCL error the text names, once, with its code, kind and meaning;
     ``joined`` is the text with its messages joined (:func:`..messages.unwrap`)."""
@@ -263,11 +274,6 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
                 error = GpuError("cuda", None, None, message.strip(), error.kind if error else None)
             if error is not None:
                 add(_staged(error, joined, match.start()))
-    for match in _CHECKED_CALL.finditer(joined):
-        api = match.group("api").lower()
-        row = _by(vocab.get(api, ()), "code", int(match.group("code")))
-        if row is not None:
-            add(replace(_from_row(api, row), call=match.group("call")))
     for match in finditer(_PAIRED, joined):
         error = _by_message("cuda", match.group("message"), None, vocab)
         if error is not None and error.code == int(match.group("code")):
@@ -276,7 +282,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         quoted = _quoted(match.group("message"), vocab)
         if quoted is not None:
             add(quoted)
-    for error in _xids(text, vocab.get("xid", ())):
+    for error in _xids(text, vocab.get("xid", ())) + _checked_calls(joined, vocab):
         add(error)
     for match in finditer(_CUINIT, joined):
         row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
