@@ -19,6 +19,10 @@ cause (not ``unknown``):
   and every match that carries ``candidates``, i.e. asserts none of them);
 - *generic only*: no wrong cause, but not the label either: only generic families or the
   text's ``also`` causes were stated;
+- *narrowed*: the generic-only texts whose label is a candidate id of a stated family (a
+  candidate id that is itself a family stands for its own candidates too): the family's list held
+  the thread's cause, and the text did not prove which. It is counted within generic only and
+  changes no other column;
 - *not recognised*: nothing was stated.
 
 Texts labelled ``unknown`` (the thread never established a cause) count against no one; the
@@ -36,7 +40,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import AbstractSet, Dict, List, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, List, Mapping, Sequence, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_field import PARTS, load
@@ -47,9 +51,10 @@ GENERIC = frozenset({"undefined-symbol", "nccl-system-error", "extension-build-f
                      "cuda-unknown-error"})
 
 
-def stated_causes(text: str, workdir: Path) -> Tuple[List[str], Set[str]]:
-    """The cause ids `torchsmith explain --json --no-probe` states for ``text``, and those of them
-    that are families (their match lists candidates and asserts none)."""
+def stated_causes(text: str, workdir: Path) -> Tuple[List[str], Set[str], Set[str]]:
+    """The cause ids `torchsmith explain --json --no-probe` states for ``text``, those of them
+    that are families (their match lists candidates and asserts none), and the candidate ids
+    those families list."""
     from torchsmith.cli import main as torchsmith
 
     path = workdir / "text.log"
@@ -67,14 +72,30 @@ def stated_causes(text: str, workdir: Path) -> Tuple[List[str], Set[str]]:
     data = report.get("data") or {}
     causes: List[str] = []
     families: Set[str] = set()
+    held: Set[str] = set()
     for match in data.get("matches") or []:
+        held.update(str(c.get("id")) for c in match.get("candidates") or [])
         for key in ("id", "family", "cause_id"):
             value = match.get(key)
             if isinstance(value, str) and value not in causes:
                 causes.append(value)
             if isinstance(value, str) and match.get("candidates"):
                 families.add(value)
-    return causes, families
+    return causes, families, held
+
+
+def family_causes() -> Mapping[str, AbstractSet[str]]:
+    """Each family's candidate ids with those of the families among them (the packaged catalogue)."""
+    from torchsmith.explain.catalog import catalog_of
+
+    return catalog_of(None).family_causes()
+
+
+def narrowed(record: Dict[str, object], held: AbstractSet[str],
+             closure: Mapping[str, AbstractSet[str]]) -> bool:
+    """The label is among the candidate ids ``held`` by the stated families, or their families'."""
+    label = str(record["cause"])
+    return any(label == cause or label in closure.get(cause, ()) for cause in held)
 
 
 def judge(record: Dict[str, object], causes: Sequence[str], families: AbstractSet[str] = frozenset()) -> str:
@@ -94,11 +115,15 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
     outcomes: Counter[str] = Counter()
     named_and_wrong = 0
     named_by_family = 0  # the label's id spoke as a family (candidates, no cause asserted)
+    narrowed_count = 0  # generic only, and a stated family's candidates held the label
+    closure = family_causes()
     misses: List[Dict[str, object]] = []
     unknown_causes: Counter[str] = Counter()
     for record in records:
-        causes, families = stated_causes(str(record["text"]), workdir)
+        causes, families, held = stated_causes(str(record["text"]), workdir)
         verdict = judge(record, causes, families)
+        in_family = verdict == "generic-only" and narrowed(record, held, closure)
+        narrowed_count += in_family
         if verdict == "wrong" and record["cause"] in causes:
             named_and_wrong += 1
         if verdict in ("named", "wrong") and record["cause"] in causes and record["cause"] in families:
@@ -108,7 +133,7 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
             unknown_causes.update(causes)
         if verdict in ("wrong", "generic-only", "not-recognised"):
             misses.append({"url": record["url"], "label": record["cause"], "stated": causes,
-                           "verdict": verdict})
+                           "verdict": verdict, "narrowed": in_family})
     labelled = sum(1 for r in records if r["cause"] != UNKNOWN)
     named = outcomes["named"] + named_and_wrong
     return {
@@ -121,6 +146,7 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
         "recall": round(named / labelled, 3) if labelled else None,
         "wrong": outcomes["wrong"],
         "generic_only": outcomes["generic-only"],
+        "narrowed": narrowed_count,
         "not_recognised": outcomes["not-recognised"],
         "unknown_recognised": outcomes["unknown-recognised"],
         "unknown_stated": dict(unknown_causes.most_common()),
@@ -130,11 +156,13 @@ def score_part(part: str, workdir: Path) -> Dict[str, object]:
 
 def _print_table(results: Dict[str, Dict[str, object]], verbose: bool, show_sealed: bool) -> None:
     print(f"{'part':<7} {'texts':>5} {'repos':>5} {'labelled':>8} {'named':>5} {'recall':>6} "
-          f"{'by-fam':>6} {'wrong':>5} {'generic':>7} {'not-rec':>7} {'unknown':>7} {'unk-rec':>7}")
+          f"{'by-fam':>6} {'wrong':>5} {'generic':>7} {'narrowed':>8} "
+          f"{'not-rec':>7} {'unknown':>7} {'unk-rec':>7}")
     for part, r in results.items():
         recall = "-" if r["recall"] is None else f"{float(r['recall']):.1%}"  # type: ignore[arg-type]
         print(f"{part:<7} {r['texts']:>5} {r['repos']:>5} {r['labelled']:>8} {r['named']:>5} "
               f"{recall:>6} {r['named_by_family']:>6} {r['wrong']:>5} {r['generic_only']:>7} "
+              f"{r['narrowed']:>8} "
               f"{r['not_recognised']:>7} {r['unknown']:>7} {r['unknown_recognised']:>7}")
     if verbose:
         for part, r in results.items():

@@ -16,7 +16,7 @@ _LOADER = ('OSError: [WinError 126] The specified module could not be found. Err
 def test_a_torch_hip_dll_failing_on_windows_is_the_rocm_family_not_the_generic_dll_one() -> None:
     (found,) = explain_report(_LOADER.format(dll="c10_hip.dll"), CATALOG, kb=KB).explanations
     assert found.signature.id == "rocm-library-missing" and len(found.candidates) == 4
-    assert any("amdhip64" in cause for cause, _ in found.candidates)
+    assert any("amdhip64" in c.cause for c in found.candidates)
     assert stated(_LOADER.format(dll="torch_hip.dll")) == ["rocm-library-missing"]
     # Counter-cases: a CUDA build's DLL, or torch's CPU DLL, is the generic Windows family.
     for dll in ("c10_cuda.dll", "torch_cpu.dll"):

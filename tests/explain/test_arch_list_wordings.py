@@ -70,7 +70,7 @@ def test_find_package_torch_failing_is_a_family_of_three() -> None:
             "  the following names:\n\n    TorchConfig.cmake\n    torch-config.cmake\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "torch-cmake-config-not-found" and len(found.candidates) == 3
-    assert any("isolated build environment" in cause for cause, _ in found.candidates)
+    assert any("isolated build environment" in c.cause for c in found.candidates)
 
 
 def test_torch_cpp_names_removed_from_torch_undeclared_in_each_compilers_words() -> None:

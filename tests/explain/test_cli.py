@@ -234,6 +234,6 @@ def test_candidates_are_shown_and_carried_in_json(capsys: pytest.CaptureFixture[
     (match,) = envelope["data"]["matches"]
     assert match["id"] == "undefined-symbol"
     assert len(match["candidates"]) >= 2
-    assert all(set(c) == {"cause", "check"} for c in match["candidates"])
+    assert all(set(c) == {"id", "cause", "check"} for c in match["candidates"])
     assert main(["explain", "--no-probe", text]) == 0
     assert "Candidates (the text proves none of them):" in capsys.readouterr().out

@@ -81,8 +81,8 @@ def test_an_unproven_undefined_symbol_gives_candidates_not_a_cause() -> None:
     item = one(text)
     assert item.signature.id == "undefined-symbol"
     assert len(item.candidates) >= 2
-    assert all(check for _, check in item.candidates)
-    assert item.to_json()["candidates"][0].keys() == {"cause", "check"}
+    assert all(c.check for c in item.candidates)
+    assert item.to_json()["candidates"][0].keys() == {"id", "cause", "check"}
 
 
 def test_on_a_jetson_no_desktop_advice_but_nvidias_wheels() -> None:

@@ -267,7 +267,7 @@ def test_a_status_that_proves_no_cause_is_its_family_with_candidates() -> None:
                  "RuntimeError: cusolver error: 7, when calling `cusolverDnCreate(handle)`"):
         (family,) = explain_report(text, CATALOG, kb=KB).explanations
         assert family.signature.id == "gpu-library-status" and len(family.candidates) == 3, text
-        assert "documents it as" in family.cause and all(check for _, check in family.candidates)
+        assert "documents it as" in family.cause and all(c.check for c in family.candidates)
     (status,) = explain_report("RuntimeError: cusolver error: 7, when calling `cusolverDnCreate(handle)`",
                                CATALOG, kb=KB).explanations
     assert "cuSOLVER returned CUSOLVER_STATUS_INTERNAL_ERROR (status 7)" in status.cause

@@ -80,11 +80,11 @@ def test_no_matching_distribution_is_a_family_for_any_package() -> None:
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "no-matching-distribution"
     assert found.facts["requirement"] == "triton==2.0.0" and len(found.candidates) == 6
-    assert "triton==2.0.0" in found.candidates[0][1]
+    assert "triton==2.0.0" in found.candidates[0].check
     # One candidate is torch's own pinned requirement (pytorch/test-infra#7569: the index's allow
     # list left out the triton-xpu its torch pins), with the check on the index that served torch.
-    (own,) = [c for c in found.candidates if c[0].startswith("A requirement of torch itself")]
-    assert 'pip download "triton==2.0.0" --no-deps -d /tmp/probe --index-url https://' in own[1]
+    (own,) = [c for c in found.candidates if c.cause.startswith("A requirement of torch itself")]
+    assert 'pip download "triton==2.0.0" --no-deps -d /tmp/probe --index-url https://' in own.check
 
 
 HASH = ("ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "

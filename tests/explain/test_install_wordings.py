@@ -75,7 +75,7 @@ def test_uvs_match_runtime_refusal_is_a_family_of_uv_release_and_missing_metadat
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "uv-match-runtime-without-static-metadata"
     assert (found.facts["requirement"], found.facts["package"]) == ("torch", "flash-attn")
-    assert len(found.candidates) == 2 and "0.11.0" in found.candidates[0][0]
+    assert len(found.candidates) == 2 and "0.11.0" in found.candidates[0].cause
     # Counter-case: the setting itself, in a pyproject shown beside another error, is no refusal.
     assert stated('flash-attn = [{ requirement = "torch", match-runtime = true }]\n') == []
 
@@ -128,7 +128,7 @@ def test_macos_loader_missing_a_library_of_an_installed_module_is_a_family_not_a
         "/usr/local/opt/libomp/lib/libomp.dylib", "@rpath/libtorch_cpu.dylib").replace(
         "torch/lib/libshm", "torchvision/_C")
     (found,) = explain_report(companion, CATALOG, kb=KB).explanations
-    assert found.facts["package"] == "torchvision" and "torch's libtorch_cpu" in found.candidates[3][0]
+    assert found.facts["package"] == "torchvision" and "torch's libtorch_cpu" in found.candidates[3].cause
     # Counter-cases: a binary outside site-packages (a build tree) is not an installed package's, and
     # a compiler without OpenMP is still openmp-missing.
     assert stated(MACOS_LOAD.format(prefix="/Users/a/src/build")) == []

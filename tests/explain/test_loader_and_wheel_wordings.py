@@ -174,7 +174,7 @@ def test_ctypes_could_not_find_a_torch_family_module_is_the_windows_dll_family()
             "syntax.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "windows-dll-load-failed" and found.candidates
-    causes = " ".join(cause for cause, _check in found.candidates)
+    causes = " ".join(c.cause for c in found.candidates)
     assert "torchvision/torchaudio build made for another torch" in causes
     # Counter-case: another package's DLL is not torch's family.
     other = (r"FileNotFoundError: Could not find module 'C:\venv\Lib\site-packages\pyzbar\libzbar-64.dll' "

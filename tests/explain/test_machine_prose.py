@@ -175,7 +175,7 @@ def test_torchs_no_device_check_in_a_rocm_build_is_the_hip_family() -> None:
     # c10/cuda/CUDAFunctions.cpp's "No CUDA GPUs are available", hipified (vllm-project/vllm#7207)
     (found,) = explain_report("RuntimeError: No HIP GPUs are available\n", CATALOG, kb=KB).explanations
     assert found.signature.id == "no-hip-gpus-available" and len(found.candidates) == 4
-    assert any("/dev/kfd" in check for _, check in found.candidates)
+    assert any("/dev/kfd" in c.check for c in found.candidates)
     assert stated("RuntimeError: No CUDA GPUs are available\n") == ["no-cuda-gpus-available"]
 
 
@@ -208,7 +208,7 @@ def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among
             "on your system since the accelerator is not available.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "mps-unavailable"
-    assert any("Rosetta" in cause for cause, _ in found.candidates)
+    assert any("Rosetta" in c.cause for c in found.candidates)
     assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
     cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
     assert stated(cuda) == []

@@ -220,9 +220,9 @@ def test_torch_not_compiled_with_cuda_is_a_family_of_where_the_cpu_torch_comes_f
     text = "AssertionError: Torch not compiled with CUDA enabled\n"
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "torch-not-compiled-with-cuda"
-    causes = " ".join(cause for cause, _check in found.candidates)
+    causes = " ".join(c.cause for c in found.candidates)
     assert "installed in this environment" in causes and "user site-packages" in causes
-    checks = " ".join(check for _cause, check in found.candidates)
+    checks = " ".join(c.check for c in found.candidates)
     assert "torch.__file__" in checks
     # Counter-case: a GPU torch that sees no GPU is not this family.
     assert "torch-not-compiled-with-cuda" not in stated("RuntimeError: No CUDA GPUs are available\n")

@@ -46,7 +46,7 @@ def test_insufficient_driver_is_a_family_of_old_driver_and_no_driver() -> None:
             "CUDA driver version is insufficient for CUDA runtime version\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "driver-insufficient-for-runtime"
-    causes = " ".join(cause for cause, _check in found.candidates)
+    causes = " ".join(c.cause for c in found.candidates)
     assert "older than the CUDA runtime" in causes and "container started without GPU access" in causes
 
 

@@ -327,7 +327,7 @@ def _human(explanations: Sequence[Explanation], *, catalog_size: int, checks: Se
         out.write(f"   Cause: {item.cause}\n")
         if item.candidates:
             out.write("   Candidates (the text proves none of them):\n")
-            out.writelines(f"     - {cause}. Check: {check}\n" for cause, check in item.candidates)
+            out.writelines(f"     - {c.cause} [{c.id}]. Check: {c.check}\n" for c in item.candidates)
         if item.reasoning:
             out.writelines(f"   From the text's facts: {line}\n" for line in item.reasoning)
         if item.host_facts:

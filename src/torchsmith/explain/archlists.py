@@ -162,10 +162,22 @@ def _extension_own_wording(extracted: Extracted, facts: Mapping[str, Any],
     return "the extension's own message names the failing call"
 
 
+def _extension_checked_call(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The status came from a compiled extension's own check of its call (see ``extract.gpu``): the
+    kernel that has no code for this GPU is the extension's, not torch's."""
+    call = facts.get("extension_call")
+    if not call:
+        return None
+    return (f"the failing call, {call}, is the extension's own: its check printed the CUDA status as a "
+            f"number with the call it wrapped, which torch's checks never do")
+
+
 ARCH_LIST_CONFIRMATIONS: Dict[str, Callable[[Extracted, Mapping[str, Any], Optional[KnowledgeBase]],
                                             Optional[str]]] = {
     "cpp_extension_arch_added_later": _cpp_extension_arch_added_later,
     "gpu_newer_than_build_cuda": _gpu_newer_than_build_cuda,
     "torch_build_carries_gpu": _torch_build_carries_gpu,
     "extension_own_wording": _extension_own_wording,
+    "extension_checked_call": _extension_checked_call,
 }

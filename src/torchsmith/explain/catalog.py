@@ -30,6 +30,7 @@ from torchsmith.explain.checknames import (
     KB_FACTS,
     TRIGGER_FACTS,
 )
+from torchsmith.explain.families import Candidate, check_family_graph, family_causes, parse_candidates
 from torchsmith.explain.literals import Literals, literal_prefix, required_literals
 from torchsmith.records import dataclass
 
@@ -88,8 +89,8 @@ class Signature:
     # none of ``not_before``: which library a symbol is missing from, for instance.
     before: Tuple[Pattern[str], ...] = ()
     not_before: Tuple[Pattern[str], ...] = ()
-    # When the text cannot prove one cause: each candidate and the check that tells it apart.
-    candidates: Tuple[Tuple[str, str], ...] = ()
+    # When the text cannot prove one cause: each candidate (its id, cause, and the check that tells it apart).
+    candidates: Tuple[Candidate, ...] = ()
     # Steps that go first when the match carries a fact (e.g. a +cpu torch under a CUDA extension).
     fix_if: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     # Steps that replace `fix` when the match carries a fact (the usual fix is wrong then).
@@ -120,6 +121,10 @@ class Catalog:
 
     def get(self, signature_id: str) -> Optional[Signature]:
         return next((s for s in self.signatures if s.id == signature_id), None)
+
+    def family_causes(self) -> Dict[str, FrozenSet[str]]:
+        """Each family's candidate ids, with those of the families among them (explain.families)."""
+        return family_causes(_family_graph(self.signatures))
 
 
 def _invalid(where: str, problem: str) -> TorchsmithError:
@@ -162,7 +167,7 @@ def _check_placeholders(sig: Signature, where: str) -> None:
     if unknown_facts:
         raise _invalid(where, f"fix_if names {unknown_facts[0]!r}, which this signature cannot carry")
     # A conditional step is used only when its fact is there.
-    plain = (sig.cause, *sig.fix, *(t for pair in sig.candidates for t in pair))
+    plain = (sig.cause, *sig.fix, *(t for c in sig.candidates for t in (c.cause, c.check)))
     texts = [(text, in_every_pattern) for text in plain]
     texts.extend((step, in_every_pattern | {name}) for name, steps in conditional for step in steps)
     for text, present in texts:
@@ -182,14 +187,15 @@ def _flag(raw: Any, where: str, name: str) -> bool:
     return value
 
 
-def _candidates(value: Any, where: str) -> Tuple[Tuple[str, str], ...]:
-    if not isinstance(value, list) or any(
-            not isinstance(c, Mapping) or set(c) != {"cause", "check"}
-            or not all(isinstance(v, str) and v.strip() for v in c.values()) for c in value):
-        raise _invalid(where, "'candidates' must be a list of {\"cause\": text, \"check\": text}")
-    if len(value) == 1:
-        raise _invalid(where, "'candidates' needs at least two causes (one is a cause, not candidates)")
-    return tuple((c["cause"], c["check"]) for c in value)
+def _candidates(value: Any, where: str, family_id: str) -> Tuple[Candidate, ...]:
+    try:
+        return parse_candidates(value, family_id)
+    except ValueError as exc:
+        raise _invalid(where, str(exc)) from exc
+
+
+def _family_graph(signatures: Sequence[Signature]) -> Dict[str, Tuple[str, ...]]:
+    return {s.id: tuple(c.id for c in s.candidates) for s in signatures if s.candidates}
 
 
 def _fix_if(value: Any, where: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
@@ -288,7 +294,7 @@ def _signature(raw: Any, index: int, path: str) -> Signature:
         before=_compile(_strings(raw.get("before", []), where, "before", allow_empty=True), where, "before"),
         not_before=_compile(_strings(raw.get("not_before", []), where, "not_before", allow_empty=True),
                             where, "not_before"),
-        candidates=_candidates(raw.get("candidates", []), where),
+        candidates=_candidates(raw.get("candidates", []), where, sig_id),
         fix_if=_fix_if(raw.get("fix_if", {}), where),
         fix_instead_if=_fix_if(raw.get("fix_instead_if", {}), where),
         kb_facts=_kb_facts(raw.get("kb_facts", []), where),
@@ -324,6 +330,10 @@ def parse_catalog(data: Any, path: str = "<signatures>") -> Catalog:
         unknown = [other for other in sig.supersedes + sig.explains if other not in seen or other == sig.id]
         if unknown:
             raise _invalid(path, f"signature {sig.id!r} supersedes unknown signature {unknown[0]!r}")
+    try:
+        check_family_graph(_family_graph(signatures))
+    except ValueError as exc:
+        raise _invalid(path, str(exc)) from exc
     return Catalog(signatures=signatures, version=version, path=path)
 
 

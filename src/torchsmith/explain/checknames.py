@@ -22,7 +22,7 @@ KB_FACTS = frozenset({"gpu_capability", "arch_last_release", "arch_never_release
 TRIGGER_FACTS = frozenset({"lib", "error", "symbol", "toolkit_cuda", "path", "package", "why", "channels",
                            "subdir", "versions", "message", "meaning", "what", "requested", "requirement",
                            "gpu", "vendor_library", "code", "module", "declared", "visible", "gpu_name",
-                           "capability"})
+                           "capability", "extension_call"})
 # Evidence in a text against a signature's cause (explain.reason.CONTRADICTION_CHECKS).
 CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enough", "cuda_build_shown",
                             "torch_gpu_build_shown",
@@ -67,5 +67,5 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_
                            "toolkit_other_major_shown", "both_onnxruntime_packages_shown",
                            "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
                            "gpu_newer_than_build_cuda", "torch_build_carries_gpu",
-                           "extension_own_wording", "compiled_module_absence_shown",
+                           "extension_own_wording", "extension_checked_call", "compiled_module_absence_shown",
                            "dll_needs_only_vc_runtime", "other_copy_loaded"})

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import field
-from typing import Any, Callable, Dict, List, Match, Optional, Pattern, Set, Tuple
+from typing import Any, Dict, List, Match, Optional, Pattern, Set, Tuple
 
 from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.explain.cutwords import cut_words
 from torchsmith.explain.extract import Extracted, extract
+from torchsmith.explain.factvalues import add_facts, normalise_fact
+from torchsmith.explain.families import Candidate
 from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
+from torchsmith.explain.negation import denied
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.pasted import as_written
 from torchsmith.explain.planflags import plan_flags
@@ -57,8 +61,8 @@ class Explanation:
     cause: str
     fix: List[str]
     host_facts: List[str] = field(default_factory=list)
-    # No single cause proven: (cause, the check that tells it apart) for each one.
-    candidates: List[Tuple[str, str]] = field(default_factory=list)
+    # No single cause proven: each cause's id and text, and the check that tells it apart.
+    candidates: List[Candidate] = field(default_factory=list)
     kb_facts: Dict[str, str] = field(default_factory=dict)  # computed from the knowledge base
     reasoning: List[str] = field(default_factory=list)  # what the rules conclude from the text's facts
 
@@ -76,71 +80,10 @@ class Explanation:
             "related_finding": sig.related_finding,
             "priority": sig.priority,
             "sources": list(sig.sources),
-            "candidates": [{"cause": cause, "check": check} for cause, check in self.candidates],
+            "candidates": [{"id": c.id, "cause": c.cause, "check": c.check} for c in self.candidates],
             "kb_facts": dict(self.kb_facts),
             "reasoning": list(self.reasoning),
         }
-
-
-# --- facts ---------------------------------------------------------------------------------
-
-def _cuda_api(raw: str) -> str:
-    """11040 (cudaDriverGetVersion's encoding) -> "11.4"."""
-    if not raw.isdigit() or len(raw) < 4:
-        return raw
-    number = int(raw)
-    return f"{number // 1000}.{number % 1000 // 10}"
-
-
-def _cuda_short(raw: str) -> str:
-    """1201 (xformers' major * 100 + minor) -> "12.1"."""
-    if not raw.isdigit() or len(raw) < 3:
-        return raw
-    return f"{int(raw) // 100}.{int(raw) % 100}"
-
-
-def _cudnn(raw: str) -> str:
-    """"(8, 5, 0)" -> "8.5.0"; 7102 -> "7.1.2"; 90100 -> "9.1.0"."""
-    parts = re.findall(r"\d+", raw)
-    if len(parts) > 1:
-        return ".".join(parts)
-    if not parts:
-        return raw
-    number = int(parts[0])
-    if number >= 10000:  # cuDNN 9 encodes major * 10000
-        return f"{number // 10000}.{number % 10000 // 100}.{number % 100}"
-    return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
-
-
-def _arch_list(raw: str) -> List[str]:
-    """"sm_75 sm_80" as listed; torch's newer capability warning lists "- 7.5 which supports
-    hardware CC >=7.5,<8.0" per line (torch/cuda/__init__.py, _warn_unsupported_code): as sm_75."""
-    if "which supports" in raw:
-        return [f"sm_{major}{minor}" for major, minor in re.findall(r"- (\d+)\.(\d+) which supports", raw)]
-    return raw.split()
-
-
-_NORMALISERS: Dict[str, Callable[[str], Any]] = {
-    "driver_cuda": _cuda_api,
-    "built_cuda": _cuda_short,
-    "compiled_cudnn": _cudnn,
-    "runtime_cudnn": _cudnn,
-    "arch_list": _arch_list,
-    "nvjitlink_needed": lambda raw: raw.replace("_", "."),
-}
-
-
-def normalise_fact(name: str, raw: str) -> Any:
-    """A group's text as a fact: versions decoded, lists split, whitespace trimmed."""
-    raw = raw.strip()
-    normaliser = _NORMALISERS.get(name)
-    return normaliser(raw) if normaliser else raw
-
-
-def _add_facts(facts: Dict[str, Any], match: Match[str]) -> None:
-    for name, value in match.groupdict().items():
-        if value is not None and value.strip() and name not in facts:
-            facts[name] = normalise_fact(name, value)
 
 
 # --- scanning ------------------------------------------------------------------------------
@@ -212,7 +155,7 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
                  pos: int, *, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
         match = _search(pattern, needle, text, pos, seen)
-        if match is None or _near(sig, text, match):
+        if match is None or (_near(sig, text, match) and not denied(pattern, text, match)):
             return match
         pos = match.start() + 1
     return None
@@ -229,13 +172,13 @@ def _first_hit(sig: Signature, text: str, pos: int = 0,
     first = matches[0]
     facts: Dict[str, Any] = {}
     for match in matches:
-        _add_facts(facts, match)
+        add_facts(facts, match)
     if sig.details:
         window = _detail_window(text, first.start())
         for detail in sig.details:
             found = detail.search(window)
             if found is not None:
-                _add_facts(facts, found)
+                add_facts(facts, found)
     return sig, first.start(), first.end(), facts
 
 
@@ -445,7 +388,7 @@ def explain_report(
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context
     from torchsmith.explain.host import host_facts
 
-    written = as_written(text)  # the marks of a paste undone (see .pasted)
+    written = as_written(text, cut_words(catalog, kb))  # the marks of a paste undone (see .pasted)
     text = without_line_prefixes(plain_quotes(written.text))
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])
@@ -477,8 +420,8 @@ def explain_report(
             cause=render_text(sig.cause, facts),
             fix=adapt_fix_for_jetson(_fix_steps(sig, facts, plan_args), jetson),
             host_facts=host_facts(sig.host_facts, facts, machine, looked=machine_probed),
-            candidates=[(render_text(cause, facts), render_text(check, facts))
-                        for cause, check in sig.candidates],
+            candidates=[Candidate(c.id, render_text(c.cause, facts), render_text(c.check, facts))
+                        for c in sig.candidates],
             reasoning=conclusions(read, found.facts, kb),
         ))
     report.explanations, noise = without_noise(report.explanations, read)  # (see .noise)

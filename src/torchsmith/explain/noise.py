@@ -11,6 +11,7 @@ from typing import List, Optional, Protocol, Sequence, Tuple, TypeVar
 
 from torchsmith.explain.catalog import Signature
 from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.families import Candidate
 
 __all__ = ["unexplained_failure", "without_noise"]
 
@@ -21,7 +22,7 @@ _PROBED = ("ImportError", "ModuleNotFoundError")
 
 class _Stated(Protocol):
     signature: Signature
-    candidates: List[Tuple[str, str]]
+    candidates: List[Candidate]
 
 
 Stated = TypeVar("Stated", bound=_Stated)

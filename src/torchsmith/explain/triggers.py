@@ -42,13 +42,13 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
                 continue
         elif arguments[0] != error.name:
             continue
-        needles = [n for n in (error.name, error.message) if n]
+        needles = [n for n in (error.name, error.message, error.call) if n]
         facts = {"error": error.name or error.message or "",
                  "vendor_library": LIBRARY_NAMES.get(error.api, error.api)}
-        if error.code is not None:
-            facts["code"] = str(error.code)
-        if error.summary:  # the vendor's own description
-            facts["meaning"] = error.summary.rstrip(".")
+        # its code, the vendor's own description, the call an extension's own check named
+        for key, value in (("code", error.code), ("meaning", error.summary), ("extension_call", error.call)):
+            if value is not None and str(value):
+                facts[key] = str(value).rstrip(".")
         return needles, facts
     return None
 

@@ -75,6 +75,13 @@ _CODES = (
     (re.compile(r"\b(?P<api>cublas|cusparse|cusolver|cufft|curand|cudnn)[ _](?:error|status)\b[: =]*\(?"
                 r"(?P<code>\d{1,4})\b", re.IGNORECASE), ""),
 )
+# A compiled extension's own check, which prints cudaError_t as its number and then the call it
+# wrapped: nvdiffrast's NVDR_CHECK_CUDA_ERROR, TORCH_CHECK(..., "Cuda error: ", cudaGetLastError(), "[",
+# #CUDA_CALL, ";]") (NVlabs/nvdiffrast@2f498f23c7d75c42729b82f09d105b9c66ef1686
+# nvdiffrast/common/framework.h; "HIP error: " in its HIP ports). torch's own checks print the status's
+# message instead ("CUDA error: no kernel image ...", c10/cuda/CUDAException.h).
+_CHECKED_CALL = re.compile(r"\b(?P<api>Cuda|HIP) error: (?P<code>\d{1,3}) ?"
+                           r"\[(?P<call>[A-Za-z_][\w:.]{1,60})\(")
 # A CUDA status in prose, its code with its message in brackets: 'error 802 ("system not yet
 # initialized")'. Read only where the code and the message are one row of the runtime's enum.
 _PAIRED = re.compile(r"\b[Ee]rror (?P<code>\d{1,3}) \(\s*[\"'`]"
@@ -92,10 +99,11 @@ _NCCL_VERSION = re.compile(r"NCCL version (?P<version>\d+\.\d+\.\d+)")
 _NCCL_IFACE = re.compile(
     r"NET/(?:Socket|IB) : Using \[\d+\](?P<iface>[\w.-]+)|Bootstrap : Using (?P<boot>[\w.-]+)"
 )
-# NCCL's WARN lines, and the last of them as torch appends it to an NCCL error ("\nLast error:\n" +
-# ncclGetLastError(): pytorch/pytorch@37ee6bc7 torch/csrc/distributed/c10d/NCCLUtils.cpp,
-# getNcclErrorDetailStr)
-_NCCL_WARN = re.compile(r"(?:NCCL WARN |\bLast error:\s{1,4})(?P<warn>[^\n]{3,200})")
+_NCCL_WARN = re.compile(r"NCCL WARN (?P<warn>[^\n]{3,200})")
+# torch appends NCCL's own last warning (ncclGetLastError) to an NCCL error: "...\nLast error:\n<the
+# WARN line's text>" (pytorch/pytorch torch/csrc/distributed/c10d/NCCLUtils.cpp getNcclErrorDetailStr)
+_NCCL_LAST = re.compile(r"nccl[A-Z]\w{2,30}: [^\n]{0,300}\n\s{0,8}Last error:[ \t]*\n\s{0,8}"
+                        r"(?P<warn>[^\s][^\n]{2,200})")
 _NCCL_ENV = re.compile(r"\b(?P<var>NCCL_[A-Z_]+)=(?P<value>\S+)")
 # NCCL's INFO line for a setting it read from the environment: "NCCL_IB_DISABLE set by environment to
 # 0." (NVIDIA/nccl@f98355115914644c66c369e0abb6f85456c99c05 src/misc/param.cc)
@@ -227,6 +235,17 @@ def _xids(text: str, table: Sequence[Mapping[str, Any]]) -> List[GpuError]:
     return found
 
 
+def _checked_calls(joined: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> List[GpuError]:
+    """The statuses an extension's own check printed by number, each with the call it wrapped."""
+    found = []
+    for match in _CHECKED_CALL.finditer(joined):
+        api = match.group("api").lower()
+        row = _by(vocab.get(api, ()), "code", int(match.group("code")))
+        if row is not None:
+            found.append(replace(_from_row(api, row), call=match.group("call")))
+    return found
+
+
 def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str, Any]]]) -> List[GpuError]:
     """Each CUDA / HIP / NCCL error the text names, once, with its code, kind and meaning;
     ``joined`` is the text with its messages joined (:func:`..messages.unwrap`)."""
@@ -263,7 +282,7 @@ def gpu_errors(text: str, joined: str, vocab: Mapping[str, Sequence[Mapping[str,
         quoted = _quoted(match.group("message"), vocab)
         if quoted is not None:
             add(quoted)
-    for error in _xids(text, vocab.get("xid", ())):
+    for error in _xids(text, vocab.get("xid", ())) + _checked_calls(joined, vocab):
         add(error)
     for match in finditer(_CUINIT, joined):
         row = _by(vocab.get("cuda_driver", ()), "code", int(match.group("code")))
@@ -308,7 +327,8 @@ def nccl_facts(text: str) -> Dict[str, Any]:
             interfaces.append(iface)
     if interfaces:
         facts["interfaces"] = interfaces[:8]
-    warnings = list(dict.fromkeys(m.group("warn").strip() for m in _NCCL_WARN.finditer(text)))
+    warnings = list(dict.fromkeys(m.group("warn").strip()
+                                  for pattern in (_NCCL_WARN, _NCCL_LAST) for m in pattern.finditer(text)))
     if warnings:
         facts["warnings"] = warnings[:8]
     if _NCCL_NO_IB in text:

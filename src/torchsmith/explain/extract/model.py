@@ -93,6 +93,7 @@ class GpuError:
     kind: Optional[str] = None  # arch | driver | memory | device | kernel | system | network | ...
     meaning: Optional[str] = None
     stage: Optional[str] = None  # "init": reported by CUDA's initialisation (cudaGetDeviceCount)
+    call: Optional[str] = None  # the call a compiled extension's own check names ("cudaLaunchKernel")
 
     @property
     def summary(self) -> Optional[str]:

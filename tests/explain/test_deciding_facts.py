@@ -1,0 +1,51 @@
+"""Readers of the facts that decide a cause, read in each tool's own wording (its source cited),
+with the texts where the fact is absent or points elsewhere."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.extract import extract
+from torchsmith.explain.matcher import explain_report
+
+
+def _nccl_error(last: str) -> str:
+    # torch's getNcclErrorDetailStr (torch/csrc/distributed/c10d/NCCLUtils.cpp): NCCL's interpretation,
+    # then "\nLast error:\n" and ncclGetLastError(), NCCL's last WARN (src/misc/socket.cc's connect)
+    return ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system "
+            "error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+            "error. \nLast error:\n" + last + "\n")
+
+
+def test_nccls_last_error_line_is_its_own_warning_and_names_the_unreachable_peer() -> None:
+    for errno in ("No route to host", "Network is unreachable", "Connection timed out"):
+        text = _nccl_error(f"socketStartConnect: Connect to 10.1.2.3<40123> failed : {errno}")
+        assert "nccl-network-interface" in stated(text), errno
+        assert any(errno in w for w in extract(text, KB).nccl["warnings"])
+    # Counter-cases: the last error is another call's (shared memory, a CUDA call): the family stays
+    for other in ("Error while creating shared memory segment /dev/shm/nccl-4cX2mn (size 9637888)",
+                  "Cuda failure 'out of memory'"):
+        assert "nccl-network-interface" not in stated(_nccl_error(other)), other
+    # a connect failure that is no NCCL error's last line (a download that failed) proves nothing of NCCL
+    assert "nccl-network-interface" not in stated(
+        "Last error:\nConnect to 10.1.2.3 failed : No route to host\n")
+
+
+def test_an_extensions_own_cuda_check_names_its_call_so_a_missing_kernel_image_is_its_own() -> None:
+    # nvdiffrast's NVDR_CHECK_CUDA_ERROR prints cudaError_t as its number and the call it wrapped
+    # (nvdiffrast/common/framework.h); 209 is cudaErrorNoKernelImageForDevice (driver_types.h)
+    own = ("    out, out_da = _get_plugin().interpolate_fwd(attr, rast, tri)\n"
+           "RuntimeError: Cuda error: 209[cudaLaunchKernel(func, gridSize, blockSize, args, 0, stream);]\n")
+    (found,) = explain_report(own, CATALOG, kb=KB).explanations
+    assert found.signature.id == "extension-arch-not-compiled" and "cudaLaunchKernel" in found.cause
+    (error,) = extract(own, KB).gpu_errors
+    assert error.name == "cudaErrorNoKernelImageForDevice" and error.call == "cudaLaunchKernel"
+    # Counter-cases: torch's own check prints the status's message and names no call: whose kernel it
+    # is stays open (the family); another status of the same check is not a missing kernel image
+    torchs = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert stated(torchs) == ["no-kernel-image"]
+    assert "extension-arch-not-compiled" not in stated(
+        "RuntimeError: Cuda error: 2[cudaMalloc(&ptr, bytes);]\n")
+    # a number with no call after it is no extension's check
+    assert "extension-arch-not-compiled" not in stated("RuntimeError: Cuda error: 209\n")
