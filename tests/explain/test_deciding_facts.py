@@ -3,10 +3,14 @@ with the texts where the fact is absent or points elsewhere."""
 
 from __future__ import annotations
 
+import copy
+
+import pytest
 from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain.extract import extract
 from torchsmith.explain.matcher import explain_report
+from torchsmith.kb.documents import DATA_DIR, DOCUMENTS, read_document
 
 
 def _nccl_error(last: str) -> str:
@@ -49,3 +53,32 @@ def test_an_extensions_own_cuda_check_names_its_call_so_a_missing_kernel_image_i
         "RuntimeError: Cuda error: 2[cudaMalloc(&ptr, bytes);]\n")
     # a number with no call after it is no extension's check
     assert "extension-arch-not-compiled" not in stated("RuntimeError: Cuda error: 209\n")
+
+
+def test_a_module_only_its_projects_own_build_makes_is_an_extension_never_built_here() -> None:
+    # Python's import system: "No module named 'X'" where X is found nowhere on sys.path; the modules
+    # read from the projects' setup.py (CUDAExtension), none published on the package index
+    for module in ("MultiScaleDeformableAttention", "diff_gaussian_rasterization", "pointnet2_ops"):
+        text = f"    import {module}\nModuleNotFoundError: No module named '{module}'\n"
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "extension-not-built" and "no package index publishes it" in found.cause
+    assert stated("ImportError: No module named MultiScaleDeformableAttention\n") == ["extension-not-built"]
+    # Counter-cases: a module a published wheel installs says nothing of a build; a submodule of a
+    # table's module that is missing is that package's own layout (its release), not the build
+    assert "extension-not-built" not in stated("ModuleNotFoundError: No module named 'einops'\n")
+    assert "extension-not-built" not in stated(
+        "ModuleNotFoundError: No module named 'diff_gaussian_rasterization.utils'\n")
+    # the name only quoted in prose, not raised
+    assert "extension-not-built" not in stated(
+        "pip install diff_gaussian_rasterization says No module named torch\n")
+
+
+def test_a_source_built_module_row_needs_its_source_and_its_build_step() -> None:
+    vocab = read_document("error_vocab", DATA_DIR, None)
+    check = DOCUMENTS["error_vocab"][2]
+    check(vocab)  # as shipped
+    for key, value, error in (("source", ["no-such-source"], "unknown source"), ("build", "", "build step")):
+        broken = copy.deepcopy(vocab)
+        broken["source_built_modules"][0][key] = value
+        with pytest.raises(ValueError, match=error):
+            check(broken)
