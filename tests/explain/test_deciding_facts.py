@@ -82,3 +82,26 @@ def test_a_source_built_module_row_needs_its_source_and_its_build_step() -> None
         broken["source_built_modules"][0][key] = value
         with pytest.raises(ValueError, match=error):
             check(broken)
+
+
+def _uv_no_version(dependency: str, torch: str) -> str:
+    # uv's resolver report (crates/uv-resolver/src/pubgrub/report.rs): no version at all of what torch pins
+    return ("  × No solution found when resolving dependencies:\n"
+            f"  ╰─▶ Because there is no version of {dependency} and torch=={torch} depends on {dependency}, "
+            f"we can conclude that torch=={torch} cannot be used.\n")
+
+
+def test_a_local_version_a_variant_torch_pins_is_on_the_pytorch_index_alone() -> None:
+    # warehouse's forklift refuses local versions, so pytorch-triton==3.2.0+git0d4682f0 is only where the
+    # +cu124 nightly came from
+    text = _uv_no_version("pytorch-triton==3.2.0+git0d4682f0", "2.7.0.dev20250105+cu124")
+    assert "pytorch-index-not-given" in stated(text)
+    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "index-not-given"]
+    assert error.package == "pytorch-triton" and "+git0d4682f0" in error.meaning
+    # Counter-cases: a pin with no local label may be on any index (PyPI's triton); a torch with no
+    # +variant came from PyPI; a local-labelled package that is not PyTorch's is someone else's index
+    for dependency, torch in (("pytorch-triton==3.2.0", "2.7.0.dev20250105+cu124"),
+                              ("triton==3.1.0", "2.5.1+cu124"),
+                              ("pytorch-triton==3.2.0+git0d4682f0", "2.7.0.dev20250105"),
+                              ("mylib==1.0+local", "2.5.1+cu124")):
+        assert "pytorch-index-not-given" not in stated(_uv_no_version(dependency, torch)), dependency

@@ -138,7 +138,7 @@ def extract(
         + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
-           if kb is not None else []),
+           if kb is not None else []) + indexscope.torch_dependency_index_not_given(refusal),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
         build_shown=bool(messages) or build.build_shown(text),
