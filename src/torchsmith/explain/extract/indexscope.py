@@ -162,7 +162,7 @@ def torch_dependency_index_not_given(refusal: Refusal) -> List[InstallerError]:
             continue
         meaning = (f"{asked.who_said} pins {missing.said}, a local version (+{local.group('label')}) that "
                    f"only a PyTorch index publishes (the package index refuses local versions), and the "
-                   f"resolver found no version of it at all: the PyTorch index that served torch was not read "
-                   f"for {name}")
+                   f"resolver found no version of it at all: the PyTorch index that served torch was not "
+                   f"read for {name}")
         return [InstallerError("uv", "index-not-given", missing.said, meaning, name, _LOCAL_SOURCES)]
     return []
