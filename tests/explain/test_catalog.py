@@ -208,6 +208,7 @@ def test_supersedes_must_name_a_known_signature() -> None:
     (r"(?P<lib>libcudnn\w*\.so)", "libcudnn"),  # a leading group's own prefix
     ("(?:ab)?c", ""),  # an optional leading group
     ("(?P<x>a|b)c", ""),
+    (r"(?#said)here(?: is|'s) no", "here"),  # a regex comment (a said pattern's mark) matches nothing
 ])
 def test_literal_prefix(source: str, prefix: str) -> None:
     assert literal_prefix(source) == prefix

@@ -150,6 +150,9 @@ def literal_prefix(source: str) -> str:
     ``str.find`` locates it several times faster than the regex engine scans, so matching skips
     straight to the first place a match can start.
     """
+    comment = re.match(r"\(\?#[^)]*\)", source)
+    if comment:  # a regex comment (the mark of a said pattern, explain.negation) matches nothing
+        return literal_prefix(source[comment.end():])
     if _has_top_level_alternation(source):
         return ""
     group = re.match(r"\((?:\?P<\w+>|\?:)", source)

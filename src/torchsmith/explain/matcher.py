@@ -15,11 +15,13 @@ from typing import Any, Dict, List, Match, Optional, Pattern, Set, Tuple
 
 from torchsmith.compat import sm_arch
 from torchsmith.explain.catalog import PLACEHOLDER, Catalog, Signature
+from torchsmith.explain.cutwords import cut_words
 from torchsmith.explain.extract import Extracted, extract
 from torchsmith.explain.factvalues import add_facts, normalise_fact
 from torchsmith.explain.families import Candidate
 from torchsmith.explain.literals import literal_absent
 from torchsmith.explain.messages import one_message, plain_quotes, unwrap, without_line_prefixes
+from torchsmith.explain.negation import denied
 from torchsmith.explain.noise import without_noise
 from torchsmith.explain.pasted import as_written
 from torchsmith.explain.planflags import plan_flags
@@ -153,7 +155,7 @@ def _first_match(sig: Signature, pattern: Pattern[str], needle: str, text: str,
                  pos: int, *, seen: Optional[Dict[str, int]] = None) -> Optional[Match[str]]:
     for _ in range(_NEAR_TRIES):
         match = _search(pattern, needle, text, pos, seen)
-        if match is None or _near(sig, text, match):
+        if match is None or (_near(sig, text, match) and not denied(pattern, text, match)):
             return match
         pos = match.start() + 1
     return None
@@ -386,7 +388,7 @@ def explain_report(
     from torchsmith.explain.context import adapt_fix_for_jetson, jetson_context
     from torchsmith.explain.host import host_facts
 
-    written = as_written(text)  # the marks of a paste undone (see .pasted)
+    written = as_written(text, cut_words(catalog, kb))  # the marks of a paste undone (see .pasted)
     text = without_line_prefixes(plain_quotes(written.text))
     read = extracted if extracted is not None else extract(text, kb)
     report = Report(read, [])

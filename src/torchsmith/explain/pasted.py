@@ -10,7 +10,11 @@ log collector, and each leaves its own marks, none of them part of the message:
 - HTML's character references (``&quot;`` ``&#39;`` ``&lt;``) of a page copied as its source;
 - a JSON log record or a Python repr holding the whole message on one line, its line breaks as
   ``\\n`` escapes, or a Python list of the message's lines (``traceback.format_exception``);
-- a terminal's hard wrap: a line cut at the terminal's width goes on at the next line's start.
+- a Markdown code fence around the message (GitHub's ```` ``` ```` or ``~~~`` lines, with or without a
+  language tag, and ```` ``` ```` spans inside a line): Markdown's markup, never a program's output;
+- a terminal's hard wrap: a line cut at the terminal's width goes on at the next line's start. A cut
+  inside a word that goes on with a capital (``CUDA_ERROR_NO_BINA`` / ``RY_FOR_GPU``) is joined only
+  where the joined word is one the caller knows (an error enum's name, a word of a signature).
 
 :func:`as_written` undoes each before anything is read, and maps each of its lines back to the line
 of the original it starts in, so a match is reported on the line the user sees.
@@ -19,12 +23,15 @@ of the original it starts in, so a match is reported on the line the user sees.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple
 
 from torchsmith.explain.messages import line_prefix_length
 from torchsmith.records import dataclass
 
-__all__ = ["Written", "as_written"]
+__all__ = ["Words", "Written", "as_written"]
+
+# The words a cut line may be joined into across a capital, asked for only when such a cut is seen
+Words = Callable[[], AbstractSet[str]]
 
 # A log longer than this is read for escaped and cut lines at its end only
 _LINES_READ = 256 * 1024
@@ -46,6 +53,11 @@ _SIMPLE = {"n": "\n", "t": "\t", "r": "", '"': '"', "'": "'", "\\": "\\", "/": "
 _NAME = re.compile(r"[\w.+\-=<>!~,*@]+")
 # A line that is a list of string literals: only brackets, commas and blanks between them
 _LIST_GLUE = re.compile(r"[\[\],\s]*")
+# A Markdown fence line (CommonMark 4.5: three or more backticks or tildes, indented by at most three
+# blanks, then an info string such as a language tag), after a quote's marks; and a run of three or
+# more backticks inside a line (an inline span, or a fence written on the message's own line)
+_FENCE_LINE = re.compile(r"((?:[ \t]{0,3}>)*[ \t]*)(?:`{3,}|~{3,})[ \t]*[\w+#.-]{0,30}[ \t]*")
+_BACKTICKS = re.compile(r"`{3,}")
 # A line its writer filled to the width (a separator, a box of Rich's traceback), not a cut one
 _FILLED = re.compile(r"(?:([=\-_#*~.+])\1{4,}|[\u2500-\u259f])$")
 
@@ -178,6 +190,20 @@ _GOES_ON = re.compile(r"[a-z0-9_.,;:)\]}/\\%=+*&|@#~^-]| \S")
 _LABEL = re.compile(r"(?:error|warning|note|help|hint|info|debug|fatal error|caused by)(?:\[\w-]+\])?:", re.I)
 
 
+# The word a line's cut ends in and the one the next line starts with
+_WORD_END = re.compile(r"\w+$")
+_WORD_START = re.compile(r"\w+")
+
+
+def _cut_word(line: str, following: str, words: Optional[Words]) -> bool:
+    """``line`` was cut inside a word that ``following`` goes on with, and the joined word is one of
+    ``words``: a capital at the next line's start is otherwise as often a new line of its own."""
+    if words is None or not following[:1].isupper():
+        return False
+    end, start = _WORD_END.search(line), _WORD_START.match(following)
+    return end is not None and start is not None and end.group() + start.group() in words()
+
+
 def _goes_on(line: str, following: str, trimmed: bool = False) -> bool:
     """``following`` continues ``line`` where the terminal cut it: the cut fell after a blank (a
     program does not end a line with one), before a single one, or inside a token; and it does not
@@ -207,14 +233,16 @@ def _glue(line: str, width: int) -> Optional[str]:
     return None
 
 
-def _dewrapped(lines: List[str], origin: Sequence[int], width: int) -> Tuple[List[str], List[int]]:
+def _dewrapped(lines: List[str], origin: Sequence[int], width: int,
+               words: Optional[Words]) -> Tuple[List[str], List[int]]:
     """A line cut at the terminal's width joined with the line it goes on at, as many times as it
-    was cut (see _glue, _goes_on)."""
+    was cut (see _glue, _goes_on, _cut_word)."""
     out: List[str] = []
     starts: List[int] = []
     glue: Optional[str] = None
     for line, index in zip(lines, origin):
-        if glue is not None and _goes_on(out[-1], line, trimmed=bool(glue)):
+        if glue is not None and (_goes_on(out[-1], line, trimmed=bool(glue))
+                                 or (not glue and _cut_word(out[-1], line, words))):
             out[-1] += glue + line
         else:
             out.append(line)
@@ -228,26 +256,62 @@ def _may_hold_escapes(text: str) -> bool:
         or '{"' in text
 
 
-def _lines_written(text: str) -> Optional[Tuple[List[str], Sequence[int]]]:
-    """The lines of ``text`` decoded and dewrapped, with each one's original line; None when
-    nothing changed."""
+def _less_three(run: re.Match[str]) -> str:
+    return run.group()[3:]
+
+
+def _unfenced(lines: List[str], origin: Sequence[int]) -> Optional[Tuple[List[str], List[int]]]:
+    """The lines without Markdown's fences: a fence line dropped (a quoted one keeps its quote's
+    marks), a run of backticks inside a line removed; None when no line holds one."""
+    out: List[str] = []
+    kept: List[int] = []
+    changed = False
+    for line, index in zip(lines, origin):
+        if "``" not in line and "~~~" not in line:
+            out.append(line)
+            kept.append(index)
+            continue
+        fence = _FENCE_LINE.fullmatch(line)
+        changed = changed or fence is not None or _BACKTICKS.search(line) is not None
+        if fence is not None and not fence.group(1).strip():
+            continue  # a fence line of its own: nothing of the message
+        # a run of more than three: the message's own backtick beside the span's three
+        out.append(fence.group(1).rstrip() if fence is not None else _BACKTICKS.sub(_less_three, line))
+        kept.append(index)
+    return (out, kept) if changed else None
+
+
+def _lines_written(text: str, words: Optional[Words]) -> Optional[Tuple[List[str], Sequence[int]]]:
+    """The lines of ``text`` decoded, dewrapped and unfenced, with each one's original line; None
+    when nothing changed. A terminal cut the lines with their fences where the longest line, fences
+    and all, is its width (a fenced message shown raw); else those without (a fence put around a
+    copied output)."""
     lines = text.split("\n")
     decoded = _decoded(lines) if _may_hold_escapes(text) else None
+    origin: Sequence[int] = decoded[1] if decoded is not None else range(len(lines))
     if decoded is not None:
         lines = decoded[0]
     width = _wrap_width(lines)
-    if width is None and decoded is None:
+    if width is not None:
+        lines, origin = _dewrapped(lines, origin, width, words)
+    unfenced = _unfenced(lines, origin) if "``" in text or "~~~" in text else None
+    if unfenced is not None:
+        lines, origin = unfenced
+        cut_at = _wrap_width(lines) if width is None else None
+        if cut_at is not None:
+            lines, origin = _dewrapped(lines, origin, cut_at, words)
+    if width is None and decoded is None and unfenced is None:
         return None
-    origin: Sequence[int] = decoded[1] if decoded is not None else range(len(lines))
-    return _dewrapped(lines, origin, width) if width is not None else (lines, origin)
+    return lines, origin
 
 
-def as_written(text: str) -> Written:
+def as_written(text: str, words: Optional[Words] = None) -> Written:
     """``text`` without the marks of its paste (see the module's docstring). A long log's lines are
-    read at its end, where its last messages are (as the matcher reads its joined messages)."""
+    read at its end, where its last messages are (as the matcher reads its joined messages).
+    ``words`` gives the words a cut before a capital may be joined into (none: no such join)."""
     text = _characters(text.lstrip("\ufeff"))
     head = text.find("\n", len(text) - _LINES_READ) + 1 if len(text) > _LINES_READ else 0
-    written = _lines_written(text[head:])
+    written = _lines_written(text[head:], words)
     if written is None:
         return Written(text, None)
     lines, origin = written

@@ -1,7 +1,8 @@
 """What a report says in words about the torch an install left in place, where no tool's output
 shows it: a CPU-only build put in ("resulted in the CPU version of torch", "replaced the CUDA pytorch
 with CPU-only pytorch"), or pip uninstalling the GPU build ("uninstalls torch-2.11.0+cu128 and
-replaces it", "replace cuda torch"). Statements only: a question, a wish or a negation is none.
+replaces it", "replace cuda torch"). Statements only: a question, a wish or a negation is none
+(the clause's check is the one every pattern that reads a person's words uses, explain/negation.py).
 Pure: no I/O.
 """
 
@@ -11,6 +12,7 @@ import re
 from typing import Dict, Iterator, List, Match, Pattern, Set
 
 from torchsmith.explain.extract.model import InstallerError
+from torchsmith.explain.negation import denied_in_clause
 
 __all__ = ["cpu_build_said", "interpreters_disagree_said", "mig_one_device_said", "pip_replaced_torch_said",
            "uvm_reload_fixed_said"]
@@ -65,7 +67,7 @@ def _statements(pattern: Pattern[str], text: str) -> Iterator[Match[str]]:
         after = text[match.end() : match.end() + 200]  # the rest of its sentence
         ends = [i for i in (after.find(c) for c in ".?\n") if i >= 0]
         question = bool(ends) and after[min(ends)] == "?"
-        if not question and not _NOT_A_STATEMENT.search(before):
+        if not question and not _NOT_A_STATEMENT.search(before) and not denied_in_clause(text, match.start()):
             yield match
 
 
