@@ -84,24 +84,21 @@ def test_a_source_built_module_row_needs_its_source_and_its_build_step() -> None
             check(broken)
 
 
-def _uv_no_version(dependency: str, torch: str) -> str:
-    # uv's resolver report (crates/uv-resolver/src/pubgrub/report.rs): no version at all of what torch pins
-    return ("  × No solution found when resolving dependencies:\n"
-            f"  ╰─▶ Because there is no version of {dependency} and torch=={torch} depends on {dependency}, "
-            f"we can conclude that torch=={torch} cannot be used.\n")
+def _conda_not_found(package: str, channel: str, subdir: str) -> str:
+    # conda 4.4 on (conda/exceptions.py PackagesNotFoundError): the packages, then each channel URL searched
+    return ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+            f"  - {package}\n\nCurrent channels:\n\n  - https://conda.anaconda.org/{channel}/{subdir}\n"
+            f"  - https://conda.anaconda.org/{channel}/noarch\n")
 
 
-def test_a_local_version_a_variant_torch_pins_is_on_the_pytorch_index_alone() -> None:
-    # warehouse's forklift refuses local versions, so pytorch-triton==3.2.0+git0d4682f0 is only where the
-    # +cu124 nightly came from
-    text = _uv_no_version("pytorch-triton==3.2.0+git0d4682f0", "2.7.0.dev20250105+cu124")
-    assert "pytorch-index-not-given" in stated(text)
-    (error,) = [e for e in extract(text, KB).installer_errors if e.kind == "index-not-given"]
-    assert error.package == "pytorch-triton" and "+git0d4682f0" in error.meaning
-    # Counter-cases: a pin with no local label may be on any index (PyPI's triton); a torch with no
-    # +variant came from PyPI; a local-labelled package that is not PyTorch's is someone else's index
-    for dependency, torch in (("pytorch-triton==3.2.0", "2.7.0.dev20250105+cu124"),
-                              ("triton==3.1.0", "2.5.1+cu124"),
-                              ("pytorch-triton==3.2.0+git0d4682f0", "2.7.0.dev20250105"),
-                              ("mylib==1.0+local", "2.5.1+cu124")):
-        assert "pytorch-index-not-given" not in stated(_uv_no_version(dependency, torch)), dependency
+def test_pytorchs_old_cuda_selector_on_a_mac_has_no_build_for_that_platform() -> None:
+    for package, channel in (("cuda80", "soumith"), ("cuda92", "pytorch")):
+        text = _conda_not_found(package, channel, "osx-64")
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "conda-no-build-for-platform" and "osx-64" in found.cause
+    # Counter-cases: on linux-64 the selector existed (another cause); on a channel the row does not
+    # speak for, or where the text names no channel searched, the family stays
+    assert "conda-no-build-for-platform" not in stated(_conda_not_found("cuda80", "soumith", "linux-64"))
+    assert "conda-no-build-for-platform" not in stated(_conda_not_found("cuda80", "conda-forge", "osx-64"))
+    assert "conda-no-build-for-platform" not in stated(
+        "PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n  - cuda80\n")

@@ -142,7 +142,7 @@ def extract(
         + interpreters.installed_for_another_python(text, found_frames)
         + pinnedbuilds.pinned_build_not_read(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
-           if kb is not None else []) + indexscope.torch_dependency_index_not_given(refusal),
+           if kb is not None else []),
         transfers=downloads.transfers(text),
         mentions_torch=bool(re.search(r"\btorch\b|pytorch", text, re.IGNORECASE)),
         build_shown=bool(messages) or build.build_shown(text),

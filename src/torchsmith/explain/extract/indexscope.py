@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from torchsmith.kb import KnowledgeBase
     from torchsmith.refusal import Refusal
 
-__all__ = ["pytorch_index_alone", "torch_dependency_index_not_given", "uv_pytorch_index_alone"]
+__all__ = ["pytorch_index_alone", "uv_pytorch_index_alone"]
 
 _LOOKING = re.compile(r"^Looking in indexes: (?P<urls>[^\n]{1,2000})$", re.MULTILINE)
 _PYTORCH_URL = re.compile(r"https?://download\.pytorch\.org/whl(?:/[\w.]+){0,3}/?")
@@ -134,35 +134,4 @@ def uv_pytorch_index_alone(text: str, kb: KnowledgeBase) -> List[InstallerError]
                    f"dependency of the torch builds that index serves, which is all a PyTorch index carries, "
                    f"so uv found no version of it")
         return [InstallerError("uv", "pytorch-index-alone", missing.group(0), meaning, name, _UV_SOURCES)]
-    return []
-
-
-# A local version label ("+git0d4682f0", "+cu124"): the package index refuses uploads that carry one
-# ("Can't use PEP 440 local versions.", pypi/warehouse warehouse/forklift/legacy.py), so only another
-# index publishes such a build.
-_LOCAL = re.compile(r"===?\s*\d[\w.]*\+(?P<label>[A-Za-z0-9][\w.]*)$")
-_LOCAL_SOURCES = ("https://github.com/pypi/warehouse/blob/main/warehouse/forklift/legacy.py",
-                  "https://github.com/astral-sh/uv/blob/main/crates/uv-resolver/src/pubgrub/report.rs",
-                  "https://download.pytorch.org/whl/")
-
-
-def torch_dependency_index_not_given(refusal: Refusal) -> List[InstallerError]:
-    """uv (or pixi) found no version at all of a PyTorch package that a +variant torch build pins to a
-    local version: that torch came from a PyTorch index, which publishes the pinned build beside it, and
-    no other index can (a local version is never on the package index); uv names wheels unfit for this
-    platform in other words, so that PyTorch index was not read for the dependency."""
-    for missing in refusal.unavailable:
-        name, spec, _ = split_requirement(missing.said)
-        local = _LOCAL.match(spec)
-        if missing.installer != "uv" or missing.listed or local is None or name not in _PYTORCH_PACKAGES:
-            continue
-        asked = next((r for r in refusal.requirements if r.what == name and r.who == "torch"
-                      and re.search(r"\+" + VARIANT_TOKEN + r"\b", r.who_version or "")), None)
-        if asked is None:
-            continue
-        meaning = (f"{asked.who_said} pins {missing.said}, a local version (+{local.group('label')}) that "
-                   f"only a PyTorch index publishes (the package index refuses local versions), and the "
-                   f"resolver found no version of it at all: the PyTorch index that served torch was not "
-                   f"read for {name}")
-        return [InstallerError("uv", "index-not-given", missing.said, meaning, name, _LOCAL_SOURCES)]
     return []
