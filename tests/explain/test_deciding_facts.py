@@ -100,5 +100,5 @@ def test_pytorchs_old_cuda_selector_on_a_mac_has_no_build_for_that_platform() ->
     # speak for, or where the text names no channel searched, the family stays
     assert "conda-no-build-for-platform" not in stated(_conda_not_found("cuda80", "soumith", "linux-64"))
     assert "conda-no-build-for-platform" not in stated(_conda_not_found("cuda80", "conda-forge", "osx-64"))
-    assert "conda-no-build-for-platform" not in stated(
-        "PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n  - cuda80\n")
+    conda_42 = "PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n"
+    assert "conda-no-build-for-platform" not in stated(conda_42 + "  - cuda80\n")
