@@ -4,6 +4,7 @@ with the texts where the fact is absent or points elsewhere."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 from tests.explain.test_signatures import CATALOG, KB, stated
@@ -102,3 +103,13 @@ def test_pytorchs_old_cuda_selector_on_a_mac_has_no_build_for_that_platform() ->
     assert "conda-no-build-for-platform" not in stated(_conda_not_found("cuda80", "conda-forge", "osx-64"))
     conda_42 = "PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n"
     assert "conda-no-build-for-platform" not in stated(conda_42 + "  - cuda80\n")
+
+
+def test_the_source_built_pattern_names_exactly_the_tables_modules() -> None:
+    # the pattern lists the modules so that no other missing module is matched at all; the table
+    # (error_vocab.json source_built_modules) carries each module's source
+    table = {row["module"] for row in read_document("error_vocab", DATA_DIR, None)["source_built_modules"]}
+    (pattern,) = [p for s in CATALOG.signatures if s.id == "extension-not-built"
+                  for p in s.patterns if "not_found" in p.groupindex]
+    listed = re.search(r"\(\?P<module>([\w|]+)\)", pattern.pattern)
+    assert listed is not None and set(listed.group(1).split("|")) == table
