@@ -23,11 +23,13 @@ from torchsmith.explain.extract import (
     indexes,
     indexscope,
     installers,
+    interpreters,
     isolation,
     lddebug,
     listings,
     loader,
     pages,
+    pinnedbuilds,
     pinwheels,
     python,
     resolver,
@@ -137,6 +139,8 @@ def extract(
         + pinwheels.pin_lacks_python_wheel(text, refusal, kb, env.python)
         + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
+        + interpreters.installed_for_another_python(text, found_frames)
+        + pinnedbuilds.pinned_build_not_read(text)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),
         transfers=downloads.transfers(text),
