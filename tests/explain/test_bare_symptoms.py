@@ -116,3 +116,14 @@ def test_device_count_zero_counts_as_cuda_unavailable_for_the_readers() -> None:
     found = symptoms(">>> torch.cuda.device_count()\n0\n")
     assert "cuda-unavailable" in found and "torch-sees-no-gpu" in found
     assert "cuda-unavailable" not in symptoms(">>> torch.cuda.device_count()\n2\n")
+
+
+@pytest.mark.parametrize("text,named", [
+    ("#SBATCH --partition=gpu\nsrun python train.py\n>>> torch.cuda.is_available()\nFalse\n",
+     "scheduler-job-without-gpu"),
+    ("Jetson Orin Nano, JetPack 6.0\n>>> torch.cuda.is_available()\nFalse\n", "jetson-cpu-wheel"),
+    ("Collecting torch\n  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\nKilled\n",
+     "pip-killed"),
+])
+def test_the_readers_of_the_machine_name_the_narrower_cause(text: str, named: str) -> None:
+    assert stated_ids(text) == [named]
