@@ -86,6 +86,9 @@ def test_each_shape_of_a_symptom_gives_its_family(family: str, text: str) -> Non
     "GPU usage at 100% and Killed processes? no",
     "I killed the job myself",
     "nvidia-smi works: Driver Version: 550.54.15",
+    "If torch.cuda.is_available() returns False, check the driver first.",
+    "After the upgrade it no longer shows Segmentation fault (core dumped)",
+    "The training is not running on the CPU instead of the GPU any more",
 ])
 def test_the_opposite_or_code_that_only_asks_is_not_the_symptom(text: str) -> None:
     bare = {"torch-sees-no-cuda-gpu", "process-segfault", "process-floating-point-exception",

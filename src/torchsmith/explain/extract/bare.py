@@ -10,7 +10,9 @@ also says was resolved or is the opposite ("returns True now") is not reported.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Pattern, Sequence, Tuple
+
+from torchsmith.explain.negation import denied_in_clause
 
 __all__ = ["BARE_EVIDENCE", "bare_symptoms"]
 
@@ -85,13 +87,26 @@ BARE_EVIDENCE: Dict[str, Tuple[str, ...]] = {
 }
 
 
+_MAX_MATCHES = 20  # matches of one pattern looked at for one its clause states
+
+
+def _stated(pattern: Pattern[str], text: str) -> bool:
+    """A match whose clause states it: not "if is_available() returns False", "it no longer segfaults"."""
+    for count, found in enumerate(pattern.finditer(text)):
+        if count >= _MAX_MATCHES:
+            break
+        if not denied_in_clause(text, found.start()):
+            return True
+    return False
+
+
 def bare_symptoms(text: str, found: Sequence[str]) -> List[str]:
     """The bare symptoms the text states (see the module's docstring); ``found`` are the symptoms
     already read: CUDA's own "no device" message has its own signature, so it is not one of these."""
     lower = text.lower()
     out: List[str] = []
     for name, words, pattern in _BARE:
-        if any(word in lower for word in words) and pattern.search(text):
+        if any(word in lower for word in words) and _stated(pattern, text):
             out.append(name)
     if "torch-sees-no-gpu" in out and ("no-gpu-visible" in found or _CUDA_AVAILABLE.search(text)):
         out.remove("torch-sees-no-gpu")
