@@ -58,3 +58,35 @@ def test_no_ib_device_without_asking_for_ib_is_nccls_note() -> None:
     # IB asked for, and found
     found = "NCCL_IB_DISABLE=0\nNCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
     assert IB not in causes(found)
+
+
+# torch's ProcessGroupNCCL error: getNcclErrorDetailStr appends "\nLast error:\n" + ncclGetLastError(),
+# NCCL's last WARN message (torch/csrc/distributed/c10d/NCCLUtils.cpp)
+_NCCL_SYSTEM = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                "ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), "
+                "NCCL version 2.19.3\nncclSystemError: System call (e.g. socket, malloc) or external library "
+                "call failed or device error. \nLast error:\n")
+
+
+def test_nccls_last_error_that_torch_appends_is_read_as_its_warning() -> None:
+    # NCCL's socketStartConnect WARN (src/misc/socket.cc), shown only through torch's "Last error"
+    route = _NCCL_SYSTEM + "socketStartConnect: Connect to 10.1.2.3<41235> failed : No route to host\n"
+    # (nccl-system-error, the generic family of the status, stays beside it)
+    assert set(causes(route)) - {"nccl-system-error"} == {"nccl-network-interface"}
+    assert extract(route, KB).nccl["warnings"] == ["socketStartConnect: Connect to 10.1.2.3<41235> failed : "
+                                                  "No route to host"]
+    shm = _NCCL_SYSTEM + "Call to posix_fallocate failed : No space left on device\n"
+    assert set(causes(shm)) - {"nccl-system-error"} == {"nccl-shared-memory"}
+
+
+def test_another_last_error_leaves_nccls_system_error_a_family() -> None:
+    # a CUDA failure as NCCL's last error is neither the network nor /dev/shm
+    cuda = _NCCL_SYSTEM + "Cuda failure 'out of memory'\n"
+    assert "nccl-network-interface" not in causes(cuda) and "nccl-shared-memory" not in causes(cuda)
+    # another program's "Last error" about a connection is no NCCL socket warning
+    other = "sync failed.\nLast error:\nConnect to backup.example.org failed : No route to host\n"
+    assert "nccl-network-interface" not in causes(other)
+    # refused by a peer on this very node (torchrun --standalone): the peer died, not the network
+    refused = ("torchrun --standalone --nproc_per_node=2 train.py\n" + _NCCL_SYSTEM
+               + "socketStartConnect: Connect to 127.0.0.1<40191> failed : Connection refused\n")
+    assert "nccl-network-interface" not in causes(refused)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.explain.test_signatures import CATALOG, stated
+from tests.explain.test_signatures import CATALOG, KB, stated
 
+from torchsmith.explain.extract import extract
 from torchsmith.explain.negation import SAID, denied, denied_in_clause
 
 _NO_COMPILER = re.compile(r"(?#said)here(?: is|'s) no (?P<compiler>gcc|g\+\+) (?:in|installed)\b")
@@ -94,3 +95,19 @@ def test_the_mark_opens_a_pattern() -> None:
     # the matcher reads the mark at a pattern's start only: anywhere else it would be ignored
     marked = [p.pattern for s in CATALOG.signatures for p in s.patterns if SAID in p.pattern]
     assert len(marked) >= 10 and all(p.startswith(SAID) and p.count(SAID) == 1 for p in marked)
+
+
+def test_the_symptoms_read_in_words_share_the_clauses_check() -> None:
+    # a hang of a distributed run, stated and said to be gone
+    assert extract("Training with DDP on 4 GPUs hangs at the first allreduce.", KB).symptoms == [
+        "distributed-hang"]
+    assert extract("After NCCL_P2P_DISABLE=1 the DDP run no longer hangs on 4 GPUs.", KB).symptoms == []
+    # results said to differ, and said not to
+    assert "discrepancy" in extract("On the A100 I get wrong results compared to the CPU.", KB).symptoms
+    assert extract("On the A100 I don't get wrong results, only slower ones.", KB).symptoms == []
+    # reloading nvidia_uvm said to have fixed the error, and said not to have
+    error = "RuntimeError: CUDA error: unknown error\n"
+    reload = "sudo rmmod nvidia_uvm\nsudo modprobe nvidia_uvm\n"
+    assert "nvidia-uvm-not-loaded" in stated(error + "These commands solve my problem:\n" + reload)
+    assert "nvidia-uvm-not-loaded" not in stated(error + "These commands did not really solve my problem:\n"
+                                                 + reload)

@@ -146,8 +146,10 @@ def uvm_reload_fixed_said(text: str) -> bool:
     if "nvidia" not in text:
         return False
     reload = _UVM_RELOAD.search(text)
-    return reload is not None and _FIXED.search(text, max(0, reload.start() - _BEFORE_RELOAD),
-                                                reload.start()) is not None
+    if reload is None:
+        return False
+    window = text[max(0, reload.start() - _BEFORE_RELOAD):reload.start()]
+    return any(not denied_in_clause(window, fixed.start()) for fixed in _FIXED.finditer(window))
 
 
 # The same `-c` check run by two interpreter names ("python3 -c ..." and "python -c ...", or two

@@ -12,6 +12,7 @@ import re
 from typing import Dict, List, Set, Tuple
 
 from torchsmith.explain.extract import said
+from torchsmith.explain.negation import denied_in_clause
 
 __all__ = ["symptoms"]
 
@@ -133,7 +134,22 @@ def _distributed_hang(text: str) -> bool:
         right = min(len(text), hang.end() + _SENTENCE_CHARS)
         ends = [at for at in (text.find("\n", hang.end(), right), text.find(".", hang.end(), right))
                 if at >= 0]
-        if _WAITS_IN.search(text, max(start, left), min(ends, default=right)):
+        if _WAITS_IN.search(text, max(start, left), min(ends, default=right)) and not denied_in_clause(
+                text, hang.start()):  # "DDP no longer hangs" is no hang
+            return True
+    return False
+
+
+_MAX_DISCREPANCIES = 20  # matches looked at for one its clause states
+
+
+def _discrepancy_stated(pattern: re.Pattern[str], text: str) -> bool:
+    """A discrepancy in words that its clause states ("the results are wrong"), not one it denies
+    or supposes ("I don't get wrong results on the CPU", "if the results differ")."""
+    for count, found in enumerate(pattern.finditer(text)):
+        if count >= _MAX_DISCREPANCIES:
+            break
+        if not denied_in_clause(text, found.start()):
             return True
     return False
 
@@ -184,7 +200,9 @@ def symptoms(text: str) -> List[str]:
         if name == "discrepancy" and "tensor(" in text and _headed_outputs_differ(text):
             found.append(name)
             continue
-        if any(word in lower for word in _WORDS[name]) and pattern.search(text):
+        if not any(word in lower for word in _WORDS[name]):
+            continue
+        if _discrepancy_stated(pattern, text) if name == "discrepancy" else pattern.search(text):
             found.append(name)
     if any(word in lower for word in _HANG_WORDS) and _distributed_hang(text):
         found.append("distributed-hang")
