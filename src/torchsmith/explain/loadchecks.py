@@ -26,6 +26,8 @@ def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any]
     for its kernel packages, Horovod's, lmdeploy's for turbomind)."""
     if facts.get("said"):
         return "text-generation-inference's own message names the kernel package it could not import"
+    if facts.get("not_found"):
+        return _built_from_source_only(str(facts.get("module")), kb)
     own = facts.get("own_check")
     if isinstance(own, str):  # Horovod's check that the file exists; lmdeploy's swallowed ImportError
         return None if _load_error_shown(extracted) else f"the package's own check says so: {own}"
@@ -45,6 +47,17 @@ def compiled_module_absence_shown(extracted: Extracted, facts: Mapping[str, Any]
     if frame is not None and not _IN_TORCH.search(frame.path):
         return f"{frame.path} uses {module}, which its own failed import left undefined"
     return None
+
+
+def _built_from_source_only(module: str, kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """Python found no module ``module`` at all, and it is a compiled extension that only its project's
+    own build makes (error_vocab.json ``source_built_modules``: its setup.py, and no project of that
+    name on the package index): no wheel installed it, so it was never built for this Python."""
+    rows = kb.document("error_vocab").get("source_built_modules", ()) if kb is not None else ()
+    row = next((r for r in rows if r.get("module") == module), None)
+    if row is None:
+        return None
+    return f"{module} is built only from the sources of {row['project']}: no package index publishes it"
 
 
 def _load_error_shown(extracted: Extracted) -> bool:

@@ -188,12 +188,15 @@ def _error_vocab(data: Document) -> None:
             raise ValueError(f"xid row {number}: missing or unknown source id")
         if not isinstance(row.get("code"), int) or not row.get("meaning"):
             raise ValueError(f"xid row {number}: needs an integer code and a meaning")
-    for table in ("conda_packages", "installer_messages", "installer_options"):  # optional, each row sourced
+    for table in ("conda_packages", "installer_messages", "installer_options", "source_built_modules"):
         for number, row in enumerate(data.get(table, [])):
             if not row.get("source") or any(s not in sources for s in row["source"]):
                 raise ValueError(f"{table} row {number}: missing or unknown source id")
             if table == "installer_messages":
                 re.compile(row["regex"])
+            elif table == "source_built_modules":
+                if not (row.get("module") and row.get("build")):
+                    raise ValueError(f"{table} row {number}: needs the module and its build step")
             elif table == "installer_options":
                 since = re.fullmatch(r"\d+(?:\.\d+)+", row.get("since", ""))
                 if not (row.get("option") and row.get("commands") and since):

@@ -106,9 +106,11 @@ def _platform_cause(row: Mapping[str, Any], version: Optional[str],
     subdir shown: the pinned release is one the row's channels publish, one of them was searched on
     anaconda.org itself (a mirror may lack files), and only some platforms have it, so the platform
     solved for is not one of those."""
-    unless = set(row.get("unless_channels", ()))
+    unless, only_for = set(row.get("unless_channels", ())), set(row.get("when_searched", ()))
     if any(c.rsplit("/", 1)[-1] in unless for c in search.channels) or not _from_floor(row, version):
         return None
+    if only_for and not any(c.rsplit("/", 1)[-1] in only_for for c in search.channels):
+        return None  # the row speaks of those channels' packages alone: one of them must be searched
     subdirs = set(search.subdirs)
     never = [s for s in search.subdirs if s in row.get("never_subdirs", ())]
     only = row.get("only_subdirs", ())
