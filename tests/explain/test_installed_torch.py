@@ -40,6 +40,17 @@ def test_pip_show_and_pips_satisfied_line_name_the_installed_version() -> None:
     assert _torch("pip install torch==2.0.1+cu118\n") == (None, None)
 
 
+def test_collect_envs_library_lines_name_the_installed_torch() -> None:
+    libraries = "Versions of relevant libraries:\n[pip3] numpy==1.26.4\n[pip3] torch==2.1.0+cu121\n"
+    assert _torch(libraries) == ("2.1.0+cu121", "12.1")
+    assert _torch("[conda] torch                     2.3.1+cu118              pypi_0    pypi\n") == (
+        "2.3.1+cu118", "11.8")
+    channel = "[conda] pytorch                   1.12.1          py3.9_cuda11.3_cudnn8.3.2_0    pytorch\n"
+    assert _torch(channel) == ("1.12.1", "11.3")
+    # torchvision's line is not torch's
+    assert _torch("[pip3] torchvision==0.16.0+cu121\n") == (None, None)
+
+
 def test_a_conda_list_row_of_the_pytorch_channel_names_its_cuda() -> None:
     row = "pytorch                   1.12.1          py3.9_cuda11.3_cudnn8.3.2_0    pytorch\n"
     assert _torch(row) == ("1.12.1", "11.3")

@@ -74,6 +74,9 @@ _CUTS = {
     "cublas status": ("RuntimeError: CUDA error at /srv/build/workspace/kernels/gemm_dispatch.cu:211 (status "
                       "CUBLAS_STATUS_NOT_INITIALIZED) when calling cublasCreate(handle)",
                       "CUBLAS_STATUS_NOT_INITIALIZED"),
+    # a CUDA runtime enum (driver_types.h), cut before one of its capitals
+    "runtime enum": ("[rank13]: RuntimeError: cudaLaunchKernel(fused_rms_layer_norm_fwd_kernel, "
+                     "grid=(4096,128,16)) returned cudaErrorNoKernelImageForDevice", "KernelImage"),
     # pip's hash refusal in a docker build's output: a word of the signature's own pattern
     "signature word": ("#12 41.27 ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS "
                        "FILE. If you have updated the package versions, please update the hashes.", "FILE"),

@@ -42,13 +42,19 @@ def installed_distributions(text: str) -> List[str]:
 
 _VERSION = r"\d[\w.+!]{0,40}"
 # the same shapes with the version kept: pip list's row, pip freeze's (and collect_env's) name==version,
-# and pip's "Requirement already satisfied: name in <site-packages> (version)"
+# and pip's "Requirement already satisfied: name in <site-packages> (version)"; pip show's Name: line
+# with the Version: line it prints next (commands/show.py); a module's __version__ as Python prints it
+# on the next line (the REPL's quoted echo, or print()'s first value)
 _VERSIONED_LINES = (
     re.compile(rf"^[ \t]*(?P<name>{_NAME})[ \t]{{2,}}(?P<version>{_VERSION})[ \t]*(?:[ \t]\S+)?[ \t]*$",
                re.MULTILINE),
     re.compile(rf"^[ \t]*(?:\[pip3?\] )?(?P<name>{_NAME})==(?P<version>{_VERSION})[ \t]*$", re.MULTILINE),
     re.compile(rf"Requirement already satisfied: (?P<name>{_NAME}?)(?:[<>=!~][^\s]*)? in \S+ "
                rf"\((?P<version>{_VERSION})\)"),
+    re.compile(rf"^[ \t]*Name: (?P<name>{_NAME})[ \t]*\r?\n[ \t]*Version: (?P<version>{_VERSION})[ \t]*$",
+               re.MULTILINE),
+    re.compile(r"\b(?P<name>[A-Za-z_]\w{0,40})\.__version__\)?[^\n]{0,60}\r?\n[ \t]*(?:Out\[\d+\]: )?"
+               r"(?P<quote>['\"]?)(?P<version>\d+\.\d[\w.+!]{0,40})(?P=quote)(?=[\s,]|$)"),
 )
 _WITH_VERSION_KEPT = re.compile(rf"^(?P<name>{_NAME}?)-(?P<version>\d[\w.+!]*)$")
 

@@ -18,6 +18,11 @@ _INSTALLED = (
     re.compile(r"^Name: torch[ \t]*\r?\nVersion: " + _VERSION, re.MULTILINE),
     # pip's "Requirement %s: %s (%s)" with the requirement and the installed version last
     # (pypa/pip@23.2.1 src/pip/_internal/operations/prepare.py, prepare_installed_requirement)
+    # collect_env's library lines: pip's freeze listing "[pip3] torch==2.1.0+cu121", conda's row of a pip
+    # install "[conda] torch  2.1.0+cu121  pypi_0  pypi" (pytorch/pytorch torch/utils/collect_env.py,
+    # get_pip_packages / get_conda_packages prefix each listed line with its tool)
+    re.compile(r"^\[pip\d?\] torch==" + _VERSION + r"[ \t]*$", re.MULTILINE),
+    re.compile(r"^(?:\[conda\])?[ \t]*torch[ \t]+" + _VERSION + r"[ \t]+pypi_0[ \t]+pypi\b", re.MULTILINE),
     re.compile(r"^Requirement already satisfied: torch(?:\[[\w,-]*\])?(?:[<>=!~]=?[^\s;]*)?"
                r"(?:;[^\n]*?)? in [^\n]*\(" + _VERSION + r"\)[ \t]*$", re.MULTILINE),
 )
@@ -27,8 +32,8 @@ _INSTALLED = (
 # suffix cuda<CUDA>_cudnn<cuDNN>_<build>); a conda-forge build ("cuda118py310h...") is another build, with
 # its own arch list, so it is not read here.
 _CHANNEL_BUILD = r"py\d\.\d{1,2}_cuda(?P<cuda>\d{1,2}\.\d)(?:\.\d+)?_cudnn[\d.]+_\d+"
-_CONDA_ROW = re.compile(r"^[ \t]*pytorch[ \t]+(?P<v>\d\.\d{1,2}\.\d+)[ \t]+" + _CHANNEL_BUILD + r"\b",
-                        re.MULTILINE)
+_CONDA_ROW = re.compile(r"^(?:\[conda\])?[ \t]*pytorch[ \t]+(?P<v>\d\.\d{1,2}\.\d+)[ \t]+"
+                        + _CHANNEL_BUILD + r"\b", re.MULTILINE)
 
 
 def installed_torch(text: str) -> str | None:
