@@ -235,7 +235,7 @@ def test_no_nvidia_module_for_the_running_kernel_beside_nvidia_smi_is_the_module
     assert found.signature.id == "nvidia-module-not-built-for-kernel" and "6.8.0-45-generic" in found.cause
     # Counter-cases: no nvidia-smi (the driver may not be installed at all), nvidia-smi missing, WSL
     assert stated(module) == []
-    assert stated("bash: nvidia-smi: command not found\n" + module) == []
+    assert stated("bash: nvidia-smi: command not found\n" + module) == ["nvidia-smi-not-found"]  # the family
     wsl = "Linux 5.15.153.1-microsoft-standard-WSL2\n"
     assert "nvidia-module-not-built-for-kernel" not in stated(wsl + smi + module)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import driver_support
 from torchsmith.explain.companionpins import companion_other_torch
+from torchsmith.explain.extract.bare import BARE_EVIDENCE
 from torchsmith.explain.extract.devices import hides_every_gpu
 from torchsmith.explain.extract.gpu import LIBRARY_NAMES
 from torchsmith.explain.extract.model import Environment, Extracted
@@ -55,7 +56,6 @@ def _gpu(arguments: List[str], extracted: Extracted) -> Optional[Tuple[List[str]
 
 # Packages whose own loader fails for its own reasons (their signatures say so).
 _NOT_EXTENSIONS = frozenset({"torch", "nvidia", "tensorflow", "jax", "jaxlib", "importlib", "ctypes"})
-
 
 _TORCH_LIBRARY = re.compile(r"^(?:lib)?(?:torch|c10|caffe2|shm)(?:_\w+)?\.(?:so|dll|dylib)")
 
@@ -360,7 +360,6 @@ def _scheduler_no_gpu(extracted: Extracted) -> Optional[Tuple[List[str], Dict[st
 # The unit NVIDIA's Fabric Manager runs as (the nvidia-fabricmanager package; Fabric Manager user guide).
 _FABRIC_MANAGER = "nvidia-fabricmanager.service"
 
-
 # GPUs no NVSwitch baseboard carries: consumer and workstation cards, PCIe-only data-centre parts
 # (Fabric Manager user guide: NVSwitch systems are DGX/HGX A100, H100, H200, B200 and later)
 _NO_NVSWITCH = re.compile(
@@ -394,9 +393,10 @@ def _fabric_manager_down(extracted: Extracted) -> Optional[Tuple[List[str], Dict
     return [_FABRIC_MANAGER], {"why": why, "what": what}
 
 
-# What a report says that proves a cause by itself (extract.said), and the words that locate it
+# What a report says that proves a cause by itself (extract.said), or a bare symptom whose family
+# lists its causes (extract.bare), and the words that locate it
 _SAID = {"mig-one-device": ("device_count", "MIG"), "uvm-reload-fixed": ("nvidia_uvm", "nvidia-uvm"),
-         "interpreters-disagree": (" -c ",)}
+         "interpreters-disagree": (" -c ",), **BARE_EVIDENCE}
 
 
 def _env(name: str, extracted: Extracted,

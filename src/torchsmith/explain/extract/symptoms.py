@@ -12,6 +12,7 @@ import re
 from typing import Dict, List, Set, Tuple
 
 from torchsmith.explain.extract import said
+from torchsmith.explain.extract.bare import bare_symptoms
 from torchsmith.explain.negation import denied_in_clause
 
 __all__ = ["symptoms"]
@@ -216,4 +217,7 @@ def symptoms(text: str) -> List[str]:
         found.append("matmul-only")
     if "tf32" in lower and _TF32_ON.search(text):
         found.append("tf32-enabled")
-    return found
+    bare = bare_symptoms(text, found)
+    if "torch-sees-no-gpu" in bare and "cuda-unavailable" not in found:
+        found.append("cuda-unavailable")  # device_count() 0: the readers of an unavailable CUDA decide
+    return found + bare
