@@ -10,7 +10,7 @@ also says was resolved or is the opposite ("returns True now") is not reported.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Pattern, Sequence, Tuple
+from typing import Dict, List, Match, Pattern, Sequence, Tuple
 
 from torchsmith.explain.negation import denied_in_clause
 
@@ -78,8 +78,9 @@ _HANG_WORD = (r"\b(?:hangs|hanging|hung|freezes|freezing|frozen|deadlock(?:s|ed)
               r"|stuck(?:ed)? (?:at|after|before|during|forever))\b")
 _AT_STEP = (r"(?:\b(?:training|train|epoch|step|iteration|batch|forward|backward|data ?loader|num_workers"
             r"|loading|first|torch\.compile)\b|\.cuda\(\)|\.to\()")
-_HANG = re.compile(_HANG_WORD + r"[^\n]{0,80}?" + _AT_STEP + "|" + _AT_STEP + r"[^\n]{0,80}?" + _HANG_WORD,
-                   re.IGNORECASE)
+_HANG = re.compile(_HANG_WORD, re.IGNORECASE)
+_STEP = re.compile(_AT_STEP, re.IGNORECASE)
+_STEP_CHARS = 80  # either side of the hang word, within its line
 # a Python exception raised: the run failed rather than hung
 _RAISED = re.compile(r"^(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b:)", re.MULTILINE)
 
@@ -111,11 +112,20 @@ BARE_EVIDENCE: Dict[str, Tuple[str, ...]] = {
 _MAX_MATCHES = 20  # matches of one pattern looked at for one its clause states
 
 
+def _at_a_step(text: str, found: Match[str]) -> bool:
+    """A hang word with the step it hangs at in its line, a few words either side."""
+    start = max(text.rfind("\n", 0, found.start()) + 1, found.start() - _STEP_CHARS)
+    end = text.find("\n", found.end(), found.end() + _STEP_CHARS)
+    return _STEP.search(text, start, end if end >= 0 else found.end() + _STEP_CHARS) is not None
+
+
 def _stated(pattern: Pattern[str], text: str) -> bool:
     """A match whose clause states it: not "if is_available() returns False", "it no longer segfaults"."""
     for count, found in enumerate(pattern.finditer(text)):
         if count >= _MAX_MATCHES:
             break
+        if pattern is _HANG and not _at_a_step(text, found):
+            continue
         if not denied_in_clause(text, found.start()):
             return True
     return False
