@@ -68,4 +68,4 @@ CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_
                            "ffmpeg_major_not_supported", "cpp_extension_arch_added_later",
                            "gpu_newer_than_build_cuda", "torch_build_carries_gpu",
                            "extension_own_wording", "extension_checked_call", "compiled_module_absence_shown",
-                           "dll_needs_only_vc_runtime", "other_copy_loaded"})
+                           "dll_needs_only_vc_runtime", "other_copy_loaded", "numpy_two_shown"})

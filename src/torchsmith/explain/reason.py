@@ -19,6 +19,7 @@ from torchsmith.explain.confirmations import TEXT_CONFIRMATIONS, Check
 from torchsmith.explain.contradictions import TEXT_CONTRADICTIONS
 from torchsmith.explain.extract.model import Environment, Extracted
 from torchsmith.explain.loadedcopies import LOADED_COPY_CONFIRMATIONS
+from torchsmith.explain.numpychecks import NUMPY_CONFIRMATIONS
 from torchsmith.explain.pins import pin_conclusions
 from torchsmith.explain.triggers import named_capabilities
 from torchsmith.kb import KnowledgeBase
@@ -462,7 +463,7 @@ def _other_vendor_gpu_only(extracted: Extracted, facts: Mapping[str, Any],
 
 
 CONFIRMATION_CHECKS: Dict[str, Check] = {**TEXT_CONFIRMATIONS, **ARCH_LIST_CONFIRMATIONS,
-                                         **LOADED_COPY_CONFIRMATIONS,
+                                         **LOADED_COPY_CONFIRMATIONS, **NUMPY_CONFIRMATIONS,
                                          "build_lacks_arch": _build_lacks_arch,
                                          "other_vendor_gpu_only": _other_vendor_gpu_only,
                                          "gpu_below_build": _gpu_below_build}
