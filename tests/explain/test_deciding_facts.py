@@ -113,3 +113,15 @@ def test_the_source_built_pattern_names_exactly_the_tables_modules() -> None:
                   for p in s.patterns if "not_found" in p.groupindex]
     listed = re.search(r"\(\?P<module>([\w|]+)\)", pattern.pattern)
     assert listed is not None and set(listed.group(1).split("|")) == table
+
+
+def test_a_kernels_own_arch_check_is_the_no_kernel_image_family() -> None:
+    # xformers' fmha kernels and torch's own copy of them (aten/.../mem_eff_attention/kernels) print
+    # this when the code that ran was built for an architecture outside the kernel's range: the
+    # same string in both, so whose kernel it is stays open (the family, with both candidates)
+    text = ("FATAL: kernel `fmha_cutlassF_f32_aligned_64x64_rf_sm80` is for sm80-sm100, but was built "
+            "for sm50\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "no-kernel-image" and len(found.candidates) == 2
+    # Counter-case: the kernel's range named in prose, with no build shown, is no such check
+    assert stated("the fmha kernel is for sm80-sm100 only\n") == []
