@@ -36,11 +36,15 @@ SHAPES = {
         "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n",
         "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)",
         "./train.sh: line 12: 4242 Segmentation fault      python train.py",
+        "Windows fatal exception: access violation\n\nCurrent thread 0x00001980 (most recent call first):",
+        "Process finished with exit code -1073741819 (0xC0000005)",
     ),
     "process-floating-point-exception": (
         "Floating point exception (core dumped)",
         "Fatal Python error: Floating point exception",
         "Process finished with exit code 136 (interrupted by signal 8: SIGFPE)",
+        "Windows fatal exception: int divide by zero",
+        "Process finished with exit code -1073741676 (0xC0000094)",
     ),
     "process-killed": (
         "Epoch 1: 12%|█▏        | 120/1000\nKilled\n",
@@ -57,6 +61,13 @@ SHAPES = {
         "nvidia-smi : The term 'nvidia-smi' is not recognized as the name of a cmdlet, function, script file",
         "FileNotFoundError: [Errno 2] No such file or directory: 'nvidia-smi'",
         "'nvidia-smi' 不是内部或外部命令，也不是可运行的程序",
+    ),
+    "process-hangs": (
+        "training hangs at the first step",
+        "The DataLoader hangs when num_workers > 0",
+        "model.cuda() is stuck forever",
+        "the code stuck at epoch 1",
+        "It freezes while loading the model",
     ),
     "gpu-idle-work-on-cpu": (
         "GPU utilization stays at 0% the whole epoch",
@@ -89,11 +100,18 @@ def test_each_shape_of_a_symptom_gives_its_family(family: str, text: str) -> Non
     "If torch.cuda.is_available() returns False, check the driver first.",
     "After the upgrade it no longer shows Segmentation fault (core dumped)",
     "The training is not running on the CPU instead of the GPU any more",
+    "I am stuck on this error while training",
+    "It no longer hangs at the first step",
+    "training hangs at the first step\nTraceback (most recent call last):\nValueError: bad shape",
 ])
 def test_the_opposite_or_code_that_only_asks_is_not_the_symptom(text: str) -> None:
     bare = {"torch-sees-no-cuda-gpu", "process-segfault", "process-floating-point-exception",
-            "process-killed", "nvidia-smi-not-found", "gpu-idle-work-on-cpu"}
+            "process-killed", "nvidia-smi-not-found", "gpu-idle-work-on-cpu", "process-hangs"}
     assert not bare & set(stated_ids(text)), text
+
+
+def test_a_hang_across_gpus_is_the_distributed_family_not_the_one_process_family() -> None:
+    assert stated_ids("training with DDP on 4 GPUs hangs at the first step") == ["distributed-hang"]
 
 
 def test_the_family_yields_to_a_failure_another_signature_names() -> None:

@@ -28,6 +28,7 @@ from torchsmith.explain.extract import (
     lddebug,
     listings,
     loader,
+    namedbuild,
     pages,
     pinnedbuilds,
     pinwheels,
@@ -140,7 +141,7 @@ def extract(
         + lddebug.wheel_library_from_system(text) + listings.listing_facts(text, refusal, kb)
         + uvproject.run_resynced_without_extra(text) + uvproject.source_marker_misses_windows(text)
         + interpreters.installed_for_another_python(text, found_frames)
-        + pinnedbuilds.pinned_build_not_read(text)
+        + pinnedbuilds.pinned_build_not_read(text) + namedbuild.build_for_named_interpreter(text, refusal, kb)
         + (indexscope.pytorch_index_alone(text, refusal, kb) + indexscope.uv_pytorch_index_alone(text, kb)
            if kb is not None else []),
         transfers=downloads.transfers(text),

@@ -1,6 +1,6 @@
 """Symptoms a report states in its own words, with no error that names a cause: torch sees no GPU,
 the process died of a signal (SIGSEGV, SIGFPE, SIGKILL), nvidia-smi is not there, the GPU idles while
-the work runs on the CPU. Pure.
+the work runs on the CPU, one process hangs at a step. Pure.
 
 Each is a statement, not a cause: a family (signatures.json) lists the causes that produce it, each
 with the check that tells it apart, and yields to any failure a signature names. A symptom the text
@@ -10,7 +10,7 @@ also says was resolved or is the opposite ("returns True now") is not reported.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Pattern, Sequence, Tuple
+from typing import Dict, List, Match, Pattern, Sequence, Tuple
 
 from torchsmith.explain.negation import denied_in_clause
 
@@ -37,12 +37,17 @@ _CUDA_AVAILABLE = re.compile(
     r"|\b(?:returns?|returned|gives|gave|prints|printed|shows?)[^\S\n]+[`'\"]?True[`'\"]?[^\S\n]+(?:now|again)\b"
     r"|\bis (?:now|finally) available\b|\bis available (?:now|again)\b")
 # The process ended by a signal, as the shell, Python's faulthandler or a launcher reports it
-# (bash's strsignal(3) texts; CPython Modules/faulthandler.c "Fatal Python error: ..."; torchrun's
+# (bash's strsignal(3) texts; CPython Modules/faulthandler.c "Fatal Python error: ...", on Windows
+# "Windows fatal exception: ..."; torchrun's
 # "exitcode: -N"; a shell's exit status 128+N)
+# (Windows: faulthandler's "Windows fatal exception: access violation" / "int divide by zero", and the
+# process's exit status, the NTSTATUS 0xC0000005 / 0xC0000094)
 _SEGFAULT = re.compile(r"Segmentation fault|\bSIGSEGV\b|Fatal Python error: Segmentation fault"
-                       r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-11|139)\b|exitcode\s*:\s*-11\b")
+                       r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-11|139|-1073741819|3221225477)\b"
+                       r"|exitcode\s*:\s*-11\b|Windows fatal exception: access violation|\b0xC0000005\b")
 _FLOATING_POINT = re.compile(r"Floating point exception|\bSIGFPE\b|exitcode\s*:\s*-8\b"
-                             r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-8|136)\b")
+                             r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-8|136|-1073741676|3221225620)\b"
+                             r"|Windows fatal exception: int divide by zero|\b0xC0000094\b")
 _KILLED = re.compile(r"^[^\S\n]*(?:\[\d+\][^\S\n]+\d+[^\S\n]+)?Killed(?:[^\S\n]+[^\n]{1,200})?[^\S\n]*$"
                      r"|: line \d+:[^\S\n]+\d+[^\S\n]+Killed\b"
                      r"|^zsh: killed\b|\bSIGKILL\b|\bexitcode\s*:\s*-9\b|\bsignal 9\b"
@@ -66,28 +71,52 @@ _GPU_IDLE = re.compile(
     r"|\b(?:not|isn't|doesn't|does not|is not|never)" + _SP + r"(?:using|use|utili[sz]ing|used)" + _SP + _MY
     + r"GPU\b[^\n.]{0,40}\b(?:CPU|0[^\S\n]?%)", re.IGNORECASE)
 
+# a run that stops making progress at a step it names (training, a batch, the first step, loading, the
+# move to the GPU), in the same line; not "I'm stuck with this error"
+_HANG_WORD = (r"\b(?:hangs|hanging|hung|freezes|freezing|frozen|deadlock(?:s|ed)?"
+              r"|(?:gets?|got|is|was|remains?|stays?) stuck"
+              r"|stuck(?:ed)? (?:at|after|before|during|forever))\b")
+_AT_STEP = (r"(?:\b(?:training|train|epoch|step|iteration|batch|forward|backward|data ?loader|num_workers"
+            r"|loading|first|torch\.compile)\b|\.cuda\(\)|\.to\()")
+_HANG = re.compile(_HANG_WORD, re.IGNORECASE)
+_STEP = re.compile(_AT_STEP, re.IGNORECASE)
+_STEP_CHARS = 80  # either side of the hang word, within its line
+# a Python exception raised: the run failed rather than hung
+_RAISED = re.compile(r"^(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b:)", re.MULTILINE)
+
 # (symptom, the words one of which a text must hold, its pattern)
 _BARE: Tuple[Tuple[str, Tuple[str, ...], re.Pattern[str]], ...] = (
     ("torch-sees-no-gpu", ("available", "device_count"), _NO_CUDA),
-    ("segfault", ("segmentation", "sigsegv", "139", "-11"), _SEGFAULT),
-    ("floating-point-exception", ("floating point", "sigfpe", "-8", "136"), _FLOATING_POINT),
+    ("segfault", ("segmentation", "sigsegv", "139", "-11", "access violation", "c0000005", "3221225477",
+                  "-1073741819"), _SEGFAULT),
+    ("floating-point-exception", ("floating point", "sigfpe", "-8", "136", "divide by zero", "c0000094",
+                                  "3221225620", "-1073741676"), _FLOATING_POINT),
     ("killed", ("killed", "sigkill", "-9", "signal 9", "137"), _KILLED),
     ("nvidia-smi-missing", ("nvidia-smi",), _SMI_MISSING),
     ("gpu-idle", ("gpu",), _GPU_IDLE),
+    ("process-hang", ("hang", "hung", "freez", "frozen", "deadlock", "stuck"), _HANG),
 )
 
 # What locates each symptom in the text (the evidence a trigger quotes)
 BARE_EVIDENCE: Dict[str, Tuple[str, ...]] = {
     "torch-sees-no-gpu": ("is_available", "device_count", "not available"),
-    "segfault": ("Segmentation fault", "SIGSEGV", "-11", "139"),
-    "floating-point-exception": ("Floating point exception", "SIGFPE"),
+    "segfault": ("Segmentation fault", "SIGSEGV", "access violation", "0xC0000005", "-11", "139"),
+    "floating-point-exception": ("Floating point exception", "SIGFPE", "divide by zero", "0xC0000094"),
     "killed": ("Killed", "killed", "SIGKILL", "-9", "137"),
     "nvidia-smi-missing": ("nvidia-smi",),
     "gpu-idle": ("GPU", "CPU", "0%"),
+    "process-hang": ("hang", "hung", "freez", "frozen", "deadlock", "stuck"),
 }
 
 
 _MAX_MATCHES = 20  # matches of one pattern looked at for one its clause states
+
+
+def _at_a_step(text: str, found: Match[str]) -> bool:
+    """A hang word with the step it hangs at in its line, a few words either side."""
+    start = max(text.rfind("\n", 0, found.start()) + 1, found.start() - _STEP_CHARS)
+    end = text.find("\n", found.end(), found.end() + _STEP_CHARS)
+    return _STEP.search(text, start, end if end >= 0 else found.end() + _STEP_CHARS) is not None
 
 
 def _stated(pattern: Pattern[str], text: str) -> bool:
@@ -95,6 +124,8 @@ def _stated(pattern: Pattern[str], text: str) -> bool:
     for count, found in enumerate(pattern.finditer(text)):
         if count >= _MAX_MATCHES:
             break
+        if pattern is _HANG and not _at_a_step(text, found):
+            continue
         if not denied_in_clause(text, found.start()):
             return True
     return False
@@ -110,4 +141,6 @@ def bare_symptoms(text: str, found: Sequence[str]) -> List[str]:
             out.append(name)
     if "torch-sees-no-gpu" in out and ("no-gpu-visible" in found or _CUDA_AVAILABLE.search(text)):
         out.remove("torch-sees-no-gpu")
+    if "process-hang" in out and ("distributed-hang" in found or _RAISED.search(text)):
+        out.remove("process-hang")  # the distributed family's, or a failure rather than a hang
     return out
