@@ -205,3 +205,28 @@ def test_an_sdpa_refusal_the_caller_caught_is_not_the_failure() -> None:
     # raised (the same warnings, then the RuntimeError that ended the run): the refusal is the failure
     raised = _SAM2_FALLBACK.splitlines()[0] + "\nRuntimeError: No available kernel. Aborting execution.\n"
     assert stated(raised) == ["sdpa-backend-forced-unavailable"]
+
+
+# ptxas's refusal of a bf16 instruction for the target it compiled for (PTX ISA: bf16 arithmetic and
+# conversions need sm_80); as Triton shows it when its run-time compile fails
+_PTXAS_BF16 = "ptxas /tmp/tmpq1x.ptx, line 40; error   : Feature '.bf16' requires .target sm_80 or higher\n"
+
+
+def test_a_run_time_compile_refused_bf16_names_a_gpu_older_than_ampere() -> None:
+    triton = "RuntimeError: Internal Triton PTX codegen error\nptxas stderr:\n" + _PTXAS_BF16
+    assert stated(triton) == ["bf16-unsupported-gpu"]
+    assert stated('Error: "Feature "bf16" requires .target sm_80 or higher\n') == ["bf16-unsupported-gpu"]
+
+
+def test_a_build_or_a_gpu_with_bf16_leaves_ptxas_refusal_unexplained() -> None:
+    # an ahead-of-time build compiles for the targets it was given (here sm_75), not only the GPU's
+    build = ("/usr/local/cuda/bin/nvcc -c csrc/kernel.cu -gencode arch=compute_75,code=sm_75\n" + _PTXAS_BF16
+             + "error: command '/usr/local/cuda/bin/nvcc' failed with exit code 255\n")
+    assert "bf16-unsupported-gpu" not in stated(build)
+    # an A100 has bf16: the target was not the GPU's
+    assert "bf16-unsupported-gpu" not in stated("GPU: NVIDIA A100-SXM4-80GB\n" + _PTXAS_BF16)
+    # another feature, or another target than sm_80, is not bf16 on a pre-Ampere GPU
+    assert "bf16-unsupported-gpu" not in stated(
+        "ptxas /tmp/x.ptx, line 9; error   : Feature 'cvt.bf16.f32' requires .target sm_90 or higher\n")
+    old_isa = "ptxas error : Feature '.bf16' requires PTX ISA .version 7.0 or later\n"
+    assert "bf16-unsupported-gpu" not in stated(old_isa)

@@ -262,6 +262,17 @@ def _ptxas_not_tritons(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+def _compile_targets_chosen(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """ptxas refused a feature for the target it compiled for, and the text shows an ahead-of-time build
+    (a package's build steps, nvcc, CMake, a compiler's own lines): that build compiles for the targets it
+    was told (TORCH_CUDA_ARCH_LIST, -gencode), which may be older than the GPU. Only a compile at run
+    time (Triton, NVRTC, numba) targets the GPU it runs on, so only there does the target name the GPU."""
+    if facts.get("ptxas_feature") and extracted.build_shown:
+        return "the text shows a build, which compiles for the targets it was given, not only the GPU's"
+    return None
+
+
 _GPU_ILLEGAL_INSTRUCTION = ("cudaErrorIllegalInstruction", "CUDA_ERROR_ILLEGAL_INSTRUCTION")
 
 
@@ -322,4 +333,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "gpu_illegal_instruction": _gpu_illegal_instruction,
     "arch_name_never_compiled": _arch_name_never_compiled,
     "other_container_tool_shown": _other_container_tool_shown,
+    "compile_targets_chosen": _compile_targets_chosen,
 }
