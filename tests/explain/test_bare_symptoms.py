@@ -50,6 +50,7 @@ SHAPES = {
         "Epoch 1: 12%|█▏        | 120/1000\nKilled\n",
         "./run.sh: line 3:  1234 Killed                  python train.py",
         "zsh: killed     python train.py",
+        "[1]+  Killed                  python train.py",
         "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
         "exitcode  : -9 (pid: 5150)",
     ),

@@ -48,7 +48,8 @@ _SEGFAULT = re.compile(r"Segmentation fault|\bSIGSEGV\b|Fatal Python error: Segm
 _FLOATING_POINT = re.compile(r"Floating point exception|\bSIGFPE\b|exitcode\s*:\s*-8\b"
                              r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-8|136|-1073741676|3221225620)\b"
                              r"|Windows fatal exception: int divide by zero|\b0xC0000094\b")
-_KILLED = re.compile(r"^[^\S\n]*(?:\[\d+\][^\S\n]+\d+[^\S\n]+)?Killed(?:[^\S\n]+[^\n]{1,200})?[^\S\n]*$"
+_KILLED = re.compile(r"^[^\S\n]*(?:\[\d+\][+-]?[^\S\n]+(?:\d+[^\S\n]+)?)?Killed"
+                     r"(?:[^\S\n]+[^\n]{1,200})?[^\S\n]*$"
                      r"|: line \d+:[^\S\n]+\d+[^\S\n]+Killed\b"
                      r"|^zsh: killed\b|\bSIGKILL\b|\bexitcode\s*:\s*-9\b|\bsignal 9\b"
                      r"|\bexit(?:ed with)? (?:code|status)[ :]+(?:-9|137)\b", re.MULTILINE)
