@@ -12,6 +12,8 @@ from torchsmith.kb import KnowledgeBase
 __all__ = ["launcher_env_moved"]
 
 _SEPARATORS = re.compile(r"[\\/]+")
+# pip install --user puts launchers in %APPDATA%\Python\PythonXY\Scripts, for a Python elsewhere.
+_USER_SITE = re.compile(r"[\\/]AppData[\\/]Roaming[\\/]Python[\\/]", re.IGNORECASE)
 
 
 def _environment_folder(path: str) -> Optional[str]:
@@ -28,7 +30,7 @@ def launcher_env_moved(extracted: Extracted, facts: Mapping[str, Any],
     same folder name at another place: that environment was moved or copied after the launcher
     was made. Another name (a user-site Scripts folder, a removed Python) proves no move."""
     interpreter, launcher = str(facts.get("interpreter", "")), str(facts.get("launcher", ""))
-    if not re.search(r"[\\/]scripts[\\/][^\\/]+$", launcher, re.IGNORECASE):
+    if _USER_SITE.search(launcher) or not re.search(r"[\\/]scripts[\\/][^\\/]+$", launcher, re.IGNORECASE):
         return None
     old, new = _environment_folder(interpreter), _environment_folder(launcher)
     if not old or not new or old.lower() == new.lower():
