@@ -107,6 +107,28 @@ def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
     return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
 
 
+# The projects whose pages every variant index of download.pytorch.org/whl serves (its own builds).
+_PYTORCH_INDEX_OWN = ("torch", "torchvision", "torchaudio")
+
+
+def _project_on_that_pytorch_index(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The 403 names a page of torch's own projects on a variant index the data knows PyTorch
+    published (torch_releases.json, kb.releases), or on the root index: the index hosts that project there, so
+    "a project it does not host" is false. download.pytorch.org is served by CloudFront, which answers
+    403 for a request its WAF or geographic restriction blocks, and a proxy that blocks the host
+    answers 403 too (docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/http-403-permission-denied.html)."""
+    found = re.search(r"/whl/(?:([\w.-]+)/)?([\w.-]+)/$", str(facts.get("url") or ""))
+    if found is None or found.group(2).lower() not in _PYTORCH_INDEX_OWN or kb is None:
+        return None
+    variant = found.group(1)
+    if variant is not None:
+        if variant not in {v.name for r in kb.releases for v in r.variants}:
+            return None
+    where = f"the {variant} index" if variant else "the index"
+    return f"{where} of download.pytorch.org hosts {found.group(2)}: the 403 came from something that refused the request"
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -116,4 +138,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
+    "project_on_that_pytorch_index": _project_on_that_pytorch_index,
 }
