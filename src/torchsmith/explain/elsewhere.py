@@ -129,6 +129,19 @@ def _project_on_that_pytorch_index(extracted: Extracted, facts: Mapping[str, Any
     return f"{where} of download.pytorch.org hosts {found.group(2)}: the 403 came from something that refused the request"
 
 
+def _built_on_macos(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The build runs on macOS, where clang takes the C++ headers from the SDK's libc++ (Xcode or its
+    Command Line Tools) and selects no GCC installation (clang's Darwin toolchain): the standard
+    header missing there is a missing or broken SDK, or a build that asks for libstdc++, which Apple
+    no longer ships (clang warns "include path for stdlibc++ headers not found", -Wstdlibcxx-not-found;
+    a deployment target below 10.9 asks for it: pytorch/pytorch#16805, SeanNaren/warp-ctc#129)."""
+    env = extracted.environment
+    if env.platform != "macos" and (env.platform is not None or env.macos is None):
+        return None
+    return "the build runs on macOS, where clang uses the SDK's libc++ headers, not a GCC installation's"
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -139,4 +152,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
     "project_on_that_pytorch_index": _project_on_that_pytorch_index,
+    "built_on_macos": _built_on_macos,
 }
