@@ -4,6 +4,7 @@ for each mend, the message with another cause's evidence, beside the case it was
 from __future__ import annotations
 
 from tests.explain.test_signatures import CATALOG, KB, stated
+
 from torchsmith.explain.matcher import explain_report
 
 _PIP_403 = "Could not install packages due to an EnvironmentError: 403 Client Error: Forbidden for url: "
@@ -11,7 +12,8 @@ _PIP_403 = "Could not install packages due to an EnvironmentError: 403 Client Er
 
 def test_a_403_for_a_project_the_pytorch_index_hosts_is_no_project_it_does_not_host() -> None:
     # the case it was written for (pytorch/pytorch#81900): a dependency pip looked up on that index
-    assert stated(_PIP_403 + "https://download.pytorch.org/whl/cpu/typing-extensions/\n") == ["pytorch-index-403"]
+    dependency = _PIP_403 + "https://download.pytorch.org/whl/cpu/typing-extensions/\n"
+    assert stated(dependency) == ["pytorch-index-403"]
     # torch's own page on a variant index PyTorch published, or on the root index: the index hosts
     # it, so a proxy, CloudFront's WAF or its geographic restriction refused the request
     assert "pytorch-index-403" not in stated(_PIP_403 + "https://download.pytorch.org/whl/cu121/torch/\n")

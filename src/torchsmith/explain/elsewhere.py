@@ -117,16 +117,16 @@ def _project_on_that_pytorch_index(extracted: Extracted, facts: Mapping[str, Any
     published (torch_releases.json, kb.releases), or on the root index: the index hosts that project there, so
     "a project it does not host" is false. download.pytorch.org is served by CloudFront, which answers
     403 for a request its WAF or geographic restriction blocks, and a proxy that blocks the host
-    answers 403 too (docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/http-403-permission-denied.html)."""
+    answers 403 too (AWS's CloudFront Developer Guide, "HTTP 403 status code (Permission Denied)")."""
     found = re.search(r"/whl/(?:([\w.-]+)/)?([\w.-]+)/$", str(facts.get("url") or ""))
     if found is None or found.group(2).lower() not in _PYTORCH_INDEX_OWN or kb is None:
         return None
     variant = found.group(1)
-    if variant is not None:
-        if variant not in {v.name for r in kb.releases for v in r.variants}:
-            return None
+    if variant is not None and variant not in {v.name for r in kb.releases for v in r.variants}:
+        return None
     where = f"the {variant} index" if variant else "the index"
-    return f"{where} of download.pytorch.org hosts {found.group(2)}: the 403 came from something that refused the request"
+    return (f"{where} of download.pytorch.org hosts {found.group(2)}: "
+            "the 403 came from something that refused the request")
 
 
 def _built_on_macos(extracted: Extracted, facts: Mapping[str, Any],
