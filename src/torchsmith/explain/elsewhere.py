@@ -107,6 +107,41 @@ def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
     return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
 
 
+# The projects whose pages every variant index of download.pytorch.org/whl serves (its own builds).
+_PYTORCH_INDEX_OWN = ("torch", "torchvision", "torchaudio")
+
+
+def _project_on_that_pytorch_index(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The 403 names a page of torch's own projects on a variant index the data knows PyTorch
+    published (torch_releases.json, kb.releases), or on the root index: the index hosts that project there, so
+    "a project it does not host" is false. download.pytorch.org is served by CloudFront, which answers
+    403 for a request its WAF or geographic restriction blocks, and a proxy that blocks the host
+    answers 403 too (AWS's CloudFront Developer Guide, "HTTP 403 status code (Permission Denied)")."""
+    found = re.search(r"/whl/(?:([\w.-]+)/)?([\w.-]+)/$", str(facts.get("url") or ""))
+    if found is None or found.group(2).lower() not in _PYTORCH_INDEX_OWN or kb is None:
+        return None
+    variant = found.group(1)
+    if variant is not None and variant not in {v.name for r in kb.releases for v in r.variants}:
+        return None
+    where = f"the {variant} index" if variant else "the index"
+    return (f"{where} of download.pytorch.org hosts {found.group(2)}: "
+            "the 403 came from something that refused the request")
+
+
+def _built_on_macos(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The build runs on macOS, where clang takes the C++ headers from the SDK's libc++ (Xcode or its
+    Command Line Tools) and selects no GCC installation (clang's Darwin toolchain): the standard
+    header missing there is a missing or broken SDK, or a build that asks for libstdc++, which Apple
+    no longer ships (clang warns "include path for stdlibc++ headers not found", -Wstdlibcxx-not-found;
+    a deployment target below 10.9 asks for it: pytorch/pytorch#16805, SeanNaren/warp-ctc#129)."""
+    env = extracted.environment
+    if env.platform != "macos" and (env.platform is not None or env.macos is None):
+        return None
+    return "the build runs on macOS, where clang uses the SDK's libc++ headers, not a GCC installation's"
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -116,4 +151,6 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
+    "project_on_that_pytorch_index": _project_on_that_pytorch_index,
+    "built_on_macos": _built_on_macos,
 }
