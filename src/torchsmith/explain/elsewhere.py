@@ -7,7 +7,7 @@ all) proves that the message followed from another cause. Part of
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.model import Extracted
@@ -107,6 +107,27 @@ def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
     return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
 
 
+
+def _conda_cuda_overridden(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """conda derives __cuda from the driver unless CONDA_OVERRIDE_CUDA is set (docs.conda.io,
+    manage-virtual, "Overriding detected packages"): "" means no CUDA. The solver's __cuda is the
+    override's where the text sets it to the __cuda the message shows, or to "" where no __cuda was
+    found; then the driver decided nothing. (A numeric override beside a missing __cuda is the usual
+    workaround, not the cause.)"""
+    override, have = extracted.environment.conda_override_cuda, facts.get("cuda_have")
+    if override == "" and not isinstance(have, str):
+        return 'the text sets CONDA_OVERRIDE_CUDA="", which tells conda there is no CUDA'
+    if override and isinstance(have, str) and _release(override) == _release(have):
+        return f"the text sets CONDA_OVERRIDE_CUDA={override}: conda's __cuda {have} is the override's"
+    return None
+
+
+def _release(version: str) -> Tuple[int, ...]:
+    parts = list(version_tuple(version))
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -116,4 +137,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
+    "conda_cuda_overridden": _conda_cuda_overridden,
 }

@@ -45,6 +45,10 @@ _ARCH_LIST = re.compile(
 # Read only where the text glues one version so ("from torch2.6.0 to torch2.7.1" names two).
 _GLUED_TORCH = re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
                           r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")
+# conda's override of the __cuda virtual package, as a shell, a Dockerfile or a YAML file sets it: a
+# version, or "" for no CUDA (docs.conda.io, manage-virtual: "Overriding detected packages")
+_CONDA_OVERRIDE_CUDA = re.compile(r"\bCONDA_OVERRIDE_CUDA[\"']?(?:\s*[=:]\s*|[ \t]+)"
+                                  r"(?:[\"'](?P<q>\d{1,2}(?:\.\d{1,2})?)?[\"']|(?P<v>\d{1,2}(?:\.\d{1,2})?)\b)")
 _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("driver", re.compile(r"Driver Version:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)")),
     ("driver", re.compile(r"NVIDIA driver(?: version)?:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE)),
@@ -392,6 +396,9 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
             value = _first(pattern, read)
             if value:  # each name is an Environment field; a wheel tag (cp38) gives the minor alone
                 setattr(env, name, value if name != "python" or "." in value else f"3.{value}")
+    override = _CONDA_OVERRIDE_CUDA.search(text) if "CONDA_OVERRIDE_CUDA" in text else None
+    if override:
+        env.conda_override_cuda = override.group("q") or override.group("v") or ""
     if (may_match(_CPU_BUILD, text) and _CPU_BUILD.search(text)) or cpu_build_said(text):
         env.torch_cpu_only = True
     if env.chip and "Intel" in text and _INTEL_MAC.search(text):

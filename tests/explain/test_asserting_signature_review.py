@@ -1,0 +1,55 @@
+"""Counter-cases from the review of asserting signatures (issue 21): for each mended one, a text written
+here in which another cause prints the same message, beside the case the signature was written for."""
+
+from __future__ import annotations
+
+from torchsmith.explain.matcher import Report, explain_report
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+
+def explain_text(text: str) -> Report:
+    return explain_report(text, CATALOG, kb=KB)
+
+_CUDA_CONFLICT = ("Encountered problems while solving:\n"
+                  "  - constraint __cuda >=12.4 conflicting with __cuda-11.8\n")
+
+
+def test_conda_cuda_below_the_requirement_is_the_drivers_only_where_no_override_set_it() -> None:
+    # the case it was written for: conda read __cuda 11.8 from the driver
+    assert stated("$ mamba install -c pytorch -c nvidia pytorch pytorch-cuda=12.4\n" + _CUDA_CONFLICT) == [
+        "conda-cuda-driver-too-old"]
+    # CONDA_OVERRIDE_CUDA=11.8 set it (docs.conda.io, manage-virtual): the driver decided nothing
+    overridden = ("$ export CONDA_OVERRIDE_CUDA=11.8\n"
+                  "$ mamba install -c pytorch -c nvidia pytorch pytorch-cuda=12.4\n" + _CUDA_CONFLICT)
+    assert "conda-cuda-driver-too-old" not in stated(overridden)
+    assert [c for c in explain_text(overridden).contradicted if c[0] == "conda-cuda-driver-too-old"] == [
+        ("conda-cuda-driver-too-old", "the text sets CONDA_OVERRIDE_CUDA=11.8: conda's __cuda 11.8 is the override's")]
+    # an override of another value (the workaround the user tried) is not the __cuda the message shows
+    assert stated("CONDA_OVERRIDE_CUDA=12.4 worked on the login node; before that:\n" + _CUDA_CONFLICT) == [
+        "conda-cuda-driver-too-old"]
+
+
+_CUDA_MISSING = ("Could not solve for environment specs\n"
+                 "The following package could not be installed\n"
+                 "\u2514\u2500 pytorch-gpu is not installable because it requires\n"
+                 "   \u2514\u2500 __cuda, which is missing on the system.\n")
+
+
+def test_no_cuda_virtual_package_is_no_driver_seen_only_where_no_override_emptied_it() -> None:
+    assert stated("RUN mamba install -y -c conda-forge pytorch-gpu\n" + _CUDA_MISSING) == [
+        "conda-cuda-virtual-package"]
+    # CONDA_OVERRIDE_CUDA="" tells conda there is no CUDA, whatever the driver
+    emptied = 'ENV CONDA_OVERRIDE_CUDA=""\nRUN mamba install -y -c conda-forge pytorch-gpu\n' + _CUDA_MISSING
+    assert "conda-cuda-virtual-package" not in stated(emptied)
+    # a version set (the usual workaround on a machine without a GPU) leaves the stated cause
+    assert stated('ENV CONDA_OVERRIDE_CUDA="12.0"\n' + _CUDA_MISSING) == ["conda-cuda-virtual-package"]
+
+
+def test_mmcv_compiled_from_source_names_the_missing_wheel_page_as_well_as_an_unpublished_pair() -> None:
+    built = ("$ pip install mmcv-full==1.7.1\nCollecting mmcv-full==1.7.1\n"
+             "  Downloading mmcv-full-1.7.1.tar.gz (605 kB)\nBuilding wheels for collected packages: mmcv-full\n")
+    found = explain_text(built)
+    assert [e.signature.id for e in found.explanations][:1] == ["mmcv-source-build"]
+    # PyPI holds mmcv's and mmcv-full's source only: without OpenMMLab's -f page pip always compiles it
+    cause = found.explanations[0].cause
+    assert "source only" in cause and "-f https://download.openmmlab.com/mmcv/dist/" in cause
