@@ -3,8 +3,9 @@ here in which another cause prints the same message, beside the case the signatu
 
 from __future__ import annotations
 
-from torchsmith.explain.matcher import Report, explain_report
 from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import Report, explain_report
 
 
 def explain_text(text: str) -> Report:
@@ -22,8 +23,8 @@ def test_conda_cuda_below_the_requirement_is_the_drivers_only_where_no_override_
     overridden = ("$ export CONDA_OVERRIDE_CUDA=11.8\n"
                   "$ mamba install -c pytorch -c nvidia pytorch pytorch-cuda=12.4\n" + _CUDA_CONFLICT)
     assert "conda-cuda-driver-too-old" not in stated(overridden)
-    assert [c for c in explain_text(overridden).contradicted if c[0] == "conda-cuda-driver-too-old"] == [
-        ("conda-cuda-driver-too-old", "the text sets CONDA_OVERRIDE_CUDA=11.8: conda's __cuda 11.8 is the override's")]
+    evidence = "the text sets CONDA_OVERRIDE_CUDA=11.8: conda's __cuda 11.8 is the override's"
+    assert ("conda-cuda-driver-too-old", evidence) in explain_text(overridden).contradicted
     # an override of another value (the workaround the user tried) is not the __cuda the message shows
     assert stated("CONDA_OVERRIDE_CUDA=12.4 worked on the login node; before that:\n" + _CUDA_CONFLICT) == [
         "conda-cuda-driver-too-old"]
@@ -45,9 +46,10 @@ def test_no_cuda_virtual_package_is_no_driver_seen_only_where_no_override_emptie
     assert stated('ENV CONDA_OVERRIDE_CUDA="12.0"\n' + _CUDA_MISSING) == ["conda-cuda-virtual-package"]
 
 
-def test_mmcv_compiled_from_source_names_the_missing_wheel_page_as_well_as_an_unpublished_pair() -> None:
+def test_mmcv_compiled_from_source_names_the_missing_wheel_page_beside_an_unpublished_pair() -> None:
     built = ("$ pip install mmcv-full==1.7.1\nCollecting mmcv-full==1.7.1\n"
-             "  Downloading mmcv-full-1.7.1.tar.gz (605 kB)\nBuilding wheels for collected packages: mmcv-full\n")
+             "  Downloading mmcv-full-1.7.1.tar.gz (605 kB)\n"
+             "Building wheels for collected packages: mmcv-full\n")
     found = explain_text(built)
     assert [e.signature.id for e in found.explanations][:1] == ["mmcv-source-build"]
     # PyPI holds mmcv's and mmcv-full's source only: without OpenMMLab's -f page pip always compiles it
