@@ -55,3 +55,21 @@ def test_mmcv_compiled_from_source_names_the_missing_wheel_page_beside_an_unpubl
     # PyPI holds mmcv's and mmcv-full's source only: without OpenMMLab's -f page pip always compiles it
     cause = found.explanations[0].cause
     assert "source only" in cause and "-f https://download.openmmlab.com/mmcv/dist/" in cause
+
+
+_NOT_FOUND_2_9 = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+                  "  - pytorch=2.9.0\n\nCurrent channels:\n\n"
+                  "  - https://conda.anaconda.org/{0}/linux-64\n  - https://conda.anaconda.org/{0}/noarch\n")
+
+
+def test_a_pytorch_release_missing_is_the_pytorch_channels_end_only_where_that_channel_was_searched() -> None:
+    # the case it was written for: the pytorch channel, which stopped at 2.5.1, was searched
+    assert stated("$ conda install pytorch=2.9.0 -c pytorch\n" + _NOT_FOUND_2_9.format("pytorch")) == [
+        "conda-pytorch-channel-ended"]
+    # conda's "Current channels:" (conda/exceptions.py) lists conda-forge alone: the pytorch channel was
+    # never read, so its end is not why 2.9.0 was missing
+    forge = explain_text("$ conda install pytorch=2.9.0 -c conda-forge\n"
+                         + _NOT_FOUND_2_9.format("conda-forge"))
+    assert "conda-pytorch-channel-ended" not in [e.signature.id for e in forge.explanations]
+    assert any(sig == "conda-pytorch-channel-ended" and "conda-forge" in why
+               for sig, why in forge.contradicted)

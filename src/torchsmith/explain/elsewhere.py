@@ -123,6 +123,20 @@ def _conda_cuda_overridden(extracted: Extracted, facts: Mapping[str, Any],
     return None
 
 
+
+def _pytorch_channel_not_searched(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """conda's PackagesNotFoundError lists the channels it searched under "Current channels:"
+    (conda/exceptions.py). Where that list is shown and holds no pytorch channel (or a mirror of
+    it), the pytorch channel's end is not why the release was missing: the channels searched lacked
+    it (conda-forge without that release or platform yet, a mirror's copy, defaults)."""
+    search = extracted.conda_search
+    if search is None or not search.listed or not search.channels:
+        return None
+    if any(c.rsplit("/", 1)[-1].startswith("pytorch") for c in search.channels):
+        return None
+    return f"the channels conda searched ({', '.join(search.channels[:4])}) hold no pytorch channel"
+
 def _release(version: str) -> Tuple[int, ...]:
     parts = list(version_tuple(version))
     while len(parts) > 1 and parts[-1] == 0:
@@ -138,4 +152,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
     "conda_cuda_overridden": _conda_cuda_overridden,
+    "pytorch_channel_not_searched": _pytorch_channel_not_searched,
 }
