@@ -73,3 +73,21 @@ def test_a_pytorch_release_missing_is_the_pytorch_channels_end_only_where_that_c
     assert "conda-pytorch-channel-ended" not in [e.signature.id for e in forge.explanations]
     assert any(sig == "conda-pytorch-channel-ended" and "conda-forge" in why
                for sig, why in forge.contradicted)
+
+
+_KEY_REJECTED = "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
+
+
+def test_a_rejected_module_key_is_secure_boots_doing_only_where_secure_boot_is_not_shown_off() -> None:
+    assert stated("$ sudo modprobe nvidia\n" + _KEY_REJECTED) == ["secure-boot-blocks-nvidia-module"]
+    assert stated("$ mokutil --sb-state\nSecureBoot enabled\n$ sudo modprobe nvidia\n" + _KEY_REJECTED) == [
+        "secure-boot-blocks-nvidia-module"]
+    # mokutil says Secure Boot is off: the kernel enforces signatures for another reason its
+    # module-signing docs name (CONFIG_MODULE_SIG_FORCE, module.sig_enforce=1, a signature mismatch)
+    off = ("$ mokutil --sb-state\nSecureBoot disabled\n$ cat /proc/cmdline\n"
+           "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/sda2 ro module.sig_enforce=1\n"
+           "$ sudo modprobe nvidia\n" + _KEY_REJECTED)
+    assert "secure-boot-blocks-nvidia-module" not in stated(off)
+    # prose saying so is the user's belief, not mokutil's reading
+    assert stated("I have SecureBoot disabled in my BIOS, I think.\n" + _KEY_REJECTED) == [
+        "secure-boot-blocks-nvidia-module"]

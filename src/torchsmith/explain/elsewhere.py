@@ -137,6 +137,16 @@ def _pytorch_channel_not_searched(extracted: Extracted, facts: Mapping[str, Any]
         return None
     return f"the channels conda searched ({', '.join(search.channels[:4])}) hold no pytorch channel"
 
+
+def _secure_boot_shown_disabled(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """mokutil --sb-state prints "SecureBoot disabled": the kernel refused the module's key for
+    another reason its module-signing docs name (a kernel built with CONFIG_MODULE_SIG_FORCE or
+    booted with module.sig_enforce=1, or a signature that does not match a key it has)."""
+    if extracted.environment.secure_boot == "disabled":
+        return "mokutil shows SecureBoot disabled"
+    return None
+
 def _release(version: str) -> Tuple[int, ...]:
     parts = list(version_tuple(version))
     while len(parts) > 1 and parts[-1] == 0:
@@ -153,4 +163,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
     "conda_cuda_overridden": _conda_cuda_overridden,
     "pytorch_channel_not_searched": _pytorch_channel_not_searched,
+    "secure_boot_shown_disabled": _secure_boot_shown_disabled,
 }
