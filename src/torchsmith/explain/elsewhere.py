@@ -67,6 +67,7 @@ def _apex_not_installed(extracted: Extracted, facts: Mapping[str, Any],
         return "the text shows that apex itself is not installed (No module named 'apex')"
     return None
 
+
 def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, Any],
                                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """DeepSpeed's op check warns that async_io lacks libaio in every ds_report and at import, and only
@@ -80,6 +81,7 @@ def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, 
         return None
     failure = extracted.exceptions[-1]
     return f"the failure shown is another ({failure.type}: {failure.message[:120]})"
+
 
 def _bnb_binary_found_needs_library(extracted: Extracted, facts: Mapping[str, Any],
                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
@@ -107,7 +109,6 @@ def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
     return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
 
 
-
 def _conda_cuda_overridden(extracted: Extracted, facts: Mapping[str, Any],
                            kb: Optional[KnowledgeBase]) -> Optional[str]:
     """conda derives __cuda from the driver unless CONDA_OVERRIDE_CUDA is set (docs.conda.io,
@@ -121,7 +122,6 @@ def _conda_cuda_overridden(extracted: Extracted, facts: Mapping[str, Any],
     if override and isinstance(have, str) and _release(override) == _release(have):
         return f"the text sets CONDA_OVERRIDE_CUDA={override}: conda's __cuda {have} is the override's"
     return None
-
 
 
 def _pytorch_channel_not_searched(extracted: Extracted, facts: Mapping[str, Any],
@@ -147,11 +147,49 @@ def _secure_boot_shown_disabled(extracted: Extracted, facts: Mapping[str, Any],
         return "mokutil shows SecureBoot disabled"
     return None
 
+
 def _release(version: str) -> Tuple[int, ...]:
     parts = list(version_tuple(version))
     while len(parts) > 1 and parts[-1] == 0:
         parts.pop()
     return tuple(parts)
+
+
+# The projects whose pages every variant index of download.pytorch.org/whl serves (its own builds).
+_PYTORCH_INDEX_OWN = ("torch", "torchvision", "torchaudio")
+
+
+def _project_on_that_pytorch_index(extracted: Extracted, facts: Mapping[str, Any],
+                                   kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The 403 names a page of torch's own projects on a variant index the data knows PyTorch
+    published (torch_releases.json, kb.releases), or on the root index: the index hosts that project there, so
+    "a project it does not host" is false. download.pytorch.org is served by CloudFront, which answers
+    403 for a request its WAF or geographic restriction blocks, and a proxy that blocks the host
+    answers 403 too (AWS's CloudFront Developer Guide, "HTTP 403 status code (Permission Denied)")."""
+    found = re.search(r"/whl/(?:([\w.-]+)/)?([\w.-]+)/$", str(facts.get("url") or ""))
+    if found is None or found.group(2).lower() not in _PYTORCH_INDEX_OWN or kb is None:
+        return None
+    variant = found.group(1)
+    if variant is not None and variant not in {v.name for r in kb.releases for v in r.variants}:
+        return None
+    where = f"the {variant} index" if variant else "the index"
+    return (f"{where} of download.pytorch.org hosts {found.group(2)}: "
+            "the 403 came from something that refused the request")
+
+
+def _built_on_macos(extracted: Extracted, facts: Mapping[str, Any],
+                    kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The build runs on macOS, where clang takes the C++ headers from the SDK's libc++ (Xcode or its
+    Command Line Tools) and selects no GCC installation (clang's Darwin toolchain): the standard
+    header missing there is a missing or broken SDK, or a build that asks for libstdc++, which Apple
+    no longer ships (clang warns "include path for stdlibc++ headers not found", -Wstdlibcxx-not-found;
+    a deployment target below 10.9 asks for it: pytorch/pytorch#16805, SeanNaren/warp-ctc#129)."""
+    env = extracted.environment
+    if env.platform != "macos" and (env.platform is not None or env.macos is None):
+        return None
+    return "the build runs on macOS, where clang uses the SDK's libc++ headers, not a GCC installation's"
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -164,4 +202,6 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "conda_cuda_overridden": _conda_cuda_overridden,
     "pytorch_channel_not_searched": _pytorch_channel_not_searched,
     "secure_boot_shown_disabled": _secure_boot_shown_disabled,
+    "project_on_that_pytorch_index": _project_on_that_pytorch_index,
+    "built_on_macos": _built_on_macos,
 }

@@ -1,0 +1,50 @@
+"""Counter-cases from the review of the second half of the asserting signatures (issue 21, rv10b):
+for each mend, the message with another cause's evidence, beside the case it was written for."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+_PIP_403 = "Could not install packages due to an EnvironmentError: 403 Client Error: Forbidden for url: "
+
+
+def test_a_403_for_a_project_the_pytorch_index_hosts_is_no_project_it_does_not_host() -> None:
+    # the case it was written for (pytorch/pytorch#81900): a dependency pip looked up on that index
+    dependency = _PIP_403 + "https://download.pytorch.org/whl/cpu/typing-extensions/\n"
+    assert stated(dependency) == ["pytorch-index-403"]
+    # torch's own page on a variant index PyTorch published, or on the root index: the index hosts
+    # it, so a proxy, CloudFront's WAF or its geographic restriction refused the request
+    assert "pytorch-index-403" not in stated(_PIP_403 + "https://download.pytorch.org/whl/cu121/torch/\n")
+    assert "pytorch-index-403" not in stated(_PIP_403 + "https://download.pytorch.org/whl/torchvision/\n")
+    # a variant index PyTorch never published (no cu122) does not host torch: still stated
+    assert stated(_PIP_403 + "https://download.pytorch.org/whl/cu122/torch/\n") == ["pytorch-index-403"]
+
+
+_IOSTREAM = ("src/binding.cpp:1:10: fatal error: 'iostream' file not found\n#include <iostream>\n"
+             "         ^~~~~~~~~~\n1 error generated.\n")
+
+
+def test_clang_missing_a_standard_header_on_macos_is_no_gcc_installation_without_headers() -> None:
+    # the case it was written for: clang on Linux, which takes libstdc++ from a GCC it selects
+    assert stated("clang++ -c src/binding.cpp -I/home/u/venv/lib/python3.11/site-packages/torch/include\n"
+                  + _IOSTREAM) == ["clang-cxx-stdlib-headers-missing"]
+    # on macOS clang reads the SDK's libc++ and selects no GCC: a build asking for libstdc++ (a
+    # deployment target below 10.9, as SeanNaren/warp-ctc#129) or a broken SDK is the cause
+    macos = ("gcc -Wno-unused-result -arch x86_64 -I/Users/me/anaconda/envs/ocr/include -c src/binding.cpp "
+             "-o build/temp.macosx-10.7-x86_64-3.6/src/binding.o -std=c++11\n"
+             "warning: include path for stdlibc++ headers not found; pass '-stdlib=libc++' on the command "
+             "line to use the libc++ standard library instead [-Wstdlibcxx-not-found]\n")
+    assert "clang-cxx-stdlib-headers-missing" not in stated(macos + _IOSTREAM)
+    assert "clang-cxx-stdlib-headers-missing" not in stated(
+        "macOS 14.4 on an Apple M2, Command Line Tools at /Library/Developer/CommandLineTools\n" + _IOSTREAM)
+
+
+def test_ffmpegs_libraries_missing_is_not_said_to_be_torchcodecs_where_another_decoder_loads_them() -> None:
+    decord = ('  File "/opt/venv/lib/python3.10/site-packages/decord/__init__.py", line 4, in <module>\n'
+              "OSError: libavcodec.so.58: cannot open shared object file: No such file or directory\n")
+    found = explain_report(decord, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in found] == ["ffmpeg-shared-libs-missing"]
+    # the id stays true (FFmpeg's libraries are not found); the cause no longer names torchcodec alone
+    assert "decord" in found[0].cause and "libavcodec.so.58" in found[0].cause
