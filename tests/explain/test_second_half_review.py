@@ -52,16 +52,17 @@ def test_ffmpegs_libraries_missing_is_not_said_to_be_torchcodecs_where_another_d
 
 def test_ddps_reducer_under_static_graph_is_said_to_be_a_changed_graph_not_only_unused_layers() -> None:
     # reducer.cpp words the same refusal per mode: static_graph=True means the used set changed
-    static = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new "
-              "one. This error indicates that your training graph has changed in this iteration, e.g., one "
-              "parameter is used in first iteration, but then got unused in the second iteration. this is not "
-              "compatible with static_graph set to True.\n")
+    static = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting "
+              "a new one. This error indicates that your training graph has changed in this iteration, e.g., "
+              "one parameter is used in first iteration, but then got unused in the second iteration. this is "
+              "not compatible with static_graph set to True.\n")
     found = explain_report(static, CATALOG, kb=KB).explanations
     assert [e.signature.id for e in found] == ["ddp-unused-parameters"]
     assert "static_graph" in found[0].fix[0] and "find_unused_parameters" not in " ".join(found[0].fix)
     # the reducer's wording without static_graph keeps the unused-parameter fixes
     plain = (static.split(" This error")[0]
-             + " This error indicates that your module has parameters that were not used in producing loss.\n")
+             + " This error indicates that your module has parameters that were not used"
+             " in producing loss.\n")
     found = explain_report(plain, CATALOG, kb=KB).explanations
     assert [e.signature.id for e in found] == ["ddp-unused-parameters"]
     assert not any("static_graph" in fix for fix in found[0].fix)
