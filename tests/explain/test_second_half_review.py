@@ -54,7 +54,8 @@ def test_ddps_reducer_under_static_graph_is_said_to_be_a_changed_graph_not_only_
     # reducer.cpp words the same refusal per mode: static_graph=True means the used set changed
     static = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting "
               "a new one. This error indicates that your training graph has changed in this iteration, e.g., "
-              "one parameter is used in first iteration, but then got unused in the second iteration. this is "
+              "one parameter is used in first iteration, but then got unused in the second iteration. "
+              "this is "
               "not compatible with static_graph set to True.\n")
     found = explain_report(static, CATALOG, kb=KB).explanations
     assert [e.signature.id for e in found] == ["ddp-unused-parameters"]
