@@ -54,7 +54,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
-                           "overflow_shown", "shm_full_shown",
+                           "overflow_shown", "shm_full_shown", "launcher_env_moved",
                            "docker_default_shm_shown", "channel_known_upstream",
                            "tf32_gpu_shown", "build_lacks_arch",
                            "binary_compatible_gpu", "macos_below_mps_minimum",

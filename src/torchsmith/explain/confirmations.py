@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from torchsmith.compat import kernel_for, parse_cc, sm_arch
 from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.launchers import launcher_env_moved
 from torchsmith.explain.loadchecks import compiled_module_absence_shown, dll_needs_only_vc_runtime
 from torchsmith.explain.triggers import tf32_gpu
 from torchsmith.kb import KnowledgeBase
@@ -468,4 +469,5 @@ TEXT_CONFIRMATIONS: Dict[str, Check] = {
     "ffmpeg_major_not_supported": _ffmpeg_major_not_supported,
     "compiled_module_absence_shown": compiled_module_absence_shown,
     "dll_needs_only_vc_runtime": dll_needs_only_vc_runtime,
+    "launcher_env_moved": launcher_env_moved,
 }

@@ -1,0 +1,73 @@
+"""Fixed wordings of tools explain had no signature for, each read from the tool's source: distlib's
+Windows script launcher (simple_launcher/launcher.c), nvcc's single-input rule, Open3D's
+open3d/ml/torch/__init__.py. Counter-texts keep a family a family where the text cannot decide."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.extract.model import Extracted
+from torchsmith.explain.launchers import launcher_env_moved
+from torchsmith.explain.matcher import explain_report
+
+_LAUNCHER = ("Fatal error in launcher: Unable to create process using "
+             "'\"{python}\"  \"{script}\" install x': The system cannot find the file specified.\n")
+
+
+def _launcher(python: str, script: str) -> str:
+    return _LAUNCHER.format(python=python, script=script)
+
+
+def test_a_launcher_naming_its_environment_at_another_place_is_a_moved_environment() -> None:
+    text = _launcher(r"D:\a\Portable\python_embeded\python.exe",
+                     r"E:\Apps\Portable\python_embeded\Scripts\pip.exe")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "relocated-script-launcher"
+    assert r"E:\Apps\Portable\python_embeded" in found.cause
+    assert r"D:\a\Portable\python_embeded" in found.cause
+    # A moved venv: its interpreter lives in Scripts too.
+    moved_venv = _launcher(r"C:\old\proj\.venv\Scripts\python.exe", r"C:\new\proj\.venv\Scripts\pytest.exe")
+    assert stated(moved_venv) == ["relocated-script-launcher"]
+
+
+def test_a_launcher_whose_python_is_gone_from_its_own_place_stays_the_family() -> None:
+    same_place = _launcher(r"C:\Python311\python.exe", r"C:\Python311\Scripts\pip.exe")
+    assert stated(same_place) == ["script-launcher-interpreter-missing"]
+    # A user-site Scripts folder names the base Python of another folder: no move shown.
+    user_site = _launcher(r"C:\Python311\python.exe",
+                          r"C:\Users\me\AppData\Roaming\Python\Python311\Scripts\pip.exe")
+    assert stated(user_site) == ["script-launcher-interpreter-missing"]
+    only_python = "Fatal error in launcher: Unable to create process using '\"C:\\Python311\\python.exe\"\n"
+    (found,) = explain_report(only_python, CATALOG, kb=KB).explanations
+    assert {c.id for c in found.candidates} == {"relocated-script-launcher", "launcher-python-uninstalled"}
+
+
+def test_launcher_env_moved_needs_a_scripts_folder_and_the_same_environment_name() -> None:
+    def moved(python: str, script: str) -> bool:
+        return launcher_env_moved(Extracted(), {"interpreter": python, "launcher": script}, None) is not None
+
+    assert moved(r"D:\a\X\env\python.exe", r"F:\X\env\Scripts\ninja.exe")
+    assert not moved(r"D:\a\X\env\python.exe", r"F:\X\env\ninja.exe")  # not pip's layout
+    assert not moved(r"D:\a\X\env\python.exe", r"d:\A\x\ENV\Scripts\ninja.exe")  # Windows paths: one place
+    assert not moved(r"D:\a\X\env1\python.exe", r"F:\X\env2\Scripts\ninja.exe")
+
+
+def test_nvcc_single_input_refusal_is_a_family_of_what_added_the_extra_word() -> None:
+    text = ("nvcc fatal   : A single input file is required for a non-link phase "
+            "when an outputfile is specified\n")
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvcc-extra-input-file"
+    assert {c.id for c in found.candidates} == {
+        "build-path-has-spaces", "nvcc-host-flag-not-wrapped", "nvcc-several-sources-one-output"}
+    no_input = "nvcc fatal   : No input files specified; use option --help\n"
+    assert "nvcc-extra-input-file" not in stated(no_input)
+
+
+def test_open3d_without_pytorch_ops_but_not_its_version_refusal() -> None:
+    text = ("  File \"site-packages/open3d/ml/torch/__init__.py\", line 15, in <module>\n"
+            "    raise Exception('Open3D was not built with PyTorch support!')\n"
+            "Exception: Open3D was not built with PyTorch support!\n")
+    assert stated(text) == ["companion-feature-not-on-platform"]
+    other = ("Exception: Version mismatch: Open3D needs PyTorch version 1.8.*, "
+             "but version 2.1.0 is installed!\n")
+    assert "companion-feature-not-on-platform" not in stated(other)
