@@ -47,8 +47,9 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "tensorrt_dropped_gpu", "driver_symbol_in_every_driver", "compiler_error_shown",
                             "header_shipped_by_this_torch", "torch_from_conda_env", "apex_not_installed",
                             "aio_warning_beside_other_failure", "bnb_binary_found_needs_library",
-                            "operand_not_a_pickle_opcode", "project_on_that_pytorch_index", "built_on_macos",
-                            "published_wheel_refused",
+                            "operand_not_a_pickle_opcode", "conda_cuda_overridden",
+                            "pytorch_channel_not_searched", "secure_boot_shown_disabled",
+                            "project_on_that_pytorch_index", "built_on_macos", "published_wheel_refused",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing", "libpython_of_other_python",
                             "no_driver_beside_stub", "driver_meets_image_cuda", "gcc_before_13_shown",
                             "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})

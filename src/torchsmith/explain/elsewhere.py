@@ -7,7 +7,7 @@ all) proves that the message followed from another cause. Part of
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from torchsmith.explain.confirmations import Check
 from torchsmith.explain.extract.model import Extracted
@@ -67,6 +67,7 @@ def _apex_not_installed(extracted: Extracted, facts: Mapping[str, Any],
         return "the text shows that apex itself is not installed (No module named 'apex')"
     return None
 
+
 def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, Any],
                                       kb: Optional[KnowledgeBase]) -> Optional[str]:
     """DeepSpeed's op check warns that async_io lacks libaio in every ds_report and at import, and only
@@ -80,6 +81,7 @@ def _aio_warning_beside_other_failure(extracted: Extracted, facts: Mapping[str, 
         return None
     failure = extracted.exceptions[-1]
     return f"the failure shown is another ({failure.type}: {failure.message[:120]})"
+
 
 def _bnb_binary_found_needs_library(extracted: Extracted, facts: Mapping[str, Any],
                                     kb: Optional[KnowledgeBase]) -> Optional[str]:
@@ -105,6 +107,52 @@ def _operand_not_a_pickle_opcode(extracted: Extracted, facts: Mapping[str, Any],
     if int(operand) in {ord(op.code) for op in pickletools.opcodes}:
         return None
     return f"byte {operand} is no pickle opcode (pickletools' table): the file is not a pickle at that point"
+
+
+def _conda_cuda_overridden(extracted: Extracted, facts: Mapping[str, Any],
+                           kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """conda derives __cuda from the driver unless CONDA_OVERRIDE_CUDA is set (docs.conda.io,
+    manage-virtual, "Overriding detected packages"): "" means no CUDA. The solver's __cuda is the
+    override's where the text sets it to the __cuda the message shows, or to "" where no __cuda was
+    found; then the driver decided nothing. (A numeric override beside a missing __cuda is the usual
+    workaround, not the cause.)"""
+    override, have = extracted.environment.conda_override_cuda, facts.get("cuda_have")
+    if override == "" and not isinstance(have, str):
+        return 'the text sets CONDA_OVERRIDE_CUDA="", which tells conda there is no CUDA'
+    if override and isinstance(have, str) and _release(override) == _release(have):
+        return f"the text sets CONDA_OVERRIDE_CUDA={override}: conda's __cuda {have} is the override's"
+    return None
+
+
+def _pytorch_channel_not_searched(extracted: Extracted, facts: Mapping[str, Any],
+                                  kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """conda's PackagesNotFoundError lists the channels it searched under "Current channels:"
+    (conda/exceptions.py). Where that list is shown and holds no pytorch channel (or a mirror of
+    it), the pytorch channel's end is not why the release was missing: the channels searched lacked
+    it (conda-forge without that release or platform yet, a mirror's copy, defaults)."""
+    search = extracted.conda_search
+    if search is None or not search.listed or not search.channels:
+        return None
+    if any(c.rsplit("/", 1)[-1].startswith("pytorch") for c in search.channels):
+        return None
+    return f"the channels conda searched ({', '.join(search.channels[:4])}) hold no pytorch channel"
+
+
+def _secure_boot_shown_disabled(extracted: Extracted, facts: Mapping[str, Any],
+                                kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """mokutil --sb-state prints "SecureBoot disabled": the kernel refused the module's key for
+    another reason its module-signing docs name (a kernel built with CONFIG_MODULE_SIG_FORCE or
+    booted with module.sig_enforce=1, or a signature that does not match a key it has)."""
+    if extracted.environment.secure_boot == "disabled":
+        return "mokutil shows SecureBoot disabled"
+    return None
+
+
+def _release(version: str) -> Tuple[int, ...]:
+    parts = list(version_tuple(version))
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
 
 
 # The projects whose pages every variant index of download.pytorch.org/whl serves (its own builds).
@@ -192,6 +240,9 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "aio_warning_beside_other_failure": _aio_warning_beside_other_failure,
     "bnb_binary_found_needs_library": _bnb_binary_found_needs_library,
     "operand_not_a_pickle_opcode": _operand_not_a_pickle_opcode,
+    "conda_cuda_overridden": _conda_cuda_overridden,
+    "pytorch_channel_not_searched": _pytorch_channel_not_searched,
+    "secure_boot_shown_disabled": _secure_boot_shown_disabled,
     "project_on_that_pytorch_index": _project_on_that_pytorch_index,
     "built_on_macos": _built_on_macos,
     "published_wheel_refused": _published_wheel_refused,

@@ -45,6 +45,17 @@ _ARCH_LIST = re.compile(
 # Read only where the text glues one version so ("from torch2.6.0 to torch2.7.1" names two).
 _GLUED_TORCH = re.compile(r"\b(?:[Pp]y)?[Tt]orch(?P<v>[12]\.\d{1,2}\.\d+"
                           r"(?:\+(?:cu\d{3,4}|cpu|rocm\d[\d.]*\d))?)(?![\w.+])")
+# conda's override of the __cuda virtual package, as a shell, a Dockerfile or a YAML file sets it: a
+# version, or "" for no CUDA (docs.conda.io, manage-virtual: "Overriding detected packages")
+_CONDA_OVERRIDE_CUDA = re.compile(r"\bCONDA_OVERRIDE_CUDA[\"']?(?:\s*[=:]\s*|[ \t]+)"
+                                  r"(?:[\"'](?P<q>\d{1,2}(?:\.\d{1,2})?)?[\"']|(?P<v>\d{1,2}(?:\.\d{1,2})?)\b)")
+
+
+def _conda_cuda_override(text: str) -> Optional[str]:
+    override = _CONDA_OVERRIDE_CUDA.search(text) if "CONDA_OVERRIDE_CUDA" in text else None
+    return (override.group("q") or override.group("v") or "") if override else None
+
+
 _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     ("driver", re.compile(r"Driver Version:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)")),
     ("driver", re.compile(r"NVIDIA driver(?: version)?:?\s*(?P<v>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE)),
@@ -106,6 +117,8 @@ _VALUES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     # the ROCm runtime's override of the GPU's ISA, as a shell, a container or Python sets it
     ("hsa_override", re.compile(r"HSA_OVERRIDE_GFX_VERSION[\"']?\s*(?:=|:|,)\s*[\"']?"
                                 r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b")),
+    # UEFI Secure Boot's state as mokutil --sb-state prints it, a line of its own (mokutil.c)
+    ("secure_boot", re.compile(r"^[ \t]*SecureBoot (?P<v>enabled|disabled)[ \t]*$", re.MULTILINE)),
     # an Apple silicon chip: sysctl's machdep.cpu.brand_string and collect_env's CPU line ("Apple M3 Max"),
     # or a Mac named with its chip ("M2 MacBook Pro"): every Apple M chip is arm64
     ("chip", re.compile(r"\bApple (?P<v>M[1-9]\d?(?: (?:Pro|Max|Ultra))?)\b"
@@ -378,7 +391,8 @@ def environment(text: str, frames: List[Frame], names: Optional[GpuNames] = None
     failed_stack = _before_later_state(text)
     gpus, models, declared = _gpus(text, names)
     env = Environment(gpus=gpus, gpu_models=models, declared_vendors=declared, capability=_capability(text),
-                      visible_devices=visible_devices(text), gpu_count=gpu_count(text))
+                      visible_devices=visible_devices(text), gpu_count=gpu_count(text),
+                      conda_override_cuda=_conda_cuda_override(text))
     arch_list = _ARCH_LIST.search(text)
     if arch_list:
         env.arch_list = re.findall(r"(?:sm|compute)_\d+[a-z]?", arch_list.group("list"))

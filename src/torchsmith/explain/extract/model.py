@@ -219,6 +219,8 @@ class Environment:
     declared_vendors: List[str] = field(default_factory=list)
     scheduler: Optional[str] = None  # the batch scheduler the text runs under ("slurm": srun, #SBATCH)
     hsa_override: Optional[str] = None  # HSA_OVERRIDE_GFX_VERSION as the text sets it ("10.3.0")
+    conda_override_cuda: Optional[str] = None  # CONDA_OVERRIDE_CUDA as the text sets it ("" = no CUDA)
+    secure_boot: Optional[str] = None  # "enabled" / "disabled", as mokutil --sb-state prints it
     toolchain: Dict[str, str] = field(default_factory=dict)  # nvcc / gcc / clang / cmake -> version
     services: Dict[str, str] = field(default_factory=dict)  # systemd unit -> state, as systemctl shows it
 
