@@ -71,3 +71,30 @@ def test_open3d_without_pytorch_ops_but_not_its_version_refusal() -> None:
     other = ("Exception: Version mismatch: Open3D needs PyTorch version 1.8.*, "
              "but version 2.1.0 is installed!\n")
     assert "companion-feature-not-on-platform" not in stated(other)
+
+
+def test_thrust_execution_policy_missing_is_the_same_dropped_include() -> None:
+    # thrust::device (thrust/execution_policy.h) exists in every Thrust release since 1.7.
+    text = ('map.cuh(503): error: namespace "thrust" has no member "device"\n'
+            "error: command '/usr/local/cuda-12.1/bin/nvcc' failed with exit code 2\n")
+    assert stated(text) == ["cuda-toolkit-too-new-for-source"]
+    # A name Thrust never had is no dropped include.
+    assert stated('error: namespace "thrust" has no member "devices"\n') == []
+
+
+def test_torchs_shared_memory_hint_retyped_with_a_comma_is_still_its_bus_error() -> None:
+    text = ('I meet "unexpected bus error encountered in worker, This might be caused by '
+            'insufficient shared memory (shm)"\n')
+    assert stated(text) == ["dataloader-worker-bus-error"]
+    assert stated("unexpected error encountered in worker, insufficient memory\n") == []
+
+
+def test_an_nvcc_stage_that_crashed_is_a_toolchain_crash_but_a_killed_one_is_not() -> None:
+    crashed = "nvcc error   : 'cudafe++' died with status 0xC0000005 (ACCESS_VIOLATION)\n"
+    (found,) = explain_report(crashed, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvcc-frontend-crash" and "cudafe++" in found.cause
+    assert stated("nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)\n") == [
+        "nvcc-frontend-crash"]
+    # SIGKILL comes from outside (memory, a time limit): not the toolchain's own crash.
+    assert stated("nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n") == ["compiler-killed"]
+    assert "nvcc-frontend-crash" not in stated("nvcc error   : 'cudafe++' died with status 0x1\n")
