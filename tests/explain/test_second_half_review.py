@@ -48,3 +48,36 @@ def test_ffmpegs_libraries_missing_is_not_said_to_be_torchcodecs_where_another_d
     assert [e.signature.id for e in found] == ["ffmpeg-shared-libs-missing"]
     # the id stays true (FFmpeg's libraries are not found); the cause no longer names torchcodec alone
     assert "decord" in found[0].cause and "libavcodec.so.58" in found[0].cause
+
+
+def test_ddps_reducer_under_static_graph_is_said_to_be_a_changed_graph_not_only_unused_layers() -> None:
+    # reducer.cpp words the same refusal per mode: static_graph=True means the used set changed
+    static = ("RuntimeError: Expected to have finished reduction in the prior iteration before starting "
+              "a new one. This error indicates that your training graph has changed in this iteration, e.g., "
+              "one parameter is used in first iteration, but then got unused in the second iteration. "
+              "this is "
+              "not compatible with static_graph set to True.\n")
+    found = explain_report(static, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in found] == ["ddp-unused-parameters"]
+    assert "static_graph" in found[0].fix[0] and "find_unused_parameters" not in " ".join(found[0].fix)
+    # the reducer's wording without static_graph keeps the unused-parameter fixes
+    plain = (static.split(" This error")[0]
+             + " This error indicates that your module has parameters that were not used"
+             " in producing loss.\n")
+    found = explain_report(plain, CATALOG, kb=KB).explanations
+    assert [e.signature.id for e in found] == ["ddp-unused-parameters"]
+    assert not any("static_graph" in fix for fix in found[0].fix)
+
+
+_WHEEL = "https://download.pytorch.org/whl/cu121/torch-2.1.0%2Bcu121-cp310-cp310-linux_x86_64.whl"
+
+
+def test_a_403_for_a_wheel_pytorch_published_is_no_retired_url() -> None:
+    # the cases it was written for: a literal '+' (S3 reads a space: pytorch/pytorch#118732), and a
+    # wheel the data does not record (torch 2.1.0 was never built for Python 3.6)
+    literal = "https://download.pytorch.org/whl/cpu/torch-1.2.0+cpu-cp27-cp27m-manylinux1_x86_64.whl"
+    assert stated(f"HTTP error 403 while getting {literal}\n") == ["wheel-url-gone"]
+    unbuilt = _WHEEL.replace("cp310-cp310", "cp36-cp36m")
+    assert stated(f"ERROR: HTTP error 403 while getting {unbuilt}\n") == ["wheel-url-gone"]
+    # torch 2.1.0's cu121 build for Python 3.10 on Linux is published: something refused the request
+    assert "wheel-url-gone" not in stated(f"ERROR: HTTP error 403 while getting {_WHEEL}\n")

@@ -49,7 +49,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "aio_warning_beside_other_failure", "bnb_binary_found_needs_library",
                             "operand_not_a_pickle_opcode", "conda_cuda_overridden",
                             "pytorch_channel_not_searched", "secure_boot_shown_disabled",
-                            "project_on_that_pytorch_index", "built_on_macos",
+                            "project_on_that_pytorch_index", "built_on_macos", "published_wheel_refused",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing", "libpython_of_other_python",
                             "no_driver_beside_stub", "driver_meets_image_cuda", "gcc_before_13_shown",
                             "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})

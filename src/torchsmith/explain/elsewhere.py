@@ -190,6 +190,47 @@ def _built_on_macos(extracted: Extracted, facts: Mapping[str, Any],
     return "the build runs on macOS, where clang uses the SDK's libc++ headers, not a GCC installation's"
 
 
+# A wheel of torch's own projects on download.pytorch.org, its local label percent-encoded (a literal
+# "+" reaches S3 as a space: another file's name, which it answers with 403, pytorch/pytorch#118732).
+_PYTORCH_WHEEL = re.compile(r"^https?://download\.pytorch\.org/whl/(?:(?P<path_variant>[\w.-]+)/)?"
+                            r"(?P<name>torch|torchvision|torchaudio)-(?P<version>\d+(?:\.\d+)+)"
+                            r"(?:%2[Bb](?P<label>[\w.]+))?-cp(?P<major>\d)(?P<minor>\d+)t?-[\w.]+?-"
+                            r"(?P<tag>[\w.]+)\.whl$")
+_WHEEL_PLATFORMS = (("win_amd64", "windows-x86_64"), ("aarch64", "linux-aarch64"), ("x86_64", "linux-x86_64"))
+
+
+def _wheel_platform(tag: str) -> Optional[str]:
+    if tag.startswith("macosx"):
+        return "macos-arm64" if tag.endswith("arm64") else "macos-x86_64"
+    return next((platform for ending, platform in _WHEEL_PLATFORMS if tag.endswith(ending)), None)
+
+
+def _published_wheel_refused(extracted: Extracted, facts: Mapping[str, Any],
+                             kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The wheel answered 403 is one the data records PyTorch published (the release, its build for
+    that variant and platform, that Python): the file is there, so the 403 came from something
+    that refused the request (CloudFront's WAF or geographic restriction, a proxy), not a retired
+    file. pytorch/pytorch#14468: a 403 for a published wheel that a browser then downloaded."""
+    if kb is None:
+        return None
+    for failure in extracted.http:
+        found = _PYTORCH_WHEEL.match(failure.url or "") if failure.status == "403" else None
+        if found is None:
+            continue
+        variant = found.group("label") or found.group("path_variant")
+        platform = _wheel_platform(found.group("tag"))
+        python = f"{found.group('major')}.{found.group('minor')}"
+        for release in kb.releases:
+            if found.group("version") != {"torch": release.version, "torchvision": release.torchvision,
+                                          "torchaudio": release.torchaudio}[found.group("name")]:
+                continue
+            build = release.variant(variant or "")
+            if build is not None and platform in build.platforms and python in release.pythons(platform):
+                return (f"PyTorch published {found.group('name')} {found.group('version')} for {variant} "
+                        f"({platform}, Python {python}) at that URL: the 403 refused a file that is there")
+    return None
+
+
 ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "cuda_init_failure_shown": _cuda_init_failure_shown,
     "compiler_error_shown": _compiler_error_shown,
@@ -204,4 +245,5 @@ ELSEWHERE_CONTRADICTIONS: Dict[str, Check] = {
     "secure_boot_shown_disabled": _secure_boot_shown_disabled,
     "project_on_that_pytorch_index": _project_on_that_pytorch_index,
     "built_on_macos": _built_on_macos,
+    "published_wheel_refused": _published_wheel_refused,
 }
