@@ -91,3 +91,18 @@ def test_a_rejected_module_key_is_secure_boots_doing_only_where_secure_boot_is_n
     # prose saying so is the user's belief, not mokutil's reading
     assert stated("I have SecureBoot disabled in my BIOS, I think.\n" + _KEY_REJECTED) == [
         "secure-boot-blocks-nvidia-module"]
+
+
+def test_a_full_paging_file_names_a_model_being_loaded_as_well_as_torchs_dlls() -> None:
+    # the case it was written for: a DataLoader worker loading torch's CUDA DLLs
+    workers = explain_text('OSError: [WinError 1455] The paging file is too small for this operation to '
+                           'complete. Error loading "C:\\env\\lib\\site-packages\\torch\\lib\\'
+                           'cudnn_cnn_infer64_8.dll" or one of its dependencies.\n')
+    assert [e.signature.id for e in workers.explanations] == ["windows-paging-file-too-small"]
+    assert "cudnn_cnn_infer64_8.dll" in workers.explanations[0].cause
+    # Rust's wording while a UI loads a model (Acly/krita-ai-diffusion#1898: not enough memory for the
+    # model): no DLL is loading, and the cause names the model's own commit
+    model = explain_text("Server execution error: The paging file is too small for this operation to "
+                         "complete. (os error 1455)\n")
+    assert [e.signature.id for e in model.explanations] == ["windows-paging-file-too-small"]
+    assert "a large model loaded into memory" in model.explanations[0].cause
