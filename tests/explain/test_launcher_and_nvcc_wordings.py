@@ -111,3 +111,11 @@ def test_nvidia_module_without_a_device_is_a_family_of_why_it_took_no_gpu() -> N
         "modprobe: ERROR: could not insert 'nvidia': Unknown symbol in module, or unknown parameter\n")
     other_module = "modprobe: ERROR: could not insert 'nvme': No such device\n"
     assert "nvidia-module-found-no-gpu" not in stated(other_module)
+
+
+def test_openmp_error_15_is_the_duplicate_runtime_by_its_number() -> None:
+    # openmp/runtime/src/i18n/en_US.txt: message numbers are fixed; #15 is DuplicateLibrary.
+    text = "importing both aborts with libomp's error (`OMP: Error #15`).\n"
+    assert stated(text) == ["openmp-runtime-duplicate"]
+    assert stated("OMP: Error #13: Assertion failure at kmp_runtime.cpp(6480).\n") == []
+    assert stated("OMP: Error #150\n") == []
