@@ -98,3 +98,16 @@ def test_an_nvcc_stage_that_crashed_is_a_toolchain_crash_but_a_killed_one_is_not
     # SIGKILL comes from outside (memory, a time limit): not the toolchain's own crash.
     assert stated("nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n") == ["compiler-killed"]
     assert "nvcc-frontend-crash" not in stated("nvcc error   : 'cudafe++' died with status 0x1\n")
+
+
+def test_nvidia_module_without_a_device_is_a_family_of_why_it_took_no_gpu() -> None:
+    text = "modprobe: ERROR: could not insert 'nvidia': No such device\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvidia-module-found-no-gpu"
+    assert {c.id for c in found.candidates} == {
+        "no-nvidia-gpu-present", "gpu-claimed-by-other-driver", "gpu-unsupported-by-driver-release"}
+    # Another errno is another cause (an unsigned module under Secure Boot, a missing symbol).
+    assert "nvidia-module-found-no-gpu" not in stated(
+        "modprobe: ERROR: could not insert 'nvidia': Unknown symbol in module, or unknown parameter\n")
+    other_module = "modprobe: ERROR: could not insert 'nvme': No such device\n"
+    assert "nvidia-module-found-no-gpu" not in stated(other_module)
