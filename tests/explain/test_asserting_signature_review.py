@@ -106,3 +106,16 @@ def test_a_full_paging_file_names_a_model_being_loaded_as_well_as_torchs_dlls() 
                          "complete. (os error 1455)\n")
     assert [e.signature.id for e in model.explanations] == ["windows-paging-file-too-small"]
     assert "a large model loaded into memory" in model.explanations[0].cause
+
+
+def test_gcc_11s_functional_header_failing_under_nvcc_is_not_said_to_be_a_refused_gcc() -> None:
+    refused = explain_text("/usr/local/cuda-11.3/include/crt/host_config.h:139:2: error: #error -- "
+                           "unsupported GNU version! gcc versions later than 10 are not supported!\n")
+    assert [e.signature.id for e in refused.explanations] == ["unsupported-gcc"]
+    assert "gcc 10 at most" in refused.explanations[0].cause
+    # CUDA 11.5 accepts GCC 11 (its host_config.h; buildreqs.json cuda_max_gcc) and still fails on GCC 11's
+    # <functional> (brucefan1983/GPUMD#738): nvcc did not refuse the compiler, its front end failed
+    parsed = explain_text("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not "
+                          "expanded with '...':\n")
+    assert [e.signature.id for e in parsed.explanations] == ["unsupported-gcc"]
+    assert "cannot parse that header even where it accepts GCC 11" in parsed.explanations[0].cause
