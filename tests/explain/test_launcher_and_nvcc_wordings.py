@@ -119,3 +119,13 @@ def test_openmp_error_15_is_the_duplicate_runtime_by_its_number() -> None:
     assert stated(text) == ["openmp-runtime-duplicate"]
     assert stated("OMP: Error #13: Assertion failure at kmp_runtime.cpp(6480).\n") == []
     assert stated("OMP: Error #150\n") == []
+
+
+def test_a_setup_py_that_reads_nvccs_release_and_stops_is_nvcc_too_old() -> None:
+    # SageAttention's setup.py: nvcc -V from CUDA_HOME, then this sentence when it is older.
+    text = 'RuntimeError: CUDA 12.4 or higher is required for compute capability 8.9.\n'
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "nvcc-too-old" and "CUDA 12.4 or higher" in found.cause
+    assert stated("nvcc fatal   : Value 'c++17' is not defined for option 'std'\n") == ["nvcc-too-old"]
+    # Prose about a requirement is not the build's check.
+    assert "nvcc-too-old" not in stated("The README says CUDA 12.0 or higher is required.\n")
