@@ -4,8 +4,11 @@ open3d/ml/torch/__init__.py. Counter-texts keep a family a family where the text
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.explain.test_signatures import CATALOG, KB, stated
 
+import torchsmith.kb
 from torchsmith.explain.extract.model import Extracted
 from torchsmith.explain.launchers import launcher_env_moved
 from torchsmith.explain.matcher import explain_report
@@ -129,3 +132,15 @@ def test_a_setup_py_that_reads_nvccs_release_and_stops_is_nvcc_too_old() -> None
     assert stated("nvcc fatal   : Value 'c++17' is not defined for option 'std'\n") == ["nvcc-too-old"]
     # Prose about a requirement is not the build's check.
     assert "nvcc-too-old" not in stated("The README says CUDA 12.0 or higher is required.\n")
+
+
+def test_a_missing_npp_library_is_a_companions_never_torchs() -> None:
+    # torch's Requires-Dist (kb torch_requires.json) names no nvidia-npp wheel: only a companion
+    # (torchcodec's CUDA decoder) links NPP.
+    requires = (Path(torchsmith.kb.__file__).parent / "data" / "torch_requires.json").read_text("utf-8")
+    assert "nvidia-npp" not in requires and "nvidia-cublas" in requires
+    text = ("OSError: Could not load this library: /env/site-packages/torchcodec/libtorchcodec_core6.so\n"
+            "OSError: libnppicc.so.13: cannot open shared object file: No such file or directory\n")
+    assert "extension-cuda-library-missing" in stated(text)
+    torch_own = "OSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"
+    assert "extension-cuda-library-missing" not in stated(torch_own)
