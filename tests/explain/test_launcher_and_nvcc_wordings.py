@@ -144,3 +144,20 @@ def test_a_missing_npp_library_is_a_companions_never_torchs() -> None:
     assert "extension-cuda-library-missing" in stated(text)
     torch_own = "OSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"
     assert "extension-cuda-library-missing" not in stated(torch_own)
+
+
+def test_work_said_to_run_slower_than_expected_is_a_harmless_family() -> None:
+    for text in ("training speed suddenly slow down in benchmark\n",
+                 "With 4 GPUs it is no faster than with a single GPU.\n",
+                 "Training on 2x A100 and speed is same as 1x A100\n"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "training-slower-than-expected", text
+        ids = {c.id for c in found.candidates}
+        assert {"pcie-interconnect-bottleneck", "training-data-on-slow-storage"} <= ids
+    for text in ("training is not slow anymore\n", "the same error as on one GPU\n", "Downloading is slow\n",
+                 "if training slows down, lower the batch\n"):
+        assert stated(text) == [], text
+    # Any error explains more than the symptom: the family yields.
+    oom = ("training got very slow, then torch.OutOfMemoryError: CUDA out of memory. "
+           "Tried to allocate 2.00 GiB\n")
+    assert "training-slower-than-expected" not in stated(oom)

@@ -85,6 +85,19 @@ _STEP_CHARS = 80  # either side of the hang word, within its line
 # a Python exception raised: the run failed rather than hung
 _RAISED = re.compile(r"^(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b:)", re.MULTILINE)
 
+# the work runs slower than expected: slower than before ("training speed suddenly slow down"), or no
+# faster on more GPUs ("2x H100 ... speed is same as 1x H100")
+_GPU_WORD = r"(?:GPUs?|cards?|[A-Z]{1,4}[- ]?\d{2,4}\w{0,4})"
+_SLOW = re.compile(
+    r"\b(?:training|train|inference|speed|throughput|iterations?|epochs?)\b[^\n.]{0,40}?"
+    r"\b(?:slow(?:s|ed|ing)?" + _SP + r"down|(?:much|very|really|extremely|so|too)" + _SP + r"slow(?:er)?)\b"
+    r"|\b(?:\d|two|multiple|several)" + r"[^\S\n]?x?[^\S\n]?" + _GPU_WORD + r"\b[^\n]{0,60}?"
+    r"(?:\b(?:speed|throughput|performance|time|it/s|s/it)\b[^\n]{0,20}?\bsame|\b(?:no|not|isn't)" + _SP
+    + r"(?:any" + _SP + r")?faster|\bslower)\b[^\n]{0,20}?"
+    r"\b(?:as|than)" + _SP + r"(?:(?:with|on|using)" + _SP + r")?(?:1|one|a" + _SP + r"single)"
+    r"[^\S\n]?x?[^\S\n]?" + _GPU_WORD + r"\b",
+    re.IGNORECASE)
+
 # (symptom, the words one of which a text must hold, its pattern)
 _BARE: Tuple[Tuple[str, Tuple[str, ...], re.Pattern[str]], ...] = (
     ("torch-sees-no-gpu", ("available", "device_count"), _NO_CUDA),
@@ -96,6 +109,7 @@ _BARE: Tuple[Tuple[str, Tuple[str, ...], re.Pattern[str]], ...] = (
     ("nvidia-smi-missing", ("nvidia-smi",), _SMI_MISSING),
     ("gpu-idle", ("gpu",), _GPU_IDLE),
     ("process-hang", ("hang", "hung", "freez", "frozen", "deadlock", "stuck"), _HANG),
+    ("training-slow", ("slow", "same", "faster"), _SLOW),
 )
 
 # What locates each symptom in the text (the evidence a trigger quotes)
@@ -107,6 +121,7 @@ BARE_EVIDENCE: Dict[str, Tuple[str, ...]] = {
     "nvidia-smi-missing": ("nvidia-smi",),
     "gpu-idle": ("GPU", "CPU", "0%"),
     "process-hang": ("hang", "hung", "freez", "frozen", "deadlock", "stuck"),
+    "training-slow": ("slow", "same", "faster"),
 }
 
 
