@@ -161,3 +161,13 @@ def test_work_said_to_run_slower_than_expected_is_a_harmless_family() -> None:
     oom = ("training got very slow, then torch.OutOfMemoryError: CUDA out of memory. "
            "Tried to allocate 2.00 GiB\n")
     assert "training-slower-than-expected" not in stated(oom)
+
+
+def test_an_empty_ray_gpu_list_is_code_that_requested_no_gpu() -> None:
+    text = "ray.init(num_gpus=2)\nprint(ray.get_gpu_ids())  # returns []\n"
+    (found,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert found.signature.id == "ray-task-without-gpu-resource" and "num_gpus" in found.cause
+    in_actor = "ray.get_gpu_ids() returns an empty list inside my actor\n"
+    assert stated(in_actor) == ["ray-task-without-gpu-resource"]
+    # The ids it does list are GPUs Ray assigned.
+    assert stated("print(ray.get_gpu_ids())\n# prints [0, 1]\n") == []
