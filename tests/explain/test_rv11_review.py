@@ -1,0 +1,69 @@
+"""Counter-cases from rv11's review of asserting signatures (issue 21): a text written here in which
+another cause prints the same message, beside the case the signature was written for. Where the id
+stays true for both, its cause names both (the message cannot tell them apart)."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import Report, explain_report
+
+
+def explain_text(text: str) -> Report:
+    return explain_report(text, CATALOG, kb=KB)
+
+
+def cause_of(text: str, signature: str) -> str:
+    return next(e.cause for e in explain_text(text).explanations if e.signature.id == signature)
+
+
+_BOOTSTRAP = ("RuntimeError:\n"
+              "        An attempt has been made to start a new process before the\n"
+              "        current process has finished its bootstrapping phase.\n\n"
+              "        This probably means that you are not using fork to start your\n"
+              "        child processes and you have forgotten to use the proper idiom\n"
+              "        in the main module:\n\n"
+              "            if __name__ == '__main__':\n"
+              "                freeze_support()\n")
+
+
+def test_spawn_bootstrap_refusal_names_the_frozen_program_beside_the_missing_guard() -> None:
+    script = ('  File "C:\\Users\\me\\train.py", line 40, in <module>\n'
+              "    for batch in loader:\n" + _BOOTSTRAP)
+    assert stated(script) == ["windows-spawn-main-guard"]
+    # a PyInstaller build whose main lacks freeze_support() (docs.python.org, multiprocessing.freeze_support)
+    frozen = ('  File "C:\\Users\\me\\AppData\\Local\\Temp\\_MEI51202\\app.py", line 12, in <module>\n' + _BOOTSTRAP)
+    assert stated(frozen) == ["windows-spawn-main-guard"]
+    cause = cause_of(frozen, "windows-spawn-main-guard")
+    assert "if __name__ == '__main__':" in cause and "freeze_support()" in cause and "PyInstaller" in cause
+
+
+_LIBUV = ("torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without libuv "
+          "support, run with USE_LIBUV=0 to disable it.\n")
+
+
+def test_libuv_refusal_is_the_build_not_the_platform() -> None:
+    windows = 'File "C:\\Python312\\Lib\\site-packages\\torch\\distributed\\rendezvous.py", line 189\n' + _LIBUV
+    assert stated(windows) == ["windows-libuv-missing"]
+    # TCPStore.cpp checks the build's libuv backend, not the OS: a Linux torch built from source without it
+    linux = ("$ python setup.py develop  # USE_DISTRIBUTED=1, no libuv found\n"
+             'File "/home/me/pytorch/torch/distributed/rendezvous.py", line 189\n' + _LIBUV)
+    assert stated(linux) == ["windows-libuv-missing"]
+    assert "built from source without libuv" in cause_of(linux, "windows-libuv-missing")
+
+
+_CONDA_THEN_PIP = ("pytorch                   2.1.0           py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n"
+                   "$ pip install {asked}\n"
+                   "Installing collected packages: torch\n"
+                   "  Attempting uninstall: torch\n"
+                   "    Found existing installation: torch 2.1.0\n")
+
+
+def test_pip_replacing_conda_torch_names_a_direct_request_beside_a_dependency() -> None:
+    # pip logs 'Attempting uninstall' for every requirement it reinstalls, asked for or pulled in
+    # (pypa/pip src/pip/_internal/req/__init__.py): the cause must not claim only the second
+    for asked in ("whisperx", "torch==2.3.1"):
+        text = _CONDA_THEN_PIP.format(asked=asked)
+        assert "pip-replaced-conda-torch" in stated(text)
+        cause = cause_of(text, "pip-replaced-conda-torch")
+        assert "given on its command line" in cause and "another package's requirements" in cause
