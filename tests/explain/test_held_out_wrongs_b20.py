@@ -56,3 +56,12 @@ def test_an_undefined_torch_symbol_lists_the_builds_that_lead_to_it() -> None:
 def test_a_symbol_of_another_library_is_still_not_torchs() -> None:
     other = _SYMBOL.replace("_ZN3c104cuda9SetDeviceEab", "_ZN4mmcv3ops8nms_implEv")
     assert "extension-abi-mismatch" not in [sig_id for sig_id, _, _ in spoken(other)]
+
+
+def test_each_python_tag_uv_names_is_the_same_family() -> None:
+    # uv-distribution-types' IncompatibleTag display: implementation, ABI and version tags
+    for tag in ("implementation", "ABI", "version"):
+        text = _ABI_TAG.replace("Python ABI tag", f"Python {tag} tag")
+        [(sig_id, family, _)] = spoken(text)
+        assert sig_id == "uv-no-matching-wheel" and family, tag
+    assert spoken(_ABI_TAG.replace("Python ABI tag", "Python flavour tag")) == []
