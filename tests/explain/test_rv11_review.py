@@ -32,7 +32,8 @@ def test_spawn_bootstrap_refusal_names_the_frozen_program_beside_the_missing_gua
               "    for batch in loader:\n" + _BOOTSTRAP)
     assert stated(script) == ["windows-spawn-main-guard"]
     # a PyInstaller build whose main lacks freeze_support() (docs.python.org, multiprocessing.freeze_support)
-    frozen = ('  File "C:\\Users\\me\\AppData\\Local\\Temp\\_MEI51202\\app.py", line 12, in <module>\n' + _BOOTSTRAP)
+    frozen = ('  File "C:\\Users\\me\\AppData\\Local\\Temp\\_MEI51202\\app.py", line 12, in <module>\n'
+              + _BOOTSTRAP)
     assert stated(frozen) == ["windows-spawn-main-guard"]
     cause = cause_of(frozen, "windows-spawn-main-guard")
     assert "if __name__ == '__main__':" in cause and "freeze_support()" in cause and "PyInstaller" in cause
@@ -43,7 +44,8 @@ _LIBUV = ("torch.distributed.DistStoreError: use_libuv was requested but PyTorch
 
 
 def test_libuv_refusal_is_the_build_not_the_platform() -> None:
-    windows = 'File "C:\\Python312\\Lib\\site-packages\\torch\\distributed\\rendezvous.py", line 189\n' + _LIBUV
+    windows = ('File "C:\\Python312\\Lib\\site-packages\\torch\\distributed\\rendezvous.py", line 189\n'
+               + _LIBUV)
     assert stated(windows) == ["windows-libuv-missing"]
     # TCPStore.cpp checks the build's libuv backend, not the OS: a Linux torch built from source without it
     linux = ("$ python setup.py develop  # USE_DISTRIBUTED=1, no libuv found\n"
