@@ -69,3 +69,19 @@ def test_pip_replacing_conda_torch_names_a_direct_request_beside_a_dependency() 
         assert "pip-replaced-conda-torch" in stated(text)
         cause = cause_of(text, "pip-replaced-conda-torch")
         assert "given on its command line" in cause and "another package's requirements" in cause
+
+
+_LIB64_TRACE = ('  File "{prefix}/lib64/python3.12/site-packages/torch/__init__.py", line 290, in <module>\n'
+                "    _load_global_deps()\n"
+                "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
+
+
+def test_lib64_split_is_stated_for_a_system_or_user_site_not_inside_a_venv() -> None:
+    # the case it was written for: pip's system scheme on a RHEL-like OS (platlib lib64, purelib lib)
+    for prefix in ("/usr/local", "/usr", "/home/ana/.local"):
+        assert stated(_LIB64_TRACE.format(prefix=prefix)) == ["venv-lib64-split"]
+    # python -m venv links lib64 to lib (CPython Lib/venv/__init__.py): one site-packages, no split
+    venv = _LIB64_TRACE.format(prefix="/home/ana/projects/app/.venv")
+    assert "venv-lib64-split" not in stated(venv)
+    refused = explain_text(venv).contradicted
+    assert any(c[0] == "venv-lib64-split" and "a link to lib" in c[1] for c in refused)

@@ -309,6 +309,23 @@ def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
     return f"the command shown is another tool's ({text.strip()[:80]}), not podman's"
 
 
+# Prefixes whose install scheme puts platform-specific packages in lib64 and pure ones in lib
+# (sysconfig's platlibdir=lib64 on Fedora/RHEL-like systems): the system's, /usr/local, a user site.
+_LIB64_SPLIT_PREFIX = re.compile(r"(?:/usr(?:/local)?|(?:~|/home/[^/]+|/root)/\.local)")
+
+
+def _lib64_links_to_lib(extracted: Extracted, facts: Mapping[str, Any],
+                        kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """torch sits under <prefix>/lib64 where the prefix is neither the system's nor a user site: a
+    venv (python -m venv links lib64 to lib on 64-bit Linux, CPython Lib/venv/__init__.py, bpo-21197)
+    has one site-packages, so a split between lib and lib64 cannot hide the nvidia-* wheels there."""
+    prefix = facts.get("lib64_prefix")
+    if not isinstance(prefix, str) or _LIB64_SPLIT_PREFIX.fullmatch(prefix):
+        return None
+    return (f"torch sits under {prefix}/lib64, not the system's or a user site: "
+            "in a venv lib64 is a link to lib")
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     **MISFIRE_CONTRADICTIONS,
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
@@ -334,4 +351,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "arch_name_never_compiled": _arch_name_never_compiled,
     "other_container_tool_shown": _other_container_tool_shown,
     "compile_targets_chosen": _compile_targets_chosen,
+    "lib64_links_to_lib": _lib64_links_to_lib,
 }
