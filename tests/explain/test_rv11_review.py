@@ -85,3 +85,14 @@ def test_lib64_split_is_stated_for_a_system_or_user_site_not_inside_a_venv() -> 
     assert "venv-lib64-split" not in stated(venv)
     refused = explain_text(venv).contradicted
     assert any(c[0] == "venv-lib64-split" and "a link to lib" in c[1] for c in refused)
+
+
+def test_an_option_nvcc_refuses_is_too_old_only_where_a_newer_nvcc_has_it() -> None:
+    # nvcc 10.1 lacks -generate-dependencies-with-compile, which torch's ninja build passes
+    own = ("-gencode=arch=compute_70,code=sm_70 -std=c++14\n"
+           "nvcc fatal   : Unknown option '-generate-dependencies-with-compile'\n")
+    assert stated(own) == ["nvcc-too-old"]
+    # GCC's -no-pie reached nvcc unwrapped (GCC Link Options; nvcc takes host flags via -Xlinker)
+    host = "nvcc -O2 -no-pie -c kernel.cu -o kernel.o\nnvcc fatal   : Unknown option '-no-pie'\n"
+    assert "nvcc-too-old" not in stated(host)
+    assert any(c[0] == "nvcc-too-old" and "-Xcompiler" in c[1] for c in explain_text(host).contradicted)

@@ -326,6 +326,24 @@ def _lib64_links_to_lib(extracted: Extracted, facts: Mapping[str, Any],
             "in a venv lib64 is a link to lib")
 
 
+# GCC driver options of nvcc's "Unknown option" shape that no nvcc release accepts (GCC manual:
+# Link Options, Directory Options, Overall Options); the f/W/m/O families the pattern already skips.
+_GCC_ONLY_OPTIONS = frozenset({
+    "-no-pie", "-static-pie", "-static-libgcc", "-shared-libgcc", "-static-libasan", "-static-libtsan",
+    "-static-liblsan", "-static-libubsan", "-no-canonical-prefixes", "-print-search-dirs",
+    "-print-libgcc-file-name", "-pass-exit-codes", "-no-integrated-cpp"})
+
+
+def _option_is_host_compilers(extracted: Extracted, facts: Mapping[str, Any],
+                              kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """nvcc refused a GCC option no nvcc has: the build handed a host-compiler flag to nvcc without
+    -Xcompiler/-Xlinker (nvcc docs), which no newer nvcc would accept either."""
+    option = facts.get("option")
+    if option not in _GCC_ONLY_OPTIONS:
+        return None
+    return f"{option} is GCC's option, which no nvcc accepts: it reached nvcc without -Xcompiler/-Xlinker"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     **MISFIRE_CONTRADICTIONS,
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
@@ -352,4 +370,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "other_container_tool_shown": _other_container_tool_shown,
     "compile_targets_chosen": _compile_targets_chosen,
     "lib64_links_to_lib": _lib64_links_to_lib,
+    "option_is_host_compilers": _option_is_host_compilers,
 }
