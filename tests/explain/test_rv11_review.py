@@ -96,3 +96,18 @@ def test_an_option_nvcc_refuses_is_too_old_only_where_a_newer_nvcc_has_it() -> N
     host = "nvcc -O2 -no-pie -c kernel.cu -o kernel.o\nnvcc fatal   : Unknown option '-no-pie'\n"
     assert "nvcc-too-old" not in stated(host)
     assert any(c[0] == "nvcc-too-old" and "-Xcompiler" in c[1] for c in explain_text(host).contradicted)
+
+
+def test_module_missing_for_the_kernel_is_the_hosts_only_outside_an_image_build() -> None:
+    host = ("$ sudo apt install nvidia-driver-550\n"
+            "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+            "$ sudo modprobe nvidia\n"
+            "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic\n")
+    assert stated(host) == ["nvidia-module-not-built-for-kernel"]
+    # the driver package's install script ran modprobe inside `docker build`: the image has no
+    # /lib/modules for the host's kernel (kmod looks in the filesystem it runs in)
+    image = ("#8 [4/6] RUN apt-get install -y nvidia-driver-550\n"
+             "#8 41.07 Setting up nvidia-dkms-550 (550.107.02-0ubuntu1) ...\n"
+             "#8 41.52 modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic\n")
+    assert "nvidia-module-not-built-for-kernel" not in stated(image)
+    assert any(c[0] == "nvidia-module-not-built-for-kernel" for c in explain_text(image).contradicted)

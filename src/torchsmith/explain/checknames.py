@@ -35,7 +35,7 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "triton_name_not_torchs", "sdpa_refusal_caught",
                             "ptxas_not_tritons", "gpu_illegal_instruction", "arch_name_never_compiled",
                             "other_container_tool_shown", "compile_targets_chosen", "lib64_links_to_lib",
-                            "option_is_host_compilers",
+                            "option_is_host_compilers", "module_looked_up_in_image",
                             "nvcc_looked_up_without_build", "build_went_past_compiler_check",
                             "symbol_not_torchs", "space_exhausted_outside_install",
                             "driver_beyond_found", "nvcc_not_older_than_arch",

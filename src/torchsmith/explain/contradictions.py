@@ -344,6 +344,16 @@ def _option_is_host_compilers(extracted: Extracted, facts: Mapping[str, Any],
     return f"{option} is GCC's option, which no nvcc accepts: it reached nvcc without -Xcompiler/-Xlinker"
 
 
+def _module_looked_up_in_image(extracted: Extracted, facts: Mapping[str, Any],
+                               kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """modprobe ran in an image build: a container shares the host's kernel but not its files, and kmod
+    looks for the module under /lib/modules/<running kernel> of the filesystem it runs in, the image's,
+    which holds no modules for the host's kernel (a driver package's install script runs modprobe there)."""
+    if not facts.get("image_build"):
+        return None
+    return "modprobe ran in an image build, where /lib/modules is the image's, not the host's"
+
+
 TEXT_CONTRADICTIONS: Dict[str, Check] = {
     **MISFIRE_CONTRADICTIONS,
     # the wheel pip fetched for the package it refuses: tagged for this Python or not
@@ -371,4 +381,5 @@ TEXT_CONTRADICTIONS: Dict[str, Check] = {
     "compile_targets_chosen": _compile_targets_chosen,
     "lib64_links_to_lib": _lib64_links_to_lib,
     "option_is_host_compilers": _option_is_host_compilers,
+    "module_looked_up_in_image": _module_looked_up_in_image,
 }
