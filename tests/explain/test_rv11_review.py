@@ -78,7 +78,7 @@ _LIB64_TRACE = ('  File "{prefix}/lib64/python3.12/site-packages/torch/__init__.
 
 def test_lib64_split_is_stated_for_a_system_or_user_site_not_inside_a_venv() -> None:
     # the case it was written for: pip's system scheme on a RHEL-like OS (platlib lib64, purelib lib)
-    for prefix in ("/usr/local", "/usr", "/home/ana/.local"):
+    for prefix in ("/usr/local", "/usr", "/home/ana/.local", "/opt/rh/rh-python38/root/usr"):
         assert stated(_LIB64_TRACE.format(prefix=prefix)) == ["venv-lib64-split"]
     # python -m venv links lib64 to lib (CPython Lib/venv/__init__.py): one site-packages, no split
     venv = _LIB64_TRACE.format(prefix="/home/ana/projects/app/.venv")

@@ -310,8 +310,9 @@ def _other_container_tool_shown(extracted: Extracted, facts: Mapping[str, Any],
 
 
 # Prefixes whose install scheme puts platform-specific packages in lib64 and pure ones in lib
-# (sysconfig's platlibdir=lib64 on Fedora/RHEL-like systems): the system's, /usr/local, a user site.
-_LIB64_SPLIT_PREFIX = re.compile(r"(?:/usr(?:/local)?|(?:~|/home/[^/]+|/root)/\.local)")
+# (sysconfig's platlibdir=lib64 on Fedora/RHEL-like systems): the system's, /usr/local, a user site,
+# and a system tree under another root (Software Collections' /opt/rh/<name>/root/usr).
+_LIB64_SPLIT_PREFIX = re.compile(r"(?:(?:/[^/]+)*?/usr(?:/local)?|(?:~|/home/[^/]+|/root)/\.local)")
 
 
 def _lib64_links_to_lib(extracted: Extracted, facts: Mapping[str, Any],
