@@ -111,3 +111,17 @@ def test_module_missing_for_the_kernel_is_the_hosts_only_outside_an_image_build(
              "#8 41.52 modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-45-generic\n")
     assert "nvidia-module-not-built-for-kernel" not in stated(image)
     assert any(c[0] == "nvidia-module-not-built-for-kernel" for c in explain_text(image).contradicted)
+
+
+def test_a_stray_word_after_a_conda_channel_may_be_a_package_as_well_as_a_channel() -> None:
+    # argparse takes positionals in one run (docs.python.org argparse, "Intermixed parsing"): a word after
+    # the options is left over whether it is a channel without its -c or a package placed there
+    refused = ("usage: conda-script.py [-h] [-V] command ...\n"
+               "conda-script.py: error: unrecognized arguments: {word}\n")
+    channel = ("$ conda install pytorch torchvision cudatoolkit=11.1 -c pytorch nvidia\n"
+               + refused.format(word="nvidia"))
+    assert stated(channel) == ["conda-channel-missing-c-flag"]
+    package = "$ conda install pytorch -c pytorch torchvision\n" + refused.format(word="torchvision")
+    assert stated(package) == ["conda-channel-missing-c-flag"]
+    cause = cause_of(package, "conda-channel-missing-c-flag")
+    assert "a second channel missing its -c" in cause and "a package placed after the options" in cause
