@@ -12,7 +12,8 @@ from tests.explain.test_signatures import stated as causes
 from torchsmith.explain.matcher import explain_report
 
 # conda/exceptions.py@0f64223f, UnsatisfiableError's "virtual_package" message
-CONDA_GLIBC = ("UnsatisfiableError: The following specifications were found to be incompatible with your system:\n\n"
+CONDA_GLIBC = ("UnsatisfiableError: The following specifications were found to be incompatible"
+               " with your system:\n\n"
                "  - feature:/linux-64::__glibc==2.17=0\n"
                "  - feature:|@/linux-64::__glibc==2.17=0\n"
                "  - pytorch==2.5.1 -> __glibc[version='>=2.28,<3.0.a0']\n\n"
@@ -35,8 +36,8 @@ def test_conda_reporting_a_glibc_that_meets_the_bound_states_no_glibc_cause() ->
 
 # pixi crates/pixi_core/src/lock_file/virtual_packages.rs@2b25fc76, VirtualPackageNotFoundError
 def pixi_virtual(spec: str, machine: str) -> str:
-    return (f"Error:   × Virtual package '{spec}' does not match any of the available virtual packages on your "
-            f"machine: [{machine}]\n")
+    return (f"Error:   × Virtual package '{spec}' does not match any of the available virtual packages"
+            f" on your machine: [{machine}]\n")
 
 
 def test_pixi_listing_an_older_glibc_on_the_machine_is_glibc_too_old() -> None:
