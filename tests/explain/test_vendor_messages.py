@@ -27,3 +27,17 @@ def test_mps_docs_other_branch_is_not_read_as_an_old_macos() -> None:
     assert "macos-too-old-for-mps" not in stated(not_built + "\nProductVersion:\t12.2.1")
     found = explain_report(not_built, CATALOG, kb=KB).explanations
     assert all(e.signature.id != "mps-unavailable" for e in found)
+
+
+def test_intel_runtimes_out_of_device_memory_is_the_gpu_out_of_memory() -> None:
+    # ze_api.h: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY "insufficient device memory to satisfy call";
+    # ur_api.h: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (39), the same words
+    for text in ("RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+                 "RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+                 "zeMemAllocDevice failed: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"):
+        assert stated(text) == ["cuda-out-of-memory"], text
+    # Counter-texts: the host's memory, and a status that names no cause, stay the runtime's family.
+    for text in ("RuntimeError: UR_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                 "RuntimeError: level_zero backend failed with error: 37 (UR_RESULT_ERROR_UNINITIALIZED)"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "intel-gpu-driver-too-old" and found.candidates, text
