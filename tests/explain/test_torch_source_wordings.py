@@ -21,7 +21,8 @@ def test_cpp_extensions_own_cuda_lookup_failures_are_no_cuda_compiler() -> None:
     text = ("RuntimeError: CUDA was not found on the system, please set the CUDA_HOME or the "
             "CUDA_PATHenvironment variable or add NVCC to your system PATH.\n")
     assert stated(text) == ["cuda-home-not-set"]
-    text = "FileNotFoundError: nvcc not found at '/opt/cuda/bin/nvcc'. Ensure CUDA path '/opt/cuda' is correct.\n"
+    text = ("FileNotFoundError: nvcc not found at '/opt/cuda/bin/nvcc'. "
+            "Ensure CUDA path '/opt/cuda' is correct.\n")
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "cuda-home-not-set" and "/opt/cuda/bin/nvcc" in found.cause
     # a tool's own 'not found' for another binary is not this
@@ -30,7 +31,8 @@ def test_cpp_extensions_own_cuda_lookup_failures_are_no_cuda_compiler() -> None:
 
 def test_cpp_extensions_compiler_above_cudas_bound_is_the_unsupported_gcc() -> None:
     text = ("RuntimeError: The current installed version of g++ (13.2.0) is greater than the maximum "
-            "required version by CUDA 11.8. Please make sure to use an adequate version of g++ (>=6.0.0, <12.0).\n")
+            "required version by CUDA 11.8. Please make sure to use an adequate version of g++ "
+            "(>=6.0.0, <12.0).\n")
     assert stated(text) == ["unsupported-gcc"]
     # below the minimum is the opposite cause: not the newer-GCC signature
     low = text.replace("(13.2.0) is greater than the maximum", "(4.8.5) is less than the minimum")
