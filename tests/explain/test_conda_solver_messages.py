@@ -81,7 +81,8 @@ def test_the_class_name_in_prose_is_not_the_message() -> None:
     assert causes("we used to catch ResolvePackageNotFound in the installer\n") == []
 
 
-# resolvo's DisplayUnsat at depth 0, as pixi prints it (pixi_command_dispatcher/tests/integration/main.rs@2b25fc76)
+# resolvo's DisplayUnsat at depth 0, as pixi prints it
+# (pixi_command_dispatcher/tests/integration/main.rs@2b25fc76)
 def test_resolvo_no_candidates_at_the_top_is_the_not_found_family() -> None:
     text = ("  × failed to solve the conda requirements of 'default' 'osx-64'\n"
             "  ╰─▶ Cannot solve the request because of: No candidates were found for pytorch-cuda *.\n")
