@@ -95,3 +95,19 @@ def test_a_dependency_without_candidates_deeper_down_is_not_the_top_level_messag
     text = ("Cannot solve the request because of: foo 1.0 would require\n"
             "  └─ bar >=2, for which no candidates were found.\n")
     assert "conda-package-not-found" not in causes(text)
+
+
+# mamba libmamba/src/download/downloader.cpp@03564bf4, build_transfer_message (logged for every transfer)
+def test_libmamba_finalising_a_transfer_with_an_http_error_is_the_http_family() -> None:
+    text = ("critical libmamba Multiple errors occurred:\n    Transfer finalized, status: 404 "
+            "[https://conda.anaconda.org/pytorch-nightly/linux-64/repodata.json] 1011 bytes\n")
+    (explanation,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert explanation.signature.id == "conda-http-error"
+    assert explanation.facts["status"] == "404"
+    assert "channel-file-removed" in [c.id for c in explanation.candidates]
+
+
+def test_libmamba_finalising_a_transfer_with_200_is_no_error() -> None:
+    text = ("info     libmamba Transfer finalized, status: 200 "
+            "[https://conda.anaconda.org/conda-forge/noarch/repodata.json.zst] 12345 bytes\n")
+    assert "conda-http-error" not in causes(text)
