@@ -38,3 +38,22 @@ def test_poetrys_unknown_archive_hash_is_the_hash_mismatch_family() -> None:
     # Counter-case: poetry's "No usable hash type(s)" is no mismatch of the file's bytes.
     assert stated("RuntimeError\n\nNo usable hash type(s) for torch (2.1.0) from archive "
                   "torch-2.1.0-cp310-cp310-linux_x86_64.whl found (known hashes: [])\n") == []
+
+
+def test_uvs_current_python_outside_a_packages_requires_python_is_package_python_unsupported() -> None:
+    # uv-resolver/src/pubgrub/report.rs: "the current {package} version ({installed}) does not satisfy {}".
+    text = ("  ╰─▶ Because the current Python version (3.8.18) does not satisfy Python>=3.9 and\n"
+            "      torch==2.5.1 depends on Python>=3.9, we can conclude that torch==2.5.1 cannot be used.\n")
+    assert stated(text) == ["package-python-version-unsupported"]
+    every = ("  ╰─▶ Because the current Python version (3.13.1) does not satisfy Python>=3.8,<3.13 and all "
+             "versions of torchaudio depend on Python>=3.8,<3.13, we can conclude that torchaudio cannot be "
+             "used.\n")
+    assert stated(every) == ["package-python-version-unsupported"]
+    # Counter-cases: the requested (target) Python range is a resolution setting, not this interpreter,
+    # and uv's lock check compares the interpreter with the project's lock, not a package's metadata.
+    assert "package-python-version-unsupported" not in stated(
+        "  ╰─▶ Because the requested Python version (>=3.8) does not satisfy Python>=3.9 and torch==2.5.1 "
+        "depends on Python>=3.9, we can conclude that torch==2.5.1 cannot be used.\n")
+    assert "package-python-version-unsupported" not in stated(
+        "error: The current Python version (3.8.18) is not compatible with the locked Python requirement: "
+        "`>=3.9`\n")
