@@ -111,3 +111,18 @@ def test_libmamba_finalising_a_transfer_with_200_is_no_error() -> None:
     text = ("info     libmamba Transfer finalized, status: 200 "
             "[https://conda.anaconda.org/conda-forge/noarch/repodata.json.zst] 12345 bytes\n")
     assert "conda-http-error" not in causes(text)
+
+
+CONDA_CUDA = ("UnsatisfiableError: The following specifications were found to be incompatible"
+              " with your system:\n\n  - feature:/linux-64::__cuda==11.4=0\n"
+              "  - pytorch-cuda=12.1 -> __cuda[version='>=12']\n\nYour installed version is: 11.4\n")
+
+
+def test_conda_reporting_an_older_installed_cuda_is_a_driver_too_old() -> None:
+    assert "conda-cuda-driver-too-old" in causes(CONDA_CUDA)
+
+
+def test_conda_reporting_a_cuda_that_meets_the_bound_is_no_driver_too_old() -> None:
+    report = explain_report(CONDA_CUDA.replace("11.4", "12.4"), CATALOG, kb=KB)
+    assert "conda-cuda-driver-too-old" not in [e.signature.id for e in report.explanations]
+    assert "conda-cuda-driver-too-old" in [sig for sig, _ in report.contradicted]
