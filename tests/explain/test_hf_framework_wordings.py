@@ -13,7 +13,8 @@ _ACCELERATE = ("ImportError: Using `low_cpu_mem_usage=True` or a `device_map` re
 # _check_and_enable_flash_attn_2: importlib.util.find_spec("flash_attn") is None
 _FA2 = ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: "
         "the package flash_attn seems to be not installed. Please refer to the documentation of "
-        "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.\n")
+        "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 "
+        "to install Flash Attention 2.\n")
 
 
 def test_from_pretrained_needing_accelerate_is_the_missing_or_older_accelerate_family() -> None:
@@ -22,11 +23,12 @@ def test_from_pretrained_needing_accelerate_is_the_missing_or_older_accelerate_f
     assert found.facts["required"] == "0.26.0"
     assert {c.id for c in found.candidates} == {"accelerate-not-installed", "companion-version-too-old"}
     # Older transformers printed the bare install line, with no version to name.
-    older = "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`\n"
+    older = _ACCELERATE.replace("'accelerate>={version}'", "accelerate")
     assert stated(older) == ["trainer-needs-accelerate"]
     # Counter-case: the bitsandbytes quantizer's message checks accelerate AND bitsandbytes, so it
     # does not prove accelerate is the missing one.
-    bnb = ("ImportError: Using `bitsandbytes` 8-bit quantization requires Accelerate: `pip install accelerate` "
+    bnb = ("ImportError: Using `bitsandbytes` 8-bit quantization requires Accelerate: "
+           "`pip install accelerate` "
            "and the latest version of bitsandbytes: `pip install -i https://pypi.org/simple/ bitsandbytes`\n")
     assert "trainer-needs-accelerate" not in stated(bnb)
 
@@ -35,6 +37,7 @@ def test_flash_attention_2_toggled_on_without_the_package_is_the_flash_attn_fami
     assert stated(_FA2) == ["flash-attn-not-installed"]
     # Counter-case: the same preface with an installed but old flash_attn names the version check.
     old = _FA2.replace("the package flash_attn seems to be not installed.",
-                       "you need flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4.")
+                       "you need flash_attn package version to be greater or equal than 2.1.0. "
+                       "Detected version 2.0.4.")
     assert "flash-attn-not-installed" not in stated(old)
     assert "flash-attn-version-too-old" in stated(old)
