@@ -32,7 +32,8 @@ def test_mps_docs_other_branch_is_not_read_as_an_old_macos() -> None:
 def test_intel_runtimes_out_of_device_memory_is_the_gpu_out_of_memory() -> None:
     # ze_api.h: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY "insufficient device memory to satisfy call";
     # ur_api.h: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (39), the same words
-    for text in ("RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+    for text in ("RuntimeError: level_zero backend failed with error: 39 "
+                 "(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
                  "RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
                  "zeMemAllocDevice failed: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"):
         assert stated(text) == ["cuda-out-of-memory"], text
