@@ -5,7 +5,7 @@ loader): each names the cause it proves, and the near text beside it does not.""
 from __future__ import annotations
 
 import pytest
-from tests.explain.test_signatures import KB, CATALOG, stated
+from tests.explain.test_signatures import CATALOG, KB, stated
 
 from torchsmith.explain.matcher import explain_report
 
@@ -27,7 +27,7 @@ _TV_OPS = ("RuntimeError: Couldn't load custom C++ ops. This can happen if your 
      "supported version by running nvcc -V.", "nvcc-too-old"),
     # bitsandbytes cextension.py: no libbitsandbytes_cudaXYZ for the CUDA torch reports
     ("RuntimeError: Configured CUDA binary not found at "
-     "/env/lib/python3.11/site-packages/bitsandbytes/libbitsandbytes_cuda132.so", "bitsandbytes-binary-missing"),
+     "/env/site-packages/bitsandbytes/libbitsandbytes_cuda132.so", "bitsandbytes-binary-missing"),
     # Triton's NVIDIA driver.py: libcuda.so.1 in neither the ldconfig cache nor LD_LIBRARY_PATH
     ("AssertionError: libcuda.so cannot found!\nPlease make sure GPU is set up and then run "
      "\"/sbin/ldconfig\" (requires sudo) to refresh the linker cache.", "libcuda-missing"),
