@@ -91,7 +91,12 @@ def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
                             kb: Optional[KnowledgeBase]) -> Optional[str]:
     """The text reports the system's glibc (collect_env, ldd --version) at or past the GLIBC_2.x the
     binary asks for: the glibc that refused it is not that one (another machine or container, a libc
-    or loader on LD_LIBRARY_PATH), so the system's glibc is not shown too old."""
+    or loader on LD_LIBRARY_PATH), so the system's glibc is not shown too old. Also conda's report
+    of an installed __glibc at or past the version a package asks for."""
+    installed, needed = str(facts.get("glibc_installed") or ""), str(facts.get("glibc_needed") or "")
+    if installed and needed and version_tuple(installed) >= version_tuple(needed):
+        # conda prints its virtual-package report for a conflict elsewhere too (conda/exceptions.py)
+        return f"conda reports glibc {installed} installed, which meets the >={needed} asked for"
     shown, wanted = extracted.environment.glibc, str(facts.get("version") or "")
     if not shown or not wanted.startswith("GLIBC_"):
         return None

@@ -296,13 +296,19 @@ def published_build_not_listed(text: str, refusal: Refusal,
         if any(release.pypi_default.get(p) == build.name for p, _ in fits):
             continue  # a platform's default build may sit on the index unlabelled (whl/cpu's aarch64 2.3.1)
         where = " or ".join(f"{p} with Python {py}" for p, py in fits)
-        asked = f"torch=={release.version}+{build.name}"
-        why = (f"pip listed plain torch releases only ({min(listed, key=version_tuple)} to "
-               f"{max(listed, key=version_tuple)}), exactly those with wheels for {where}, and {asked} is "
-               f"published for it on download.pytorch.org/whl/{build.name}: pip would have found it there, "
-               f"so that index was not among the ones it read")
-        return [InstallerError("pip", "index-not-given", asked, why, "torch", _SOURCES)]
+        return [index_not_read(f"torch=={release.version}+{build.name}", build.name,
+                               f"pip listed plain torch releases only ({min(listed, key=version_tuple)} to "
+                               f"{max(listed, key=version_tuple)}), exactly those with wheels for {where}",
+                               _SOURCES)]
     return []
+
+
+def index_not_read(asked: str, variant: str, what_pip_showed: str, sources: Sequence[str]) -> InstallerError:
+    """pip found none of ``asked``, a +label build that download.pytorch.org/whl/<variant> publishes
+    for the interpreter ``what_pip_showed`` proves: that index was not among the ones pip read."""
+    why = (f"{what_pip_showed}, and {asked} is published for it on download.pytorch.org/whl/{variant}: "
+           f"pip would have found it there, so that index was not among the ones it read")
+    return InstallerError("pip", "index-not-given", asked, why, "torch", tuple(sources))
 
 
 def listing_facts(text: str, refusal: Refusal, kb: Optional[KnowledgeBase]) -> List[InstallerError]:

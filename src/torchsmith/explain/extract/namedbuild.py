@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from torchsmith.compat import VARIANT_TOKEN
+from torchsmith.explain.extract.listings import index_not_read
 from torchsmith.explain.extract.model import InstallerError
 
 if TYPE_CHECKING:
@@ -90,10 +91,7 @@ def build_for_named_interpreter(text: str, refusal: Refusal,
             continue
         if "windows-x86_64" not in build.platforms or python not in release.python.get("windows-x86_64", ()):
             continue
-        asked = f"torch=={version}+{variant}"
-        why = (f"pip ran on Windows under Python {python} and listed plain torch releases only, and "
-               f"{asked} has a Windows wheel for Python {python} on download.pytorch.org/whl/{variant} (PyPI "
-               f"holds no +label builds): pip would have found it there, so that index was not among "
-               f"the ones it read")
-        return [InstallerError("pip", "index-not-given", asked, why, "torch", _SOURCES)]
+        return [index_not_read(f"torch=={version}+{variant}", variant,
+                               f"pip ran on Windows under Python {python} and listed plain torch releases "
+                               f"only (PyPI holds no +label builds)", _SOURCES)]
     return []

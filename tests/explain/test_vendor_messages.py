@@ -1,0 +1,44 @@
+"""Vendor runtimes' own messages, written from their source: each is read as the cause (or the
+family of causes) its source prints it for; a counter-text beside each."""
+
+from __future__ import annotations
+
+from tests.explain.test_signatures import CATALOG, KB, stated
+
+from torchsmith.explain.matcher import explain_report
+
+# The check PyTorch's MPS notes tell users to run, printed by their scripts when is_built() is True
+# and is_available() is False (pytorch/pytorch@1f74873e docs/source/notes/mps.rst); newer copies say 14.0+.
+MPS_DOCS = ("MPS not available because the current MacOS version is not 12.3+ and/or you do not have an "
+            "MPS-enabled device on this machine.")
+
+
+def test_mps_docs_check_is_the_mps_unavailable_family() -> None:
+    for text in (MPS_DOCS, MPS_DOCS.replace("MacOS version is not 12.3+", "macOS version is not 14.0+")):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "mps-unavailable" and len(found.candidates) == 3, text
+    # an old macOS shown beside it names the cause, as torch's own message does
+    assert stated(MPS_DOCS + "\nProductVersion:\t12.2.1") == ["macos-too-old-for-mps"]
+
+
+def test_mps_docs_other_branch_is_not_read_as_an_old_macos() -> None:
+    # Counter-text: is_built() False is a torch built without MPS, which no macOS update changes.
+    not_built = "MPS not available because the current PyTorch install was not built with MPS enabled."
+    assert "macos-too-old-for-mps" not in stated(not_built + "\nProductVersion:\t12.2.1")
+    found = explain_report(not_built, CATALOG, kb=KB).explanations
+    assert all(e.signature.id != "mps-unavailable" for e in found)
+
+
+def test_intel_runtimes_out_of_device_memory_is_the_gpu_out_of_memory() -> None:
+    # ze_api.h: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY "insufficient device memory to satisfy call";
+    # ur_api.h: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (39), the same words
+    for text in ("RuntimeError: level_zero backend failed with error: 39 "
+                 "(UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+                 "RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+                 "zeMemAllocDevice failed: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"):
+        assert stated(text) == ["cuda-out-of-memory"], text
+    # Counter-texts: the host's memory, and a status that names no cause, stay the runtime's family.
+    for text in ("RuntimeError: UR_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                 "RuntimeError: level_zero backend failed with error: 37 (UR_RESULT_ERROR_UNINITIALIZED)"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "intel-gpu-driver-too-old" and found.candidates, text
