@@ -66,3 +66,26 @@ def test_torchs_preload_finding_no_nvidia_wheel_library_is_the_runtime_library_f
     (found,) = explain_report(text, CATALOG, kb=KB).explanations
     assert found.signature.id == "cuda-runtime-library-missing" and "libnvJitLink" in found.cause
     assert stated("ValueError: libfoo.so.*[0-9] not found in the system path ['/app']\n") == []
+
+
+def test_torchs_own_vc_runtime_check_before_a_126_confirms_the_redistributable_missing() -> None:
+    # torch/__init__.py prints this when ctypes cannot load vcruntime140/msvcp140/vcruntime140_1
+    check = ("Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n"
+             "It can be downloaded at https://aka.ms/vs/17/release/vc_redist.x64.exe\n")
+    failure = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+               '"C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n')
+    (found,) = explain_report(check + failure, CATALOG, kb=KB).explanations
+    assert found.signature.id == "vc-redist-missing" and "torch's own check" in found.cause
+    # without torch's check, a DLL whose imports the data does not pin is only the family
+    assert stated(failure) == ["windows-dll-load-failed"]
+    # the check alone shows no load failure yet: only the family
+    (family,) = explain_report(check, CATALOG, kb=KB).explanations
+    assert family.signature.id == "windows-dll-load-failed"
+
+
+def test_free_threaded_python_below_dynamos_minimum_is_an_unsupported_platform() -> None:
+    # torch/_dynamo/eval_frame.py check_if_dynamo_supported
+    text = ("RuntimeError: torch.compile is not supported on Python < 3.13.3 built with GIL disabled. "
+            "Please use Python 3.13.3+.\n")
+    assert stated(text) == ["torch-compile-unsupported-platform"]
+    assert stated("RuntimeError: torch.compile is not supported for this model\n") == []

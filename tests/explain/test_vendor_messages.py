@@ -42,3 +42,15 @@ def test_intel_runtimes_out_of_device_memory_is_the_gpu_out_of_memory() -> None:
                  "RuntimeError: level_zero backend failed with error: 37 (UR_RESULT_ERROR_UNINITIALIZED)"):
         (found,) = explain_report(text, CATALOG, kb=KB).explanations
         assert found.signature.id == "intel-gpu-driver-too-old" and found.candidates, text
+
+
+def test_hip_no_device_status_is_the_no_hip_gpus_family() -> None:
+    # hip_runtime_api.h: hipErrorNoDevice (100) "Call to hipGetDeviceCount returned 0 devices", its
+    # string "no ROCm-capable device is detected": the status behind torch's "No HIP GPUs are available"
+    for text in ("RuntimeError: HIP error: no ROCm-capable device is detected",
+                 "hipGetDeviceCount failed: hipErrorNoDevice"):
+        (found,) = explain_report(text, CATALOG, kb=KB).explanations
+        assert found.signature.id == "no-hip-gpus-available" and len(found.candidates) == 4, text
+    # Counter-text: a GPU that is there but lacks the build's code object is another cause.
+    (other,) = explain_report("RuntimeError: HIP error: invalid device function", CATALOG, kb=KB).explanations
+    assert other.signature.id != "no-hip-gpus-available"

@@ -78,7 +78,11 @@ def dll_needs_only_vc_runtime(extracted: Extracted, facts: Mapping[str, Any],
     loader loads only the DLLs it found in torch/lib), and in every torch wheel read that DLL imports
     nothing beyond Windows' own DLLs, the Universal CRT and the Visual C++ runtime: so the one not
     found is the Visual C++ runtime's (or the Universal CRT, which its redistributable installs before
-    Windows 10). The imports were read from CPU wheels: a text showing a GPU build is not judged."""
+    Windows 10). The imports were read from CPU wheels: a text showing a GPU build is not judged.
+    Or torch's own message that it could not load the Visual C++ runtime DLLs, whatever the build."""
+    if facts.get("vc_runtime_check"):  # torch/__init__.py printed it when ctypes could not load them
+        return ("torch's own check could not load the Visual C++ runtime's DLLs (vcruntime140.dll, "
+                "msvcp140.dll, vcruntime140_1.dll) before loading its own")
     path = str(facts.get("dll") or "")
     name = re.split(r"[\\/]", path)[-1].lower()
     table = kb.document("formats").get("torch_windows_dll_imports") if kb is not None else None
