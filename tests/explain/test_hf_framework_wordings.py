@@ -84,3 +84,15 @@ def test_lightning_refusing_its_cuda_accelerator_is_the_torch_sees_no_cuda_gpu_f
     assert stated(_LIGHTNING.format(cls="MPSAccelerator", available="['cpu', 'cuda']")) == ["mps-unavailable"]
     tpu = _LIGHTNING.format(cls="TPUAccelerator", available="['cpu']")
     assert "torch-sees-no-cuda-gpu" not in stated(tpu)
+
+
+def test_flash_attention_2_on_cpu_is_torch_seeing_no_cuda_gpu() -> None:
+    # _check_and_enable_flash_attn_2: a CUDA build of torch (torch.version.cuda set) where
+    # torch.cuda.is_available() is False
+    text = ("ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
+            "error: Flash Attention 2 is not available on CPU. Please make sure torch can access a CUDA "
+            "device.\n")
+    assert stated(text) == ["torch-sees-no-cuda-gpu"]
+    # Counter-case: the ROCm/other-build branch's "not available" names no device check.
+    other = text.split("error: ")[0] + "error: Flash Attention 2 is not available.\n"
+    assert "torch-sees-no-cuda-gpu" not in stated(other)
