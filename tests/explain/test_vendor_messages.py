@@ -54,3 +54,12 @@ def test_hip_no_device_status_is_the_no_hip_gpus_family() -> None:
     # Counter-text: a GPU that is there but lacks the build's code object is another cause.
     (other,) = explain_report("RuntimeError: HIP error: invalid device function", CATALOG, kb=KB).explanations
     assert other.signature.id != "no-hip-gpus-available"
+
+
+def test_hip_statuses_named_like_their_cuda_twins() -> None:
+    # hip_runtime_api.h: hipErrorMemoryAllocation is the old name of hipErrorOutOfMemory (both 2);
+    # hipErrorInvalidDevice (101) is cudaErrorInvalidDevice's "invalid device ordinal"
+    assert stated("hipMalloc failed: hipErrorMemoryAllocation") == ["cuda-out-of-memory"]
+    assert stated("hipSetDevice returned hipErrorInvalidDevice") == ["invalid-device-ordinal"]
+    # Counter-text: a status that names no cause stays the generic one.
+    assert stated("hipErrorNotInitialized") == ["gpu-library-status"]
