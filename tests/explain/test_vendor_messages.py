@@ -56,10 +56,13 @@ def test_hip_no_device_status_is_the_no_hip_gpus_family() -> None:
     assert other.signature.id != "no-hip-gpus-available"
 
 
-def test_hip_statuses_named_like_their_cuda_twins() -> None:
-    # hip_runtime_api.h: hipErrorMemoryAllocation is the old name of hipErrorOutOfMemory (both 2);
-    # hipErrorInvalidDevice (101) is cudaErrorInvalidDevice's "invalid device ordinal"
+def test_hip_old_name_of_out_of_memory_is_out_of_memory() -> None:
+    # hip_runtime_api.h: hipErrorMemoryAllocation is the old name of hipErrorOutOfMemory (both 2)
     assert stated("hipMalloc failed: hipErrorMemoryAllocation") == ["cuda-out-of-memory"]
-    assert stated("hipSetDevice returned hipErrorInvalidDevice") == ["invalid-device-ordinal"]
+    # hipErrorInvalidDevice is also what hipGetDeviceCount returns for a GPU the runtime does not
+    # support (torch's "HIP initialization" warning), so the bare status proves no wrong ordinal.
+    assert "invalid-device-ordinal" not in stated(
+        "UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Error 101: "
+        "hipErrorInvalidDevice")
     # Counter-text: a status that names no cause stays the generic one.
     assert stated("hipErrorNotInitialized") == ["gpu-library-status"]
