@@ -81,7 +81,8 @@ def test_the_class_name_in_prose_is_not_the_message() -> None:
     assert causes("we used to catch ResolvePackageNotFound in the installer\n") == []
 
 
-# resolvo's DisplayUnsat (pixi, rattler): "No candidates were found for {name} {req}." at depth 0
+# resolvo's DisplayUnsat at depth 0, as pixi prints it
+# (pixi_command_dispatcher/tests/integration/main.rs@2b25fc76)
 def test_resolvo_no_candidates_at_the_top_is_the_not_found_family() -> None:
     text = ("  × failed to solve the conda requirements of 'default' 'osx-64'\n"
             "  ╰─▶ Cannot solve the request because of: No candidates were found for pytorch-cuda *.\n")
@@ -94,3 +95,34 @@ def test_a_dependency_without_candidates_deeper_down_is_not_the_top_level_messag
     text = ("Cannot solve the request because of: foo 1.0 would require\n"
             "  └─ bar >=2, for which no candidates were found.\n")
     assert "conda-package-not-found" not in causes(text)
+
+
+# mamba libmamba/src/download/downloader.cpp@03564bf4, build_transfer_message (logged for every transfer)
+def test_libmamba_finalising_a_transfer_with_an_http_error_is_the_http_family() -> None:
+    text = ("critical libmamba Multiple errors occurred:\n    Transfer finalized, status: 404 "
+            "[https://conda.anaconda.org/pytorch-nightly/linux-64/repodata.json] 1011 bytes\n")
+    (explanation,) = explain_report(text, CATALOG, kb=KB).explanations
+    assert explanation.signature.id == "conda-http-error"
+    assert explanation.facts["status"] == "404"
+    assert "channel-file-removed" in [c.id for c in explanation.candidates]
+
+
+def test_libmamba_finalising_a_transfer_with_200_is_no_error() -> None:
+    text = ("info     libmamba Transfer finalized, status: 200 "
+            "[https://conda.anaconda.org/conda-forge/noarch/repodata.json.zst] 12345 bytes\n")
+    assert "conda-http-error" not in causes(text)
+
+
+CONDA_CUDA = ("UnsatisfiableError: The following specifications were found to be incompatible"
+              " with your system:\n\n  - feature:/linux-64::__cuda==11.4=0\n"
+              "  - pytorch-cuda=12.1 -> __cuda[version='>=12']\n\nYour installed version is: 11.4\n")
+
+
+def test_conda_reporting_an_older_installed_cuda_is_a_driver_too_old() -> None:
+    assert "conda-cuda-driver-too-old" in causes(CONDA_CUDA)
+
+
+def test_conda_reporting_a_cuda_that_meets_the_bound_is_no_driver_too_old() -> None:
+    report = explain_report(CONDA_CUDA.replace("11.4", "12.4"), CATALOG, kb=KB)
+    assert "conda-cuda-driver-too-old" not in [e.signature.id for e in report.explanations]
+    assert "conda-cuda-driver-too-old" in [sig for sig, _ in report.contradicted]

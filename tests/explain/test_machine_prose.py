@@ -210,8 +210,9 @@ def test_lightnings_mps_accelerator_refusal_is_the_mps_family_with_rosetta_among
     assert found.signature.id == "mps-unavailable"
     assert any("Rosetta" in c.cause for c in found.candidates)
     assert stated(text + "ProductVersion: 12.1\n") == ["macos-too-old-for-mps"]
+    # the CUDA accelerator's refusal is not MPS: it is torch seeing no CUDA device
     cuda = "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n"
-    assert stated(cuda) == []
+    assert stated(cuda) == ["torch-sees-no-cuda-gpu"]
 
 
 def test_torchs_cuda_init_failure_cut_before_its_error_is_a_family_the_error_itself_settles() -> None:

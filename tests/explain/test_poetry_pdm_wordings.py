@@ -57,3 +57,20 @@ def test_uvs_current_python_outside_a_packages_requires_python_is_package_python
     assert "package-python-version-unsupported" not in stated(
         "error: The current Python version (3.8.18) is not compatible with the locked Python requirement: "
         "`>=3.9`\n")
+
+
+def test_uvs_failed_pep517_hook_with_torch_missing_is_build_isolation() -> None:
+    # uv-build-frontend/src/lib.rs: "Call to `{backend}.build_{kind}` failed" (the isolated PEP 517 build);
+    # error.rs adds the "doesn't declare it as a build dependency" hint for a missing module.
+    text = ("  × Failed to build `flash-attn==2.7.4.post1`\n"
+            "  ├─▶ The build backend returned an error\n"
+            "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n\n"
+            "      [stderr]\n      ModuleNotFoundError: No module named 'torch'\n")
+    assert stated(text) == ["build-isolation-hides-torch"]
+    hinted = ("      ModuleNotFoundError: No module named 'torch'\n\n      hint: This error likely indicates "
+              "that `flash-attn@2.7.4.post1` depends on `torch`, but doesn't declare it as a build "
+              "dependency.\n")
+    assert stated(hinted) == ["build-isolation-hides-torch"]
+    # Counter-case: the same module error from a script uv runs is the family, not a build.
+    assert stated("$ uv run python train.py\nModuleNotFoundError: No module named 'torch'\n") == [
+        "no-module-named-torch"]

@@ -25,7 +25,7 @@ NEGATIVE = sorted((HERE / "negative").glob("*.txt"))
 KB = load_kb(packaged_only=True)
 CATALOG = catalog_of(KB)
 # Signatures the channel/installer/loader facts extract() reads fire (some have no pattern of their own).
-_FACT_TRIGGERS = ("conda:", "installer:", "library:", "env:optional-dependency")
+_FACT_TRIGGERS = ("conda:", "installer:", "library:", "env:optional-dependency", "env:torch-sees-no-gpu")
 TRIGGERED_ONLY = {sig.id for sig in CATALOG.signatures
                   if not sig.patterns or any(t.startswith(_FACT_TRIGGERS) for t in sig.triggers)}
 
