@@ -54,3 +54,15 @@ def test_hip_no_device_status_is_the_no_hip_gpus_family() -> None:
     # Counter-text: a GPU that is there but lacks the build's code object is another cause.
     (other,) = explain_report("RuntimeError: HIP error: invalid device function", CATALOG, kb=KB).explanations
     assert other.signature.id != "no-hip-gpus-available"
+
+
+def test_hip_old_name_of_out_of_memory_is_out_of_memory() -> None:
+    # hip_runtime_api.h: hipErrorMemoryAllocation is the old name of hipErrorOutOfMemory (both 2)
+    assert stated("hipMalloc failed: hipErrorMemoryAllocation") == ["cuda-out-of-memory"]
+    # hipErrorInvalidDevice is also what hipGetDeviceCount returns for a GPU the runtime does not
+    # support (torch's "HIP initialization" warning), so the bare status proves no wrong ordinal.
+    assert "invalid-device-ordinal" not in stated(
+        "UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Error 101: "
+        "hipErrorInvalidDevice")
+    # Counter-text: a status that names no cause stays the generic one.
+    assert stated("hipErrorNotInitialized") == ["gpu-library-status"]
