@@ -1,4 +1,4 @@
-"""Mends of the assertions the held-out batch 20 showed wrong when it was filed (2026-11-27), each
+"""Mends of the assertions the held-out batches 20 and 22 showed wrong when filed (2026-11-27), each
 with the case the old statement served. uv's "no wheels with a matching ..." and its lock-file
 refusal say that no wheel installs here, not why: the release may have none for this platform or
 Python, the build may live on an index uv did not read, the index may be one PyTorch never
@@ -65,3 +65,26 @@ def test_each_python_tag_uv_names_is_the_same_family() -> None:
         [(sig_id, family, _)] = spoken(text)
         assert sig_id == "uv-no-matching-wheel" and family, tag
     assert spoken(_ABI_TAG.replace("Python ABI tag", "Python flavour tag")) == []
+
+
+# Batch 22's three at filing. poetry's header (mixology/failure.py) names the project's range and
+# each package's; where they share no Python, the package supports none of the project's Pythons.
+_POETRY = ("The current project's supported Python range ({project}) is not compatible with some of the "
+           "required packages Python requirement:\n"
+           "  - tts requires Python >=3.9.0, <3.12, so it will not be satisfied for Python {uncovered}\n")
+
+
+def test_a_project_range_the_package_shares_no_python_with_is_not_called_open_ended() -> None:
+    assert "project-python-range-open-ended" not in [
+        i for i, _, _ in spoken(_POETRY.format(project=">=3.12,<3.13", uncovered=">=3.12,<3.13"))]
+    assert [i for i, _, _ in spoken(_POETRY.format(project=">=3.9", uncovered=">=3.12"))] == [
+        "project-python-range-open-ended"]
+
+
+def test_a_cuda_checkpoint_where_cuda_is_unavailable_lists_both_readings() -> None:
+    text = ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+            "torch.cuda.is_available() is False. If you are running on a CPU-only machine, "
+            "please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n")
+    [(sig_id, family, candidates)] = spoken(text)
+    assert sig_id == "checkpoint-saved-on-cuda" and family
+    assert candidates == ["checkpoint-loaded-without-gpu", "torch-sees-no-cuda-gpu"]

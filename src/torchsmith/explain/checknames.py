@@ -53,7 +53,8 @@ CONTRADICTIONS = frozenset({"arch_present", "driver_enough", "virtual_cuda_enoug
                             "project_on_that_pytorch_index", "built_on_macos", "published_wheel_refused",
                             "ffmpeg_shown_installed", "all_nvidia_nodes_missing", "libpython_of_other_python",
                             "no_driver_beside_stub", "driver_meets_image_cuda", "gcc_before_13_shown",
-                            "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build"})
+                            "torch_import_itself_failed", "driver_mismatch_shown", "failed_after_build",
+                            "python_ranges_disjoint"})
 # Evidence a signature's cause needs from the text (explain.confirmations, and reason.CONFIRMATION_CHECKS).
 CONFIRMATIONS = frozenset({"exclusive_mode_shown", "oom_kill_shown", "killed_in_image_build",
                            "overflow_shown", "shm_full_shown", "launcher_env_moved",

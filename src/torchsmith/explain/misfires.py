@@ -105,6 +105,24 @@ def _glibc_shown_new_enough(extracted: Extracted, facts: Mapping[str, Any],
     return f"the text shows glibc {shown}, which has {wanted}"
 
 
+def _python_ranges_disjoint(extracted: Extracted, facts: Mapping[str, Any],
+                            kb: Optional[KnowledgeBase]) -> Optional[str]:
+    """The project's Python range and the dependency's share no Python release: the dependency
+    supports none of the project's Pythons, so narrowing the project's range to what the dependency
+    supports cannot help (poetry and uv report both through the same header)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        project = SpecifierSet(str(facts.get("project_range") or "").replace(" ", ""))
+        package = SpecifierSet(str(facts.get("package_python") or "").replace(" ", ""))
+    except InvalidSpecifier:
+        return None  # poetry's ^3.10 and ~3.11 are not PEP 440: no verdict
+    if not str(project) or not str(package):
+        return None
+    shared = [f"3.{minor}" for minor in range(30) if f"3.{minor}" in project and f"3.{minor}" in package]
+    return None if shared else f"the project's Python {project} and the package's {package} share no release"
+
+
 # Triton's FP8 types in AMD's FNUZ encoding (CDNA3, gfx942), which no NVIDIA GPU has
 _FNUZ_FP8 = re.compile(r"\bfp8e4b8\b|\bfp8e5b16\b")
 
@@ -428,6 +446,7 @@ MISFIRE_CONTRADICTIONS: Dict[str, Check] = {
     "symbol_not_torchs": _symbol_not_torchs,
     "space_exhausted_outside_install": _space_exhausted_outside_install,
     "glibc_shown_new_enough": _glibc_shown_new_enough,
+    "python_ranges_disjoint": _python_ranges_disjoint,
     "fp8_format_of_other_vendor": _fp8_format_of_other_vendor,
     "gpu_newer_than_hopper": _gpu_newer_than_hopper,
     "mkl_symbol_not_ittnotify": _mkl_symbol_not_ittnotify,
